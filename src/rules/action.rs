@@ -1,0 +1,57 @@
+//! The actions a player can take on the board, and how they are counted.
+
+use super::topology::Cell;
+use std::fmt;
+
+/// One board action. Its wire form is `(rev POS)` or `(mov POS_I POS_F)`; a cannon jump is a
+/// `mov` too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// Turn the face-down piece at a cell face up.
+    Reveal(Cell),
+    /// Move the revealed piece at `from` to `to`: a step, a step capture, or a cannon jump.
+    Move { from: Cell, to: Cell },
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Action::Reveal(c) => write!(f, "(rev {c})"),
+            Action::Move { from, to } => write!(f, "(mov {from} {to})"),
+        }
+    }
+}
+
+/// What kind of action a legal action is, for the mobility counts of records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ActionKind {
+    Reveal,
+    /// A one-cell move, capturing or not.
+    Step,
+    /// A cannon jump capture.
+    Jump,
+}
+
+/// How many legal actions of each kind a player has (the curves of the paper's Section III).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ActionCounts {
+    pub moves: u32,
+    pub jumps: u32,
+    pub reveals: u32,
+}
+
+impl ActionCounts {
+    /// All legal actions together.
+    pub fn total(&self) -> u32 {
+        self.moves + self.jumps + self.reveals
+    }
+
+    /// Adds one action of `kind`.
+    pub fn add(&mut self, kind: ActionKind) {
+        match kind {
+            ActionKind::Reveal => self.reveals += 1,
+            ActionKind::Step => self.moves += 1,
+            ActionKind::Jump => self.jumps += 1,
+        }
+    }
+}

@@ -1,0 +1,391 @@
+//! The board: what every player sees (face-down pieces as `X`), its wire string, and legal
+//! actions for a colour.
+//!
+//! The board holds no hidden information, so clients and the server share this code: the
+//! server keeps the face-down pieces' identities apart (see [`crate::rules::Game`]).
+
+use super::action::{Action, ActionCounts, ActionKind};
+use super::capture::CaptureRules;
+use super::piece::{Colour, Piece};
+use super::topology::{Cell, Topology};
+use std::fmt;
+
+/// The content of one cell as everyone sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Square {
+    /// `.`: nothing here.
+    Empty,
+    /// `X`: a face-down piece.
+    Hidden,
+    /// A revealed piece (its letter).
+    Up(Piece),
+}
+
+impl Square {
+    /// The wire character.
+    pub fn letter(self) -> char {
+        match self {
+            Square::Empty => '.',
+            Square::Hidden => 'X',
+            Square::Up(p) => p.letter(),
+        }
+    }
+
+    /// The square for a wire character.
+    pub fn from_letter(c: char) -> Option<Square> {
+        match c {
+            '.' => Some(Square::Empty),
+            'X' => Some(Square::Hidden),
+            _ => Piece::from_letter(c).map(Square::Up),
+        }
+    }
+}
+
+/// The public board: one square per cell.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Board {
+    squares: Vec<Square>,
+}
+
+/// Why an action is not legal, in words a bot author can act on.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Illegal(pub String);
+
+impl Board {
+    /// A board of `size` face-down pieces.
+    pub fn hidden(size: usize) -> Board {
+        Board {
+            squares: vec![Square::Hidden; size],
+        }
+    }
+
+    /// Parses a board string (`KPPP.kpXX`).
+    ///
+    /// # Errors
+    /// Names the first character that is not a square letter.
+    pub fn parse(s: &str) -> Result<Board, String> {
+        s.chars()
+            .enumerate()
+            .map(|(i, c)| {
+                Square::from_letter(c)
+                    .ok_or_else(|| format!("character {c:?} at cell {i} is not X, . or a piece letter"))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(|squares| Board { squares })
+    }
+
+    /// Number of cells.
+    pub fn len(&self) -> usize {
+        self.squares.len()
+    }
+
+    /// Whether the board has no cells.
+    pub fn is_empty(&self) -> bool {
+        self.squares.is_empty()
+    }
+
+    /// The square at `cell`.
+    #[inline]
+    pub fn get(&self, cell: Cell) -> Square {
+        self.squares[cell]
+    }
+
+    /// Sets the square at `cell`.
+    #[inline]
+    pub fn set(&mut self, cell: Cell, sq: Square) {
+        self.squares[cell] = sq;
+    }
+
+    /// All squares, cell 0 first.
+    pub fn squares(&self) -> &[Square] {
+        &self.squares
+    }
+
+    /// The wire string.
+    pub fn to_wire(&self) -> String {
+        self.squares.iter().map(|s| s.letter()).collect()
+    }
+
+    /// Number of face-down pieces.
+    pub fn hidden_count(&self) -> usize {
+        self.squares.iter().filter(|s| **s == Square::Hidden).count()
+    }
+
+    /// Checks one `(mov from to)` for a player of `colour`, and tells whether it is a step or a
+    /// jump.
+    ///
+    /// # Errors
+    /// Says precisely why the move is not legal.
+    pub fn check_move(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        colour: Option<Colour>,
+        from: Cell,
+        to: Cell,
+    ) -> Result<ActionKind, Illegal> {
+        let size = self.len();
+        if from >= size || to >= size {
+            return Err(Illegal(format!("cell out of range: the board has cells 0..{}", size - 1)));
+        }
+        let mover = match self.get(from) {
+            Square::Empty => return Err(Illegal(format!("cell {from} is empty"))),
+            Square::Hidden => {
+                return Err(Illegal(format!(
+                    "cell {from} is face-down: reveal it with (rev {from}) instead"
+                )))
+            }
+            Square::Up(p) => p,
+        };
+        let Some(colour) = colour else {
+            return Err(Illegal(
+                "you own no colour yet: your first action must be a reveal".into(),
+            ));
+        };
+        if mover.colour != colour {
+            return Err(Illegal(format!(
+                "the {} at {from} is not yours: you play {}",
+                mover.describe(),
+                colour.name()
+            )));
+        }
+        let target = self.get(to);
+        if topo.is_move(from, to) {
+            return match target {
+                Square::Empty => Ok(ActionKind::Step),
+                Square::Hidden => Err(Illegal(format!(
+                    "cell {to} holds a face-down piece, which cannot be moved onto"
+                ))),
+                Square::Up(t) if t.colour == colour => {
+                    Err(Illegal(format!("cell {to} holds your own {}", t.kind.name())))
+                }
+                Square::Up(t) if rules.can_step_capture(mover.kind, t.kind) => Ok(ActionKind::Step),
+                Square::Up(t) => Err(Illegal(format!(
+                    "a {} cannot capture a {} by a step",
+                    mover.kind.name(),
+                    t.kind.name()
+                ))),
+            };
+        }
+        if !rules.jumps(mover.kind) {
+            return Err(Illegal(format!(
+                "({from} {to}) is not a move of this board, and a {} does not jump",
+                mover.kind.name()
+            )));
+        }
+        let Some(ray) = topo.ray_through(from, to) else {
+            return Err(Illegal(format!(
+                "cell {to} is neither adjacent to {from} nor on a jump line from it"
+            )));
+        };
+        match target {
+            Square::Empty => {
+                return Err(Illegal(format!(
+                    "a cannon jump must capture, and cell {to} is empty"
+                )))
+            }
+            Square::Hidden => {
+                return Err(Illegal(format!(
+                    "cell {to} is face-down: a cannon captures only revealed pieces"
+                )))
+            }
+            Square::Up(t) if t.colour == colour => {
+                return Err(Illegal(format!("cell {to} holds your own {}", t.kind.name())))
+            }
+            Square::Up(_) => {}
+        }
+        let between = ray
+            .iter()
+            .take_while(|&&c| c != to)
+            .filter(|&&c| self.get(c) != Square::Empty)
+            .count();
+        if between != 1 {
+            return Err(Illegal(format!(
+                "a cannon jump needs exactly one piece between {from} and {to}, found {between}"
+            )));
+        }
+        Ok(ActionKind::Jump)
+    }
+
+    /// Calls `f` with every legal action for a player of `colour` (`None` before the player owns
+    /// a colour: reveals only), without allocating.
+    pub fn for_each_action(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        colour: Option<Colour>,
+        mut f: impl FnMut(Action, ActionKind),
+    ) {
+        for (cell, sq) in self.squares.iter().enumerate() {
+            match *sq {
+                Square::Empty => {}
+                Square::Hidden => f(Action::Reveal(cell), ActionKind::Reveal),
+                Square::Up(p) => {
+                    if Some(p.colour) != colour {
+                        continue;
+                    }
+                    for &to in topo.neighbours(cell) {
+                        let ok = match self.get(to) {
+                            Square::Empty => true,
+                            Square::Hidden => false,
+                            Square::Up(t) => {
+                                t.colour != p.colour && rules.can_step_capture(p.kind, t.kind)
+                            }
+                        };
+                        if ok {
+                            f(Action::Move { from: cell, to }, ActionKind::Step);
+                        }
+                    }
+                    if rules.jumps(p.kind) {
+                        for ray in topo.rays(cell) {
+                            // Skip empties to the screen, then empties to the first piece beyond.
+                            let mut it = ray.iter().filter(|&&c| self.get(c) != Square::Empty);
+                            let _screen = it.next();
+                            if let Some(&to) = it.next() {
+                                if matches!(self.get(to), Square::Up(t) if t.colour != p.colour) {
+                                    f(Action::Move { from: cell, to }, ActionKind::Jump);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Counts the legal actions of a player of `colour`.
+    pub fn count_actions(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        colour: Option<Colour>,
+    ) -> ActionCounts {
+        let mut counts = ActionCounts::default();
+        self.for_each_action(topo, rules, colour, |_, kind| counts.add(kind));
+        counts
+    }
+
+    /// Collects the legal actions of a player of `colour`.
+    pub fn legal_actions(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        colour: Option<Colour>,
+    ) -> Vec<Action> {
+        let mut out = Vec::new();
+        self.for_each_action(topo, rules, colour, |a, _| out.push(a));
+        out
+    }
+}
+
+impl fmt::Display for Board {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_wire())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup(board: &str) -> (Topology, CaptureRules, Board) {
+        (
+            Topology::rectangle(4, 8).unwrap(),
+            CaptureRules::standard(),
+            Board::parse(board).unwrap(),
+        )
+    }
+
+    /// A 4x8 board from four 8-character rows.
+    fn rows(r: [&str; 4]) -> String {
+        r.concat()
+    }
+
+    #[test]
+    fn board_string_round_trips() {
+        for s in ["KPPP.kpXX", "XXXXXXXX", "pPXX.XXX", ".P.P.XPX"] {
+            assert_eq!(Board::parse(s).unwrap().to_wire(), s);
+        }
+        assert!(Board::parse("KPZ").unwrap_err().contains("cell 2"));
+    }
+
+    #[test]
+    fn cannon_jumps_over_a_face_down_screen() {
+        let b = rows(["C.X..r..", "........", "........", "........"]);
+        let (t, r, b) = setup(&b);
+        assert_eq!(b.check_move(&t, &r, Some(Colour::Red), 0, 5), Ok(ActionKind::Jump));
+        let jumps: Vec<_> = b
+            .legal_actions(&t, &r, Some(Colour::Red))
+            .into_iter()
+            .filter(|a| matches!(a, Action::Move { to: 5, .. }))
+            .collect();
+        assert_eq!(jumps, vec![Action::Move { from: 0, to: 5 }]);
+    }
+
+    #[test]
+    fn cannon_over_two_pieces_is_illegal() {
+        let b = rows(["C.Xp.r..", "........", "........", "........"]);
+        let (t, r, b) = setup(&b);
+        let e = b.check_move(&t, &r, Some(Colour::Red), 0, 5).unwrap_err();
+        assert!(e.0.contains("found 2"), "{e}");
+        assert!(!b
+            .legal_actions(&t, &r, Some(Colour::Red))
+            .contains(&Action::Move { from: 0, to: 5 }));
+        // ...but the first piece beyond the screen is a target.
+        assert_eq!(b.check_move(&t, &r, Some(Colour::Red), 0, 3), Ok(ActionKind::Jump));
+    }
+
+    #[test]
+    fn cannon_onto_a_face_down_piece_is_illegal() {
+        let b = rows(["C.p.X...", "........", "........", "........"]);
+        let (t, r, b) = setup(&b);
+        let e = b.check_move(&t, &r, Some(Colour::Red), 0, 4).unwrap_err();
+        assert!(e.0.contains("face-down"), "{e}");
+        assert!(!b
+            .legal_actions(&t, &r, Some(Colour::Red))
+            .iter()
+            .any(|a| matches!(a, Action::Move { from: 0, to: 4 })));
+    }
+
+    #[test]
+    fn cannon_jumps_vertically_and_not_without_a_screen() {
+        // Cannon at 1, screen at 9, target at 25 (two empty cells between screen and target).
+        let b = rows([".C......", ".P......", "........", ".k......"]);
+        let (t, r, b) = setup(&b);
+        assert_eq!(b.check_move(&t, &r, Some(Colour::Red), 1, 25), Ok(ActionKind::Jump));
+        let b2 = Board::parse(&rows([".C......", "........", "........", ".k......"])).unwrap();
+        let e = b2.check_move(&t, &r, Some(Colour::Red), 1, 25).unwrap_err();
+        assert!(e.0.contains("found 0"), "{e}");
+        // A cannon steps but never captures by a step.
+        let b3 = Board::parse(&rows([".Cp.....", "........", "........", "........"])).unwrap();
+        assert!(b3.check_move(&t, &r, Some(Colour::Red), 1, 2).is_err());
+        assert_eq!(b3.check_move(&t, &r, Some(Colour::Red), 1, 0), Ok(ActionKind::Step));
+    }
+
+    #[test]
+    fn steps_and_captures_follow_ranks() {
+        let b = rows(["KpG.....", "g.......", "........", "........"]);
+        let (t, r, b) = setup(&b);
+        // King cannot take the pawn, can take the guard.
+        assert!(b.check_move(&t, &r, Some(Colour::Red), 0, 1).is_err());
+        assert_eq!(b.check_move(&t, &r, Some(Colour::Red), 0, 8), Ok(ActionKind::Step));
+        // The black pawn takes the king; the guard at 2 is out of its reach by rank.
+        assert_eq!(b.check_move(&t, &r, Some(Colour::Black), 1, 0), Ok(ActionKind::Step));
+        assert!(b.check_move(&t, &r, Some(Colour::Black), 1, 2).is_err());
+        // Moving the opponent's piece, or before owning a colour, is refused.
+        assert!(b.check_move(&t, &r, Some(Colour::Black), 0, 8).is_err());
+        assert!(b.check_move(&t, &r, None, 0, 8).is_err());
+    }
+
+    #[test]
+    fn counts_split_moves_jumps_and_reveals() {
+        let b = rows(["C.X..r..", "X.......", "........", "........"]);
+        let (t, r, b) = setup(&b);
+        let c = b.count_actions(&t, &r, Some(Colour::Red));
+        // Cannon at 0: step to 1 (8 is face-down); jump to 5. Reveals: cells 2 and 8.
+        assert_eq!(c, ActionCounts { moves: 1, jumps: 1, reveals: 2 });
+        let none = b.count_actions(&t, &r, None);
+        assert_eq!(none, ActionCounts { moves: 0, jumps: 0, reveals: 2 });
+    }
+}
