@@ -1,0 +1,591 @@
+//! Typed protocol messages, both directions, with parsing and printing side by side.
+//!
+//! # Format
+//! Every message is one list of clauses, each clause a list headed by a symbol:
+//! `((board KXXXXXXX)(turn 0 1))`. Printing is canonical: no space between clauses, one space
+//! between a clause's items, and the lists of `moves`, `jumps`, `revs` and `puts` written as
+//! `(moves (0 1)(0 4))`. The server ends every message it sends with `\n`.
+
+use lexpr::Value;
+use std::fmt::{self, Write};
+
+/// The error codes of the `(error CODE "text")` extension (see `protocol/PROTOCOL.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// Unsupported protocol version.
+    Version,
+    /// Not a well-formed message.
+    Syntax,
+    /// Message longer than the configured limit.
+    TooLarge,
+    /// Message nested deeper than the configured limit.
+    TooDeep,
+    /// A clause the protocol does not define.
+    Unknown,
+    /// A valid clause that makes no sense now (an action during the handshake, ...).
+    Unexpected,
+    /// An action the rules do not allow.
+    Illegal,
+    /// The board sent with the action is not the current board.
+    StaleBoard,
+    /// An action from a player who is not to move.
+    NotYourTurn,
+    /// Too slow: handshake timeout.
+    Timeout,
+    /// The server is shutting down and aborted the game.
+    Shutdown,
+    /// The server has no room for another connection.
+    Busy,
+}
+
+impl ErrorCode {
+    pub const ALL: [ErrorCode; 12] = [
+        ErrorCode::Version,
+        ErrorCode::Syntax,
+        ErrorCode::TooLarge,
+        ErrorCode::TooDeep,
+        ErrorCode::Unknown,
+        ErrorCode::Unexpected,
+        ErrorCode::Illegal,
+        ErrorCode::StaleBoard,
+        ErrorCode::NotYourTurn,
+        ErrorCode::Timeout,
+        ErrorCode::Shutdown,
+        ErrorCode::Busy,
+    ];
+
+    /// The wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorCode::Version => "version",
+            ErrorCode::Syntax => "syntax",
+            ErrorCode::TooLarge => "too-large",
+            ErrorCode::TooDeep => "too-deep",
+            ErrorCode::Unknown => "unknown",
+            ErrorCode::Unexpected => "unexpected",
+            ErrorCode::Illegal => "illegal",
+            ErrorCode::StaleBoard => "stale-board",
+            ErrorCode::NotYourTurn => "not-your-turn",
+            ErrorCode::Timeout => "timeout",
+            ErrorCode::Shutdown => "shutdown",
+            ErrorCode::Busy => "busy",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
+/// A message that could not be understood, with the error reply it deserves.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{code:?}: {text}")]
+pub struct MessageError {
+    pub code: ErrorCode,
+    pub text: String,
+}
+
+fn syntax<T>(text: impl Into<String>) -> Result<T, MessageError> {
+    Err(MessageError {
+        code: ErrorCode::Syntax,
+        text: text.into(),
+    })
+}
+
+/// Server-to-client clauses (Table I, plus `error`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerClause {
+    Version(String),
+    Id(usize),
+    Players(usize),
+    Team(usize),
+    Teammate(usize),
+    Size(usize),
+    Moves(Vec<(usize, usize)>),
+    Jumps(Vec<(usize, usize, usize)>),
+    Revs(Vec<usize>),
+    Game(String),
+    Pieces(String),
+    Board(String),
+    Hand(char),
+    Puts(Vec<usize>),
+    /// `(turn TURN ID)`: to the player to move.
+    Turn(u32, usize),
+    /// `(info TURN ID)`: to everyone else.
+    Info(u32, usize),
+    /// `(win PLAYER_ID TEAM_ID)`; `(win 0 0)` is a draw.
+    Win(usize, usize),
+    Error(ErrorCode, String),
+}
+
+/// Client-to-server clauses (Table III).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientClause {
+    Version(String),
+    /// `(init NAME SEED)`: NAME and SEED are kept as the text of their tokens.
+    Init { name: String, seed: String },
+    Board(String),
+    Rev(usize),
+    Mov(usize, usize),
+    Resign,
+    Bag,
+    Put(char, usize),
+}
+
+/// One message from the server.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ServerMessage(pub Vec<ServerClause>);
+
+/// One message from a client.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ClientMessage(pub Vec<ClientClause>);
+
+// ---------------------------------------------------------------------------------------------
+// Printing
+
+/// Whether `s` can be printed bare, as a symbol that reads back as the same text.
+fn is_bare(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes().all(|b| {
+            b.is_ascii_alphanumeric() || b"!$%&*+-./:<=>?@^_~".contains(&b)
+        })
+        && !s.starts_with('#')
+        && s != "."
+}
+
+fn write_atom(out: &mut String, s: &str) {
+    if is_bare(s) {
+        out.push_str(s);
+    } else {
+        write_string(out, s);
+    }
+}
+
+fn write_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\x{:x};", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+impl fmt::Display for ServerClause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut o = String::new();
+        match self {
+            ServerClause::Version(v) => {
+                o.push_str("(version ");
+                write_atom(&mut o, v);
+                o.push(')');
+            }
+            ServerClause::Id(n) => write!(o, "(id {n})")?,
+            ServerClause::Players(n) => write!(o, "(players {n})")?,
+            ServerClause::Team(n) => write!(o, "(team {n})")?,
+            ServerClause::Teammate(n) => write!(o, "(teammate {n})")?,
+            ServerClause::Size(n) => write!(o, "(size {n})")?,
+            ServerClause::Moves(list) => {
+                o.push_str("(moves");
+                for (i, (a, b)) in list.iter().enumerate() {
+                    o.push_str(if i == 0 { " " } else { "" });
+                    write!(o, "({a} {b})")?;
+                }
+                o.push(')');
+            }
+            ServerClause::Jumps(list) => {
+                o.push_str("(jumps");
+                for (i, (a, b, c)) in list.iter().enumerate() {
+                    o.push_str(if i == 0 { " " } else { "" });
+                    write!(o, "({a} {b} {c})")?;
+                }
+                o.push(')');
+            }
+            ServerClause::Revs(list) | ServerClause::Puts(list) => {
+                o.push_str(if matches!(self, ServerClause::Revs(_)) {
+                    "(revs"
+                } else {
+                    "(puts"
+                });
+                for (i, c) in list.iter().enumerate() {
+                    o.push_str(if i == 0 { " " } else { "" });
+                    write!(o, "({c})")?;
+                }
+                o.push(')');
+            }
+            ServerClause::Game(s) => {
+                o.push_str("(game ");
+                write_atom(&mut o, s);
+                o.push(')');
+            }
+            ServerClause::Pieces(s) => write!(o, "(pieces {s})")?,
+            ServerClause::Board(s) => write!(o, "(board {s})")?,
+            ServerClause::Hand(c) => write!(o, "(hand {c})")?,
+            ServerClause::Turn(t, id) => write!(o, "(turn {t} {id})")?,
+            ServerClause::Info(t, id) => write!(o, "(info {t} {id})")?,
+            ServerClause::Win(p, t) => write!(o, "(win {p} {t})")?,
+            ServerClause::Error(code, text) => {
+                write!(o, "(error {} ", code.name())?;
+                write_string(&mut o, text);
+                o.push(')');
+            }
+        }
+        f.write_str(&o)
+    }
+}
+
+impl fmt::Display for ClientClause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut o = String::new();
+        match self {
+            ClientClause::Version(v) => {
+                o.push_str("(version ");
+                write_atom(&mut o, v);
+                o.push(')');
+            }
+            ClientClause::Init { name, seed } => {
+                o.push_str("(init ");
+                write_atom(&mut o, name);
+                o.push(' ');
+                write_atom(&mut o, seed);
+                o.push(')');
+            }
+            ClientClause::Board(s) => write!(o, "(board {s})")?,
+            ClientClause::Rev(c) => write!(o, "(rev {c})")?,
+            ClientClause::Mov(a, b) => write!(o, "(mov {a} {b})")?,
+            ClientClause::Resign => o.push_str("(resign)"),
+            ClientClause::Bag => o.push_str("(bag)"),
+            ClientClause::Put(p, c) => write!(o, "(put {p} {c})")?,
+        }
+        f.write_str(&o)
+    }
+}
+
+fn write_message<T: fmt::Display>(f: &mut fmt::Formatter<'_>, clauses: &[T]) -> fmt::Result {
+    f.write_str("(")?;
+    for c in clauses {
+        write!(f, "{c}")?;
+    }
+    f.write_str(")")
+}
+
+impl fmt::Display for ServerMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_message(f, &self.0)
+    }
+}
+
+impl fmt::Display for ClientMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_message(f, &self.0)
+    }
+}
+
+impl ServerMessage {
+    /// The bytes sent on the wire: the message and a newline.
+    pub fn to_line(&self) -> String {
+        let mut s = self.to_string();
+        s.push('\n');
+        s
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+
+/// Splits a message into its clauses: (head symbol, arguments).
+fn clauses(v: &Value) -> Result<Vec<(&str, Vec<&Value>)>, MessageError> {
+    let Some(items) = v.to_ref_vec().filter(|_| v.is_list() || v.is_null()) else {
+        return syntax("a message is a list of clauses, like ((board XXXXXXXX)(rev 0))");
+    };
+    if items.is_empty() {
+        return syntax("empty message: a message holds at least one clause");
+    }
+    items
+        .into_iter()
+        .map(|c| {
+            let parts = c.to_ref_vec().filter(|_| c.is_list()).unwrap_or_default();
+            match parts.first().and_then(|h| h.as_symbol()) {
+                Some(head) => Ok((head, parts[1..].to_vec())),
+                None => syntax(format!(
+                    "every clause is a list headed by its name, like (rev 0); found {c}"
+                )),
+            }
+        })
+        .collect()
+}
+
+fn arity<'a>(head: &str, args: &'a [&'a Value], n: usize, form: &str) -> Result<&'a [&'a Value], MessageError> {
+    if args.len() != n {
+        return syntax(format!("({head} ...) takes {n} value(s): {form}"));
+    }
+    Ok(args)
+}
+
+fn number(head: &str, v: &Value) -> Result<usize, MessageError> {
+    v.as_u64()
+        .and_then(|n| usize::try_from(n).ok())
+        .map_or_else(|| syntax(format!("in ({head} ...): {v} is not a cell or count")), Ok)
+}
+
+/// The text of an atom: a symbol, a string, or a number as written.
+fn text(head: &str, v: &Value) -> Result<String, MessageError> {
+    if let Some(s) = v.as_symbol().or_else(|| v.as_str()) {
+        return Ok(s.to_string());
+    }
+    if let Some(n) = v.as_number() {
+        return Ok(n.to_string());
+    }
+    syntax(format!("in ({head} ...): {v} is not a name, string or number"))
+}
+
+fn version_text(v: &Value) -> Result<String, MessageError> {
+    // `1.0` reads as a float; print floats with their decimal point.
+    if let Some(f) = v.as_f64().filter(|_| v.is_f64()) {
+        return Ok(format!("{f:?}"));
+    }
+    text("version", v)
+}
+
+fn piece_letter(head: &str, v: &Value) -> Result<char, MessageError> {
+    let s = text(head, v)?;
+    let mut cs = s.chars();
+    match (cs.next(), cs.next()) {
+        (Some(c), None) if crate::rules::Piece::from_letter(c).is_some() => Ok(c),
+        _ => syntax(format!("in ({head} ...): {s} is not a piece letter")),
+    }
+}
+
+fn cell_list(head: &str, args: &[&Value]) -> Result<Vec<usize>, MessageError> {
+    args.iter()
+        .map(|a| match a.to_ref_vec().as_deref() {
+            Some([c]) => number(head, c),
+            _ => syntax(format!("({head} ...) lists cells as (POS); found {a}")),
+        })
+        .collect()
+}
+
+fn tuples<const N: usize>(head: &str, args: &[&Value]) -> Result<Vec<[usize; N]>, MessageError> {
+    args.iter()
+        .map(|a| {
+            let parts = a.to_ref_vec().unwrap_or_default();
+            if parts.len() != N {
+                return syntax(format!("({head} ...) lists {N}-number lists; found {a}"));
+            }
+            let mut out = [0; N];
+            for (o, p) in out.iter_mut().zip(parts) {
+                *o = number(head, p)?;
+            }
+            Ok(out)
+        })
+        .collect()
+}
+
+fn parse_value(bytes: &[u8]) -> Result<Value, MessageError> {
+    let s = std::str::from_utf8(bytes).map_err(|_| MessageError {
+        code: ErrorCode::Syntax,
+        text: "message is not UTF-8".into(),
+    })?;
+    lexpr::from_str(s).map_err(|e| MessageError {
+        code: ErrorCode::Syntax,
+        text: format!("not an S-expression: {e}"),
+    })
+}
+
+impl ClientMessage {
+    /// Parses one framed message from a client.
+    ///
+    /// # Errors
+    /// `syntax` for malformed input, `unknown` for a clause the protocol does not define.
+    pub fn parse(bytes: &[u8]) -> Result<ClientMessage, MessageError> {
+        let value = parse_value(bytes)?;
+        let mut out = Vec::new();
+        for (head, args) in clauses(&value)? {
+            out.push(match head {
+                "version" => ClientClause::Version(version_text(arity(head, &args, 1, "(version 1.0)")?[0])?),
+                "init" => {
+                    let a = arity(head, &args, 2, "(init NAME SEED)")?;
+                    ClientClause::Init {
+                        name: text(head, a[0])?,
+                        seed: text(head, a[1])?,
+                    }
+                }
+                "board" => ClientClause::Board(text(head, arity(head, &args, 1, "(board STRING)")?[0])?),
+                "rev" => ClientClause::Rev(number(head, arity(head, &args, 1, "(rev POS)")?[0])?),
+                "mov" => {
+                    let a = arity(head, &args, 2, "(mov POS_I POS_F)")?;
+                    ClientClause::Mov(number(head, a[0])?, number(head, a[1])?)
+                }
+                "resign" => {
+                    arity(head, &args, 0, "(resign)")?;
+                    ClientClause::Resign
+                }
+                "bag" => {
+                    arity(head, &args, 0, "(bag)")?;
+                    ClientClause::Bag
+                }
+                "put" => {
+                    let a = arity(head, &args, 2, "(put PIECE POS)")?;
+                    ClientClause::Put(piece_letter(head, a[0])?, number(head, a[1])?)
+                }
+                other => {
+                    return Err(MessageError {
+                        code: ErrorCode::Unknown,
+                        text: format!(
+                            "unknown clause ({other} ...); a client sends version, init, board, rev, mov, resign, bag, put"
+                        ),
+                    })
+                }
+            });
+        }
+        Ok(ClientMessage(out))
+    }
+}
+
+impl ServerMessage {
+    /// Parses one framed message from the server (what a client does).
+    ///
+    /// # Errors
+    /// `syntax` for malformed input, `unknown` for a clause the protocol does not define.
+    pub fn parse(bytes: &[u8]) -> Result<ServerMessage, MessageError> {
+        let value = parse_value(bytes)?;
+        let mut out = Vec::new();
+        for (head, args) in clauses(&value)? {
+            let one = |form: &str| arity(head, &args, 1, form).map(|a| a[0]);
+            let two = |form: &str| arity(head, &args, 2, form).map(|a| (a[0], a[1]));
+            out.push(match head {
+                "version" => ServerClause::Version(version_text(one("(version 1.0)")?)?),
+                "id" => ServerClause::Id(number(head, one("(id N)")?)?),
+                "players" => ServerClause::Players(number(head, one("(players N)")?)?),
+                "team" => ServerClause::Team(number(head, one("(team N)")?)?),
+                "teammate" => ServerClause::Teammate(number(head, one("(teammate N)")?)?),
+                "size" => ServerClause::Size(number(head, one("(size N)")?)?),
+                "moves" => ServerClause::Moves(tuples::<2>(head, &args)?.into_iter().map(|[a, b]| (a, b)).collect()),
+                "jumps" => ServerClause::Jumps(
+                    tuples::<3>(head, &args)?.into_iter().map(|[a, b, c]| (a, b, c)).collect(),
+                ),
+                "revs" => ServerClause::Revs(cell_list(head, &args)?),
+                "puts" => ServerClause::Puts(cell_list(head, &args)?),
+                "game" => ServerClause::Game(text(head, one("(game TYPE)")?)?),
+                "pieces" => ServerClause::Pieces(text(head, one("(pieces STRING)")?)?),
+                "board" => ServerClause::Board(text(head, one("(board STRING)")?)?),
+                "hand" => ServerClause::Hand(piece_letter(head, one("(hand P)")?)?),
+                "turn" | "info" | "win" => {
+                    let (a, b) = two("(HEAD A B)")?;
+                    let (a, b) = (number(head, a)?, number(head, b)?);
+                    match head {
+                        "turn" => ServerClause::Turn(a as u32, b),
+                        "info" => ServerClause::Info(a as u32, b),
+                        _ => ServerClause::Win(a, b),
+                    }
+                }
+                "error" => {
+                    let (code, msg) = two("(error CODE \"text\")")?;
+                    let code_text = text(head, code)?;
+                    let code = ErrorCode::from_name(&code_text).map_or_else(
+                        || syntax(format!("unknown error code {code_text}")),
+                        Ok,
+                    )?;
+                    ServerClause::Error(code, text(head, msg)?)
+                }
+                other => {
+                    return Err(MessageError {
+                        code: ErrorCode::Unknown,
+                        text: format!("unknown server clause ({other} ...)"),
+                    })
+                }
+            });
+        }
+        Ok(ServerMessage(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server_round_trip(s: &str) {
+        let m = ServerMessage::parse(s.as_bytes()).unwrap_or_else(|e| panic!("{s}: {e}"));
+        assert_eq!(m.to_string(), s);
+    }
+
+    fn client_round_trip(s: &str) {
+        let m = ClientMessage::parse(s.as_bytes()).unwrap_or_else(|e| panic!("{s}: {e}"));
+        assert_eq!(m.to_string(), s);
+    }
+
+    #[test]
+    fn server_messages_round_trip() {
+        for s in [
+            "((version 1.0))",
+            "((id 1)(players 2)(game traditional)(size 8)(pieces KPPPkppp)(moves (0 1)(0 4)(1 0))(jumps (0 2 3)(3 0 1))(revs (0)(1)(2)))",
+            "((board XXXXXXXX)(turn 0 1))",
+            "((board KPXXpXXX)(info 1 2))",
+            "((board XXXXXXXX)(hand K)(turn 0 1))",
+            "((puts (0)(7)))",
+            "((team 2)(teammate 4))",
+            "((win 1 0))",
+            "((win 0 0))",
+            "((error illegal \"cell 3 is \\\"empty\\\"\"))",
+            "((board .P.P.XPX)(info 5 2))",
+        ] {
+            server_round_trip(s);
+        }
+    }
+
+    #[test]
+    fn client_messages_round_trip() {
+        for s in [
+            "((version 1.0))",
+            "((init rand_player 666))",
+            "((init \"my bot\" 1))",
+            "((board KPXXpXXX)(mov 4 0))",
+            "((board XXXXXXXX)(rev 0))",
+            "((resign))",
+            "((bag))",
+            "((board KXXXXXXX)(put P 7))",
+        ] {
+            client_round_trip(s);
+        }
+    }
+
+    #[test]
+    fn every_error_code_round_trips() {
+        for code in ErrorCode::ALL {
+            let m = ServerMessage(vec![ServerClause::Error(code, "x".into())]);
+            assert_eq!(ServerMessage::parse(m.to_string().as_bytes()).unwrap(), m);
+        }
+    }
+
+    #[test]
+    fn bad_messages_get_the_right_code() {
+        let cases: &[(&str, ErrorCode)] = &[
+            ("((dance 3))", ErrorCode::Unknown),
+            ("((rev))", ErrorCode::Syntax),
+            ("((rev -1))", ErrorCode::Syntax),
+            ("((rev x))", ErrorCode::Syntax),
+            ("((mov 1))", ErrorCode::Syntax),
+            ("(rev 1)", ErrorCode::Syntax),
+            ("()", ErrorCode::Syntax),
+            ("((put Z 3))", ErrorCode::Syntax),
+            ("((rev 1) . 3)", ErrorCode::Syntax),
+            ("((board \"KX\")(rev 1) #)", ErrorCode::Syntax),
+        ];
+        for (s, code) in cases {
+            let e = ClientMessage::parse(s.as_bytes()).unwrap_err();
+            assert_eq!(e.code, *code, "{s}: {}", e.text);
+        }
+    }
+
+    #[test]
+    fn whitespace_inside_messages_is_free() {
+        let m = ClientMessage::parse(b"(\n (board KXXXXXXX)\t( mov  4   0 ) )").unwrap();
+        assert_eq!(m.to_string(), "((board KXXXXXXX)(mov 4 0))");
+    }
+}

@@ -1,0 +1,7 @@
+//! The wire layer: framing of the byte stream and the typed messages of the protocol.
+
+mod frame;
+mod message;
+
+pub use frame::{FrameError, FrameLimits, FrameScanner};
+pub use message::{ClientClause, ClientMessage, ErrorCode, MessageError, ServerClause, ServerMessage};
