@@ -1,0 +1,563 @@
+"""Unit tests for anqi_random_bot, standard library only.
+
+Run from the repository root:
+
+    python3 -m unittest discover -s clients/python
+
+The last two test classes use a small fake server on localhost. It plays the server's part
+over a real socket, so the whole client loop can be checked without the Rust server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import random
+import socket
+import threading
+import unittest
+from typing import Optional
+
+import anqi_random_bot as bot
+from anqi_random_bot import (
+    Action,
+    Bot,
+    ColourTracker,
+    FrameScanner,
+    Logger,
+    ProtocolError,
+    Symbol,
+    Topology,
+    can_step_capture,
+    format_message,
+    legal_actions,
+    parse_sexp,
+)
+
+# The setup message of the 2x4 game, exactly as in the protocol description.
+SETUP_2X4 = (
+    "((id 1)(players 2)(game traditional)(size 8)(pieces KPPPkppp)"
+    "(moves (0 1)(0 4)(1 0)(1 2)(1 5)(2 1)(2 3)(2 6)(3 2)(3 7)(4 0)(4 5)(5 1)(5 4)(5 6)(6 2)(6 5)(6 7)(7 3)(7 6))"
+    "(jumps (0 2 3)(1 3 3)(2 0 0)(3 0 1)(4 6 7)(5 7 7)(6 4 4)(7 4 5))"
+    "(revs (0)(1)(2)(3)(4)(5)(6)(7)))"
+)
+
+
+def rectangle_wire(lines: int, columns: int) -> tuple[list[tuple[int, int]], list[tuple[int, int, int]], list[list[list[int]]]]:
+    """Build what the server would send for a rectangle (cell = row * columns + col).
+
+    Returns the moves, the compact jump clauses, and, for checking the decoder, the
+    expected rays (from the adjacent cell out to the edge) of every cell.
+    """
+    moves: list[tuple[int, int]] = []
+    jumps: list[tuple[int, int, int]] = []
+    rays: list[list[list[int]]] = [[] for _ in range(lines * columns)]
+    for r in range(lines):
+        for c in range(columns):
+            origin = r * columns + c
+            for dr, dc in ((-1, 0), (0, -1), (0, 1), (1, 0)):
+                ray = []
+                rr, cc = r + dr, c + dc
+                while 0 <= rr < lines and 0 <= cc < columns:
+                    ray.append(rr * columns + cc)
+                    rr, cc = rr + dr, cc + dc
+                if ray:
+                    moves.append((origin, ray[0]))
+                if len(ray) >= 2:
+                    jumps.append((origin, min(ray[1], ray[-1]), max(ray[1], ray[-1])))
+                    rays[origin].append(ray)
+    return sorted(moves), jumps, rays
+
+
+def topology_2x4() -> Topology:
+    setup = parse_sexp(SETUP_2X4)
+    clauses = {c[0]: c[1:] for c in setup}
+    return Topology.from_wire(clauses["size"][0], [tuple(m) for m in clauses["moves"]], [tuple(j) for j in clauses["jumps"]])
+
+
+def topology_4x8() -> Topology:
+    moves, jumps, _ = rectangle_wire(4, 8)
+    return Topology.from_wire(32, moves, jumps)
+
+
+def quiet_logger() -> Logger:
+    return Logger(quiet=True, stream=io.StringIO())
+
+
+# -----------------------------------------------------------------------------------------
+
+
+class ReaderTest(unittest.TestCase):
+    def test_board_and_turn(self) -> None:
+        value = parse_sexp("((board .P.P.XPX)(turn 5 2))")
+        self.assertEqual(value, [["board", ".P.P.XPX"], ["turn", 5, 2]])
+        self.assertIsInstance(value[0][0], Symbol)
+        self.assertIsInstance(value[0][1], Symbol)
+        self.assertIsInstance(value[1][1], int)
+
+    def test_strings_with_escapes(self) -> None:
+        value = parse_sexp(r'((error illegal "cell 3 is \"empty\" \\ ok"))')
+        self.assertEqual(value, [["error", "illegal", 'cell 3 is "empty" \\ ok']])
+        self.assertNotIsInstance(value[0][2], Symbol)  # a quoted string, not a symbol
+        self.assertEqual(parse_sexp(r'("a\nb\x41;")'), ["a\nbA"])
+        self.assertEqual(parse_sexp('("has ) and ( inside")'), ["has ) and ( inside"])
+
+    def test_nested_lists_numbers_and_whitespace(self) -> None:
+        value = parse_sexp("(\n (jumps (0 2 3) ( 3  0 1 ))\t(x -4 +5 1.0) ())")
+        self.assertEqual(value, [["jumps", [0, 2, 3], [3, 0, 1]], ["x", -4, 5, "1.0"], []])
+        self.assertIsInstance(value[1][3], Symbol)  # 1.0 is kept as written, not made a float
+
+    def test_comments(self) -> None:
+        self.assertEqual(parse_sexp("((a 1) ; a comment (b 2)\n (c 3))"), [["a", 1], ["c", 3]])
+
+    def test_setup_message(self) -> None:
+        value = parse_sexp(SETUP_2X4)
+        self.assertEqual([c[0] for c in value], ["id", "players", "game", "size", "pieces", "moves", "jumps", "revs"])
+        self.assertEqual(len(value[5]) - 1, 20)
+
+    def test_malformed(self) -> None:
+        for text in ["((a 1)", "(a))", '("open', "", "(a) (b)"]:
+            with self.subTest(text=text), self.assertRaises(ProtocolError):
+                parse_sexp(text)
+
+    def test_writer(self) -> None:
+        self.assertEqual(format_message(("init", "py_random", 42)), "((init py_random 42))\n")
+        self.assertEqual(format_message(("init", "my bot", -1)), '((init "my bot" -1))\n')
+        self.assertEqual(format_message(("board", ".P.P.XPX"), ("mov", 1, 3)), "((board .P.P.XPX)(mov 1 3))\n")
+        self.assertEqual(format_message(("resign",)), "((resign))\n")
+        tricky = 'say "hi" \\'
+        self.assertEqual(parse_sexp(format_message(("init", tricky, 1))), [["init", tricky, 1]])
+
+
+class FramingTest(unittest.TestCase):
+    STREAM = (
+        b"((version 1.0))\n"
+        + SETUP_2X4.encode()
+        + b"\n((error illegal \"a ) in \\\" text (\"))\n"
+        + b"((board XXXXXXXX)(turn 0 1))\n"
+        + b"((win 0 0))\n"
+    )
+    EXPECTED = 5
+
+    def test_whole_stream_at_once(self) -> None:
+        frames = FrameScanner().feed(self.STREAM)
+        self.assertEqual(len(frames), self.EXPECTED)
+        self.assertEqual(frames[0], b"((version 1.0))")
+        self.assertEqual(parse_sexp(frames[2].decode()), [["error", "illegal", 'a ) in " text (']])
+
+    def test_every_split_point(self) -> None:
+        whole = FrameScanner().feed(self.STREAM)
+        for cut in range(len(self.STREAM) + 1):
+            scanner = FrameScanner()
+            frames = scanner.feed(self.STREAM[:cut]) + scanner.feed(self.STREAM[cut:])
+            self.assertEqual(frames, whole, f"split at byte {cut}")
+
+    def test_random_chunks_and_one_byte_at_a_time(self) -> None:
+        whole = FrameScanner().feed(self.STREAM)
+        rng = random.Random(7)
+        for _ in range(50):
+            scanner, frames, pos = FrameScanner(), [], 0
+            while pos < len(self.STREAM):
+                size = rng.randint(1, 40)
+                frames += scanner.feed(self.STREAM[pos:pos + size])
+                pos += size
+            self.assertEqual(frames, whole)
+        scanner = FrameScanner()
+        frames = [f for b in self.STREAM for f in scanner.feed(bytes([b]))]
+        self.assertEqual(frames, whole)
+
+    def test_coalesced_without_newlines(self) -> None:
+        frames = FrameScanner().feed(b"((a 1))((b 2))  ((c \"3)\"))")
+        self.assertEqual(frames, [b"((a 1))", b"((b 2))", b'((c "3)"))'])
+
+    def test_partial_message_waits(self) -> None:
+        scanner = FrameScanner()
+        self.assertEqual(scanner.feed(b"((board XX"), [])
+        self.assertTrue(scanner.mid_message)
+        self.assertEqual(scanner.feed(b")(turn 0 1))"), [b"((board XX)(turn 0 1))"])
+        self.assertFalse(scanner.mid_message)
+
+    def test_garbage_between_messages(self) -> None:
+        with self.assertRaises(ProtocolError):
+            FrameScanner().feed(b"hello ((a 1))")
+
+
+class TopologyTest(unittest.TestCase):
+    def test_4x8_rectangle(self) -> None:
+        moves, jumps, expected_rays = rectangle_wire(4, 8)
+        self.assertEqual(len(moves), 104)
+        topology = Topology.from_wire(32, moves, jumps)
+        self.assertEqual(topology.jump_target_count(), 216)
+        self.assertEqual(sum(len(n) for n in topology.neighbours), 104)
+        for cell in range(32):
+            self.assertCountEqual(topology.rays[cell], expected_rays[cell], f"rays of cell {cell}")
+        # The example from the protocol: (0 16 24) is the ray 8, 16, 24 down from cell 0.
+        self.assertIn((0, 16, 24), jumps)
+        self.assertIn([8, 16, 24], topology.rays[0])
+        self.assertIn([1, 2, 3, 4, 5, 6, 7], topology.rays[0])
+
+    def test_2x4_setup(self) -> None:
+        topology = topology_2x4()
+        self.assertEqual(topology.jump_target_count(), 12)
+        self.assertEqual(topology.rays[3], [[2, 1, 0]])  # (3 0 1): screen 2, targets 1 and 0
+        self.assertEqual(topology.rays[0], [[1, 2, 3]])  # (0 2 3)
+        self.assertEqual(topology.rays[1], [[2, 3]])  # (1 3 3): a single target
+        self.assertEqual(topology.rays[6], [[5, 4]])  # (6 4 4)
+        self.assertEqual(sorted(topology.neighbours[5]), [1, 4, 6])
+
+    def test_bad_jump(self) -> None:
+        moves, _, _ = rectangle_wire(2, 4)
+        with self.assertRaises(ProtocolError):
+            Topology.from_wire(8, moves, [(0, 5, 6)])  # not a straight line from 0
+        with self.assertRaises(ProtocolError):
+            Topology.from_wire(8, moves, [(0, 2, 9)])  # outside the board
+
+
+class LegalActionsTest(unittest.TestCase):
+    def setUp(self) -> None:
+        self.t24 = topology_2x4()
+
+    def moves(self, board: str, colour: Optional[str], topology: Optional[Topology] = None) -> set[tuple[int, int]]:
+        actions = legal_actions(board, topology or self.t24, colour)
+        return {(a.cell, a.to) for a in actions if a.kind == "mov"}
+
+    def test_cannon_jumps_over_face_down_screen(self) -> None:
+        # 2x4, top row C X . p: the face-down piece on 1 is the screen, empty 2 is skipped.
+        self.assertIn((0, 3), self.moves("CX.p....", bot.RED))
+
+    def test_cannon_jumps_over_revealed_screens_of_either_colour(self) -> None:
+        self.assertIn((0, 3), self.moves("CP.p....", bot.RED))
+        self.assertIn((0, 3), self.moves("C.kp....", bot.RED))
+
+    def test_cannon_cannot_jump_over_two_pieces(self) -> None:
+        self.assertNotIn((0, 3), self.moves("CXXp....", bot.RED))
+        self.assertNotIn((0, 3), self.moves("CpKp....", bot.RED))
+
+    def test_cannon_cannot_land_on_face_down_or_own_piece(self) -> None:
+        self.assertNotIn((0, 3), self.moves("CX.X....", bot.RED))
+        self.assertNotIn((0, 3), self.moves("CX.P....", bot.RED))
+
+    def test_cannon_needs_a_screen_and_never_takes_by_step(self) -> None:
+        self.assertEqual(self.moves("C..p....", bot.RED), {(0, 1), (0, 4)})
+        self.assertEqual(self.moves("Cp......", bot.RED), {(0, 4)})
+
+    def test_cannon_jump_on_4x8(self) -> None:
+        t48 = topology_4x8()
+        board = ["."] * 32
+        board[0], board[16], board[24], board[2], board[5] = "c", "X", "R", "P", "G"
+        moves = self.moves("".join(board), bot.BLACK, t48)
+        self.assertIn((0, 24), moves)  # down: 8 empty, screen X on 16, target R on 24
+        self.assertIn((0, 5), moves)  # right: 1 empty, screen P on 2, 3-4 empty, target G on 5
+        self.assertNotIn((0, 2), moves)
+
+    def test_king_and_pawn(self) -> None:
+        self.assertNotIn((0, 1), self.moves("Kp......", bot.RED))  # king cannot take a pawn
+        self.assertIn((0, 1), self.moves("Pk......", bot.RED))  # a pawn takes the king
+        self.assertNotIn((0, 1), self.moves("kP......", bot.BLACK))
+        self.assertIn((0, 1), self.moves("pK......", bot.BLACK))
+        self.assertIn((1, 0), self.moves("kP......", bot.RED))  # and the red pawn takes back
+
+    def test_step_rules(self) -> None:
+        self.assertTrue(can_step_capture("G", "g"))  # equal rank
+        self.assertTrue(can_step_capture("R", "n"))
+        self.assertFalse(can_step_capture("n", "R"))
+        self.assertFalse(can_step_capture("P", "g"))  # a pawn takes only pawns and the king
+        self.assertFalse(can_step_capture("c", "P"))  # a cannon never takes by a step
+        self.assertTrue(can_step_capture("K", "g"))
+        # Never onto a face-down piece or an own piece; empty cells are fine. Here the
+        # king on 0 is boxed in by X on 1 and its own pawn on 4; the pawn can go to 5.
+        self.assertEqual(self.moves("KX..P...", bot.RED), {(4, 5)})
+        # Only the mover's own colour moves: black has nothing to do here but reveal.
+        self.assertEqual(self.moves("KX..P...", bot.BLACK), set())
+
+    def test_before_owning_a_colour_only_reveals(self) -> None:
+        board = "KXXp.X.P"
+        actions = legal_actions(board, self.t24, None)
+        self.assertEqual(actions, [Action("rev", 1), Action("rev", 2), Action("rev", 5)])
+
+    def test_reveals_are_always_legal(self) -> None:
+        actions = legal_actions("XXXXXXXX", self.t24, bot.RED)
+        self.assertEqual([a.cell for a in actions], list(range(8)))
+        self.assertTrue(all(a.kind == "rev" for a in actions))
+
+
+class ColourTrackerTest(unittest.TestCase):
+    def test_first_reveal_decides(self) -> None:
+        tracker = ColourTracker()
+        tracker.observe("XXXXXXXX", "XXXXXXXX", 1)  # nothing changed
+        self.assertIsNone(tracker.colour(1))
+        tracker.observe("XXXXXXXX", "XXKXXXXX", 2)  # player 2 turned over a red king
+        self.assertEqual(tracker.colour(2), bot.RED)
+        self.assertEqual(tracker.colour(1), bot.BLACK)
+        tracker.observe("XXKXXXXX", "pXKXXXXX", 1)  # later reveals change nothing
+        self.assertEqual(tracker.colour(1), bot.BLACK)
+        self.assertEqual(tracker.colour(2), bot.RED)
+
+    def test_revealing_the_other_colour(self) -> None:
+        tracker = ColourTracker()
+        tracker.observe("XXXXXXXX", "XXXXXXpX", 1)
+        self.assertEqual(tracker.colour(1), bot.BLACK)
+        self.assertEqual(tracker.colour(2), bot.RED)
+
+    def test_moves_and_captures_are_not_reveals(self) -> None:
+        tracker = ColourTracker()
+        tracker.observe("K.XXXXXX", ".KXXXXXX", 1)  # a face-up piece moving is not a reveal
+        self.assertIsNone(tracker.colour(1))
+
+    def test_more_than_two_players(self) -> None:
+        tracker = ColourTracker(players=4)
+        tracker.observe("XXXXXXXX", "XXXXXXpX", 3)
+        self.assertEqual(tracker.colour(3), bot.BLACK)
+        self.assertIsNone(tracker.colour(1))  # unknown without team information
+
+    def test_bot_tracks_colours_from_messages(self) -> None:
+        player = Bot(name="t", seed=1, rng=random.Random(1), log=quiet_logger())
+        player.handle(parse_sexp(SETUP_2X4.replace("(id 1)", "(id 2)")))
+        self.assertEqual(player.handle(parse_sexp("((board XXXXXXXX)(info 0 1))")), [])
+        reply = player.handle(parse_sexp("((board XXXgXXXX)(turn 1 2))"))
+        self.assertEqual(player.tracker.colour(2), bot.RED)  # player 1 turned over black
+        # Red has no face-up piece, so the only legal actions are reveals.
+        self.assertEqual(len(reply), 1)
+        action = parse_sexp(reply[0])
+        self.assertEqual(action[0], ["board", "XXXgXXXX"])
+        self.assertEqual(action[1][0], "rev")
+        self.assertNotEqual(action[1][1], 3)
+
+
+# -----------------------------------------------------------------------------------------
+# Offline self-test: the client loop against fake servers
+# -----------------------------------------------------------------------------------------
+
+
+class Connection:
+    """The fake server's end of one client connection: send lines, read framed messages."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        # Without TCP_NODELAY, Nagle's algorithm and delayed ACKs add ~40 ms to some plies.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock = sock
+        self.scanner = FrameScanner()
+        self.pending: list[bytes] = []
+
+    def send(self, text: str) -> None:
+        self.sock.sendall(text.encode())
+
+    def read(self) -> list:
+        while not self.pending:
+            data = self.sock.recv(4096)
+            if not data:
+                raise EOFError("client hung up")
+            self.pending += self.scanner.feed(data)
+        return parse_sexp(self.pending.pop(0).decode())
+
+
+class FakeServer:
+    """A minimal referee for the 2x4 game: it deals, prompts, checks and applies actions.
+
+    It uses the bot's own move generator to check actions. So it cannot catch a rules
+    mistake that both share, but it does check the protocol, the turn order, the board
+    echo, and that each player moves only its own colour.
+    """
+
+    def __init__(self, clients: int, deal_seed: int, max_plies: int = 200) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.clients = clients
+        self.deal_seed = deal_seed
+        self.max_plies = max_plies
+        self.failure: Optional[BaseException] = None
+        self.result: Optional[tuple[int, int]] = None
+        self.inits: list[list] = []
+        self.colours: dict[int, str] = {}  # player id -> colour, as the referee saw it
+        self.plies = 0
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._referee()
+        except BaseException as exc:  # noqa: BLE001 - reported to the test thread
+            self.failure = exc
+        finally:
+            self.listener.close()
+
+    def _referee(self) -> None:
+        conns = []
+        for _ in range(self.clients):
+            sock, _ = self.listener.accept()
+            conn = Connection(sock)
+            # Coalesce nothing here; the version line goes alone, as the real server does.
+            conn.send("((version 1.0))\n")
+            self.inits.append(conn.read())
+            conns.append(conn)
+        pieces = list("KPPPkppp")
+        random.Random(self.deal_seed).shuffle(pieces)
+        topology = topology_2x4()
+        board = "X" * 8
+        colours = self.colours
+        for player, conn in enumerate(conns, start=1):
+            conn.send(SETUP_2X4.replace("(id 1)", f"(id {player})") + "\n")
+        for ply in range(self.max_plies):
+            self.plies = ply
+            mover = ply % 2 + 1
+            for player, conn in enumerate(conns, start=1):
+                kind = "turn" if player == mover else "info"
+                conn.send(f"((board {board})({kind} {ply} {mover}))\n")
+            reply = conns[mover - 1].read()
+            clauses = {c[0]: c[1:] for c in reply}
+            if "resign" in clauses:
+                return self._finish(conns, (3 - mover, 0))
+            assert clauses["board"] == [board], f"board not echoed: {reply}"
+            own = colours.get(mover)
+            allowed = legal_actions(board, topology, own)
+            if "rev" in clauses:
+                action = Action("rev", clauses["rev"][0])
+            else:
+                action = Action("mov", clauses["mov"][0], clauses["mov"][1])
+            assert action in allowed, f"player {mover} ({own}) played illegal {action} on {board}"
+            cells = list(board)
+            if action.kind == "rev":
+                cells[action.cell] = pieces[action.cell]
+                if not colours:
+                    colours[mover] = bot.colour_of(cells[action.cell])
+                    colours[3 - mover] = bot.other_colour(colours[mover])
+            else:
+                cells[action.to], cells[action.cell] = cells[action.cell], "."
+            board = "".join(cells)
+            for player, colour in colours.items():
+                hidden = "X" in board
+                if not hidden and not any(bot.colour_of(c) == colour for c in board):
+                    return self._finish(conns, (3 - player, 0))
+        self._finish(conns, (0, 0))
+
+    def _finish(self, conns: list[Connection], result: tuple[int, int]) -> None:
+        self.result = result
+        for conn in conns:
+            conn.send(f"((win {result[0]} {result[1]}))\n")
+            conn.sock.close()
+
+    def join(self) -> None:
+        self.thread.join(timeout=30)
+        if self.failure is not None:
+            raise self.failure
+
+
+class SelfPlayTest(unittest.TestCase):
+    """Two bots play whole 2x4 games through real sockets against the fake referee."""
+
+    def test_games(self) -> None:
+        outcomes: list[tuple[Optional[tuple[int, int]], int]] = []
+        for seed in range(5):
+            server = FakeServer(clients=2, deal_seed=seed)
+            bots = [Bot(name=f"p{i}", seed=seed * 10 + i, rng=random.Random(seed * 10 + i), log=quiet_logger())
+                    for i in (1, 2)]
+            results: list = [None, None]
+
+            def play(index: int) -> None:
+                results[index] = bot.play_game("127.0.0.1", server.port, bots[index])
+
+            # Connect one after the other so that the first bot gets id 1.
+            threads = []
+            for index in (0, 1):
+                thread = threading.Thread(target=play, args=(index,), daemon=True)
+                thread.start()
+                threads.append(thread)
+                while len(server.inits) <= index and server.failure is None and thread.is_alive():
+                    threading.Event().wait(0.01)
+            for thread in threads:
+                thread.join(timeout=30)
+            server.join()
+            self.assertEqual(results[0], server.result)
+            self.assertEqual(results[1], server.result)
+            self.assertEqual(server.inits[0], [["init", "p1", seed * 10 + 1]])
+            self.assertEqual({b.my_id for b in bots}, {1, 2})
+            for player in bots:  # each bot worked out the same colours as the referee
+                for player_id, colour in server.colours.items():
+                    self.assertEqual(player.tracker.colour(player_id), colour)
+            outcomes.append((server.result, server.plies))
+        # Not a rule, but a sign the games were real: someone won within the ply limit.
+        self.assertTrue(any(result != (0, 0) for result, _ in outcomes), outcomes)
+
+
+class MainTest(unittest.TestCase):
+    """The command line against a scripted server, including error re-prompts."""
+
+    def run_main(self, argv: list[str]) -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = bot.main(argv)
+        return code, out.getvalue(), err.getvalue()
+
+    def test_scripted_game_with_reprompt_and_unknown_clauses(self) -> None:
+        listener = socket.create_server(("127.0.0.1", 0))
+        port = listener.getsockname()[1]
+        seen: list = []
+        failure: list = []
+
+        def serve() -> None:
+            try:
+                sock, _ = listener.accept()
+                conn = Connection(sock)
+                conn.send("((version 1.0))\n")
+                seen.append(conn.read())
+                # Setup with clauses the bot does not know, coalesced with the first prompt.
+                setup = SETUP_2X4.replace("(id 1)", "(id 2)(team 2)(teammate 2)")
+                conn.send(setup + "\n((board XXXXXXXX)(info 0 1))\n((board XXKXXXXX)(turn 1 2))\n")
+                first = conn.read()
+                seen.append(first)
+                # Refuse whatever it did; it must act again on the same board, differently.
+                conn.send('((error illegal "no \\"thanks\\""))\n((board XXKXXXXX)(turn 1 2))\n')
+                second = conn.read()
+                seen.append(second)
+                conn.send("((win 1 0))\n")
+                sock.close()
+            except BaseException as exc:  # noqa: BLE001
+                failure.append(exc)
+            finally:
+                listener.close()
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        code, out, err = self.run_main(["--connect", f"127.0.0.1:{port}", "--seed", "3", "--quiet"])
+        thread.join(timeout=10)
+        self.assertFalse(failure, failure)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(out, "game over: (win 1 0), I was player 2\n")
+        self.assertIn("illegal", err)
+        self.assertEqual(seen[0], [["init", "py_random", 3]])
+        # Player 1 revealed a red king, so this bot is black and may only reveal (no black
+        # piece is up yet). The refused action is not repeated.
+        for reply in seen[1:]:
+            self.assertEqual(reply[0], ["board", "XXKXXXXX"])
+            self.assertEqual(reply[1][0], "rev")
+        self.assertNotEqual(seen[1][1], seen[2][1])
+
+    def test_connection_refused(self) -> None:
+        listener = socket.create_server(("127.0.0.1", 0))
+        port = listener.getsockname()[1]
+        listener.close()  # nothing listens on this port now
+        code, out, err = self.run_main(["--connect", f"127.0.0.1:{port}", "--quiet"])
+        self.assertEqual(code, 1)
+        self.assertEqual(out, "")
+        self.assertIn("cannot talk", err)
+
+    def test_server_hangs_up_mid_game(self) -> None:
+        listener = socket.create_server(("127.0.0.1", 0))
+        port = listener.getsockname()[1]
+
+        def serve() -> None:
+            sock, _ = listener.accept()
+            sock.sendall(b'((error busy "full"))\n')
+            sock.close()
+            listener.close()
+
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        code, out, err = self.run_main(["--connect", f"127.0.0.1:{port}", "--quiet"])
+        thread.join(timeout=10)
+        self.assertEqual(code, 1)
+        self.assertIn("busy", err)
+
+
+if __name__ == "__main__":
+    unittest.main()

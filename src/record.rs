@@ -1,0 +1,183 @@
+//! Game records: one JSON object per finished game, appended as one line to the records file.
+//!
+//! A record holds everything needed to re-derive the deal and re-play the game through the
+//! rules (`anqi replay`), plus what researchers plot: the think time and the mover's number of
+//! legal moves, jumps and reveals at every ply. The format is documented in
+//! `protocol/RECORDS.md`.
+
+use crate::rules::{ActionCounts, SeedInputs, Termination};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use tokio::io::AsyncWriteExt;
+use tokio::sync::mpsc;
+
+/// Version of the record format.
+pub const RECORD_FORMAT: u32 = 1;
+
+/// One finished game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub format: u32,
+    /// Game number within the server run (1, 2, ...).
+    pub game: u64,
+    /// When the game started, in milliseconds since the Unix epoch.
+    pub started_unix_ms: u64,
+    /// The variant's name.
+    pub variant: String,
+    /// The variant description the game was played under, verbatim.
+    pub variant_source: String,
+    /// Every seed contribution of the deal.
+    pub seeds: SeedInputs,
+    pub players: Vec<PlayerRecord>,
+    /// Every ply, in order.
+    pub plies: Vec<PlyRecord>,
+    /// Every error reply the referee sent during the game.
+    pub faults: Vec<FaultRecord>,
+    pub result: ResultRecord,
+    /// The board at the end, as sent on the wire.
+    pub final_board: String,
+}
+
+/// A seat.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerRecord {
+    /// The player id (1-based), as in `(id N)`.
+    pub id: usize,
+    /// NAME from `(init NAME SEED)`.
+    pub name: String,
+    /// SEED from `(init NAME SEED)`, as sent.
+    pub seed: String,
+    /// The colour this player ended up with ("red", "black"), if decided.
+    pub colour: Option<String>,
+    /// Thinking time used, in milliseconds.
+    pub time_used_ms: u64,
+}
+
+/// One ply.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlyRecord {
+    /// 1-based ply number.
+    pub ply: u32,
+    /// The paper's TURN counter when the ply was played.
+    pub turn: u32,
+    /// The mover's player id.
+    pub player: usize,
+    /// The action as its protocol clause: `(rev 3)`, `(mov 4 0)`.
+    pub action: String,
+    /// Time from sending `turn` to receiving the action, in milliseconds.
+    pub think_ms: u64,
+    /// The mover's legal actions at that moment.
+    pub legal: ActionCounts,
+    /// The piece a reveal turned up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revealed: Option<char>,
+    /// The piece a move captured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub captured: Option<char>,
+}
+
+/// An error reply sent to a player.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FaultRecord {
+    /// The ply being waited for when it happened (1-based).
+    pub ply: u32,
+    pub player: usize,
+    /// The error code (`illegal`, `stale-board`, ...).
+    pub code: String,
+    pub text: String,
+}
+
+/// How the game ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResultRecord {
+    /// The `(win PLAYER TEAM)` clause everyone received.
+    pub win: String,
+    /// Winning player id, 0 when none (draw, aborted, or a team win).
+    pub winner: usize,
+    /// Winning side (0 or 1), absent for a draw or an aborted game.
+    pub winner_side: Option<usize>,
+    pub reason: Termination,
+    /// For losses by fault (resign, time, illegal, disconnect): the player who lost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loser: Option<usize>,
+    pub plies: u32,
+    pub turns: u32,
+}
+
+/// Appends records to a file from one task, so concurrent games never interleave lines, and
+/// passes each record to an observer (tests, tournaments) when one is attached.
+#[derive(Clone, Debug)]
+pub struct RecordSink {
+    tx: mpsc::UnboundedSender<GameRecord>,
+}
+
+impl RecordSink {
+    /// Starts the writer task. `path` of `None` keeps no file.
+    ///
+    /// # Errors
+    /// When the file cannot be opened for appending.
+    pub async fn start(
+        path: Option<PathBuf>,
+        observer: Option<mpsc::UnboundedSender<GameRecord>>,
+    ) -> std::io::Result<(RecordSink, tokio::task::JoinHandle<()>)> {
+        let mut file = match &path {
+            Some(p) => Some(open_append(p).await?),
+            None => None,
+        };
+        let (tx, mut rx) = mpsc::unbounded_channel::<GameRecord>();
+        let handle = tokio::spawn(async move {
+            while let Some(record) = rx.recv().await {
+                if let Some(f) = file.as_mut() {
+                    let mut line = serde_json::to_string(&record).expect("records serialize");
+                    line.push('\n');
+                    // One write per record, flushed at once: a crash loses no finished game.
+                    if let Err(e) = async {
+                        f.write_all(line.as_bytes()).await?;
+                        f.flush().await
+                    }
+                    .await
+                    {
+                        tracing::error!(error = %e, game = record.game, "cannot write game record");
+                    }
+                }
+                if let Some(obs) = &observer {
+                    let _ = obs.send(record);
+                }
+            }
+            if let Some(f) = file {
+                let _ = f.sync_data().await;
+            }
+        });
+        Ok((RecordSink { tx }, handle))
+    }
+
+    /// Queues a finished game.
+    pub fn write(&self, record: GameRecord) {
+        if self.tx.send(record).is_err() {
+            tracing::error!("record writer has stopped; a game record is lost");
+        }
+    }
+}
+
+async fn open_append(path: &Path) -> std::io::Result<tokio::fs::File> {
+    tokio::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .await
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+}
+
+/// Reads every record of a JSON-lines file; blank lines are skipped.
+///
+/// # Errors
+/// When the file cannot be read. Lines that do not parse are returned as errors in place.
+pub fn read_records(path: &Path) -> std::io::Result<Vec<(usize, Result<GameRecord, String>)>> {
+    let text = std::fs::read_to_string(path)?;
+    Ok(text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| (i + 1, serde_json::from_str(l).map_err(|e| e.to_string())))
+        .collect())
+}

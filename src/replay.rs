@@ -1,0 +1,135 @@
+//! Record verification: re-derive each deal from its seeds, re-play every action through the
+//! rules, and compare everything the record claims (legal action counts, revealed and captured
+//! pieces, the final board, the result) with what the rules say.
+
+use crate::record::GameRecord;
+use crate::rules::{Action, Game, Termination, Variant};
+use crate::wire::{ClientClause, ClientMessage};
+use std::sync::Arc;
+
+/// Checks one record.
+///
+/// # Errors
+/// The first claim of the record that the rules contradict.
+pub fn verify(record: &GameRecord) -> Result<(), String> {
+    let variant = Variant::parse(&record.variant_source)
+        .map_err(|e| format!("variant description does not parse: {e}"))?;
+    if variant.name != record.variant {
+        return Err(format!(
+            "variant named {:?} but its description says {:?}",
+            record.variant, variant.name
+        ));
+    }
+    if record.players.len() != variant.players {
+        return Err(format!("{} players for a {}-player variant", record.players.len(), variant.players));
+    }
+    let clients: Vec<&str> = record.players.iter().map(|p| p.seed.as_str()).collect();
+    if !record.seeds.clients.is_empty() && record.seeds.clients != clients {
+        return Err("seed contributions differ from the players' seeds".into());
+    }
+    let deal = record.seeds.deal(&variant.pieces, variant.topology.size());
+    let mut game = Game::new(Arc::new(variant), deal);
+    for (i, ply) in record.plies.iter().enumerate() {
+        let at = format!("ply {}", i + 1);
+        if ply.ply as usize != i + 1 {
+            return Err(format!("{at}: numbered {}", ply.ply));
+        }
+        if game.outcome().is_some() {
+            return Err(format!("{at}: played after the game was over"));
+        }
+        if ply.player != game.to_move() || ply.turn != game.round() {
+            return Err(format!(
+                "{at}: by player {} at turn {}, but the rules give player {} at turn {}",
+                ply.player,
+                ply.turn,
+                game.to_move(),
+                game.round()
+            ));
+        }
+        if ply.legal != game.counts() {
+            return Err(format!(
+                "{at}: legal actions recorded as {:?}, the rules count {:?}",
+                ply.legal,
+                game.counts()
+            ));
+        }
+        let action = parse_action(&ply.action).ok_or_else(|| format!("{at}: cannot read action {:?}", ply.action))?;
+        let played = game
+            .play(ply.player, action)
+            .map_err(|e| format!("{at}: {} is refused by the rules: {e}", ply.action))?;
+        if played.revealed.map(|p| p.letter()) != ply.revealed || played.captured.map(|p| p.letter()) != ply.captured {
+            return Err(format!(
+                "{at}: record says revealed {:?} captured {:?}; the deal gives {:?} {:?}",
+                ply.revealed,
+                ply.captured,
+                played.revealed.map(|p| p.letter()),
+                played.captured.map(|p| p.letter())
+            ));
+        }
+    }
+    let result = &record.result;
+    match game.outcome() {
+        Some(o) => {
+            if o.reason != result.reason || o.winner != result.winner_side {
+                return Err(format!(
+                    "result {:?} (winner side {:?}) but the rules end it by {:?} (winner side {:?})",
+                    result.reason, result.winner_side, o.reason, o.winner
+                ));
+            }
+        }
+        None => {
+            let by_fault = matches!(
+                result.reason,
+                Termination::Resign | Termination::Time | Termination::Illegal | Termination::Disconnect
+            );
+            if by_fault {
+                let loser = result.loser.ok_or("a loss by fault names no loser")?;
+                let loser_side = game.side_of(loser);
+                if result.winner_side != Some(1 - loser_side) {
+                    return Err(format!("player {loser} lost, but winner side is {:?}", result.winner_side));
+                }
+            } else if result.reason != Termination::Aborted {
+                return Err(format!(
+                    "result {:?}, but after the last ply the rules have not ended the game",
+                    result.reason
+                ));
+            } else if result.winner_side.is_some() {
+                return Err("an aborted game has no winner".into());
+            }
+        }
+    }
+    let expect_win = match result.reason {
+        Termination::Aborted => String::new(),
+        _ => format!("(win {} 0)", result.winner_side.map_or(0, |s| s + 1)),
+    };
+    if result.win != expect_win {
+        return Err(format!("win clause {:?}, expected {:?}", result.win, expect_win));
+    }
+    if result.plies != game.ply() || result.turns != game.round() {
+        return Err(format!(
+            "result counts {} plies / {} turns, the replay {} / {}",
+            result.plies,
+            result.turns,
+            game.ply(),
+            game.round()
+        ));
+    }
+    if record.final_board != game.board().to_wire() {
+        return Err(format!(
+            "final board {} but the replay ends on {}",
+            record.final_board,
+            game.board().to_wire()
+        ));
+    }
+    Ok(())
+}
+
+/// Reads an action clause such as `(mov 4 0)`.
+fn parse_action(text: &str) -> Option<Action> {
+    let msg = ClientMessage::parse(format!("({text})").as_bytes()).ok()?;
+    match msg.0.as_slice() {
+        [ClientClause::Rev(c)] => Some(Action::Reveal(*c)),
+        [ClientClause::Mov(a, b)] => Some(Action::Move { from: *a, to: *b }),
+        _ => None,
+    }
+}

@@ -1,0 +1,113 @@
+//! Clocks: each player's remaining game time, the per-move limit and the increment.
+//!
+//! Time is measured by the server from the moment it queues the `turn` message to the moment
+//! it reads the action (the client's network delay counts against the client).
+
+use crate::config::ClockConfig;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// The clocks of one game.
+#[derive(Clone, Debug)]
+pub struct Clocks {
+    /// Remaining time per player (index = player id - 1); `None` without a game clock.
+    remaining: Vec<Option<Duration>>,
+    used: Vec<Duration>,
+    per_move: Option<Duration>,
+    increment: Duration,
+}
+
+impl Clocks {
+    pub fn new(config: &ClockConfig, players: usize) -> Clocks {
+        let ms = |v: u64| (v > 0).then(|| Duration::from_millis(v));
+        Clocks {
+            remaining: vec![ms(config.game_ms); players],
+            used: vec![Duration::ZERO; players],
+            per_move: ms(config.move_ms),
+            increment: Duration::from_millis(config.increment_ms),
+        }
+    }
+
+    /// When the flag of `player` falls if they started thinking at `since`; `None` = never.
+    pub fn deadline(&self, player: usize, since: Instant) -> Option<Instant> {
+        let limit = match (self.remaining[player - 1], self.per_move) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        limit.map(|d| since + d)
+    }
+
+    /// Charges `player` for a ply that took `spent`; false when that flag has fallen.
+    pub fn charge(&mut self, player: usize, spent: Duration) -> bool {
+        let i = player - 1;
+        self.used[i] += spent;
+        if self.per_move.is_some_and(|m| spent > m) {
+            return false;
+        }
+        match &mut self.remaining[i] {
+            Some(r) if spent > *r => {
+                *r = Duration::ZERO;
+                false
+            }
+            Some(r) => {
+                *r = *r - spent + self.increment;
+                true
+            }
+            None => true,
+        }
+    }
+
+    /// Total thinking time used by `player`.
+    pub fn used(&self, player: usize) -> Duration {
+        self.used[player - 1]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn game_clock_with_increment_and_move_limit() {
+        let cfg = ClockConfig {
+            game_ms: 1000,
+            move_ms: 300,
+            increment_ms: 100,
+        };
+        let mut c = Clocks::new(&cfg, 2);
+        let t0 = Instant::now();
+        assert_eq!(c.deadline(1, t0), Some(t0 + Duration::from_millis(300)));
+        assert!(c.charge(1, Duration::from_millis(250)));
+        // 1000 - 250 + 100 = 850 left; the move limit still binds.
+        assert_eq!(c.deadline(1, t0), Some(t0 + Duration::from_millis(300)));
+        assert!(!c.charge(1, Duration::from_millis(301)), "move limit exceeded");
+        assert!(c.charge(2, Duration::from_millis(10)));
+        assert_eq!(c.used(1), Duration::from_millis(551));
+    }
+
+    #[test]
+    fn no_clock_means_no_deadline() {
+        let cfg = ClockConfig {
+            game_ms: 0,
+            move_ms: 0,
+            increment_ms: 0,
+        };
+        let mut c = Clocks::new(&cfg, 2);
+        assert_eq!(c.deadline(2, Instant::now()), None);
+        assert!(c.charge(2, Duration::from_secs(3600)));
+    }
+
+    #[test]
+    fn game_clock_runs_out() {
+        let cfg = ClockConfig {
+            game_ms: 100,
+            move_ms: 0,
+            increment_ms: 0,
+        };
+        let mut c = Clocks::new(&cfg, 2);
+        assert!(c.charge(1, Duration::from_millis(60)));
+        let t0 = Instant::now();
+        assert_eq!(c.deadline(1, t0), Some(t0 + Duration::from_millis(40)));
+        assert!(!c.charge(1, Duration::from_millis(41)));
+    }
+}

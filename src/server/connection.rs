@@ -1,0 +1,229 @@
+//! One client connection: a reader task that turns bytes into typed messages, a writer task that
+//! sends whole messages, and the handshake that turns a connection into a seated [`Player`].
+//!
+//! The reader and writer are the only owners of the socket halves; everyone else talks to them
+//! through channels, so a slow or silent client never blocks a game or another connection.
+
+use crate::wire::{ClientClause, ClientMessage, ErrorCode, FrameError, FrameLimits, FrameScanner, MessageError, ServerClause, ServerMessage};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, OwnedSemaphorePermit};
+use tracing::Instrument;
+
+/// What the reader task hands on.
+#[derive(Debug)]
+pub enum Inbound {
+    /// A well-formed message.
+    Message(ClientMessage),
+    /// Bytes that are not a message; the error reply it deserves.
+    Bad(MessageError),
+    /// The client closed the connection (or it broke).
+    Closed,
+}
+
+/// The sending side of a connection. Cloning is cheap; messages are shared `Arc<str>` lines.
+#[derive(Clone, Debug)]
+pub struct Outbox {
+    tx: mpsc::Sender<Arc<str>>,
+}
+
+/// The client cannot take more messages: it is gone, or not reading.
+#[derive(Debug)]
+pub struct Gone;
+
+impl Outbox {
+    /// Queues one line without waiting.
+    ///
+    /// # Errors
+    /// [`Gone`] when the connection is closed or its write queue is full.
+    pub fn send_line(&self, line: Arc<str>) -> Result<(), Gone> {
+        self.tx.try_send(line).map_err(|_| Gone)
+    }
+
+    /// Queues one message.
+    ///
+    /// # Errors
+    /// As [`Outbox::send_line`].
+    pub fn send(&self, msg: &ServerMessage) -> Result<(), Gone> {
+        self.send_line(msg.to_line().into())
+    }
+
+    /// Queues an `((error CODE "text"))` message, ignoring a gone client.
+    pub fn error(&self, code: ErrorCode, text: impl Into<String>) {
+        let _ = self.send(&ServerMessage(vec![ServerClause::Error(code, text.into())]));
+    }
+}
+
+/// A client that has completed the handshake and waits for (or sits in) a game.
+#[derive(Debug)]
+pub struct Player {
+    /// Order of acceptance (0, 1, ...): seats are given in this order.
+    pub conn: u64,
+    pub name: String,
+    pub seed: String,
+    pub inbox: mpsc::Receiver<Inbound>,
+    pub outbox: Outbox,
+}
+
+/// Limits of one connection.
+#[derive(Clone, Copy, Debug)]
+pub struct ConnectionLimits {
+    pub frame: FrameLimits,
+    pub write_queue: usize,
+    pub handshake_timeout: Duration,
+}
+
+/// Starts the reader and writer tasks of an accepted stream. The permit is held until both end.
+pub fn spawn_io(
+    stream: TcpStream,
+    conn: u64,
+    limits: ConnectionLimits,
+    permit: OwnedSemaphorePermit,
+    span: tracing::Span,
+) -> (mpsc::Receiver<Inbound>, Outbox) {
+    let _ = stream.set_nodelay(true);
+    let (read, write) = stream.into_split();
+    let (out_tx, out_rx) = mpsc::channel(limits.write_queue);
+    let (in_tx, in_rx) = mpsc::channel(32);
+    let permit = Arc::new(permit);
+    tokio::spawn(write_loop(write, out_rx, permit.clone()).instrument(span.clone()));
+    tokio::spawn(read_loop(read, in_tx, limits.frame, permit, conn).instrument(span));
+    (in_rx, Outbox { tx: out_tx })
+}
+
+async fn write_loop(mut write: OwnedWriteHalf, mut rx: mpsc::Receiver<Arc<str>>, _permit: Arc<OwnedSemaphorePermit>) {
+    while let Some(line) = rx.recv().await {
+        if let Err(e) = write.write_all(line.as_bytes()).await {
+            tracing::debug!(error = %e, "write failed; closing");
+            return;
+        }
+    }
+    // Every sender is gone: the game or handshake is over. Say goodbye politely.
+    let _ = write.shutdown().await;
+}
+
+async fn read_loop(
+    mut read: OwnedReadHalf,
+    tx: mpsc::Sender<Inbound>,
+    limits: FrameLimits,
+    _permit: Arc<OwnedSemaphorePermit>,
+    conn: u64,
+) {
+    let mut scanner = FrameScanner::new(limits);
+    let mut chunk = vec![0u8; 4096];
+    loop {
+        let n = tokio::select! {
+            r = read.read(&mut chunk) => r,
+            // Nobody listens any more (game over): stop reading.
+            _ = tx.closed() => return,
+        };
+        let n = match n {
+            Ok(0) | Err(_) => {
+                if scanner.mid_frame() {
+                    tracing::debug!(conn, "connection closed in the middle of a message");
+                }
+                let _ = tx.send(Inbound::Closed).await;
+                return;
+            }
+            Ok(n) => n,
+        };
+        scanner.push(&chunk[..n]);
+        while let Some(frame) = scanner.next_frame() {
+            let inbound = match frame {
+                Ok(bytes) => match ClientMessage::parse(&bytes) {
+                    Ok(m) => Inbound::Message(m),
+                    Err(e) => Inbound::Bad(e),
+                },
+                Err(e) => Inbound::Bad(frame_error(e)),
+            };
+            if tx.send(inbound).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+fn frame_error(e: FrameError) -> MessageError {
+    let code = match e {
+        FrameError::TooLarge(_) => ErrorCode::TooLarge,
+        FrameError::TooDeep(_) => ErrorCode::TooDeep,
+        FrameError::Garbage(_) | FrameError::StrayClose => ErrorCode::Syntax,
+    };
+    MessageError {
+        code,
+        text: e.to_string(),
+    }
+}
+
+/// The protocol version this server speaks.
+pub const VERSION: &str = "1.0";
+
+/// Runs the handshake: send `((version 1.0))`, then wait for `(init NAME SEED)` (a client
+/// `(version 1.0)` before it, in the same message or not, is accepted). Returns `None` when the
+/// client leaves, times out or speaks another version; it has been told why.
+pub async fn handshake(
+    conn: u64,
+    mut inbox: mpsc::Receiver<Inbound>,
+    outbox: Outbox,
+    timeout: Duration,
+) -> Option<Player> {
+    if outbox
+        .send(&ServerMessage(vec![ServerClause::Version(VERSION.into())]))
+        .is_err()
+    {
+        return None;
+    }
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let inbound = match tokio::time::timeout_at(deadline, inbox.recv()).await {
+            Ok(Some(i)) => i,
+            Ok(None) => return None,
+            Err(_) => {
+                outbox.error(
+                    ErrorCode::Timeout,
+                    format!("no (init NAME SEED) within {} ms", timeout.as_millis()),
+                );
+                return None;
+            }
+        };
+        let msg = match inbound {
+            Inbound::Closed => return None,
+            Inbound::Bad(e) => {
+                outbox.error(e.code, e.text);
+                continue;
+            }
+            Inbound::Message(m) => m,
+        };
+        let mut init = None;
+        for clause in msg.0 {
+            match clause {
+                ClientClause::Version(v) if v == VERSION => {}
+                ClientClause::Version(v) => {
+                    outbox.error(
+                        ErrorCode::Version,
+                        format!("this server speaks version {VERSION}, not {v}"),
+                    );
+                    return None;
+                }
+                ClientClause::Init { name, seed } => init = Some((name, seed)),
+                other => outbox.error(
+                    ErrorCode::Unexpected,
+                    format!("{other} before (init NAME SEED); the game has not started"),
+                ),
+            }
+        }
+        if let Some((name, seed)) = init {
+            tracing::Span::current().record("name", name.as_str());
+            return Some(Player {
+                conn,
+                name,
+                seed,
+                inbox,
+                outbox,
+            });
+        }
+    }
+}

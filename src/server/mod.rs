@@ -1,0 +1,188 @@
+//! The TCP server: accepts connections, runs handshakes, seats players in connection order and
+//! starts one referee task per game.
+//!
+//! Shutdown is cooperative: when the token given to [`Server::run`] is cancelled, the server
+//! stops accepting, tells waiting clients, aborts running games (each is recorded with the
+//! termination `aborted`), waits for every record to be written, and returns.
+
+mod clock;
+mod connection;
+mod lobby;
+mod referee;
+
+pub use clock::Clocks;
+pub use connection::VERSION;
+
+use crate::config::Config;
+use crate::record::{GameRecord, RecordSink};
+use crate::rules::Variant;
+use crate::wire::{ErrorCode, FrameLimits};
+use connection::ConnectionLimits;
+use lobby::{Lobby, LobbyEvent};
+use referee::GameContext;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, Semaphore};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tracing::Instrument;
+
+/// A bound server, ready to run.
+pub struct Server {
+    listener: TcpListener,
+    config: Arc<Config>,
+    variant: Arc<Variant>,
+    observer: Option<mpsc::UnboundedSender<GameRecord>>,
+}
+
+impl Server {
+    /// Binds the configured address (`config.server.listen`) for the given variant.
+    ///
+    /// # Errors
+    /// When the address cannot be bound.
+    pub async fn bind(config: Config, variant: Variant) -> std::io::Result<Server> {
+        let listener = TcpListener::bind(&config.server.listen).await.map_err(|e| {
+            std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.server.listen))
+        })?;
+        Ok(Server {
+            listener,
+            config: Arc::new(config),
+            variant: Arc::new(variant),
+            observer: None,
+        })
+    }
+
+    /// The address clients connect to (with the real port when the configured one was 0).
+    ///
+    /// # Errors
+    /// When the socket cannot tell.
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Also hands every finished game's record to `observer` (after it is written to the file).
+    pub fn observe_records(&mut self, observer: mpsc::UnboundedSender<GameRecord>) {
+        self.observer = Some(observer);
+    }
+
+    /// Serves until `shutdown` is cancelled, then shuts down gracefully.
+    ///
+    /// # Errors
+    /// When the records file cannot be opened.
+    pub async fn run(self, shutdown: CancellationToken) -> std::io::Result<()> {
+        let cfg = self.config.clone();
+        let records_path = (!cfg.records.path.is_empty()).then(|| PathBuf::from(&cfg.records.path));
+        let (records, writer) = RecordSink::start(records_path, self.observer).await?;
+        let tracker = TaskTracker::new();
+        let limits = ConnectionLimits {
+            frame: FrameLimits {
+                max_bytes: cfg.server.max_frame_bytes,
+                max_depth: cfg.server.max_nesting,
+            },
+            write_queue: cfg.server.write_queue,
+            handshake_timeout: Duration::from_millis(cfg.server.handshake_timeout_ms),
+        };
+        let ctx = GameContext {
+            setup_common: GameContext::setup_common(&self.variant),
+            variant: self.variant.clone(),
+            config: cfg.clone(),
+            records: records.clone(),
+            shutdown: shutdown.clone(),
+        };
+        let (lobby_tx, lobby_rx) = mpsc::unbounded_channel();
+        let lobby = tracker.spawn(run_lobby(lobby_rx, ctx, tracker.clone()));
+
+        let permits = Arc::new(Semaphore::new(cfg.server.max_connections));
+        let mut conn_no = 0u64;
+        loop {
+            let (stream, peer) = tokio::select! {
+                _ = shutdown.cancelled() => break,
+                r = self.listener.accept() => match r {
+                    Ok(x) => x,
+                    Err(e) => {
+                        // Out of file descriptors and the like: wait a little, keep serving.
+                        tracing::warn!(error = %e, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                },
+            };
+            let conn = conn_no;
+            conn_no += 1;
+            let span = tracing::info_span!("conn", conn, peer = %peer, name = tracing::field::Empty);
+            let Ok(permit) = permits.clone().try_acquire_owned() else {
+                tracker.spawn(refuse_busy(stream, cfg.server.max_connections));
+                continue;
+            };
+            let _ = lobby_tx.send(LobbyEvent::Accepted(conn));
+            let (inbox, outbox) = connection::spawn_io(stream, conn, limits, permit, span.clone());
+            let lobby_tx = lobby_tx.clone();
+            let shutdown = shutdown.clone();
+            tracker.spawn(
+                async move {
+                    let handshake = connection::handshake(conn, inbox, outbox, limits.handshake_timeout);
+                    let player = tokio::select! {
+                        p = handshake => p,
+                        _ = shutdown.cancelled() => None,
+                    };
+                    let event = match player {
+                        Some(player) => {
+                            tracing::debug!(name = %player.name, "handshake done");
+                            LobbyEvent::Ready(player)
+                        }
+                        None => LobbyEvent::Gone(conn),
+                    };
+                    let _ = lobby_tx.send(event);
+                }
+                .instrument(span),
+            );
+        }
+        tracing::info!("shutting down");
+        drop(lobby_tx);
+        tracker.close();
+        let _ = lobby.await;
+        tracker.wait().await;
+        drop(records);
+        let _ = writer.await;
+        Ok(())
+    }
+}
+
+/// Seats ready players and starts games until every sender is gone (shutdown).
+async fn run_lobby(mut rx: mpsc::UnboundedReceiver<LobbyEvent>, ctx: GameContext, tracker: TaskTracker) {
+    let seats = ctx.variant.players;
+    let mut lobby = Lobby::default();
+    let mut game_no = 0u64;
+    loop {
+        let event = tokio::select! {
+            e = rx.recv() => match e {
+                Some(e) => e,
+                None => break,
+            },
+            _ = ctx.shutdown.cancelled() => break,
+        };
+        for players in lobby.on_event(event, seats) {
+            game_no += 1;
+            tracker.spawn(referee::run_game(ctx.clone(), game_no, players));
+        }
+    }
+    for p in lobby.drain() {
+        p.outbox.error(ErrorCode::Shutdown, "the server is shutting down");
+    }
+}
+
+/// Tells a client over the connection limit why it is refused.
+async fn refuse_busy(stream: tokio::net::TcpStream, limit: usize) {
+    use tokio::io::AsyncWriteExt;
+    let mut stream = stream;
+    let line = crate::wire::ServerMessage(vec![crate::wire::ServerClause::Error(
+        ErrorCode::Busy,
+        format!("the server has {limit} connections open; try again later"),
+    )])
+    .to_line();
+    let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(line.as_bytes())).await;
+    let _ = stream.shutdown().await;
+}
