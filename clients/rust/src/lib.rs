@@ -173,7 +173,7 @@ pub struct GameResult {
 /// # Errors
 /// When the connection fails, the server closes it without a result, or a message makes no
 /// sense.
-pub async fn play_game(addr: &str, name: &str, seed: &str, bot: &mut dyn Bot) -> Result<GameResult> {
+pub async fn play_game<B: Bot + ?Sized>(addr: &str, name: &str, seed: &str, bot: &mut B) -> Result<GameResult> {
     let mut conn = Connection::connect(addr).await?;
     play_on(&mut conn, name, seed, bot).await
 }
@@ -182,7 +182,7 @@ pub async fn play_game(addr: &str, name: &str, seed: &str, bot: &mut dyn Bot) ->
 ///
 /// # Errors
 /// As [`play_game`].
-pub async fn play_on(conn: &mut Connection, name: &str, seed: &str, bot: &mut dyn Bot) -> Result<GameResult> {
+pub async fn play_on<B: Bot + ?Sized>(conn: &mut Connection, name: &str, seed: &str, bot: &mut B) -> Result<GameResult> {
     conn.send(&ClientMessage(vec![ClientClause::Init {
         name: name.to_string(),
         seed: seed.to_string(),

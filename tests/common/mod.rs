@@ -1,0 +1,178 @@
+//! Shared helpers for the integration tests: a real server on 127.0.0.1:0 in this process, and a
+//! raw line-oriented TCP client for speaking the protocol by hand.
+#![allow(dead_code)]
+
+use anqi::config::Config;
+use anqi::record::GameRecord;
+use anqi::rules::Variant;
+use anqi::server::Server;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// A server running in this process.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub records_path: PathBuf,
+    pub records: mpsc::UnboundedReceiver<GameRecord>,
+    pub shutdown: CancellationToken,
+    pub task: tokio::task::JoinHandle<std::io::Result<()>>,
+    /// Records received but not yet asked for.
+    stash: Vec<GameRecord>,
+    _dir: TempDir,
+}
+
+/// A directory removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("anqi-test-{tag}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl TestServer {
+    /// Starts a server for `variant` with the built-in config overlaid by `toml` and listening on
+    /// 127.0.0.1:0, with records in a temporary file.
+    pub async fn start(variant: &str, toml: &str) -> TestServer {
+        let dir = TempDir::new(variant);
+        let records_path = dir.0.join("games.jsonl");
+        let mut config = Config::parse(toml).expect("test config");
+        config.server.listen = "127.0.0.1:0".into();
+        config.records.path = records_path.to_string_lossy().into_owned();
+        let variant = Variant::load(variant).expect("variant");
+        let mut server = Server::bind(config, variant).await.expect("bind");
+        let (tx, records) = mpsc::unbounded_channel();
+        server.observe_records(tx);
+        let addr = server.local_addr().unwrap();
+        let shutdown = CancellationToken::new();
+        let task = tokio::spawn(server.run(shutdown.clone()));
+        TestServer {
+            addr,
+            records_path,
+            records,
+            shutdown,
+            task,
+            stash: Vec::new(),
+            _dir: dir,
+        }
+    }
+
+    pub fn addr(&self) -> String {
+        self.addr.to_string()
+    }
+
+    /// The next finished game's record (waits up to 30 s).
+    pub async fn next_record(&mut self) -> GameRecord {
+        self.record_where(|_| true).await
+    }
+
+    /// The next finished game's record that satisfies `pred`, keeping the others for later.
+    pub async fn record_where(&mut self, pred: impl Fn(&GameRecord) -> bool) -> GameRecord {
+        if let Some(i) = self.stash.iter().position(&pred) {
+            return self.stash.remove(i);
+        }
+        loop {
+            let r = tokio::time::timeout(Duration::from_secs(30), self.records.recv())
+                .await
+                .expect("a game finished in time")
+                .expect("server still running");
+            if pred(&r) {
+                return r;
+            }
+            self.stash.push(r);
+        }
+    }
+
+    /// Stops the server and waits for it to finish.
+    pub async fn stop(self) -> (PathBuf, TempDir) {
+        self.shutdown.cancel();
+        tokio::time::timeout(Duration::from_secs(10), self.task)
+            .await
+            .expect("server stops within 10 s")
+            .unwrap()
+            .unwrap();
+        (self.records_path, self._dir)
+    }
+}
+
+/// A hand-driven client: sends raw text, reads lines.
+pub struct RawClient {
+    pub reader: BufReader<OwnedReadHalf>,
+    pub writer: OwnedWriteHalf,
+}
+
+impl RawClient {
+    pub async fn connect(addr: &str) -> RawClient {
+        let s = TcpStream::connect(addr).await.expect("connect");
+        let (r, w) = s.into_split();
+        RawClient {
+            reader: BufReader::new(r),
+            writer: w,
+        }
+    }
+
+    /// Connects, checks the server's version message, sends init.
+    pub async fn join(addr: &str, name: &str, seed: &str) -> RawClient {
+        let mut c = RawClient::connect(addr).await;
+        assert_eq!(c.line().await, "((version 1.0))");
+        c.send(&format!("((init {name} {seed}))\n")).await;
+        c
+    }
+
+    pub async fn send(&mut self, text: &str) {
+        self.writer.write_all(text.as_bytes()).await.expect("send");
+    }
+
+    /// The next line from the server, without its newline (waits up to 10 s).
+    pub async fn line(&mut self) -> String {
+        self.try_line().await.expect("server closed the connection")
+    }
+
+    /// The next line, or `None` at end of stream.
+    pub async fn try_line(&mut self) -> Option<String> {
+        let mut s = String::new();
+        let n = tokio::time::timeout(Duration::from_secs(10), self.reader.read_line(&mut s))
+            .await
+            .expect("a line within 10 s")
+            .ok()?;
+        if n == 0 {
+            return None;
+        }
+        assert!(s.ends_with('\n'), "every server message ends with a newline: {s:?}");
+        Some(s.trim_end().to_string())
+    }
+
+    /// Reads lines until one starts with `prefix`, returning it (skips setup and info lines).
+    pub async fn until(&mut self, prefix: &str) -> String {
+        loop {
+            let l = self.line().await;
+            if l.starts_with(prefix) || l.contains(prefix) {
+                return l;
+            }
+        }
+    }
+
+    /// Asserts the server closes the connection (after any remaining lines are read).
+    pub async fn expect_closed(&mut self) {
+        while let Some(l) = self.try_line().await {
+            panic!("expected the connection to close, got {l}");
+        }
+    }
+}
