@@ -118,18 +118,25 @@ impl Config {
         let r = &self.referee;
         if r.illegal_action == Ruling::Ignore || r.out_of_turn == Ruling::Ignore {
             return Err(ConfigError(
-                "referee: \"ignore\" is only allowed for stale_board; use \"error\" or \"lose\"".into(),
+                "referee: \"ignore\" is only allowed for stale_board; use \"error\" or \"lose\""
+                    .into(),
             ));
         }
         let s = &self.server;
         if s.max_connections == 0 || s.write_queue == 0 {
-            return Err(ConfigError("server: max_connections and write_queue must be at least 1".into()));
+            return Err(ConfigError(
+                "server: max_connections and write_queue must be at least 1".into(),
+            ));
         }
         if s.max_nesting < 2 {
-            return Err(ConfigError("server: max_nesting below 2 refuses every message".into()));
+            return Err(ConfigError(
+                "server: max_nesting below 2 refuses every message".into(),
+            ));
         }
         if s.max_frame_bytes < 64 {
-            return Err(ConfigError("server: max_frame_bytes below 64 refuses ordinary messages".into()));
+            return Err(ConfigError(
+                "server: max_frame_bytes below 64 refuses ordinary messages".into(),
+            ));
         }
         Ok(())
     }

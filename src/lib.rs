@@ -1,6 +1,6 @@
-pub mod rules;
-pub mod wire;
 pub mod config;
 pub mod record;
 pub mod replay;
+pub mod rules;
 pub mod server;
+pub mod wire;

@@ -160,7 +160,8 @@ async fn stop_on_signal(token: CancellationToken) {
 fn replay(files: &[PathBuf], quiet: bool) -> Result<ExitCode> {
     let (mut ok, mut bad) = (0usize, 0usize);
     for file in files {
-        let records = read_records(file).with_context(|| format!("cannot read {}", file.display()))?;
+        let records =
+            read_records(file).with_context(|| format!("cannot read {}", file.display()))?;
         for (line, record) in records {
             let verdict = record.and_then(|r| anqi::replay::verify(&r).map(|()| r));
             match verdict {
@@ -171,7 +172,11 @@ fn replay(files: &[PathBuf], quiet: bool) -> Result<ExitCode> {
                             "{}:{line}: game {} verified: {} by {} after {} plies",
                             file.display(),
                             r.game,
-                            if r.result.win.is_empty() { "aborted" } else { &r.result.win },
+                            if r.result.win.is_empty() {
+                                "aborted"
+                            } else {
+                                &r.result.win
+                            },
                             r.result.reason.name(),
                             r.result.plies
                         );
@@ -185,5 +190,9 @@ fn replay(files: &[PathBuf], quiet: bool) -> Result<ExitCode> {
         }
     }
     println!("{ok} verified, {bad} failed");
-    Ok(if bad == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if bad == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

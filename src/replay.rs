@@ -21,7 +21,11 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
         ));
     }
     if record.players.len() != variant.players {
-        return Err(format!("{} players for a {}-player variant", record.players.len(), variant.players));
+        return Err(format!(
+            "{} players for a {}-player variant",
+            record.players.len(),
+            variant.players
+        ));
     }
     let clients: Vec<&str> = record.players.iter().map(|p| p.seed.as_str()).collect();
     if !record.seeds.clients.is_empty() && record.seeds.clients != clients {
@@ -53,11 +57,14 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
                 game.counts()
             ));
         }
-        let action = parse_action(&ply.action).ok_or_else(|| format!("{at}: cannot read action {:?}", ply.action))?;
+        let action = parse_action(&ply.action)
+            .ok_or_else(|| format!("{at}: cannot read action {:?}", ply.action))?;
         let played = game
             .play(ply.player, action)
             .map_err(|e| format!("{at}: {} is refused by the rules: {e}", ply.action))?;
-        if played.revealed.map(|p| p.letter()) != ply.revealed || played.captured.map(|p| p.letter()) != ply.captured {
+        if played.revealed.map(|p| p.letter()) != ply.revealed
+            || played.captured.map(|p| p.letter()) != ply.captured
+        {
             return Err(format!(
                 "{at}: record says revealed {:?} captured {:?}; the deal gives {:?} {:?}",
                 ply.revealed,
@@ -80,13 +87,19 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
         None => {
             let by_fault = matches!(
                 result.reason,
-                Termination::Resign | Termination::Time | Termination::Illegal | Termination::Disconnect
+                Termination::Resign
+                    | Termination::Time
+                    | Termination::Illegal
+                    | Termination::Disconnect
             );
             if by_fault {
                 let loser = result.loser.ok_or("a loss by fault names no loser")?;
                 let loser_side = game.side_of(loser);
                 if result.winner_side != Some(1 - loser_side) {
-                    return Err(format!("player {loser} lost, but winner side is {:?}", result.winner_side));
+                    return Err(format!(
+                        "player {loser} lost, but winner side is {:?}",
+                        result.winner_side
+                    ));
                 }
             } else if result.reason != Termination::Aborted {
                 return Err(format!(
@@ -103,7 +116,10 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
         _ => format!("(win {} 0)", result.winner_side.map_or(0, |s| s + 1)),
     };
     if result.win != expect_win {
-        return Err(format!("win clause {:?}, expected {:?}", result.win, expect_win));
+        return Err(format!(
+            "win clause {:?}, expected {:?}",
+            result.win, expect_win
+        ));
     }
     if result.plies != game.ply() || result.turns != game.round() {
         return Err(format!(

@@ -44,8 +44,15 @@ async fn finish_by_resign(mut a: RawClient, mut b: RawClient) {
 async fn error_then_reprompt(a: &mut RawClient, bad: &str, code: &str) -> String {
     a.send(bad).await;
     let err = a.line().await;
-    assert!(err.starts_with(&format!("((error {code} \"")), "after {bad:?}: {err}");
-    assert_eq!(a.line().await, format!("((board {START})(turn 0 1))"), "re-prompt after {bad:?}");
+    assert!(
+        err.starts_with(&format!("((error {code} \"")),
+        "after {bad:?}: {err}"
+    );
+    assert_eq!(
+        a.line().await,
+        format!("((board {START})(turn 0 1))"),
+        "re-prompt after {bad:?}"
+    );
     err
 }
 
@@ -70,11 +77,15 @@ async fn bad_input_is_answered_while_another_game_plays_on() {
     // The undisturbed game: two bots, connected first so they are seated together.
     let normal = {
         let a1 = addr.clone();
-        let g1 = tokio::spawn(async move { play_game(&a1, "steady_1", "11", &mut SlowBot(RandomBot::new(11))).await });
+        let g1 = tokio::spawn(async move {
+            play_game(&a1, "steady_1", "11", &mut SlowBot(RandomBot::new(11))).await
+        });
         // Wait until the first bot is accepted before the second connects.
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         let a2 = addr.clone();
-        let g2 = tokio::spawn(async move { play_game(&a2, "steady_2", "12", &mut SlowBot(RandomBot::new(12))).await });
+        let g2 = tokio::spawn(async move {
+            play_game(&a2, "steady_2", "12", &mut SlowBot(RandomBot::new(12))).await
+        });
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         (g1, g2)
     };
@@ -104,14 +115,26 @@ async fn bad_input_is_answered_while_another_game_plays_on() {
     assert_eq!(r.result.reason, Termination::Resign);
     assert_eq!(
         faults_of(&r),
-        ["syntax", "syntax", "syntax", "unknown", "too-large", "too-deep", "illegal", "stale-board"]
+        [
+            "syntax",
+            "syntax",
+            "syntax",
+            "unknown",
+            "too-large",
+            "too-deep",
+            "illegal",
+            "stale-board"
+        ]
     );
 
     // Out of turn: player 2 acts while player 1 is to move; only player 2 hears about it.
     let (mut a, mut b) = pair(&addr).await;
     b.send(&format!("((board {START})(rev 3))\n")).await;
     let e = b.line().await;
-    assert!(e.starts_with("((error not-your-turn \"it is player 1's turn"), "{e}");
+    assert!(
+        e.starts_with("((error not-your-turn \"it is player 1's turn"),
+        "{e}"
+    );
     a.send(&format!("((board {START})(rev 3))\n")).await;
     assert!(a.line().await.ends_with("(info 0 2))"));
     assert!(b.line().await.ends_with("(turn 0 2))"));
@@ -128,7 +151,10 @@ async fn bad_input_is_answered_while_another_game_plays_on() {
     assert_eq!(a.until("(win").await, "((win 1 0))");
     a.expect_closed().await;
     let r = paired_record(&mut server).await;
-    assert_eq!((r.result.reason, r.result.loser), (Termination::Disconnect, Some(2)));
+    assert_eq!(
+        (r.result.reason, r.result.loser),
+        (Termination::Disconnect, Some(2))
+    );
     assert_eq!(r.plies.len(), 1);
 
     // A silent client past its clock loses on time.
@@ -140,13 +166,21 @@ async fn bad_input_is_answered_while_another_game_plays_on() {
     assert_eq!(a.until("(win").await, "((win 2 0))");
     assert_eq!(b.until("(win").await, "((win 2 0))");
     let r = paired_record(&mut server).await;
-    assert_eq!((r.result.reason, r.result.loser), (Termination::Time, Some(1)));
+    assert_eq!(
+        (r.result.reason, r.result.loser),
+        (Termination::Time, Some(1))
+    );
 
     // Meanwhile the bots' game ended normally, by the rules.
     let (g1, g2) = normal;
     let (r1, r2) = (g1.await.unwrap().unwrap(), g2.await.unwrap().unwrap());
     assert_eq!(r1.win, r2.win);
-    assert!(r1.errors.is_empty() && r2.errors.is_empty(), "{:?} {:?}", r1.errors, r2.errors);
+    assert!(
+        r1.errors.is_empty() && r2.errors.is_empty(),
+        "{:?} {:?}",
+        r1.errors,
+        r2.errors
+    );
     let (path, _dir) = server.stop().await;
     let records = anqi::record::read_records(&path).unwrap();
     assert_eq!(records.len(), 5);
@@ -159,7 +193,10 @@ async fn bad_input_is_answered_while_another_game_plays_on() {
     assert!(
         matches!(
             steady[0].result.reason,
-            Termination::CaptureAll | Termination::NoMoves | Termination::NoProgress | Termination::Repetition
+            Termination::CaptureAll
+                | Termination::NoMoves
+                | Termination::NoProgress
+                | Termination::Repetition
         ),
         "{:?}",
         steady[0].result
@@ -183,7 +220,10 @@ async fn strict_rulings_make_faults_losses() {
     assert_eq!(a.line().await, "((win 2 0))");
     assert_eq!(b.line().await, "((win 2 0))");
     let r = server.next_record().await;
-    assert_eq!((r.result.reason, r.result.loser), (Termination::Illegal, Some(1)));
+    assert_eq!(
+        (r.result.reason, r.result.loser),
+        (Termination::Illegal, Some(1))
+    );
 
     // Stale board loses.
     let (mut a, mut b) = pair(&addr).await;
@@ -198,12 +238,16 @@ async fn strict_rulings_make_faults_losses() {
     assert!(b.line().await.starts_with("((error not-your-turn"));
     assert_eq!(b.line().await, "((win 1 0))");
     let r = server.next_record().await;
-    assert_eq!((r.result.reason, r.result.loser), (Termination::Illegal, Some(2)));
+    assert_eq!(
+        (r.result.reason, r.result.loser),
+        (Termination::Illegal, Some(2))
+    );
 }
 
 #[tokio::test]
 async fn a_stale_board_may_be_ignored_and_the_board_is_optional() {
-    let mut server = TestServer::start("traditional-2x4", "[referee]\nstale_board = \"ignore\"\n").await;
+    let mut server =
+        TestServer::start("traditional-2x4", "[referee]\nstale_board = \"ignore\"\n").await;
     let (mut a, mut b) = pair(&server.addr()).await;
     a.send("((board KKKKKKKK)(rev 0))\n").await;
     assert!(a.line().await.ends_with("(info 0 2))"));
@@ -227,20 +271,27 @@ async fn too_many_errors_lose() {
     assert!(a.line().await.starts_with("((error unknown"));
     assert_eq!(b.until("(win").await, "((win 2 0))");
     let r = server.next_record().await;
-    assert_eq!((r.result.reason, r.result.loser), (Termination::Illegal, Some(1)));
+    assert_eq!(
+        (r.result.reason, r.result.loser),
+        (Termination::Illegal, Some(1))
+    );
     assert_eq!(r.faults.len(), 4);
 }
 
 #[tokio::test]
 async fn handshake_variants_and_failures() {
-    let server = TestServer::start("traditional-2x4", "[server]\nhandshake_timeout_ms = 300\n").await;
+    let server =
+        TestServer::start("traditional-2x4", "[server]\nhandshake_timeout_ms = 300\n").await;
     let addr = server.addr();
 
     // Wrong version: told, and closed.
     let mut c = RawClient::connect(&addr).await;
     assert_eq!(c.line().await, "((version 1.0))");
     c.send("((version 2.0))\n").await;
-    assert!(c.line().await.starts_with("((error version \"this server speaks version 1.0"));
+    assert!(c
+        .line()
+        .await
+        .starts_with("((error version \"this server speaks version 1.0"));
     c.expect_closed().await;
 
     // Silent: timed out, and closed.

@@ -23,14 +23,24 @@ async fn a_thousand_random_games_all_verify() {
         let addr = addr.clone();
         tasks.push(tokio::spawn(async move {
             let seed = i as u64;
-            let r = play_game(&addr, &format!("rand_{i}"), &seed.to_string(), &mut RandomBot::new(seed)).await;
+            let r = play_game(
+                &addr,
+                &format!("rand_{i}"),
+                &seed.to_string(),
+                &mut RandomBot::new(seed),
+            )
+            .await;
             drop(permit);
             r
         }));
     }
     for t in tasks {
         let r = t.await.unwrap().expect("every game reaches (win ...)");
-        assert!(r.errors.is_empty(), "a random bot never errs: {:?}", r.errors);
+        assert!(
+            r.errors.is_empty(),
+            "a random bot never errs: {:?}",
+            r.errors
+        );
     }
     let mut reasons = BTreeMap::new();
     let mut winners = BTreeMap::new();
@@ -44,7 +54,9 @@ async fn a_thousand_random_games_all_verify() {
     // result would be broken.
     assert!(winners.get(&1).copied().unwrap_or(0) > 100, "{winners:?}");
     assert!(winners.get(&2).copied().unwrap_or(0) > 100, "{winners:?}");
-    assert!(reasons.keys().all(|r| ["capture-all", "no-moves", "no-progress", "repetition"].contains(r)));
+    assert!(reasons
+        .keys()
+        .all(|r| ["capture-all", "no-moves", "no-progress", "repetition"].contains(r)));
 
     let (path, _dir) = server.stop().await;
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))

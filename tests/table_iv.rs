@@ -8,7 +8,8 @@ use common::{RawClient, TestServer};
 
 /// Parses a server message, sorting moves and jumps so the paper's listing order does not matter.
 fn normalized(line: &str) -> ServerMessage {
-    let mut m = ServerMessage::parse(line.as_bytes()).unwrap_or_else(|e| panic!("{line}: {}", e.text));
+    let mut m =
+        ServerMessage::parse(line.as_bytes()).unwrap_or_else(|e| panic!("{line}: {}", e.text));
     for c in &mut m.0 {
         match c {
             ServerClause::Moves(v) => v.sort_unstable(),
@@ -45,11 +46,18 @@ async fn table_iv_message_by_message() {
             }
             checked += 1;
         } else {
-            let who: usize = head.strip_suffix(">S").expect("S>n or n>S").parse().unwrap();
+            let who: usize = head
+                .strip_suffix(">S")
+                .expect("S>n or n>S")
+                .parse()
+                .unwrap();
             clients[who - 1].send(&format!("{msg}\n")).await;
         }
     }
-    assert_eq!(checked, transcript.lines().filter(|l| l.starts_with("S>")).count());
+    assert_eq!(
+        checked,
+        transcript.lines().filter(|l| l.starts_with("S>")).count()
+    );
     assert!(checked >= 30);
     for c in &mut clients {
         c.expect_closed().await;

@@ -754,7 +754,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     log.info(f"seed {seed}")
 
     for number in range(1, args.games + 1):
-        bot = Bot(name=args.name, seed=seed, rng=rng, log=log)
+        # Game k sends seed + k - 1, so a run of games with one --seed still gets different deals.
+        bot = Bot(name=args.name, seed=seed + number - 1, rng=rng, log=log)
         try:
             player, team = play_game(host, port, bot)
         except OSError as exc:

@@ -68,8 +68,9 @@ impl Board {
         s.chars()
             .enumerate()
             .map(|(i, c)| {
-                Square::from_letter(c)
-                    .ok_or_else(|| format!("character {c:?} at cell {i} is not X, . or a piece letter"))
+                Square::from_letter(c).ok_or_else(|| {
+                    format!("character {c:?} at cell {i} is not X, . or a piece letter")
+                })
             })
             .collect::<Result<Vec<_>, _>>()
             .map(|squares| Board { squares })
@@ -109,7 +110,10 @@ impl Board {
 
     /// Number of face-down pieces.
     pub fn hidden_count(&self) -> usize {
-        self.squares.iter().filter(|s| **s == Square::Hidden).count()
+        self.squares
+            .iter()
+            .filter(|s| **s == Square::Hidden)
+            .count()
     }
 
     /// Checks one `(mov from to)` for a player of `colour`, and tells whether it is a step or a
@@ -127,7 +131,10 @@ impl Board {
     ) -> Result<ActionKind, Illegal> {
         let size = self.len();
         if from >= size || to >= size {
-            return Err(Illegal(format!("cell out of range: the board has cells 0..{}", size - 1)));
+            return Err(Illegal(format!(
+                "cell out of range: the board has cells 0..{}",
+                size - 1
+            )));
         }
         let mover = match self.get(from) {
             Square::Empty => return Err(Illegal(format!("cell {from} is empty"))),
@@ -157,9 +164,10 @@ impl Board {
                 Square::Hidden => Err(Illegal(format!(
                     "cell {to} holds a face-down piece, which cannot be moved onto"
                 ))),
-                Square::Up(t) if t.colour == colour => {
-                    Err(Illegal(format!("cell {to} holds your own {}", t.kind.name())))
-                }
+                Square::Up(t) if t.colour == colour => Err(Illegal(format!(
+                    "cell {to} holds your own {}",
+                    t.kind.name()
+                ))),
                 Square::Up(t) if rules.can_step_capture(mover.kind, t.kind) => Ok(ActionKind::Step),
                 Square::Up(t) => Err(Illegal(format!(
                     "a {} cannot capture a {} by a step",
@@ -191,7 +199,10 @@ impl Board {
                 )))
             }
             Square::Up(t) if t.colour == colour => {
-                return Err(Illegal(format!("cell {to} holds your own {}", t.kind.name())))
+                return Err(Illegal(format!(
+                    "cell {to} holds your own {}",
+                    t.kind.name()
+                )))
             }
             Square::Up(_) => {}
         }
@@ -314,7 +325,10 @@ mod tests {
     fn cannon_jumps_over_a_face_down_screen() {
         let b = rows(["C.X..r..", "........", "........", "........"]);
         let (t, r, b) = setup(&b);
-        assert_eq!(b.check_move(&t, &r, Some(Colour::Red), 0, 5), Ok(ActionKind::Jump));
+        assert_eq!(
+            b.check_move(&t, &r, Some(Colour::Red), 0, 5),
+            Ok(ActionKind::Jump)
+        );
         let jumps: Vec<_> = b
             .legal_actions(&t, &r, Some(Colour::Red))
             .into_iter()
@@ -333,7 +347,10 @@ mod tests {
             .legal_actions(&t, &r, Some(Colour::Red))
             .contains(&Action::Move { from: 0, to: 5 }));
         // ...but the first piece beyond the screen is a target.
-        assert_eq!(b.check_move(&t, &r, Some(Colour::Red), 0, 3), Ok(ActionKind::Jump));
+        assert_eq!(
+            b.check_move(&t, &r, Some(Colour::Red), 0, 3),
+            Ok(ActionKind::Jump)
+        );
     }
 
     #[test]
@@ -353,14 +370,20 @@ mod tests {
         // Cannon at 1, screen at 9, target at 25 (two empty cells between screen and target).
         let b = rows([".C......", ".P......", "........", ".k......"]);
         let (t, r, b) = setup(&b);
-        assert_eq!(b.check_move(&t, &r, Some(Colour::Red), 1, 25), Ok(ActionKind::Jump));
+        assert_eq!(
+            b.check_move(&t, &r, Some(Colour::Red), 1, 25),
+            Ok(ActionKind::Jump)
+        );
         let b2 = Board::parse(&rows([".C......", "........", "........", ".k......"])).unwrap();
         let e = b2.check_move(&t, &r, Some(Colour::Red), 1, 25).unwrap_err();
         assert!(e.0.contains("found 0"), "{e}");
         // A cannon steps but never captures by a step.
         let b3 = Board::parse(&rows([".Cp.....", "........", "........", "........"])).unwrap();
         assert!(b3.check_move(&t, &r, Some(Colour::Red), 1, 2).is_err());
-        assert_eq!(b3.check_move(&t, &r, Some(Colour::Red), 1, 0), Ok(ActionKind::Step));
+        assert_eq!(
+            b3.check_move(&t, &r, Some(Colour::Red), 1, 0),
+            Ok(ActionKind::Step)
+        );
     }
 
     #[test]
@@ -369,9 +392,15 @@ mod tests {
         let (t, r, b) = setup(&b);
         // King cannot take the pawn, can take the guard.
         assert!(b.check_move(&t, &r, Some(Colour::Red), 0, 1).is_err());
-        assert_eq!(b.check_move(&t, &r, Some(Colour::Red), 0, 8), Ok(ActionKind::Step));
+        assert_eq!(
+            b.check_move(&t, &r, Some(Colour::Red), 0, 8),
+            Ok(ActionKind::Step)
+        );
         // The black pawn takes the king; the guard at 2 is out of its reach by rank.
-        assert_eq!(b.check_move(&t, &r, Some(Colour::Black), 1, 0), Ok(ActionKind::Step));
+        assert_eq!(
+            b.check_move(&t, &r, Some(Colour::Black), 1, 0),
+            Ok(ActionKind::Step)
+        );
         assert!(b.check_move(&t, &r, Some(Colour::Black), 1, 2).is_err());
         // Moving the opponent's piece, or before owning a colour, is refused.
         assert!(b.check_move(&t, &r, Some(Colour::Black), 0, 8).is_err());
@@ -384,8 +413,22 @@ mod tests {
         let (t, r, b) = setup(&b);
         let c = b.count_actions(&t, &r, Some(Colour::Red));
         // Cannon at 0: step to 1 (8 is face-down); jump to 5. Reveals: cells 2 and 8.
-        assert_eq!(c, ActionCounts { moves: 1, jumps: 1, reveals: 2 });
+        assert_eq!(
+            c,
+            ActionCounts {
+                moves: 1,
+                jumps: 1,
+                reveals: 2
+            }
+        );
         let none = b.count_actions(&t, &r, None);
-        assert_eq!(none, ActionCounts { moves: 0, jumps: 0, reveals: 2 });
+        assert_eq!(
+            none,
+            ActionCounts {
+                moves: 0,
+                jumps: 0,
+                reveals: 2
+            }
+        );
     }
 }

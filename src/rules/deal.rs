@@ -117,7 +117,10 @@ mod tests {
         assert_ne!(base, inputs(&["666", "2"], "abc").deal(&pieces, 32));
         assert_ne!(base, inputs(&["666", "1"], "abd").deal(&pieces, 32));
         // Lengths are framed: moving a character between contributions changes the key.
-        assert_ne!(inputs(&["66", "61"], "").key(), inputs(&["666", "1"], "").key());
+        assert_ne!(
+            inputs(&["66", "61"], "").key(),
+            inputs(&["666", "1"], "").key()
+        );
     }
 
     /// Pins the derivation: if this changes, every stored record stops verifying.
@@ -148,7 +151,10 @@ mod tests {
         for _ in 0..30_000 {
             hits[uniform(&mut rng, 3) as usize] += 1;
         }
-        assert!(hits.iter().all(|&h| (9_000..11_000).contains(&h)), "{hits:?}");
+        assert!(
+            hits.iter().all(|&h| (9_000..11_000).contains(&h)),
+            "{hits:?}"
+        );
     }
 
     #[test]

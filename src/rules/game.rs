@@ -107,7 +107,11 @@ impl Game {
     /// # Panics
     /// When the deal does not have one entry per cell.
     pub fn new(variant: Arc<Variant>, deal: Vec<Option<Piece>>) -> Game {
-        assert_eq!(deal.len(), variant.topology.size(), "one deal entry per cell");
+        assert_eq!(
+            deal.len(),
+            variant.topology.size(),
+            "one deal entry per cell"
+        );
         let mut board = Board::hidden(deal.len());
         let mut remaining = [0u32; 2];
         for (cell, p) in deal.iter().enumerate() {
@@ -212,7 +216,9 @@ impl Game {
                 ))
                 .into()),
                 Some(Square::Hidden) => Ok(ActionKind::Reveal),
-                Some(Square::Empty) => Err(Illegal(format!("cell {cell} is empty: nothing to reveal")).into()),
+                Some(Square::Empty) => {
+                    Err(Illegal(format!("cell {cell} is empty: nothing to reveal")).into())
+                }
                 Some(Square::Up(p)) => Err(Illegal(format!(
                     "cell {cell} is already face-up ({})",
                     p.describe()
@@ -221,7 +227,9 @@ impl Game {
             },
             Action::Move { from, to } => {
                 let colour = self.side_colour[self.side_of(player)];
-                Ok(self.board.check_move(&v.topology, &v.capture, colour, from, to)?)
+                Ok(self
+                    .board
+                    .check_move(&v.topology, &v.capture, colour, from, to)?)
             }
         }
     }
@@ -302,7 +310,12 @@ impl Game {
             }
         }
         if let Some(n) = v.draw.repetition {
-            let mut key: Vec<u8> = self.board.squares().iter().map(|s| s.letter() as u8).collect();
+            let mut key: Vec<u8> = self
+                .board
+                .squares()
+                .iter()
+                .map(|s| s.letter() as u8)
+                .collect();
             key.push(self.turn_pos as u8);
             let seen = self.history.iter().filter(|k| **k == key).count() as u32 + 1;
             self.history.push(key);
@@ -357,7 +370,14 @@ mod tests {
         let mut g = game("traditional-2x4", "kPPPKppp");
         assert_eq!(g.colour_of_side(0), None);
         // Before owning a colour, only reveals are legal.
-        assert_eq!(g.counts(), ActionCounts { moves: 0, jumps: 0, reveals: 8 });
+        assert_eq!(
+            g.counts(),
+            ActionCounts {
+                moves: 0,
+                jumps: 0,
+                reveals: 8
+            }
+        );
         g.play(1, Action::Reveal(0)).unwrap();
         assert_eq!(g.colour_of_side(0), Some(Colour::Black));
         assert_eq!(g.colour_of_side(1), Some(Colour::Red));
@@ -370,15 +390,29 @@ mod tests {
         assert_eq!(g.to_move(), 1);
         // Player 1 (black) owns the pawn at 5 but may not move it onto face-down pieces.
         assert!(g.check(1, mv(5, 6)).is_err(), "6 is face-down");
-        assert_eq!(g.check(1, mv(5, 4)).unwrap_err(), PlayError::Illegal(Illegal("cell 4 holds a face-down piece, which cannot be moved onto".into())));
+        assert_eq!(
+            g.check(1, mv(5, 4)).unwrap_err(),
+            PlayError::Illegal(Illegal(
+                "cell 4 holds a face-down piece, which cannot be moved onto".into()
+            ))
+        );
     }
 
     #[test]
     fn out_of_turn_and_after_the_end_are_refused() {
         let mut g = game("traditional-2x4", "KPPPkppp");
-        assert_eq!(g.play(2, Action::Reveal(0)), Err(PlayError::NotYourTurn { to_move: 1 }));
+        assert_eq!(
+            g.play(2, Action::Reveal(0)),
+            Err(PlayError::NotYourTurn { to_move: 1 })
+        );
         g.resign(2);
-        assert_eq!(g.outcome(), Some(Outcome { winner: Some(0), reason: Termination::Resign }));
+        assert_eq!(
+            g.outcome(),
+            Some(Outcome {
+                winner: Some(0),
+                reason: Termination::Resign
+            })
+        );
         assert_eq!(g.play(1, Action::Reveal(0)), Err(PlayError::GameOver));
     }
 
@@ -394,7 +428,13 @@ mod tests {
         g.play(2, Action::Reveal(1)).unwrap();
         let p = g.play(1, mv(0, 1)).unwrap();
         assert_eq!(p.captured, Some(Piece::new(Colour::Black, Kind::King)));
-        assert_eq!(g.outcome(), Some(Outcome { winner: Some(0), reason: Termination::CaptureAll }));
+        assert_eq!(
+            g.outcome(),
+            Some(Outcome {
+                winner: Some(0),
+                reason: Termination::CaptureAll
+            })
+        );
     }
 
     #[test]
@@ -414,7 +454,13 @@ mod tests {
         g.play(2, Action::Reveal(5)).unwrap();
         // Red cannon at 0: neighbours 1 and 4 hold guards; jumps: over 1 to 2..3 (empty), over
         // 4 nothing (2 lines). No legal action: red loses.
-        assert_eq!(g.outcome(), Some(Outcome { winner: Some(1), reason: Termination::NoMoves }));
+        assert_eq!(
+            g.outcome(),
+            Some(Outcome {
+                winner: Some(1),
+                reason: Termination::NoMoves
+            })
+        );
     }
 
     #[test]
@@ -431,7 +477,13 @@ mod tests {
             assert_eq!(g.outcome(), None);
         }
         g.play(2, mv(6, 7)).unwrap();
-        assert_eq!(g.outcome(), Some(Outcome { winner: None, reason: Termination::NoProgress }));
+        assert_eq!(
+            g.outcome(),
+            Some(Outcome {
+                winner: None,
+                reason: Termination::NoProgress
+            })
+        );
     }
 
     #[test]
@@ -451,7 +503,10 @@ mod tests {
         assert_eq!(g.outcome(), None, "second occurrence after ply 6");
         for (i, (p, a)) in cycle.into_iter().enumerate() {
             g.play(p, a).unwrap();
-            let want = (i == 3).then_some(Outcome { winner: None, reason: Termination::Repetition });
+            let want = (i == 3).then_some(Outcome {
+                winner: None,
+                reason: Termination::Repetition,
+            });
             assert_eq!(g.outcome(), want, "after cycle ply {i}");
         }
         assert_eq!(g.ply(), 10);

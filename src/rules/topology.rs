@@ -113,14 +113,19 @@ impl Topology {
             neighbours[a].push(b);
         }
         if rays.len() != size {
-            return err(format!("rays are given for {} cells, not {size}", rays.len()));
+            return err(format!(
+                "rays are given for {} cells, not {size}",
+                rays.len()
+            ));
         }
         for (origin, list) in rays.iter().enumerate() {
             for ray in list {
                 let mut prev = origin;
                 for &cell in ray {
                     if cell >= size {
-                        return err(format!("a ray from {origin} names cell {cell}, outside 0..{size}"));
+                        return err(format!(
+                            "a ray from {origin} names cell {cell}, outside 0..{size}"
+                        ));
                     }
                     if !neighbours[prev].contains(&cell) {
                         return err(format!(
@@ -158,7 +163,9 @@ impl Topology {
         let mut rays = vec![Vec::new(); size];
         for &(origin, a, b) in jumps {
             if origin >= size || a >= size || b >= size {
-                return err(format!("jump ({origin} {a} {b}) names a cell outside 0..{size}"));
+                return err(format!(
+                    "jump ({origin} {a} {b}) names a cell outside 0..{size}"
+                ));
             }
             let ray = probe.decode_ray(origin, a, b).ok_or_else(|| {
                 TopologyError(format!(
@@ -179,7 +186,10 @@ impl Topology {
             let mut prev = first;
             loop {
                 let next = prev as i64 + step;
-                if next < 0 || next as usize >= self.size || !self.neighbours[prev].contains(&(next as usize)) {
+                if next < 0
+                    || next as usize >= self.size
+                    || !self.neighbours[prev].contains(&(next as usize))
+                {
                     break;
                 }
                 let next = next as usize;
@@ -271,11 +281,36 @@ mod tests {
 
     /// Table IV of the paper, 2x4: the moves and jumps it prints.
     const TABLE_IV_MOVES: &[(usize, usize)] = &[
-        (0, 1), (0, 4), (1, 0), (1, 2), (1, 5), (2, 1), (2, 3), (2, 6), (3, 2), (3, 7),
-        (4, 0), (4, 5), (5, 4), (5, 6), (5, 1), (6, 5), (6, 2), (6, 7), (7, 6), (7, 3),
+        (0, 1),
+        (0, 4),
+        (1, 0),
+        (1, 2),
+        (1, 5),
+        (2, 1),
+        (2, 3),
+        (2, 6),
+        (3, 2),
+        (3, 7),
+        (4, 0),
+        (4, 5),
+        (5, 4),
+        (5, 6),
+        (5, 1),
+        (6, 5),
+        (6, 2),
+        (6, 7),
+        (7, 6),
+        (7, 3),
     ];
     const TABLE_IV_JUMPS: &[(usize, usize, usize)] = &[
-        (0, 2, 3), (1, 3, 3), (2, 0, 0), (3, 0, 1), (4, 6, 7), (5, 7, 7), (6, 4, 4), (7, 4, 5),
+        (0, 2, 3),
+        (1, 3, 3),
+        (2, 0, 0),
+        (3, 0, 1),
+        (4, 6, 7),
+        (5, 7, 7),
+        (6, 4, 4),
+        (7, 4, 5),
     ];
 
     #[test]
@@ -331,7 +366,11 @@ mod tests {
         assert!(t.wire_jumps().contains(&(0, 2, 7)));
         assert!(t.wire_jumps().contains(&(31, 24, 29)));
         assert_eq!(t.ray_through(0, 24), Some(&[8, 16, 24][..]));
-        assert_eq!(t.ray_through(0, 8), None, "distance 1 is never a jump target");
+        assert_eq!(
+            t.ray_through(0, 8),
+            None,
+            "distance 1 is never a jump target"
+        );
     }
 
     #[test]

@@ -73,7 +73,11 @@ impl Variant {
                 line: None,
                 message: format!(
                     "no shipped variant is named {name:?}; shipped: {}",
-                    SHIPPED.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                    SHIPPED
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             }),
         }
@@ -135,16 +139,18 @@ impl Parser<'_> {
     /// The line of the first `(key` in the text, to point errors at a clause.
     fn line_of(&self, key: &str) -> Option<usize> {
         let needle = format!("({key}");
-        self.text.lines().position(|l| {
-            let code = l.split(';').next().unwrap_or("");
-            code.match_indices(&needle).any(|(i, _)| {
-                code[i + needle.len()..]
-                    .chars()
-                    .next()
-                    .is_none_or(|c| c.is_whitespace() || c == ')')
+        self.text
+            .lines()
+            .position(|l| {
+                let code = l.split(';').next().unwrap_or("");
+                code.match_indices(&needle).any(|(i, _)| {
+                    code[i + needle.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| c.is_whitespace() || c == ')')
+                })
             })
-        })
-        .map(|i| i + 1)
+            .map(|i| i + 1)
     }
 
     fn error(&self, key: &str, message: impl Into<String>) -> VariantError {
@@ -191,7 +197,12 @@ impl Parser<'_> {
             }
             clauses.push((key, parts[1..].to_vec()));
         }
-        let get = |key: &str| clauses.iter().find(|(k, _)| *k == key).map(|(_, v)| v.as_slice());
+        let get = |key: &str| {
+            clauses
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v.as_slice())
+        };
         let require = |key: &str| {
             get(key).ok_or_else(|| VariantError {
                 line: None,
@@ -249,7 +260,10 @@ impl Parser<'_> {
         if let Some(v) = get("start") {
             let start = self.one_name("start", v)?;
             if start != "face-down" {
-                return Err(self.error("start", format!("unknown start {start:?}; known: face-down")));
+                return Err(self.error(
+                    "start",
+                    format!("unknown start {start:?}; known: face-down"),
+                ));
             }
         }
         let draw = DrawRules {
@@ -442,7 +456,13 @@ mod tests {
         assert_eq!(t.pieces.len(), 32);
         assert_eq!(t.count_of(Colour::Red), 16);
         assert_eq!(t.capture, CaptureRules::standard());
-        assert_eq!(t.draw, DrawRules { no_progress: Some(180), repetition: Some(3) });
+        assert_eq!(
+            t.draw,
+            DrawRules {
+                no_progress: Some(180),
+                repetition: Some(3)
+            }
+        );
         let s = Variant::shipped("traditional-2x4").unwrap();
         assert_eq!(s.pieces_wire(), "KPPPkppp");
         assert_eq!(s.topology.size(), 8);
@@ -455,7 +475,8 @@ mod tests {
         assert_eq!(e.line, Some(4), "{e}");
         assert!(e.message.contains("'q'"), "{e}");
 
-        let text = "(variant\n (name x)\n (board (rectangle 2 4))\n (pieces KPPPkppp)\n (colour red))";
+        let text =
+            "(variant\n (name x)\n (board (rectangle 2 4))\n (pieces KPPPkppp)\n (colour red))";
         let e = Variant::parse(text).unwrap_err();
         assert_eq!(e.line, Some(5), "{e}");
         assert!(e.message.contains("unknown clause"), "{e}");

@@ -80,7 +80,10 @@ mod tests {
         assert!(c.charge(1, Duration::from_millis(250)));
         // 1000 - 250 + 100 = 850 left; the move limit still binds.
         assert_eq!(c.deadline(1, t0), Some(t0 + Duration::from_millis(300)));
-        assert!(!c.charge(1, Duration::from_millis(301)), "move limit exceeded");
+        assert!(
+            !c.charge(1, Duration::from_millis(301)),
+            "move limit exceeded"
+        );
         assert!(c.charge(2, Duration::from_millis(10)));
         assert_eq!(c.used(1), Duration::from_millis(551));
     }

@@ -4,7 +4,10 @@
 //! The reader and writer are the only owners of the socket halves; everyone else talks to them
 //! through channels, so a slow or silent client never blocks a game or another connection.
 
-use crate::wire::{ClientClause, ClientMessage, ErrorCode, FrameError, FrameLimits, FrameScanner, MessageError, ServerClause, ServerMessage};
+use crate::wire::{
+    ClientClause, ClientMessage, ErrorCode, FrameError, FrameLimits, FrameScanner, MessageError,
+    ServerClause, ServerMessage,
+};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -94,7 +97,11 @@ pub fn spawn_io(
     (in_rx, Outbox { tx: out_tx })
 }
 
-async fn write_loop(mut write: OwnedWriteHalf, mut rx: mpsc::Receiver<Arc<str>>, _permit: Arc<OwnedSemaphorePermit>) {
+async fn write_loop(
+    mut write: OwnedWriteHalf,
+    mut rx: mpsc::Receiver<Arc<str>>,
+    _permit: Arc<OwnedSemaphorePermit>,
+) {
     while let Some(line) = rx.recv().await {
         if let Err(e) = write.write_all(line.as_bytes()).await {
             tracing::debug!(error = %e, "write failed; closing");

@@ -49,7 +49,11 @@ impl Lobby {
             if self.ready.len() < seats {
                 break;
             }
-            let last = *self.ready.keys().nth(seats - 1).expect("enough ready players");
+            let last = *self
+                .ready
+                .keys()
+                .nth(seats - 1)
+                .expect("enough ready players");
             // An earlier connection still shaking hands keeps its seat in this game.
             if self.pending.first().is_some_and(|&p| p < last) {
                 break;

@@ -44,9 +44,14 @@ impl Server {
     /// # Errors
     /// When the address cannot be bound.
     pub async fn bind(config: Config, variant: Variant) -> std::io::Result<Server> {
-        let listener = TcpListener::bind(&config.server.listen).await.map_err(|e| {
-            std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.server.listen))
-        })?;
+        let listener = TcpListener::bind(&config.server.listen)
+            .await
+            .map_err(|e| {
+                std::io::Error::new(
+                    e.kind(),
+                    format!("cannot listen on {}: {e}", config.server.listen),
+                )
+            })?;
         Ok(Server {
             listener,
             config: Arc::new(config),
@@ -112,7 +117,8 @@ impl Server {
             };
             let conn = conn_no;
             conn_no += 1;
-            let span = tracing::info_span!("conn", conn, peer = %peer, name = tracing::field::Empty);
+            let span =
+                tracing::info_span!("conn", conn, peer = %peer, name = tracing::field::Empty);
             let Ok(permit) = permits.clone().try_acquire_owned() else {
                 tracker.spawn(refuse_busy(stream, cfg.server.max_connections));
                 continue;
@@ -123,7 +129,8 @@ impl Server {
             let shutdown = shutdown.clone();
             tracker.spawn(
                 async move {
-                    let handshake = connection::handshake(conn, inbox, outbox, limits.handshake_timeout);
+                    let handshake =
+                        connection::handshake(conn, inbox, outbox, limits.handshake_timeout);
                     let player = tokio::select! {
                         p = handshake => p,
                         _ = shutdown.cancelled() => None,
@@ -152,7 +159,11 @@ impl Server {
 }
 
 /// Seats ready players and starts games until every sender is gone (shutdown).
-async fn run_lobby(mut rx: mpsc::UnboundedReceiver<LobbyEvent>, ctx: GameContext, tracker: TaskTracker) {
+async fn run_lobby(
+    mut rx: mpsc::UnboundedReceiver<LobbyEvent>,
+    ctx: GameContext,
+    tracker: TaskTracker,
+) {
     let seats = ctx.variant.players;
     let mut lobby = Lobby::default();
     let mut game_no = 0u64;
@@ -170,7 +181,8 @@ async fn run_lobby(mut rx: mpsc::UnboundedReceiver<LobbyEvent>, ctx: GameContext
         }
     }
     for p in lobby.drain() {
-        p.outbox.error(ErrorCode::Shutdown, "the server is shutting down");
+        p.outbox
+            .error(ErrorCode::Shutdown, "the server is shutting down");
     }
 }
 

@@ -5,7 +5,9 @@
 use super::clock::Clocks;
 use super::connection::{Inbound, Player};
 use crate::config::{Config, Ruling};
-use crate::record::{FaultRecord, GameRecord, PlayerRecord, PlyRecord, ResultRecord, RecordSink, RECORD_FORMAT};
+use crate::record::{
+    FaultRecord, GameRecord, PlayerRecord, PlyRecord, RecordSink, ResultRecord, RECORD_FORMAT,
+};
 use crate::rules::{Action, Game, PlayError, SeedInputs, Square, Termination, Variant};
 use crate::wire::{ClientClause, ClientMessage, ErrorCode, ServerClause, ServerMessage};
 use std::future::poll_fn;
@@ -38,14 +40,21 @@ impl GameContext {
             ServerClause::Moves(t.moves().to_vec()),
             ServerClause::Jumps(t.wire_jumps()),
         ];
-        clauses.iter().map(|c| c.to_string()).collect::<String>().into()
+        clauses
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<String>()
+            .into()
     }
 }
 
 /// What a client asked for in one message.
 enum Request {
     Resign,
-    Act { board: Option<String>, action: Action },
+    Act {
+        board: Option<String>,
+        action: Action,
+    },
     /// Understood, but not acceptable; the error to reply.
     Refused(ErrorCode, String),
 }
@@ -57,7 +66,10 @@ fn classify(msg: ClientMessage) -> Request {
         match clause {
             ClientClause::Board(b) => {
                 if board.replace(b).is_some() {
-                    return Request::Refused(ErrorCode::Syntax, "more than one (board ...) clause".into());
+                    return Request::Refused(
+                        ErrorCode::Syntax,
+                        "more than one (board ...) clause".into(),
+                    );
                 }
             }
             ClientClause::Resign => return Request::Resign,
@@ -66,7 +78,8 @@ fn classify(msg: ClientMessage) -> Request {
             ClientClause::Bag | ClientClause::Put(..) => {
                 return Request::Refused(
                     ErrorCode::Illegal,
-                    "this game has no bag: (bag) and (put ...) belong to the strategic variant".into(),
+                    "this game has no bag: (bag) and (put ...) belong to the strategic variant"
+                        .into(),
                 )
             }
             c @ (ClientClause::Version(_) | ClientClause::Init { .. }) => {
@@ -126,7 +139,10 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
     let deal = seeds.deal(&variant.pieces, variant.topology.size());
     let revs: Vec<usize> = (0..deal.len()).filter(|&c| deal[c].is_some()).collect();
     let mut game = Game::new(variant.clone(), deal);
-    let mut seats: Vec<Seat> = players.into_iter().map(|player| Seat { player, errors: 0 }).collect();
+    let mut seats: Vec<Seat> = players
+        .into_iter()
+        .map(|player| Seat { player, errors: 0 })
+        .collect();
     let mut clocks = Clocks::new(&cfg.clock, seats.len());
     let mut plies: Vec<PlyRecord> = Vec::new();
     let mut faults: Vec<FaultRecord> = Vec::new();
@@ -149,12 +165,18 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
         let mover = game.to_move();
         let board = game.board().to_wire();
         let round = game.round();
-        let prompt: Arc<str> = ServerMessage(vec![ServerClause::Board(board.clone()), ServerClause::Turn(round, mover)])
-            .to_line()
-            .into();
-        let info: Arc<str> = ServerMessage(vec![ServerClause::Board(board.clone()), ServerClause::Info(round, mover)])
-            .to_line()
-            .into();
+        let prompt: Arc<str> = ServerMessage(vec![
+            ServerClause::Board(board.clone()),
+            ServerClause::Turn(round, mover),
+        ])
+        .to_line()
+        .into();
+        let info: Arc<str> = ServerMessage(vec![
+            ServerClause::Board(board.clone()),
+            ServerClause::Info(round, mover),
+        ])
+        .to_line()
+        .into();
         for (i, seat) in seats.iter().enumerate() {
             let line = if i + 1 == mover { &prompt } else { &info };
             if seat.player.outbox.send_line(line.clone()).is_err() {
@@ -214,22 +236,24 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
                     format!("it is player {mover}'s turn; wait for your (turn ...)"),
                     cfg.referee.out_of_turn,
                 ),
-                Request::Act { board: Some(claimed), .. }
-                    if claimed != board && cfg.referee.stale_board != Ruling::Ignore =>
-                {
-                    (
-                        ErrorCode::StaleBoard,
-                        format!("the board is {board}, not {claimed}"),
-                        cfg.referee.stale_board,
-                    )
-                }
+                Request::Act {
+                    board: Some(claimed),
+                    ..
+                } if claimed != board && cfg.referee.stale_board != Ruling::Ignore => (
+                    ErrorCode::StaleBoard,
+                    format!("the board is {board}, not {claimed}"),
+                    cfg.referee.stale_board,
+                ),
                 Request::Act { action, .. } => match game.check(from, action) {
                     Ok(_) => {
                         let spent = turn_start.elapsed();
                         if !clocks.charge(mover, spent) {
                             game.forfeit(mover, Termination::Time);
                             loser = Some(mover);
-                            seats[mover - 1].player.outbox.error(ErrorCode::Timeout, "your clock ran out");
+                            seats[mover - 1]
+                                .player
+                                .outbox
+                                .error(ErrorCode::Timeout, "your clock ran out");
                             break 'game;
                         }
                         let played = game.play(from, action).expect("checked just before");
@@ -245,7 +269,9 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
                         });
                         continue 'game;
                     }
-                    Err(PlayError::Illegal(e)) => (ErrorCode::Illegal, e.0, cfg.referee.illegal_action),
+                    Err(PlayError::Illegal(e)) => {
+                        (ErrorCode::Illegal, e.0, cfg.referee.illegal_action)
+                    }
                     Err(e @ (PlayError::NotYourTurn { .. } | PlayError::GameOver)) => {
                         unreachable!("the mover of a running game: {e}")
                     }
@@ -289,10 +315,10 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
             Some(w) => {
                 let _ = seat.player.outbox.send(w);
             }
-            None => seat
-                .player
-                .outbox
-                .error(ErrorCode::Shutdown, "the server is shutting down; this game is aborted"),
+            None => seat.player.outbox.error(
+                ErrorCode::Shutdown,
+                "the server is shutting down; this game is aborted",
+            ),
         }
     }
     let win_text = win.as_ref().map(|w| w.0[0].to_string()).unwrap_or_default();
@@ -316,7 +342,9 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
                 id: i + 1,
                 name: s.player.name.clone(),
                 seed: s.player.seed.clone(),
-                colour: game.colour_of_side(game.side_of(i + 1)).map(|c| c.name().to_string()),
+                colour: game
+                    .colour_of_side(game.side_of(i + 1))
+                    .map(|c| c.name().to_string()),
                 time_used_ms: clocks.used(i + 1).as_millis() as u64,
             })
             .collect(),
@@ -331,7 +359,12 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
             plies: game.ply(),
             turns: game.round(),
         },
-        final_board: game.board().squares().iter().map(|s: &Square| s.letter()).collect(),
+        final_board: game
+            .board()
+            .squares()
+            .iter()
+            .map(|s: &Square| s.letter())
+            .collect(),
     };
     ctx.records.write(record);
 }

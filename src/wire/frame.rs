@@ -183,7 +183,8 @@ impl FrameScanner {
         {
             self.pos += 1;
         }
-        let shown: String = String::from_utf8_lossy(&self.buf[start..self.pos.min(start + 40)]).into();
+        let shown: String =
+            String::from_utf8_lossy(&self.buf[start..self.pos.min(start + 40)]).into();
         self.consume_before(self.pos);
         FrameError::Garbage(shown)
     }
@@ -221,7 +222,11 @@ mod tests {
         assert_eq!(scan_all(&[whole]), want);
         // Every split point, and byte by byte.
         for cut in 0..whole.len() {
-            assert_eq!(scan_all(&[&whole[..cut], &whole[cut..]]), want, "cut at {cut}");
+            assert_eq!(
+                scan_all(&[&whole[..cut], &whole[cut..]]),
+                want,
+                "cut at {cut}"
+            );
         }
         let bytes: Vec<&[u8]> = whole.chunks(1).collect();
         assert_eq!(scan_all(&bytes), want);

@@ -123,7 +123,10 @@ pub enum ServerClause {
 pub enum ClientClause {
     Version(String),
     /// `(init NAME SEED)`: NAME and SEED are kept as the text of their tokens.
-    Init { name: String, seed: String },
+    Init {
+        name: String,
+        seed: String,
+    },
     Board(String),
     Rev(usize),
     Mov(usize, usize),
@@ -146,9 +149,8 @@ pub struct ClientMessage(pub Vec<ClientClause>);
 /// Whether `s` can be printed bare, as a symbol that reads back as the same text.
 fn is_bare(s: &str) -> bool {
     !s.is_empty()
-        && s.bytes().all(|b| {
-            b.is_ascii_alphanumeric() || b"!$%&*+-./:<=>?@^_~".contains(&b)
-        })
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!$%&*+-./:<=>?@^_~".contains(&b))
         && !s.starts_with('#')
         && s != "."
 }
@@ -321,7 +323,12 @@ fn clauses(v: &Value) -> Result<Vec<(&str, Vec<&Value>)>, MessageError> {
         .collect()
 }
 
-fn arity<'a>(head: &str, args: &'a [&'a Value], n: usize, form: &str) -> Result<&'a [&'a Value], MessageError> {
+fn arity<'a>(
+    head: &str,
+    args: &'a [&'a Value],
+    n: usize,
+    form: &str,
+) -> Result<&'a [&'a Value], MessageError> {
     if args.len() != n {
         return syntax(format!("({head} ...) takes {n} value(s): {form}"));
     }
@@ -331,7 +338,10 @@ fn arity<'a>(head: &str, args: &'a [&'a Value], n: usize, form: &str) -> Result<
 fn number(head: &str, v: &Value) -> Result<usize, MessageError> {
     v.as_u64()
         .and_then(|n| usize::try_from(n).ok())
-        .map_or_else(|| syntax(format!("in ({head} ...): {v} is not a cell or count")), Ok)
+        .map_or_else(
+            || syntax(format!("in ({head} ...): {v} is not a cell or count")),
+            Ok,
+        )
 }
 
 /// The text of an atom: a symbol, a string, or a number as written.
@@ -342,7 +352,9 @@ fn text(head: &str, v: &Value) -> Result<String, MessageError> {
     if let Some(n) = v.as_number() {
         return Ok(n.to_string());
     }
-    syntax(format!("in ({head} ...): {v} is not a name, string or number"))
+    syntax(format!(
+        "in ({head} ...): {v} is not a name, string or number"
+    ))
 }
 
 fn version_text(v: &Value) -> Result<String, MessageError> {
@@ -466,9 +478,17 @@ impl ServerMessage {
                 "team" => ServerClause::Team(number(head, one("(team N)")?)?),
                 "teammate" => ServerClause::Teammate(number(head, one("(teammate N)")?)?),
                 "size" => ServerClause::Size(number(head, one("(size N)")?)?),
-                "moves" => ServerClause::Moves(tuples::<2>(head, &args)?.into_iter().map(|[a, b]| (a, b)).collect()),
+                "moves" => ServerClause::Moves(
+                    tuples::<2>(head, &args)?
+                        .into_iter()
+                        .map(|[a, b]| (a, b))
+                        .collect(),
+                ),
                 "jumps" => ServerClause::Jumps(
-                    tuples::<3>(head, &args)?.into_iter().map(|[a, b, c]| (a, b, c)).collect(),
+                    tuples::<3>(head, &args)?
+                        .into_iter()
+                        .map(|[a, b, c]| (a, b, c))
+                        .collect(),
                 ),
                 "revs" => ServerClause::Revs(cell_list(head, &args)?),
                 "puts" => ServerClause::Puts(cell_list(head, &args)?),
@@ -488,10 +508,8 @@ impl ServerMessage {
                 "error" => {
                     let (code, msg) = two("(error CODE \"text\")")?;
                     let code_text = text(head, code)?;
-                    let code = ErrorCode::from_name(&code_text).map_or_else(
-                        || syntax(format!("unknown error code {code_text}")),
-                        Ok,
-                    )?;
+                    let code = ErrorCode::from_name(&code_text)
+                        .map_or_else(|| syntax(format!("unknown error code {code_text}")), Ok)?;
                     ServerClause::Error(code, text(head, msg)?)
                 }
                 other => {

@@ -4,4 +4,6 @@ mod frame;
 mod message;
 
 pub use frame::{FrameError, FrameLimits, FrameScanner};
-pub use message::{ClientClause, ClientMessage, ErrorCode, MessageError, ServerClause, ServerMessage};
+pub use message::{
+    ClientClause, ClientMessage, ErrorCode, MessageError, ServerClause, ServerMessage,
+};

@@ -155,7 +155,10 @@ impl RawClient {
         if n == 0 {
             return None;
         }
-        assert!(s.ends_with('\n'), "every server message ends with a newline: {s:?}");
+        assert!(
+            s.ends_with('\n'),
+            "every server message ends with a newline: {s:?}"
+        );
         Some(s.trim_end().to_string())
     }
 
@@ -169,9 +172,9 @@ impl RawClient {
         }
     }
 
-    /// Asserts the server closes the connection (after any remaining lines are read).
+    /// Asserts the server closes the connection with nothing more to say.
     pub async fn expect_closed(&mut self) {
-        while let Some(l) = self.try_line().await {
+        if let Some(l) = self.try_line().await {
             panic!("expected the connection to close, got {l}");
         }
     }

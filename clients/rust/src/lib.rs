@@ -14,7 +14,9 @@
 //! ```
 
 use anqi::rules::{Action, Board, CaptureRules, Colour, Square, Topology};
-use anqi::wire::{ClientClause, ClientMessage, ErrorCode, FrameLimits, FrameScanner, ServerClause, ServerMessage};
+use anqi::wire::{
+    ClientClause, ClientMessage, ErrorCode, FrameLimits, FrameScanner, ServerClause, ServerMessage,
+};
 use anyhow::{anyhow, bail, Context, Result};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
@@ -57,7 +59,8 @@ impl Connection {
             if let Some(frame) = self.scanner.next_frame() {
                 let frame = frame.map_err(|e| anyhow!("bad frame from server: {e}"))?;
                 return Ok(Some(
-                    ServerMessage::parse(&frame).map_err(|e| anyhow!("bad message from server: {}", e.text))?,
+                    ServerMessage::parse(&frame)
+                        .map_err(|e| anyhow!("bad message from server: {}", e.text))?,
                 ));
             }
             let n = self.stream.read(&mut self.chunk).await?;
@@ -107,8 +110,9 @@ impl Setup {
             }
         }
         let size = size.ok_or_else(|| anyhow!("setup without (size ...)"))?;
-        let topology = Topology::from_wire(size, moves.unwrap_or_default(), &jumps.unwrap_or_default())
-            .map_err(|e| anyhow!("setup topology: {e}"))?;
+        let topology =
+            Topology::from_wire(size, moves.unwrap_or_default(), &jumps.unwrap_or_default())
+                .map_err(|e| anyhow!("setup topology: {e}"))?;
         Ok(Setup {
             id: id.ok_or_else(|| anyhow!("setup without (id ...)"))?,
             players: players.unwrap_or(2),
@@ -173,7 +177,12 @@ pub struct GameResult {
 /// # Errors
 /// When the connection fails, the server closes it without a result, or a message makes no
 /// sense.
-pub async fn play_game<B: Bot + ?Sized>(addr: &str, name: &str, seed: &str, bot: &mut B) -> Result<GameResult> {
+pub async fn play_game<B: Bot + ?Sized>(
+    addr: &str,
+    name: &str,
+    seed: &str,
+    bot: &mut B,
+) -> Result<GameResult> {
     let mut conn = Connection::connect(addr).await?;
     play_on(&mut conn, name, seed, bot).await
 }
@@ -182,7 +191,12 @@ pub async fn play_game<B: Bot + ?Sized>(addr: &str, name: &str, seed: &str, bot:
 ///
 /// # Errors
 /// As [`play_game`].
-pub async fn play_on<B: Bot + ?Sized>(conn: &mut Connection, name: &str, seed: &str, bot: &mut B) -> Result<GameResult> {
+pub async fn play_on<B: Bot + ?Sized>(
+    conn: &mut Connection,
+    name: &str,
+    seed: &str,
+    bot: &mut B,
+) -> Result<GameResult> {
     conn.send(&ClientMessage(vec![ClientClause::Init {
         name: name.to_string(),
         seed: seed.to_string(),
@@ -205,7 +219,9 @@ pub async fn play_on<B: Bot + ?Sized>(conn: &mut Connection, name: &str, seed: &
             match clause {
                 ServerClause::Version(_) => {}
                 ServerClause::Id(_) => setup = Some(Setup::from_message(&msg)?),
-                ServerClause::Board(b) => board = Some(Board::parse(b).map_err(|e| anyhow!("bad board: {e}"))?),
+                ServerClause::Board(b) => {
+                    board = Some(Board::parse(b).map_err(|e| anyhow!("bad board: {e}"))?)
+                }
                 ServerClause::Turn(t, id) => turn = Some((*t, *id, true)),
                 ServerClause::Info(t, id) => turn = Some((*t, *id, false)),
                 ServerClause::Win(p, t) => {
@@ -230,7 +246,9 @@ pub async fn play_on<B: Bot + ?Sized>(conn: &mut Connection, name: &str, seed: &
         if !my_turn {
             continue;
         }
-        let setup = setup.as_ref().context("(turn ...) before the setup message")?;
+        let setup = setup
+            .as_ref()
+            .context("(turn ...) before the setup message")?;
         let colour = colours.get(setup.id - 1).copied().flatten();
         let legal = board.legal_actions(&setup.topology, &rules, colour);
         if legal.is_empty() {
@@ -248,8 +266,11 @@ pub async fn play_on<B: Bot + ?Sized>(conn: &mut Connection, name: &str, seed: &
             Action::Reveal(c) => ClientClause::Rev(c),
             Action::Move { from, to } => ClientClause::Mov(from, to),
         };
-        conn.send(&ClientMessage(vec![ClientClause::Board(board.to_wire()), clause]))
-            .await?;
+        conn.send(&ClientMessage(vec![
+            ClientClause::Board(board.to_wire()),
+            clause,
+        ]))
+        .await?;
     }
 }
 

@@ -36,7 +36,10 @@ async fn main() -> std::process::ExitCode {
         let game_seed = seed.wrapping_add(g as u64);
         let mut bot = RandomBot::new(game_seed);
         match play_game(&args.connect, &args.name, &game_seed.to_string(), &mut bot).await {
-            Ok(r) => println!("game over: (win {} {}), I was player {}", r.win.0, r.win.1, r.me),
+            Ok(r) => println!(
+                "game over: (win {} {}), I was player {}",
+                r.win.0, r.win.1, r.me
+            ),
             Err(e) => {
                 eprintln!("anqi-random-bot: {e:#}");
                 return std::process::ExitCode::FAILURE;

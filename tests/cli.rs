@@ -1,0 +1,226 @@
+//! The `anqi` binary as a user runs it: `serve` prints its address, plays games with the
+//! reference clients (the Python bot included), stops gracefully on SIGTERM; `replay` and
+//! `variants` work; mistakes get clear messages.
+
+mod common;
+
+use common::{RawClient, TempDir};
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+const ANQI: &str = env!("CARGO_BIN_EXE_anqi");
+
+/// `anqi serve ARGS...` with stdout piped; returns the child and the address it printed.
+fn serve(args: &[&str]) -> (Child, String) {
+    let mut child = Command::new(ANQI)
+        .arg("serve")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("first line is `listening on HOST:PORT`, got {line:?}"))
+        .to_string();
+    (child, addr)
+}
+
+fn signal(child: &Child, sig: &str) {
+    let ok = Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
+fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
+    for _ in 0..200 {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    panic!("anqi serve did not stop within 10 s");
+}
+
+fn replay(path: &Path) -> String {
+    let out = Command::new(ANQI).arg("replay").arg(path).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "replay failed:\n{text}");
+    text
+}
+
+#[test]
+fn python_bots_play_through_the_binary_and_the_records_verify() {
+    let dir = TempDir::new("cli-python");
+    let records = dir.0.join("games.jsonl");
+    let (mut server, addr) = serve(&[
+        "--listen",
+        "127.0.0.1:0",
+        "--variant",
+        "traditional",
+        "--records",
+        records.to_str().unwrap(),
+    ]);
+    let bot = |seed: &str| {
+        Command::new("python3")
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/clients/python/anqi_random_bot.py"
+            ))
+            .args([
+                "--connect",
+                &addr,
+                "--games",
+                "3",
+                "--quiet",
+                "--seed",
+                seed,
+            ])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs the Python bot")
+    };
+    let (a, b) = (bot("1"), bot("2"));
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    assert!(a.status.success() && b.status.success());
+    let a_out = String::from_utf8_lossy(&a.stdout);
+    assert_eq!(
+        a_out
+            .lines()
+            .filter(|l| l.starts_with("game over: (win "))
+            .count(),
+        3,
+        "{a_out}"
+    );
+
+    signal(&server, "-INT");
+    assert!(wait_exit(&mut server).success());
+    let mut log = String::new();
+    std::io::Read::read_to_string(server.stderr.as_mut().unwrap(), &mut log).unwrap();
+    assert_eq!(
+        log.matches("game over").count(),
+        3,
+        "one log line per finished game:\n{log}"
+    );
+    assert!(replay(&records).ends_with("3 verified, 0 failed\n"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_aborts_running_games_and_records_them() {
+    let dir = TempDir::new("cli-term");
+    let records = dir.0.join("games.jsonl");
+    let (mut server, addr) = serve(&[
+        "--listen",
+        "127.0.0.1:0",
+        "--variant",
+        "traditional-2x4",
+        "--records",
+        records.to_str().unwrap(),
+    ]);
+    let mut a = RawClient::join(&addr, "a", "1").await;
+    let mut b = RawClient::join(&addr, "b", "2").await;
+    a.until("(turn 0 1)").await;
+    a.send("((board XXXXXXXX)(rev 5))\n").await;
+    b.until("(turn 0 2)").await;
+    // A third client waits in the lobby for an opponent.
+    let mut c = RawClient::join(&addr, "c", "3").await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+
+    signal(&server, "-TERM");
+    for client in [&mut a, &mut b, &mut c] {
+        let l = client.until("(error").await;
+        assert!(l.starts_with("((error shutdown"), "{l}");
+        client.expect_closed().await;
+    }
+    assert!(wait_exit(&mut server).success());
+    let text = std::fs::read_to_string(&records).unwrap();
+    let record: anqi::record::GameRecord = serde_json::from_str(text.trim()).unwrap();
+    assert_eq!(record.result.reason.name(), "aborted");
+    assert_eq!(record.plies.len(), 1);
+    assert!(replay(&records).ends_with("1 verified, 0 failed\n"));
+}
+
+#[test]
+fn replay_reports_a_record_that_does_not_verify() {
+    let dir = TempDir::new("cli-replay");
+    // A 2x4 game whose record claims a capture the rules never allowed.
+    let good = include_str!("data/one-game.jsonl");
+    let path = dir.0.join("games.jsonl");
+    std::fs::write(&path, good).unwrap();
+    assert!(replay(&path).ends_with("1 verified, 0 failed\n"));
+    let mut record: serde_json::Value = serde_json::from_str(good).unwrap();
+    record["plies"][0]["action"] = "(rev 99)".into();
+    let bad = serde_json::to_string(&record).unwrap();
+    std::fs::write(&path, format!("{bad}\nnot json\n")).unwrap();
+    let out = Command::new(ANQI)
+        .arg("replay")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains(":1: FAILED: ply 1"), "{text}");
+    assert!(text.contains(":2: FAILED:"), "{text}");
+    assert!(text.ends_with("0 verified, 2 failed\n"), "{text}");
+}
+
+#[test]
+fn variants_lists_the_shipped_games() {
+    let out = Command::new(ANQI).arg("variants").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    assert!(
+        text.lines().any(|l| l.starts_with("traditional ")),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l.starts_with("traditional-2x4 ")),
+        "{text}"
+    );
+}
+
+#[test]
+fn mistakes_get_clear_messages() {
+    let out = Command::new(ANQI)
+        .args(["serve", "--variant", "no-such"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.contains("no shipped variant is named \"no-such\"") && err.contains("traditional-2x4"),
+        "{err}"
+    );
+
+    let dir = TempDir::new("cli-config");
+    let cfg = dir.0.join("bad.toml");
+    std::fs::write(&cfg, "[clock]\ngame_minutes = 15\n").unwrap();
+    let out = Command::new(ANQI)
+        .args(["serve", "--config"])
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.contains("bad.toml") && err.contains("game_minutes"),
+        "{err}"
+    );
+
+    let out = Command::new(ANQI)
+        .args(["serve", "--listen", "256.0.0.1:1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot listen on 256.0.0.1:1"));
+}
