@@ -1,3 +1,42 @@
+//! anqi: the reference server for Chinese Dark Chess (暗棋, Banqi) and its variants, speaking the
+//! S-expression protocol of N. Jouandeau, "Varying Complexity in CHINESE DARK CHESS Stochastic
+//! Game" (TCGA 2014).
+//!
+//! # Layout
+//!
+//! Three layers, each usable without the ones above it:
+//!
+//! - [`rules`]: the game, pure (no I/O, no clock). Shared by the server, the replay verifier and
+//!   the reference clients.
+//!   - `piece`: colours, kinds, pieces and their letters.
+//!   - `topology`: cells, directed moves, cannon rays, and the compact `jumps` wire form.
+//!   - `capture`: the rank table and its exceptions, as data.
+//!   - `variant`: the S-expression variant descriptions (`protocol/variants/`, documented in
+//!     `protocol/VARIANTS.md`).
+//!   - `board`: the public board (face-down pieces as `X`), legal actions, move checking with
+//!     reasons a bot author can act on.
+//!   - `action`: reveal and move actions and the per-kind mobility counts.
+//!   - `deal`: how the seed contributions become the face-down layout (stable derivation).
+//!   - `game`: one game's state: turns and rounds, colour ownership, end of game and draws.
+//! - [`wire`]: the protocol's bytes.
+//!   - `frame`: the incremental framing scanner, with size and nesting limits enforced before
+//!     any parser sees the bytes.
+//!   - `message`: typed client and server messages, parse and print side by side, and the
+//!     `((error CODE "text"))` extension.
+//! - [`server`]: the tokio server.
+//!   - `connection`: per-connection reader and writer tasks, and the handshake.
+//!   - `lobby`: seating in connection order.
+//!   - `referee`: one task per game, which owns the game and rules on every message.
+//!   - `clock`: game and move time.
+//!
+//! Beside them: [`config`] (the `config.toml` file, built in as the defaults), [`record`] (the
+//! JSON-lines game records) and [`replay`] (re-deriving deals and re-playing records). The
+//! binary (`src/main.rs`) is a thin command line over these.
+//!
+//! # Where to read next
+//! `protocol/PROTOCOL.md` for the protocol as clients see it, `protocol/VARIANTS.md` for the
+//! variant description format, `protocol/RECORDS.md` for the game records.
+
 pub mod config;
 pub mod record;
 pub mod replay;

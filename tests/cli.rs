@@ -224,3 +224,15 @@ fn mistakes_get_clear_messages() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot listen on 256.0.0.1:1"));
 }
+
+#[test]
+fn python_client_unit_tests_pass() {
+    let out = Command::new("python3")
+        .args(["-m", "unittest", "discover", "-s", "clients/python"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("python3 runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("\nOK"), "{err}");
+}

@@ -43,8 +43,10 @@ pub struct DrawRules {
 
 /// What is wrong with a description, with the line it concerns when known.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{}{message}", line.map(|l| format!("line {l}: ")).unwrap_or_default())]
+#[error("{}{}{message}", file.as_ref().map(|f| format!("{f}: ")).unwrap_or_default(), line.map(|l| format!("line {l}: ")).unwrap_or_default())]
 pub struct VariantError {
+    /// The description file, when it came from one.
+    pub file: Option<String>,
     pub line: Option<usize>,
     pub message: String,
 }
@@ -70,6 +72,7 @@ impl Variant {
         match SHIPPED.iter().find(|(n, _)| *n == name) {
             Some((_, text)) => Variant::parse(text),
             None => Err(VariantError {
+                file: None,
                 line: None,
                 message: format!(
                     "no shipped variant is named {name:?}; shipped: {}",
@@ -94,17 +97,19 @@ impl Variant {
         let path = Path::new(name_or_path);
         if !path.exists() {
             return Variant::shipped(name_or_path).map_err(|e| VariantError {
+                file: None,
                 line: None,
                 message: format!("{} (and no file {name_or_path:?} exists)", e.message),
             });
         }
         let text = std::fs::read_to_string(path).map_err(|e| VariantError {
+            file: None,
             line: None,
             message: format!("cannot read {name_or_path}: {e}"),
         })?;
         Variant::parse(&text).map_err(|e| VariantError {
-            line: e.line,
-            message: format!("{name_or_path}: {}", e.message),
+            file: Some(name_or_path.to_string()),
+            ..e
         })
     }
 
@@ -114,6 +119,7 @@ impl Variant {
     /// Names the line and the problem.
     pub fn parse(text: &str) -> Result<Variant, VariantError> {
         let value = lexpr::from_str(text).map_err(|e| VariantError {
+            file: None,
             line: e.location().map(|l| l.line()),
             message: format!("not a valid S-expression: {e}"),
         })?;
@@ -155,6 +161,7 @@ impl Parser<'_> {
 
     fn error(&self, key: &str, message: impl Into<String>) -> VariantError {
         VariantError {
+            file: None,
             line: self.line_of(key),
             message: format!("({key} ...): {}", message.into()),
         }
@@ -162,11 +169,13 @@ impl Parser<'_> {
 
     fn variant(&self, value: &Value, text: &str) -> Result<Variant, VariantError> {
         let items = value.to_ref_vec().ok_or_else(|| VariantError {
+            file: None,
             line: Some(1),
             message: "a description is one list (variant (name ...) ...)".into(),
         })?;
         if items.first().and_then(|v| v.as_symbol()) != Some("variant") {
             return Err(VariantError {
+                file: None,
                 line: Some(1),
                 message: "a description starts with (variant".into(),
             });
@@ -176,12 +185,14 @@ impl Parser<'_> {
             let parts = item.to_ref_vec().filter(|p| !p.is_empty());
             let Some(parts) = parts else {
                 return Err(VariantError {
+                    file: None,
                     line: None,
                     message: format!("every clause is a list (KEY VALUE...), found {item}"),
                 });
             };
             let Some(key) = parts[0].as_symbol() else {
                 return Err(VariantError {
+                    file: None,
                     line: None,
                     message: format!("a clause starts with its key, found {item}"),
                 });
@@ -205,6 +216,7 @@ impl Parser<'_> {
         };
         let require = |key: &str| {
             get(key).ok_or_else(|| VariantError {
+                file: None,
                 line: None,
                 message: format!("missing clause ({key} ...)"),
             })
