@@ -44,7 +44,7 @@ impl Server {
     /// # Errors
     /// When the address cannot be bound.
     pub async fn bind(config: Config, variant: Variant) -> std::io::Result<Server> {
-        let listener = TcpListener::bind(&config.server.listen)
+        let listener = listen(&config.server.listen, config.server.max_connections)
             .await
             .map_err(|e| {
                 std::io::Error::new(
@@ -156,6 +156,30 @@ impl Server {
         let _ = writer.await;
         Ok(())
     }
+}
+
+/// Binds `addr` with an accept backlog sized for `max_connections`: with the usual backlog of
+/// 1024, a burst of thousands of connections overflows it and the kernel drops SYNs, which
+/// clients only retry after a second or more.
+async fn listen(addr: &str, max_connections: usize) -> std::io::Result<TcpListener> {
+    let mut last_err = None;
+    for addr in tokio::net::lookup_host(addr).await? {
+        let socket = if addr.is_ipv4() {
+            tokio::net::TcpSocket::new_v4()?
+        } else {
+            tokio::net::TcpSocket::new_v6()?
+        };
+        socket.set_reuseaddr(true)?;
+        if let Err(e) = socket.bind(addr) {
+            last_err = Some(e);
+            continue;
+        }
+        let backlog = u32::try_from(max_connections.clamp(1024, 65535)).unwrap_or(1024);
+        return socket.listen(backlog);
+    }
+    Err(last_err.unwrap_or_else(|| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, "no address to bind")
+    }))
 }
 
 /// Seats ready players and starts games until every sender is gone (shutdown).
