@@ -45,6 +45,7 @@ async fn run(variant: &str, games: usize, concurrency: usize) -> Run {
                 "bench",
                 &i.to_string(),
                 &mut RandomBot::new(i as u64),
+                None,
             )
             .await;
             drop(permit);

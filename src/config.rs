@@ -53,13 +53,13 @@ pub struct RefereeConfig {
     pub max_errors: u32,
 }
 
-/// `[clock]`: time control, in milliseconds (0 = off).
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+/// `[clock]`: time control, in milliseconds (0 = off; absent = the variant's default).
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct ClockConfig {
-    pub game_ms: u64,
-    pub move_ms: u64,
-    pub increment_ms: u64,
+    pub game_ms: Option<u64>,
+    pub move_ms: Option<u64>,
+    pub increment_ms: Option<u64>,
 }
 
 /// `[seed]`: what goes into each deal.
@@ -162,15 +162,19 @@ mod tests {
     fn built_in_defaults_parse() {
         let c = Config::default();
         assert_eq!(c.server.variant, "traditional");
-        assert_eq!(c.clock.game_ms, 900_000);
+        assert_eq!(
+            c.clock,
+            ClockConfig::default(),
+            "the variant decides unless configured"
+        );
         assert_eq!(c.referee.illegal_action, Ruling::Error);
     }
 
     #[test]
     fn partial_files_keep_the_other_defaults() {
         let c = Config::parse("[clock]\nmove_ms = 500\n").unwrap();
-        assert_eq!(c.clock.move_ms, 500);
-        assert_eq!(c.clock.game_ms, 900_000);
+        assert_eq!(c.clock.move_ms, Some(500));
+        assert_eq!(c.clock.game_ms, None);
         assert_eq!(c.server, Config::default().server);
     }
 

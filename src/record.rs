@@ -62,7 +62,7 @@ pub struct PlyRecord {
     pub turn: u32,
     /// The mover's player id.
     pub player: usize,
-    /// The action as its protocol clause: `(rev 3)`, `(mov 4 0)`.
+    /// The action as its protocol clause: `(rev 3)`, `(mov 4 0)`, `(bag)`, `(put K 0)`.
     pub action: String,
     /// Time from sending `turn` to receiving the action, in milliseconds.
     pub think_ms: u64,
@@ -74,6 +74,9 @@ pub struct PlyRecord {
     /// The piece a move captured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub captured: Option<char>,
+    /// The piece a bag draw gave.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drawn: Option<char>,
 }
 
 /// An error reply sent to a player.
@@ -92,9 +95,12 @@ pub struct FaultRecord {
 pub struct ResultRecord {
     /// The `(win PLAYER TEAM)` clause everyone received.
     pub win: String,
-    /// Winning player id, 0 when none (draw, aborted, or a team win).
+    /// Winning player id, 0 when none (draw, failure, aborted, or a team win).
     pub winner: usize,
-    /// Winning side (0 or 1), absent for a draw or an aborted game.
+    /// Winning team (side + 1) in team games, 0 otherwise.
+    #[serde(default)]
+    pub winner_team: usize,
+    /// Winning side (0-based index of the variant's sides), absent when nobody won.
     pub winner_side: Option<usize>,
     pub reason: Termination,
     /// For losses by fault (resign, time, illegal, disconnect): the player who lost.

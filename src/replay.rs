@@ -31,7 +31,7 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
     if !record.seeds.clients.is_empty() && record.seeds.clients != clients {
         return Err("seed contributions differ from the players' seeds".into());
     }
-    let deal = record.seeds.deal(&variant.pieces, variant.topology.size());
+    let deal = record.seeds.deal_for(&variant);
     let mut game = Game::new(Arc::new(variant), deal);
     for (i, ply) in record.plies.iter().enumerate() {
         let at = format!("ply {}", i + 1);
@@ -85,17 +85,13 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
             }
         }
         None => {
-            let by_fault = matches!(
-                result.reason,
-                Termination::Resign
-                    | Termination::Time
-                    | Termination::Illegal
-                    | Termination::Disconnect
-            );
-            if by_fault {
+            if result.reason.is_fault() {
                 let loser = result.loser.ok_or("a loss by fault names no loser")?;
-                let loser_side = game.side_of(loser);
-                if result.winner_side != Some(1 - loser_side) {
+                if loser == 0 || loser > game.variant().players {
+                    return Err(format!("the loser, player {loser}, is not in the game"));
+                }
+                game.forfeit(loser, result.reason);
+                if game.outcome().and_then(|o| o.winner) != result.winner_side {
                     return Err(format!(
                         "player {loser} lost, but winner side is {:?}",
                         result.winner_side
@@ -111,9 +107,10 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
             }
         }
     }
+    let (p, t) = game.win_clause();
     let expect_win = match result.reason {
         Termination::Aborted => String::new(),
-        _ => format!("(win {} 0)", result.winner_side.map_or(0, |s| s + 1)),
+        _ => format!("(win {p} {t})"),
     };
     if result.win != expect_win {
         return Err(format!(
@@ -130,11 +127,11 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
             game.round()
         ));
     }
-    if record.final_board != game.board().to_wire() {
+    if record.final_board != game.wire_board() {
         return Err(format!(
             "final board {} but the replay ends on {}",
             record.final_board,
-            game.board().to_wire()
+            game.wire_board()
         ));
     }
     Ok(())
@@ -146,6 +143,11 @@ fn parse_action(text: &str) -> Option<Action> {
     match msg.0.as_slice() {
         [ClientClause::Rev(c)] => Some(Action::Reveal(*c)),
         [ClientClause::Mov(a, b)] => Some(Action::Move { from: *a, to: *b }),
+        [ClientClause::Bag] => Some(Action::Bag),
+        [ClientClause::Put(p, c)] => Some(Action::Put {
+            piece: crate::rules::Piece::from_letter(*p)?,
+            cell: *c,
+        }),
         _ => None,
     }
 }

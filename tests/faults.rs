@@ -78,13 +78,27 @@ async fn bad_input_is_answered_while_another_game_plays_on() {
     let normal = {
         let a1 = addr.clone();
         let g1 = tokio::spawn(async move {
-            play_game(&a1, "steady_1", "11", &mut SlowBot(RandomBot::new(11))).await
+            play_game(
+                &a1,
+                "steady_1",
+                "11",
+                &mut SlowBot(RandomBot::new(11)),
+                None,
+            )
+            .await
         });
         // Wait until the first bot is accepted before the second connects.
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         let a2 = addr.clone();
         let g2 = tokio::spawn(async move {
-            play_game(&a2, "steady_2", "12", &mut SlowBot(RandomBot::new(12))).await
+            play_game(
+                &a2,
+                "steady_2",
+                "12",
+                &mut SlowBot(RandomBot::new(12)),
+                None,
+            )
+            .await
         });
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         (g1, g2)

@@ -28,6 +28,7 @@ async fn a_thousand_random_games_all_verify() {
                 &format!("rand_{i}"),
                 &seed.to_string(),
                 &mut RandomBot::new(seed),
+                None,
             )
             .await;
             drop(permit);

@@ -11,5 +11,6 @@
   (cannon-jump #t)
   (players 2)
   (start face-down)
+  (clock (game-ms 900000))           ; 15 minutes per player per game, sudden death
   (no-progress 180)
   (repetition 3))

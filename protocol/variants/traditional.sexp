@@ -13,5 +13,6 @@
   (cannon-jump #t)                   ; cannons capture by jumping exactly one screen
   (players 2)
   (start face-down)                  ; every piece dealt face-down at random
+  (clock (game-ms 900000))           ; 15 minutes per player per game, sudden death
   (no-progress 180)                  ; draw after 180 plies with no reveal and no capture
   (repetition 3))                    ; draw when a position occurs for the third time

@@ -41,6 +41,35 @@ impl Square {
     }
 }
 
+/// Which pieces a player may move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Control {
+    /// None yet (before the first reveal decides colours): only reveals (and bag draws).
+    Nothing,
+    /// The pieces of one colour.
+    Colour(Colour),
+    /// Both colours (single-player and cooperative games).
+    Both,
+}
+
+impl Control {
+    /// Whether a piece of `colour` may be moved.
+    #[inline]
+    pub fn moves(self, colour: Colour) -> bool {
+        match self {
+            Control::Nothing => false,
+            Control::Colour(c) => c == colour,
+            Control::Both => true,
+        }
+    }
+}
+
+impl From<Option<Colour>> for Control {
+    fn from(c: Option<Colour>) -> Control {
+        c.map_or(Control::Nothing, Control::Colour)
+    }
+}
+
 /// The public board: one square per cell.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Board {
@@ -125,7 +154,7 @@ impl Board {
         &self,
         topo: &Topology,
         rules: &CaptureRules,
-        colour: Option<Colour>,
+        control: Control,
         from: Cell,
         to: Cell,
     ) -> Result<ActionKind, Illegal> {
@@ -145,18 +174,22 @@ impl Board {
             }
             Square::Up(p) => p,
         };
-        let Some(colour) = colour else {
-            return Err(Illegal(
-                "you own no colour yet: your first action must be a reveal".into(),
-            ));
-        };
-        if mover.colour != colour {
-            return Err(Illegal(format!(
-                "the {} at {from} is not yours: you play {}",
-                mover.describe(),
-                colour.name()
-            )));
+        match control {
+            Control::Nothing => {
+                return Err(Illegal(
+                    "you own no colour yet: your first action must be a reveal".into(),
+                ))
+            }
+            Control::Colour(c) if c != mover.colour => {
+                return Err(Illegal(format!(
+                    "the {} at {from} is not yours: you play {}",
+                    mover.describe(),
+                    c.name()
+                )))
+            }
+            _ => {}
         }
+        let colour = mover.colour;
         let target = self.get(to);
         if topo.is_move(from, to) {
             return match target {
@@ -219,73 +252,84 @@ impl Board {
         Ok(ActionKind::Jump)
     }
 
-    /// Calls `f` with every legal action for a player of `colour` (`None` before the player owns
-    /// a colour: reveals only), without allocating.
+    /// Calls `f` with every reveal and every move allowed by `control`, without allocating.
     pub fn for_each_action(
         &self,
         topo: &Topology,
         rules: &CaptureRules,
-        colour: Option<Colour>,
+        control: Control,
         mut f: impl FnMut(Action, ActionKind),
     ) {
         for (cell, sq) in self.squares.iter().enumerate() {
             match *sq {
                 Square::Empty => {}
                 Square::Hidden => f(Action::Reveal(cell), ActionKind::Reveal),
-                Square::Up(p) => {
-                    if Some(p.colour) != colour {
-                        continue;
-                    }
-                    for &to in topo.neighbours(cell) {
-                        let ok = match self.get(to) {
-                            Square::Empty => true,
-                            Square::Hidden => false,
-                            Square::Up(t) => {
-                                t.colour != p.colour && rules.can_step_capture(p.kind, t.kind)
-                            }
-                        };
-                        if ok {
-                            f(Action::Move { from: cell, to }, ActionKind::Step);
-                        }
-                    }
-                    if rules.jumps(p.kind) {
-                        for ray in topo.rays(cell) {
-                            // Skip empties to the screen, then empties to the first piece beyond.
-                            let mut it = ray.iter().filter(|&&c| self.get(c) != Square::Empty);
-                            let _screen = it.next();
-                            if let Some(&to) = it.next() {
-                                if matches!(self.get(to), Square::Up(t) if t.colour != p.colour) {
-                                    f(Action::Move { from: cell, to }, ActionKind::Jump);
-                                }
-                            }
-                        }
+                Square::Up(p) if control.moves(p.colour) => {
+                    self.for_each_move_from(topo, rules, cell, false, &mut f)
+                }
+                Square::Up(_) => {}
+            }
+        }
+    }
+
+    /// Calls `f` with every move of the revealed piece at `from` (only its captures when
+    /// `captures_only`).
+    pub fn for_each_move_from(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        from: Cell,
+        captures_only: bool,
+        mut f: impl FnMut(Action, ActionKind),
+    ) {
+        let Square::Up(p) = self.get(from) else {
+            return;
+        };
+        for &to in topo.neighbours(from) {
+            let ok = match self.get(to) {
+                Square::Empty => !captures_only,
+                Square::Hidden => false,
+                Square::Up(t) => t.colour != p.colour && rules.can_step_capture(p.kind, t.kind),
+            };
+            if ok {
+                f(Action::Move { from, to }, ActionKind::Step);
+            }
+        }
+        if rules.jumps(p.kind) {
+            for ray in topo.rays(from) {
+                // Skip empties to the screen, then empties to the first piece beyond.
+                let mut it = ray.iter().filter(|&&c| self.get(c) != Square::Empty);
+                let _screen = it.next();
+                if let Some(&to) = it.next() {
+                    if matches!(self.get(to), Square::Up(t) if t.colour != p.colour) {
+                        f(Action::Move { from, to }, ActionKind::Jump);
                     }
                 }
             }
         }
     }
 
-    /// Counts the legal actions of a player of `colour`.
+    /// Counts the reveals and moves allowed by `control`.
     pub fn count_actions(
         &self,
         topo: &Topology,
         rules: &CaptureRules,
-        colour: Option<Colour>,
+        control: Control,
     ) -> ActionCounts {
         let mut counts = ActionCounts::default();
-        self.for_each_action(topo, rules, colour, |_, kind| counts.add(kind));
+        self.for_each_action(topo, rules, control, |_, kind| counts.add(kind));
         counts
     }
 
-    /// Collects the legal actions of a player of `colour`.
+    /// Collects the reveals and moves allowed by `control`.
     pub fn legal_actions(
         &self,
         topo: &Topology,
         rules: &CaptureRules,
-        colour: Option<Colour>,
+        control: Control,
     ) -> Vec<Action> {
         let mut out = Vec::new();
-        self.for_each_action(topo, rules, colour, |a, _| out.push(a));
+        self.for_each_action(topo, rules, control, |a, _| out.push(a));
         out
     }
 }
@@ -326,11 +370,11 @@ mod tests {
         let b = rows(["C.X..r..", "........", "........", "........"]);
         let (t, r, b) = setup(&b);
         assert_eq!(
-            b.check_move(&t, &r, Some(Colour::Red), 0, 5),
+            b.check_move(&t, &r, Control::Colour(Colour::Red), 0, 5),
             Ok(ActionKind::Jump)
         );
         let jumps: Vec<_> = b
-            .legal_actions(&t, &r, Some(Colour::Red))
+            .legal_actions(&t, &r, Control::Colour(Colour::Red))
             .into_iter()
             .filter(|a| matches!(a, Action::Move { to: 5, .. }))
             .collect();
@@ -341,14 +385,16 @@ mod tests {
     fn cannon_over_two_pieces_is_illegal() {
         let b = rows(["C.Xp.r..", "........", "........", "........"]);
         let (t, r, b) = setup(&b);
-        let e = b.check_move(&t, &r, Some(Colour::Red), 0, 5).unwrap_err();
+        let e = b
+            .check_move(&t, &r, Control::Colour(Colour::Red), 0, 5)
+            .unwrap_err();
         assert!(e.0.contains("found 2"), "{e}");
         assert!(!b
-            .legal_actions(&t, &r, Some(Colour::Red))
+            .legal_actions(&t, &r, Control::Colour(Colour::Red))
             .contains(&Action::Move { from: 0, to: 5 }));
         // ...but the first piece beyond the screen is a target.
         assert_eq!(
-            b.check_move(&t, &r, Some(Colour::Red), 0, 3),
+            b.check_move(&t, &r, Control::Colour(Colour::Red), 0, 3),
             Ok(ActionKind::Jump)
         );
     }
@@ -357,10 +403,12 @@ mod tests {
     fn cannon_onto_a_face_down_piece_is_illegal() {
         let b = rows(["C.p.X...", "........", "........", "........"]);
         let (t, r, b) = setup(&b);
-        let e = b.check_move(&t, &r, Some(Colour::Red), 0, 4).unwrap_err();
+        let e = b
+            .check_move(&t, &r, Control::Colour(Colour::Red), 0, 4)
+            .unwrap_err();
         assert!(e.0.contains("face-down"), "{e}");
         assert!(!b
-            .legal_actions(&t, &r, Some(Colour::Red))
+            .legal_actions(&t, &r, Control::Colour(Colour::Red))
             .iter()
             .any(|a| matches!(a, Action::Move { from: 0, to: 4 })));
     }
@@ -371,17 +419,21 @@ mod tests {
         let b = rows([".C......", ".P......", "........", ".k......"]);
         let (t, r, b) = setup(&b);
         assert_eq!(
-            b.check_move(&t, &r, Some(Colour::Red), 1, 25),
+            b.check_move(&t, &r, Control::Colour(Colour::Red), 1, 25),
             Ok(ActionKind::Jump)
         );
         let b2 = Board::parse(&rows([".C......", "........", "........", ".k......"])).unwrap();
-        let e = b2.check_move(&t, &r, Some(Colour::Red), 1, 25).unwrap_err();
+        let e = b2
+            .check_move(&t, &r, Control::Colour(Colour::Red), 1, 25)
+            .unwrap_err();
         assert!(e.0.contains("found 0"), "{e}");
         // A cannon steps but never captures by a step.
         let b3 = Board::parse(&rows([".Cp.....", "........", "........", "........"])).unwrap();
-        assert!(b3.check_move(&t, &r, Some(Colour::Red), 1, 2).is_err());
+        assert!(b3
+            .check_move(&t, &r, Control::Colour(Colour::Red), 1, 2)
+            .is_err());
         assert_eq!(
-            b3.check_move(&t, &r, Some(Colour::Red), 1, 0),
+            b3.check_move(&t, &r, Control::Colour(Colour::Red), 1, 0),
             Ok(ActionKind::Step)
         );
     }
@@ -391,43 +443,51 @@ mod tests {
         let b = rows(["KpG.....", "g.......", "........", "........"]);
         let (t, r, b) = setup(&b);
         // King cannot take the pawn, can take the guard.
-        assert!(b.check_move(&t, &r, Some(Colour::Red), 0, 1).is_err());
+        assert!(b
+            .check_move(&t, &r, Control::Colour(Colour::Red), 0, 1)
+            .is_err());
         assert_eq!(
-            b.check_move(&t, &r, Some(Colour::Red), 0, 8),
+            b.check_move(&t, &r, Control::Colour(Colour::Red), 0, 8),
             Ok(ActionKind::Step)
         );
         // The black pawn takes the king; the guard at 2 is out of its reach by rank.
         assert_eq!(
-            b.check_move(&t, &r, Some(Colour::Black), 1, 0),
+            b.check_move(&t, &r, Control::Colour(Colour::Black), 1, 0),
             Ok(ActionKind::Step)
         );
-        assert!(b.check_move(&t, &r, Some(Colour::Black), 1, 2).is_err());
+        assert!(b
+            .check_move(&t, &r, Control::Colour(Colour::Black), 1, 2)
+            .is_err());
         // Moving the opponent's piece, or before owning a colour, is refused.
-        assert!(b.check_move(&t, &r, Some(Colour::Black), 0, 8).is_err());
-        assert!(b.check_move(&t, &r, None, 0, 8).is_err());
+        assert!(b
+            .check_move(&t, &r, Control::Colour(Colour::Black), 0, 8)
+            .is_err());
+        assert!(b.check_move(&t, &r, Control::Nothing, 0, 8).is_err());
     }
 
     #[test]
     fn counts_split_moves_jumps_and_reveals() {
         let b = rows(["C.X..r..", "X.......", "........", "........"]);
         let (t, r, b) = setup(&b);
-        let c = b.count_actions(&t, &r, Some(Colour::Red));
+        let c = b.count_actions(&t, &r, Control::Colour(Colour::Red));
         // Cannon at 0: step to 1 (8 is face-down); jump to 5. Reveals: cells 2 and 8.
         assert_eq!(
             c,
             ActionCounts {
                 moves: 1,
                 jumps: 1,
-                reveals: 2
+                reveals: 2,
+                ..Default::default()
             }
         );
-        let none = b.count_actions(&t, &r, None);
+        let none = b.count_actions(&t, &r, Control::Nothing);
         assert_eq!(
             none,
             ActionCounts {
                 moves: 0,
                 jumps: 0,
-                reveals: 2
+                reveals: 2,
+                ..Default::default()
             }
         );
     }

@@ -6,14 +6,22 @@
 //!    big-endian integer, then for each contribution, in order (clients in seat order, then the
 //!    server's), its length as a 4-byte big-endian integer followed by its UTF-8 bytes.
 //! 2. A ChaCha20 generator (`rand_chacha::ChaCha20Rng`) is seeded with the 32-byte key.
-//! 3. The layout starts as the variant's piece string followed by one empty cell per cell left
-//!    over, and is shuffled by Fisher–Yates: for `i` from `len-1` down to `1`, swap cell `i` with
-//!    cell `j = uniform(i+1)`, where `uniform(n)` draws 64-bit words (`next_u64`) until one is at
-//!    least `2^64 mod n` and returns it modulo `n` (no bias).
+//! 3. What is shuffled depends on the variant's start (`shuffle` is Fisher–Yates: for `i` from
+//!    `len-1` down to `1`, swap items `i` and `j = uniform(i+1)`, where `uniform(n)` draws 64-bit
+//!    words (`next_u64`) until one is at least `2^64 mod n` and returns it modulo `n`):
+//!    - `face-down`, `open`, `(reveal K)`: the layout (the variant's piece string followed by one
+//!      empty cell per cell left over) is shuffled, and cell `c` gets item `c`. For `(reveal K)`
+//!      the occupied cells are then listed in cell order and the first `K` of them are picked by
+//!      a partial shuffle (for `i` in `0..K`, swap items `i` and `i + uniform(n - i)`): those are
+//!      face-up. `open` turns every piece face-up.
+//!    - `(fixed BOARD)`: the pieces not shown on the board, in piece-string order, are shuffled
+//!      and given to the `X` cells in cell order. `(fixed BOARD DEAL)` uses no randomness.
+//!    - `bag`: the piece string is shuffled; `(bag)` draws from its start.
 //!
 //! The same contributions always give the same deal, on every platform and in every version.
 
 use super::piece::Piece;
+use super::variant::{Start, Variant};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
 use sha2::{Digest, Sha256};
@@ -47,16 +55,126 @@ impl SeedInputs {
         h.finalize().into()
     }
 
-    /// The face-down layout for `pieces` on `size` cells: `Some(piece)` where a piece is dealt.
+    /// The random layout for `pieces` on `size` cells: `Some(piece)` where a piece is dealt
+    /// (step 3 for a face-down start).
     pub fn deal(&self, pieces: &[Piece], size: usize) -> Vec<Option<Piece>> {
-        let mut layout: Vec<Option<Piece>> = pieces.iter().copied().map(Some).collect();
-        layout.resize(size, None);
         let mut rng = ChaCha20Rng::from_seed(self.key());
-        for i in (1..layout.len()).rev() {
-            let j = uniform(&mut rng, i as u64 + 1) as usize;
-            layout.swap(i, j);
+        layout(&mut rng, pieces, size)
+    }
+
+    /// The starting position of a game of `variant`.
+    pub fn deal_for(&self, variant: &Variant) -> Deal {
+        let size = variant.topology.size();
+        let mut rng = ChaCha20Rng::from_seed(self.key());
+        match &variant.start {
+            Start::FaceDown | Start::Open | Start::Reveal(_) => {
+                let cells = layout(&mut rng, &variant.pieces, size);
+                let mut face_up = vec![matches!(variant.start, Start::Open); size];
+                if let Start::Reveal(k) = variant.start {
+                    let mut occupied: Vec<usize> =
+                        (0..size).filter(|&c| cells[c].is_some()).collect();
+                    let n = occupied.len();
+                    for i in 0..(k as usize).min(n) {
+                        let j = i + uniform(&mut rng, (n - i) as u64) as usize;
+                        occupied.swap(i, j);
+                        face_up[occupied[i]] = true;
+                    }
+                }
+                Deal {
+                    cells,
+                    face_up,
+                    bag: Vec::new(),
+                }
+            }
+            Start::Fixed { board, deal } => {
+                let mut cells = vec![None; size];
+                let mut face_up = vec![false; size];
+                let mut shown = Vec::new();
+                for (c, ch) in board.chars().enumerate() {
+                    if let Some(p) = Piece::from_letter(ch) {
+                        cells[c] = Some(p);
+                        face_up[c] = true;
+                        shown.push(p);
+                    }
+                }
+                let hidden: Vec<usize> = board
+                    .chars()
+                    .enumerate()
+                    .filter(|(_, ch)| *ch == 'X')
+                    .map(|(c, _)| c)
+                    .collect();
+                match deal {
+                    Some(d) => {
+                        let d: Vec<char> = d.chars().collect();
+                        for &c in &hidden {
+                            cells[c] = Piece::from_letter(d[c]);
+                        }
+                    }
+                    None => {
+                        let mut rest = variant.pieces.clone();
+                        for p in shown {
+                            let i = rest.iter().position(|&q| q == p).expect("validated");
+                            rest.remove(i);
+                        }
+                        shuffle(&mut rng, &mut rest);
+                        for (&c, p) in hidden.iter().zip(rest) {
+                            cells[c] = Some(p);
+                        }
+                    }
+                }
+                Deal {
+                    cells,
+                    face_up,
+                    bag: Vec::new(),
+                }
+            }
+            Start::Bag => {
+                let mut bag = variant.pieces.clone();
+                shuffle(&mut rng, &mut bag);
+                Deal {
+                    cells: vec![None; size],
+                    face_up: vec![false; size],
+                    bag,
+                }
+            }
         }
-        layout
+    }
+}
+
+/// The starting position: what is on each cell, which of it is face-up, and the bag's order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Deal {
+    /// The piece on each cell, if any.
+    pub cells: Vec<Option<Piece>>,
+    /// Whether that piece starts face-up.
+    pub face_up: Vec<bool>,
+    /// Pieces in the bag, the next draw first.
+    pub bag: Vec<Piece>,
+}
+
+impl Deal {
+    /// A deal with every piece face-down where `cells` says (tests, puzzles).
+    pub fn face_down(cells: Vec<Option<Piece>>) -> Deal {
+        let n = cells.len();
+        Deal {
+            cells,
+            face_up: vec![false; n],
+            bag: Vec::new(),
+        }
+    }
+}
+
+fn layout(rng: &mut ChaCha20Rng, pieces: &[Piece], size: usize) -> Vec<Option<Piece>> {
+    let mut layout: Vec<Option<Piece>> = pieces.iter().copied().map(Some).collect();
+    layout.resize(size, None);
+    shuffle(rng, &mut layout);
+    layout
+}
+
+fn shuffle<T>(rng: &mut ChaCha20Rng, items: &mut [T]) {
+    for i in (1..items.len()).rev() {
+        let j = uniform(rng, i as u64 + 1) as usize;
+        items.swap(i, j);
     }
 }
 

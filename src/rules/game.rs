@@ -1,11 +1,13 @@
-//! One game's complete state and its rules: turns and rounds, colour ownership, hidden pieces,
-//! the end of the game and draws. Pure: no I/O, no clock (time losses are ruled by the caller
-//! through [`Game::forfeit`]).
+//! One game's complete state and its rules: turn order and rounds, colour ownership, hidden
+//! pieces, the bag, chain captures, the end of the game and draws. Pure: no I/O, no clock (time
+//! losses are ruled by the caller through [`Game::forfeit`]).
 
 use super::action::{Action, ActionCounts, ActionKind};
-use super::board::{Board, Illegal, Square};
+use super::board::{Board, Control, Illegal, Square};
+use super::deal::Deal;
 use super::piece::{Colour, Piece};
-use super::variant::Variant;
+use super::topology::Cell;
+use super::variant::{ColourRule, Objective, Start, Variant};
 use std::sync::Arc;
 
 /// Why a game ended. The wire names (`capture-all`, ...) appear in records.
@@ -14,7 +16,7 @@ use std::sync::Arc;
 pub enum Termination {
     /// A side lost its last piece.
     CaptureAll,
-    /// The side to move had no legal action.
+    /// The player to move had no legal action.
     NoMoves,
     Resign,
     /// A clock ran out.
@@ -22,10 +24,14 @@ pub enum Termination {
     /// An illegal action (or too many errors) under a rule that makes it a loss.
     Illegal,
     Disconnect,
-    /// Draw: too many plies without a reveal or a capture.
+    /// Draw: too many plies without a reveal, a capture, a draw from the bag or a put.
     NoProgress,
     /// Draw: the same position occurred too often.
     Repetition,
+    /// Single-player or cooperative goal reached: one colour is gone.
+    Cleared,
+    /// Single-player or cooperative goal missed: the ply cap was reached.
+    PlyCap,
     /// The server stopped the game (shutdown).
     Aborted,
 }
@@ -42,15 +48,28 @@ impl Termination {
             Termination::Disconnect => "disconnect",
             Termination::NoProgress => "no-progress",
             Termination::Repetition => "repetition",
+            Termination::Cleared => "cleared",
+            Termination::PlyCap => "ply-cap",
             Termination::Aborted => "aborted",
         }
     }
+
+    /// Whether a player's fault (not the rules) ended the game.
+    pub fn is_fault(self) -> bool {
+        matches!(
+            self,
+            Termination::Resign
+                | Termination::Time
+                | Termination::Illegal
+                | Termination::Disconnect
+        )
+    }
 }
 
-/// How a game ended: the winning side (`None`: draw or aborted) and why.
+/// How a game ended: the winning side (`None`: draw, failure or aborted) and why.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
-    /// Winning side, 0 or 1 (side 0 holds seat 1 in a two-player game).
+    /// Winning side (0-based index into the variant's sides).
     pub winner: Option<usize>,
     pub reason: Termination,
 }
@@ -74,6 +93,67 @@ pub struct Played {
     pub revealed: Option<Piece>,
     /// The piece a move captured.
     pub captured: Option<Piece>,
+    /// The piece a bag draw gave.
+    pub drawn: Option<Piece>,
+}
+
+/// Everything the legality of the mover's actions depends on, all of it public: what a client
+/// can rebuild from the messages it receives (see the reference client), and what the server
+/// uses too, so both always agree.
+#[derive(Clone, Copy, Debug)]
+pub struct PublicState<'a> {
+    pub variant: &'a Variant,
+    pub board: &'a Board,
+    /// What the mover may move.
+    pub control: Control,
+    /// The piece the mover drew and must put.
+    pub hand: Option<Piece>,
+    /// Chain capture in progress: the cell of the piece that must capture again.
+    pub chain: Option<Cell>,
+    /// Whether a `(bag)` draw is possible.
+    pub bag_has_pieces: bool,
+}
+
+impl PublicState<'_> {
+    /// Calls `f` with every legal action: only puts while holding a drawn piece; only captures
+    /// by the chaining piece during a chain; otherwise reveals, moves and a bag draw.
+    pub fn for_each_legal(&self, mut f: impl FnMut(Action, ActionKind)) {
+        let v = self.variant;
+        if let Some(piece) = self.hand {
+            for (cell, sq) in self.board.squares().iter().enumerate() {
+                if *sq == Square::Empty {
+                    f(Action::Put { piece, cell }, ActionKind::Put);
+                }
+            }
+            return;
+        }
+        if let Some(cell) = self.chain {
+            self.board
+                .for_each_move_from(&v.topology, &v.capture, cell, true, f);
+            return;
+        }
+        self.board
+            .for_each_action(&v.topology, &v.capture, self.control, &mut f);
+        if self.bag_has_pieces {
+            f(Action::Bag, ActionKind::Bag);
+        }
+    }
+
+    /// The legal actions, collected.
+    pub fn legal_actions(&self) -> Vec<Action> {
+        let mut out = Vec::new();
+        self.for_each_legal(|a, _| out.push(a));
+        out
+    }
+
+    /// Whether the piece at `cell` could capture now (what starts or continues a chain).
+    pub fn can_capture_from(&self, cell: Cell) -> bool {
+        let v = self.variant;
+        let mut any = false;
+        self.board
+            .for_each_move_from(&v.topology, &v.capture, cell, true, |_, _| any = true);
+        any
+    }
 }
 
 /// A game in progress. Players are numbered 1..=N as on the wire.
@@ -83,48 +163,69 @@ pub struct Game {
     board: Board,
     /// Identity of the face-down piece of each cell (server-side knowledge).
     hidden: Vec<Option<Piece>>,
-    /// Colour of each side, once the first reveal has decided it.
-    side_colour: [Option<Colour>; 2],
-    /// Pieces left per colour, face-up and face-down.
+    /// Cells that have held a piece (strategic games show the others as `X`).
+    filled: Vec<bool>,
+    /// Pieces still in the bag, the next draw first (reversed: the next draw is last).
+    bag: Vec<Piece>,
+    /// The piece the player to move drew and must put.
+    hand: Option<Piece>,
+    /// After a capture under chain-capture rules: the cell of the piece that must capture again.
+    chain: Option<Cell>,
+    /// Colour of each side, once decided.
+    side_colour: Vec<Option<Colour>>,
+    /// Pieces left per colour: on the board (face-up or down), in the bag or in hand.
     remaining: [u32; 2],
     /// Index of the player to move in the turn order.
     turn_pos: usize,
     /// The paper's TURN: completed rounds of the turn order.
     round: u32,
     ply: u32,
-    /// Consecutive plies without a reveal or a capture.
+    /// Consecutive plies without progress (reveal, capture, draw, put).
     quiet_plies: u32,
-    /// Positions (board + player to move) since the last irreversible action, current last.
+    /// Positions (board, hand and player to move) since the last irreversible action.
     history: Vec<Vec<u8>>,
-    /// Legal action counts of the player to move (cached once per turn).
+    /// Legal action counts of the player to move (cached once per prompt).
     counts: ActionCounts,
     outcome: Option<Outcome>,
 }
 
 impl Game {
-    /// Starts a game from a deal (one entry per cell: the face-down piece there, if any).
+    /// Starts a game from a deal.
     ///
     /// # Panics
     /// When the deal does not have one entry per cell.
-    pub fn new(variant: Arc<Variant>, deal: Vec<Option<Piece>>) -> Game {
-        assert_eq!(
-            deal.len(),
-            variant.topology.size(),
-            "one deal entry per cell"
-        );
-        let mut board = Board::hidden(deal.len());
+    pub fn new(variant: Arc<Variant>, deal: Deal) -> Game {
+        let size = variant.topology.size();
+        assert_eq!(deal.cells.len(), size, "one deal entry per cell");
+        let mut board = Board::hidden(size);
+        let mut hidden = vec![None; size];
         let mut remaining = [0u32; 2];
-        for (cell, p) in deal.iter().enumerate() {
+        for p in &variant.pieces {
+            remaining[p.colour.index()] += 1;
+        }
+        for (cell, p) in deal.cells.iter().enumerate() {
             match p {
-                Some(p) => remaining[p.colour.index()] += 1,
+                Some(p) if deal.face_up[cell] => board.set(cell, Square::Up(*p)),
+                Some(p) => hidden[cell] = Some(*p),
                 None => board.set(cell, Square::Empty),
             }
         }
+        let filled = deal.cells.iter().map(Option::is_some).collect();
+        let side_colour = match variant.colours {
+            ColourRule::Fixed => vec![Some(Colour::Red), Some(Colour::Black)],
+            ColourRule::FirstReveal => vec![None; variant.sides.len()],
+        };
+        let mut bag = deal.bag;
+        bag.reverse();
         let mut game = Game {
             variant,
             board,
-            hidden: deal,
-            side_colour: [None; 2],
+            hidden,
+            filled,
+            bag,
+            hand: None,
+            chain: None,
+            side_colour,
             remaining,
             turn_pos: 0,
             round: 0,
@@ -147,29 +248,54 @@ impl Game {
         &self.board
     }
 
-    /// The player to move (1-based).
-    pub fn to_move(&self) -> usize {
-        self.turn_pos + 1
+    /// The board string sent on the wire. In a bag game, a cell that has never held a piece is
+    /// shown as `X` (as in the paper's Table V) and a vacated one as `.`.
+    pub fn wire_board(&self) -> String {
+        let bag_game = self.variant.start == Start::Bag;
+        self.board
+            .squares()
+            .iter()
+            .zip(&self.filled)
+            .map(|(sq, &filled)| match sq {
+                Square::Empty if bag_game && !filled => 'X',
+                sq => sq.letter(),
+            })
+            .collect()
     }
 
-    /// The paper's TURN counter: rounds completed so far.
+    /// The player to move (1-based).
+    pub fn to_move(&self) -> usize {
+        self.variant.order[self.turn_pos]
+    }
+
+    /// The paper's TURN counter: rounds of the turn order completed so far.
     pub fn round(&self) -> u32 {
         self.round
     }
 
-    /// Plies played so far.
+    /// Plies played so far (every action counts, bag draws included).
     pub fn ply(&self) -> u32 {
         self.ply
     }
 
-    /// The side of a player (1-based): in a two-player game, player `n` is side `n - 1`.
+    /// The side (0-based) of a player (1-based).
     pub fn side_of(&self, player: usize) -> usize {
-        player - 1
+        self.variant.side_of(player)
     }
 
     /// The colour a side plays, once decided.
     pub fn colour_of_side(&self, side: usize) -> Option<Colour> {
-        self.side_colour[side]
+        self.side_colour.get(side).copied().flatten()
+    }
+
+    /// The piece the player to move has drawn and must put.
+    pub fn hand(&self) -> Option<Piece> {
+        self.hand
+    }
+
+    /// Pieces still in the bag.
+    pub fn bag_len(&self) -> usize {
+        self.bag.len()
     }
 
     /// Legal action counts of the player to move.
@@ -182,16 +308,41 @@ impl Game {
         self.outcome
     }
 
-    /// Pieces of `colour` left, face-up and face-down.
+    /// Pieces of `colour` left: on the board, in the bag or in hand.
     pub fn remaining(&self, colour: Colour) -> u32 {
         self.remaining[colour.index()]
     }
 
+    /// What a player may move.
+    pub fn control_of(&self, player: usize) -> Control {
+        match self.variant.objective {
+            Objective::Clear { .. } => Control::Both,
+            Objective::Capture => self.colour_of_side(self.side_of(player)).into(),
+        }
+    }
+
+    /// What the player to move sees: everything legality depends on.
+    pub fn public_state(&self) -> PublicState<'_> {
+        PublicState {
+            variant: &self.variant,
+            board: &self.board,
+            control: self.control_of(self.to_move()),
+            hand: self.hand,
+            chain: self.chain,
+            bag_has_pieces: !self.bag.is_empty(),
+        }
+    }
+
+    /// Calls `f` with every legal action of the player to move.
+    pub fn for_each_legal(&self, f: impl FnMut(Action, ActionKind)) {
+        self.public_state().for_each_legal(f);
+    }
+
     /// The legal actions of the player to move.
     pub fn legal_actions(&self) -> Vec<Action> {
-        let colour = self.side_colour[self.side_of(self.to_move())];
-        let v = &self.variant;
-        self.board.legal_actions(&v.topology, &v.capture, colour)
+        let mut out = Vec::new();
+        self.for_each_legal(|a, _| out.push(a));
+        out
     }
 
     /// Checks an action by `player` without playing it.
@@ -207,29 +358,79 @@ impl Game {
                 to_move: self.to_move(),
             });
         }
+        let illegal = |s: String| Err(PlayError::Illegal(Illegal(s)));
         let v = &self.variant;
+        let size = self.board.len();
+        let cell_ok = |c: Cell| c < size;
+        if let Some(piece) = self.hand {
+            return match action {
+                Action::Put { piece: p, cell } if p == piece => {
+                    match self.board.squares().get(cell) {
+                        Some(Square::Empty) => Ok(ActionKind::Put),
+                        Some(_) => illegal(format!("cell {cell} is not empty")),
+                        None => illegal(format!(
+                            "cell {cell} is out of range: the board has cells 0..{}",
+                            size - 1
+                        )),
+                    }
+                }
+                Action::Put { piece: p, .. } => illegal(format!("you hold {piece}, not {p}")),
+                _ => illegal(format!(
+                    "you drew {piece}: put it on an empty cell with (put {piece} POS)"
+                )),
+            };
+        }
+        if let Some(cell) = self.chain {
+            return match action {
+                Action::Move { from, to } if from == cell => {
+                    let kind =
+                        self.board
+                            .check_move(&v.topology, &v.capture, Control::Both, from, to)?;
+                    if matches!(self.board.get(to), Square::Up(_)) {
+                        Ok(kind)
+                    } else {
+                        illegal(format!(
+                            "chain capture: the piece at {cell} must capture again"
+                        ))
+                    }
+                }
+                _ => illegal(format!(
+                    "chain capture: the piece at {cell} must capture again"
+                )),
+            };
+        }
         match action {
             Action::Reveal(cell) => match self.board.squares().get(cell) {
-                None => Err(Illegal(format!(
+                None => illegal(format!(
                     "cell {cell} is out of range: the board has cells 0..{}",
-                    self.board.len() - 1
-                ))
-                .into()),
+                    size - 1
+                )),
                 Some(Square::Hidden) => Ok(ActionKind::Reveal),
-                Some(Square::Empty) => {
-                    Err(Illegal(format!("cell {cell} is empty: nothing to reveal")).into())
+                Some(Square::Empty) => illegal(format!("cell {cell} is empty: nothing to reveal")),
+                Some(Square::Up(p)) => {
+                    illegal(format!("cell {cell} is already face-up ({})", p.describe()))
                 }
-                Some(Square::Up(p)) => Err(Illegal(format!(
-                    "cell {cell} is already face-up ({})",
-                    p.describe()
-                ))
-                .into()),
             },
             Action::Move { from, to } => {
-                let colour = self.side_colour[self.side_of(player)];
+                let control = self.control_of(player);
                 Ok(self
                     .board
-                    .check_move(&v.topology, &v.capture, colour, from, to)?)
+                    .check_move(&v.topology, &v.capture, control, from, to)?)
+            }
+            Action::Bag if v.start != Start::Bag => illegal(
+                "this game has no bag: (bag) and (put ...) belong to the strategic variants".into(),
+            ),
+            Action::Bag if self.bag.is_empty() => {
+                illegal("the bag is empty: every piece is on the board".into())
+            }
+            Action::Bag => Ok(ActionKind::Bag),
+            Action::Put { piece, cell } => {
+                if !cell_ok(cell) {
+                    return illegal(format!("cell {cell} is out of range"));
+                }
+                illegal(format!(
+                    "you hold no piece: draw one with (bag) before (put {piece} {cell})"
+                ))
             }
         }
     }
@@ -245,71 +446,113 @@ impl Game {
             kind,
             revealed: None,
             captured: None,
+            drawn: None,
         };
+        let mut keeps_turn = false;
         match action {
             Action::Reveal(cell) => {
                 let piece = self.hidden[cell]
                     .take()
                     .expect("a face-down cell has a dealt piece");
                 self.board.set(cell, Square::Up(piece));
-                if self.side_colour[side].is_none() {
-                    self.side_colour[side] = Some(piece.colour);
-                    self.side_colour[1 - side] = Some(piece.colour.other());
-                }
+                self.decide_colours(side, piece.colour);
                 played.revealed = Some(piece);
             }
             Action::Move { from, to } => {
+                self.chain = None;
                 if let Square::Up(t) = self.board.get(to) {
                     self.remaining[t.colour.index()] -= 1;
                     played.captured = Some(t);
                 }
                 self.board.set(to, self.board.get(from));
                 self.board.set(from, Square::Empty);
+                if played.captured.is_some()
+                    && self.variant.chain_capture
+                    && self.public_state().can_capture_from(to)
+                {
+                    self.chain = Some(to);
+                    keeps_turn = true;
+                }
+            }
+            Action::Bag => {
+                let piece = self.bag.pop().expect("checked: the bag is not empty");
+                self.decide_colours(side, piece.colour);
+                self.hand = Some(piece);
+                played.drawn = Some(piece);
+                keeps_turn = true;
+            }
+            Action::Put { piece, cell } => {
+                self.board.set(cell, Square::Up(piece));
+                self.filled[cell] = true;
+                self.hand = None;
             }
         }
-        let progress = played.revealed.is_some() || played.captured.is_some();
+        let progress = kind != ActionKind::Step || played.captured.is_some();
         self.ply += 1;
         self.quiet_plies = if progress { 0 } else { self.quiet_plies + 1 };
         if progress {
             // Nothing before an irreversible action can occur again.
             self.history.clear();
         }
-        self.turn_pos += 1;
-        if self.turn_pos == self.variant.players {
-            self.turn_pos = 0;
-            self.round += 1;
+        if !keeps_turn {
+            self.turn_pos += 1;
+            if self.turn_pos == self.variant.order.len() {
+                self.turn_pos = 0;
+                self.round += 1;
+            }
         }
         self.start_turn();
         Ok(played)
     }
 
-    /// Computes the mover's legal actions and rules on the end of the game, in this order:
-    /// a side without pieces loses; a mover without legal actions loses; no-progress draw;
-    /// repetition draw.
+    /// The first piece a side reveals or draws decides the colours (competitive games only).
+    fn decide_colours(&mut self, side: usize, colour: Colour) {
+        if self.variant.objective == Objective::Capture
+            && self.side_colour.iter().all(Option::is_none)
+        {
+            self.side_colour[side] = Some(colour);
+            self.side_colour[1 - side] = Some(colour.other());
+        }
+    }
+
+    /// Counts the mover's legal actions and rules on the end of the game, in this order:
+    /// a colour is gone (capture-all, or cleared); the mover has no legal action; the ply cap;
+    /// the no-progress draw; the repetition draw.
     fn start_turn(&mut self) {
+        let mut counts = ActionCounts::default();
+        self.for_each_legal(|_, kind| counts.add(kind));
+        self.counts = counts;
         let mover_side = self.side_of(self.to_move());
-        let colour = self.side_colour[mover_side];
-        let v = &self.variant;
-        self.counts = self.board.count_actions(&v.topology, &v.capture, colour);
-        for side in 0..2 {
-            if let Some(c) = self.side_colour[side] {
-                if self.remaining[c.index()] == 0 {
-                    self.finish(Some(1 - side), Termination::CaptureAll);
-                    return;
+        match self.variant.objective {
+            Objective::Capture => {
+                for side in 0..2 {
+                    if let Some(c) = self.side_colour[side] {
+                        if self.remaining[c.index()] == 0 {
+                            return self.finish(Some(1 - side), Termination::CaptureAll);
+                        }
+                    }
+                }
+                if counts.total() == 0 {
+                    return self.finish(Some(1 - mover_side), Termination::NoMoves);
+                }
+            }
+            Objective::Clear { ply_cap } => {
+                if self.remaining.contains(&0) {
+                    return self.finish(Some(0), Termination::Cleared);
+                }
+                if counts.total() == 0 {
+                    return self.finish(None, Termination::NoMoves);
+                }
+                if self.ply >= ply_cap {
+                    return self.finish(None, Termination::PlyCap);
                 }
             }
         }
-        if self.counts.total() == 0 {
-            self.finish(Some(1 - mover_side), Termination::NoMoves);
-            return;
+        let draw = self.variant.draw;
+        if draw.no_progress.is_some_and(|n| self.quiet_plies >= n) {
+            return self.finish(None, Termination::NoProgress);
         }
-        if let Some(n) = v.draw.no_progress {
-            if self.quiet_plies >= n {
-                self.finish(None, Termination::NoProgress);
-                return;
-            }
-        }
-        if let Some(n) = v.draw.repetition {
+        if let Some(n) = draw.repetition {
             let mut key: Vec<u8> = self
                 .board
                 .squares()
@@ -317,6 +560,7 @@ impl Game {
                 .map(|s| s.letter() as u8)
                 .collect();
             key.push(self.turn_pos as u8);
+            key.push(self.chain.map_or(0xff, |c| c as u8));
             let seen = self.history.iter().filter(|k| **k == key).count() as u32 + 1;
             self.history.push(key);
             if seen >= n {
@@ -331,20 +575,34 @@ impl Game {
         }
     }
 
-    /// `player` resigns: the other side wins.
+    /// `player` resigns: their side loses.
     pub fn resign(&mut self, player: usize) {
         self.forfeit(player, Termination::Resign);
     }
 
-    /// `player` loses for `reason` (time, illegal action, disconnect).
+    /// `player` loses for `reason` (time, illegal action, disconnect): the other side wins; in a
+    /// one-side game, the side fails.
     pub fn forfeit(&mut self, player: usize, reason: Termination) {
         let side = self.side_of(player);
-        self.finish(Some(1 - side), reason);
+        let winner = (self.variant.sides.len() == 2).then_some(1 - side);
+        self.finish(winner, reason);
     }
 
     /// The server stopped the game: no result.
     pub fn abort(&mut self) {
         self.finish(None, Termination::Aborted);
+    }
+
+    /// The `(win PLAYER TEAM)` values for the outcome: a side of one player wins as that player
+    /// (`(win 1 0)`), a side of several as a team (`(win 0 2)`); no winner is `(win 0 0)`.
+    pub fn win_clause(&self) -> (usize, usize) {
+        match self.outcome.and_then(|o| o.winner) {
+            None => (0, 0),
+            Some(side) => match self.variant.sides[side].as_slice() {
+                [only] => (*only, 0),
+                _ => (0, side + 1),
+            },
+        }
     }
 }
 
@@ -353,8 +611,8 @@ mod tests {
     use super::*;
     use crate::rules::piece::Kind;
 
-    fn deal(s: &str) -> Vec<Option<Piece>> {
-        s.chars().map(Piece::from_letter).collect()
+    fn deal(s: &str) -> Deal {
+        Deal::face_down(s.chars().map(Piece::from_letter).collect())
     }
 
     fn game(variant: &str, layout: &str) -> Game {
@@ -375,7 +633,8 @@ mod tests {
             ActionCounts {
                 moves: 0,
                 jumps: 0,
-                reveals: 8
+                reveals: 8,
+                ..Default::default()
             }
         );
         g.play(1, Action::Reveal(0)).unwrap();

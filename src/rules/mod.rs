@@ -11,10 +11,13 @@ mod topology;
 mod variant;
 
 pub use action::{Action, ActionCounts, ActionKind};
-pub use board::{Board, Illegal, Square};
+pub use board::{Board, Control, Illegal, Square};
 pub use capture::{CaptureException, CaptureRules};
-pub use deal::{random_server_seed, SeedInputs};
-pub use game::{Game, Outcome, PlayError, Played, Termination};
+pub use deal::{random_server_seed, Deal, SeedInputs};
+pub use game::{Game, Outcome, PlayError, Played, PublicState, Termination};
 pub use piece::{Colour, Kind, Piece};
 pub use topology::{Cell, Topology, TopologyError};
-pub use variant::{DrawRules, Variant, VariantError, SHIPPED};
+pub use variant::{
+    default_order, ClockDefaults, ColourRule, DrawRules, Objective, Start, Variant, VariantError,
+    SHIPPED,
+};

@@ -3,10 +3,15 @@
 //!
 //! The protocol sends a topology as `(size N)`, `(moves (POS_I POS_F)...)` and the compact
 //! `(jumps (ORI TG_I TG_F)...)`. A jump clause names one ray from `ORI`: every cell of that
-//! straight line from `TG_I` to `TG_F` is a possible target, and the cells of a ray form an
-//! arithmetic progression of cell numbers `ORI, ORI+d, ORI+2d, ...` whose consecutive pairs are
-//! moves (on a rectangle, `d` is `±1` or `±C`). As in the paper, each clause is written with
-//! `TG_I < TG_F`: the ray from cell 3 leftwards on 2x4 (targets 1 and 0) is `(3 0 1)`.
+//! straight line from `TG_I` to `TG_F` is a possible target. As in the paper, each clause is
+//! written with `TG_I < TG_F`: the ray from cell 3 leftwards on 2x4 (targets 1 and 0) is
+//! `(3 0 1)`.
+//!
+//! Decoding rule (any board shape): a ray is the unique shortest path of moves from `ORI` to the
+//! farther of `TG_I` and `TG_F`; its targets are its cells from distance 2 on, the nearer of the
+//! two being at distance 2. Every topology anqi accepts has rays that satisfy this, so a client
+//! can rebuild the rays from the wire with a breadth-first search. (On a rectangle numbered row
+//! by row, the ray is simply `ORI, ORI+d, ORI+2d, ...` with `d` = ±1 or ±C.)
 //!
 //! A ray is stored from its origin outwards, starting with the adjacent cell (a possible screen,
 //! never a target) so that the cannon's "exactly one piece in between" rule can be checked by
@@ -21,8 +26,10 @@ pub type Cell = usize;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Topology {
     size: usize,
-    /// Rectangle dimensions (lines, columns) when the board is one; used for display only.
+    /// Rectangle dimensions (lines, columns) when the board is one.
     rectangle: Option<(usize, usize)>,
+    /// Display position (row, column) of each cell, when the board was drawn as a grid.
+    coords: Option<Vec<(usize, usize)>>,
     /// Directed single steps, in the order they are sent on the wire.
     moves: Vec<(Cell, Cell)>,
     /// `neighbours[c]`: the cells one step from `c`, derived from `moves`.
@@ -53,36 +60,74 @@ impl Topology {
                 "a rectangle needs at least 2 cells, got {lines}x{columns}"
             ));
         }
-        if lines * columns > u16::MAX as usize {
-            return err(format!("{lines}x{columns} has too many cells"));
+        let row = "X".repeat(columns);
+        let rows: Vec<&str> = std::iter::repeat_n(row.as_str(), lines).collect();
+        let mut t = Topology::shape(&rows)?;
+        t.rectangle = Some((lines, columns));
+        Ok(t)
+    }
+
+    /// A board drawn as rows of a grid: `X` (or any letter) is a cell, `.` or a space is a hole.
+    /// Cells are numbered row by row, left to right; moves are the orthogonal steps between
+    /// cells; rays run along rows and columns and stop at a hole or the edge.
+    ///
+    /// # Errors
+    /// When the drawing has fewer than 2 cells or too many.
+    pub fn shape(rows: &[&str]) -> Result<Topology, TopologyError> {
+        let grid: Vec<Vec<bool>> = rows
+            .iter()
+            .map(|r| r.chars().map(|c| c != '.' && c != ' ').collect())
+            .collect();
+        let width = grid.iter().map(Vec::len).max().unwrap_or(0);
+        let at_grid = |r: i64, c: i64| -> bool {
+            r >= 0
+                && c >= 0
+                && (r as usize) < grid.len()
+                && (c as usize) < grid[r as usize].len()
+                && grid[r as usize][c as usize]
+        };
+        let mut number = vec![vec![usize::MAX; width]; grid.len()];
+        let mut coords = Vec::new();
+        for (r, row) in grid.iter().enumerate() {
+            for (c, &cell) in row.iter().enumerate() {
+                if cell {
+                    number[r][c] = coords.len();
+                    coords.push((r, c));
+                }
+            }
         }
-        let at = |r: usize, c: usize| r * columns + c;
+        if coords.len() < 2 {
+            return err(format!(
+                "a board needs at least 2 cells, the drawing has {}",
+                coords.len()
+            ));
+        }
+        if coords.len() > u16::MAX as usize {
+            return err(format!("{} cells are too many", coords.len()));
+        }
         let mut moves = Vec::new();
-        let mut rays = vec![Vec::new(); lines * columns];
-        for r in 0..lines {
-            for c in 0..columns {
-                let from = at(r, c);
-                // Directions as (dr, dc): up, left, right, down.
-                for (dr, dc) in [(-1i64, 0i64), (0, -1), (0, 1), (1, 0)] {
-                    let mut ray = Vec::new();
-                    let (mut rr, mut cc) = (r as i64 + dr, c as i64 + dc);
-                    while rr >= 0 && cc >= 0 && rr < lines as i64 && cc < columns as i64 {
-                        ray.push(at(rr as usize, cc as usize));
-                        rr += dr;
-                        cc += dc;
-                    }
-                    if let Some(&first) = ray.first() {
-                        moves.push((from, first));
-                    }
-                    if ray.len() >= 2 {
-                        rays[from].push(ray);
-                    }
+        let mut rays = vec![Vec::new(); coords.len()];
+        for (from, &(r, c)) in coords.iter().enumerate() {
+            // Directions as (dr, dc): up, left, right, down.
+            for (dr, dc) in [(-1i64, 0i64), (0, -1), (0, 1), (1, 0)] {
+                let mut ray = Vec::new();
+                let (mut rr, mut cc) = (r as i64 + dr, c as i64 + dc);
+                while at_grid(rr, cc) {
+                    ray.push(number[rr as usize][cc as usize]);
+                    rr += dr;
+                    cc += dc;
+                }
+                if let Some(&first) = ray.first() {
+                    moves.push((from, first));
+                }
+                if ray.len() >= 2 {
+                    rays[from].push(ray);
                 }
             }
         }
         moves.sort_unstable();
-        let mut t = Topology::from_parts(lines * columns, moves, rays)?;
-        t.rectangle = Some((lines, columns));
+        let mut t = Topology::from_parts(coords.len(), moves, rays)?;
+        t.coords = Some(coords);
         Ok(t)
     }
 
@@ -139,13 +184,26 @@ impl Topology {
                 }
             }
         }
-        Ok(Topology {
+        let t = Topology {
             size,
             rectangle: None,
+            coords: None,
             moves,
             neighbours,
             rays,
-        })
+        };
+        for (origin, list) in t.rays.iter().enumerate() {
+            for ray in list {
+                let far = ray[ray.len() - 1];
+                if t.unique_shortest_path(origin, far).as_deref() != Some(ray.as_slice()) {
+                    return err(format!(
+                        "the ray {origin} -> {} is not the only shortest path of moves from {origin} to {far}, so clients could not decode it from the wire",
+                        ray.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ")
+                    ));
+                }
+            }
+        }
+        Ok(t)
     }
 
     /// Rebuilds a topology from the protocol's `size`, `moves` and compact `jumps` clauses (what
@@ -169,7 +227,7 @@ impl Topology {
             }
             let ray = probe.decode_ray(origin, a, b).ok_or_else(|| {
                 TopologyError(format!(
-                    "jump ({origin} {a} {b}) is not a straight line of moves from {origin} whose first target is at distance 2"
+                    "jump ({origin} {a} {b}) is not the unique shortest path of moves from {origin}, with its first target at distance 2"
                 ))
             })?;
             rays[origin].push(ray);
@@ -177,36 +235,62 @@ impl Topology {
         Topology::from_parts(size, moves, rays)
     }
 
-    /// Finds the ray from `origin` whose targets (distance >= 2) are exactly the cells from `a`
-    /// to `b` (in either order) along an arithmetic progression of moves.
+    /// Finds the ray from `origin` whose targets (distance >= 2) run from `a` to `b` (in either
+    /// order): the unique shortest path to the farther one, with the nearer at distance 2.
     fn decode_ray(&self, origin: Cell, a: Cell, b: Cell) -> Option<Vec<Cell>> {
-        for &first in &self.neighbours[origin] {
-            let step = first as i64 - origin as i64;
-            let mut ray = vec![first];
-            let mut prev = first;
-            loop {
-                let next = prev as i64 + step;
-                if next < 0
-                    || next as usize >= self.size
-                    || !self.neighbours[prev].contains(&(next as usize))
-                {
-                    break;
-                }
-                let next = next as usize;
-                ray.push(next);
-                prev = next;
-                let (near, far) = (ray[1], next);
-                if (near == a && far == b) || (near == b && far == a) {
-                    return Some(ray);
+        let pa = self.unique_shortest_path(origin, a)?;
+        let pb = self.unique_shortest_path(origin, b)?;
+        let ray = if pa.len() >= pb.len() { pa } else { pb };
+        let near = if ray.last() == Some(&a) { b } else { a };
+        (ray.len() >= 2 && ray[1] == near).then_some(ray)
+    }
+
+    /// The cells of the only shortest path of moves from `from` to `to` (without `from`), or
+    /// `None` when there is no path or more than one.
+    fn unique_shortest_path(&self, from: Cell, to: Cell) -> Option<Vec<Cell>> {
+        // Breadth-first search counting shortest paths (capped at 2) and keeping one parent.
+        let mut dist = vec![usize::MAX; self.size];
+        let mut paths = vec![0u8; self.size];
+        let mut parent = vec![usize::MAX; self.size];
+        let mut queue = std::collections::VecDeque::from([from]);
+        dist[from] = 0;
+        paths[from] = 1;
+        while let Some(c) = queue.pop_front() {
+            if c == to {
+                break;
+            }
+            for &n in &self.neighbours[c] {
+                if dist[n] == usize::MAX {
+                    dist[n] = dist[c] + 1;
+                    paths[n] = paths[c];
+                    parent[n] = c;
+                    queue.push_back(n);
+                } else if dist[n] == dist[c] + 1 {
+                    paths[n] = (paths[n] + paths[c]).min(2);
                 }
             }
         }
-        None
+        if from == to || paths[to] != 1 {
+            return None;
+        }
+        let mut path = vec![to];
+        let mut c = to;
+        while parent[c] != from {
+            c = parent[c];
+            path.push(c);
+        }
+        path.reverse();
+        Some(path)
     }
 
     /// Number of cells.
     pub fn size(&self) -> usize {
         self.size
+    }
+
+    /// Display position (row, column) of every cell, when the board was drawn as a grid.
+    pub fn coords(&self) -> Option<&[(usize, usize)]> {
+        self.coords.as_deref()
     }
 
     /// `(lines, columns)` when the board is a rectangle.
@@ -269,6 +353,7 @@ impl fmt::Display for Topology {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.rectangle {
             Some((l, c)) => write!(f, "{l}x{c} rectangle"),
+            None if self.coords.is_some() => write!(f, "{}-cell drawn board", self.size),
             None => write!(f, "{} cells", self.size),
         }
     }
@@ -371,6 +456,53 @@ mod tests {
             None,
             "distance 1 is never a jump target"
         );
+    }
+
+    #[test]
+    fn a_cross_shaped_board_round_trips_through_the_wire() {
+        let cross = ["..XX..", "..XX..", "XXXXXX", "XXXXXX", "..XX..", "..XX.."];
+        let t = Topology::shape(&cross).unwrap();
+        assert_eq!(t.size(), 20);
+        // Cell 0 is row 0 column 2; straight down its column: 2 (row 1), 6 (row 2), 12, 16, 18.
+        assert_eq!(t.coords().unwrap()[0], (0, 2));
+        assert!(t.rays(0).iter().any(|r| r == &vec![2, 6, 12, 16, 18]));
+        // Row 2 runs 4..=9 with no hole.
+        assert!(t.rays(4).iter().any(|r| r == &vec![5, 6, 7, 8, 9]));
+        let back = Topology::from_wire(t.size(), t.moves().to_vec(), &t.wire_jumps()).unwrap();
+        for cell in 0..t.size() {
+            let (mut a, mut b) = (t.rays(cell).to_vec(), back.rays(cell).to_vec());
+            a.sort();
+            b.sort();
+            assert_eq!(a, b, "rays of {cell}");
+        }
+    }
+
+    #[test]
+    fn holes_break_lines() {
+        let t = Topology::shape(&["XXX.XX"]).unwrap();
+        assert_eq!(t.size(), 5);
+        assert_eq!(t.rays(0), &[vec![1, 2]]);
+        assert!(t.rays(3).is_empty(), "cells 3 and 4 form a line of two");
+        assert!(!t.is_move(2, 3));
+    }
+
+    #[test]
+    fn rays_that_clients_could_not_decode_are_refused() {
+        // A 2x2 ring: 0-1, 1-3, 3-2, 2-0. From 0 to 3 there are two shortest paths.
+        let moves = vec![
+            (0, 1),
+            (1, 0),
+            (1, 3),
+            (3, 1),
+            (3, 2),
+            (2, 3),
+            (2, 0),
+            (0, 2),
+        ];
+        let mut rays = vec![Vec::new(); 4];
+        rays[0].push(vec![1, 3]);
+        let e = Topology::from_parts(4, moves, rays).unwrap_err();
+        assert!(e.0.contains("not the only shortest path"), "{e}");
     }
 
     #[test]

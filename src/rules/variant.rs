@@ -25,15 +25,180 @@ pub struct Variant {
     /// Every piece of the game (both colours), the multiset dealt face-down.
     pub pieces: Vec<Piece>,
     pub capture: CaptureRules,
-    /// Number of players (seats).
+    /// Number of players (seats), numbered 1..=players.
     pub players: usize,
+    /// The players of each side (two sides in a competitive game, one in a `clear` game).
+    pub sides: Vec<Vec<usize>>,
+    /// The turn order: player ids, repeated round after round.
+    pub order: Vec<usize>,
+    pub start: Start,
+    pub colours: ColourRule,
+    pub objective: Objective,
+    /// After a capture, the capturing piece must go on capturing while it can, in the same turn.
+    pub chain_capture: bool,
+    /// Default time control (the server configuration may override it).
+    pub clock: ClockDefaults,
     pub draw: DrawRules,
     /// The description text this variant was read from, kept so records are self-contained.
     pub source: String,
 }
 
-/// When a game is drawn.
+/// How the pieces are placed at the start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// Every piece face-down, dealt at random.
+    FaceDown,
+    /// Dealt face-down at random, then this many of them turned face-up at random.
+    Reveal(u32),
+    /// Dealt at random, every piece face-up.
+    Open,
+    /// A given board: letters are face-up pieces, `X` face-down ones, `.` empty cells. With a
+    /// deal (a letter at every `X`, `.` elsewhere) the face-down pieces are given too (a puzzle);
+    /// without, they are dealt at random from the pieces not shown.
+    Fixed { board: String, deal: Option<String> },
+    /// An empty board; every piece in a bag, drawn with `(bag)` and placed with `(put P POS)`.
+    Bag,
+}
+
+impl Start {
+    /// Whether any piece starts unknown (face-down or in the bag).
+    pub fn has_unknowns(&self) -> bool {
+        match self {
+            Start::FaceDown | Start::Bag => true,
+            Start::Open => false,
+            Start::Reveal(_) => true,
+            Start::Fixed { board, .. } => board.contains('X'),
+        }
+    }
+
+    /// Validates a fixed board (and deal) against the piece multiset.
+    fn fixed(
+        board: String,
+        deal: Option<String>,
+        pieces: &[Piece],
+        size: usize,
+    ) -> Result<Start, String> {
+        let cells: Vec<char> = board.chars().collect();
+        if cells.len() != size {
+            return Err(format!(
+                "the board has {} cells, the string {}",
+                size,
+                cells.len()
+            ));
+        }
+        let mut left: Vec<Piece> = pieces.to_vec();
+        let mut take = |p: Piece, what: &str| -> Result<(), String> {
+            match left.iter().position(|&q| q == p) {
+                Some(i) => {
+                    left.swap_remove(i);
+                    Ok(())
+                }
+                None => Err(format!(
+                    "{what} {} is not in (pieces ...), or not that many times",
+                    p.letter()
+                )),
+            }
+        };
+        for (i, &c) in cells.iter().enumerate() {
+            match c {
+                '.' | 'X' => {}
+                c => take(
+                    Piece::from_letter(c).ok_or_else(|| {
+                        format!("{c:?} at cell {i} is not X, . or a piece letter")
+                    })?,
+                    "the board's",
+                )?,
+            }
+        }
+        let hidden = cells.iter().filter(|&&c| c == 'X').count();
+        if let Some(d) = &deal {
+            let dc: Vec<char> = d.chars().collect();
+            if dc.len() != size {
+                return Err(format!("the deal has {} cells, the board {size}", dc.len()));
+            }
+            for (i, (&b, &c)) in cells.iter().zip(&dc).enumerate() {
+                match (b, c) {
+                    ('X', c) => take(
+                        Piece::from_letter(c).ok_or_else(|| {
+                            format!("the deal must give a piece at face-down cell {i}")
+                        })?,
+                        "the deal's",
+                    )?,
+                    (_, '.') => {}
+                    _ => {
+                        return Err(format!(
+                            "the deal has a piece at cell {i}, which is not face-down"
+                        ))
+                    }
+                }
+            }
+        } else if left.len() != hidden {
+            return Err(format!(
+                "{} pieces are left to deal face-down but the board has {hidden} X cells",
+                left.len()
+            ));
+        }
+        if deal.is_some() && !left.is_empty() {
+            return Err(format!(
+                "{} pieces of (pieces ...) are neither on the board nor in the deal",
+                left.len()
+            ));
+        }
+        Ok(Start::Fixed { board, deal })
+    }
+}
+
+/// Who plays which colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColourRule {
+    /// The first piece a side reveals (or draws from the bag) gives that side its colour.
+    FirstReveal,
+    /// Side 1 plays red, side 2 black, from the start.
+    Fixed,
+}
+
+/// What the players play for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Objective {
+    /// Competitive: a side that loses all its pieces, or cannot move, loses.
+    Capture,
+    /// Single-player or cooperative: every player moves both colours, and the side wins by
+    /// removing every piece of one colour within this many plies.
+    Clear { ply_cap: u32 },
+}
+
+/// A variant's default time control, in milliseconds (`None`: the server's default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ClockDefaults {
+    pub game_ms: Option<u64>,
+    pub move_ms: Option<u64>,
+    pub increment_ms: Option<u64>,
+}
+
+/// The default turn order: sides alternate, and the members of each side take turns, until
+/// every player has moved as often as the order allows (2v2 with sides (1 3)(2 4): 1 2 3 4;
+/// 1v2 with sides (1)(2 3): 1 2 1 3).
+pub fn default_order(sides: &[Vec<usize>]) -> Vec<usize> {
+    if sides.len() == 1 {
+        return sides[0].clone();
+    }
+    let gcd = |mut a: usize, mut b: usize| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let lcm = sides
+        .iter()
+        .map(Vec::len)
+        .fold(1, |acc, n| acc / gcd(acc, n) * n);
+    (0..lcm)
+        .flat_map(|i| sides.iter().map(move |s| s[i % s.len()]))
+        .collect()
+}
+
+/// When a game is drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DrawRules {
     /// Draw after this many consecutive plies with neither a reveal nor a capture.
     pub no_progress: Option<u32>,
@@ -129,6 +294,19 @@ impl Variant {
     /// The number of pieces of `colour`.
     pub fn count_of(&self, colour: Colour) -> usize {
         self.pieces.iter().filter(|p| p.colour == colour).count()
+    }
+
+    /// The side (0-based) of a player (1-based).
+    pub fn side_of(&self, player: usize) -> usize {
+        self.sides
+            .iter()
+            .position(|s| s.contains(&player))
+            .expect("every player is on a side")
+    }
+
+    /// Whether this is a team game (some side has several players).
+    pub fn has_teams(&self) -> bool {
+        self.sides.iter().any(|s| s.len() > 1)
     }
 
     /// The piece string sent as `(pieces ...)`.
@@ -266,18 +444,75 @@ impl Parser<'_> {
             Some(v) => self.count("players", v)? as usize,
             None => 2,
         };
-        if players != 2 {
-            return Err(self.error("players", "only two-player games are supported so far"));
+        if !(1..=64).contains(&players) {
+            return Err(self.error("players", "a game has 1 to 64 players"));
         }
-        if let Some(v) = get("start") {
-            let start = self.one_name("start", v)?;
-            if start != "face-down" {
-                return Err(self.error(
-                    "start",
-                    format!("unknown start {start:?}; known: face-down"),
-                ));
+        let objective = match get("objective") {
+            Some(v) => self.objective(v)?,
+            None => Objective::Capture,
+        };
+        let sides =
+            match get("sides") {
+                Some(v) => self.sides(v, players)?,
+                None => match (players, objective) {
+                    (2, Objective::Capture) => vec![vec![1], vec![2]],
+                    (_, Objective::Clear { .. }) => vec![(1..=players).collect()],
+                    _ => return Err(self.error(
+                        "players",
+                        "with more than two players, say who plays with whom: (sides (1 3) (2 4))",
+                    )),
+                },
+            };
+        match objective {
+            Objective::Capture if sides.len() != 2 => {
+                return Err(self.error("sides", "a competitive game has exactly two sides"))
             }
+            Objective::Clear { .. } if sides.len() != 1 => {
+                return Err(self.error(
+                    "sides",
+                    "in a (clear N) game every player is on one side: (sides (1 2))",
+                ))
+            }
+            _ => {}
         }
+        let order = match get("order") {
+            Some(v) => self.order(v, players)?,
+            None => default_order(&sides),
+        };
+        let start = match get("start") {
+            Some(v) => self.start(v, &pieces, topology.size())?,
+            None => Start::FaceDown,
+        };
+        let colours = match get("colours") {
+            Some(v) => match self.one_name("colours", v)?.as_str() {
+                "first-reveal" => ColourRule::FirstReveal,
+                "fixed" => ColourRule::Fixed,
+                other => {
+                    return Err(self.error(
+                        "colours",
+                        format!("unknown rule {other:?}; known: first-reveal, fixed"),
+                    ))
+                }
+            },
+            None => ColourRule::FirstReveal,
+        };
+        if colours == ColourRule::FirstReveal
+            && objective == Objective::Capture
+            && !start.has_unknowns()
+        {
+            return Err(self.error(
+                "start",
+                "nothing is face-down or in a bag, so no reveal can decide colours: add (colours fixed)",
+            ));
+        }
+        let chain_capture = match get("chain-capture") {
+            Some(v) => self.boolean("chain-capture", v)?,
+            None => false,
+        };
+        let clock = match get("clock") {
+            Some(v) => self.clock(v)?,
+            None => ClockDefaults::default(),
+        };
         let draw = DrawRules {
             no_progress: match get("no-progress") {
                 Some(v) => self.count_or_none("no-progress", v)?,
@@ -299,9 +534,157 @@ impl Parser<'_> {
             pieces,
             capture,
             players,
+            sides,
+            order,
+            start,
+            colours,
+            objective,
+            chain_capture,
+            clock,
             draw,
             source: text.to_string(),
         })
+    }
+
+    fn objective(&self, v: &[&Value]) -> Result<Objective, VariantError> {
+        if let [one] = v {
+            if one.as_symbol() == Some("capture") {
+                return Ok(Objective::Capture);
+            }
+            if let Some(parts) = one.to_ref_vec() {
+                if let [head, n] = parts.as_slice() {
+                    if head.as_symbol() == Some("clear") {
+                        let cap = self.count("objective", &[n])?;
+                        if cap == 0 {
+                            return Err(self.error("objective", "the ply cap must be at least 1"));
+                        }
+                        return Ok(Objective::Clear { ply_cap: cap });
+                    }
+                }
+            }
+        }
+        Err(self.error("objective", "expected capture or (clear PLY_CAP)"))
+    }
+
+    fn player_list(
+        &self,
+        key: &str,
+        items: &[&Value],
+        players: usize,
+    ) -> Result<Vec<usize>, VariantError> {
+        items
+            .iter()
+            .map(|p| {
+                p.as_u64()
+                    .map(|n| n as usize)
+                    .filter(|n| (1..=players).contains(n))
+                    .ok_or_else(|| {
+                        self.error(key, format!("{p} is not a player number 1..{players}"))
+                    })
+            })
+            .collect()
+    }
+
+    fn sides(&self, v: &[&Value], players: usize) -> Result<Vec<Vec<usize>>, VariantError> {
+        let mut sides = Vec::new();
+        let mut seen = vec![false; players + 1];
+        for item in v {
+            let members = item.to_ref_vec().filter(|m| !m.is_empty()).ok_or_else(|| {
+                self.error("sides", format!("expected a list of players, found {item}"))
+            })?;
+            let members = self.player_list("sides", &members, players)?;
+            for &m in &members {
+                if std::mem::replace(&mut seen[m], true) {
+                    return Err(self.error("sides", format!("player {m} is on two sides")));
+                }
+            }
+            sides.push(members);
+        }
+        if let Some(missing) = (1..=players).find(|&p| !seen[p]) {
+            return Err(self.error("sides", format!("player {missing} is on no side")));
+        }
+        Ok(sides)
+    }
+
+    fn order(&self, v: &[&Value], players: usize) -> Result<Vec<usize>, VariantError> {
+        let order = self.player_list("order", v, players)?;
+        if let Some(missing) = (1..=players).find(|p| !order.contains(p)) {
+            return Err(self.error("order", format!("player {missing} never moves")));
+        }
+        Ok(order)
+    }
+
+    fn start(&self, v: &[&Value], pieces: &[Piece], size: usize) -> Result<Start, VariantError> {
+        let bad = || {
+            self.error(
+                "start",
+                "expected face-down, open, bag, (reveal N), (fixed BOARD) or (fixed BOARD DEAL)",
+            )
+        };
+        let [one] = v else { return Err(bad()) };
+        if let Some(name) = one.as_symbol() {
+            return match name {
+                "face-down" => Ok(Start::FaceDown),
+                "open" => Ok(Start::Open),
+                "bag" => Ok(Start::Bag),
+                _ => Err(bad()),
+            };
+        }
+        let parts = one.to_ref_vec().ok_or_else(bad)?;
+        match parts.first().and_then(|h| h.as_symbol()) {
+            Some("reveal") if parts.len() == 2 => {
+                let n = self.count("start", &parts[1..])?;
+                if n as usize > pieces.len() {
+                    return Err(self.error(
+                        "start",
+                        format!("cannot reveal {n} of {} pieces", pieces.len()),
+                    ));
+                }
+                Ok(Start::Reveal(n))
+            }
+            Some("fixed") if parts.len() == 2 || parts.len() == 3 => {
+                let text = |v: &Value| v.as_name().or_else(|| v.as_str()).map(str::to_string);
+                let board = text(parts[1]).ok_or_else(bad)?;
+                let deal = match parts.get(2) {
+                    Some(d) => Some(text(d).ok_or_else(bad)?),
+                    None => None,
+                };
+                Start::fixed(board, deal, pieces, size).map_err(|e| self.error("start", e))
+            }
+            _ => Err(bad()),
+        }
+    }
+
+    fn clock(&self, v: &[&Value]) -> Result<ClockDefaults, VariantError> {
+        let mut c = ClockDefaults::default();
+        for item in v {
+            let parts = item.to_ref_vec().unwrap_or_default();
+            let (key, value) =
+                match parts.as_slice() {
+                    [k, n] => (
+                        k.as_symbol().unwrap_or(""),
+                        self.count("clock", &[n])? as u64,
+                    ),
+                    _ => return Err(self.error(
+                        "clock",
+                        format!(
+                            "expected (game-ms N), (move-ms N) or (increment-ms N), found {item}"
+                        ),
+                    )),
+                };
+            match key {
+                "game-ms" => c.game_ms = Some(value),
+                "move-ms" => c.move_ms = Some(value),
+                "increment-ms" => c.increment_ms = Some(value),
+                _ => {
+                    return Err(self.error(
+                        "clock",
+                        format!("unknown setting {key:?}; known: game-ms, move-ms, increment-ms"),
+                    ))
+                }
+            }
+        }
+        Ok(c)
     }
 
     /// One symbol, string or number, as text.
@@ -449,7 +832,13 @@ const KNOWN: &[&str] = &[
     "step-capture",
     "cannon-jump",
     "players",
+    "sides",
+    "order",
     "start",
+    "colours",
+    "objective",
+    "chain-capture",
+    "clock",
     "no-progress",
     "repetition",
 ];

@@ -4,6 +4,7 @@
 //! it reads the action (the client's network delay counts against the client).
 
 use crate::config::ClockConfig;
+use crate::rules::ClockDefaults;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -18,13 +19,16 @@ pub struct Clocks {
 }
 
 impl Clocks {
-    pub fn new(config: &ClockConfig, players: usize) -> Clocks {
+    /// Clocks for `players` players: each setting comes from the server configuration when it
+    /// sets it, else from the variant's `(clock ...)`, else it is off (0).
+    pub fn new(config: &ClockConfig, variant: &ClockDefaults, players: usize) -> Clocks {
+        let pick = |c: Option<u64>, v: Option<u64>| c.or(v).unwrap_or(0);
         let ms = |v: u64| (v > 0).then(|| Duration::from_millis(v));
         Clocks {
-            remaining: vec![ms(config.game_ms); players],
+            remaining: vec![ms(pick(config.game_ms, variant.game_ms)); players],
             used: vec![Duration::ZERO; players],
-            per_move: ms(config.move_ms),
-            increment: Duration::from_millis(config.increment_ms),
+            per_move: ms(pick(config.move_ms, variant.move_ms)),
+            increment: Duration::from_millis(pick(config.increment_ms, variant.increment_ms)),
         }
     }
 
@@ -70,11 +74,11 @@ mod tests {
     #[test]
     fn game_clock_with_increment_and_move_limit() {
         let cfg = ClockConfig {
-            game_ms: 1000,
-            move_ms: 300,
-            increment_ms: 100,
+            game_ms: Some(1000),
+            move_ms: Some(300),
+            increment_ms: Some(100),
         };
-        let mut c = Clocks::new(&cfg, 2);
+        let mut c = Clocks::new(&cfg, &ClockDefaults::default(), 2);
         let t0 = Instant::now();
         assert_eq!(c.deadline(1, t0), Some(t0 + Duration::from_millis(300)));
         assert!(c.charge(1, Duration::from_millis(250)));
@@ -89,25 +93,31 @@ mod tests {
     }
 
     #[test]
-    fn no_clock_means_no_deadline() {
+    fn the_configuration_overrides_the_variant_and_0_is_off() {
         let cfg = ClockConfig {
-            game_ms: 0,
-            move_ms: 0,
-            increment_ms: 0,
+            game_ms: Some(0),
+            move_ms: None,
+            increment_ms: None,
         };
-        let mut c = Clocks::new(&cfg, 2);
+        let variant = ClockDefaults {
+            game_ms: Some(5000),
+            move_ms: None,
+            increment_ms: None,
+        };
+        let mut c = Clocks::new(&cfg, &variant, 2);
         assert_eq!(c.deadline(2, Instant::now()), None);
         assert!(c.charge(2, Duration::from_secs(3600)));
     }
 
     #[test]
-    fn game_clock_runs_out() {
-        let cfg = ClockConfig {
-            game_ms: 100,
-            move_ms: 0,
-            increment_ms: 0,
+    fn the_variants_clock_applies_when_the_configuration_is_silent() {
+        let cfg = ClockConfig::default();
+        let variant = ClockDefaults {
+            game_ms: Some(100),
+            move_ms: None,
+            increment_ms: None,
         };
-        let mut c = Clocks::new(&cfg, 2);
+        let mut c = Clocks::new(&cfg, &variant, 2);
         assert!(c.charge(1, Duration::from_millis(60)));
         let t0 = Instant::now();
         assert_eq!(c.deadline(1, t0), Some(t0 + Duration::from_millis(40)));

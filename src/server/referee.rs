@@ -8,7 +8,9 @@ use crate::config::{Config, Ruling};
 use crate::record::{
     FaultRecord, GameRecord, PlayerRecord, PlyRecord, RecordSink, ResultRecord, RECORD_FORMAT,
 };
-use crate::rules::{Action, Game, PlayError, SeedInputs, Square, Termination, Variant};
+use crate::rules::{
+    Action, Game, Piece, PlayError, SeedInputs, Square, Start, Termination, Variant,
+};
 use crate::wire::{ClientClause, ClientMessage, ErrorCode, ServerClause, ServerMessage};
 use std::future::poll_fn;
 use std::sync::Arc;
@@ -20,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 #[derive(Clone)]
 pub struct GameContext {
     pub variant: Arc<Variant>,
-    /// The setup clauses shared by every player and game of the variant, from `(players N)` to
+    /// The setup clauses shared by every player and game of the variant, from `(game TYPE)` to
     /// `(jumps ...)` (built once: on 8x16 they are several kilobytes).
     pub setup_common: Arc<str>,
     pub config: Arc<Config>,
@@ -33,7 +35,6 @@ impl GameContext {
     pub fn setup_common(variant: &Variant) -> Arc<str> {
         let t = &variant.topology;
         let clauses = [
-            ServerClause::Players(variant.players),
             ServerClause::Game(variant.game_type.clone()),
             ServerClause::Size(t.size()),
             ServerClause::Pieces(variant.pieces_wire()),
@@ -46,6 +47,34 @@ impl GameContext {
             .collect::<String>()
             .into()
     }
+}
+
+/// The setup clause that lists the cells where the game starts: `(puts ...)` in a bag game (as in
+/// Table V), `(revs ...)` (the face-down cells) otherwise.
+fn setup_tail(game: &Game) -> String {
+    let cells = |want: Square| -> Vec<usize> {
+        (0..game.board().len())
+            .filter(|&c| game.board().get(c) == want)
+            .collect()
+    };
+    if game.variant().start == Start::Bag {
+        ServerClause::Puts(cells(Square::Empty)).to_string()
+    } else {
+        ServerClause::Revs(cells(Square::Hidden)).to_string()
+    }
+}
+
+/// `(team T)` and one `(teammate ID)` per teammate, in team games only.
+fn team_clauses(variant: &Variant, player: usize) -> String {
+    if !variant.has_teams() {
+        return String::new();
+    }
+    let side = variant.side_of(player);
+    let mut out = ServerClause::Team(side + 1).to_string();
+    for &mate in variant.sides[side].iter().filter(|&&m| m != player) {
+        out.push_str(&ServerClause::Teammate(mate).to_string());
+    }
+    out
 }
 
 /// What a client asked for in one message.
@@ -75,13 +104,11 @@ fn classify(msg: ClientMessage) -> Request {
             ClientClause::Resign => return Request::Resign,
             ClientClause::Rev(c) => actions.push(Action::Reveal(c)),
             ClientClause::Mov(a, b) => actions.push(Action::Move { from: a, to: b }),
-            ClientClause::Bag | ClientClause::Put(..) => {
-                return Request::Refused(
-                    ErrorCode::Illegal,
-                    "this game has no bag: (bag) and (put ...) belong to the strategic variant"
-                        .into(),
-                )
-            }
+            ClientClause::Bag => actions.push(Action::Bag),
+            ClientClause::Put(letter, cell) => actions.push(Action::Put {
+                piece: Piece::from_letter(letter).expect("the parser checked the letter"),
+                cell,
+            }),
             c @ (ClientClause::Version(_) | ClientClause::Init { .. }) => {
                 return Request::Refused(
                     ErrorCode::Unexpected,
@@ -97,7 +124,7 @@ fn classify(msg: ClientMessage) -> Request {
         },
         [] => Request::Refused(
             ErrorCode::Syntax,
-            "no action: send (board ...) with one of (rev POS), (mov POS_I POS_F), (resign)".into(),
+            "no action: send (board ...) with one of (rev POS), (mov POS_I POS_F), (bag), (put P POS), (resign)".into(),
         ),
         _ => Request::Refused(ErrorCode::Syntax, "one action per message".into()),
     }
@@ -136,26 +163,33 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
             cfg.seed.server.clone()
         },
     };
-    let deal = seeds.deal(&variant.pieces, variant.topology.size());
-    let revs: Vec<usize> = (0..deal.len()).filter(|&c| deal[c].is_some()).collect();
+    let deal = seeds.deal_for(&variant);
     let mut game = Game::new(variant.clone(), deal);
     let mut seats: Vec<Seat> = players
         .into_iter()
         .map(|player| Seat { player, errors: 0 })
         .collect();
-    let mut clocks = Clocks::new(&cfg.clock, seats.len());
+    let mut clocks = Clocks::new(&cfg.clock, &variant.clock, seats.len());
     let mut plies: Vec<PlyRecord> = Vec::new();
     let mut faults: Vec<FaultRecord> = Vec::new();
     // Who lost by a fault (resign, time, illegal, disconnect), for the record.
     let mut loser: Option<usize> = None;
 
     // The setup message, then the game.
-    let revs_clause = ServerClause::Revs(revs).to_string();
+    let tail = setup_tail(&game);
     for (i, seat) in seats.iter().enumerate() {
-        let line = format!("((id {}){}{})\n", i + 1, ctx.setup_common, revs_clause);
+        let player = i + 1;
+        let line = format!(
+            "({}{}{}{}{})\n",
+            ServerClause::Id(player),
+            ServerClause::Players(variant.players),
+            team_clauses(&variant, player),
+            ctx.setup_common,
+            tail
+        );
         if seat.player.outbox.send_line(line.into()).is_err() {
-            game.forfeit(i + 1, Termination::Disconnect);
-            loser.get_or_insert(i + 1);
+            game.forfeit(player, Termination::Disconnect);
+            loser.get_or_insert(player);
         }
     }
     tracing::debug!(server_seed = %seeds.server, "game started");
@@ -265,6 +299,7 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
                             think_ms: spent.as_millis() as u64,
                             legal: counts,
                             revealed: played.revealed.map(|p| p.letter()),
+                            drawn: played.drawn.map(|p| p.letter()),
                             captured: played.captured.map(|p| p.letter()),
                         });
                         continue 'game;
@@ -304,11 +339,14 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
     }
 
     let outcome = game.outcome().expect("the game loop ends with an outcome");
-    let winner_player = outcome.winner.map_or(0, |side| side + 1);
+    let (winner_player, winner_team) = game.win_clause();
     let win = if outcome.reason == Termination::Aborted {
         None
     } else {
-        Some(ServerMessage(vec![ServerClause::Win(winner_player, 0)]))
+        Some(ServerMessage(vec![ServerClause::Win(
+            winner_player,
+            winner_team,
+        )]))
     };
     for seat in &seats {
         match &win {
@@ -353,6 +391,7 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
         result: ResultRecord {
             win: win_text,
             winner: winner_player,
+            winner_team,
             winner_side: outcome.winner,
             reason: outcome.reason,
             loser,

@@ -8,12 +8,15 @@
 //! ```no_run
 //! use anqi_client::{play_game, RandomBot};
 //! # async fn run() -> anyhow::Result<()> {
-//! let result = play_game("127.0.0.1:7700", "my_bot", "42", &mut RandomBot::new(42)).await?;
+//! let result = play_game("127.0.0.1:7700", "my_bot", "42", &mut RandomBot::new(42), None).await?;
 //! println!("(win {} {}), I was player {}", result.win.0, result.win.1, result.me);
 //! # Ok(()) }
 //! ```
 
-use anqi::rules::{Action, Board, CaptureRules, Colour, Square, Topology};
+use anqi::rules::{
+    Action, Board, CaptureRules, Colour, ColourRule, Control, Objective, Piece, PublicState,
+    Square, Start, Topology, Variant,
+};
 use anqi::wire::{
     ClientClause, ClientMessage, ErrorCode, FrameLimits, FrameScanner, ServerClause, ServerMessage,
 };
@@ -88,6 +91,10 @@ impl Connection {
 pub struct Setup {
     pub id: usize,
     pub players: usize,
+    /// `(team T)`, in team games.
+    pub team: Option<usize>,
+    /// `(teammate ID)` clauses.
+    pub teammates: Vec<usize>,
     pub game: String,
     pub pieces: String,
     pub topology: Topology,
@@ -96,11 +103,13 @@ pub struct Setup {
 impl Setup {
     fn from_message(msg: &ServerMessage) -> Result<Setup> {
         let (mut id, mut players, mut game, mut size, mut pieces) = (None, None, None, None, None);
-        let (mut moves, mut jumps) = (None, None);
+        let (mut moves, mut jumps, mut team, mut teammates) = (None, None, None, Vec::new());
         for clause in &msg.0 {
             match clause {
                 ServerClause::Id(n) => id = Some(*n),
                 ServerClause::Players(n) => players = Some(*n),
+                ServerClause::Team(t) => team = Some(*t),
+                ServerClause::Teammate(m) => teammates.push(*m),
                 ServerClause::Game(g) => game = Some(g.clone()),
                 ServerClause::Size(n) => size = Some(*n),
                 ServerClause::Pieces(p) => pieces = Some(p.clone()),
@@ -116,9 +125,56 @@ impl Setup {
         Ok(Setup {
             id: id.ok_or_else(|| anyhow!("setup without (id ...)"))?,
             players: players.unwrap_or(2),
+            team,
+            teammates,
             game: game.unwrap_or_default(),
             pieces: pieces.unwrap_or_default(),
             topology,
+        })
+    }
+
+    /// Whether `player` plays on this client's side.
+    pub fn is_ally(&self, player: usize) -> bool {
+        player == self.id || self.teammates.contains(&player)
+    }
+
+    /// The rules to assume when the bot was given no variant: the standard capture rules, with
+    /// the game type deciding the rest (`strategic`: a bag game; `single` and `cooperative`:
+    /// every player moves both colours).
+    pub fn default_variant(&self) -> Result<Variant> {
+        let pieces = Piece::parse_list(&self.pieces).map_err(|e| anyhow!("setup pieces: {e}"))?;
+        let start = if self.game.starts_with("strategic") {
+            Start::Bag
+        } else {
+            Start::FaceDown
+        };
+        let objective = if self.game == "single" || self.game == "cooperative" {
+            Objective::Clear { ply_cap: u32::MAX }
+        } else {
+            Objective::Capture
+        };
+        let sides = if matches!(objective, Objective::Clear { .. }) {
+            vec![(1..=self.players).collect()]
+        } else {
+            vec![vec![1], vec![2]]
+        };
+        Ok(Variant {
+            name: self.game.clone(),
+            summary: String::new(),
+            game_type: self.game.clone(),
+            topology: self.topology.clone(),
+            pieces,
+            capture: CaptureRules::standard(),
+            players: self.players,
+            order: anqi::rules::default_order(&sides),
+            sides,
+            start,
+            colours: ColourRule::FirstReveal,
+            objective,
+            chain_capture: false,
+            clock: Default::default(),
+            draw: Default::default(),
+            source: String::new(),
         })
     }
 }
@@ -127,12 +183,16 @@ impl Setup {
 #[derive(Clone, Debug)]
 pub struct View<'a> {
     pub setup: &'a Setup,
+    /// The rules this client plays by.
+    pub variant: &'a Variant,
     pub board: &'a Board,
-    /// The colour this player owns, once decided.
-    pub colour: Option<Colour>,
+    /// What this player may move.
+    pub control: Control,
+    /// The piece drawn from the bag, which must be put now.
+    pub hand: Option<Piece>,
     /// The paper's TURN counter.
     pub turn: u32,
-    /// Every legal action (computed with the standard capture rules).
+    /// Every legal action.
     pub legal: &'a [Action],
 }
 
@@ -156,8 +216,15 @@ impl RandomBot {
 
 impl Bot for RandomBot {
     fn choose(&mut self, view: &View<'_>) -> Action {
+        // Rejection sampling: no modulo bias.
         let n = view.legal.len() as u64;
-        view.legal[(self.rng.next_u64() % n) as usize]
+        let zone = u64::MAX - u64::MAX % n;
+        loop {
+            let x = self.rng.next_u64();
+            if x < zone {
+                return view.legal[(x % n) as usize];
+            }
+        }
     }
 }
 
@@ -172,7 +239,8 @@ pub struct GameResult {
     pub errors: Vec<(ErrorCode, String)>,
 }
 
-/// Connects, plays one game with `bot`, and returns the result.
+/// Connects, plays one game with `bot`, and returns the result. `variant` gives the exact
+/// rules; without it the client assumes [`Setup::default_variant`].
 ///
 /// # Errors
 /// When the connection fails, the server closes it without a result, or a message makes no
@@ -182,9 +250,58 @@ pub async fn play_game<B: Bot + ?Sized>(
     name: &str,
     seed: &str,
     bot: &mut B,
+    variant: Option<&Variant>,
 ) -> Result<GameResult> {
     let mut conn = Connection::connect(addr).await?;
-    play_on(&mut conn, name, seed, bot).await
+    play_on(&mut conn, name, seed, bot, variant).await
+}
+
+/// What the client keeps track of between messages.
+struct Tracker {
+    setup: Setup,
+    variant: Variant,
+    /// This side's colour, learnt from the first reveal or bag draw of the game.
+    colour: Option<Colour>,
+    /// The last board seen and who was to move on it.
+    last: Option<(Board, usize)>,
+    /// Pieces drawn from the bag so far.
+    draws: usize,
+    /// Whether the last prompt carried `(hand P)` (a re-prompt after an error repeats it).
+    last_had_hand: bool,
+    /// This client's last action, while no other player has moved since.
+    my_last: Option<(Action, bool)>,
+}
+
+impl Tracker {
+    fn parse_board(&self, text: &str) -> Result<Board> {
+        let mut board = Board::parse(text).map_err(|e| anyhow!("bad board: {e}"))?;
+        if self.variant.start == Start::Bag {
+            // In a bag game `X` marks a cell that never held a piece: empty.
+            for c in 0..board.len() {
+                if board.get(c) == Square::Hidden {
+                    board.set(c, Square::Empty);
+                }
+            }
+        }
+        Ok(board)
+    }
+
+    fn learn_colour(&mut self, piece: Piece, mover: usize) {
+        if self.colour.is_none() {
+            self.colour = Some(if self.setup.is_ally(mover) {
+                piece.colour
+            } else {
+                piece.colour.other()
+            });
+        }
+    }
+
+    fn control(&self) -> Control {
+        match self.variant.objective {
+            Objective::Clear { .. } => Control::Both,
+            Objective::Capture => self.colour.into(),
+        }
+    }
 }
 
 /// Plays one game on an open connection (handshake included).
@@ -196,36 +313,44 @@ pub async fn play_on<B: Bot + ?Sized>(
     name: &str,
     seed: &str,
     bot: &mut B,
+    variant: Option<&Variant>,
 ) -> Result<GameResult> {
     conn.send(&ClientMessage(vec![ClientClause::Init {
         name: name.to_string(),
         seed: seed.to_string(),
     }]))
     .await?;
-    let rules = CaptureRules::standard();
-    let mut setup: Option<Setup> = None;
+    let mut tracker: Option<Tracker> = None;
     let mut errors = Vec::new();
-    // Colour of each side (player id - 1), learnt from the first reveal each side makes.
-    let mut colours: [Option<Colour>; 2] = [None; 2];
-    // The last board seen and who was to move on it.
-    let mut last: Option<(Board, usize)> = None;
     loop {
         let Some(msg) = conn.recv().await? else {
             bail!("the server closed the connection before the end of the game");
         };
-        let mut board = None;
-        let mut turn = None;
+        let (mut board, mut turn, mut hand) = (None, None, None);
         for clause in &msg.0 {
             match clause {
-                ServerClause::Version(_) => {}
-                ServerClause::Id(_) => setup = Some(Setup::from_message(&msg)?),
-                ServerClause::Board(b) => {
-                    board = Some(Board::parse(b).map_err(|e| anyhow!("bad board: {e}"))?)
+                ServerClause::Id(_) => {
+                    let setup = Setup::from_message(&msg)?;
+                    let variant = match variant {
+                        Some(v) => v.clone(),
+                        None => setup.default_variant()?,
+                    };
+                    tracker = Some(Tracker {
+                        setup,
+                        variant,
+                        colour: None,
+                        last: None,
+                        draws: 0,
+                        last_had_hand: false,
+                        my_last: None,
+                    });
                 }
+                ServerClause::Board(b) => board = Some(b.clone()),
+                ServerClause::Hand(p) => hand = Piece::from_letter(*p),
                 ServerClause::Turn(t, id) => turn = Some((*t, *id, true)),
                 ServerClause::Info(t, id) => turn = Some((*t, *id, false)),
                 ServerClause::Win(p, t) => {
-                    let me = setup.as_ref().map_or(0, |s| s.id);
+                    let me = tracker.as_ref().map_or(0, |t| t.setup.id);
                     return Ok(GameResult {
                         me,
                         win: (*p, *t),
@@ -239,52 +364,95 @@ pub async fn play_on<B: Bot + ?Sized>(
         let (Some(board), Some((round, mover, my_turn))) = (board, turn) else {
             continue;
         };
-        if let Some((prev, prev_mover)) = &last {
-            learn_colours(prev, &board, *prev_mover, &mut colours);
+        let t = tracker
+            .as_mut()
+            .context("(turn ...) before the setup message")?;
+        let board = t.parse_board(&board)?;
+        if let Some((prev, prev_mover)) = &t.last {
+            if let Some(p) = first_reveal(prev, &board) {
+                let prev_mover = *prev_mover;
+                t.learn_colour(p, prev_mover);
+            }
         }
-        last = Some((board.clone(), mover));
+        if let Some(p) = hand {
+            // A draw shows as (hand P) on the prompts until the piece is put.
+            if !t.last_had_hand {
+                t.draws += 1;
+            }
+            t.learn_colour(p, mover);
+        }
+        t.last_had_hand = hand.is_some();
+        if mover != t.setup.id {
+            t.my_last = None;
+        }
+        t.last = Some((board.clone(), mover));
         if !my_turn {
             continue;
         }
-        let setup = setup
-            .as_ref()
-            .context("(turn ...) before the setup message")?;
-        let colour = colours.get(setup.id - 1).copied().flatten();
-        let legal = board.legal_actions(&setup.topology, &rules, colour);
+        let chain = match t.my_last {
+            Some((Action::Move { to, .. }, true)) if t.variant.chain_capture => Some(to),
+            _ => None,
+        };
+        let state = PublicState {
+            variant: &t.variant,
+            board: &board,
+            control: t.control(),
+            hand,
+            chain,
+            bag_has_pieces: t.variant.start == Start::Bag && t.draws < t.variant.pieces.len(),
+        };
+        let legal = state.legal_actions();
         if legal.is_empty() {
-            bail!("asked to move with no legal action on {board}");
+            bail!("asked to move with no legal action on {}", board);
         }
         let view = View {
-            setup,
+            setup: &t.setup,
+            variant: &t.variant,
             board: &board,
-            colour,
+            control: state.control,
+            hand,
             turn: round,
             legal: &legal,
         };
         let action = bot.choose(&view);
+        let captures =
+            matches!(action, Action::Move { to, .. } if matches!(board.get(to), Square::Up(_)));
+        t.my_last = Some((action, captures));
         let clause = match action {
             Action::Reveal(c) => ClientClause::Rev(c),
             Action::Move { from, to } => ClientClause::Mov(from, to),
+            Action::Bag => ClientClause::Bag,
+            Action::Put { piece, cell } => ClientClause::Put(piece.letter(), cell),
         };
         conn.send(&ClientMessage(vec![
-            ClientClause::Board(board.to_wire()),
+            ClientClause::Board(t_board_text(&t.variant, &board, &msg)),
             clause,
         ]))
         .await?;
     }
 }
 
-/// Colours are decided by the first reveal: when a face-down cell turns up a piece on the ply of
-/// `mover`, and no colour is known yet, that piece's colour is the mover's.
-fn learn_colours(prev: &Board, now: &Board, mover: usize, colours: &mut [Option<Colour>; 2]) {
-    if colours.iter().any(|c| c.is_some()) || prev.len() != now.len() || !(1..=2).contains(&mover) {
-        return;
+/// The board text to echo: exactly what the server sent.
+fn t_board_text(_variant: &Variant, _board: &Board, msg: &ServerMessage) -> String {
+    msg.0
+        .iter()
+        .find_map(|c| match c {
+            ServerClause::Board(b) => Some(b.clone()),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// The piece that was turned face-up between two boards, if one was.
+fn first_reveal(prev: &Board, now: &Board) -> Option<Piece> {
+    if prev.len() != now.len() {
+        return None;
     }
-    for (a, b) in prev.squares().iter().zip(now.squares()) {
-        if let (Square::Hidden, Square::Up(p)) = (a, b) {
-            colours[mover - 1] = Some(p.colour);
-            colours[2 - mover] = Some(p.colour.other());
-            return;
-        }
-    }
+    prev.squares()
+        .iter()
+        .zip(now.squares())
+        .find_map(|(a, b)| match (a, b) {
+            (Square::Hidden, Square::Up(p)) => Some(*p),
+            _ => None,
+        })
 }

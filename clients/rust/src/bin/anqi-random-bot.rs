@@ -21,6 +21,10 @@ struct Args {
     /// Games to play one after another (a new connection each).
     #[arg(long, default_value_t = 1)]
     games: u32,
+    /// The variant the server plays (a shipped name or a description file), for its exact
+    /// rules. Without it the bot assumes the standard rules for the announced (game TYPE).
+    #[arg(long, value_name = "NAME|FILE")]
+    variant: Option<String>,
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -32,10 +36,30 @@ async fn main() -> std::process::ExitCode {
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(1)
     });
+    let variant = match args
+        .variant
+        .as_deref()
+        .map(anqi::rules::Variant::load)
+        .transpose()
+    {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("anqi-random-bot: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
     for g in 0..args.games {
         let game_seed = seed.wrapping_add(g as u64);
         let mut bot = RandomBot::new(game_seed);
-        match play_game(&args.connect, &args.name, &game_seed.to_string(), &mut bot).await {
+        match play_game(
+            &args.connect,
+            &args.name,
+            &game_seed.to_string(),
+            &mut bot,
+            variant.as_ref(),
+        )
+        .await
+        {
             Ok(r) => println!(
                 "game over: (win {} {}), I was player {}",
                 r.win.0, r.win.1, r.me
