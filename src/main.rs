@@ -160,8 +160,14 @@ async fn stop_on_signal(token: CancellationToken) {
 fn replay(files: &[PathBuf], quiet: bool) -> Result<ExitCode> {
     let (mut ok, mut bad) = (0usize, 0usize);
     for file in files {
-        let records =
-            read_records(file).with_context(|| format!("cannot read {}", file.display()))?;
+        let records = match read_records(file) {
+            Ok(r) => r,
+            Err(e) => {
+                bad += 1;
+                println!("{}: FAILED: cannot read: {e}", file.display());
+                continue;
+            }
+        };
         for (line, record) in records {
             let verdict = record.and_then(|r| anqi::replay::verify(&r).map(|()| r));
             match verdict {

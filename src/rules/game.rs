@@ -7,7 +7,7 @@ use super::board::{Board, Control, Illegal, Square};
 use super::deal::Deal;
 use super::piece::{Colour, Piece};
 use super::topology::Cell;
-use super::variant::{ColourRule, Objective, Start, Variant};
+use super::variant::{ColourRule, Objective, Repetition, Start, Variant};
 use std::sync::Arc;
 
 /// Why a game ended. The wire names (`capture-all`, ...) appear in records.
@@ -552,7 +552,7 @@ impl Game {
         if draw.no_progress.is_some_and(|n| self.quiet_plies >= n) {
             return self.finish(None, Termination::NoProgress);
         }
-        if let Some(n) = draw.repetition {
+        if let Some(rule) = draw.repetition {
             let mut key: Vec<u8> = self
                 .board
                 .squares()
@@ -561,9 +561,8 @@ impl Game {
                 .collect();
             key.push(self.turn_pos as u8);
             key.push(self.chain.map_or(0xff, |c| c as u8));
-            let seen = self.history.iter().filter(|k| **k == key).count() as u32 + 1;
             self.history.push(key);
-            if seen >= n {
+            if repeated(&self.history, rule) {
                 self.finish(None, Termination::Repetition);
             }
         }
@@ -602,6 +601,25 @@ impl Game {
                 [only] => (*only, 0),
                 _ => (0, side + 1),
             },
+        }
+    }
+}
+
+/// Whether the positions since the last irreversible action (current last) draw by `rule`.
+fn repeated(history: &[Vec<u8>], rule: Repetition) -> bool {
+    let Some(now) = history.last() else {
+        return false;
+    };
+    match rule {
+        Repetition::Occurrence(n) => history.iter().filter(|k| *k == now).count() as u32 >= n,
+        Repetition::Cycle { times, extra } => {
+            // Positions p_0..p_t; a cycle of length L repeated `times` times plus `extra` plies
+            // means p_i == p_(i+L) for every i in t - (times*L + extra) ..= t - L.
+            let t = history.len() - 1;
+            (1..=t / times as usize).any(|len| {
+                let span = times as usize * len + extra as usize;
+                span <= t && (t - span..=t - len).all(|i| history[i] == history[i + len])
+            })
         }
     }
 }
@@ -743,6 +761,36 @@ mod tests {
                 reason: Termination::NoProgress
             })
         );
+    }
+
+    /// A 4-ply back-and-forth cycle from position A (after the reveals) under the three
+    /// repetition modes of RULES.md: ICGA draws after 8 cycle plies, NTU after 12, the platform
+    /// after 13.
+    #[test]
+    fn the_three_repetition_modes_draw_at_their_documented_plies() {
+        for (rule, draw_after) in [("3", 8), ("(cycle 3)", 12), ("(cycle 3 1)", 13)] {
+            let v = Variant::parse(&format!(
+                "(variant (name t) (board (rectangle 2 4)) (pieces Kk) (no-progress none) (repetition {rule}))"
+            ))
+            .unwrap();
+            let mut g = Game::new(Arc::new(v), deal("K......k"));
+            g.play(1, Action::Reveal(0)).unwrap();
+            g.play(2, Action::Reveal(7)).unwrap();
+            let cycle = [(1, mv(0, 1)), (2, mv(7, 6)), (1, mv(1, 0)), (2, mv(6, 7))];
+            let mut plies = 0;
+            while g.outcome().is_none() {
+                let (p, a) = cycle[plies % 4];
+                g.play(p, a).unwrap();
+                plies += 1;
+                assert!(plies <= 20, "{rule}: no draw");
+            }
+            assert_eq!(
+                g.outcome().unwrap().reason,
+                Termination::Repetition,
+                "{rule}"
+            );
+            assert_eq!(plies, draw_after, "{rule}");
+        }
     }
 
     #[test]

@@ -197,13 +197,25 @@ pub fn default_order(sides: &[Vec<usize>]) -> Vec<usize> {
         .collect()
 }
 
+/// The repetition rule. A position is the board, the player to move (and a chain capture in
+/// progress); reveals, captures, draws and puts make every earlier position unreachable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Repetition {
+    /// `(repetition N)`: draw when a position occurs for the N-th time (ICGA: 3).
+    Occurrence(u32),
+    /// `(repetition (cycle N E))`: draw when the last plies repeat one cycle of moves N times in
+    /// a row, and E more plies (NTU: N = 3, E = 0, a 4-ply back-and-forth draws after ply 12;
+    /// Chen's platform: N = 3, E = 1, after ply 13).
+    Cycle { times: u32, extra: u32 },
+}
+
 /// When a game is drawn.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DrawRules {
     /// Draw after this many consecutive plies with neither a reveal nor a capture.
     pub no_progress: Option<u32>,
-    /// Draw when the same position (board and player to move) occurs this many times.
-    pub repetition: Option<u32>,
+    /// When a repeated position draws.
+    pub repetition: Option<Repetition>,
 }
 
 /// What is wrong with a description, with the line it concerns when known.
@@ -216,16 +228,35 @@ pub struct VariantError {
     pub message: String,
 }
 
+macro_rules! shipped {
+    ($($name:literal),* $(,)?) => {
+        &[$(($name, include_str!(concat!("../../protocol/variants/", $name, ".sexp")))),*]
+    };
+}
+
 /// The variants shipped in `protocol/variants/`, as (name, description text).
-pub const SHIPPED: &[(&str, &str)] = &[
-    (
-        "traditional",
-        include_str!("../../protocol/variants/traditional.sexp"),
-    ),
-    (
-        "traditional-2x4",
-        include_str!("../../protocol/variants/traditional-2x4.sexp"),
-    ),
+pub const SHIPPED: &[(&str, &str)] = shipped![
+    "traditional",
+    "traditional-2x4",
+    "ntu",
+    "platform",
+    "openspiel",
+    "hong-kong",
+    "paper-ranks",
+    "handicap",
+    "open",
+    "reveal-4",
+    "puzzle",
+    "strategic",
+    "strategic-2x4",
+    "single",
+    "cooperative",
+    "2v2",
+    "1v2",
+    "2v2-8x16",
+    "cross",
+    "chain-capture",
+    "cannon-step",
 ];
 
 impl Variant {
@@ -519,13 +550,10 @@ impl Parser<'_> {
                 None => None,
             },
             repetition: match get("repetition") {
-                Some(v) => self.count_or_none("repetition", v)?,
+                Some(v) => self.repetition(v)?,
                 None => None,
             },
         };
-        if draw.repetition.is_some_and(|n| n < 2) {
-            return Err(self.error("repetition", "a position occurs at least twice to repeat"));
-        }
         Ok(Variant {
             name,
             summary,
@@ -544,6 +572,33 @@ impl Parser<'_> {
             draw,
             source: text.to_string(),
         })
+    }
+
+    fn repetition(&self, v: &[&Value]) -> Result<Option<Repetition>, VariantError> {
+        if let [one] = v {
+            if let Some(parts) = one.to_ref_vec() {
+                if parts.first().and_then(|h| h.as_symbol()) == Some("cycle")
+                    && (2..=3).contains(&parts.len())
+                {
+                    let times = self.count("repetition", &parts[1..2])?;
+                    let extra = match parts.get(2) {
+                        Some(e) => self.count("repetition", &[e])?,
+                        None => 0,
+                    };
+                    if times < 2 {
+                        return Err(self.error("repetition", "a cycle repeats at least twice"));
+                    }
+                    return Ok(Some(Repetition::Cycle { times, extra }));
+                }
+                return Err(self.error("repetition", "expected N, none, (cycle N) or (cycle N E)"));
+            }
+        }
+        match self.count_or_none("repetition", v)? {
+            Some(n) if n < 2 => {
+                Err(self.error("repetition", "a position occurs at least twice to repeat"))
+            }
+            n => Ok(n.map(Repetition::Occurrence)),
+        }
     }
 
     fn objective(&self, v: &[&Value]) -> Result<Objective, VariantError> {
@@ -659,19 +714,20 @@ impl Parser<'_> {
         let mut c = ClockDefaults::default();
         for item in v {
             let parts = item.to_ref_vec().unwrap_or_default();
-            let (key, value) =
-                match parts.as_slice() {
-                    [k, n] => (
-                        k.as_symbol().unwrap_or(""),
-                        self.count("clock", &[n])? as u64,
-                    ),
-                    _ => return Err(self.error(
+            let (key, value) = match parts.as_slice() {
+                [k, n] => (
+                    k.as_symbol().unwrap_or(""),
+                    self.count("clock", &[n])? as u64,
+                ),
+                _ => {
+                    return Err(self.error(
                         "clock",
                         format!(
                             "expected (game-ms N), (move-ms N) or (increment-ms N), found {item}"
                         ),
-                    )),
-                };
+                    ))
+                }
+            };
             match key {
                 "game-ms" => c.game_ms = Some(value),
                 "move-ms" => c.move_ms = Some(value),
@@ -696,7 +752,10 @@ impl Parser<'_> {
                 .map(str::to_string)
                 .or_else(|| one.as_number().map(|n| n.to_string()))
                 .ok_or_else(|| self.error(key, format!("expected a name or string, found {one}"))),
-            _ => Err(self.error(key, "expected exactly one value")),
+            _ => Err(self.error(
+                key,
+                "expected exactly one value (quote a name that starts with a digit: \"2v2\")",
+            )),
         }
     }
 
@@ -733,11 +792,12 @@ impl Parser<'_> {
     }
 
     fn board(&self, v: &[&Value]) -> Result<Topology, VariantError> {
+        let usage = "expected (board (rectangle LINES COLUMNS)) or (board (shape \"ROW\" ...))";
         let shape = match v {
             [one] => one.to_ref_vec(),
             _ => None,
         }
-        .ok_or_else(|| self.error("board", "expected (board (rectangle LINES COLUMNS))"))?;
+        .ok_or_else(|| self.error("board", usage))?;
         match shape.first().and_then(|s| s.as_symbol()) {
             Some("rectangle") => {
                 let dims: Vec<_> = shape[1..].iter().filter_map(|d| d.as_u64()).collect();
@@ -747,7 +807,17 @@ impl Parser<'_> {
                     _ => Err(self.error("board", "expected (rectangle LINES COLUMNS)")),
                 }
             }
-            _ => Err(self.error("board", "expected (board (rectangle LINES COLUMNS))")),
+            Some("shape") => {
+                let rows: Option<Vec<&str>> = shape[1..].iter().map(|r| r.as_str()).collect();
+                let rows = rows.filter(|r| !r.is_empty()).ok_or_else(|| {
+                    self.error(
+                        "board",
+                        "expected (shape \"ROW\" ...): one string per row, X a cell, . a hole",
+                    )
+                })?;
+                Topology::shape(&rows).map_err(|e| self.error("board", e.0))
+            }
+            _ => Err(self.error("board", usage)),
         }
     }
 
@@ -861,7 +931,7 @@ mod tests {
             t.draw,
             DrawRules {
                 no_progress: Some(180),
-                repetition: Some(3)
+                repetition: Some(Repetition::Occurrence(3))
             }
         );
         let s = Variant::shipped("traditional-2x4").unwrap();

@@ -176,6 +176,7 @@ pub async fn handshake(
     mut inbox: mpsc::Receiver<Inbound>,
     outbox: Outbox,
     timeout: Duration,
+    shutdown: &tokio_util::sync::CancellationToken,
 ) -> Option<Player> {
     if outbox
         .send(&ServerMessage(vec![ServerClause::Version(VERSION.into())]))
@@ -185,7 +186,14 @@ pub async fn handshake(
     }
     let deadline = tokio::time::Instant::now() + timeout;
     loop {
-        let inbound = match tokio::time::timeout_at(deadline, inbox.recv()).await {
+        let received = tokio::select! {
+            r = tokio::time::timeout_at(deadline, inbox.recv()) => r,
+            _ = shutdown.cancelled() => {
+                outbox.error(ErrorCode::Shutdown, "the server is shutting down");
+                return None;
+            }
+        };
+        let inbound = match received {
             Ok(Some(i)) => i,
             Ok(None) => return None,
             Err(_) => {

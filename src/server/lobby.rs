@@ -64,23 +64,19 @@ impl Lobby {
         games
     }
 
-    /// Drops ready players whose connection closed while they waited.
+    /// Answers whatever waiting players sent (nothing is valid before the game starts) and
+    /// drops those whose connection closed.
     fn drop_departed(&mut self) {
-        self.ready.retain(|_, p| match p.inbox.try_recv() {
-            Ok(Inbound::Closed) | Err(mpsc::error::TryRecvError::Disconnected) => false,
-            Ok(other) => {
-                // Anything else sent before the game starts is out of place: answer it now.
-                if let Inbound::Bad(e) = &other {
-                    p.outbox.error(e.code, e.text.clone());
-                } else {
-                    p.outbox.error(
-                        crate::wire::ErrorCode::Unexpected,
-                        "the game has not started yet: wait for your (turn ...)",
-                    );
-                }
-                true
+        self.ready.retain(|_, p| loop {
+            match p.inbox.try_recv() {
+                Ok(Inbound::Closed) | Err(mpsc::error::TryRecvError::Disconnected) => break false,
+                Err(mpsc::error::TryRecvError::Empty) => break true,
+                Ok(Inbound::Bad(e)) => p.outbox.error(e.code, e.text),
+                Ok(Inbound::Message(_)) => p.outbox.error(
+                    crate::wire::ErrorCode::Unexpected,
+                    "the game has not started yet: wait for your (turn ...)",
+                ),
             }
-            Err(mpsc::error::TryRecvError::Empty) => true,
         });
     }
 

@@ -129,12 +129,14 @@ impl Server {
             let shutdown = shutdown.clone();
             tracker.spawn(
                 async move {
-                    let handshake =
-                        connection::handshake(conn, inbox, outbox, limits.handshake_timeout);
-                    let player = tokio::select! {
-                        p = handshake => p,
-                        _ = shutdown.cancelled() => None,
-                    };
+                    let handshake = connection::handshake(
+                        conn,
+                        inbox,
+                        outbox,
+                        limits.handshake_timeout,
+                        &shutdown,
+                    );
+                    let player = handshake.await;
                     let event = match player {
                         Some(player) => {
                             tracing::debug!(name = %player.name, "handshake done");

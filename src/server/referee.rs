@@ -197,20 +197,17 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
     let mut next_poll = 0usize;
     'game: while game.outcome().is_none() {
         let mover = game.to_move();
-        let board = game.board().to_wire();
+        let board = game.wire_board();
         let round = game.round();
-        let prompt: Arc<str> = ServerMessage(vec![
-            ServerClause::Board(board.clone()),
-            ServerClause::Turn(round, mover),
-        ])
-        .to_line()
-        .into();
-        let info: Arc<str> = ServerMessage(vec![
-            ServerClause::Board(board.clone()),
-            ServerClause::Info(round, mover),
-        ])
-        .to_line()
-        .into();
+        // The board, the drawn piece while it waits to be put, then turn or info.
+        let message = |last: ServerClause| -> Arc<str> {
+            let mut clauses = vec![ServerClause::Board(board.clone())];
+            clauses.extend(game.hand().map(|p| ServerClause::Hand(p.letter())));
+            clauses.push(last);
+            ServerMessage(clauses).to_line().into()
+        };
+        let prompt = message(ServerClause::Turn(round, mover));
+        let info = message(ServerClause::Info(round, mover));
         for (i, seat) in seats.iter().enumerate() {
             let line = if i + 1 == mover { &prompt } else { &info };
             if seat.player.outbox.send_line(line.clone()).is_err() {
@@ -228,6 +225,7 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
             let event = tokio::select! {
                 biased;
                 _ = ctx.shutdown.cancelled() => {
+                    clocks.charge(mover, turn_start.elapsed());
                     game.abort();
                     break 'game;
                 }
@@ -235,7 +233,7 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
                     clocks.charge(mover, turn_start.elapsed());
                     game.forfeit(mover, Termination::Time);
                     loser = Some(mover);
-                    seats[mover - 1].player.outbox.error(ErrorCode::Timeout, "your clock ran out");
+                    reply_fault(&mut seats[mover - 1], &mut faults, &game, mover, ErrorCode::Timeout, "your clock ran out".into());
                     break 'game;
                 }
                 e = next_event(&mut seats, &mut next_poll) => e,
@@ -284,10 +282,14 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
                         if !clocks.charge(mover, spent) {
                             game.forfeit(mover, Termination::Time);
                             loser = Some(mover);
-                            seats[mover - 1]
-                                .player
-                                .outbox
-                                .error(ErrorCode::Timeout, "your clock ran out");
+                            reply_fault(
+                                &mut seats[mover - 1],
+                                &mut faults,
+                                &game,
+                                mover,
+                                ErrorCode::Timeout,
+                                "your clock ran out".into(),
+                            );
                             break 'game;
                         }
                         let played = game.play(from, action).expect("checked just before");
@@ -313,16 +315,10 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
                 },
             };
             let seat = &mut seats[from - 1];
-            seat.player.outbox.error(code, text.clone());
-            seat.errors += 1;
-            faults.push(FaultRecord {
-                ply: game.ply() + 1,
-                player: from,
-                code: code.name().to_string(),
-                text,
-            });
+            reply_fault(seat, &mut faults, &game, from, code, text);
             let too_many = cfg.referee.max_errors > 0 && seat.errors > cfg.referee.max_errors;
             let reprompt_failed = ruling == Ruling::Error
+                && !too_many
                 && from == mover
                 && seat.player.outbox.send_line(prompt.clone()).is_err();
             if reprompt_failed || ruling == Ruling::Lose || too_many {
@@ -348,14 +344,18 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
             winner_team,
         )]))
     };
-    for seat in &seats {
+    for (i, seat) in seats.iter_mut().enumerate() {
         match &win {
             Some(w) => {
                 let _ = seat.player.outbox.send(w);
             }
-            None => seat.player.outbox.error(
+            None => reply_fault(
+                seat,
+                &mut faults,
+                &game,
+                i + 1,
                 ErrorCode::Shutdown,
-                "the server is shutting down; this game is aborted",
+                "the server is shutting down; this game is aborted".into(),
             ),
         }
     }
@@ -398,14 +398,28 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
             plies: game.ply(),
             turns: game.round(),
         },
-        final_board: game
-            .board()
-            .squares()
-            .iter()
-            .map(|s: &Square| s.letter())
-            .collect(),
+        final_board: game.wire_board(),
     };
     ctx.records.write(record);
+}
+
+/// Sends `((error CODE "text"))` to a player, counts it against them and records it.
+fn reply_fault(
+    seat: &mut Seat,
+    faults: &mut Vec<FaultRecord>,
+    game: &Game,
+    player: usize,
+    code: ErrorCode,
+    text: String,
+) {
+    seat.player.outbox.error(code, text.clone());
+    seat.errors += 1;
+    faults.push(FaultRecord {
+        ply: game.ply() + 1,
+        player,
+        code: code.name().to_string(),
+        text,
+    });
 }
 
 async fn sleep_until_opt(deadline: Option<Instant>) {

@@ -136,6 +136,11 @@ impl FrameScanner {
                             continue;
                         }
                         self.in_frame = false;
+                        if self.pos > self.limits.max_bytes {
+                            // The closing byte itself went over the limit.
+                            self.consume_before(self.pos);
+                            return Some(Err(FrameError::TooLarge(self.limits.max_bytes)));
+                        }
                         let frame = self.buf[..self.pos].to_vec();
                         self.consume_before(self.pos);
                         return Some(Ok(frame));
@@ -281,6 +286,27 @@ mod tests {
         }
         s.push(b"))((resign))");
         assert_eq!(s.next_frame(), Some(Ok(b"((resign))".to_vec())));
+    }
+
+    #[test]
+    fn the_size_limit_is_exact() {
+        // 64 bytes exactly pass; 65 do not, whichever byte goes over.
+        // "((board " + n letters + "))" is n + 10 bytes.
+        let exact = format!("((board {}))", "X".repeat(54));
+        assert_eq!(exact.len(), 64);
+        assert_eq!(scan_all(&[exact.as_bytes()]), vec![Ok(exact.clone())]);
+        let over = format!("((board {}))", "X".repeat(56));
+        assert_eq!(
+            scan_all(&[over.as_bytes(), b"((bag))"]),
+            vec![Err(FrameError::TooLarge(64)), Ok("((bag))".into())]
+        );
+        // 65 bytes whose 65th is the final ')'.
+        let over_at_close = format!("((board {}))", "X".repeat(55));
+        assert_eq!(over_at_close.len(), 65);
+        assert_eq!(
+            scan_all(&[over_at_close.as_bytes(), b"((bag))"]),
+            vec![Err(FrameError::TooLarge(64)), Ok("((bag))".into())]
+        );
     }
 
     #[test]

@@ -335,10 +335,20 @@ pub async fn play_on<B: Bot + ?Sized>(
                         Some(v) => v.clone(),
                         None => setup.default_variant()?,
                     };
+                    // With fixed colours, side 1 plays red and side 2 black from the start.
+                    let colour = (variant.colours == ColourRule::Fixed
+                        && setup.id <= variant.players)
+                        .then(|| {
+                            if variant.side_of(setup.id) == 0 {
+                                Colour::Red
+                            } else {
+                                Colour::Black
+                            }
+                        });
                     tracker = Some(Tracker {
                         setup,
                         variant,
-                        colour: None,
+                        colour,
                         last: None,
                         draws: 0,
                         last_had_hand: false,
