@@ -30,8 +30,9 @@
 //!   - `clock`: game and move time.
 //!
 //! Beside them: [`config`] (the `config.toml` file, built in as the defaults), [`record`] (the
-//! JSON-lines game records) and [`replay`] (re-deriving deals and re-playing records). The
-//! binary (`src/main.rs`) is a thin command line over these.
+//! JSON-lines game records), [`replay`] (re-deriving deals and re-playing records) and
+//! [`variant_check`] (the report of `anqi variant check`). The binary (`src/main.rs`) is a thin
+//! command line over these.
 //!
 //! # Where to read next
 //! `protocol/PROTOCOL.md` for the protocol as clients see it, `protocol/VARIANTS.md` for the
@@ -42,4 +43,5 @@ pub mod record;
 pub mod replay;
 pub mod rules;
 pub mod server;
+pub mod variant_check;
 pub mod wire;

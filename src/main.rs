@@ -58,6 +58,23 @@ enum Command {
     },
     /// List the shipped variants, one line each.
     Variants,
+    /// Tools for variant descriptions.
+    Variant {
+        #[command(subcommand)]
+        command: VariantCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum VariantCommand {
+    /// Validate a description (a file, or a shipped name) and print what it describes: board
+    /// size, move and jump counts, pieces, players, sides and every rule.
+    ///
+    /// Exits with status 1, naming the line and the problem, when the description is invalid.
+    Check {
+        #[arg(value_name = "FILE|NAME")]
+        file: String,
+    },
 }
 
 fn main() -> ExitCode {
@@ -70,6 +87,18 @@ fn main() -> ExitCode {
             records,
         } => serve(config, listen, variant, records),
         Command::Replay { files, quiet } => replay(&files, quiet),
+        Command::Variant {
+            command: VariantCommand::Check { file },
+        } => match Variant::load(&file) {
+            Ok(v) => {
+                print!("{}", anqi::variant_check::report(&v));
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                println!("invalid: {e}");
+                Ok(ExitCode::FAILURE)
+            }
+        },
         Command::Variants => {
             for (name, _) in SHIPPED {
                 let v = Variant::shipped(name).expect("shipped variants are valid");

@@ -18,6 +18,6 @@ pub use game::{Game, Outcome, PlayError, Played, PublicState, Termination};
 pub use piece::{Colour, Kind, Piece};
 pub use topology::{Cell, Topology, TopologyError};
 pub use variant::{
-    default_order, ClockDefaults, ColourRule, DrawRules, Objective, Start, Variant, VariantError,
-    SHIPPED,
+    default_order, ClockDefaults, ColourRule, DrawRules, Objective, Repetition, Start, Variant,
+    VariantError, SHIPPED,
 };
