@@ -1,5 +1,5 @@
-//! The paper's Table IV exchange, reproduced message by message over real TCP
-//! (`tests/data/table-iv.transcript`).
+//! The paper's two transcripts, Table IV (traditional 2x4) and Table V (strategic 2x4),
+//! reproduced message by message over real TCP (`tests/data/table-*.transcript`).
 
 mod common;
 
@@ -20,10 +20,14 @@ fn normalized(line: &str) -> ServerMessage {
     m
 }
 
-#[tokio::test]
-async fn table_iv_message_by_message() {
-    let server = TestServer::start("traditional-2x4", "[seed]\nserver = \"table-iv-9\"\n").await;
-    let transcript = include_str!("data/table-iv.transcript");
+/// Plays a transcript against a server for `variant` whose seed is `server_seed`; returns the
+/// game's record (checked by `anqi replay`'s verifier).
+async fn run_transcript(
+    variant: &str,
+    server_seed: &str,
+    transcript: &str,
+) -> anqi::record::GameRecord {
+    let server = TestServer::start(variant, &format!("[seed]\nserver = \"{server_seed}\"\n")).await;
     let mut clients: Vec<RawClient> = Vec::new();
     let mut checked = 0;
     for (n, line) in transcript.lines().enumerate() {
@@ -64,10 +68,38 @@ async fn table_iv_message_by_message() {
     }
     let mut server = server;
     let record = server.next_record().await;
+    anqi::replay::verify(&record).expect("the record verifies");
+    record
+}
+
+#[tokio::test]
+async fn table_iv_message_by_message() {
+    let record = run_transcript(
+        "traditional-2x4",
+        "table-iv-9",
+        include_str!("data/table-iv.transcript"),
+    )
+    .await;
     assert_eq!(record.result.win, "(win 1 0)");
     assert_eq!(record.result.reason.name(), "resign");
     assert_eq!(record.result.loser, Some(2));
     assert_eq!(record.plies.len(), 11);
     assert_eq!(record.seeds.clients, vec!["666", "1"]);
-    anqi::replay::verify(&record).expect("the record verifies");
+}
+
+#[tokio::test]
+async fn table_v_message_by_message() {
+    let record = run_transcript(
+        "strategic-2x4",
+        "table-v-593",
+        include_str!("data/table-v.transcript"),
+    )
+    .await;
+    assert_eq!(record.result.win, "(win 1 0)");
+    assert_eq!(record.result.reason.name(), "resign");
+    assert_eq!(record.final_board, "p.kXXPPP");
+    let draws: String = record.plies.iter().filter_map(|p| p.drawn).collect();
+    assert_eq!(draws, "KPpkPP");
+    // Bag draws keep the turn: 6 draws + 6 puts + 1 move = 13 plies in 3 rounds and a half.
+    assert_eq!((record.result.plies, record.result.turns), (13, 3));
 }
