@@ -288,6 +288,26 @@ impl Topology {
         self.size
     }
 
+    /// Gives every cell a display position (row, column).
+    ///
+    /// # Errors
+    /// When there is not exactly one position per cell, or two cells share one.
+    pub fn with_coords(mut self, coords: Vec<(usize, usize)>) -> Result<Topology, TopologyError> {
+        if coords.len() != self.size {
+            return err(format!(
+                "{} coordinates for {} cells",
+                coords.len(),
+                self.size
+            ));
+        }
+        let mut seen = std::collections::HashSet::new();
+        if let Some(dup) = coords.iter().find(|c| !seen.insert(**c)) {
+            return err(format!("two cells share the position {dup:?}"));
+        }
+        self.coords = Some(coords);
+        Ok(self)
+    }
+
     /// Display position (row, column) of every cell, when the board was drawn as a grid.
     pub fn coords(&self) -> Option<&[(usize, usize)]> {
         self.coords.as_deref()

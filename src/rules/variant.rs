@@ -792,7 +792,14 @@ impl Parser<'_> {
     }
 
     fn board(&self, v: &[&Value]) -> Result<Topology, VariantError> {
-        let usage = "expected (board (rectangle LINES COLUMNS)) or (board (shape \"ROW\" ...))";
+        let usage = "expected (board (rectangle LINES COLUMNS)), (board (shape \"ROW\" ...)) or (board (cells N) (moves ...) (jumps ...))";
+        let first_head = v
+            .first()
+            .and_then(|f| f.to_ref_vec())
+            .and_then(|f| f.first().and_then(|h| h.as_symbol()).map(str::to_string));
+        if first_head.as_deref() == Some("cells") {
+            return self.explicit_board(v);
+        }
         let shape = match v {
             [one] => one.to_ref_vec(),
             _ => None,
@@ -818,6 +825,71 @@ impl Parser<'_> {
                 Topology::shape(&rows).map_err(|e| self.error("board", e.0))
             }
             _ => Err(self.error("board", usage)),
+        }
+    }
+
+    /// `(board (cells N) (moves (A B)...) (jumps (ORI TG_I TG_F)...) [(coords (ROW COL)...)])`:
+    /// the wire form itself, so any graph works; jumps are decoded as on the wire.
+    fn explicit_board(&self, parts: &[&Value]) -> Result<Topology, VariantError> {
+        let usage = "expected (board (cells N) (moves (A B)...) (jumps (ORI TG_I TG_F)...) [(coords (ROW COL)...)])";
+        let size = parts[0]
+            .to_ref_vec()
+            .and_then(|c| c.get(1).and_then(|n| n.as_u64()))
+            .ok_or_else(|| self.error("board", usage))? as usize;
+        let (mut moves, mut jumps, mut coords) = (None, None, None);
+        for item in &parts[1..] {
+            let list = item.to_ref_vec().unwrap_or_default();
+            let numbers = |n: usize| -> Result<Vec<Vec<usize>>, VariantError> {
+                list[1..]
+                    .iter()
+                    .map(|t| {
+                        let v: Option<Vec<usize>> =
+                            t.to_ref_vec().filter(|v| v.len() == n).and_then(|v| {
+                                v.iter().map(|x| x.as_u64().map(|x| x as usize)).collect()
+                            });
+                        v.ok_or_else(|| {
+                            self.error("board", format!("expected lists of {n} numbers, found {t}"))
+                        })
+                    })
+                    .collect()
+            };
+            match list.first().and_then(|h| h.as_symbol()) {
+                Some("moves") => {
+                    moves = Some(
+                        numbers(2)?
+                            .into_iter()
+                            .map(|v| (v[0], v[1]))
+                            .collect::<Vec<_>>(),
+                    )
+                }
+                Some("jumps") => {
+                    jumps = Some(
+                        numbers(3)?
+                            .into_iter()
+                            .map(|v| (v[0], v[1], v[2]))
+                            .collect::<Vec<_>>(),
+                    )
+                }
+                Some("coords") => {
+                    coords = Some(
+                        numbers(2)?
+                            .into_iter()
+                            .map(|v| (v[0], v[1]))
+                            .collect::<Vec<_>>(),
+                    )
+                }
+                _ => return Err(self.error("board", usage)),
+            }
+        }
+        let moves =
+            moves.ok_or_else(|| self.error("board", "an explicit board needs (moves ...)"))?;
+        let topology = Topology::from_wire(size, moves, &jumps.unwrap_or_default())
+            .map_err(|e| self.error("board", e.0))?;
+        match coords {
+            Some(c) => topology
+                .with_coords(c)
+                .map_err(|e| self.error("board", e.0)),
+            None => Ok(topology),
         }
     }
 
@@ -962,6 +1034,25 @@ mod tests {
 
         let e = Variant::parse("(variant (name x)").unwrap_err();
         assert!(e.message.contains("S-expression"), "{e}");
+    }
+
+    #[test]
+    fn an_explicit_board_is_the_wire_form() {
+        // A ring of 6 cells: each cell steps to both neighbours; a cannon at 0 fires along the
+        // ring through 1 to 2 and 3 (3 has two shortest paths, so it is not a jump target).
+        let moves: String = (0..6)
+            .map(|c| format!("({c} {}) ({c} {}) ", (c + 1) % 6, (c + 5) % 6))
+            .collect();
+        let text = format!(
+            "(variant (name ring) (board (cells 6) (moves {moves}) (jumps (0 2 2) (3 1 1)) (coords (0 0) (0 1) (0 2) (1 2) (1 1) (1 0))) (pieces Cp))"
+        );
+        let v = Variant::parse(&text).unwrap();
+        assert_eq!(v.topology.size(), 6);
+        assert_eq!(v.topology.rays(0), &[vec![1, 2]]);
+        assert_eq!(v.topology.coords().unwrap()[3], (1, 2));
+        let bad = text.replace("(0 2 2)", "(0 3 3)");
+        let e = Variant::parse(&bad).unwrap_err();
+        assert!(e.message.contains("(0 3 3)"), "{e}");
     }
 
     #[test]
