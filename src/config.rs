@@ -51,6 +51,7 @@ pub struct RefereeConfig {
     pub stale_board: Ruling,
     pub out_of_turn: Ruling,
     pub max_errors: u32,
+    pub max_plies: u32,
 }
 
 /// `[clock]`: time control, in milliseconds (0 = off; absent = the variant's default).

@@ -43,5 +43,6 @@ pub mod record;
 pub mod replay;
 pub mod rules;
 pub mod server;
+pub mod tournament;
 pub mod variant_check;
 pub mod wire;

@@ -58,6 +58,52 @@ enum Command {
     },
     /// List the shipped variants, one line each.
     Variants,
+    /// Run a tournament headless: start the engines for every game, referee them in-process,
+    /// append each game to the output file as it ends, and print the standings.
+    ///
+    /// FILE holds a [tournament] section (see tournament.toml for every key). Killed at any
+    /// moment and started again with the same command, it plays only the games not yet
+    /// recorded. Progress goes to stderr, the final standings to stdout.
+    ///
+    /// Example: anqi tournament tournament.toml --shard 0/4 --output shard0.jsonl
+    Tournament {
+        #[arg(value_name = "FILE", default_value = "tournament.toml")]
+        file: PathBuf,
+        /// Play only the games whose index is I modulo N (run the N shards anywhere, then
+        /// `anqi merge` their outputs).
+        #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+        shard: Option<(u64, u64)>,
+        /// Records file, overriding the configured `output`.
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Print no progress.
+        #[arg(long, conflicts_with = "json")]
+        quiet: bool,
+        /// Progress as one JSON object per game, and the standings as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Standings of tournament records: points, W/D/L, Elo with 95% interval, crosstable,
+    /// pentanomial counts over paired deals, terminations per engine.
+    Report {
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Also run the SPRT on the first two engines: ELO0,ELO1[,ALPHA,BETA].
+        #[arg(long, value_name = "ELO0,ELO1")]
+        sprt: Option<String>,
+    },
+    /// Merge tournament outputs (shards, or a resumed run's pieces) into one file, one line per
+    /// game in schedule order; identical duplicates are kept once, conflicting ones refused.
+    Merge {
+        /// Output file.
+        #[arg(long, short, value_name = "FILE")]
+        output: PathBuf,
+        #[arg(required = true, value_name = "FILE")]
+        inputs: Vec<PathBuf>,
+    },
     /// Tools for variant descriptions.
     Variant {
         #[command(subcommand)]
@@ -87,6 +133,21 @@ fn main() -> ExitCode {
             records,
         } => serve(config, listen, variant, records),
         Command::Replay { files, quiet } => replay(&files, quiet),
+        Command::Tournament {
+            file,
+            shard,
+            output,
+            quiet,
+            json,
+        } => tournament(file, shard, output, quiet, json),
+        Command::Report { files, json, sprt } => report(&files, json, sprt.as_deref()),
+        Command::Merge { output, inputs } => {
+            anqi::tournament::merge_records(&inputs).and_then(|records| {
+                anqi::tournament::write_records(&output, &records)?;
+                println!("{} games written to {}", records.len(), output.display());
+                Ok(ExitCode::SUCCESS)
+            })
+        }
         Command::Variant {
             command: VariantCommand::Check { file },
         } => match Variant::load(&file) {
@@ -117,8 +178,12 @@ fn main() -> ExitCode {
 }
 
 fn init_logging() {
+    init_logging_at("info");
+}
+
+fn init_logging_at(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -160,6 +225,88 @@ fn serve(
         tracing::info!("stopped");
         Ok(ExitCode::SUCCESS)
     })
+}
+
+fn parse_shard(s: &str) -> Result<(u64, u64), String> {
+    let (i, n) = s.split_once('/').ok_or("expected I/N, like 0/4")?;
+    let (i, n): (u64, u64) = (
+        i.parse().map_err(|_| "I is not a number")?,
+        n.parse().map_err(|_| "N is not a number")?,
+    );
+    if n == 0 || i >= n {
+        return Err(format!("shard {i}/{n}: need 0 <= I < N"));
+    }
+    Ok((i, n))
+}
+
+fn tournament(
+    file: PathBuf,
+    shard: Option<(u64, u64)>,
+    output: Option<PathBuf>,
+    quiet: bool,
+    json: bool,
+) -> Result<ExitCode> {
+    use anqi::tournament::runner::{run, Progress, RunOptions};
+    let config = anqi::tournament::config::TournamentConfig::load(&file)?;
+    let progress = if quiet {
+        Progress::Quiet
+    } else if json {
+        Progress::Json
+    } else {
+        Progress::Text
+    };
+    if !quiet {
+        init_logging_at("warn");
+    }
+    let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let standings = rt.block_on(run(
+        config,
+        RunOptions {
+            shard,
+            progress,
+            output,
+        },
+    ))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&standings)?);
+    } else {
+        print!("{}", anqi::tournament::report::text(&standings));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn report(files: &[PathBuf], json: bool, sprt: Option<&str>) -> Result<ExitCode> {
+    let records = anqi::tournament::load(files)?;
+    let sprt = match sprt {
+        None => None,
+        Some(s) => {
+            let v: Vec<f64> = s
+                .split(',')
+                .map(|x| x.trim().parse::<f64>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| anyhow::anyhow!("--sprt takes numbers: ELO0,ELO1[,ALPHA,BETA]"))?;
+            match v.as_slice() {
+                [e0, e1] => Some((*e0, *e1, 0.05, 0.05)),
+                [e0, e1, a, b] => Some((*e0, *e1, *a, *b)),
+                _ => anyhow::bail!("--sprt takes ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA"),
+            }
+        }
+    }
+    .map(
+        |(elo0, elo1, alpha, beta)| anqi::tournament::config::SprtConfig {
+            elo0,
+            elo1,
+            alpha,
+            beta,
+        },
+    );
+    let standings = anqi::tournament::stats::standings(&records, &[], sprt.as_ref());
+    if json {
+        println!("{}", serde_json::to_string_pretty(&standings)?);
+    } else {
+        print!("{}", anqi::tournament::report::text(&standings));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Cancels `token` on SIGINT or SIGTERM.

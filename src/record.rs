@@ -36,6 +36,20 @@ pub struct GameRecord {
     pub result: ResultRecord,
     /// The board at the end, as sent on the wire.
     pub final_board: String,
+    /// Where the game stands in a tournament (absent outside tournaments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<TournamentTag>,
+}
+
+/// A tournament game's place in its event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TournamentTag {
+    /// 0-based index in the schedule.
+    pub index: u64,
+    /// The deal played; the games of one deal differ only in seating.
+    pub deal: u64,
+    /// The engine in each seat, seat 1 first.
+    pub engines: Vec<String>,
 }
 
 /// A seat.

@@ -97,6 +97,18 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
                         result.winner_side
                     ));
                 }
+            } else if result.reason == Termination::PlyCap {
+                // The referee's cap, outside the rules: a draw.
+                if result.winner_side.is_some() {
+                    return Err("a game adjudicated at the ply cap has no winner".into());
+                }
+                game.adjudicate_draw(Termination::PlyCap);
+            } else if result.reason == Termination::Crash && result.loser.is_none() {
+                // Nobody came: no plies, no winner.
+                if !record.plies.is_empty() || result.winner_side.is_some() {
+                    return Err("a game nobody played has plies or a winner".into());
+                }
+                game.adjudicate_draw(Termination::Crash);
             } else if result.reason != Termination::Aborted {
                 return Err(format!(
                     "result {:?}, but after the last ply the rules have not ended the game",

@@ -24,13 +24,16 @@ pub enum Termination {
     /// An illegal action (or too many errors) under a rule that makes it a loss.
     Illegal,
     Disconnect,
+    /// The player's program crashed or never connected (tournaments).
+    Crash,
     /// Draw: too many plies without a reveal, a capture, a draw from the bag or a put.
     NoProgress,
     /// Draw: the same position occurred too often.
     Repetition,
     /// Single-player or cooperative goal reached: one colour is gone.
     Cleared,
-    /// Single-player or cooperative goal missed: the ply cap was reached.
+    /// The ply cap was reached: a single-player or cooperative goal missed, or a competitive
+    /// game adjudicated as a draw by the referee's `max_plies`.
     PlyCap,
     /// The server stopped the game (shutdown).
     Aborted,
@@ -46,6 +49,7 @@ impl Termination {
             Termination::Time => "time",
             Termination::Illegal => "illegal",
             Termination::Disconnect => "disconnect",
+            Termination::Crash => "crash",
             Termination::NoProgress => "no-progress",
             Termination::Repetition => "repetition",
             Termination::Cleared => "cleared",
@@ -62,6 +66,7 @@ impl Termination {
                 | Termination::Time
                 | Termination::Illegal
                 | Termination::Disconnect
+                | Termination::Crash
         )
     }
 }
@@ -585,6 +590,12 @@ impl Game {
         let side = self.side_of(player);
         let winner = (self.variant.sides.len() == 2).then_some(1 - side);
         self.finish(winner, reason);
+    }
+
+    /// The referee ends the game as a draw for a reason outside the rules (a tournament's ply
+    /// cap).
+    pub fn adjudicate_draw(&mut self, reason: Termination) {
+        self.finish(None, reason);
     }
 
     /// The server stopped the game: no result.

@@ -71,6 +71,21 @@ pub struct Player {
     pub outbox: Outbox,
 }
 
+impl Player {
+    /// A stand-in for a seat nobody took: its channels are closed.
+    pub fn absent(seat: usize) -> Player {
+        let (_, inbox) = mpsc::channel(1);
+        let (tx, _) = mpsc::channel(1);
+        Player {
+            conn: u64::MAX,
+            name: format!("(absent seat {seat})"),
+            seed: String::new(),
+            inbox,
+            outbox: Outbox { tx },
+        }
+    }
+}
+
 /// Limits of one connection.
 #[derive(Clone, Copy, Debug)]
 pub struct ConnectionLimits {

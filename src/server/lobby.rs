@@ -17,6 +17,10 @@ pub enum LobbyEvent {
     Ready(Player),
     /// It left (or failed) before completing the handshake.
     Gone(u64),
+    /// A tournament orders a game (token seating).
+    Order(super::orders::GameOrder),
+    /// An order's connect timeout is over.
+    Expire(u64),
 }
 
 /// The seat-order state. Pure logic; the server drives it from one task.
@@ -41,6 +45,9 @@ impl Lobby {
             LobbyEvent::Ready(p) => {
                 self.pending.remove(&p.conn);
                 self.ready.insert(p.conn, p);
+            }
+            LobbyEvent::Order(_) | LobbyEvent::Expire(_) => {
+                unreachable!("orders are handled by the token desk")
             }
         }
         let mut games = Vec::new();

@@ -8,10 +8,13 @@
 mod clock;
 mod connection;
 mod lobby;
+mod orders;
 mod referee;
 
 pub use clock::Clocks;
 pub use connection::VERSION;
+pub use orders::{GameOrder, OrderDesk, ServerStopped};
+pub use referee::GameSpec;
 
 use crate::config::Config;
 use crate::record::{GameRecord, RecordSink};
@@ -19,6 +22,7 @@ use crate::rules::Variant;
 use crate::wire::{ErrorCode, FrameLimits};
 use connection::ConnectionLimits;
 use lobby::{Lobby, LobbyEvent};
+use orders::{Orders, Table};
 use referee::GameContext;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -36,6 +40,10 @@ pub struct Server {
     config: Arc<Config>,
     variant: Arc<Variant>,
     observer: Option<mpsc::UnboundedSender<GameRecord>>,
+    lobby_tx: mpsc::UnboundedSender<LobbyEvent>,
+    lobby_rx: mpsc::UnboundedReceiver<LobbyEvent>,
+    /// Seat clients by the token they send (tournaments) instead of by connection order.
+    by_token: bool,
 }
 
 impl Server {
@@ -52,11 +60,15 @@ impl Server {
                     format!("cannot listen on {}: {e}", config.server.listen),
                 )
             })?;
+        let (lobby_tx, lobby_rx) = mpsc::unbounded_channel();
         Ok(Server {
             listener,
             config: Arc::new(config),
             variant: Arc::new(variant),
             observer: None,
+            lobby_tx,
+            lobby_rx,
+            by_token: false,
         })
     }
 
@@ -71,6 +83,15 @@ impl Server {
     /// Also hands every finished game's record to `observer` (after it is written to the file).
     pub fn observe_records(&mut self, observer: mpsc::UnboundedSender<GameRecord>) {
         self.observer = Some(observer);
+    }
+
+    /// Switches the server to token seating and returns the desk where games are ordered: each
+    /// client is seated by the token it sends as SEED, in the game ordered for that token.
+    pub fn order_desk(&mut self) -> OrderDesk {
+        self.by_token = true;
+        OrderDesk {
+            tx: self.lobby_tx.clone(),
+        }
     }
 
     /// Serves until `shutdown` is cancelled, then shuts down gracefully.
@@ -97,8 +118,14 @@ impl Server {
             records: records.clone(),
             shutdown: shutdown.clone(),
         };
-        let (lobby_tx, lobby_rx) = mpsc::unbounded_channel();
-        let lobby = tracker.spawn(run_lobby(lobby_rx, ctx, tracker.clone()));
+        let lobby_tx = self.lobby_tx;
+        let lobby = tracker.spawn(run_lobby(
+            self.lobby_rx,
+            lobby_tx.clone(),
+            self.by_token,
+            ctx,
+            tracker.clone(),
+        ));
 
         let permits = Arc::new(Semaphore::new(cfg.server.max_connections));
         let mut conn_no = 0u64;
@@ -187,11 +214,14 @@ async fn listen(addr: &str, max_connections: usize) -> std::io::Result<TcpListen
 /// Seats ready players and starts games until every sender is gone (shutdown).
 async fn run_lobby(
     mut rx: mpsc::UnboundedReceiver<LobbyEvent>,
+    tx: mpsc::UnboundedSender<LobbyEvent>,
+    by_token: bool,
     ctx: GameContext,
     tracker: TaskTracker,
 ) {
     let seats = ctx.variant.players;
     let mut lobby = Lobby::default();
+    let mut orders = Orders::default();
     let mut game_no = 0u64;
     loop {
         let event = tokio::select! {
@@ -201,12 +231,37 @@ async fn run_lobby(
             },
             _ = ctx.shutdown.cancelled() => break,
         };
-        for players in lobby.on_event(event, seats) {
-            game_no += 1;
-            tracker.spawn(referee::run_game(ctx.clone(), game_no, players));
+        let tables: Vec<Table> = match event {
+            LobbyEvent::Order(order) => {
+                let (timeout, tx) = (order.connect_timeout, tx.clone());
+                let id = orders.place(order);
+                tracker.spawn(async move {
+                    tokio::time::sleep(timeout).await;
+                    let _ = tx.send(LobbyEvent::Expire(id));
+                });
+                Vec::new()
+            }
+            LobbyEvent::Expire(id) => orders.expire(id).into_iter().collect(),
+            LobbyEvent::Ready(player) if by_token => orders.seat(player).into_iter().collect(),
+            LobbyEvent::Accepted(_) | LobbyEvent::Gone(_) if by_token => Vec::new(),
+            event => lobby
+                .on_event(event, seats)
+                .into_iter()
+                .map(|players| {
+                    game_no += 1;
+                    Table {
+                        game_no,
+                        players,
+                        spec: Default::default(),
+                    }
+                })
+                .collect(),
+        };
+        for t in tables {
+            tracker.spawn(referee::run_game(ctx.clone(), t.game_no, t.players, t.spec));
         }
     }
-    for p in lobby.drain() {
+    for p in lobby.drain().into_iter().chain(orders.drain()) {
         p.outbox
             .error(ErrorCode::Shutdown, "the server is shutting down");
     }

@@ -136,22 +136,37 @@ struct Seat {
     errors: u32,
 }
 
+/// What a game is played with besides its players: by default, the server's configuration.
+#[derive(Debug, Default)]
+pub struct GameSpec {
+    /// The deal's seed contributions; `None`: from `[seed]` and the players' SEEDs.
+    pub seeds: Option<SeedInputs>,
+    /// Clock settings overriding `[clock]`.
+    pub clock: Option<crate::config::ClockConfig>,
+    /// Ply cap overriding `[referee] max_plies`.
+    pub max_plies: Option<u32>,
+    /// Seats (player ids) whose player never came: they lose at once, as `crash`.
+    pub absent: Vec<usize>,
+    /// Where the record also goes (a tournament waiting for this game).
+    pub done: Option<tokio::sync::oneshot::Sender<GameRecord>>,
+}
+
 /// Plays one game to its end and records it.
-pub async fn run_game(ctx: GameContext, game_no: u64, players: Vec<Player>) {
+pub async fn run_game(ctx: GameContext, game_no: u64, players: Vec<Player>, spec: GameSpec) {
     let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
     let span = tracing::info_span!("game", game = game_no, variant = %ctx.variant.name, players = %names.join(" vs "));
     drop(names);
-    tracing::Instrument::instrument(referee(ctx, game_no, players), span).await
+    tracing::Instrument::instrument(referee(ctx, game_no, players, spec), span).await
 }
 
-async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
+async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>, spec: GameSpec) {
     let started_unix_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)
         .unwrap_or(0);
     let cfg = &ctx.config;
     let variant = ctx.variant.clone();
-    let seeds = SeedInputs {
+    let seeds = spec.seeds.unwrap_or_else(|| SeedInputs {
         clients: if cfg.seed.clients {
             players.iter().map(|p| p.seed.clone()).collect()
         } else {
@@ -162,23 +177,41 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
         } else {
             cfg.seed.server.clone()
         },
-    };
+    });
+    let max_plies = spec.max_plies.unwrap_or(cfg.referee.max_plies);
     let deal = seeds.deal_for(&variant);
     let mut game = Game::new(variant.clone(), deal);
     let mut seats: Vec<Seat> = players
         .into_iter()
         .map(|player| Seat { player, errors: 0 })
         .collect();
-    let mut clocks = Clocks::new(&cfg.clock, &variant.clock, seats.len());
+    let mut clocks = Clocks::new(
+        spec.clock.as_ref().unwrap_or(&cfg.clock),
+        &variant.clock,
+        seats.len(),
+    );
     let mut plies: Vec<PlyRecord> = Vec::new();
     let mut faults: Vec<FaultRecord> = Vec::new();
     // Who lost by a fault (resign, time, illegal, disconnect), for the record.
     let mut loser: Option<usize> = None;
 
+    // Players who never came lose; if every side misses someone, nobody wins.
+    let absent_sides: std::collections::BTreeSet<usize> =
+        spec.absent.iter().map(|&p| variant.side_of(p)).collect();
+    if absent_sides.len() > 1 {
+        game.adjudicate_draw(Termination::Crash);
+    } else if let Some(&absent) = spec.absent.first() {
+        game.forfeit(absent, Termination::Crash);
+        loser = Some(absent);
+    }
+
     // The setup message, then the game.
     let tail = setup_tail(&game);
     for (i, seat) in seats.iter().enumerate() {
         let player = i + 1;
+        if spec.absent.contains(&player) {
+            continue;
+        }
         let line = format!(
             "({}{}{}{}{})\n",
             ServerClause::Id(player),
@@ -304,6 +337,9 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
                             drawn: played.drawn.map(|p| p.letter()),
                             captured: played.captured.map(|p| p.letter()),
                         });
+                        if max_plies > 0 && game.ply() >= max_plies && game.outcome().is_none() {
+                            game.adjudicate_draw(Termination::PlyCap);
+                        }
                         continue 'game;
                     }
                     Err(PlayError::Illegal(e)) => {
@@ -399,7 +435,11 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>) {
             turns: game.round(),
         },
         final_board: game.wire_board(),
+        tournament: None,
     };
+    if let Some(done) = spec.done {
+        let _ = done.send(record.clone());
+    }
     ctx.records.write(record);
 }
 

@@ -18,6 +18,10 @@ struct Args {
     /// Seed: sent as the SEED contribution and used for the bot's own choices (default: random).
     #[arg(long)]
     seed: Option<u64>,
+    /// Token given by a tournament: sent as the SEED of (init NAME SEED) instead of the seed
+    /// (which then only drives the bot's own choices).
+    #[arg(long)]
+    token: Option<String>,
     /// Games to play one after another (a new connection each).
     #[arg(long, default_value_t = 1)]
     games: u32,
@@ -54,7 +58,7 @@ async fn main() -> std::process::ExitCode {
         match play_game(
             &args.connect,
             &args.name,
-            &game_seed.to_string(),
+            &args.token.clone().unwrap_or_else(|| game_seed.to_string()),
             &mut bot,
             variant.as_ref(),
         )

@@ -1,0 +1,110 @@
+//! Engine processes: started per game with the placeholders filled in, their output sent to a
+//! log file, and killed with their whole process group when the game is over (or when the
+//! tournament process dies), so no process is left behind.
+
+use super::config::EngineConfig;
+use std::path::Path;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+use tokio::process::{Child, Command};
+
+/// What the placeholders of a seat stand for.
+pub struct Placeholders<'a> {
+    pub host: &'a str,
+    pub port: u16,
+    pub token: &'a str,
+    pub seed: u64,
+    pub name: &'a str,
+    pub game: u64,
+    pub seat: usize,
+}
+
+impl Placeholders<'_> {
+    /// Replaces `{host}`, `{port}`, `{addr}`, `{token}`, `{seed}`, `{name}`, `{game}`, `{seat}`.
+    pub fn fill(&self, s: &str) -> String {
+        s.replace("{host}", self.host)
+            .replace("{port}", &self.port.to_string())
+            .replace("{addr}", &format!("{}:{}", self.host, self.port))
+            .replace("{token}", self.token)
+            .replace("{seed}", &self.seed.to_string())
+            .replace("{name}", self.name)
+            .replace("{game}", &self.game.to_string())
+            .replace("{seat}", &self.seat.to_string())
+    }
+}
+
+/// A running engine.
+pub struct Engine {
+    child: Child,
+    /// Kept apart: `Child::id` forgets it once the child is reaped.
+    pid: Option<u32>,
+}
+
+impl Engine {
+    /// Starts `config`'s command with stdout and stderr appended to `log`.
+    ///
+    /// # Errors
+    /// When the log cannot be created or the program cannot be started.
+    pub fn start(
+        config: &EngineConfig,
+        values: &Placeholders<'_>,
+        log: &Path,
+    ) -> std::io::Result<Engine> {
+        let program = values.fill(config.command.as_deref().unwrap_or_default());
+        let out = std::fs::File::create(log)?;
+        let err = out.try_clone()?;
+        let mut cmd = Command::new(&program);
+        cmd.args(config.args.iter().map(|a| values.fill(a)))
+            .envs(config.env.iter().map(|(k, v)| (k, values.fill(v))))
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .kill_on_drop(true)
+            .process_group(0);
+        if let Some(dir) = &config.dir {
+            cmd.current_dir(dir);
+        }
+        #[cfg(target_os = "linux")]
+        // SAFETY: prctl is async-signal-safe; it only asks the kernel to kill this child when
+        // the tournament process dies, so a crashed runner leaves no engine behind.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let child = cmd
+            .spawn()
+            .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start {program:?}: {e}")))?;
+        let pid = child.id();
+        Ok(Engine { child, pid })
+    }
+
+    /// Gives the engine `grace` to exit by itself, then kills its process group; reaps it.
+    /// Returns the exit status when it exited by itself, `None` when it had to be killed.
+    pub async fn stop(mut self, grace: Duration) -> Option<ExitStatus> {
+        let exited = tokio::time::timeout(grace, self.child.wait()).await;
+        kill_group(self.pid);
+        match exited {
+            Ok(Ok(status)) => Some(status),
+            _ => {
+                let _ = self.child.start_kill();
+                let _ = self.child.wait().await;
+                None
+            }
+        }
+    }
+}
+
+/// Kills every process in the engine's group (its children too).
+fn kill_group(pid: Option<u32>) {
+    if let Some(pid) = pid {
+        // SAFETY: kill(2) with a negative pid signals the process group the child leads
+        // (process_group(0) made it a leader); it has no memory effects.
+        unsafe {
+            libc::kill(-(pid as i32), libc::SIGKILL);
+        }
+    }
+}

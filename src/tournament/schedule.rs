@@ -1,0 +1,173 @@
+//! The schedule: every game of the event, numbered, with its deal and its seating. It depends
+//! only on the configuration, so every run (and every shard) agrees on what game N is.
+
+use super::config::{Format, TournamentConfig};
+use sha2::{Digest, Sha256};
+
+/// One scheduled game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduledGame {
+    /// 0-based index in the schedule.
+    pub index: u64,
+    /// The deal it plays: the games of one deal differ only in seating.
+    pub deal: u64,
+    /// Engine (index into the config's engines) in each seat, seat 1 first.
+    pub seats: Vec<usize>,
+}
+
+/// Builds the schedule for a variant with `seats` seats.
+///
+/// Round robin: every group of `seats` engines (every pair in a two-player game), in config
+/// order; gauntlet: the gauntlet engine with each other one (two-player variants; with more
+/// seats, the gauntlet engine and the others in turn fill the groups). For each group, `cycles`
+/// times `deals` deals, each played once per cyclic rotation of the seats.
+pub fn build(config: &TournamentConfig, seats: usize) -> Result<Vec<ScheduledGame>, String> {
+    let n = config.engines.len();
+    let groups: Vec<Vec<usize>> = match config.format {
+        Format::RoundRobin => {
+            if n < seats {
+                return Err(format!(
+                    "a {seats}-player variant needs at least {seats} engines (list an engine twice under two names to fill seats)"
+                ));
+            }
+            combinations(n, seats)
+        }
+        Format::Gauntlet => {
+            let g = config
+                .gauntlet
+                .as_ref()
+                .and_then(|name| config.engines.iter().position(|e| &e.name == name))
+                .unwrap_or(0);
+            let others: Vec<usize> = (0..n).filter(|&i| i != g).collect();
+            if others.len() < seats - 1 {
+                return Err(format!(
+                    "a {seats}-player gauntlet needs at least {seats} engines"
+                ));
+            }
+            combinations(others.len(), seats - 1)
+                .into_iter()
+                .map(|c| {
+                    std::iter::once(g)
+                        .chain(c.into_iter().map(|i| others[i]))
+                        .collect()
+                })
+                .collect()
+        }
+    };
+    let mut games = Vec::new();
+    let mut deal = 0u64;
+    for _cycle in 0..config.cycles {
+        for group in &groups {
+            for _ in 0..config.deals {
+                for rotation in 0..seats {
+                    let seating = (0..seats).map(|s| group[(s + rotation) % seats]).collect();
+                    games.push(ScheduledGame {
+                        index: games.len() as u64,
+                        deal,
+                        seats: seating,
+                    });
+                }
+                deal += 1;
+            }
+        }
+    }
+    Ok(games)
+}
+
+/// Every k-element subset of 0..n, in lexicographic order.
+fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    let mut current = Vec::new();
+    fn go(start: usize, n: usize, k: usize, current: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if current.len() == k {
+            out.push(current.clone());
+            return;
+        }
+        for i in start..n {
+            current.push(i);
+            go(i + 1, n, k, current, out);
+            current.pop();
+        }
+    }
+    go(0, n, k, &mut current, &mut out);
+    out
+}
+
+/// A value derived from the master seed and a purpose: 64 bits of SHA-256.
+pub fn derive(master: &str, purpose: &str) -> u64 {
+    let digest = Sha256::digest(format!("anqi-tournament-v1\n{master}\n{purpose}").as_bytes());
+    u64::from_be_bytes(digest[..8].try_into().expect("8 bytes"))
+}
+
+/// The server's seed contribution for a deal (client seeds are left out of tournament deals).
+pub fn deal_seed(master: &str, deal: u64) -> String {
+    format!("{master}/deal/{deal}")
+}
+
+/// The token a seat's engine identifies with.
+pub fn token(master: &str, index: u64, seat: usize) -> String {
+    format!("t{:016x}", derive(master, &format!("token/{index}/{seat}")))
+}
+
+/// The seed for a seat's engine's own randomness.
+pub fn engine_seed(master: &str, index: u64, seat: usize) -> u64 {
+    derive(master, &format!("engine/{index}/{seat}")) >> 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(engines: usize, format: &str, deals: u32) -> TournamentConfig {
+        let mut text = format!("[tournament]\nformat = \"{format}\"\ndeals = {deals}\n");
+        for i in 0..engines {
+            text.push_str(&format!(
+                "[[tournament.engine]]\nname = \"e{i}\"\ncommand = \"x\"\n"
+            ));
+        }
+        TournamentConfig::parse(&text).unwrap()
+    }
+
+    #[test]
+    fn round_robin_plays_each_deal_with_seats_swapped() {
+        let s = build(&config(3, "round-robin", 2), 2).unwrap();
+        assert_eq!(s.len(), 3 * 2 * 2);
+        assert_eq!(s[0].seats, vec![0, 1]);
+        assert_eq!(s[1].seats, vec![1, 0]);
+        assert_eq!((s[0].deal, s[1].deal, s[2].deal), (0, 0, 1));
+        assert!(s.iter().enumerate().all(|(i, g)| g.index == i as u64));
+    }
+
+    #[test]
+    fn multi_seat_groups_rotate_every_seat() {
+        let s = build(&config(4, "round-robin", 1), 4).unwrap();
+        assert_eq!(s.len(), 4);
+        let firsts: Vec<usize> = s.iter().map(|g| g.seats[0]).collect();
+        assert_eq!(firsts, vec![0, 1, 2, 3]);
+        assert!(build(&config(3, "round-robin", 1), 4).is_err());
+    }
+
+    #[test]
+    fn gauntlet_pairs_the_first_engine_with_each_other() {
+        let s = build(&config(4, "gauntlet", 1), 2).unwrap();
+        let pairs: Vec<Vec<usize>> = s.iter().map(|g| g.seats.clone()).collect();
+        assert_eq!(
+            pairs,
+            vec![
+                vec![0, 1],
+                vec![1, 0],
+                vec![0, 2],
+                vec![2, 0],
+                vec![0, 3],
+                vec![3, 0]
+            ]
+        );
+    }
+
+    #[test]
+    fn derived_values_are_stable() {
+        assert_eq!(token("anqi", 3, 1), token("anqi", 3, 1));
+        assert_ne!(token("anqi", 3, 1), token("anqi", 3, 2));
+        assert_ne!(engine_seed("a", 0, 1), engine_seed("b", 0, 1));
+    }
+}
