@@ -4,7 +4,7 @@ Run from the repository root:
 
     python3 -m unittest discover -s clients/python
 
-The last two test classes use a small fake server on localhost. It plays the server's part
+The variant tests read the shipped descriptions in protocol/variants. The last two test classes use a small fake server on localhost. It plays the server's part
 over a real socket, so the whole client loop can be checked without the Rust server.
 """
 
@@ -16,22 +16,29 @@ import random
 import socket
 import threading
 import unittest
-from typing import Optional
+from typing import Any, Optional
 
 import anqi_random_bot as bot
 from anqi_random_bot import (
+    BOTH,
     Action,
     Bot,
+    CaptureRules,
     ColourTracker,
     FrameScanner,
     Logger,
     ProtocolError,
     Symbol,
     Topology,
+    Variant,
+    VariantError,
     can_step_capture,
     format_message,
     legal_actions,
+    load_variant,
     parse_sexp,
+    parse_variant,
+    shipped_variants,
 )
 
 # The setup message of the 2x4 game, exactly as in the protocol description.
@@ -324,6 +331,360 @@ class ColourTrackerTest(unittest.TestCase):
         self.assertNotEqual(action[1][1], 3)
 
 
+def shape_wire(rows: list[str]) -> tuple[int, list[tuple[int, int]], list[tuple[int, int, int]], list[list[list[int]]]]:
+    """Build what the server would send for a drawn board, as ``Topology::shape`` does.
+
+    Cells are the non-hole characters (anything but ``.`` and space), numbered row by row;
+    moves are the orthogonal steps between cells; rays run along rows and columns and stop
+    at a hole or the edge. Returns the size, the moves, the compact jump clauses and the
+    expected rays of every cell.
+    """
+    number: dict[tuple[int, int], int] = {}
+    for r, row in enumerate(rows):
+        for c, ch in enumerate(row):
+            if ch not in ". ":
+                number[(r, c)] = len(number)
+    moves: list[tuple[int, int]] = []
+    jumps: list[tuple[int, int, int]] = []
+    rays: list[list[list[int]]] = [[] for _ in number]
+    for (r, c), origin in number.items():
+        for dr, dc in ((-1, 0), (0, -1), (0, 1), (1, 0)):
+            ray = []
+            rr, cc = r + dr, c + dc
+            while (rr, cc) in number:
+                ray.append(number[(rr, cc)])
+                rr, cc = rr + dr, cc + dc
+            if ray:
+                moves.append((origin, ray[0]))
+            if len(ray) >= 2:
+                jumps.append((origin, min(ray[1], ray[-1]), max(ray[1], ray[-1])))
+                rays[origin].append(ray)
+    return len(number), sorted(moves), jumps, rays
+
+
+def setup_message(player: int, players: int, game: str, pieces: str, size: int,
+                  moves: list[tuple[int, int]], jumps: list[tuple[int, int, int]], extra: str = "",
+                  tail: str = "") -> str:
+    """A setup message in the server's clause order; ``extra`` goes after (players N)."""
+    return (f"((id {player})(players {players}){extra}(game {game})(size {size})(pieces {pieces})"
+            f"(moves {''.join(f'({a} {b})' for a, b in moves)})"
+            f"(jumps {''.join(f'({o} {a} {b})' for o, a, b in jumps)}){tail})")
+
+
+def rectangle_setup(player: int, players: int, game: str, pieces: str, lines: int, columns: int,
+                    extra: str = "") -> str:
+    moves, jumps, _ = rectangle_wire(lines, columns)
+    return setup_message(player, players, game, pieces, lines * columns, moves, jumps, extra)
+
+
+def new_bot(variant: Optional[Variant] = None, seed: int = 1) -> Bot:
+    return Bot(name="t", seed=seed, rng=random.Random(seed), log=quiet_logger(), variant=variant)
+
+
+def board_of(cells: dict[int, str], size: int = 32, fill: str = ".") -> str:
+    """A board string of ``size`` cells, ``fill`` everywhere but ``cells``."""
+    board = [fill] * size
+    for cell, piece in cells.items():
+        board[cell] = piece
+    return "".join(board)
+
+
+def reply_of(lines: list[str]) -> Any:
+    """The one message a bot sent, parsed."""
+    assert len(lines) == 1, lines
+    return parse_sexp(lines[0])
+
+
+CROSS_ROWS = ["..XXXX..", "..XXXX..", "XXXXXXXX", "XXXXXXXX", "..XXXX..", "..XXXX.."]
+
+
+class VariantReaderTest(unittest.TestCase):
+    def test_every_shipped_description_reads(self) -> None:
+        names = shipped_variants()
+        self.assertEqual(len(names), 21, names)
+        for name in names:
+            with self.subTest(variant=name):
+                variant = load_variant(name)
+                self.assertEqual(variant.name, name)
+                self.assertGreaterEqual(variant.size, len(variant.pieces))
+                self.assertEqual(sorted(p for side in variant.sides for p in side),
+                                 list(range(1, variant.players + 1)))
+
+    def test_traditional_is_the_standard_table(self) -> None:
+        variant = load_variant("traditional")
+        self.assertEqual(variant.capture, CaptureRules.standard())
+        self.assertEqual((variant.size, variant.players, variant.sides), (32, 2, [[1], [2]]))
+        self.assertFalse(variant.bag or variant.both_colours or variant.fixed_colours or variant.chain_capture)
+        self.assertTrue(variant.capture.jumps("c"))
+
+    def test_paper_ranks_put_the_knight_above_the_rook(self) -> None:
+        rules = load_variant("paper-ranks").capture
+        self.assertEqual((rules.ranks["N"], rules.ranks["R"]), (4, 3))
+        self.assertTrue(rules.can_step_capture("N", "r"))
+        self.assertFalse(rules.can_step_capture("r", "N"))
+        self.assertFalse(rules.can_step_capture("K", "p"))  # the exceptions still hold
+        self.assertTrue(rules.can_step_capture("p", "K"))
+
+    def test_hong_kong_cannons_step_and_never_jump(self) -> None:
+        rules = load_variant("hong-kong").capture
+        self.assertFalse(rules.cannon_jump)
+        self.assertFalse(rules.jumps("C"))
+        self.assertTrue(rules.can_step_capture("C", "c"))
+        self.assertTrue(rules.can_step_capture("C", "p"))
+        self.assertFalse(rules.can_step_capture("C", "n"))
+        self.assertFalse(rules.can_step_capture("K", "p"))
+        # On a board: the cannon takes the pawn next to it and cannot jump the far one.
+        t48 = topology_4x8()
+        board = board_of({0: "C", 1: "p", 3: "g"})
+        moves = {(a.cell, a.to) for a in legal_actions(board, t48, bot.RED, rules) if a.kind == "mov"}
+        self.assertEqual(moves, {(0, 1), (0, 8)})
+
+    def test_cannon_step_cannons_do_both(self) -> None:
+        rules = load_variant("cannon-step").capture
+        self.assertTrue(rules.jumps("c"))
+        self.assertTrue(rules.can_step_capture("c", "C"))
+        self.assertTrue(rules.can_step_capture("c", "P"))
+        self.assertFalse(rules.can_step_capture("c", "N"))
+        t48 = topology_4x8()
+        board = board_of({0: "C", 1: "p", 3: "g"})  # the pawn is the screen for the guard
+        moves = {(a.cell, a.to) for a in legal_actions(board, t48, bot.RED, rules) if a.kind == "mov"}
+        self.assertEqual(moves, {(0, 1), (0, 8), (0, 3)})
+
+    def test_other_flags(self) -> None:
+        self.assertTrue(load_variant("chain-capture").chain_capture)
+        self.assertTrue(load_variant("strategic").bag)
+        self.assertTrue(load_variant("handicap").fixed_colours)
+        self.assertEqual(load_variant("handicap").pieces.count("G"), 0)
+        self.assertTrue(load_variant("open").fixed_colours)
+        single = load_variant("single")
+        self.assertEqual((single.players, single.sides, single.ply_cap, single.both_colours), (1, [[1]], 400, True))
+        self.assertEqual(load_variant("cooperative").sides, [[1, 2]])
+        self.assertEqual(load_variant("1v2").sides, [[1], [2, 3]])
+        self.assertEqual(load_variant("2v2-8x16").size, 128)
+        self.assertEqual(load_variant("cross").size, 32)
+        self.assertEqual(load_variant("puzzle").start, "fixed")
+        self.assertEqual(load_variant("reveal-4").start, "reveal")
+
+    def test_defaults_are_the_servers(self) -> None:
+        # No step-capture clause means no exceptions at all: a plain rank order.
+        variant = parse_variant('(variant (name x) (board (shape "XXX" ".X.")) (pieces Kp))')
+        self.assertEqual(variant.size, 4)
+        self.assertTrue(variant.capture.can_step_capture("K", "p"))
+        self.assertTrue(variant.capture.can_step_capture("C", "p"))
+        self.assertFalse(variant.capture.can_step_capture("P", "k"))
+        self.assertTrue(variant.capture.cannon_jump)
+        self.assertEqual((variant.game, variant.players, variant.start), ("traditional", 2, "face-down"))
+        # Forbids first, then allows: an allow of the same pair wins.
+        variant = parse_variant("(variant (name x) (board (rectangle 2 4)) (pieces Kp)"
+                                " (step-capture (allow (C P)) (forbid (C *))))")
+        self.assertTrue(variant.capture.can_step_capture("C", "p"))
+        self.assertFalse(variant.capture.can_step_capture("C", "c"))
+
+    def test_mistakes_are_refused(self) -> None:
+        base = "(variant (name x) (board (rectangle 2 4)) (pieces KPPPkppp)"
+        for tail in [" (colour red))", ")  (extra)", " (ranks (K 7)))", " (players 3))",
+                     " (cannon-jump yes))", " (objective win))", " (name y))", " (start shuffled))",
+                     " (sides (1) (1)))"]:
+            with self.subTest(tail=tail), self.assertRaises(VariantError):
+                parse_variant(base + tail)
+        for text in ["(variant (board (rectangle 2 4)) (pieces Kk))", "(game (name x))",
+                     "(variant (name x) (board (rectangle 1 1)) (pieces Kk))",
+                     "(variant (name x) (board (rectangle 2 4)) (pieces KPPPPPPPP))",
+                     "(variant (name x) (board (rectangle 2 4)) (pieces KPxk))"]:
+            with self.subTest(text=text), self.assertRaises(VariantError):
+                parse_variant(text)
+        with self.assertRaises(VariantError) as caught:
+            load_variant("no-such-variant")
+        self.assertIn("traditional-2x4", str(caught.exception))
+
+
+class ShortestPathDecodingTest(unittest.TestCase):
+    def test_cross_board(self) -> None:
+        size, moves, jumps, expected = shape_wire(CROSS_ROWS)
+        self.assertEqual(size, load_variant("cross").size)
+        topology = Topology.from_wire(size, moves, jumps)
+        for cell in range(size):
+            self.assertCountEqual(topology.rays[cell], expected[cell], f"rays of cell {cell}")
+        # Down the cross's left arm from cell 0 (row 0, column 2): the cell numbers grow by
+        # 4, 6, 8, 6, 4, so no arithmetic progression finds this ray.
+        self.assertIn((0, 10, 28), jumps)
+        self.assertIn([4, 10, 18, 24, 28], topology.rays[0])
+        # Row 2 runs 8..15 without a hole; row 0 stops at the arm's edges.
+        self.assertIn([9, 10, 11, 12, 13, 14, 15], topology.rays[8])
+        self.assertEqual(sorted(topology.rays[0]), [[1, 2, 3], [4, 10, 18, 24, 28]])
+        self.assertEqual(sorted(topology.neighbours[8]), [9, 16])  # a hole above row 2's first cell
+
+    def test_rays_that_do_not_decode(self) -> None:
+        # A 2x2 ring: from 0 to 3 there are two shortest paths, so (0 3 3) names no ray.
+        ring = [(0, 1), (1, 0), (1, 3), (3, 1), (3, 2), (2, 3), (2, 0), (0, 2)]
+        with self.assertRaises(ProtocolError):
+            Topology.from_wire(4, ring, [(0, 3, 3)])
+        # On 2x4, (0 1 2): the nearer target 1 is at distance 1, not 2.
+        moves, _, _ = rectangle_wire(2, 4)
+        with self.assertRaises(ProtocolError):
+            Topology.from_wire(8, moves, [(0, 1, 2)])
+        self.assertEqual(bot.unique_shortest_path([[1], [0]], 0, 0), None)
+
+
+class BagGameTest(unittest.TestCase):
+    """The strategic game on 2x4, through the messages a bot receives."""
+
+    def setUp(self) -> None:
+        self.player = new_bot(load_variant("strategic-2x4"))
+        moves, jumps, _ = rectangle_wire(2, 4)
+        setup = setup_message(1, 2, "strategic", "KPPPkppp", 8, moves, jumps,
+                              tail="(puts (0)(1)(2)(3)(4)(5)(6)(7))")
+        self.player.handle(parse_sexp(setup))
+
+    def test_draw_put_and_colours(self) -> None:
+        player = self.player
+        # X is a never-filled cell: nothing to reveal, so the only action is a draw.
+        self.assertEqual(reply_of(player.handle(parse_sexp("((board XXXXXXXX)(turn 0 1))"))),
+                         [["board", "XXXXXXXX"], ["bag"]])
+        # Holding a black pawn: only puts, onto every empty cell, and a black drawer is black.
+        self.assertEqual(player.legal("XXXXXXXX", "p"), [Action("put", c, piece="p") for c in range(8)])
+        reply = reply_of(player.handle(parse_sexp("((board XXXXXXXX)(hand p)(turn 0 1))")))
+        self.assertEqual(reply[0], ["board", "XXXXXXXX"])
+        self.assertEqual(reply[1][:2], ["put", "p"])
+        self.assertEqual(player.draws, 1)
+        self.assertEqual((player.tracker.colour(1), player.tracker.colour(2)), (bot.BLACK, bot.RED))
+        # The opponent's turn, then its draw: one more draw, however many prompts show it.
+        player.handle(parse_sexp("((board XXXpXXXX)(info 0 2))"))
+        player.handle(parse_sexp("((board XXXpXXXX)(hand K)(info 0 2))"))
+        player.handle(parse_sexp("((board XXXpXXXX)(hand K)(info 0 2))"))
+        self.assertEqual(player.draws, 2)
+        self.assertEqual(player.tracker.colour(1), bot.BLACK)  # the first draw decided
+        # Our turn: move the black pawn on 3 (onto empty 2 or 7), or draw again.
+        # Our turn: the black pawn on 3 takes the red king or steps onto never-filled 7, or
+        # we draw again.
+        self.assertCountEqual(player.legal("XXKpXXXX", None),
+                              [Action("mov", 3, 2), Action("mov", 3, 7), Action("bag")])
+
+    def test_no_draw_once_the_bag_is_empty(self) -> None:
+        player = self.player
+        player.tracker.decide(1, bot.RED)
+        player.draws = 7
+        self.assertIn(Action("bag"), player.legal("KP.Pkpp.", None))
+        player.draws = 8
+        self.assertNotIn(Action("bag"), player.legal("KP.Pkppp", None))
+        self.assertEqual(player.legal("KP.Pkppp", None),
+                         [Action("mov", 0, 4), Action("mov", 1, 2), Action("mov", 1, 5),
+                          Action("mov", 3, 2), Action("mov", 3, 7)])
+
+    def test_default_rules_for_a_strategic_game(self) -> None:
+        player = new_bot()  # no --variant: (game strategic) means a bag game
+        moves, jumps, _ = rectangle_wire(2, 4)
+        player.handle(parse_sexp(setup_message(2, 2, "strategic", "KPPPkppp", 8, moves, jumps)))
+        self.assertTrue(player.rules is not None and player.rules.bag)
+        self.assertEqual(player.legal("XXXXXXXX", None), [Action("bag")])
+
+
+class BothColoursTest(unittest.TestCase):
+    def test_moves_of_both_colours_and_captures_of_the_other(self) -> None:
+        t24 = topology_2x4()
+        # K G k . / . . . . : red king and guard, black king.
+        actions = {(a.cell, a.to) for a in legal_actions("KGk.....", t24, BOTH) if a.kind == "mov"}
+        self.assertEqual(actions, {(0, 4), (1, 5), (2, 1), (2, 3), (2, 6)})
+        # The guard may not take its own king, nor the black king (higher rank).
+        self.assertNotIn((1, 0), actions)
+        self.assertNotIn((1, 2), actions)
+
+    def test_single_player_game(self) -> None:
+        player = new_bot(load_variant("single"))
+        player.handle(parse_sexp(rectangle_setup(1, 1, "single", "KGGBBRRNNCCPPPPPkggbbrrnnccppppp", 4, 8)))
+        self.assertEqual(player.control(), BOTH)
+        board = board_of({0: "K", 1: "k", 9: "p"}, fill="X")
+        board = board[:2] + ".." + board[4:]
+        legal = player.legal(board, None)
+        moves = {(a.cell, a.to) for a in legal if a.kind == "mov"}
+        self.assertEqual(moves, {(0, 1), (1, 0), (1, 2)})  # kings take kings; 9 is the black pawn
+        self.assertEqual(sum(a.kind == "rev" for a in legal), 32 - 5)
+        # Without --variant, (game cooperative) means the same.
+        player = new_bot()
+        player.handle(parse_sexp(rectangle_setup(2, 2, "cooperative", "KPPPkppp", 2, 4, "(team 1)(teammate 1)")))
+        self.assertEqual(player.control(), BOTH)
+
+
+class ChainCaptureTest(unittest.TestCase):
+    # 4x8: red rook on 0, black pawns on 1 and 2, a black guard on 8 (out of the rook's
+    # reach by rank). The only action is the rook taking 1.
+    START = board_of({0: "R", 1: "p", 2: "p", 8: "g"})
+    AFTER = board_of({1: "R", 2: "p", 8: "g"})
+
+    def play_capture(self, variant: str) -> Bot:
+        player = new_bot(load_variant(variant))
+        player.handle(parse_sexp(rectangle_setup(1, 2, "traditional", "KGGBBRRNNCCPPPPPkggbbrrnnccppppp", 4, 8)))
+        player.tracker.decide(1, bot.RED)
+        self.assertEqual(player.legal(self.START, None), [Action("mov", 0, 1)])
+        reply = reply_of(player.handle(parse_sexp(f"((board {self.START})(turn 5 1))")))
+        self.assertEqual(reply[1], ["mov", 0, 1])
+        return player
+
+    def test_the_capturing_piece_must_capture_again(self) -> None:
+        player = self.play_capture("chain-capture")
+        # The server keeps the turn (same round, same player): only the rook's capture of 2.
+        reply = reply_of(player.handle(parse_sexp(f"((board {self.AFTER})(turn 5 1))")))
+        self.assertEqual(reply[1], ["mov", 1, 2])
+        # After that capture the rook on 2 cannot capture: the chain is over, whatever comes.
+        done = board_of({2: "R", 8: "g"})
+        self.assertIn(Action("mov", 2, 3), player.legal(done, None))
+
+    def test_no_chain_once_someone_else_moved(self) -> None:
+        player = self.play_capture("chain-capture")
+        player.handle(parse_sexp(f"((board {self.AFTER})(info 5 2))"))
+        moved = board_of({1: "R", 2: "p", 16: "g"})
+        player.handle(parse_sexp(f"((board {moved})(turn 6 1))"))
+        self.assertIsNone(player.my_last)
+        self.assertIn(Action("mov", 1, 0), player.legal(moved, None))
+
+    def test_no_chain_without_the_house_rule(self) -> None:
+        player = self.play_capture("traditional")
+        self.assertIn(Action("mov", 1, 0), player.legal(self.AFTER, None))
+
+    def test_a_refused_capture_starts_no_chain(self) -> None:
+        player = self.play_capture("chain-capture")
+        # The server refused the capture and asks again on the same board: no chain.
+        player.handle(parse_sexp('((error illegal "no"))'))
+        self.assertIsNone(player.my_last)
+        replies = player.handle(parse_sexp(f"((board {self.START})(turn 5 1))"))
+        self.assertEqual(reply_of(replies), [["resign"]])  # its only action was refused
+        self.assertIsNone(player.my_last)
+
+
+class TeamAndFixedColoursTest(unittest.TestCase):
+    def test_a_teammates_reveal_gives_the_team_its_colour(self) -> None:
+        player = new_bot(load_variant("2v2"))
+        player.handle(parse_sexp(rectangle_setup(1, 4, "traditional", "KGGBBRRNNCCPPPPPkggbbrrnnccppppp", 4, 8,
+                                                 "(team 1)(teammate 3)")))
+        self.assertEqual(player.teammates, [3])
+        hidden = "X" * 32
+        player.handle(parse_sexp(f"((board {hidden})(info 0 3))"))
+        player.handle(parse_sexp(f"((board {'c' + hidden[1:]})(info 0 4))"))  # player 3 turned over black
+        self.assertEqual([player.tracker.colour(p) for p in (1, 2, 3, 4)], [bot.BLACK, bot.RED, bot.BLACK, bot.RED])
+        self.assertEqual(player.control(), bot.BLACK)
+
+    def test_an_opponents_reveal_in_one_against_two(self) -> None:
+        player = new_bot(load_variant("1v2"))
+        player.handle(parse_sexp(rectangle_setup(3, 3, "traditional", "KGGBBRRNNCCPPPPPkggbbrrnnccppppp", 4, 8,
+                                                 "(team 2)(teammate 2)")))
+        hidden = "X" * 32
+        player.handle(parse_sexp(f"((board {hidden})(info 0 1))"))
+        player.handle(parse_sexp(f"((board {'K' + hidden[1:]})(info 0 2))"))  # player 1 turned over red
+        self.assertEqual(player.control(), bot.BLACK)
+        self.assertEqual(player.tracker.colour(2), bot.BLACK)
+
+    def test_fixed_colours(self) -> None:
+        for me, colour in ((1, bot.RED), (2, bot.BLACK)):
+            player = new_bot(load_variant("handicap"))
+            player.handle(parse_sexp(rectangle_setup(me, 2, "traditional", "KBBRRNNCCPPPPPkggbbrrnnccppppp", 4, 8)))
+            self.assertEqual(player.control(), colour)
+
+    def test_a_variant_of_another_size_is_refused(self) -> None:
+        player = new_bot(load_variant("traditional"))
+        with self.assertRaises(ProtocolError):
+            player.handle(parse_sexp(SETUP_2X4))
+
+
 # -----------------------------------------------------------------------------------------
 # Offline self-test: the client loop against fake servers
 # -----------------------------------------------------------------------------------------
@@ -416,12 +777,14 @@ class FakeServer:
                 action = Action("mov", clauses["mov"][0], clauses["mov"][1])
             assert action in allowed, f"player {mover} ({own}) played illegal {action} on {board}"
             cells = list(board)
+            assert action.cell is not None
             if action.kind == "rev":
                 cells[action.cell] = pieces[action.cell]
                 if not colours:
                     colours[mover] = bot.colour_of(cells[action.cell])
                     colours[3 - mover] = bot.other_colour(colours[mover])
             else:
+                assert action.to is not None
                 cells[action.to], cells[action.cell] = cells[action.cell], "."
             board = "".join(cells)
             for player, colour in colours.items():
@@ -531,6 +894,11 @@ class MainTest(unittest.TestCase):
             self.assertEqual(reply[0], ["board", "XXKXXXXX"])
             self.assertEqual(reply[1][0], "rev")
         self.assertNotEqual(seen[1][1], seen[2][1])
+
+    def test_unknown_variant_is_a_usage_error(self) -> None:
+        with self.assertRaises(SystemExit) as caught:
+            self.run_main(["--connect", "127.0.0.1:1", "--variant", "no-such-variant"])
+        self.assertEqual(caught.exception.code, 2)
 
     def test_connection_refused(self) -> None:
         listener = socket.create_server(("127.0.0.1", 0))

@@ -1,0 +1,267 @@
+//! `anqi tournament` as organizers run it: reproducible records, shards that merge into the
+//! whole, resume after `kill -9`, misbehaving engines ruled with the right termination while
+//! the event goes on, and SPRT early stopping.
+
+mod common;
+
+use anqi::record::GameRecord;
+use common::TempDir;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const ANQI: &str = env!("CARGO_BIN_EXE_anqi");
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// An engine entry running the Python reference bot.
+fn python_bot(name: &str) -> String {
+    format!(
+        "[[tournament.engine]]\nname = \"{name}\"\ncommand = \"python3\"\nargs = [\"{ROOT}/clients/python/anqi_random_bot.py\", \"--connect\", \"{{addr}}\", \"--token\", \"{{token}}\", \"--seed\", \"{{seed}}\", \"--name\", \"{{name}}\", \"--quiet\"]\n"
+    )
+}
+
+/// An engine entry running tests/engines/misbehave.py in `mode`.
+fn misbehaving(mode: &str) -> String {
+    format!(
+        "[[tournament.engine]]\nname = \"{mode}\"\ncommand = \"python3\"\nargs = [\"{ROOT}/tests/engines/misbehave.py\", \"{mode}\", \"--connect\", \"{{addr}}\", \"--token\", \"{{token}}\"]\n"
+    )
+}
+
+/// Writes a tournament file in `dir` and returns its path.
+fn config(dir: &Path, head: &str, engines: &[String]) -> PathBuf {
+    let path = dir.join("t.toml");
+    let text = format!(
+        "[tournament]\nvariant = \"traditional-2x4\"\nseed = \"test\"\noutput = \"{}\"\nlogs = \"{}\"\n{head}\n{}",
+        dir.join("out.jsonl").display(),
+        dir.join("logs").display(),
+        engines.concat()
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn tournament(file: &Path, extra: &[&str]) -> std::process::Output {
+    let out = Command::new(ANQI)
+        .arg("tournament")
+        .arg(file)
+        .arg("--quiet")
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "anqi tournament failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Records in schedule order with their timing zeroed (timing is the only thing that may
+/// differ between two runs of one configuration).
+fn normalized(path: &Path) -> Vec<GameRecord> {
+    let mut records: Vec<GameRecord> = anqi::record::read_records(path)
+        .unwrap()
+        .into_iter()
+        .map(|(_, r)| r.unwrap())
+        .collect();
+    for r in &mut records {
+        r.started_unix_ms = 0;
+        for p in &mut r.plies {
+            p.think_ms = 0;
+        }
+        for p in &mut r.players {
+            p.time_used_ms = 0;
+        }
+    }
+    records.sort_by_key(|r| r.tournament.as_ref().unwrap().index);
+    records
+}
+
+fn report(path: &Path) -> String {
+    let out = Command::new(ANQI).arg("report").arg(path).output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn two_bots(dir: &Path, head: &str) -> PathBuf {
+    config(dir, head, &[python_bot("alpha"), python_bot("beta")])
+}
+
+#[test]
+fn same_config_same_records_and_shards_merge_into_the_whole() {
+    let head = "deals = 3\nconcurrency = 2";
+    let (a, b, c) = (
+        TempDir::new("t-a"),
+        TempDir::new("t-b"),
+        TempDir::new("t-c"),
+    );
+    tournament(&two_bots(&a.0, head), &[]);
+    tournament(&two_bots(&b.0, head), &[]);
+    let whole = normalized(&a.0.join("out.jsonl"));
+    assert_eq!(whole.len(), 6);
+    assert_eq!(
+        whole,
+        normalized(&b.0.join("out.jsonl")),
+        "the same config gives the same records"
+    );
+    // Each deal is played twice with the seats swapped.
+    for pair in whole.chunks(2) {
+        let (x, y) = (
+            pair[0].tournament.as_ref().unwrap(),
+            pair[1].tournament.as_ref().unwrap(),
+        );
+        assert_eq!(x.deal, y.deal);
+        assert_eq!(x.engines, vec![y.engines[1].clone(), y.engines[0].clone()]);
+        assert_eq!(pair[0].seeds, pair[1].seeds);
+    }
+
+    let file = two_bots(&c.0, head);
+    let (s0, s1) = (c.0.join("s0.jsonl"), c.0.join("s1.jsonl"));
+    tournament(&file, &["--shard", "0/2", "--output", s0.to_str().unwrap()]);
+    tournament(&file, &["--shard", "1/2", "--output", s1.to_str().unwrap()]);
+    let merged = c.0.join("merged.jsonl");
+    let out = Command::new(ANQI)
+        .arg("merge")
+        .arg("-o")
+        .arg(&merged)
+        .arg(&s1)
+        .arg(&s0)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        normalized(&merged),
+        whole,
+        "shards 0/2 and 1/2 merged equal 1/1"
+    );
+    assert_eq!(report(&merged), report(&a.0.join("out.jsonl")));
+    let verify = Command::new(ANQI)
+        .args(["replay", "--quiet"])
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&verify.stdout).ends_with("6 verified, 0 failed\n"));
+}
+
+#[test]
+fn a_run_killed_halfway_and_resumed_equals_an_uninterrupted_one() {
+    let head = "deals = 6\nconcurrency = 1";
+    let (whole, cut) = (TempDir::new("t-whole"), TempDir::new("t-cut"));
+    tournament(&two_bots(&whole.0, head), &[]);
+    let file = two_bots(&cut.0, head);
+    let out = cut.0.join("out.jsonl");
+    let mut child = Command::new(ANQI)
+        .arg("tournament")
+        .arg(&file)
+        .arg("--quiet")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for a few games, then kill -9 in the middle of the event.
+    for _ in 0..600 {
+        let lines = std::fs::read_to_string(&out)
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        if lines >= 4 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Command::new("kill")
+        .args(["-9", &child.id().to_string()])
+        .status()
+        .unwrap();
+    child.wait().unwrap();
+    let kept = std::fs::read_to_string(&out).unwrap();
+    assert!(kept.lines().count() < 12, "killed before the end");
+    // A crash in the middle of a write leaves half a line: the resumed run must cut it off.
+    std::fs::write(&out, format!("{kept}{{\"format\":1,\"game\":")).unwrap();
+    tournament(&file, &[]);
+    assert_eq!(normalized(&out), normalized(&whole.0.join("out.jsonl")));
+    assert_eq!(report(&out), report(&whole.0.join("out.jsonl")));
+}
+
+#[test]
+fn misbehaving_engines_lose_with_the_right_reason_while_the_event_goes_on() {
+    let dir = TempDir::new("t-bad");
+    let head = "format = \"gauntlet\"\nconcurrency = 4\nconnect_timeout_ms = 5000\n[tournament.clock]\nmove_ms = 1000";
+    let engines = [
+        python_bot("steady"),
+        misbehaving("crash"),
+        misbehaving("hang"),
+        misbehaving("illegal"),
+        misbehaving("slow"),
+    ];
+    tournament(&config(&dir.0, head, &engines), &[]);
+    let records = normalized(&dir.0.join("out.jsonl"));
+    assert_eq!(records.len(), 8, "every game of the gauntlet was played");
+    for r in &records {
+        let tag = r.tournament.as_ref().unwrap();
+        let bad_seat = tag.engines.iter().position(|e| e != "steady").unwrap() + 1;
+        let bad = &tag.engines[bad_seat - 1];
+        let want = match bad.as_str() {
+            "crash" => "crash",
+            "hang" | "slow" => "time",
+            "illegal" => "illegal",
+            other => panic!("unexpected engine {other}"),
+        };
+        // The misbehaving engine may never get to move if the steady one wins first; on 2x4
+        // with one ply each that cannot happen before its first turn.
+        assert_eq!(r.result.reason.name(), want, "{bad}: {:?}", r.result);
+        assert_eq!(r.result.loser, Some(bad_seat), "{bad}");
+    }
+    let verify = Command::new(ANQI)
+        .args(["replay", "--quiet"])
+        .arg(dir.0.join("out.jsonl"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&verify.stdout).ends_with("8 verified, 0 failed\n"));
+    // The hanging engine ignored SIGTERM; it must have been killed all the same.
+    let left = Command::new("pgrep")
+        .args(["-f", "misbehave.py hang"])
+        .output()
+        .unwrap();
+    assert!(
+        left.stdout.is_empty(),
+        "engines left behind: {}",
+        String::from_utf8_lossy(&left.stdout)
+    );
+    // Each engine's output went to its own log file.
+    let logs = std::fs::read_dir(dir.0.join("logs")).unwrap().count();
+    assert_eq!(logs, 16);
+}
+
+#[test]
+fn sprt_stops_a_match_once_the_stronger_engine_is_clear() {
+    let dir = TempDir::new("t-sprt");
+    let head = "deals = 100\nconcurrency = 2\n[tournament.sprt]\nelo0 = 0\nelo1 = 100";
+    let file = config(&dir.0, head, &[python_bot("player"), misbehaving("resign")]);
+    let out = Command::new(ANQI)
+        .arg("tournament")
+        .arg(&file)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Progress: one JSON object per game on stderr.
+    let progress = String::from_utf8_lossy(&out.stderr);
+    let first = progress
+        .lines()
+        .find(|l| l.starts_with('{'))
+        .expect("JSON progress lines");
+    let first: serde_json::Value = serde_json::from_str(first).unwrap();
+    assert_eq!(first["total"], 200);
+    let standings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(standings["sprt"]["verdict"], "H1", "{standings:#}");
+    let games = standings["games"].as_u64().unwrap();
+    assert!(games < 40, "stopped early: {games} of 200 games");
+}
