@@ -24,7 +24,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the server: seat clients in connection order, two per game, and referee the games.
+    /// Run the server: seat clients in connection order, as many per game as the variant has
+    /// players, and referee the games.
     ///
     /// Prints `listening on HOST:PORT` on stdout once clients can connect. Every finished game
     /// is appended to the records file as one JSON line. Ctrl-C (SIGINT) or SIGTERM stops the

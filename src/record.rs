@@ -33,6 +33,9 @@ pub struct GameRecord {
     pub plies: Vec<PlyRecord>,
     /// Every error reply the referee sent during the game.
     pub faults: Vec<FaultRecord>,
+    /// The referee's ply cap, when one applied (`[referee] max_plies`, a tournament's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_plies: Option<u32>,
     pub result: ResultRecord,
     /// The board at the end, as sent on the wire.
     pub final_board: String,

@@ -98,9 +98,16 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
                     ));
                 }
             } else if result.reason == Termination::PlyCap {
-                // The referee's cap, outside the rules: a draw.
+                // The referee's cap, outside the rules: a draw, exactly at the cap.
                 if result.winner_side.is_some() {
                     return Err("a game adjudicated at the ply cap has no winner".into());
+                }
+                if record.max_plies != Some(game.ply()) {
+                    return Err(format!(
+                        "adjudicated at the ply cap after {} plies, but the record's cap is {:?}",
+                        game.ply(),
+                        record.max_plies
+                    ));
                 }
                 game.adjudicate_draw(Termination::PlyCap);
             } else if result.reason == Termination::Crash && result.loser.is_none() {

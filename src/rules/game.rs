@@ -426,7 +426,7 @@ impl Game {
                 "this game has no bag: (bag) and (put ...) belong to the strategic variants".into(),
             ),
             Action::Bag if self.bag.is_empty() => {
-                illegal("the bag is empty: every piece is on the board".into())
+                illegal("the bag is empty: every piece has been drawn".into())
             }
             Action::Bag => Ok(ActionKind::Bag),
             Action::Put { piece, cell } => {
@@ -470,6 +470,8 @@ impl Game {
                     played.captured = Some(t);
                 }
                 self.board.set(to, self.board.get(from));
+                // The cell has held a piece now: vacated later, a bag game shows it as `.`.
+                self.filled[to] = true;
                 self.board.set(from, Square::Empty);
                 if played.captured.is_some()
                     && self.variant.chain_capture

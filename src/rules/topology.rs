@@ -147,7 +147,10 @@ impl Topology {
         let mut neighbours = vec![Vec::new(); size];
         for &(a, b) in &moves {
             if a >= size || b >= size {
-                return err(format!("move ({a} {b}) names a cell outside 0..{size}"));
+                return err(format!(
+                    "move ({a} {b}) names a cell outside 0..={}",
+                    size - 1
+                ));
             }
             if a == b {
                 return err(format!("move ({a} {b}) goes nowhere"));
@@ -169,7 +172,8 @@ impl Topology {
                 for &cell in ray {
                     if cell >= size {
                         return err(format!(
-                            "a ray from {origin} names cell {cell}, outside 0..{size}"
+                            "a ray from {origin} names cell {cell}, outside 0..={}",
+                            size - 1
                         ));
                     }
                     if !neighbours[prev].contains(&cell) {
@@ -222,7 +226,8 @@ impl Topology {
         for &(origin, a, b) in jumps {
             if origin >= size || a >= size || b >= size {
                 return err(format!(
-                    "jump ({origin} {a} {b}) names a cell outside 0..{size}"
+                    "jump ({origin} {a} {b}) names a cell outside 0..={}",
+                    size - 1
                 ));
             }
             let ray = probe.decode_ray(origin, a, b).ok_or_else(|| {

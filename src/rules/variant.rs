@@ -120,7 +120,7 @@ impl Start {
                 match (b, c) {
                     ('X', c) => take(
                         Piece::from_letter(c).ok_or_else(|| {
-                            format!("the deal must give a piece at face-down cell {i}")
+                            format!("the deal must give a piece letter at face-down cell {i}")
                         })?,
                         "the deal's",
                     )?,
@@ -490,7 +490,7 @@ impl Parser<'_> {
                     (_, Objective::Clear { .. }) => vec![(1..=players).collect()],
                     _ => return Err(self.error(
                         "players",
-                        "with more than two players, say who plays with whom: (sides (1 3) (2 4))",
+                        "a competitive game of other than two players needs (sides ...), such as (sides (1 3) (2 4)); a one-player game needs (objective (clear N))",
                     )),
                 },
             };
@@ -689,10 +689,13 @@ impl Parser<'_> {
         match parts.first().and_then(|h| h.as_symbol()) {
             Some("reveal") if parts.len() == 2 => {
                 let n = self.count("start", &parts[1..])?;
-                if n as usize > pieces.len() {
+                if n as usize >= pieces.len() {
                     return Err(self.error(
                         "start",
-                        format!("cannot reveal {n} of {} pieces", pieces.len()),
+                        format!(
+                            "(reveal {n}) with {} pieces leaves nothing face-down to reveal; use open with (colours fixed)",
+                            pieces.len()
+                        ),
                     ));
                 }
                 Ok(Start::Reveal(n))

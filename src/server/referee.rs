@@ -424,6 +424,7 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>, spec: Gam
             .collect(),
         plies,
         faults,
+        max_plies: (max_plies > 0).then_some(max_plies),
         result: ResultRecord {
             win: win_text,
             winner: winner_player,

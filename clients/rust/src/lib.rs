@@ -25,6 +25,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+pub mod bots;
 
 /// A framed connection to the server.
 pub struct Connection {
@@ -156,7 +157,18 @@ impl Setup {
         let sides = if matches!(objective, Objective::Clear { .. }) {
             vec![(1..=self.players).collect()]
         } else {
-            vec![vec![1], vec![2]]
+            // This client's team and everyone else (the setup names only its own teammates).
+            let mine: Vec<usize> = std::iter::once(self.id)
+                .chain(self.teammates.iter().copied())
+                .collect();
+            let others: Vec<usize> = (1..=self.players).filter(|p| !mine.contains(p)).collect();
+            let (mut mine, others) = (mine, others);
+            mine.sort_unstable();
+            if mine.contains(&1) {
+                vec![mine, others]
+            } else {
+                vec![others, mine]
+            }
         };
         Ok(Variant {
             name: self.game.clone(),
@@ -270,6 +282,8 @@ struct Tracker {
     last_had_hand: bool,
     /// This client's last action, while no other player has moved since.
     my_last: Option<(Action, bool)>,
+    /// `my_last` before the latest action, restored when the server refuses that action.
+    my_last_before: Option<(Action, bool)>,
 }
 
 impl Tracker {
@@ -353,6 +367,7 @@ pub async fn play_on<B: Bot + ?Sized>(
                         draws: 0,
                         last_had_hand: false,
                         my_last: None,
+                        my_last_before: None,
                     });
                 }
                 ServerClause::Board(b) => board = Some(b.clone()),
@@ -367,7 +382,13 @@ pub async fn play_on<B: Bot + ?Sized>(
                         errors,
                     });
                 }
-                ServerClause::Error(code, text) => errors.push((*code, text.clone())),
+                ServerClause::Error(code, text) => {
+                    errors.push((*code, text.clone()));
+                    // The action was refused: nothing changed.
+                    if let Some(t) = tracker.as_mut() {
+                        t.my_last = t.my_last_before;
+                    }
+                }
                 _ => {}
             }
         }
@@ -399,8 +420,20 @@ pub async fn play_on<B: Bot + ?Sized>(
         if !my_turn {
             continue;
         }
+        // A chain goes on exactly when the server's rule says so: my last capture, nobody else
+        // has moved since, the house rule is on, and the piece can capture again.
         let chain = match t.my_last {
-            Some((Action::Move { to, .. }, true)) if t.variant.chain_capture => Some(to),
+            Some((Action::Move { to, .. }, true)) if t.variant.chain_capture => {
+                let probe = PublicState {
+                    variant: &t.variant,
+                    board: &board,
+                    control: t.control(),
+                    hand: None,
+                    chain: None,
+                    bag_has_pieces: false,
+                };
+                probe.can_capture_from(to).then_some(to)
+            }
             _ => None,
         };
         let state = PublicState {
@@ -427,6 +460,7 @@ pub async fn play_on<B: Bot + ?Sized>(
         let action = bot.choose(&view);
         let captures =
             matches!(action, Action::Move { to, .. } if matches!(board.get(to), Square::Up(_)));
+        t.my_last_before = t.my_last;
         t.my_last = Some((action, captures));
         let clause = match action {
             Action::Reveal(c) => ClientClause::Rev(c),
