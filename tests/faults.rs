@@ -5,7 +5,7 @@ mod common;
 
 use anqi::record::GameRecord;
 use anqi::rules::Termination;
-use anqi_client::{play_game, Bot, RandomBot, View};
+use anqi_client::{play_on, Bot, Connection, RandomBot, View};
 use common::{RawClient, TestServer};
 
 const START: &str = "XXXXXXXX";
@@ -75,11 +75,15 @@ async fn bad_input_is_answered_while_another_game_plays_on() {
     let addr = server.addr();
 
     // The undisturbed game: two bots, connected first so they are seated together.
+    // Connections are seated in the order the server accepts them, and a TCP connect completes
+    // only once the kernel has queued it for accept: connecting one after the other fixes the
+    // seats without any sleep.
     let normal = {
-        let a1 = addr.clone();
+        let mut c1 = Connection::connect(&addr).await.unwrap();
+        let mut c2 = Connection::connect(&addr).await.unwrap();
         let g1 = tokio::spawn(async move {
-            play_game(
-                &a1,
+            play_on(
+                &mut c1,
                 "steady_1",
                 "11",
                 &mut SlowBot(RandomBot::new(11)),
@@ -87,12 +91,9 @@ async fn bad_input_is_answered_while_another_game_plays_on() {
             )
             .await
         });
-        // Wait until the first bot is accepted before the second connects.
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        let a2 = addr.clone();
         let g2 = tokio::spawn(async move {
-            play_game(
-                &a2,
+            play_on(
+                &mut c2,
                 "steady_2",
                 "12",
                 &mut SlowBot(RandomBot::new(12)),
@@ -100,7 +101,6 @@ async fn bad_input_is_answered_while_another_game_plays_on() {
             )
             .await
         });
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         (g1, g2)
     };
 
