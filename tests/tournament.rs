@@ -265,3 +265,65 @@ fn sprt_stops_a_match_once_the_stronger_engine_is_clear() {
     let games = standings["games"].as_u64().unwrap();
     assert!(games < 40, "stopped early: {games} of 200 games");
 }
+
+#[test]
+fn an_external_engine_connects_by_itself_with_its_token() {
+    use std::io::BufRead;
+    let dir = TempDir::new("t-ext");
+    let head = "format = \"gauntlet\"\ndeals = 2";
+    let external =
+        "[[tournament.engine]]\nname = \"outside\"\ntoken = \"outside-token\"\n".to_string();
+    let file = config(&dir.0, head, &[python_bot("inside"), external]);
+    let mut child = Command::new(ANQI)
+        .arg("tournament")
+        .arg(&file)
+        .arg("--quiet")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The address is printed even in quiet mode, because an external engine needs it.
+    let mut first = String::new();
+    std::io::BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let addr = first
+        .trim()
+        .strip_prefix("listening on ")
+        .expect("the address on stderr")
+        .to_string();
+    // The external engine: one connection per game, always the same token.
+    let bot = Command::new("python3")
+        .arg(format!("{ROOT}/clients/python/anqi_random_bot.py"))
+        .args([
+            "--connect",
+            &addr,
+            "--token",
+            "outside-token",
+            "--games",
+            "4",
+            "--quiet",
+            "--seed",
+            "9",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        bot.status.success(),
+        "{}",
+        String::from_utf8_lossy(&bot.stderr)
+    );
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let records = normalized(&dir.0.join("out.jsonl"));
+    assert_eq!(records.len(), 4);
+    for r in &records {
+        assert!(!r.result.reason.is_fault(), "{:?}", r.result);
+        assert!(r
+            .tournament
+            .as_ref()
+            .unwrap()
+            .engines
+            .contains(&"outside".to_string()));
+    }
+}

@@ -21,6 +21,8 @@ pub enum LobbyEvent {
     Order(super::orders::GameOrder),
     /// An order's connect timeout is over.
     Expire(u64),
+    /// Standing tokens of engines that connect by themselves.
+    Expect(Vec<String>),
 }
 
 /// The seat-order state. Pure logic; the server drives it from one task.
@@ -46,7 +48,7 @@ impl Lobby {
                 self.pending.remove(&p.conn);
                 self.ready.insert(p.conn, p);
             }
-            LobbyEvent::Order(_) | LobbyEvent::Expire(_) => {
+            LobbyEvent::Order(_) | LobbyEvent::Expire(_) | LobbyEvent::Expect(_) => {
                 unreachable!("orders are handled by the token desk")
             }
         }

@@ -234,11 +234,21 @@ async fn run_lobby(
         let tables: Vec<Table> = match event {
             LobbyEvent::Order(order) => {
                 let (timeout, tx) = (order.connect_timeout, tx.clone());
-                let id = orders.place(order);
+                let (id, table) = orders.place(order);
+                let shutdown = ctx.shutdown.clone();
                 tracker.spawn(async move {
-                    tokio::time::sleep(timeout).await;
-                    let _ = tx.send(LobbyEvent::Expire(id));
+                    // The timer must not hold a shutdown up.
+                    tokio::select! {
+                        _ = tokio::time::sleep(timeout) => {
+                            let _ = tx.send(LobbyEvent::Expire(id));
+                        }
+                        _ = shutdown.cancelled() => {}
+                    }
                 });
+                table.into_iter().collect()
+            }
+            LobbyEvent::Expect(tokens) => {
+                orders.expect(tokens);
                 Vec::new()
             }
             LobbyEvent::Expire(id) => orders.expire(id).into_iter().collect(),

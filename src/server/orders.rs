@@ -2,7 +2,9 @@
 //! each connecting client is seated by the token it sends as the SEED of `(init NAME SEED)`.
 //!
 //! An order whose seats are not all taken within its connect timeout starts anyway: the missing
-//! players lose at once (termination `crash`).
+//! players lose at once (termination `crash`). An engine that connects by itself with a
+//! standing token (registered with [`OrderDesk::expect`]) may come before its next game is
+//! ordered: it waits, parked, until then.
 
 use super::connection::{Inbound, Player};
 use super::referee::GameSpec;
@@ -46,11 +48,21 @@ pub struct Orders {
     /// Token -> the seats waiting for it, oldest order first (an external engine uses one token
     /// for all its games, so several orders may wait for the same token).
     by_token: HashMap<String, VecDeque<(u64, usize)>>,
+    /// Standing tokens of engines that connect by themselves.
+    standing: std::collections::HashSet<String>,
+    /// Players with a standing token who came before their game was ordered.
+    parked: HashMap<String, VecDeque<Player>>,
 }
 
 impl Orders {
-    /// Registers an order; returns its id (for the expiry event).
-    pub fn place(&mut self, order: GameOrder) -> u64 {
+    /// Registers standing tokens.
+    pub fn expect(&mut self, tokens: Vec<String>) {
+        self.standing.extend(tokens);
+    }
+
+    /// Registers an order, seating parked players that hold its tokens; returns its id (for
+    /// the expiry event) and the table when that fills it.
+    pub fn place(&mut self, order: GameOrder) -> (u64, Option<Table>) {
         let id = order.game_no;
         for (seat, token) in order.tokens.iter().enumerate() {
             self.by_token
@@ -63,17 +75,34 @@ impl Orders {
             Pending {
                 game_no: order.game_no,
                 seats: order.tokens.iter().map(|_| None).collect(),
-                tokens: order.tokens,
+                tokens: order.tokens.clone(),
                 spec: order.spec,
             },
         );
-        id
+        let mut table = None;
+        for token in &order.tokens {
+            while let Some(mut player) = self.parked.get_mut(token).and_then(VecDeque::pop_front) {
+                if departed(&mut player) {
+                    continue;
+                }
+                table = table.or(self.seat(player));
+                break;
+            }
+        }
+        (id, table)
     }
 
     /// Seats a player by token; returns the table when it is full.
     pub fn seat(&mut self, player: Player) -> Option<Table> {
         let waiting = self.by_token.get_mut(&player.seed);
         let Some((id, seat)) = waiting.and_then(VecDeque::pop_front) else {
+            if self.standing.contains(&player.seed) {
+                self.parked
+                    .entry(player.seed.clone())
+                    .or_default()
+                    .push_back(player);
+                return None;
+            }
             player.outbox.error(
                 ErrorCode::Unexpected,
                 "no game is waiting for this token: send the token you were given as the SEED of (init NAME SEED)",
@@ -127,9 +156,11 @@ impl Orders {
     /// Players waiting in unfinished orders (to tell them the server is going away).
     pub fn drain(&mut self) -> Vec<Player> {
         self.by_token.clear();
+        let parked = std::mem::take(&mut self.parked).into_values().flatten();
         self.pending
             .drain()
             .flat_map(|(_, p)| p.seats.into_iter().flatten())
+            .chain(parked)
             .collect()
     }
 }
@@ -155,6 +186,17 @@ pub struct OrderDesk {
 }
 
 impl OrderDesk {
+    /// Registers the standing tokens of engines that connect by themselves: such an engine
+    /// may connect before its next game is ordered, and then waits for it.
+    ///
+    /// # Errors
+    /// When the server has stopped.
+    pub fn expect(&self, tokens: Vec<String>) -> Result<(), ServerStopped> {
+        self.tx
+            .send(super::lobby::LobbyEvent::Expect(tokens))
+            .map_err(|_| ServerStopped)
+    }
+
     /// Orders a game; the receiver yields its record when it ends.
     ///
     /// # Errors

@@ -35,6 +35,10 @@ pub struct TournamentConfig {
     /// Master seed: every deal, token and engine seed derives from it and the game's index.
     #[serde(default = "default_seed")]
     pub seed: String,
+    /// Address of the tournament's server. Spawned engines are told it through `{addr}`;
+    /// external engines need a fixed one. The real address is printed on stderr.
+    #[serde(default = "default_listen")]
+    pub listen: String,
     /// Games played at once.
     #[serde(default = "one")]
     pub concurrency: u32,
@@ -109,6 +113,9 @@ pub struct EngineConfig {
 
 fn default_variant() -> String {
     "traditional".into()
+}
+fn default_listen() -> String {
+    "127.0.0.1:0".into()
 }
 fn one() -> u32 {
     1

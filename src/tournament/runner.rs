@@ -71,7 +71,7 @@ pub async fn run(config: TournamentConfig, options: RunOptions) -> Result<Standi
 
     // The in-process server: strict rulings, organizer-fixed deals, records kept by us.
     let mut server_config = Config::default();
-    server_config.server.listen = "127.0.0.1:0".into();
+    server_config.server.listen = config.listen.clone();
     server_config.records.path = String::new();
     server_config.seed.clients = false;
     server_config.referee.illegal_action = Ruling::Lose;
@@ -79,7 +79,18 @@ pub async fn run(config: TournamentConfig, options: RunOptions) -> Result<Standi
     server_config.referee.max_errors = 3;
     let mut server = Server::bind(server_config, variant.clone()).await?;
     let desk = server.order_desk();
+    desk.expect(
+        config
+            .engines
+            .iter()
+            .filter_map(|e| e.token.clone())
+            .collect(),
+    )?;
     let addr = server.local_addr()?;
+    if options.progress != Progress::Quiet || config.engines.iter().any(|e| e.command.is_none()) {
+        // External engines connect here; say where, even in quiet mode.
+        eprintln!("listening on {addr}");
+    }
     let stop_server = CancellationToken::new();
     let server_task = tokio::spawn(server.run(stop_server.clone()));
 
