@@ -469,7 +469,7 @@ pub async fn play_on<B: Bot + ?Sized>(
             Action::Put { piece, cell } => ClientClause::Put(piece.letter(), cell),
         };
         conn.send(&ClientMessage(vec![
-            ClientClause::Board(t_board_text(&t.variant, &board, &msg)),
+            ClientClause::Board(echoed_board(&msg)),
             clause,
         ]))
         .await?;
@@ -477,7 +477,7 @@ pub async fn play_on<B: Bot + ?Sized>(
 }
 
 /// The board text to echo: exactly what the server sent.
-fn t_board_text(_variant: &Variant, _board: &Board, msg: &ServerMessage) -> String {
+fn echoed_board(msg: &ServerMessage) -> String {
     msg.0
         .iter()
         .find_map(|c| match c {
