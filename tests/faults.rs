@@ -346,3 +346,22 @@ async fn finish_by_resign_after_setup(mut a: RawClient, mut b: RawClient) {
     b.line().await;
     finish_by_resign(a, b).await;
 }
+
+#[tokio::test]
+async fn a_waiting_client_is_answered_without_waiting_for_an_opponent() {
+    let server = TestServer::start("traditional-2x4", "").await;
+    let mut a = RawClient::join(&server.addr(), "early", "1").await;
+    // Let the lobby seat it first, so that no other event comes after the message.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    a.send("((board XXXXXXXX)(rev 0))\n").await;
+    let l = a.line().await;
+    assert!(
+        l.starts_with("((error unexpected \"the game has not started yet"),
+        "{l}"
+    );
+    // Once an opponent comes, the game starts normally.
+    let mut b = RawClient::join(&server.addr(), "late", "2").await;
+    assert!(a.line().await.starts_with("((id 1)"));
+    assert!(b.line().await.starts_with("((id 2)"));
+    assert_eq!(a.line().await, format!("((board {START})(turn 0 1))"));
+}

@@ -75,6 +75,10 @@ impl Lobby {
 
     /// Answers whatever waiting players sent (nothing is valid before the game starts) and
     /// drops those whose connection closed.
+    pub fn tend(&mut self) {
+        self.drop_departed();
+    }
+
     fn drop_departed(&mut self) {
         self.ready.retain(|_, p| loop {
             match p.inbox.try_recv() {

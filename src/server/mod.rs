@@ -223,6 +223,8 @@ async fn run_lobby(
     let mut lobby = Lobby::default();
     let mut orders = Orders::default();
     let mut game_no = 0u64;
+    let mut tick = tokio::time::interval(Duration::from_millis(500));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let event = tokio::select! {
             e = rx.recv() => match e {
@@ -230,6 +232,13 @@ async fn run_lobby(
                 None => break,
             },
             _ = ctx.shutdown.cancelled() => break,
+            _ = tick.tick() => {
+                // Answer what waiting players sent, and forget those who left, even when
+                // nobody else connects.
+                lobby.tend();
+                orders.tend();
+                continue;
+            }
         };
         let tables: Vec<Table> = match event {
             LobbyEvent::Order(order) => {

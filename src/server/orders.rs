@@ -153,6 +153,13 @@ impl Orders {
         })
     }
 
+    /// Answers what parked players sent and forgets those who left.
+    pub fn tend(&mut self) {
+        for queue in self.parked.values_mut() {
+            queue.retain_mut(|p| !departed(p));
+        }
+    }
+
     /// Players waiting in unfinished orders (to tell them the server is going away).
     pub fn drain(&mut self) -> Vec<Player> {
         self.by_token.clear();
