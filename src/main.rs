@@ -260,14 +260,22 @@ fn tournament(
         init_logging_at("warn");
     }
     let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let standings = rt.block_on(run(
-        config,
-        RunOptions {
+    let standings = rt.block_on(async move {
+        // Stopped by a signal: take every running engine down with us. Finished games are
+        // already in the output file; the same command resumes the rest.
+        tokio::spawn(async {
+            stop_on_signal(CancellationToken::new()).await;
+            anqi::tournament::engine::kill_all();
+            eprintln!("anqi: stopped by a signal; run the same command again to resume");
+            std::process::exit(130);
+        });
+        let options = RunOptions {
             shard,
             progress,
             output,
-        },
-    ))?;
+        };
+        run(config, options).await
+    })?;
     if json {
         println!("{}", serde_json::to_string_pretty(&standings)?);
     } else {

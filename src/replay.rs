@@ -62,15 +62,24 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
         let played = game
             .play(ply.player, action)
             .map_err(|e| format!("{at}: {} is refused by the rules: {e}", ply.action))?;
-        if played.revealed.map(|p| p.letter()) != ply.revealed
-            || played.captured.map(|p| p.letter()) != ply.captured
-        {
+        let letter = |p: Option<crate::rules::Piece>| p.map(|p| p.letter());
+        let claimed = (ply.revealed, ply.captured, ply.drawn);
+        let actual = (
+            letter(played.revealed),
+            letter(played.captured),
+            letter(played.drawn),
+        );
+        if claimed != actual {
             return Err(format!(
-                "{at}: record says revealed {:?} captured {:?}; the deal gives {:?} {:?}",
-                ply.revealed,
-                ply.captured,
-                played.revealed.map(|p| p.letter()),
-                played.captured.map(|p| p.letter())
+                "{at}: record says (revealed, captured, drawn) = {claimed:?}; the deal gives {actual:?}"
+            ));
+        }
+    }
+    if let Some(cap) = record.max_plies {
+        if game.ply() > cap {
+            return Err(format!(
+                "{} plies, past the record's ply cap of {cap}",
+                game.ply()
             ));
         }
     }

@@ -327,3 +327,47 @@ fn an_external_engine_connects_by_itself_with_its_token() {
             .contains(&"outside".to_string()));
     }
 }
+
+#[test]
+fn stopping_the_tournament_kills_the_engines_children_too() {
+    let dir = TempDir::new("t-term");
+    // Engines that start a child of their own and never connect.
+    let wrapper = |name: &str| {
+        format!("[[tournament.engine]]\nname = \"{name}\"\ncommand = \"sh\"\nargs = [\"-c\", \"sleep 98765 & wait\"]\n")
+    };
+    let file = config(
+        &dir.0,
+        "connect_timeout_ms = 60000",
+        &[wrapper("w1"), wrapper("w2")],
+    );
+    let mut child = Command::new(ANQI)
+        .arg("tournament")
+        .arg(&file)
+        .arg("--quiet")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let running = || {
+        let out = Command::new("pgrep")
+            .args(["-f", "sleep 98765"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).lines().count()
+    };
+    for _ in 0..200 {
+        if running() >= 2 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(running() >= 2, "the engines started their children");
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(running(), 0, "no engine process is left behind");
+}

@@ -118,13 +118,21 @@ async fn write_loop(
     _permit: Arc<OwnedSemaphorePermit>,
 ) {
     while let Some(line) = rx.recv().await {
-        if let Err(e) = write.write_all(line.as_bytes()).await {
-            tracing::debug!(error = %e, "write failed; closing");
-            return;
+        // A client that stops reading fills its socket buffer; do not wait for it forever.
+        match tokio::time::timeout(WRITE_TIMEOUT, write.write_all(line.as_bytes())).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                tracing::debug!(error = %e, "write failed; closing");
+                return;
+            }
+            Err(_) => {
+                tracing::debug!("client not reading for {WRITE_TIMEOUT:?}; closing");
+                return;
+            }
         }
     }
     // Every sender is gone: the game or handshake is over. Say goodbye politely.
-    let _ = write.shutdown().await;
+    let _ = tokio::time::timeout(WRITE_TIMEOUT, write.shutdown()).await;
 }
 
 async fn read_loop(
@@ -179,6 +187,9 @@ fn frame_error(e: FrameError) -> MessageError {
         text: e.to_string(),
     }
 }
+
+/// Longest a single write to a client may take before the connection is dropped.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The protocol version this server speaks.
 pub const VERSION: &str = "1.0";

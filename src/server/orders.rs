@@ -64,6 +64,14 @@ impl Orders {
     /// the expiry event) and the table when that fills it.
     pub fn place(&mut self, order: GameOrder) -> (u64, Option<Table>) {
         let id = order.game_no;
+        if self.pending.contains_key(&id) {
+            // Dropping the order drops its record channel: the organizer hears of the refusal.
+            tracing::error!(
+                game = id,
+                "a game with this number is already ordered; refused"
+            );
+            return (id, None);
+        }
         for (seat, token) in order.tokens.iter().enumerate() {
             self.by_token
                 .entry(token.clone())
@@ -109,10 +117,12 @@ impl Orders {
             );
             return None;
         };
-        let pending = self
-            .pending
-            .get_mut(&id)
-            .expect("tokens belong to pending orders");
+        let Some(pending) = self.pending.get_mut(&id) else {
+            player
+                .outbox
+                .error(ErrorCode::Unexpected, "the game for this token is gone");
+            return None;
+        };
         pending.seats[seat] = Some(player);
         if pending.seats.iter().all(Option::is_some) {
             return self.start(id);

@@ -8,6 +8,18 @@ use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 use tokio::process::{Child, Command};
 
+/// Process groups of the engines running now, so that a stopping tournament can kill them all.
+static RUNNING: std::sync::Mutex<std::collections::BTreeSet<u32>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// Kills every running engine's process group (the tournament is stopping: SIGINT, SIGTERM).
+pub fn kill_all() {
+    let groups = std::mem::take(&mut *RUNNING.lock().unwrap_or_else(|e| e.into_inner()));
+    for pid in groups {
+        kill_group(Some(pid));
+    }
+}
+
 /// What the placeholders of a seat stand for.
 pub struct Placeholders<'a> {
     pub host: &'a str,
@@ -79,6 +91,12 @@ impl Engine {
             .spawn()
             .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start {program:?}: {e}")))?;
         let pid = child.id();
+        if let Some(pid) = pid {
+            RUNNING
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(pid);
+        }
         Ok(Engine { child, pid })
     }
 
@@ -86,7 +104,9 @@ impl Engine {
     /// Returns the exit status when it exited by itself, `None` when it had to be killed.
     pub async fn stop(mut self, grace: Duration) -> Option<ExitStatus> {
         let exited = tokio::time::timeout(grace, self.child.wait()).await;
-        kill_group(self.pid);
+        // Kill the group while the leader's pid cannot have been reused: it is a zombie or
+        // just reaped, and nothing else runs in between.
+        kill_group(self.forget());
         match exited {
             Ok(Ok(status)) => Some(status),
             _ => {
@@ -95,6 +115,29 @@ impl Engine {
                 None
             }
         }
+    }
+}
+
+impl Engine {
+    /// Takes the pid out of the registry (and out of `self`, so `Drop` does nothing more).
+    fn forget(&mut self) -> Option<u32> {
+        let pid = self.pid.take();
+        if let Some(pid) = pid {
+            RUNNING
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&pid);
+        }
+        pid
+    }
+}
+
+impl Drop for Engine {
+    /// An engine dropped without `stop` (an error path, a panic) still takes its whole group
+    /// down, not only its own process.
+    fn drop(&mut self) {
+        let pid = self.forget();
+        kill_group(pid);
     }
 }
 

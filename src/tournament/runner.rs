@@ -46,6 +46,12 @@ pub struct RunOptions {
 /// Bad configuration, an output file from another event, or I/O failures.
 pub async fn run(config: TournamentConfig, options: RunOptions) -> Result<Standings> {
     let variant = Variant::load(&config.variant).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if variant.sides.len() != 2 {
+        bail!(
+            "{} is not a competitive game (one side plays for a goal): tournaments rank engines that play against each other",
+            variant.name
+        );
+    }
     let mut games =
         schedule::build(&config, variant.players).map_err(|e| anyhow::anyhow!("{e}"))?;
     if let Some((i, n)) = options.shard {

@@ -237,21 +237,23 @@ pub fn sprt_result(cfg: &SprtConfig, counts: &[usize; 5]) -> SprtResult {
         0.0
     } else {
         let scores = [0.0, 0.25, 0.5, 0.75, 1.0];
+        // The pair-score distribution is estimated with half a pair added to every outcome: a
+        // few identical pairs (zero observed spread) must not look like certainty.
+        let regularized: Vec<f64> = counts.iter().map(|&c| c as f64 + 0.5).collect();
+        let total: f64 = regularized.iter().sum();
+        let mean: f64 = regularized
+            .iter()
+            .zip(scores)
+            .map(|(c, s)| c * s)
+            .sum::<f64>()
+            / total;
+        let var: f64 = regularized
+            .iter()
+            .zip(scores)
+            .map(|(c, s)| c * (s - mean).powi(2))
+            .sum::<f64>()
+            / total;
         let nf = n as f64;
-        let mean: f64 = counts
-            .iter()
-            .zip(scores)
-            .map(|(&c, s)| c as f64 * s)
-            .sum::<f64>()
-            / nf;
-        let var: f64 = counts
-            .iter()
-            .zip(scores)
-            .map(|(&c, s)| c as f64 * (s - mean).powi(2))
-            .sum::<f64>()
-            / nf;
-        // With no spread at all (every pair scored alike) use a small variance floor.
-        let var = var.max(1e-3);
         let s = |elo: f64| 1.0 / (1.0 + 10f64.powf(-elo / 400.0));
         let (s0, s1) = (s(cfg.elo0), s(cfg.elo1));
         nf * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
@@ -300,5 +302,9 @@ mod tests {
         assert_eq!(equal.verdict, "H0", "{equal:?}");
         let few = sprt_result(&cfg, &[0, 0, 1, 1, 0]);
         assert_eq!(few.verdict, "continue");
+        // One pair won 2-0 proves nothing, nor do three.
+        assert_eq!(sprt_result(&cfg, &[0, 0, 0, 0, 1]).verdict, "continue");
+        assert_eq!(sprt_result(&cfg, &[0, 0, 0, 0, 3]).verdict, "continue");
+        assert_eq!(sprt_result(&cfg, &[3, 0, 0, 0, 0]).verdict, "continue");
     }
 }

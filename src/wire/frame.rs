@@ -85,6 +85,10 @@ impl FrameScanner {
                 if b == b'\n' {
                     self.in_comment = false;
                 }
+                // A comment inside a message counts towards its size like any other byte.
+                if let Some(e) = self.check_length() {
+                    return Some(Err(e));
+                }
                 continue;
             }
             if self.in_string {
@@ -286,6 +290,29 @@ mod tests {
         }
         s.push(b"))((resign))");
         assert_eq!(s.next_frame(), Some(Ok(b"((resign))".to_vec())));
+    }
+
+    #[test]
+    fn comments_inside_a_message_count_towards_its_size() {
+        let mut s = FrameScanner::new(LIMITS);
+        s.push(b"((rev 0);");
+        assert_eq!(s.next_frame(), None);
+        let filler = vec![b'a'; 1000];
+        s.push(&filler);
+        assert_eq!(s.next_frame(), Some(Err(FrameError::TooLarge(64))));
+        for _ in 0..100 {
+            s.push(&filler);
+            assert_eq!(s.next_frame(), None);
+            assert!(s.buffered() < 100, "comment bytes are not kept");
+        }
+        // The comment ends at a newline; the frame it was in ends at its ')'.
+        s.push(b"\n)((bag))");
+        assert_eq!(s.next_frame(), Some(Ok(b"((bag))".to_vec())));
+        // Between messages, a comment is dropped as it comes.
+        s.push(b"; chatter");
+        s.push(&filler);
+        assert_eq!(s.next_frame(), None);
+        assert!(s.buffered() < 100);
     }
 
     #[test]
