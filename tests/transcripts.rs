@@ -99,6 +99,14 @@ async fn table_v_message_by_message() {
     assert_eq!(record.final_board, "p.kXXPPP");
     let draws: String = record.plies.iter().filter_map(|p| p.drawn).collect();
     assert_eq!(draws, "KPpkPP");
+    // The verifier checks every claim: a drawn piece the bag did not give, or plies past the
+    // record's ply cap, are caught.
+    let mut forged = record.clone();
+    forged.plies[0].drawn = Some('k');
+    assert!(anqi::replay::verify(&forged).unwrap_err().contains("drawn"));
+    let mut forged = record.clone();
+    forged.max_plies = Some(5);
+    assert!(anqi::replay::verify(&forged).unwrap_err().contains("ply cap"));
     // Bag draws keep the turn: 6 draws + 6 puts + 1 move = 13 plies in 3 rounds and a half.
     assert_eq!((record.result.plies, record.result.turns), (13, 3));
 }
