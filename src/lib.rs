@@ -15,9 +15,11 @@
 //!     `protocol/VARIANTS.md`).
 //!   - `board`: the public board (face-down pieces as `X`), legal actions, move checking with
 //!     reasons a bot author can act on.
-//!   - `action`: reveal and move actions and the per-kind mobility counts.
-//!   - `deal`: how the seed contributions become the face-down layout (stable derivation).
-//!   - `game`: one game's state: turns and rounds, colour ownership, end of game and draws.
+//!   - `action`: reveal, move, bag and put actions and the per-kind mobility counts.
+//!   - `deal`: how the seed contributions become the starting position (stable derivation).
+//!   - `game`: one game's state: turn order and rounds, colour ownership, the bag, chain
+//!     captures, end of game and draws; and `PublicState`, what legality depends on, shared
+//!     with clients.
 //! - [`wire`]: the protocol's bytes.
 //!   - `frame`: the incremental framing scanner, with size and nesting limits enforced before
 //!     any parser sees the bytes.
@@ -26,8 +28,11 @@
 //! - [`server`]: the tokio server.
 //!   - `connection`: per-connection reader and writer tasks, and the handshake.
 //!   - `lobby`: seating in connection order.
+//!   - `orders`: seating by token, for tournaments (games ordered by the organizer).
 //!   - `referee`: one task per game, which owns the game and rules on every message.
 //!   - `clock`: game and move time.
+//! - [`tournament`]: headless events on an in-process server: configuration, schedule, engine
+//!   processes, the runner (resume, shards, SPRT), standings and reports.
 //!
 //! Beside them: [`config`] (the `config.toml` file, built in as the defaults), [`record`] (the
 //! JSON-lines game records), [`replay`] (re-deriving deals and re-playing records) and
@@ -36,7 +41,8 @@
 //!
 //! # Where to read next
 //! `protocol/PROTOCOL.md` for the protocol as clients see it, `protocol/VARIANTS.md` for the
-//! variant description format, `protocol/RECORDS.md` for the game records.
+//! variant description format, `protocol/RECORDS.md` for the game records, `protocol/GAMES.md`
+//! for a transcript of each kind of game, `TOURNAMENTS.md` for tournaments.
 
 pub mod config;
 pub mod record;
