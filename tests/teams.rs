@@ -31,6 +31,34 @@ async fn expect_prompt(clients: &mut [RawClient], board: &str, round: u32, mover
     }
 }
 
+/// `mover` reveals `cell`; checks that everyone sees the new board with `next` to move in
+/// `round` (`turn` for `next`, `info` for the others); returns the new board.
+async fn reveal(
+    clients: &mut [RawClient],
+    board: &str,
+    mover: usize,
+    cell: usize,
+    next: usize,
+    round: u32,
+) -> String {
+    clients[mover - 1]
+        .send(&format!("((board {board})(rev {cell}))\n"))
+        .await;
+    let line = clients[mover - 1].line().await;
+    let board = line["((board ".len().."((board ".len() + board.len()].to_string();
+    assert!(line.ends_with(&format!("(info {round} {next}))")), "{line}");
+    for (i, other) in clients.iter_mut().enumerate() {
+        if i + 1 != mover {
+            let kind = if i + 1 == next { "turn" } else { "info" };
+            assert_eq!(
+                other.line().await,
+                format!("((board {board})({kind} {round} {next}))")
+            );
+        }
+    }
+    board
+}
+
 #[tokio::test]
 async fn two_against_two() {
     let mut server = TestServer::start("2v2", "[seed]\nserver = \"teams\"\n").await;
@@ -48,24 +76,8 @@ async fn two_against_two() {
     expect_prompt(&mut c, &start, 0, 1).await;
     // The order is 1 2 3 4, and the round counter moves on after player 4.
     let mut board = start.clone();
-    for (mover, cell) in [(1usize, 0usize), (2, 1), (3, 2), (4, 3)] {
-        c[mover - 1]
-            .send(&format!("((board {board})(rev {cell}))\n"))
-            .await;
-        let line = c[mover - 1].line().await;
-        board = line["((board ".len().."((board ".len() + 32].to_string();
-        let next = mover % 4 + 1;
-        let round = if mover == 4 { 1 } else { 0 };
-        assert!(line.ends_with(&format!("(info {round} {next}))")), "{line}");
-        for (i, other) in c.iter_mut().enumerate() {
-            if i + 1 != mover {
-                let kind = if i + 1 == next { "turn" } else { "info" };
-                assert_eq!(
-                    other.line().await,
-                    format!("((board {board})({kind} {round} {next}))")
-                );
-            }
-        }
+    for (mover, cell, next, round) in [(1, 0, 2, 0), (2, 1, 3, 0), (3, 2, 4, 0), (4, 3, 1, 1)] {
+        board = reveal(&mut c, &board, mover, cell, next, round).await;
     }
     // Player 2 resigns for team 2: team 1 wins, announced as a team.
     c[1].send("((resign))\n").await;
@@ -107,27 +119,8 @@ async fn one_against_two() {
     expect_prompt(&mut c, &start, 0, 1).await;
     // Order 1 2 1 3: the lone player moves every other ply.
     let mut board = start.clone();
-    for (mover, cell, next, round) in [
-        (1usize, 5usize, 2usize, 0u32),
-        (2, 6, 1, 0),
-        (1, 7, 3, 0),
-        (3, 8, 1, 1),
-    ] {
-        c[mover - 1]
-            .send(&format!("((board {board})(rev {cell}))\n"))
-            .await;
-        let line = c[mover - 1].line().await;
-        board = line["((board ".len().."((board ".len() + 32].to_string();
-        assert!(line.ends_with(&format!("(info {round} {next}))")), "{line}");
-        for (i, other) in c.iter_mut().enumerate() {
-            if i + 1 != mover {
-                let kind = if i + 1 == next { "turn" } else { "info" };
-                assert_eq!(
-                    other.line().await,
-                    format!("((board {board})({kind} {round} {next}))")
-                );
-            }
-        }
+    for (mover, cell, next, round) in [(1, 5, 2, 0), (2, 6, 1, 0), (1, 7, 3, 0), (3, 8, 1, 1)] {
+        board = reveal(&mut c, &board, mover, cell, next, round).await;
     }
     // Player 3 resigns: the lone player 1 wins as a player, (win 1 0).
     c[2].send("((resign))\n").await;

@@ -77,6 +77,18 @@ fn normalized(path: &Path) -> Vec<GameRecord> {
     records
 }
 
+/// `anqi tournament FILE --quiet` in the background.
+fn spawn_quiet(file: &Path, stdout: Stdio, stderr: Stdio) -> std::process::Child {
+    Command::new(ANQI)
+        .arg("tournament")
+        .arg(file)
+        .arg("--quiet")
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .unwrap()
+}
+
 fn report(path: &Path) -> String {
     let out = Command::new(ANQI).arg("report").arg(path).output().unwrap();
     assert!(out.status.success());
@@ -154,14 +166,7 @@ fn a_run_killed_halfway_and_resumed_equals_an_uninterrupted_one() {
     tournament(&two_bots(&whole.0, head), &[]);
     let file = two_bots(&cut.0, head);
     let out = cut.0.join("out.jsonl");
-    let mut child = Command::new(ANQI)
-        .arg("tournament")
-        .arg(&file)
-        .arg("--quiet")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_quiet(&file, Stdio::null(), Stdio::null());
     // Wait for a few games, then kill -9 in the middle of the event.
     for _ in 0..600 {
         let lines = std::fs::read_to_string(&out)
@@ -274,14 +279,7 @@ fn an_external_engine_connects_by_itself_with_its_token() {
     let external =
         "[[tournament.engine]]\nname = \"outside\"\ntoken = \"outside-token\"\n".to_string();
     let file = config(&dir.0, head, &[python_bot("inside"), external]);
-    let mut child = Command::new(ANQI)
-        .arg("tournament")
-        .arg(&file)
-        .arg("--quiet")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_quiet(&file, Stdio::piped(), Stdio::piped());
     // The address is printed even in quiet mode, because an external engine needs it.
     let mut first = String::new();
     std::io::BufReader::new(child.stderr.take().unwrap())
@@ -340,14 +338,7 @@ fn stopping_the_tournament_kills_the_engines_children_too() {
         "connect_timeout_ms = 60000",
         &[wrapper("w1"), wrapper("w2")],
     );
-    let mut child = Command::new(ANQI)
-        .arg("tournament")
-        .arg(&file)
-        .arg("--quiet")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_quiet(&file, Stdio::null(), Stdio::null());
     let running = || {
         let out = Command::new("pgrep")
             .args(["-f", "sleep 98765"])
