@@ -89,10 +89,24 @@ fn spawn_quiet(file: &Path, stdout: Stdio, stderr: Stdio) -> std::process::Child
         .unwrap()
 }
 
-fn report(path: &Path) -> String {
-    let out = Command::new(ANQI).arg("report").arg(path).output().unwrap();
-    assert!(out.status.success());
+/// Runs `anqi ARGS...`, asserts it succeeds, returns its stdout.
+fn anqi<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> String {
+    let out = Command::new(ANQI).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "anqi failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
+}
+
+fn report(path: &Path) -> String {
+    anqi(&[Path::new("report"), path])
+}
+
+/// `anqi replay --quiet PATH`'s summary line.
+fn replay_summary(path: &Path) -> String {
+    anqi(&[Path::new("replay"), Path::new("--quiet"), path])
 }
 
 fn two_bots(dir: &Path, head: &str) -> PathBuf {
@@ -132,31 +146,14 @@ fn same_config_same_records_and_shards_merge_into_the_whole() {
     tournament(&file, &["--shard", "0/2", "--output", s0.to_str().unwrap()]);
     tournament(&file, &["--shard", "1/2", "--output", s1.to_str().unwrap()]);
     let merged = c.0.join("merged.jsonl");
-    let out = Command::new(ANQI)
-        .arg("merge")
-        .arg("-o")
-        .arg(&merged)
-        .arg(&s1)
-        .arg(&s0)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    anqi(&[Path::new("merge"), Path::new("-o"), &merged, &s1, &s0]);
     assert_eq!(
         normalized(&merged),
         whole,
         "shards 0/2 and 1/2 merged equal 1/1"
     );
     assert_eq!(report(&merged), report(&a.0.join("out.jsonl")));
-    let verify = Command::new(ANQI)
-        .args(["replay", "--quiet"])
-        .arg(&merged)
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&verify.stdout).ends_with("6 verified, 0 failed\n"));
+    assert!(replay_summary(&merged).ends_with("6 verified, 0 failed\n"));
 }
 
 #[test]
@@ -220,12 +217,7 @@ fn misbehaving_engines_lose_with_the_right_reason_while_the_event_goes_on() {
         assert_eq!(r.result.reason.name(), want, "{bad}: {:?}", r.result);
         assert_eq!(r.result.loser, Some(bad_seat), "{bad}");
     }
-    let verify = Command::new(ANQI)
-        .args(["replay", "--quiet"])
-        .arg(dir.0.join("out.jsonl"))
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&verify.stdout).ends_with("8 verified, 0 failed\n"));
+    assert!(replay_summary(&dir.0.join("out.jsonl")).ends_with("8 verified, 0 failed\n"));
     // The hanging engine ignored SIGTERM; it must have been killed all the same.
     let left = Command::new("pgrep")
         .args(["-f", "misbehave.py hang"])
