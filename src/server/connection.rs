@@ -65,6 +65,8 @@ impl Outbox {
 pub struct Player {
     /// Order of acceptance (0, 1, ...): seats are given in this order.
     pub conn: u64,
+    /// The client's address, for logs (refused tokens, ...).
+    pub peer: std::net::SocketAddr,
     pub name: String,
     pub seed: String,
     pub inbox: mpsc::Receiver<Inbound>,
@@ -78,6 +80,7 @@ impl Player {
         let (tx, _) = mpsc::channel(1);
         Player {
             conn: u64::MAX,
+            peer: std::net::SocketAddr::from(([0, 0, 0, 0], 0)),
             name: format!("(absent seat {seat})"),
             seed: String::new(),
             inbox,
@@ -199,6 +202,7 @@ pub const VERSION: &str = "1.0";
 /// client leaves, times out or speaks another version; it has been told why.
 pub async fn handshake(
     conn: u64,
+    peer: std::net::SocketAddr,
     mut inbox: mpsc::Receiver<Inbound>,
     outbox: Outbox,
     timeout: Duration,
@@ -260,6 +264,7 @@ pub async fn handshake(
             tracing::Span::current().record("name", name.as_str());
             return Some(Player {
                 conn,
+                peer,
                 name,
                 seed,
                 inbox,

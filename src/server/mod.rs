@@ -158,6 +158,7 @@ impl Server {
                 async move {
                     let handshake = connection::handshake(
                         conn,
+                        peer,
                         inbox,
                         outbox,
                         limits.handshake_timeout,
@@ -166,7 +167,7 @@ impl Server {
                     let player = handshake.await;
                     let event = match player {
                         Some(player) => {
-                            tracing::debug!(name = %player.name, "handshake done");
+                            tracing::debug!(name = %player.name, peer = %player.peer, "handshake done");
                             LobbyEvent::Ready(player)
                         }
                         None => LobbyEvent::Gone(conn),
