@@ -34,7 +34,8 @@
 //! - [`tournament`]: headless events on an in-process server: configuration, schedule, engine
 //!   processes, the runner (resume, shards, SPRT), standings and reports.
 //!
-//! Beside them: [`config`] (the `config.toml` file, built in as the defaults), [`record`] (the
+//! Beside them: [`sexp`] (reading S-expressions from untrusted text: reader prefixes refused,
+//! nesting bounded, values dropped without recursion; every parse goes through it), [`config`] (the `config.toml` file, built in as the defaults), [`record`] (the
 //! JSON-lines game records), [`replay`] (re-deriving deals and re-playing records) and
 //! [`variant_check`] (the report of `anqi variant check`). The binary (`src/main.rs`) is a thin
 //! command line over these.
@@ -49,6 +50,7 @@ pub mod record;
 pub mod replay;
 pub mod rules;
 pub mod server;
+pub mod sexp;
 pub mod tournament;
 pub mod variant_check;
 pub mod wire;

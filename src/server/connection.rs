@@ -249,14 +249,20 @@ pub async fn handshake(
                 ClientClause::Version(v) => {
                     outbox.error(
                         ErrorCode::Version,
-                        format!("this server speaks version {VERSION}, not {v}"),
+                        format!(
+                            "this server speaks version {VERSION}, not {}",
+                            crate::sexp::excerpt(&v)
+                        ),
                     );
                     return None;
                 }
                 ClientClause::Init { name, seed } => init = Some((name, seed)),
                 other => outbox.error(
                     ErrorCode::Unexpected,
-                    format!("{other} before (init NAME SEED); the game has not started"),
+                    format!(
+                        "{} before (init NAME SEED); the game has not started",
+                        crate::sexp::excerpt(&other.to_string())
+                    ),
                 ),
             }
         }

@@ -167,7 +167,8 @@ impl Server {
                     let player = handshake.await;
                     let event = match player {
                         Some(player) => {
-                            tracing::debug!(name = %player.name, peer = %player.peer, "handshake done");
+                            // Client text goes to logs escaped (`?`): a newline in a name cannot forge a line.
+                            tracing::debug!(name = ?player.name, peer = %player.peer, "handshake done");
                             LobbyEvent::Ready(player)
                         }
                         None => LobbyEvent::Gone(conn),

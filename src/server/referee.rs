@@ -112,7 +112,10 @@ fn classify(msg: ClientMessage) -> Request {
             c @ (ClientClause::Version(_) | ClientClause::Init { .. }) => {
                 return Request::Refused(
                     ErrorCode::Unexpected,
-                    format!("{c} belongs to the handshake, which is over"),
+                    format!(
+                        "{} belongs to the handshake, which is over",
+                        crate::sexp::excerpt(&c.to_string())
+                    ),
                 )
             }
         }
@@ -153,8 +156,10 @@ pub struct GameSpec {
 
 /// Plays one game to its end and records it.
 pub async fn run_game(ctx: GameContext, game_no: u64, players: Vec<Player>, spec: GameSpec) {
+    // Names are client text: logged escaped (`?`), so a newline cannot forge a log line.
     let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
-    let span = tracing::info_span!("game", game = game_no, variant = %ctx.variant.name, players = %names.join(" vs "));
+    let span =
+        tracing::info_span!("game", game = game_no, variant = %ctx.variant.name, players = ?names);
     drop(names);
     tracing::Instrument::instrument(referee(ctx, game_no, players, spec), span).await
 }
@@ -306,7 +311,10 @@ async fn referee(ctx: GameContext, game_no: u64, players: Vec<Player>, spec: Gam
                     ..
                 } if claimed != board && cfg.referee.stale_board != Ruling::Ignore => (
                     ErrorCode::StaleBoard,
-                    format!("the board is {board}, not {claimed}"),
+                    format!(
+                        "the board is {board}, not {}",
+                        crate::sexp::excerpt(&claimed)
+                    ),
                     cfg.referee.stale_board,
                 ),
                 Request::Act { action, .. } => match game.check(from, action) {

@@ -1,12 +1,19 @@
 //! Framing: finds where one message ends in a byte stream, before any S-expression parser sees
 //! the bytes.
 //!
-//! A message is one balanced top-level list. The scanner is incremental (each byte is looked at
-//! once, however the stream is split into packets), aware of strings with `\` escapes and of `;`
-//! comments, and accepts any whitespace (or none) between messages. Two limits are enforced here
-//! so that no parser ever sees an oversized or deeply nested input: a frame longer than
-//! `max_bytes`, or nested deeper than `max_depth`, is reported once and then discarded up to
-//! its closing parenthesis, without being buffered.
+//! A message is one balanced top-level list. The scanner is a state machine that looks at each
+//! byte once, so the frames and errors it produces are a function of the byte stream alone,
+//! however the stream is split into packets. It knows strings with `\` escapes and `;` comments,
+//! and accepts any whitespace (or none) between messages. Outside a message:
+//!
+//! - `;` starts a comment that runs to the end of the line;
+//! - `)` is a stray parenthesis, reported at once;
+//! - any other byte that is neither whitespace nor `(` starts a run of garbage, which ends at
+//!   whitespace or `(` and is then reported once (with its first [`GARBAGE_SHOWN`] bytes).
+//!
+//! Two limits are enforced here so that no parser ever sees an oversized or deeply nested
+//! input: a frame longer than `max_bytes`, or nested deeper than `max_depth`, is reported once
+//! and then discarded up to its closing parenthesis, without being buffered.
 
 /// Limits checked while scanning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,6 +21,9 @@ pub struct FrameLimits {
     pub max_bytes: usize,
     pub max_depth: usize,
 }
+
+/// At most this many bytes of a garbage run are kept to be shown in its error.
+pub const GARBAGE_SHOWN: usize = 40;
 
 /// What the scanner could not accept. The stream stays usable after every one of them.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -28,174 +38,184 @@ pub enum FrameError {
     TooDeep(usize),
 }
 
+/// Where the scanner is in the stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Between messages.
+    Between,
+    /// In a run of bytes that cannot start a message.
+    Garbage,
+    /// Inside a message, keeping its bytes.
+    Frame,
+    /// Inside a message that broke a limit, discarding its bytes up to its end.
+    Skip,
+}
+
 /// Incremental frame scanner. Feed bytes with [`FrameScanner::push`], take frames with
 /// [`FrameScanner::next_frame`].
 #[derive(Debug)]
 pub struct FrameScanner {
     limits: FrameLimits,
-    buf: Vec<u8>,
-    /// Next byte of `buf` to look at.
+    /// Received bytes not yet looked at: `input[pos..]`.
+    input: Vec<u8>,
     pos: usize,
-    /// Whether `buf[0]` starts a frame being read.
-    in_frame: bool,
+    state: State,
+    /// The message being read (state `Frame`), or the start of a garbage run.
+    kept: Vec<u8>,
     depth: usize,
     in_string: bool,
     escape: bool,
     in_comment: bool,
-    /// Discarding the rest of a frame that broke a limit.
-    skipping: bool,
 }
 
 impl FrameScanner {
     pub fn new(limits: FrameLimits) -> FrameScanner {
         FrameScanner {
             limits,
-            buf: Vec::new(),
+            input: Vec::new(),
             pos: 0,
-            in_frame: false,
+            state: State::Between,
+            kept: Vec::new(),
             depth: 0,
             in_string: false,
             escape: false,
             in_comment: false,
-            skipping: false,
         }
     }
 
     /// Appends received bytes.
     pub fn push(&mut self, bytes: &[u8]) {
-        self.buf.extend_from_slice(bytes);
+        if self.pos == self.input.len() {
+            self.input.clear();
+            self.pos = 0;
+        }
+        self.input.extend_from_slice(bytes);
     }
 
-    /// Bytes held for a frame not yet complete (bounded by `max_bytes` plus one push).
+    /// Bytes held: those not yet scanned and those of a message not yet complete (bounded by
+    /// `max_bytes` plus one push).
     pub fn buffered(&self) -> usize {
-        self.buf.len()
+        self.input.len() - self.pos + self.kept.len()
     }
 
     /// Whether the scanner is inside a message (so end of input now would cut one short).
     pub fn mid_frame(&self) -> bool {
-        self.in_frame || self.skipping
+        matches!(self.state, State::Frame | State::Skip)
     }
 
     /// The next complete frame, an error about the input, or `None` when more bytes are needed.
     pub fn next_frame(&mut self) -> Option<Result<Vec<u8>, FrameError>> {
-        while self.pos < self.buf.len() {
-            let b = self.buf[self.pos];
-            self.pos += 1;
-            if self.in_comment {
-                if b == b'\n' {
-                    self.in_comment = false;
-                }
-                // A comment inside a message counts towards its size like any other byte.
-                if let Some(e) = self.check_length() {
-                    return Some(Err(e));
-                }
-                continue;
-            }
-            if self.in_string {
-                if self.escape {
-                    self.escape = false;
-                } else if b == b'\\' {
-                    self.escape = true;
-                } else if b == b'"' {
-                    self.in_string = false;
-                }
-                if let Some(e) = self.check_length() {
-                    return Some(Err(e));
-                }
-                continue;
-            }
-            if !self.in_frame && !self.skipping {
-                match b {
-                    b'(' => {
-                        self.consume_before(self.pos - 1);
-                        self.in_frame = true;
-                        self.depth = 1;
+        while let Some(&b) = self.input.get(self.pos) {
+            match self.state {
+                State::Between => {
+                    self.pos += 1;
+                    if self.in_comment {
+                        self.in_comment = b != b'\n';
+                        continue;
                     }
-                    b')' => {
-                        self.consume_before(self.pos);
-                        return Some(Err(FrameError::StrayClose));
-                    }
-                    b';' => self.in_comment = true,
-                    _ if b.is_ascii_whitespace() => {}
-                    _ => return Some(Err(self.garbage())),
-                }
-                continue;
-            }
-            match b {
-                b'"' => self.in_string = true,
-                b';' => self.in_comment = true,
-                b'(' => {
-                    self.depth += 1;
-                    if self.depth > self.limits.max_depth && !self.skipping {
-                        self.start_skipping();
-                        return Some(Err(FrameError::TooDeep(self.limits.max_depth)));
-                    }
-                }
-                b')' => {
-                    self.depth -= 1;
-                    if self.depth == 0 {
-                        if self.skipping {
-                            self.skipping = false;
-                            self.consume_before(self.pos);
-                            continue;
+                    match b {
+                        b'(' => {
+                            self.state = State::Frame;
+                            self.kept.clear();
+                            self.kept.push(b);
+                            self.depth = 1;
                         }
-                        self.in_frame = false;
-                        if self.pos > self.limits.max_bytes {
-                            // The closing byte itself went over the limit.
-                            self.consume_before(self.pos);
-                            return Some(Err(FrameError::TooLarge(self.limits.max_bytes)));
+                        b')' => return Some(Err(FrameError::StrayClose)),
+                        b';' => self.in_comment = true,
+                        _ if b.is_ascii_whitespace() => {}
+                        _ => {
+                            self.state = State::Garbage;
+                            self.kept.clear();
+                            self.kept.push(b);
                         }
-                        let frame = self.buf[..self.pos].to_vec();
-                        self.consume_before(self.pos);
-                        return Some(Ok(frame));
                     }
                 }
-                _ => {}
-            }
-            if let Some(e) = self.check_length() {
-                return Some(Err(e));
+                State::Garbage => {
+                    if b == b'(' || b.is_ascii_whitespace() {
+                        // The run ends here; the `(` is left to start the next message.
+                        self.state = State::Between;
+                        let shown = String::from_utf8_lossy(&self.kept).into_owned();
+                        self.kept.clear();
+                        return Some(Err(FrameError::Garbage(shown)));
+                    }
+                    self.pos += 1;
+                    if self.kept.len() < GARBAGE_SHOWN {
+                        self.kept.push(b);
+                    }
+                }
+                State::Frame | State::Skip => {
+                    self.pos += 1;
+                    let keep = self.state == State::Frame;
+                    if keep {
+                        self.kept.push(b);
+                    }
+                    if let Some(done) = self.inside(b) {
+                        return Some(done);
+                    }
+                    if keep && self.kept.len() > self.limits.max_bytes {
+                        self.skip_rest();
+                        return Some(Err(FrameError::TooLarge(self.limits.max_bytes)));
+                    }
+                }
             }
         }
-        if !self.in_frame {
-            // Between frames or skipping one: nothing here is worth keeping.
-            self.consume_before(self.pos);
+        // Everything received has been looked at.
+        self.input.clear();
+        self.pos = 0;
+        None
+    }
+
+    /// Tracks strings, comments and nesting inside a message; returns the frame when `b`
+    /// closed it, or an error when it broke the nesting limit.
+    fn inside(&mut self, b: u8) -> Option<Result<Vec<u8>, FrameError>> {
+        if self.in_comment {
+            self.in_comment = b != b'\n';
+            return None;
+        }
+        if self.in_string {
+            if self.escape {
+                self.escape = false;
+            } else if b == b'\\' {
+                self.escape = true;
+            } else if b == b'"' {
+                self.in_string = false;
+            }
+            return None;
+        }
+        match b {
+            b'"' => self.in_string = true,
+            b';' => self.in_comment = true,
+            b'(' => {
+                self.depth += 1;
+                if self.depth > self.limits.max_depth && self.state == State::Frame {
+                    self.skip_rest();
+                    return Some(Err(FrameError::TooDeep(self.limits.max_depth)));
+                }
+            }
+            b')' => {
+                self.depth -= 1;
+                if self.depth == 0 {
+                    let was = std::mem::replace(&mut self.state, State::Between);
+                    if was == State::Skip {
+                        return None;
+                    }
+                    if self.kept.len() > self.limits.max_bytes {
+                        // The closing byte itself went over the limit.
+                        self.kept.clear();
+                        return Some(Err(FrameError::TooLarge(self.limits.max_bytes)));
+                    }
+                    return Some(Ok(std::mem::take(&mut self.kept)));
+                }
+            }
+            _ => {}
         }
         None
     }
 
-    /// Drops `buf[..n]`.
-    fn consume_before(&mut self, n: usize) {
-        self.buf.drain(..n);
-        self.pos -= n;
-    }
-
-    fn check_length(&mut self) -> Option<FrameError> {
-        if self.in_frame && !self.skipping && self.pos > self.limits.max_bytes {
-            self.start_skipping();
-            return Some(FrameError::TooLarge(self.limits.max_bytes));
-        }
-        None
-    }
-
-    fn start_skipping(&mut self) {
-        self.in_frame = false;
-        self.skipping = true;
-        self.consume_before(self.pos);
-    }
-
-    /// Consumes a run of bytes that cannot start a message, up to whitespace or '('.
-    fn garbage(&mut self) -> FrameError {
-        let start = self.pos - 1;
-        while self.pos < self.buf.len()
-            && !self.buf[self.pos].is_ascii_whitespace()
-            && self.buf[self.pos] != b'('
-        {
-            self.pos += 1;
-        }
-        let shown: String =
-            String::from_utf8_lossy(&self.buf[start..self.pos.min(start + 40)]).into();
-        self.consume_before(self.pos);
-        FrameError::Garbage(shown)
+    /// Discards the rest of the current message.
+    fn skip_rest(&mut self) {
+        self.state = State::Skip;
+        self.kept = Vec::new();
     }
 }
 
@@ -341,6 +361,89 @@ mod tests {
         let deep = format!("{}{}", "(".repeat(50_000), ")".repeat(50_000));
         let got = scan_all(&[deep.as_bytes(), b"((bag))"]);
         assert_eq!(got, vec![Err(FrameError::TooDeep(4)), Ok("((bag))".into())]);
+    }
+
+    /// Every frame and error, as bytes, with the buffer bound checked after each chunk.
+    fn scan_bytes(chunks: &[&[u8]]) -> Vec<Result<Vec<u8>, FrameError>> {
+        let mut s = FrameScanner::new(LIMITS);
+        let mut out = Vec::new();
+        for c in chunks {
+            s.push(c);
+            while let Some(r) = s.next_frame() {
+                out.push(r);
+            }
+            assert!(
+                s.buffered() <= LIMITS.max_bytes,
+                "{} bytes held between pushes",
+                s.buffered()
+            );
+        }
+        out
+    }
+
+    #[test]
+    fn garbage_does_not_depend_on_packet_boundaries() {
+        // Once, a run of garbage ended where a packet ended: "ab" then ";((resign))" gave two
+        // garbage errors, or a comment that swallowed the message, depending on the split.
+        let whole: &[u8] = b"ab;((resign))\nhello((bag))";
+        let want = scan_bytes(&[whole]);
+        assert_eq!(
+            want,
+            vec![
+                Err(FrameError::Garbage("ab;".into())),
+                Ok(b"((resign))".to_vec()),
+                Err(FrameError::Garbage("hello".into())),
+                Ok(b"((bag))".to_vec()),
+            ]
+        );
+        for cut in 0..=whole.len() {
+            assert_eq!(
+                scan_bytes(&[&whole[..cut], &whole[cut..]]),
+                want,
+                "cut at {cut}"
+            );
+        }
+    }
+
+    #[test]
+    fn long_garbage_is_reported_once_with_its_start() {
+        let run = vec![b'z'; 10_000];
+        let got = scan_bytes(&[&run, b" ((bag))"]);
+        assert_eq!(
+            got,
+            vec![
+                Err(FrameError::Garbage("z".repeat(GARBAGE_SHOWN))),
+                Ok(b"((bag))".to_vec())
+            ]
+        );
+    }
+
+    fn interesting_byte() -> impl proptest::strategy::Strategy<Value = u8> {
+        use proptest::prelude::*;
+        prop_oneof![
+            3 => prop::sample::select(b"()\"\\; \n\tab'".to_vec()),
+            1 => any::<u8>(),
+        ]
+    }
+
+    proptest::proptest! {
+        /// The frames and errors are a function of the byte stream alone: any split into
+        /// packets gives the same sequence as the whole stream at once, and byte by byte.
+        #[test]
+        fn frames_depend_on_the_bytes_alone(
+            bytes in proptest::collection::vec(interesting_byte(), 0..300),
+            cuts in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 0..12),
+        ) {
+            let whole = scan_bytes(&[&bytes]);
+            let mut points: Vec<usize> = cuts.iter().map(|i| i.index(bytes.len() + 1)).collect();
+            points.push(0);
+            points.push(bytes.len());
+            points.sort_unstable();
+            let chunks: Vec<&[u8]> = points.windows(2).map(|w| &bytes[w[0]..w[1]]).collect();
+            proptest::prop_assert_eq!(&scan_bytes(&chunks), &whole);
+            let single: Vec<&[u8]> = bytes.chunks(1).collect();
+            proptest::prop_assert_eq!(&scan_bytes(&single), &whole);
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! between a clause's items, and the lists of `moves`, `jumps`, `revs` and `puts` written as
 //! `(moves (0 1)(0 4))`. The server ends every message it sends with `\n`.
 
+use crate::sexp::{self, excerpt, shown, Sexp, SexpError};
 use lexpr::Value;
 use std::fmt::{self, Write};
 
@@ -146,13 +147,26 @@ pub struct ClientMessage(pub Vec<ClientClause>);
 // ---------------------------------------------------------------------------------------------
 // Printing
 
-/// Whether `s` can be printed bare, as a symbol that reads back as the same text.
+/// Whether `s` can be printed bare and reads back as the same text: a name (a symbol, which
+/// may start with a letter, `.` or one of `!$%&*/<=>?^_~`, but is not `.` alone) or a whole
+/// number written the way it reads back (`666`, not `007`, which reads as the number 7).
+/// Everything else is printed as a string.
 fn is_bare(s: &str) -> bool {
-    !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"!$%&*+-./:<=>?@^_~".contains(&b))
-        && !s.starts_with('#')
+    let bytes = s.as_bytes();
+    let Some(&first) = bytes.first() else {
+        return false;
+    };
+    if first.is_ascii_digit() {
+        return (first != b'0' || bytes.len() == 1)
+            && bytes.iter().all(u8::is_ascii_digit)
+            && s.parse::<u64>().is_ok();
+    }
+    let initial = first.is_ascii_alphabetic() || b"!$%&*/<=>?^_~.".contains(&first);
+    initial
         && s != "."
+        && bytes[1..]
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || b"!$%&*/:<=>?^_~+-.@".contains(b))
 }
 
 fn write_atom(out: &mut String, s: &str) {
@@ -160,6 +174,15 @@ fn write_atom(out: &mut String, s: &str) {
         out.push_str(s);
     } else {
         write_string(out, s);
+    }
+}
+
+/// A version is printed bare when it reads back as itself (`1.0` reads as a decimal number).
+fn write_version(out: &mut String, v: &str) {
+    if is_bare(v) || v.parse::<f64>().is_ok_and(|f| format!("{f:?}") == v) {
+        out.push_str(v);
+    } else {
+        write_string(out, v);
     }
 }
 
@@ -185,7 +208,7 @@ impl fmt::Display for ServerClause {
         match self {
             ServerClause::Version(v) => {
                 o.push_str("(version ");
-                write_atom(&mut o, v);
+                write_version(&mut o, v);
                 o.push(')');
             }
             ServerClause::Id(n) => write!(o, "(id {n})")?,
@@ -226,8 +249,16 @@ impl fmt::Display for ServerClause {
                 write_atom(&mut o, s);
                 o.push(')');
             }
-            ServerClause::Pieces(s) => write!(o, "(pieces {s})")?,
-            ServerClause::Board(s) => write!(o, "(board {s})")?,
+            ServerClause::Pieces(s) => {
+                o.push_str("(pieces ");
+                write_atom(&mut o, s);
+                o.push(')');
+            }
+            ServerClause::Board(s) => {
+                o.push_str("(board ");
+                write_atom(&mut o, s);
+                o.push(')');
+            }
             ServerClause::Hand(c) => write!(o, "(hand {c})")?,
             ServerClause::Turn(t, id) => write!(o, "(turn {t} {id})")?,
             ServerClause::Info(t, id) => write!(o, "(info {t} {id})")?,
@@ -248,7 +279,7 @@ impl fmt::Display for ClientClause {
         match self {
             ClientClause::Version(v) => {
                 o.push_str("(version ");
-                write_atom(&mut o, v);
+                write_version(&mut o, v);
                 o.push(')');
             }
             ClientClause::Init { name, seed } => {
@@ -258,7 +289,11 @@ impl fmt::Display for ClientClause {
                 write_atom(&mut o, seed);
                 o.push(')');
             }
-            ClientClause::Board(s) => write!(o, "(board {s})")?,
+            ClientClause::Board(s) => {
+                o.push_str("(board ");
+                write_atom(&mut o, s);
+                o.push(')');
+            }
             ClientClause::Rev(c) => write!(o, "(rev {c})")?,
             ClientClause::Mov(a, b) => write!(o, "(mov {a} {b})")?,
             ClientClause::Resign => o.push_str("(resign)"),
@@ -316,7 +351,8 @@ fn clauses(v: &Value) -> Result<Vec<(&str, Vec<&Value>)>, MessageError> {
             match parts.first().and_then(|h| h.as_symbol()) {
                 Some(head) => Ok((head, parts[1..].to_vec())),
                 None => syntax(format!(
-                    "every clause is a list headed by its name, like (rev 0); found {c}"
+                    "every clause is a list headed by its name, like (rev 0); found {}",
+                    shown(c)
                 )),
             }
         })
@@ -339,7 +375,12 @@ fn number(head: &str, v: &Value) -> Result<usize, MessageError> {
     v.as_u64()
         .and_then(|n| usize::try_from(n).ok())
         .map_or_else(
-            || syntax(format!("in ({head} ...): {v} is not a cell or count")),
+            || {
+                syntax(format!(
+                    "in ({head} ...): {} is not a cell or count",
+                    shown(v)
+                ))
+            },
             Ok,
         )
 }
@@ -353,7 +394,8 @@ fn text(head: &str, v: &Value) -> Result<String, MessageError> {
         return Ok(n.to_string());
     }
     syntax(format!(
-        "in ({head} ...): {v} is not a name, string or number"
+        "in ({head} ...): {} is not a name, string or number",
+        shown(v)
     ))
 }
 
@@ -370,7 +412,10 @@ fn piece_letter(head: &str, v: &Value) -> Result<char, MessageError> {
     let mut cs = s.chars();
     match (cs.next(), cs.next()) {
         (Some(c), None) if crate::rules::Piece::from_letter(c).is_some() => Ok(c),
-        _ => syntax(format!("in ({head} ...): {s} is not a piece letter")),
+        _ => syntax(format!(
+            "in ({head} ...): {} is not a piece letter",
+            excerpt(&s)
+        )),
     }
 }
 
@@ -378,7 +423,10 @@ fn cell_list(head: &str, args: &[&Value]) -> Result<Vec<usize>, MessageError> {
     args.iter()
         .map(|a| match a.to_ref_vec().as_deref() {
             Some([c]) => number(head, c),
-            _ => syntax(format!("({head} ...) lists cells as (POS); found {a}")),
+            _ => syntax(format!(
+                "({head} ...) lists cells as (POS); found {}",
+                shown(a)
+            )),
         })
         .collect()
 }
@@ -388,7 +436,10 @@ fn tuples<const N: usize>(head: &str, args: &[&Value]) -> Result<Vec<[usize; N]>
         .map(|a| {
             let parts = a.to_ref_vec().unwrap_or_default();
             if parts.len() != N {
-                return syntax(format!("({head} ...) lists {N}-number lists; found {a}"));
+                return syntax(format!(
+                    "({head} ...) lists {N}-number lists; found {}",
+                    shown(a)
+                ));
             }
             let mut out = [0; N];
             for (o, p) in out.iter_mut().zip(parts) {
@@ -399,14 +450,24 @@ fn tuples<const N: usize>(head: &str, args: &[&Value]) -> Result<Vec<[usize; N]>
         .collect()
 }
 
-fn parse_value(bytes: &[u8]) -> Result<Value, MessageError> {
+/// The deepest nesting any message has (`((moves (0 1)))` is 3); the frame scanner's limit
+/// applies first, this bounds what it does not count.
+const MAX_MESSAGE_DEPTH: usize = 64;
+
+fn parse_value(bytes: &[u8]) -> Result<Sexp, MessageError> {
     let s = std::str::from_utf8(bytes).map_err(|_| MessageError {
         code: ErrorCode::Syntax,
         text: "message is not UTF-8".into(),
     })?;
-    lexpr::from_str(s).map_err(|e| MessageError {
-        code: ErrorCode::Syntax,
-        text: format!("not an S-expression: {e}"),
+    sexp::read(s, MAX_MESSAGE_DEPTH).map_err(|e| MessageError {
+        code: match e {
+            SexpError::TooDeep { .. } => ErrorCode::TooDeep,
+            _ => ErrorCode::Syntax,
+        },
+        text: match e {
+            SexpError::Syntax { message, .. } => format!("not an S-expression: {message}"),
+            e => e.to_string(),
+        },
     })
 }
 
@@ -450,7 +511,8 @@ impl ClientMessage {
                     return Err(MessageError {
                         code: ErrorCode::Unknown,
                         text: format!(
-                            "unknown clause ({other} ...); a client sends version, init, board, rev, mov, resign, bag, put"
+                            "unknown clause ({} ...); a client sends version, init, board, rev, mov, resign, bag, put",
+                            excerpt(other)
                         ),
                     })
                 }
@@ -508,14 +570,16 @@ impl ServerMessage {
                 "error" => {
                     let (code, msg) = two("(error CODE \"text\")")?;
                     let code_text = text(head, code)?;
-                    let code = ErrorCode::from_name(&code_text)
-                        .map_or_else(|| syntax(format!("unknown error code {code_text}")), Ok)?;
+                    let code = ErrorCode::from_name(&code_text).map_or_else(
+                        || syntax(format!("unknown error code {}", excerpt(&code_text))),
+                        Ok,
+                    )?;
                     ServerClause::Error(code, text(head, msg)?)
                 }
                 other => {
                     return Err(MessageError {
                         code: ErrorCode::Unknown,
-                        text: format!("unknown server clause ({other} ...)"),
+                        text: format!("unknown server clause ({} ...)", excerpt(other)),
                     })
                 }
             });
@@ -598,6 +662,68 @@ mod tests {
         for (s, code) in cases {
             let e = ClientMessage::parse(s.as_bytes()).unwrap_err();
             assert_eq!(e.code, *code, "{s}: {}", e.text);
+        }
+    }
+
+    #[test]
+    fn text_that_would_read_back_differently_is_quoted() {
+        let m = ClientMessage(vec![ClientClause::Init {
+            name: "bot".into(),
+            seed: "007".into(),
+        }]);
+        assert_eq!(m.to_string(), "((init bot \"007\"))");
+        assert_eq!(ClientMessage::parse(m.to_string().as_bytes()).unwrap(), m);
+        // What the paper's transcripts print bare stays bare.
+        client_round_trip("((init rand_player 666))");
+        server_round_trip("((board .P.P.XPX)(info 5 2))");
+        server_round_trip("((version 1.0))");
+        // A board that is not a name is quoted rather than sent as broken syntax.
+        let m = ClientMessage(vec![ClientClause::Board("".into()), ClientClause::Rev(0)]);
+        assert_eq!(m.to_string(), "((board \"\")(rev 0))");
+        assert_eq!(ClientMessage::parse(m.to_string().as_bytes()).unwrap(), m);
+    }
+
+    #[test]
+    fn quote_runs_are_refused_without_recursion() {
+        let text = format!("((init a {}1))", "'".repeat(10_000));
+        let e = ClientMessage::parse(text.as_bytes()).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Syntax);
+        assert!(e.text.contains("quote"), "{}", e.text);
+    }
+
+    #[test]
+    fn error_texts_echo_only_an_excerpt() {
+        let long = "x".repeat(10_000);
+        for text in [
+            format!("(({long} 1))"),
+            format!("((rev {long}))"),
+            format!("((put {long} 1))"),
+            format!("(({long}))"),
+            format!("((init ({long}) 1))"),
+        ] {
+            let e = ClientMessage::parse(text.as_bytes()).unwrap_err();
+            assert!(e.text.len() < 200, "{} bytes: {}", e.text.len(), e.text);
+        }
+    }
+
+    proptest::proptest! {
+        /// Any name, seed and board a client library is given goes over the wire and comes
+        /// back as the same text.
+        #[test]
+        fn client_text_round_trips(name in ".*", seed in ".*", board in ".*") {
+            let init = ClientMessage(vec![ClientClause::Init { name, seed }]);
+            proptest::prop_assert_eq!(ClientMessage::parse(init.to_string().as_bytes()).unwrap(), init);
+            let act = ClientMessage(vec![ClientClause::Board(board.clone()), ClientClause::Rev(3)]);
+            proptest::prop_assert_eq!(ClientMessage::parse(act.to_string().as_bytes()).unwrap(), act);
+            let prompt = ServerMessage(vec![ServerClause::Board(board), ServerClause::Turn(1, 2)]);
+            proptest::prop_assert_eq!(ServerMessage::parse(prompt.to_string().as_bytes()).unwrap(), prompt);
+        }
+
+        /// Parsing never panics, whatever the bytes.
+        #[test]
+        fn parsing_never_panics(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
+            let _ = ClientMessage::parse(&bytes);
+            let _ = ServerMessage::parse(&bytes);
         }
     }
 
