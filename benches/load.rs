@@ -23,7 +23,10 @@ struct Run {
 }
 
 async fn run(variant: &str, games: usize, concurrency: usize) -> Run {
-    let mut config = Config::parse("[clock]\ngame_ms = 0\n[records]\npath = \"\"\n").unwrap();
+    let mut config = Config::parse(
+        "[clock]\ngame_ms = 0\n[records]\npath = \"\"\n[server]\nmax_connections_per_address = 0\n",
+    )
+    .unwrap();
     config.server.listen = "127.0.0.1:0".into();
     let mut server = Server::bind(config, Variant::load(variant).unwrap())
         .await

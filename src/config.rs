@@ -25,10 +25,11 @@ pub struct ServerConfig {
     pub listen: String,
     pub variant: String,
     pub max_connections: usize,
+    pub max_connections_per_address: usize,
     pub handshake_timeout_ms: u64,
     pub max_frame_bytes: usize,
     pub max_nesting: usize,
-    pub write_queue: usize,
+    pub write_queue_bytes: usize,
 }
 
 /// What the referee does about a fault.
@@ -67,8 +68,28 @@ pub struct ClockConfig {
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct SeedConfig {
-    pub server: String,
+    pub server: SeedSource,
     pub clients: bool,
+}
+
+/// The server's contribution to each deal: `"random"` in the file, or any other text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeedSource {
+    /// 16 fresh bytes from the operating system per game.
+    Random,
+    /// This text, for every game (deals then depend only on the clients' seeds).
+    Fixed(String),
+}
+
+impl<'de> Deserialize<'de> for SeedSource {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<SeedSource, D::Error> {
+        let text = String::deserialize(d)?;
+        Ok(if text == "random" {
+            SeedSource::Random
+        } else {
+            SeedSource::Fixed(text)
+        })
+    }
 }
 
 /// `[records]`: where finished games go.
@@ -76,7 +97,15 @@ pub struct SeedConfig {
 #[serde(deny_unknown_fields)]
 pub struct RecordsConfig {
     pub path: String,
+    pub fsync: bool,
 }
+
+/// The smallest write queue accepted: the setup message of the largest shipped board (8x16)
+/// is about 12 KiB.
+pub const MIN_WRITE_QUEUE_BYTES: usize = 64 * 1024;
+
+/// The largest frame limit accepted: a client message is at most a board and an action.
+pub const MAX_FRAME_BYTES: usize = 1024 * 1024;
 
 /// A configuration that cannot be used, with what is wrong.
 #[derive(Debug, thiserror::Error)]
@@ -124,10 +153,20 @@ impl Config {
             ));
         }
         let s = &self.server;
-        if s.max_connections == 0 || s.write_queue == 0 {
+        if s.max_connections == 0 {
             return Err(ConfigError(
-                "server: max_connections and write_queue must be at least 1".into(),
+                "server: max_connections must be at least 1".into(),
             ));
+        }
+        if s.write_queue_bytes < MIN_WRITE_QUEUE_BYTES {
+            return Err(ConfigError(format!(
+                "server: write_queue_bytes below {MIN_WRITE_QUEUE_BYTES} cannot hold a setup message"
+            )));
+        }
+        if s.max_frame_bytes > MAX_FRAME_BYTES {
+            return Err(ConfigError(format!(
+                "server: max_frame_bytes above {MAX_FRAME_BYTES} lets one client make the server buffer too much"
+            )));
         }
         if s.max_nesting < 2 {
             return Err(ConfigError(

@@ -5,11 +5,11 @@
 //! legal moves, jumps and reveals at every ply. The format is documented in
 //! `protocol/RECORDS.md`.
 
-use crate::rules::{ActionCounts, SeedInputs, Termination};
+use crate::rules::{ActionCounts, Game, SeedInputs, Termination};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use tokio::io::AsyncWriteExt;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 /// Version of the record format.
 pub const RECORD_FORMAT: u32 = 1;
@@ -31,8 +31,11 @@ pub struct GameRecord {
     pub players: Vec<PlayerRecord>,
     /// Every ply, in order.
     pub plies: Vec<PlyRecord>,
-    /// Every error reply the referee sent during the game.
+    /// The error replies the referee sent during the game: the first [`MAX_FAULTS`] of them.
     pub faults: Vec<FaultRecord>,
+    /// Error replies past the first [`MAX_FAULTS`], counted but not kept.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub faults_dropped: u64,
     /// The referee's ply cap, when one applied (`[referee] max_plies`, a tournament's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_plies: Option<u32>,
@@ -42,6 +45,95 @@ pub struct GameRecord {
     /// Where the game stands in a tournament (absent outside tournaments).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<TournamentTag>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// What a record says about a game besides its plays: where it comes from and how it was set.
+#[derive(Clone, Debug)]
+pub struct GameHeader {
+    pub game: u64,
+    pub started_unix_ms: u64,
+    pub seeds: SeedInputs,
+    /// The referee's ply cap, 0 for none.
+    pub max_plies: u32,
+}
+
+impl GameRecord {
+    /// The record of a game that has ended: the header, the seats and plays the referee kept,
+    /// and the result as the rules (and the referee's rulings, through [`Game::forfeit`] and
+    /// friends) left it in the game's outcome.
+    ///
+    /// # Panics
+    /// When the game has not ended.
+    pub fn of_game(
+        header: GameHeader,
+        game: &Game,
+        players: Vec<PlayerRecord>,
+        plies: Vec<PlyRecord>,
+        faults: FaultLog,
+    ) -> GameRecord {
+        let outcome = game
+            .outcome()
+            .expect("a record is made of a game that has ended");
+        let (winner, winner_team) = game.win_clause();
+        let win = if outcome.reason == Termination::Aborted {
+            String::new()
+        } else {
+            format!("(win {winner} {winner_team})")
+        };
+        let variant = game.variant();
+        GameRecord {
+            format: RECORD_FORMAT,
+            game: header.game,
+            started_unix_ms: header.started_unix_ms,
+            variant: variant.name.clone(),
+            variant_source: variant.source.clone(),
+            seeds: header.seeds,
+            players,
+            plies,
+            faults: faults.kept,
+            faults_dropped: faults.dropped,
+            max_plies: (header.max_plies > 0).then_some(header.max_plies),
+            result: ResultRecord {
+                win,
+                winner,
+                winner_team,
+                winner_side: outcome.winner,
+                reason: outcome.reason,
+                loser: outcome.loser,
+                plies: game.ply(),
+                turns: game.round(),
+            },
+            final_board: game.wire_board(),
+            tournament: None,
+        }
+    }
+}
+
+/// Most error replies kept in one game's record, whatever the configuration: a client that
+/// earns errors forever (with `max_errors = 0`) cannot grow the record or the server's memory
+/// without bound. The rest are counted in `faults_dropped`.
+pub const MAX_FAULTS: usize = 100;
+
+/// The error replies of one game, bounded by [`MAX_FAULTS`].
+#[derive(Clone, Debug, Default)]
+pub struct FaultLog {
+    kept: Vec<FaultRecord>,
+    dropped: u64,
+}
+
+impl FaultLog {
+    /// Notes one error reply.
+    pub fn push(&mut self, fault: FaultRecord) {
+        if self.kept.len() < MAX_FAULTS {
+            self.kept.push(fault);
+        } else {
+            self.dropped += 1;
+        }
+    }
 }
 
 /// A tournament game's place in its event.
@@ -127,12 +219,31 @@ pub struct ResultRecord {
     pub turns: u32,
 }
 
+/// How records reach the disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Durability {
+    /// `fsync` (`sync_data`) after each write, so a record survives a power cut, not only a
+    /// crash of the server.
+    pub fsync: bool,
+}
+
+/// A record waiting to be written, and who waits for it.
+type Pending = (GameRecord, oneshot::Sender<bool>);
+
 /// Appends records to a file from one task, so concurrent games never interleave lines, and
-/// passes each record to an observer (tests, tournaments) when one is attached.
+/// passes each record, once written, to an observer (tests, tournaments) when one is attached.
+///
+/// [`RecordSink::commit`] returns only when the record is written and flushed (and fsynced
+/// when configured): the referee sends `(win ...)` after that, so a player who has seen the
+/// result can count on the record. Records that arrive while one is being written are written
+/// together and share one fsync (group commit), so many games ending at once cost one sync.
 #[derive(Clone, Debug)]
 pub struct RecordSink {
-    tx: mpsc::UnboundedSender<GameRecord>,
+    tx: mpsc::UnboundedSender<Pending>,
 }
+
+/// Most records written (and fsynced) together.
+const MAX_BATCH: usize = 256;
 
 impl RecordSink {
     /// Starts the writer task. `path` of `None` keeps no file.
@@ -141,45 +252,76 @@ impl RecordSink {
     /// When the file cannot be opened for appending.
     pub async fn start(
         path: Option<PathBuf>,
+        durability: Durability,
         observer: Option<mpsc::UnboundedSender<GameRecord>>,
     ) -> std::io::Result<(RecordSink, tokio::task::JoinHandle<()>)> {
         let mut file = match &path {
             Some(p) => Some(open_append(p).await?),
             None => None,
         };
-        let (tx, mut rx) = mpsc::unbounded_channel::<GameRecord>();
+        let (tx, mut rx) = mpsc::unbounded_channel::<Pending>();
         let handle = tokio::spawn(async move {
-            while let Some(record) = rx.recv().await {
-                if let Some(f) = file.as_mut() {
-                    let mut line = serde_json::to_string(&record).expect("records serialize");
-                    line.push('\n');
-                    // One write per record, flushed at once: a crash loses no finished game.
-                    if let Err(e) = async {
-                        f.write_all(line.as_bytes()).await?;
-                        f.flush().await
-                    }
-                    .await
-                    {
-                        tracing::error!(error = %e, game = record.game, "cannot write game record");
+            while let Some(first) = rx.recv().await {
+                let mut batch = vec![first];
+                while batch.len() < MAX_BATCH {
+                    match rx.try_recv() {
+                        Ok(more) => batch.push(more),
+                        Err(_) => break,
                     }
                 }
-                if let Some(obs) = &observer {
-                    let _ = obs.send(record);
+                let written = match file.as_mut() {
+                    Some(f) => write_batch(f, &batch, durability).await,
+                    None => true,
+                };
+                for (record, ack) in batch {
+                    if let Some(obs) = &observer {
+                        let _ = obs.send(record);
+                    }
+                    let _ = ack.send(written);
                 }
-            }
-            if let Some(f) = file {
-                let _ = f.sync_data().await;
             }
         });
         Ok((RecordSink { tx }, handle))
     }
 
-    /// Queues a finished game.
-    pub fn write(&self, record: GameRecord) {
-        if self.tx.send(record).is_err() {
-            tracing::error!("record writer has stopped; a game record is lost");
+    /// Writes a finished game's record and waits until it is on disk. Returns whether it
+    /// could be written (a failure is logged).
+    pub async fn commit(&self, record: GameRecord) -> bool {
+        let game = record.game;
+        let (ack, written) = oneshot::channel();
+        if self.tx.send((record, ack)).is_err() {
+            tracing::error!(game, "record writer has stopped; a game record is lost");
+            return false;
         }
+        written.await.unwrap_or(false)
     }
+}
+
+/// Writes a batch of records in one write, flushes it, and syncs it when asked.
+async fn write_batch(
+    file: &mut tokio::fs::File,
+    batch: &[Pending],
+    durability: Durability,
+) -> bool {
+    let mut text = String::new();
+    for (record, _) in batch {
+        text.push_str(&serde_json::to_string(record).expect("records serialize"));
+        text.push('\n');
+    }
+    let result = async {
+        file.write_all(text.as_bytes()).await?;
+        file.flush().await?;
+        if durability.fsync {
+            file.sync_data().await?;
+        }
+        Ok::<(), std::io::Error>(())
+    }
+    .await;
+    if let Err(e) = &result {
+        let games: Vec<u64> = batch.iter().map(|(r, _)| r.game).collect();
+        tracing::error!(error = %e, ?games, "cannot write game records");
+    }
+    result.is_ok()
 }
 
 async fn open_append(path: &Path) -> std::io::Result<tokio::fs::File> {

@@ -4,7 +4,7 @@
 
 use crate::record::GameRecord;
 use crate::rules::{Action, Game, Termination, Variant};
-use crate::wire::{ClientClause, ClientMessage};
+use crate::wire::ClientMessage;
 use std::sync::Arc;
 
 /// Checks one record.
@@ -169,13 +169,7 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
 fn parse_action(text: &str) -> Option<Action> {
     let msg = ClientMessage::parse(format!("({text})").as_bytes()).ok()?;
     match msg.0.as_slice() {
-        [ClientClause::Rev(c)] => Some(Action::Reveal(*c)),
-        [ClientClause::Mov(a, b)] => Some(Action::Move { from: *a, to: *b }),
-        [ClientClause::Bag] => Some(Action::Bag),
-        [ClientClause::Put(p, c)] => Some(Action::Put {
-            piece: crate::rules::Piece::from_letter(*p)?,
-            cell: *c,
-        }),
+        [clause] => clause.action(),
         _ => None,
     }
 }

@@ -13,7 +13,7 @@ mod common;
 use anqi::record::GameRecord;
 use anqi::rules::Variant;
 use anqi_client::bots::{GreedyBot, SearchBot};
-use anqi_client::{play_on, Bot, Connection, GameResult, RandomBot};
+use anqi_client::{join, play_seated, Bot, Connection, GameResult, RandomBot};
 use common::TestServer;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -65,20 +65,27 @@ async fn duel(server: &mut TestServer, tag: &str, games: usize, a: MakeBot, b: M
         if g % 2 == 1 {
             players.swap(0, 1);
         }
-        // Seats go by the order in which the server accepts connections: connect the first
-        // seat's client, then the second's, before the next game's.
+        // A game's seats go by the order in which the server accepted the connections of the
+        // clients waiting together: connect the first seat's client, then the second's, and
+        // have both seated before the next game's clients connect.
         let mut conns = Vec::new();
         for _ in 0..2 {
             conns.push(Connection::connect(&addr).await.expect("connect"));
         }
+        let (mut c1, mut c2) = (conns.remove(0), conns.remove(0));
+        let (seed1, seed2) = (players[0].1.to_string(), players[1].1.to_string());
+        let (s1, s2) = tokio::try_join!(
+            join(&mut c1, &players[0].0, &seed1),
+            join(&mut c2, &players[1].0, &seed2),
+        )
+        .expect("both seated");
         let game: Vec<_> = players
             .into_iter()
-            .zip(conns)
-            .map(|((name, seed, mut bot), mut conn)| {
+            .zip([(c1, s1), (c2, s2)])
+            .map(|((name, _seed, mut bot), (mut conn, seated))| {
                 let rules = rules.clone();
                 tokio::spawn(async move {
-                    let seed = seed.to_string();
-                    let r = play_on(&mut conn, &name, &seed, &mut *bot, Some(&rules)).await;
+                    let r = play_seated(&mut conn, seated, &mut *bot, Some(&rules)).await;
                     (name, r)
                 })
             })

@@ -5,7 +5,7 @@ mod common;
 
 use anqi::record::GameRecord;
 use anqi::rules::Termination;
-use anqi_client::{play_on, Bot, Connection, RandomBot, View};
+use anqi_client::{join, play_seated, Bot, Connection, RandomBot, View};
 use common::{RawClient, TestServer};
 
 const START: &str = "XXXXXXXX";
@@ -74,32 +74,21 @@ async fn bad_input_is_answered_while_another_game_plays_on() {
     .await;
     let addr = server.addr();
 
-    // The undisturbed game: two bots, connected first so they are seated together.
-    // Connections are seated in the order the server accepts them, and a TCP connect completes
-    // only once the kernel has queued it for accept: connecting one after the other fixes the
-    // seats without any sleep.
+    // The undisturbed game: two bots, seated together before anyone else connects (a game's
+    // seats go to clients waiting together, in the order their connections were accepted).
     let normal = {
         let mut c1 = Connection::connect(&addr).await.unwrap();
         let mut c2 = Connection::connect(&addr).await.unwrap();
+        let (s1, s2) = tokio::try_join!(
+            join(&mut c1, "steady_1", "11"),
+            join(&mut c2, "steady_2", "12")
+        )
+        .expect("both seated");
         let g1 = tokio::spawn(async move {
-            play_on(
-                &mut c1,
-                "steady_1",
-                "11",
-                &mut SlowBot(RandomBot::new(11)),
-                None,
-            )
-            .await
+            play_seated(&mut c1, s1, &mut SlowBot(RandomBot::new(11)), None).await
         });
         let g2 = tokio::spawn(async move {
-            play_on(
-                &mut c2,
-                "steady_2",
-                "12",
-                &mut SlowBot(RandomBot::new(12)),
-                None,
-            )
-            .await
+            play_seated(&mut c2, s2, &mut SlowBot(RandomBot::new(12)), None).await
         });
         (g1, g2)
     };

@@ -71,12 +71,16 @@ impl Termination {
     }
 }
 
-/// How a game ended: the winning side (`None`: draw, failure or aborted) and why.
+/// How a game ended: the winning side (`None`: draw, failure or aborted), why, and for a loss by
+/// fault (resign, time, illegal, disconnect, crash) the player whose fault it was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
     /// Winning side (0-based index into the variant's sides).
     pub winner: Option<usize>,
     pub reason: Termination,
+    /// The player who lost by a fault.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loser: Option<usize>,
 }
 
 /// Why [`Game::play`] refused an action.
@@ -576,8 +580,17 @@ impl Game {
     }
 
     fn finish(&mut self, winner: Option<usize>, reason: Termination) {
+        self.finish_by(winner, reason, None);
+    }
+
+    /// Ends the game unless it has ended already: the first ruling stands.
+    fn finish_by(&mut self, winner: Option<usize>, reason: Termination, loser: Option<usize>) {
         if self.outcome.is_none() {
-            self.outcome = Some(Outcome { winner, reason });
+            self.outcome = Some(Outcome {
+                winner,
+                reason,
+                loser,
+            });
         }
     }
 
@@ -591,7 +604,7 @@ impl Game {
     pub fn forfeit(&mut self, player: usize, reason: Termination) {
         let side = self.side_of(player);
         let winner = (self.variant.sides.len() == 2).then_some(1 - side);
-        self.finish(winner, reason);
+        self.finish_by(winner, reason, Some(player));
     }
 
     /// The referee ends the game as a draw for a reason outside the rules (a tournament's ply
@@ -700,7 +713,8 @@ mod tests {
             g.outcome(),
             Some(Outcome {
                 winner: Some(0),
-                reason: Termination::Resign
+                reason: Termination::Resign,
+                loser: Some(2),
             })
         );
         assert_eq!(g.play(1, Action::Reveal(0)), Err(PlayError::GameOver));
@@ -722,7 +736,8 @@ mod tests {
             g.outcome(),
             Some(Outcome {
                 winner: Some(0),
-                reason: Termination::CaptureAll
+                reason: Termination::CaptureAll,
+                loser: None,
             })
         );
     }
@@ -748,7 +763,8 @@ mod tests {
             g.outcome(),
             Some(Outcome {
                 winner: Some(1),
-                reason: Termination::NoMoves
+                reason: Termination::NoMoves,
+                loser: None,
             })
         );
     }
@@ -771,7 +787,8 @@ mod tests {
             g.outcome(),
             Some(Outcome {
                 winner: None,
-                reason: Termination::NoProgress
+                reason: Termination::NoProgress,
+                loser: None,
             })
         );
     }
@@ -824,6 +841,7 @@ mod tests {
         for (i, (p, a)) in cycle.into_iter().enumerate() {
             g.play(p, a).unwrap();
             let want = (i == 3).then_some(Outcome {
+                loser: None,
                 winner: None,
                 reason: Termination::Repetition,
             });

@@ -41,6 +41,12 @@ impl Clocks {
         limit.map(|d| since + d)
     }
 
+    /// Whether a ply that took `spent` would make `player`'s flag fall (nothing is charged).
+    pub fn would_fall(&self, player: usize, spent: Duration) -> bool {
+        self.per_move.is_some_and(|m| spent > m)
+            || self.remaining[player - 1].is_some_and(|r| spent > r)
+    }
+
     /// Charges `player` for a ply that took `spent`; false when that flag has fallen.
     pub fn charge(&mut self, player: usize, spent: Duration) -> bool {
         let i = player - 1;

@@ -8,12 +8,13 @@ use crate::wire::{
     ClientClause, ClientMessage, ErrorCode, FrameError, FrameLimits, FrameScanner, MessageError,
     ServerClause, ServerMessage,
 };
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
-use tokio::sync::{mpsc, OwnedSemaphorePermit};
+use tokio::sync::mpsc;
 use tracing::Instrument;
 
 /// What the reader task hands on.
@@ -28,9 +29,15 @@ pub enum Inbound {
 }
 
 /// The sending side of a connection. Cloning is cheap; messages are shared `Arc<str>` lines.
+///
+/// The queue is bounded in bytes, not in messages: a client that does not read pins at most
+/// `write_queue_bytes` of memory, however long the messages it is sent.
 #[derive(Clone, Debug)]
 pub struct Outbox {
-    tx: mpsc::Sender<Arc<str>>,
+    tx: mpsc::UnboundedSender<Arc<str>>,
+    /// Bytes queued and not yet written, shared with the writer task.
+    queued: Arc<AtomicUsize>,
+    limit: usize,
 }
 
 /// The client cannot take more messages: it is gone, or not reading.
@@ -43,7 +50,13 @@ impl Outbox {
     /// # Errors
     /// [`Gone`] when the connection is closed or its write queue is full.
     pub fn send_line(&self, line: Arc<str>) -> Result<(), Gone> {
-        self.tx.try_send(line).map_err(|_| Gone)
+        let len = line.len();
+        let before = self.queued.fetch_add(len, Ordering::AcqRel);
+        if before + len > self.limit {
+            self.queued.fetch_sub(len, Ordering::AcqRel);
+            return Err(Gone);
+        }
+        self.tx.send(line).map_err(|_| Gone)
     }
 
     /// Queues one message.
@@ -57,6 +70,16 @@ impl Outbox {
     /// Queues an `((error CODE "text"))` message, ignoring a gone client.
     pub fn error(&self, code: ErrorCode, text: impl Into<String>) {
         let _ = self.send(&ServerMessage(vec![ServerClause::Error(code, text.into())]));
+    }
+
+    /// An outbox whose connection is closed.
+    fn closed() -> Outbox {
+        let (tx, _) = mpsc::unbounded_channel();
+        Outbox {
+            tx,
+            queued: Arc::new(AtomicUsize::new(0)),
+            limit: 0,
+        }
     }
 }
 
@@ -77,14 +100,13 @@ impl Player {
     /// A stand-in for a seat nobody took: its channels are closed.
     pub fn absent(seat: usize) -> Player {
         let (_, inbox) = mpsc::channel(1);
-        let (tx, _) = mpsc::channel(1);
         Player {
             conn: u64::MAX,
             peer: std::net::SocketAddr::from(([0, 0, 0, 0], 0)),
             name: format!("(absent seat {seat})"),
             seed: String::new(),
             inbox,
-            outbox: Outbox { tx },
+            outbox: Outbox::closed(),
         }
     }
 }
@@ -93,34 +115,43 @@ impl Player {
 #[derive(Clone, Copy, Debug)]
 pub struct ConnectionLimits {
     pub frame: FrameLimits,
-    pub write_queue: usize,
+    pub write_queue_bytes: usize,
     pub handshake_timeout: Duration,
 }
 
-/// Starts the reader and writer tasks of an accepted stream. The permit is held until both end.
-pub fn spawn_io(
+/// Starts the reader and writer tasks of an accepted stream. The slot (the connection's place
+/// under the server's caps) is held until both end.
+pub fn spawn_io<S: Send + Sync + 'static>(
     stream: TcpStream,
     conn: u64,
     limits: ConnectionLimits,
-    permit: OwnedSemaphorePermit,
+    slot: S,
     span: tracing::Span,
 ) -> (mpsc::Receiver<Inbound>, Outbox) {
     let _ = stream.set_nodelay(true);
     let (read, write) = stream.into_split();
-    let (out_tx, out_rx) = mpsc::channel(limits.write_queue);
+    let (out_tx, out_rx) = mpsc::unbounded_channel();
     let (in_tx, in_rx) = mpsc::channel(32);
-    let permit = Arc::new(permit);
-    tokio::spawn(write_loop(write, out_rx, permit.clone()).instrument(span.clone()));
-    tokio::spawn(read_loop(read, in_tx, limits.frame, permit, conn).instrument(span));
-    (in_rx, Outbox { tx: out_tx })
+    let slot = Arc::new(slot);
+    let queued = Arc::new(AtomicUsize::new(0));
+    tokio::spawn(write_loop(write, out_rx, queued.clone(), slot.clone()).instrument(span.clone()));
+    tokio::spawn(read_loop(read, in_tx, limits.frame, slot, conn).instrument(span));
+    let outbox = Outbox {
+        tx: out_tx,
+        queued,
+        limit: limits.write_queue_bytes,
+    };
+    (in_rx, outbox)
 }
 
-async fn write_loop(
+async fn write_loop<S>(
     mut write: OwnedWriteHalf,
-    mut rx: mpsc::Receiver<Arc<str>>,
-    _permit: Arc<OwnedSemaphorePermit>,
+    mut rx: mpsc::UnboundedReceiver<Arc<str>>,
+    queued: Arc<AtomicUsize>,
+    _slot: Arc<S>,
 ) {
     while let Some(line) = rx.recv().await {
+        queued.fetch_sub(line.len(), Ordering::AcqRel);
         // A client that stops reading fills its socket buffer; do not wait for it forever.
         match tokio::time::timeout(WRITE_TIMEOUT, write.write_all(line.as_bytes())).await {
             Ok(Ok(())) => {}
@@ -138,11 +169,11 @@ async fn write_loop(
     let _ = tokio::time::timeout(WRITE_TIMEOUT, write.shutdown()).await;
 }
 
-async fn read_loop(
+async fn read_loop<S>(
     mut read: OwnedReadHalf,
     tx: mpsc::Sender<Inbound>,
     limits: FrameLimits,
-    _permit: Arc<OwnedSemaphorePermit>,
+    _slot: Arc<S>,
     conn: u64,
 ) {
     let mut scanner = FrameScanner::new(limits);

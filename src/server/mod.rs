@@ -1,5 +1,5 @@
-//! The TCP server: accepts connections, runs handshakes, seats players in connection order and
-//! starts one referee task per game.
+//! The TCP server: accepts connections within its caps, runs handshakes, seats players (see
+//! `seating`) and starts one referee task per game.
 //!
 //! Shutdown is cooperative: when the token given to [`Server::run`] is cancelled, the server
 //! stops accepting, tells waiting clients, aborts running games (each is recorded with the
@@ -7,29 +7,29 @@
 
 mod clock;
 mod connection;
-mod lobby;
-mod orders;
+mod limits;
 mod referee;
+mod seating;
 
 pub use clock::Clocks;
 pub use connection::VERSION;
-pub use orders::{GameOrder, OrderDesk, ServerStopped};
 pub use referee::GameSpec;
+pub use seating::{GameOrder, OrderDesk, ServerStopped};
 
 use crate::config::Config;
-use crate::record::{GameRecord, RecordSink};
+use crate::record::{Durability, GameRecord, RecordSink};
 use crate::rules::Variant;
 use crate::wire::{ErrorCode, FrameLimits};
 use connection::ConnectionLimits;
-use lobby::{Lobby, LobbyEvent};
-use orders::{Orders, Table};
+use limits::{Admission, Refusal};
 use referee::GameContext;
+use seating::{Arrival, Orders, Policy, SeatingEvent};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
@@ -40,10 +40,9 @@ pub struct Server {
     config: Arc<Config>,
     variant: Arc<Variant>,
     observer: Option<mpsc::UnboundedSender<GameRecord>>,
-    lobby_tx: mpsc::UnboundedSender<LobbyEvent>,
-    lobby_rx: mpsc::UnboundedReceiver<LobbyEvent>,
-    /// Seat clients by the token they send (tournaments) instead of by connection order.
-    by_token: bool,
+    seating_tx: mpsc::UnboundedSender<SeatingEvent>,
+    seating_rx: mpsc::UnboundedReceiver<SeatingEvent>,
+    policy: Policy,
 }
 
 impl Server {
@@ -60,15 +59,15 @@ impl Server {
                     format!("cannot listen on {}: {e}", config.server.listen),
                 )
             })?;
-        let (lobby_tx, lobby_rx) = mpsc::unbounded_channel();
+        let (seating_tx, seating_rx) = mpsc::unbounded_channel();
         Ok(Server {
             listener,
             config: Arc::new(config),
+            policy: Policy::Arrival(Arrival::new(variant.players)),
             variant: Arc::new(variant),
             observer: None,
-            lobby_tx,
-            lobby_rx,
-            by_token: false,
+            seating_tx,
+            seating_rx,
         })
     }
 
@@ -88,9 +87,9 @@ impl Server {
     /// Switches the server to token seating and returns the desk where games are ordered: each
     /// client is seated by the token it sends as SEED, in the game ordered for that token.
     pub fn order_desk(&mut self) -> OrderDesk {
-        self.by_token = true;
+        self.policy = Policy::Tokens(Orders::default());
         OrderDesk {
-            tx: self.lobby_tx.clone(),
+            tx: self.seating_tx.clone(),
         }
     }
 
@@ -101,14 +100,17 @@ impl Server {
     pub async fn run(self, shutdown: CancellationToken) -> std::io::Result<()> {
         let cfg = self.config.clone();
         let records_path = (!cfg.records.path.is_empty()).then(|| PathBuf::from(&cfg.records.path));
-        let (records, writer) = RecordSink::start(records_path, self.observer).await?;
+        let durability = Durability {
+            fsync: cfg.records.fsync,
+        };
+        let (records, writer) = RecordSink::start(records_path, durability, self.observer).await?;
         let tracker = TaskTracker::new();
         let limits = ConnectionLimits {
             frame: FrameLimits {
                 max_bytes: cfg.server.max_frame_bytes,
                 max_depth: cfg.server.max_nesting,
             },
-            write_queue: cfg.server.write_queue,
+            write_queue_bytes: cfg.server.write_queue_bytes,
             handshake_timeout: Duration::from_millis(cfg.server.handshake_timeout_ms),
         };
         let ctx = GameContext {
@@ -118,16 +120,24 @@ impl Server {
             records: records.clone(),
             shutdown: shutdown.clone(),
         };
-        let lobby_tx = self.lobby_tx;
-        let lobby = tracker.spawn(run_lobby(
-            self.lobby_rx,
-            lobby_tx.clone(),
-            self.by_token,
+        let seating_tx = self.seating_tx;
+        let seating = tracker.spawn(seating::run(
+            self.policy,
+            self.seating_rx,
+            seating_tx.clone(),
             ctx,
             tracker.clone(),
         ));
 
-        let permits = Arc::new(Semaphore::new(cfg.server.max_connections));
+        let mut admission = Admission::new(
+            cfg.server.max_connections,
+            cfg.server.max_connections_per_address,
+        );
+        tracing::info!(
+            max_connections = admission.cap(),
+            per_address = cfg.server.max_connections_per_address,
+            "accepting connections"
+        );
         let mut conn_no = 0u64;
         loop {
             let (stream, peer) = tokio::select! {
@@ -135,24 +145,33 @@ impl Server {
                 r = self.listener.accept() => match r {
                     Ok(x) => x,
                     Err(e) => {
-                        // Out of file descriptors and the like: wait a little, keep serving.
-                        tracing::warn!(error = %e, "accept failed");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        // Out of file descriptors despite the cap (another part of the process
+                        // holds them): free the spare one to answer the client `busy` rather
+                        // than leave it hanging in the backlog.
+                        match admission.accept_with_spare(&self.listener, e).await {
+                            Some(stream) => {
+                                tracker.spawn(refuse_busy(stream, Refusal::Descriptors));
+                            }
+                            None => tokio::time::sleep(Duration::from_millis(50)).await,
+                        }
                         continue;
                     }
                 },
+            };
+            let slot = match admission.admit(peer.ip()) {
+                Ok(slot) => slot,
+                Err(refusal) => {
+                    tracing::debug!(%peer, ?refusal, "connection refused: busy");
+                    tracker.spawn(refuse_busy(stream, refusal));
+                    continue;
+                }
             };
             let conn = conn_no;
             conn_no += 1;
             let span =
                 tracing::info_span!("conn", conn, peer = %peer, name = tracing::field::Empty);
-            let Ok(permit) = permits.clone().try_acquire_owned() else {
-                tracker.spawn(refuse_busy(stream, cfg.server.max_connections));
-                continue;
-            };
-            let _ = lobby_tx.send(LobbyEvent::Accepted(conn));
-            let (inbox, outbox) = connection::spawn_io(stream, conn, limits, permit, span.clone());
-            let lobby_tx = lobby_tx.clone();
+            let (inbox, outbox) = connection::spawn_io(stream, conn, limits, slot, span.clone());
+            let seating_tx = seating_tx.clone();
             let shutdown = shutdown.clone();
             tracker.spawn(
                 async move {
@@ -164,24 +183,22 @@ impl Server {
                         limits.handshake_timeout,
                         &shutdown,
                     );
-                    let player = handshake.await;
-                    let event = match player {
-                        Some(player) => {
-                            // Client text goes to logs escaped (`?`): a newline in a name cannot forge a line.
-                            tracing::debug!(name = ?player.name, peer = %player.peer, "handshake done");
-                            LobbyEvent::Ready(player)
-                        }
-                        None => LobbyEvent::Gone(conn),
-                    };
-                    let _ = lobby_tx.send(event);
+                    // Only a completed handshake reaches the seating task: a connection that
+                    // is slow or silent in its handshake holds no seat.
+                    if let Some(player) = handshake.await {
+                        // Client text goes to logs escaped (`?`): a newline in a name cannot
+                        // forge a line.
+                        tracing::debug!(name = ?player.name, peer = %player.peer, "handshake done");
+                        let _ = seating_tx.send(SeatingEvent::Ready(player));
+                    }
                 }
                 .instrument(span),
             );
         }
         tracing::info!("shutting down");
-        drop(lobby_tx);
+        drop(seating_tx);
         tracker.close();
-        let _ = lobby.await;
+        let _ = seating.await;
         tracker.wait().await;
         drop(records);
         let _ = writer.await;
@@ -213,88 +230,13 @@ async fn listen(addr: &str, max_connections: usize) -> std::io::Result<TcpListen
     }))
 }
 
-/// Seats ready players and starts games until every sender is gone (shutdown).
-async fn run_lobby(
-    mut rx: mpsc::UnboundedReceiver<LobbyEvent>,
-    tx: mpsc::UnboundedSender<LobbyEvent>,
-    by_token: bool,
-    ctx: GameContext,
-    tracker: TaskTracker,
-) {
-    let seats = ctx.variant.players;
-    let mut lobby = Lobby::default();
-    let mut orders = Orders::default();
-    let mut game_no = 0u64;
-    let mut tick = tokio::time::interval(Duration::from_millis(500));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        let event = tokio::select! {
-            e = rx.recv() => match e {
-                Some(e) => e,
-                None => break,
-            },
-            _ = ctx.shutdown.cancelled() => break,
-            _ = tick.tick() => {
-                // Answer what waiting players sent, and forget those who left, even when
-                // nobody else connects.
-                lobby.tend();
-                orders.tend();
-                continue;
-            }
-        };
-        let tables: Vec<Table> = match event {
-            LobbyEvent::Order(order) => {
-                let (timeout, tx) = (order.connect_timeout, tx.clone());
-                let (id, table) = orders.place(order);
-                let shutdown = ctx.shutdown.clone();
-                tracker.spawn(async move {
-                    // The timer must not hold a shutdown up.
-                    tokio::select! {
-                        _ = tokio::time::sleep(timeout) => {
-                            let _ = tx.send(LobbyEvent::Expire(id));
-                        }
-                        _ = shutdown.cancelled() => {}
-                    }
-                });
-                table.into_iter().collect()
-            }
-            LobbyEvent::Expect(tokens) => {
-                orders.expect(tokens);
-                Vec::new()
-            }
-            LobbyEvent::Expire(id) => orders.expire(id).into_iter().collect(),
-            LobbyEvent::Ready(player) if by_token => orders.seat(player).into_iter().collect(),
-            LobbyEvent::Accepted(_) | LobbyEvent::Gone(_) if by_token => Vec::new(),
-            event => lobby
-                .on_event(event, seats)
-                .into_iter()
-                .map(|players| {
-                    game_no += 1;
-                    Table {
-                        game_no,
-                        players,
-                        spec: Default::default(),
-                    }
-                })
-                .collect(),
-        };
-        for t in tables {
-            tracker.spawn(referee::run_game(ctx.clone(), t.game_no, t.players, t.spec));
-        }
-    }
-    for p in lobby.drain().into_iter().chain(orders.drain()) {
-        p.outbox
-            .error(ErrorCode::Shutdown, "the server is shutting down");
-    }
-}
-
-/// Tells a client over the connection limit why it is refused.
-async fn refuse_busy(stream: tokio::net::TcpStream, limit: usize) {
+/// Tells a client over a connection limit why it is refused, and closes the connection.
+async fn refuse_busy(stream: tokio::net::TcpStream, refusal: Refusal) {
     use tokio::io::AsyncWriteExt;
     let mut stream = stream;
     let line = crate::wire::ServerMessage(vec![crate::wire::ServerClause::Error(
         ErrorCode::Busy,
-        format!("the server has {limit} connections open; try again later"),
+        refusal.to_string(),
     )])
     .to_line();
     let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(line.as_bytes())).await;

@@ -80,6 +80,8 @@ pub async fn run(config: TournamentConfig, options: RunOptions) -> Result<Standi
     server_config.server.listen = config.listen.clone();
     server_config.records.path = String::new();
     server_config.seed.clients = false;
+    // Every engine connects from this machine: no per-address cap.
+    server_config.server.max_connections_per_address = 0;
     server_config.referee.illegal_action = Ruling::Lose;
     server_config.referee.out_of_turn = Ruling::Lose;
     server_config.referee.max_errors = 3;

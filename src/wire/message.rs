@@ -6,6 +6,7 @@
 //! between a clause's items, and the lists of `moves`, `jumps`, `revs` and `puts` written as
 //! `(moves (0 1)(0 4))`. The server ends every message it sends with `\n`.
 
+use crate::rules::{Action, Piece};
 use crate::sexp::{self, excerpt, shown, Sexp, SexpError};
 use lexpr::Value;
 use std::fmt::{self, Write};
@@ -134,6 +135,38 @@ pub enum ClientClause {
     Resign,
     Bag,
     Put(char, usize),
+}
+
+impl ClientClause {
+    /// The action an action clause (`rev`, `mov`, `bag`, `put`) asks for; `None` for the
+    /// others. The one mapping from clauses to actions, used by the referee, `anqi replay` and
+    /// the clients.
+    pub fn action(&self) -> Option<Action> {
+        match *self {
+            ClientClause::Rev(cell) => Some(Action::Reveal(cell)),
+            ClientClause::Mov(from, to) => Some(Action::Move { from, to }),
+            ClientClause::Bag => Some(Action::Bag),
+            ClientClause::Put(letter, cell) => {
+                Piece::from_letter(letter).map(|piece| Action::Put { piece, cell })
+            }
+            ClientClause::Version(_)
+            | ClientClause::Init { .. }
+            | ClientClause::Board(_)
+            | ClientClause::Resign => None,
+        }
+    }
+}
+
+impl From<Action> for ClientClause {
+    /// The clause that asks for an action.
+    fn from(action: Action) -> ClientClause {
+        match action {
+            Action::Reveal(cell) => ClientClause::Rev(cell),
+            Action::Move { from, to } => ClientClause::Mov(from, to),
+            Action::Bag => ClientClause::Bag,
+            Action::Put { piece, cell } => ClientClause::Put(piece.letter(), cell),
+        }
+    }
 }
 
 /// One message from the server.
@@ -411,7 +444,7 @@ fn piece_letter(head: &str, v: &Value) -> Result<char, MessageError> {
     let s = text(head, v)?;
     let mut cs = s.chars();
     match (cs.next(), cs.next()) {
-        (Some(c), None) if crate::rules::Piece::from_letter(c).is_some() => Ok(c),
+        (Some(c), None) if Piece::from_letter(c).is_some() => Ok(c),
         _ => syntax(format!(
             "in ({head} ...): {} is not a piece letter",
             excerpt(&s)
@@ -725,6 +758,22 @@ mod tests {
             let _ = ClientMessage::parse(&bytes);
             let _ = ServerMessage::parse(&bytes);
         }
+    }
+
+    #[test]
+    fn action_clauses_map_both_ways() {
+        let piece = Piece::from_letter('k').unwrap();
+        for action in [
+            Action::Reveal(3),
+            Action::Move { from: 4, to: 0 },
+            Action::Bag,
+            Action::Put { piece, cell: 7 },
+        ] {
+            let clause = ClientClause::from(action);
+            assert_eq!(clause.action(), Some(action));
+            assert_eq!(clause.to_string(), action.to_string());
+        }
+        assert_eq!(ClientClause::Resign.action(), None);
     }
 
     #[test]

@@ -329,16 +329,83 @@ pub async fn play_on<B: Bot + ?Sized>(
     bot: &mut B,
     variant: Option<&Variant>,
 ) -> Result<GameResult> {
+    let seated = join(conn, name, seed).await?;
+    play_seated(conn, seated, bot, variant).await
+}
+
+/// A client the server has seated in a game: the setup message has arrived.
+#[derive(Clone, Debug)]
+pub struct Seated {
+    /// The setup message (`(id ...)`, `(players ...)`, the board topology ...).
+    pub setup: ServerMessage,
+    /// Error replies received during the handshake.
+    pub errors: Vec<(ErrorCode, String)>,
+}
+
+/// Sends `(init NAME SEED)` and waits until the server seats this client in a game (its setup
+/// message arrives). The server seats clients once their `init` is complete, in the order
+/// their connections were accepted: to fix who plays whom, join the seats of one game before
+/// connecting the next game's clients.
+///
+/// # Errors
+/// When the connection fails or the server closes it first (the last error it sent, such as
+/// `busy`, is in the message).
+pub async fn join(conn: &mut Connection, name: &str, seed: &str) -> Result<Seated> {
     conn.send(&ClientMessage(vec![ClientClause::Init {
         name: name.to_string(),
         seed: seed.to_string(),
     }]))
     .await?;
-    let mut tracker: Option<Tracker> = None;
     let mut errors = Vec::new();
     loop {
         let Some(msg) = conn.recv().await? else {
-            bail!("the server closed the connection before the end of the game");
+            bail!(
+                "the server closed the connection before seating this client{}",
+                last_error(&errors)
+            );
+        };
+        for clause in &msg.0 {
+            if let ServerClause::Error(code, text) = clause {
+                errors.push((*code, text.clone()));
+            }
+        }
+        if msg.0.iter().any(|c| matches!(c, ServerClause::Id(_))) {
+            return Ok(Seated { setup: msg, errors });
+        }
+    }
+}
+
+/// ` (last error: ...)` when there was one, for messages about a closed connection.
+fn last_error(errors: &[(ErrorCode, String)]) -> String {
+    errors
+        .last()
+        .map(|(code, text)| format!(" (last error: {} {text:?})", code.name()))
+        .unwrap_or_default()
+}
+
+/// Plays the game a [`join`]ed client was seated in, to its end.
+///
+/// # Errors
+/// As [`play_game`].
+pub async fn play_seated<B: Bot + ?Sized>(
+    conn: &mut Connection,
+    seated: Seated,
+    bot: &mut B,
+    variant: Option<&Variant>,
+) -> Result<GameResult> {
+    let mut tracker: Option<Tracker> = None;
+    let mut errors = seated.errors;
+    let mut first = Some(seated.setup);
+    loop {
+        let msg = match first.take() {
+            Some(setup) => setup,
+            None => match conn.recv().await? {
+                Some(msg) => msg,
+                None => bail!(
+                    "the server closed the connection before the end of the game{}",
+                    last_error(&errors)
+                ),
+            },
         };
         let (mut board, mut turn, mut hand) = (None, None, None);
         for clause in &msg.0 {
@@ -462,12 +529,7 @@ pub async fn play_on<B: Bot + ?Sized>(
             matches!(action, Action::Move { to, .. } if matches!(board.get(to), Square::Up(_)));
         t.my_last_before = t.my_last;
         t.my_last = Some((action, captures));
-        let clause = match action {
-            Action::Reveal(c) => ClientClause::Rev(c),
-            Action::Move { from, to } => ClientClause::Mov(from, to),
-            Action::Bag => ClientClause::Bag,
-            Action::Put { piece, cell } => ClientClause::Put(piece.letter(), cell),
-        };
+        let clause = ClientClause::from(action);
         conn.send(&ClientMessage(vec![
             ClientClause::Board(echoed_board(&msg)),
             clause,

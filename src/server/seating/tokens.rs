@@ -6,9 +6,10 @@
 //! standing token (registered with [`OrderDesk::expect`]) may come before its next game is
 //! ordered: it waits, parked, until then.
 
-use super::connection::{Inbound, Player};
-use super::referee::GameSpec;
+use super::{departed, SeatingEvent};
 use crate::record::GameRecord;
+use crate::server::connection::Player;
+use crate::server::referee::GameSpec;
 use crate::wire::ErrorCode;
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
@@ -182,24 +183,10 @@ impl Orders {
     }
 }
 
-/// Whether a waiting player's connection has closed.
-fn departed(player: &mut Player) -> bool {
-    loop {
-        match player.inbox.try_recv() {
-            Ok(Inbound::Closed) | Err(mpsc::error::TryRecvError::Disconnected) => return true,
-            Err(mpsc::error::TryRecvError::Empty) => return false,
-            Ok(_) => player.outbox.error(
-                ErrorCode::Unexpected,
-                "the game has not started yet: wait for your (turn ...)",
-            ),
-        }
-    }
-}
-
 /// The organizer's handle: place orders, get each game's record when it ends.
 #[derive(Clone, Debug)]
 pub struct OrderDesk {
-    pub(super) tx: mpsc::UnboundedSender<super::lobby::LobbyEvent>,
+    pub(crate) tx: mpsc::UnboundedSender<SeatingEvent>,
 }
 
 impl OrderDesk {
@@ -210,7 +197,7 @@ impl OrderDesk {
     /// When the server has stopped.
     pub fn expect(&self, tokens: Vec<String>) -> Result<(), ServerStopped> {
         self.tx
-            .send(super::lobby::LobbyEvent::Expect(tokens))
+            .send(SeatingEvent::Expect(tokens))
             .map_err(|_| ServerStopped)
     }
 
@@ -225,7 +212,7 @@ impl OrderDesk {
         let (tx, rx) = oneshot::channel();
         order.spec.done = Some(tx);
         self.tx
-            .send(super::lobby::LobbyEvent::Order(order))
+            .send(SeatingEvent::Order(order))
             .map_err(|_| ServerStopped)?;
         Ok(rx)
     }

@@ -1,0 +1,149 @@
+//! Seating: which clients play together, decided by one task that owns every waiting player.
+//!
+//! The policy is chosen when the server is built:
+//! - [`Arrival`] (`arrival`): clients are seated as they complete their handshake, N per game
+//!   (what `anqi serve` does);
+//! - [`Orders`] (`tokens`): the organizer orders games with one token per seat, and each client
+//!   is seated by the token it sends as SEED (what `anqi tournament` does).
+//!
+//! Both keep waiting players until their game starts, answer what they send in the meantime and
+//! forget those who leave, through the one routine [`departed`].
+
+mod arrival;
+mod tokens;
+
+pub use arrival::Arrival;
+pub use tokens::{GameOrder, OrderDesk, Orders, ServerStopped, Table};
+
+use super::connection::{Inbound, Player};
+use super::referee::{self, GameContext};
+use crate::wire::ErrorCode;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_util::task::TaskTracker;
+
+/// What the seating task hears.
+#[derive(Debug)]
+pub enum SeatingEvent {
+    /// A client completed its handshake.
+    Ready(Player),
+    /// A tournament orders a game (token seating).
+    Order(GameOrder),
+    /// An order's connect timeout is over.
+    Expire(u64),
+    /// Standing tokens of engines that connect by themselves.
+    Expect(Vec<String>),
+}
+
+/// How clients are seated.
+pub enum Policy {
+    Arrival(Arrival),
+    Tokens(Orders),
+}
+
+/// Whether a waiting player's connection has closed. Anything the player sent meanwhile is
+/// answered: nothing is valid before the game starts.
+pub fn departed(player: &mut Player) -> bool {
+    loop {
+        match player.inbox.try_recv() {
+            Ok(Inbound::Closed) | Err(mpsc::error::TryRecvError::Disconnected) => return true,
+            Err(mpsc::error::TryRecvError::Empty) => return false,
+            Ok(Inbound::Bad(e)) => player.outbox.error(e.code, e.text),
+            Ok(Inbound::Message(_)) => player.outbox.error(
+                ErrorCode::Unexpected,
+                "the game has not started yet: wait for your (turn ...)",
+            ),
+        }
+    }
+}
+
+/// How often waiting players are answered and departures noticed, even when nothing else
+/// happens.
+const TEND_EVERY: Duration = Duration::from_millis(500);
+
+/// Seats players and starts games until every sender is gone or the server shuts down; then
+/// tells the players still waiting.
+pub async fn run(
+    mut policy: Policy,
+    mut rx: mpsc::UnboundedReceiver<SeatingEvent>,
+    tx: mpsc::UnboundedSender<SeatingEvent>,
+    ctx: GameContext,
+    tracker: TaskTracker,
+) {
+    let mut game_no = 0u64;
+    let mut tick = tokio::time::interval(TEND_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let event = tokio::select! {
+            e = rx.recv() => match e {
+                Some(e) => e,
+                None => break,
+            },
+            _ = ctx.shutdown.cancelled() => break,
+            _ = tick.tick() => {
+                match &mut policy {
+                    Policy::Arrival(a) => a.tend(),
+                    Policy::Tokens(o) => o.tend(),
+                }
+                continue;
+            }
+        };
+        let tables: Vec<Table> = match (&mut policy, event) {
+            (Policy::Arrival(arrival), SeatingEvent::Ready(player)) => arrival
+                .arrive(player)
+                .map(|players| {
+                    game_no += 1;
+                    Table {
+                        game_no,
+                        players,
+                        spec: Default::default(),
+                    }
+                })
+                .into_iter()
+                .collect(),
+            (Policy::Arrival(_), other) => {
+                tracing::error!(
+                    ?other,
+                    "a tournament event reached a server seating by arrival; ignored"
+                );
+                Vec::new()
+            }
+            (Policy::Tokens(orders), SeatingEvent::Ready(player)) => {
+                orders.seat(player).into_iter().collect()
+            }
+            (Policy::Tokens(orders), SeatingEvent::Order(order)) => {
+                let (timeout, tx) = (order.connect_timeout, tx.clone());
+                let (id, table) = orders.place(order);
+                let shutdown = ctx.shutdown.clone();
+                tracker.spawn(async move {
+                    // The timer must not hold a shutdown up.
+                    tokio::select! {
+                        _ = tokio::time::sleep(timeout) => {
+                            let _ = tx.send(SeatingEvent::Expire(id));
+                        }
+                        _ = shutdown.cancelled() => {}
+                    }
+                });
+                table.into_iter().collect()
+            }
+            (Policy::Tokens(orders), SeatingEvent::Expire(id)) => {
+                orders.expire(id).into_iter().collect()
+            }
+            (Policy::Tokens(orders), SeatingEvent::Expect(tokens)) => {
+                orders.expect(tokens);
+                Vec::new()
+            }
+        };
+        for t in tables {
+            tracker.spawn(referee::run_game(ctx.clone(), t.game_no, t.players, t.spec));
+        }
+    }
+    let waiting = match &mut policy {
+        Policy::Arrival(a) => a.drain(),
+        Policy::Tokens(o) => o.drain(),
+    };
+    for p in waiting {
+        p.outbox
+            .error(ErrorCode::Shutdown, "the server is shutting down");
+    }
+}
