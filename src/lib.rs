@@ -23,22 +23,33 @@
 //! - [`wire`]: the protocol's bytes.
 //!   - `frame`: the incremental framing scanner, with size and nesting limits enforced before
 //!     any parser sees the bytes.
-//!   - `message`: typed client and server messages, parse and print side by side, and the
-//!     `((error CODE "text"))` extension.
+//!   - `message`: typed client and server messages, parse and print side by side (printing
+//!     reads back as the same text), the `((error CODE "text"))` extension, and the one mapping
+//!     between action clauses and [`rules::Action`].
 //! - [`server`]: the tokio server.
-//!   - `connection`: per-connection reader and writer tasks, and the handshake.
-//!   - `lobby`: seating in connection order.
-//!   - `orders`: seating by token, for tournaments (games ordered by the organizer).
-//!   - `referee`: one task per game, which owns the game and rules on every message.
+//!   - `limits`: the connection caps (in all, per address, under the descriptor limit) and the
+//!     `busy` answer.
+//!   - `connection`: per-connection reader and writer tasks (the write queue bounded in bytes),
+//!     and the handshake.
+//!   - `seating/`: who plays with whom, one task chosen when the server is built: `arrival`
+//!     (completed handshakes, N per game, in acceptance order) or `tokens` (tournaments: games
+//!     ordered by the organizer, seats taken by token).
+//!   - `referee`: one actor per game (`Referee`, a method per step), which owns the game, rules
+//!     on every message, and writes the record before anyone hears the result.
 //!   - `clock`: game and move time.
 //! - [`tournament`]: headless events on an in-process server: configuration, schedule, engine
 //!   processes, the runner (resume, shards, SPRT), standings and reports.
 //!
-//! Beside them: [`sexp`] (reading S-expressions from untrusted text: reader prefixes refused,
-//! nesting bounded, values dropped without recursion; every parse goes through it), [`config`] (the `config.toml` file, built in as the defaults), [`record`] (the
-//! JSON-lines game records), [`replay`] (re-deriving deals and re-playing records) and
-//! [`variant_check`] (the report of `anqi variant check`). The binary (`src/main.rs`) is a thin
-//! command line over these.
+//! Beside them:
+//! - [`sexp`]: reading S-expressions from untrusted text (reader prefixes refused, nesting
+//!   bounded, values dropped without recursion); every parse, wire or file, goes through it.
+//! - [`config`]: the `config.toml` file, built in as the defaults.
+//! - [`record`]: the JSON-lines game records: their assembly from a finished game, the bounded
+//!   fault log, and the writer that syncs them before results go out.
+//! - [`replay`]: re-deriving deals and re-playing records.
+//! - [`variant_check`]: the report of `anqi variant check`.
+//!
+//! The binary (`src/main.rs`) is a thin command line over these.
 //!
 //! # Where to read next
 //! `protocol/PROTOCOL.md` for the protocol as clients see it, `protocol/VARIANTS.md` for the

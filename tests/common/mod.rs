@@ -51,8 +51,18 @@ impl TestServer {
     /// Starts a server for `variant` with the built-in config overlaid by `toml` and listening on
     /// 127.0.0.1:0, with records in a temporary file.
     pub async fn start(variant: &str, toml: &str) -> TestServer {
+        TestServer::start_with_records(variant, toml, None).await
+    }
+
+    /// As [`TestServer::start`], with the records written to `records` (a path the test made,
+    /// such as a FIFO) instead of a temporary file.
+    pub async fn start_with_records(
+        variant: &str,
+        toml: &str,
+        records: Option<PathBuf>,
+    ) -> TestServer {
         let dir = TempDir::new(variant);
-        let records_path = dir.0.join("games.jsonl");
+        let records_path = records.unwrap_or_else(|| dir.0.join("games.jsonl"));
         let mut config = Config::parse(toml).expect("test config");
         config.server.listen = "127.0.0.1:0".into();
         config.records.path = records_path.to_string_lossy().into_owned();
@@ -121,6 +131,25 @@ pub struct RawClient {
 impl RawClient {
     pub async fn connect(addr: &str) -> RawClient {
         let s = TcpStream::connect(addr).await.expect("connect");
+        RawClient::from_stream(s)
+    }
+
+    /// Connects from a given loopback source address (127.0.0.2, ...), as a distinct client
+    /// machine would.
+    pub async fn connect_from(addr: &str, source: &str) -> RawClient {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket
+            .bind(format!("{source}:0").parse().unwrap())
+            .expect("bind a loopback source address");
+        let s = socket
+            .connect(addr.parse().unwrap())
+            .await
+            .expect("connect");
+        RawClient::from_stream(s)
+    }
+
+    fn from_stream(s: TcpStream) -> RawClient {
+        let _ = s.set_nodelay(true);
         let (r, w) = s.into_split();
         RawClient {
             reader: BufReader::new(r),
