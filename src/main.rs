@@ -24,7 +24,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the server: seat clients in connection order, as many per game as the variant has
+    /// Run the server: seat clients as they complete their handshake (each game's seats in the
+    /// order the connections were accepted), as many per game as the variant has
     /// players, and referee the games.
     ///
     /// Prints `listening on HOST:PORT` on stdout once clients can connect. Every finished game

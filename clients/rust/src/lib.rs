@@ -7,7 +7,7 @@
 //!
 //! ```no_run
 //! use anqi_client::{play_game, RandomBot};
-//! # async fn run() -> anyhow::Result<()> {
+//! # async fn run() -> Result<(), anqi_client::ClientError> {
 //! let result = play_game("127.0.0.1:7700", "my_bot", "42", &mut RandomBot::new(42), None).await?;
 //! println!("(win {} {}), I was player {}", result.win.0, result.win.1, result.me);
 //! # Ok(()) }
@@ -20,12 +20,40 @@ use anqi::rules::{
 use anqi::wire::{
     ClientClause, ClientMessage, ErrorCode, FrameLimits, FrameScanner, ServerClause, ServerMessage,
 };
-use anyhow::{anyhow, bail, Context, Result};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 pub mod bots;
+
+/// What went wrong talking to the server. Callers branch on the kind: a refused connection is
+/// worth retrying, a closed one carries the server's last word, a protocol error is a bug.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("cannot connect to {addr}: {source}")]
+    Connect {
+        addr: String,
+        source: std::io::Error,
+    },
+    #[error("connection: {0}")]
+    Io(#[from] std::io::Error),
+    /// The server closed the connection; the last error it had sent, if any (`busy`, ...).
+    #[error("the server closed the connection {when}{}", last_error(last))]
+    Closed {
+        when: &'static str,
+        last: Option<(ErrorCode, String)>,
+    },
+    /// A message from the server that this client cannot make sense of.
+    #[error("{0}")]
+    Protocol(String),
+}
+
+/// The result of the client's calls.
+pub type Result<T> = std::result::Result<T, ClientError>;
+
+fn protocol<T>(text: impl Into<String>) -> Result<T> {
+    Err(ClientError::Protocol(text.into()))
+}
 
 /// A framed connection to the server.
 pub struct Connection {
@@ -42,7 +70,10 @@ impl Connection {
     pub async fn connect(addr: &str) -> Result<Connection> {
         let stream = TcpStream::connect(addr)
             .await
-            .with_context(|| format!("cannot connect to {addr}"))?;
+            .map_err(|source| ClientError::Connect {
+                addr: addr.to_string(),
+                source,
+            })?;
         stream.set_nodelay(true)?;
         Ok(Connection {
             stream,
@@ -61,11 +92,11 @@ impl Connection {
     pub async fn recv(&mut self) -> Result<Option<ServerMessage>> {
         loop {
             if let Some(frame) = self.scanner.next_frame() {
-                let frame = frame.map_err(|e| anyhow!("bad frame from server: {e}"))?;
-                return Ok(Some(
-                    ServerMessage::parse(&frame)
-                        .map_err(|e| anyhow!("bad message from server: {}", e.text))?,
-                ));
+                let frame = frame
+                    .map_err(|e| ClientError::Protocol(format!("bad frame from server: {e}")))?;
+                return Ok(Some(ServerMessage::parse(&frame).map_err(|e| {
+                    ClientError::Protocol(format!("bad message from server: {}", e.text))
+                })?));
             }
             let n = self.stream.read(&mut self.chunk).await?;
             if n == 0 {
@@ -119,12 +150,14 @@ impl Setup {
                 _ => {}
             }
         }
-        let size = size.ok_or_else(|| anyhow!("setup without (size ...)"))?;
+        let Some(size) = size else {
+            return protocol("setup without (size ...)");
+        };
         let topology =
             Topology::from_wire(size, moves.unwrap_or_default(), &jumps.unwrap_or_default())
-                .map_err(|e| anyhow!("setup topology: {e}"))?;
+                .map_err(|e| ClientError::Protocol(format!("setup topology: {e}")))?;
         Ok(Setup {
-            id: id.ok_or_else(|| anyhow!("setup without (id ...)"))?,
+            id: id.ok_or_else(|| ClientError::Protocol("setup without (id ...)".into()))?,
             players: players.unwrap_or(2),
             team,
             teammates,
@@ -143,7 +176,8 @@ impl Setup {
     /// the game type deciding the rest (`strategic`: a bag game; `single` and `cooperative`:
     /// every player moves both colours).
     pub fn default_variant(&self) -> Result<Variant> {
-        let pieces = Piece::parse_list(&self.pieces).map_err(|e| anyhow!("setup pieces: {e}"))?;
+        let pieces = Piece::parse_list(&self.pieces)
+            .map_err(|e| ClientError::Protocol(format!("setup pieces: {e}")))?;
         let start = if self.game.starts_with("strategic") {
             Start::Bag
         } else {
@@ -288,7 +322,8 @@ struct Tracker {
 
 impl Tracker {
     fn parse_board(&self, text: &str) -> Result<Board> {
-        let mut board = Board::parse(text).map_err(|e| anyhow!("bad board: {e}"))?;
+        let mut board =
+            Board::parse(text).map_err(|e| ClientError::Protocol(format!("bad board: {e}")))?;
         if self.variant.start == Start::Bag {
             // In a bag game `X` marks a cell that never held a piece: empty.
             for c in 0..board.len() {
@@ -359,10 +394,10 @@ pub async fn join(conn: &mut Connection, name: &str, seed: &str) -> Result<Seate
     let mut errors = Vec::new();
     loop {
         let Some(msg) = conn.recv().await? else {
-            bail!(
-                "the server closed the connection before seating this client{}",
-                last_error(&errors)
-            );
+            return Err(ClientError::Closed {
+                when: "before seating this client",
+                last: errors.pop(),
+            });
         };
         for clause in &msg.0 {
             if let ServerClause::Error(code, text) = clause {
@@ -376,9 +411,8 @@ pub async fn join(conn: &mut Connection, name: &str, seed: &str) -> Result<Seate
 }
 
 /// ` (last error: ...)` when there was one, for messages about a closed connection.
-fn last_error(errors: &[(ErrorCode, String)]) -> String {
-    errors
-        .last()
+fn last_error(last: &Option<(ErrorCode, String)>) -> String {
+    last.as_ref()
         .map(|(code, text)| format!(" (last error: {} {text:?})", code.name()))
         .unwrap_or_default()
 }
@@ -401,10 +435,12 @@ pub async fn play_seated<B: Bot + ?Sized>(
             Some(setup) => setup,
             None => match conn.recv().await? {
                 Some(msg) => msg,
-                None => bail!(
-                    "the server closed the connection before the end of the game{}",
-                    last_error(&errors)
-                ),
+                None => {
+                    return Err(ClientError::Closed {
+                        when: "before the end of the game",
+                        last: errors.pop(),
+                    })
+                }
             },
         };
         let (mut board, mut turn, mut hand) = (None, None, None);
@@ -464,7 +500,7 @@ pub async fn play_seated<B: Bot + ?Sized>(
         };
         let t = tracker
             .as_mut()
-            .context("(turn ...) before the setup message")?;
+            .ok_or_else(|| ClientError::Protocol("(turn ...) before the setup message".into()))?;
         let board = t.parse_board(&board)?;
         if let Some((prev, prev_mover)) = &t.last {
             if let Some(p) = first_reveal(prev, &board) {
@@ -513,7 +549,7 @@ pub async fn play_seated<B: Bot + ?Sized>(
         };
         let legal = state.legal_actions();
         if legal.is_empty() {
-            bail!("asked to move with no legal action on {}", board);
+            return protocol(format!("asked to move with no legal action on {board}"));
         }
         let view = View {
             setup: &t.setup,
