@@ -28,11 +28,11 @@
 //! - [`server`]: the tokio server.
 //!   - `connection`: per-connection reader and writer tasks, and the handshake.
 //!   - `lobby`: seating in connection order.
-//!   - `orders`: seating by token, for tournaments (games ordered by the organizer).
+//!   - `orders`: seating by secret token, for tournaments (games ordered by the organizer).
 //!   - `referee`: one task per game, which owns the game and rules on every message.
 //!   - `clock`: game and move time.
-//! - [`tournament`]: headless events on an in-process server: configuration, schedule, engine
-//!   processes, the runner (resume, shards, SPRT), standings and reports.
+//! - [`tournament`]: headless events on an in-process server: configuration, schedule, seat
+//!   tokens, engine processes, the runner (resume, shards, SPRT), standings and reports.
 //!
 //! Beside them: [`config`] (the `config.toml` file, built in as the defaults), [`record`] (the
 //! JSON-lines game records), [`replay`] (re-deriving deals and re-playing records) and
