@@ -33,12 +33,12 @@
 //!     and the handshake.
 //!   - `seating/`: who plays with whom, one task chosen when the server is built: `arrival`
 //!     (completed handshakes, N per game, in acceptance order) or `tokens` (tournaments: games
-//!     ordered by the organizer, seats taken by token).
+//!     ordered by the organizer, seats taken by secret token).
 //!   - `referee`: one actor per game (`Referee`, a method per step), which owns the game, rules
 //!     on every message, and writes the record before anyone hears the result.
 //!   - `clock`: game and move time.
-//! - [`tournament`]: headless events on an in-process server: configuration, schedule, engine
-//!   processes, the runner (resume, shards, SPRT), standings and reports.
+//! - [`tournament`]: headless events on an in-process server: configuration, schedule, seat
+//!   tokens, engine processes, the runner (resume, shards, SPRT), standings and reports.
 //!
 //! Beside them:
 //! - [`sexp`]: reading S-expressions from untrusted text (reader prefixes refused, nesting

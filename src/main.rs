@@ -78,7 +78,7 @@ enum Command {
         /// Records file, overriding the configured `output`.
         #[arg(long, value_name = "FILE")]
         output: Option<PathBuf>,
-        /// Print no progress.
+        /// Print no progress (warnings, such as refused tokens, still go to stderr).
         #[arg(long, conflicts_with = "json")]
         quiet: bool,
         /// Progress as one JSON object per game, and the standings as JSON.
@@ -106,6 +106,14 @@ enum Command {
         #[arg(required = true, value_name = "FILE")]
         inputs: Vec<PathBuf>,
     },
+    /// Print a fresh secret token for an engine that connects to tournaments by itself.
+    ///
+    /// Put it in the tournament file as the engine's standing token (`token = "..."` in its
+    /// [[tournament.engine]]) and give it to the engine, which sends it as the SEED of
+    /// (init NAME SEED) for each of its games. Whoever knows it can play that engine's games:
+    /// keep it secret, like a password. It is 128 bits from the operating system's random
+    /// source.
+    Token,
     /// Tools for variant descriptions.
     Variant {
         #[command(subcommand)]
@@ -162,6 +170,12 @@ fn main() -> ExitCode {
                 Ok(ExitCode::FAILURE)
             }
         },
+        Command::Token => anqi::tournament::token::fresh()
+            .map(|token| {
+                println!("{token}");
+                ExitCode::SUCCESS
+            })
+            .map_err(Into::into),
         Command::Variants => {
             for (name, _) in SHIPPED {
                 let v = Variant::shipped(name).expect("shipped variants are valid");
@@ -257,9 +271,9 @@ fn tournament(
     } else {
         Progress::Text
     };
-    if !quiet {
-        init_logging_at("warn");
-    }
+    // Even quiet: warnings are not progress but trouble to look into (a token presented twice
+    // means it leaked, or an engine is confused).
+    init_logging_at("warn");
     let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let standings = rt.block_on(async move {
         // Stopped by a signal: take every running engine down with us. Finished games are

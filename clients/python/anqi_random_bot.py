@@ -64,6 +64,7 @@ Run ``anqi_random_bot.py --help`` for the command line.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
 import socket
@@ -1374,9 +1375,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--name", default="py_random", help="player name sent in (init ...) (default: py_random)")
     parser.add_argument("--seed", type=int, default=None,
                         help="seeds this bot's choices and is sent as its seed contribution (default: random)")
-    parser.add_argument("--token", default=None,
+    # The environment, unlike the command line, is private to the process's owner: anqi
+    # tournament hands engines their (secret) token there.
+    parser.add_argument("--token", default=os.environ.get("ANQI_TOKEN") or None,
                         help="token given by a tournament: sent as the SEED of (init NAME SEED) in place of the seed, "
-                             "which then only drives the bot's own choices")
+                             "which then only drives the bot's own choices (default: $ANQI_TOKEN, which anqi "
+                             "tournament sets; prefer it, since other local users can read a command line)")
     parser.add_argument("--games", type=int, default=1, metavar="N", help="games to play one after another (default: 1)")
     parser.add_argument("--quiet", action="store_true", help="log only warnings and errors to stderr")
     parser.add_argument("--variant", metavar="NAME|FILE",

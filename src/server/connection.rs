@@ -111,6 +111,32 @@ impl Player {
     }
 }
 
+#[cfg(test)]
+impl Player {
+    /// A player for unit tests, with the other ends of its channels: what the server sends it,
+    /// and a way to send it messages (keep it, or the player counts as gone).
+    pub fn for_test(
+        conn: u64,
+        seed: &str,
+    ) -> (Player, mpsc::UnboundedReceiver<Arc<str>>, mpsc::Sender<Inbound>) {
+        let (in_tx, inbox) = mpsc::channel(8);
+        let (tx, out_rx) = mpsc::unbounded_channel();
+        let player = Player {
+            conn,
+            peer: std::net::SocketAddr::from(([127, 0, 0, 1], 40_000 + (conn % 20_000) as u16)),
+            name: format!("p{conn}"),
+            seed: seed.to_string(),
+            inbox,
+            outbox: Outbox {
+                tx,
+                queued: Arc::new(AtomicUsize::new(0)),
+                limit: 1 << 20,
+            },
+        };
+        (player, out_rx, in_tx)
+    }
+}
+
 /// Limits of one connection.
 #[derive(Clone, Copy, Debug)]
 pub struct ConnectionLimits {

@@ -23,7 +23,7 @@ use crate::wire::{ErrorCode, FrameLimits};
 use connection::ConnectionLimits;
 use limits::{Admission, Refusal};
 use referee::GameContext;
-use seating::{Arrival, Orders, Policy, SeatingEvent};
+use seating::{Arrival, Policy, SeatingEvent};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -87,7 +87,7 @@ impl Server {
     /// Switches the server to token seating and returns the desk where games are ordered: each
     /// client is seated by the token it sends as SEED, in the game ordered for that token.
     pub fn order_desk(&mut self) -> OrderDesk {
-        self.policy = Policy::Tokens(Orders::default());
+        self.policy = Policy::Tokens(Box::default());
         OrderDesk {
             tx: self.seating_tx.clone(),
         }

@@ -1,5 +1,5 @@
 //! The `[tournament]` section: everything an event needs, documented key by key in
-//! `tournament.example.toml`.
+//! `tournament.toml`.
 
 use crate::config::ClockConfig;
 use serde::Deserialize;
@@ -32,7 +32,8 @@ pub struct TournamentConfig {
     /// Gauntlet: the engine that plays all the others (default: the first listed).
     #[serde(default)]
     pub gauntlet: Option<String>,
-    /// Master seed: every deal, token and engine seed derives from it and the game's index.
+    /// Master seed: every deal and engine seed derives from it and the game's index (tokens do
+    /// not: they are fresh secrets, see `tournament::token`).
     #[serde(default = "default_seed")]
     pub seed: String,
     /// Address of the tournament's server. Spawned engines are told it through `{addr}`;
@@ -92,10 +93,13 @@ pub struct SprtConfig {
 #[serde(deny_unknown_fields)]
 pub struct EngineConfig {
     pub name: String,
-    /// Program to start for each game (absent for an external engine). Placeholders in the
-    /// command, its arguments and its environment: `{host}`, `{port}`, `{addr}`
-    /// (`host:port`), `{token}` (send it as the SEED of `(init NAME SEED)`), `{seed}` (a number
-    /// for the engine's own randomness), `{name}`, `{game}` (the game index), `{seat}`.
+    /// Program to start for each game (absent for an external engine). It finds its token
+    /// (to send as the SEED of `(init NAME SEED)`) in the environment variable `ANQI_TOKEN`.
+    /// Placeholders in the command, its arguments and its environment: `{host}`, `{port}`,
+    /// `{addr}` (`host:port`), `{seed}` (a number for the engine's own randomness), `{name}`,
+    /// `{game}` (the game index), `{seat}`, and `{token}` for engines that cannot read the
+    /// environment (on the command line, other local users can read it: see
+    /// [`EngineConfig::token_on_command_line`]).
     #[serde(default)]
     pub command: Option<String>,
     #[serde(default)]
@@ -106,9 +110,19 @@ pub struct EngineConfig {
     #[serde(default)]
     pub dir: Option<String>,
     /// An external engine connects by itself for each of its games and identifies with this
-    /// token as its SEED.
+    /// standing token as its SEED. It is a secret: whoever knows it can play that engine's
+    /// games (`anqi token` makes a good one).
     #[serde(default)]
     pub token: Option<String>,
+}
+
+impl EngineConfig {
+    /// Whether the engine's command or arguments carry `{token}`: command lines are readable by
+    /// every local user, who could then take the seat first.
+    pub fn token_on_command_line(&self) -> bool {
+        let has = |s: &String| s.contains("{token}");
+        self.command.iter().chain(&self.args).any(has)
+    }
 }
 
 fn default_variant() -> String {
@@ -173,6 +187,16 @@ impl TournamentConfig {
             if self.engines[..i].iter().any(|o| o.name == e.name) {
                 return fail(format!("two engines are named {:?}", e.name));
             }
+            if let Some(o) = self.engines[..i]
+                .iter()
+                .find(|o| o.token.is_some() && o.token == e.token)
+            {
+                // Either could take the other's seats.
+                return fail(format!(
+                    "engines {:?} and {:?} have the same token: give each its own (anqi token)",
+                    o.name, e.name
+                ));
+            }
             match (&e.command, &e.token) {
                 (None, None) => {
                     return fail(format!(
@@ -209,5 +233,34 @@ impl TournamentConfig {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str = "[tournament]\n";
+
+    #[test]
+    fn two_external_engines_may_not_share_a_token() {
+        let text = format!(
+            "{HEAD}[[tournament.engine]]\nname = \"a\"\ntoken = \"same\"\n[[tournament.engine]]\nname = \"b\"\ntoken = \"same\"\n"
+        );
+        let e = TournamentConfig::parse(&text).unwrap_err();
+        assert!(e.0.contains("same token"), "{e}");
+    }
+
+    #[test]
+    fn a_token_placeholder_in_the_command_line_is_noticed() {
+        let text = format!(
+            "{HEAD}[[tournament.engine]]\nname = \"a\"\ncommand = \"bot\"\nargs = [\"--token\", \"{{token}}\"]\n[[tournament.engine]]\nname = \"b\"\ncommand = \"bot\"\nenv = {{ TOKEN = \"{{token}}\" }}\n"
+        );
+        let t = TournamentConfig::parse(&text).unwrap();
+        assert!(t.engines[0].token_on_command_line());
+        assert!(
+            !t.engines[1].token_on_command_line(),
+            "the environment is private"
+        );
     }
 }

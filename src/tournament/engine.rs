@@ -20,6 +20,12 @@ pub fn kill_all() {
     }
 }
 
+/// The environment variable every started engine finds its token in.
+///
+/// The environment, unlike the command line, is private to the process's owner: any local user
+/// can read `/proc/PID/cmdline` (or run `ps`), but `/proc/PID/environ` only the owner and root.
+pub const TOKEN_ENV: &str = "ANQI_TOKEN";
+
 /// What the placeholders of a seat stand for.
 pub struct Placeholders<'a> {
     pub host: &'a str,
@@ -53,7 +59,8 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Starts `config`'s command with stdout and stderr appended to `log`.
+    /// Starts `config`'s command with stdout and stderr appended to `log`, and its token in
+    /// [`TOKEN_ENV`] (the engine's own `env` entries come after, and may override it).
     ///
     /// # Errors
     /// When the log cannot be created or the program cannot be started.
@@ -67,6 +74,7 @@ impl Engine {
         let err = out.try_clone()?;
         let mut cmd = Command::new(&program);
         cmd.args(config.args.iter().map(|a| values.fill(a)))
+            .env(TOKEN_ENV, values.token)
             .envs(config.env.iter().map(|(k, v)| (k, values.fill(v))))
             .stdin(Stdio::null())
             .stdout(out)

@@ -3,6 +3,7 @@
 //! - `config`: the `[tournament]` section.
 //! - `schedule`: every game of the event, numbered, with its deal and seating.
 //! - `engine`: starting and stopping engine processes.
+//! - `token`: the secret tokens that seat engines.
 //! - `runner`: playing the schedule against an in-process server; resume, shards, SPRT.
 //! - `stats`: standings, Elo, crosstable, pentanomials, SPRT.
 //! - `report`: standings as text.
@@ -13,6 +14,7 @@ pub mod report;
 pub mod runner;
 pub mod schedule;
 pub mod stats;
+pub mod token;
 
 use crate::record::{read_records, GameRecord};
 use std::collections::BTreeMap;

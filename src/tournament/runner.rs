@@ -99,6 +99,14 @@ pub async fn run(config: TournamentConfig, options: RunOptions) -> Result<Standi
         // External engines connect here; say where, even in quiet mode.
         eprintln!("listening on {addr}");
     }
+    // Not progress but a hole in the event's security: said even in quiet mode.
+    for engine in config.engines.iter().filter(|e| e.token_on_command_line()) {
+        eprintln!(
+            "anqi: warning: engine {:?} takes its token on the command line ({{token}}), where every local user can read it (ps, /proc/PID/cmdline) and take its seat; engines also get it in the environment variable {}, which only their owner can read",
+            engine.name,
+            super::engine::TOKEN_ENV
+        );
+    }
     let stop_server = CancellationToken::new();
     let server_task = tokio::spawn(server.run(stop_server.clone()));
 
@@ -240,17 +248,16 @@ async fn play(
     clock: crate::config::ClockConfig,
 ) -> Result<GameRecord> {
     let master = &config.seed;
+    // A fresh secret per seat and game: the master seed is public (it is in the tournament
+    // file), so nothing derived from it may seat anyone. External engines bring their own.
     let tokens: Vec<String> = game
         .seats
         .iter()
-        .enumerate()
-        .map(|(s, &e)| {
-            config.engines[e]
-                .token
-                .clone()
-                .unwrap_or_else(|| schedule::token(master, game.index, s + 1))
+        .map(|&e| match &config.engines[e].token {
+            Some(standing) => Ok(standing.clone()),
+            None => super::token::fresh(),
         })
-        .collect();
+        .collect::<Result<_, _>>()?;
     let spec = GameSpec {
         seeds: Some(SeedInputs {
             clients: Vec::new(),

@@ -38,7 +38,8 @@ pub enum SeatingEvent {
 /// How clients are seated.
 pub enum Policy {
     Arrival(Arrival),
-    Tokens(Orders),
+    /// Boxed: the token tables are much larger than the arrival queue.
+    Tokens(Box<Orders>),
 }
 
 /// Whether a waiting player's connection has closed. Anything the player sent meanwhile is

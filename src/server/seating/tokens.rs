@@ -5,26 +5,94 @@
 //! players lose at once (termination `crash`). An engine that connects by itself with a
 //! standing token (registered with [`OrderDesk::expect`]) may come before its next game is
 //! ordered: it waits, parked, until then.
+//!
+//! Tokens are secrets (a token is all it takes to play a seat), so they are handled like
+//! passwords: looked up without timing leaks (see [`TokenDigest`]), kept out of records and
+//! logs, and a per-game token seats one connection only: a second connection presenting it is
+//! refused and logged with its address, even after its game ended (within [`SPENT_MEMORY`]).
 
 use super::{departed, SeatingEvent};
 use crate::record::GameRecord;
 use crate::server::connection::Player;
 use crate::server::referee::GameSpec;
 use crate::wire::ErrorCode;
-use std::collections::{HashMap, VecDeque};
+use sha2::{Digest, Sha256};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
 /// A game the organizer wants played.
-#[derive(Debug)]
 pub struct GameOrder {
     /// The game's number in records (the tournament's game index).
     pub game_no: u64,
-    /// One token per seat, in seat order.
+    /// One token per seat, in seat order: secrets, left out of `Debug`.
     pub tokens: Vec<String>,
     /// How long the players have to connect.
     pub connect_timeout: Duration,
     pub spec: GameSpec,
+}
+
+impl std::fmt::Debug for GameOrder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GameOrder")
+            .field("game_no", &self.game_no)
+            .field("tokens", &format_args!("({} secret)", self.tokens.len()))
+            .field("connect_timeout", &self.connect_timeout)
+            .field("spec", &self.spec)
+            .finish()
+    }
+}
+
+/// How many used per-game tokens the server remembers, to tell a reused token ("this token's
+/// seat is already taken", logged as a warning) from an unknown one. Beyond it the oldest are
+/// forgotten, so the memory stays bounded (32-byte digests in a set and a queue: a few MiB at
+/// most) however long the event runs and however many tokens are tried. Forgetting is
+/// safe: per-game tokens are never ordered twice, so a forgotten token still seats nobody; it is
+/// only refused as unknown, with a less specific message.
+pub const SPENT_MEMORY: usize = 65_536;
+
+/// The SHA-256 digest of a token: what the seating maps are keyed by, instead of the token.
+///
+/// Comparing secret strings with `==` stops at the first differing byte, so a stranger timing
+/// the server's answers could in principle learn a token byte by byte; a `HashMap<String, _>`
+/// compares keys that way. Keyed by digest, no lookup ever compares token bytes: the hash
+/// table's probing and comparisons see only digests, whose bytes a stranger cannot steer
+/// (choosing a token for a digest prefix is a preimage attack on SHA-256), and equality of
+/// digests is itself constant-time, so no comparison of secret-derived bytes exits early.
+#[derive(Clone, Copy, Eq)]
+struct TokenDigest([u8; 32]);
+
+impl std::hash::Hash for TokenDigest {
+    /// Hashes the digest's bytes, as the derived impl would (equal digests, equal hashes).
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
+impl TokenDigest {
+    fn of(token: &str) -> TokenDigest {
+        TokenDigest(Sha256::digest(token.as_bytes()).into())
+    }
+}
+
+impl PartialEq for TokenDigest {
+    /// Constant time: xor-folds every byte, with no early exit.
+    fn eq(&self, other: &TokenDigest) -> bool {
+        let diff = self
+            .0
+            .iter()
+            .zip(other.0.iter())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b));
+        // The fold has no branch on the data. black_box hides from the compiler that only
+        // `diff == 0` matters, which is what could tempt it into an early-exit comparison.
+        std::hint::black_box(diff) == 0
+    }
+}
+
+impl std::fmt::Debug for TokenDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TokenDigest(..)")
+    }
 }
 
 /// A game ready to start: its players in seat order (absent ones are stand-ins) and its spec.
@@ -38,7 +106,7 @@ pub struct Table {
 struct Pending {
     game_no: u64,
     seats: Vec<Option<Player>>,
-    tokens: Vec<String>,
+    tokens: Vec<TokenDigest>,
     spec: GameSpec,
 }
 
@@ -48,17 +116,22 @@ pub struct Orders {
     pending: HashMap<u64, Pending>,
     /// Token -> the seats waiting for it, oldest order first (an external engine uses one token
     /// for all its games, so several orders may wait for the same token).
-    by_token: HashMap<String, VecDeque<(u64, usize)>>,
+    by_token: HashMap<TokenDigest, VecDeque<(u64, usize)>>,
     /// Standing tokens of engines that connect by themselves.
-    standing: std::collections::HashSet<String>,
+    standing: HashSet<TokenDigest>,
     /// Players with a standing token who came before their game was ordered.
-    parked: HashMap<String, VecDeque<Player>>,
+    parked: HashMap<TokenDigest, VecDeque<Player>>,
+    /// Per-game tokens that have seated their connection, the last [`SPENT_MEMORY`] of them.
+    spent: HashSet<TokenDigest>,
+    /// The same, oldest first, to forget in order.
+    spent_order: VecDeque<TokenDigest>,
 }
 
 impl Orders {
     /// Registers standing tokens.
     pub fn expect(&mut self, tokens: Vec<String>) {
-        self.standing.extend(tokens);
+        self.standing
+            .extend(tokens.iter().map(|t| TokenDigest::of(t)));
     }
 
     /// Registers an order, seating parked players that hold its tokens; returns its id (for
@@ -73,9 +146,10 @@ impl Orders {
             );
             return (id, None);
         }
-        for (seat, token) in order.tokens.iter().enumerate() {
+        let tokens: Vec<TokenDigest> = order.tokens.iter().map(|t| TokenDigest::of(t)).collect();
+        for (seat, token) in tokens.iter().enumerate() {
             self.by_token
-                .entry(token.clone())
+                .entry(*token)
                 .or_default()
                 .push_back((id, seat));
         }
@@ -83,13 +157,13 @@ impl Orders {
             id,
             Pending {
                 game_no: order.game_no,
-                seats: order.tokens.iter().map(|_| None).collect(),
-                tokens: order.tokens.clone(),
+                seats: tokens.iter().map(|_| None).collect(),
+                tokens: tokens.clone(),
                 spec: order.spec,
             },
         );
         let mut table = None;
-        for token in &order.tokens {
+        for token in &tokens {
             while let Some(mut player) = self.parked.get_mut(token).and_then(VecDeque::pop_front) {
                 if departed(&mut player) {
                     continue;
@@ -102,16 +176,35 @@ impl Orders {
     }
 
     /// Seats a player by token; returns the table when it is full.
-    pub fn seat(&mut self, player: Player) -> Option<Table> {
-        let waiting = self.by_token.get_mut(&player.seed);
+    ///
+    /// A per-game token seats one connection: the next one presenting it is refused, and the
+    /// attempt logged with its address, since only a leaked token or a confused engine can
+    /// explain it. A standing token takes the next seat waiting for it, or parks the player.
+    pub fn seat(&mut self, mut player: Player) -> Option<Table> {
+        let token = TokenDigest::of(&player.seed);
+        let waiting = self.by_token.get_mut(&token);
         let Some((id, seat)) = waiting.and_then(VecDeque::pop_front) else {
-            if self.standing.contains(&player.seed) {
-                self.parked
-                    .entry(player.seed.clone())
-                    .or_default()
-                    .push_back(player);
+            if self.standing.contains(&token) {
+                self.parked.entry(token).or_default().push_back(player);
                 return None;
             }
+            if self.spent.contains(&token) {
+                tracing::warn!(
+                    peer = %player.peer,
+                    name = %player.name,
+                    "refused a connection presenting a tournament token whose seat is already taken"
+                );
+                player.outbox.error(
+                    ErrorCode::Unexpected,
+                    "this token's seat is already taken: a tournament token seats one connection per game",
+                );
+                return None;
+            }
+            tracing::warn!(
+                peer = %player.peer,
+                name = %player.name,
+                "refused a connection presenting a token no game waits for"
+            );
             player.outbox.error(
                 ErrorCode::Unexpected,
                 "no game is waiting for this token: send the token you were given as the SEED of (init NAME SEED)",
@@ -124,6 +217,18 @@ impl Orders {
                 .error(ErrorCode::Unexpected, "the game for this token is gone");
             return None;
         };
+        if !self.standing.contains(&token) {
+            self.spent.insert(token);
+            self.spent_order.push_back(token);
+            if self.spent_order.len() > SPENT_MEMORY {
+                if let Some(old) = self.spent_order.pop_front() {
+                    self.spent.remove(&old);
+                }
+            }
+        }
+        // The record keeps what the player sent as SEED; here that is its secret token, and
+        // records are published and merged: keep it out.
+        player.seed.clear();
         pending.seats[seat] = Some(player);
         if pending.seats.iter().all(Option::is_some) {
             return self.start(id);
@@ -222,3 +327,97 @@ impl OrderDesk {
 #[derive(Debug, thiserror::Error)]
 #[error("the server has stopped")]
 pub struct ServerStopped;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn order(game_no: u64, tokens: &[&str]) -> GameOrder {
+        GameOrder {
+            game_no,
+            tokens: tokens.iter().map(|t| t.to_string()).collect(),
+            connect_timeout: Duration::from_secs(10),
+            spec: GameSpec::default(),
+        }
+    }
+
+    /// The one message the server sent, if any.
+    fn said(out: &mut mpsc::UnboundedReceiver<std::sync::Arc<str>>) -> Option<String> {
+        out.try_recv().ok().map(|l| l.to_string())
+    }
+
+    #[test]
+    fn digests_compare_equal_only_for_the_same_token() {
+        assert_eq!(TokenDigest::of("tok"), TokenDigest::of("tok"));
+        assert_ne!(TokenDigest::of("tok"), TokenDigest::of("tol"));
+        assert_ne!(TokenDigest::of(""), TokenDigest::of("tok"));
+    }
+
+    #[test]
+    fn a_per_game_token_seats_one_connection_while_the_game_waits_and_after() {
+        let mut orders = Orders::default();
+        let (_, table) = orders.place(order(1, &["a", "b"]));
+        assert!(table.is_none());
+        let (p1, mut out1, _in1) = Player::for_test(1, "a");
+        assert!(orders.seat(p1).is_none());
+        assert_eq!(said(&mut out1), None, "seated, waiting quietly");
+        // The game still waits for seat 2: a second "a" is refused, seat 1 keeps its player.
+        let (thief, mut out, _in) = Player::for_test(2, "a");
+        assert!(orders.seat(thief).is_none());
+        let refusal = said(&mut out).unwrap();
+        assert!(refusal.contains("already taken"), "{refusal}");
+        let (p2, _out2, _in2) = Player::for_test(3, "b");
+        let table = orders.seat(p2).expect("both seats taken: the game starts");
+        assert_eq!(table.players[0].conn, 1);
+        assert!(
+            table.players.iter().all(|p| p.seed.is_empty()),
+            "tokens stay out of records"
+        );
+        // After the start, both tokens are still spent.
+        for token in ["a", "b"] {
+            let (late, mut out, _in) = Player::for_test(4, token);
+            assert!(orders.seat(late).is_none());
+            assert!(said(&mut out).unwrap().contains("already taken"));
+        }
+        // A token never ordered is unknown, not taken.
+        let (stranger, mut out, _in) = Player::for_test(5, "c");
+        assert!(orders.seat(stranger).is_none());
+        assert!(said(&mut out).unwrap().contains("no game is waiting"));
+    }
+
+    #[test]
+    fn a_standing_token_takes_every_seat_waiting_for_it_and_parks_otherwise() {
+        let mut orders = Orders::default();
+        orders.expect(vec!["standing".into()]);
+        let (early, mut out, _in) = Player::for_test(1, "standing");
+        assert!(orders.seat(early).is_none());
+        assert_eq!(said(&mut out), None, "parked until its game is ordered");
+        let (_, table) = orders.place(order(1, &["standing", "x"]));
+        assert!(table.is_none());
+        let (p, _out, _in2) = Player::for_test(2, "x");
+        assert!(orders.seat(p).is_some(), "the parked player took its seat");
+        // The same standing token seats the next game's connection too.
+        orders.place(order(2, &["y", "standing"]));
+        let (again, mut out, _in3) = Player::for_test(3, "standing");
+        assert!(orders.seat(again).is_none());
+        assert_eq!(said(&mut out), None);
+        let (p, _out, _in4) = Player::for_test(4, "y");
+        let table = orders.seat(p).expect("full");
+        assert_eq!(table.players[1].conn, 3);
+    }
+
+    #[test]
+    fn spent_tokens_are_forgotten_oldest_first_beyond_the_bound() {
+        let mut orders = Orders::default();
+        for i in 0..=SPENT_MEMORY as u64 {
+            let token = format!("t{i}");
+            orders.place(order(i, &[&token]));
+            let (p, _out, _in) = Player::for_test(i, &token);
+            // A one-seat order starts at once.
+            assert!(orders.seat(p).is_some());
+        }
+        assert_eq!(orders.spent.len(), SPENT_MEMORY);
+        assert!(!orders.spent.contains(&TokenDigest::of("t0")));
+        assert!(orders.spent.contains(&TokenDigest::of("t1")));
+    }
+}

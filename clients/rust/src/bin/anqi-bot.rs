@@ -49,9 +49,11 @@ struct Args {
     /// Seed: sent as the SEED contribution and used for the bot's own choices (default: random).
     #[arg(long)]
     seed: Option<u64>,
-    /// Token given by a tournament (`--token {token}` in tournament.toml): sent as the SEED of
-    /// (init NAME SEED) instead of the seed, which then only drives the bot's own choices.
-    #[arg(long)]
+    /// Token given by a tournament: sent as the SEED of (init NAME SEED) instead of the seed,
+    /// which then only drives the bot's own choices. `anqi tournament` sets ANQI_TOKEN for the
+    /// engines it starts; prefer it to this option, since a command line is readable by every
+    /// local user (ps, /proc) and the token is a secret.
+    #[arg(long, env = "ANQI_TOKEN", hide_env_values = true)]
     token: Option<String>,
     /// Games to play one after another (a new connection each).
     #[arg(long, default_value_t = 1)]
