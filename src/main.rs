@@ -151,13 +151,13 @@ fn main() -> ExitCode {
             json,
         } => tournament(file, shard, output, quiet, json),
         Command::Report { files, json, sprt } => report(&files, json, sprt.as_deref()),
-        Command::Merge { output, inputs } => {
-            anqi::tournament::merge_records(&inputs).and_then(|records| {
+        Command::Merge { output, inputs } => anqi::tournament::merge_records(&inputs)
+            .and_then(|records| {
                 anqi::tournament::write_records(&output, &records)?;
                 println!("{} games written to {}", records.len(), output.display());
                 Ok(ExitCode::SUCCESS)
             })
-        }
+            .map_err(anyhow::Error::from),
         Command::Variant {
             command: VariantCommand::Check { file },
         } => match Variant::load(&file) {

@@ -118,7 +118,11 @@ impl Player {
     pub fn for_test(
         conn: u64,
         seed: &str,
-    ) -> (Player, mpsc::UnboundedReceiver<Arc<str>>, mpsc::Sender<Inbound>) {
+    ) -> (
+        Player,
+        mpsc::UnboundedReceiver<Arc<str>>,
+        mpsc::Sender<Inbound>,
+    ) {
         let (in_tx, inbox) = mpsc::channel(8);
         let (tx, out_rx) = mpsc::unbounded_channel();
         let player = Player {

@@ -20,28 +20,66 @@ use crate::record::{read_records, GameRecord};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// Why a tournament command cannot go on. The texts name the file and line concerned.
+#[derive(Debug, thiserror::Error)]
+pub enum TournamentError {
+    /// The configuration cannot be played (variant, schedule, engines).
+    #[error("{0}")]
+    Config(String),
+    /// A records file that holds something other than this event's games.
+    #[error("{0}")]
+    Records(String),
+    /// A file or directory that cannot be read or written.
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+    /// The in-process server stopped, or a game task failed.
+    #[error("{0}")]
+    Server(String),
+}
+
+impl TournamentError {
+    /// An I/O error about `what` (a file, a directory).
+    pub fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> TournamentError {
+        let what = what.into();
+        move |source| TournamentError::Io { what, source }
+    }
+}
+
+impl From<crate::server::ServerStopped> for TournamentError {
+    fn from(e: crate::server::ServerStopped) -> TournamentError {
+        TournamentError::Server(e.to_string())
+    }
+}
+
 /// Reads tournament records from files, one record per game index: identical duplicates are
 /// merged, conflicting ones are an error. Returns them in index order.
 ///
 /// # Errors
 /// Unreadable files, lines that are not tournament records, conflicting duplicates.
-pub fn merge_records(inputs: &[PathBuf]) -> anyhow::Result<Vec<GameRecord>> {
+pub fn merge_records(inputs: &[PathBuf]) -> Result<Vec<GameRecord>, TournamentError> {
     let mut by_index: BTreeMap<u64, (GameRecord, String)> = BTreeMap::new();
     for path in inputs {
-        for (line, r) in read_records(path)
-            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?
-        {
+        for (line, r) in read_records(path).map_err(TournamentError::io(format!(
+            "cannot read {}",
+            path.display()
+        )))? {
             let at = format!("{}:{line}", path.display());
-            let r = r.map_err(|e| anyhow::anyhow!("{at}: not a game record: {e}"))?;
+            let r =
+                r.map_err(|e| TournamentError::Records(format!("{at}: not a game record: {e}")))?;
             let index = r
                 .tournament
                 .as_ref()
-                .ok_or_else(|| anyhow::anyhow!("{at}: not a tournament game"))?
+                .ok_or_else(|| TournamentError::Records(format!("{at}: not a tournament game")))?
                 .index;
             match by_index.get(&index) {
                 Some((prev, _)) if same_game(prev, &r) => {}
                 Some((_, where_)) => {
-                    anyhow::bail!("{at}: game {index} differs from the one at {where_}")
+                    return Err(TournamentError::Records(format!(
+                        "{at}: game {index} differs from the one at {where_}"
+                    )))
                 }
                 None => {
                     by_index.insert(index, (r, at));
@@ -67,7 +105,7 @@ fn same_game(a: &GameRecord, b: &GameRecord) -> bool {
 ///
 /// # Errors
 /// As [`merge_records`].
-pub fn load(inputs: &[PathBuf]) -> anyhow::Result<Vec<GameRecord>> {
+pub fn load(inputs: &[PathBuf]) -> Result<Vec<GameRecord>, TournamentError> {
     merge_records(inputs)
 }
 
@@ -75,11 +113,14 @@ pub fn load(inputs: &[PathBuf]) -> anyhow::Result<Vec<GameRecord>> {
 ///
 /// # Errors
 /// I/O failures.
-pub fn write_records(path: &Path, records: &[GameRecord]) -> anyhow::Result<()> {
+pub fn write_records(path: &Path, records: &[GameRecord]) -> Result<(), TournamentError> {
     let mut text = String::new();
     for r in records {
-        text.push_str(&serde_json::to_string(r)?);
+        text.push_str(&serde_json::to_string(r).expect("records serialize"));
         text.push('\n');
     }
-    std::fs::write(path, text).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
+    std::fs::write(path, text).map_err(TournamentError::io(format!(
+        "cannot write {}",
+        path.display()
+    )))
 }

@@ -6,11 +6,11 @@ use super::config::TournamentConfig;
 use super::engine::{Engine, Placeholders};
 use super::schedule::{self, ScheduledGame};
 use super::stats::{self, Standings};
+use super::TournamentError;
 use crate::config::{Config, Ruling};
 use crate::record::{read_records, GameRecord, TournamentTag};
 use crate::rules::{SeedInputs, Termination, Variant};
 use crate::server::{GameOrder, GameSpec, Server};
-use anyhow::{bail, Context, Result};
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -44,16 +44,19 @@ pub struct RunOptions {
 ///
 /// # Errors
 /// Bad configuration, an output file from another event, or I/O failures.
-pub async fn run(config: TournamentConfig, options: RunOptions) -> Result<Standings> {
-    let variant = Variant::load(&config.variant).map_err(|e| anyhow::anyhow!("{e}"))?;
+pub async fn run(
+    config: TournamentConfig,
+    options: RunOptions,
+) -> Result<Standings, TournamentError> {
+    let variant =
+        Variant::load(&config.variant).map_err(|e| TournamentError::Config(e.to_string()))?;
     if variant.sides.len() != 2 {
-        bail!(
+        return Err(TournamentError::Config(format!(
             "{} is not a competitive game (one side plays for a goal): tournaments rank engines that play against each other",
             variant.name
-        );
+        )));
     }
-    let mut games =
-        schedule::build(&config, variant.players).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut games = schedule::build(&config, variant.players).map_err(TournamentError::Config)?;
     if let Some((i, n)) = options.shard {
         games.retain(|g| g.index % n == i);
     }
@@ -67,13 +70,18 @@ pub async fn run(config: TournamentConfig, options: RunOptions) -> Result<Standi
         .filter(|g| !done.contains(&g.index))
         .cloned()
         .collect();
-    std::fs::create_dir_all(&config.logs)
-        .with_context(|| format!("cannot create log directory {}", config.logs))?;
+    std::fs::create_dir_all(&config.logs).map_err(TournamentError::io(format!(
+        "cannot create log directory {}",
+        config.logs
+    )))?;
     let mut out = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(&output)
-        .with_context(|| format!("cannot open {}", output.display()))?;
+        .map_err(TournamentError::io(format!(
+            "cannot open {}",
+            output.display()
+        )))?;
 
     // The in-process server: strict rulings, organizer-fixed deals, records kept by us.
     let mut server_config = Config::default();
@@ -85,7 +93,9 @@ pub async fn run(config: TournamentConfig, options: RunOptions) -> Result<Standi
     server_config.referee.illegal_action = Ruling::Lose;
     server_config.referee.out_of_turn = Ruling::Lose;
     server_config.referee.max_errors = 3;
-    let mut server = Server::bind(server_config, variant.clone()).await?;
+    let mut server = Server::bind(server_config, variant.clone())
+        .await
+        .map_err(TournamentError::io("cannot start the tournament's server"))?;
     let desk = server.order_desk();
     desk.expect(
         config
@@ -94,7 +104,9 @@ pub async fn run(config: TournamentConfig, options: RunOptions) -> Result<Standi
             .filter_map(|e| e.token.clone())
             .collect(),
     )?;
-    let addr = server.local_addr()?;
+    let addr = server.local_addr().map_err(TournamentError::io(
+        "the tournament's server has no address",
+    ))?;
     if options.progress != Progress::Quiet || config.engines.iter().any(|e| e.command.is_none()) {
         // External engines connect here; say where, even in quiet mode.
         eprintln!("listening on {addr}");
@@ -121,7 +133,11 @@ pub async fn run(config: TournamentConfig, options: RunOptions) -> Result<Standi
     let config = Arc::new(config);
     let total = games.len();
     let mut finished = done.len();
-    let mut records: Vec<GameRecord> = read_records(&output)?
+    let mut records: Vec<GameRecord> = read_records(&output)
+        .map_err(TournamentError::io(format!(
+            "cannot read {}",
+            output.display()
+        )))?
         .into_iter()
         .filter_map(|(_, r)| r.ok())
         .collect();
@@ -142,11 +158,19 @@ pub async fn run(config: TournamentConfig, options: RunOptions) -> Result<Standi
         let Some(joined) = running.join_next().await else {
             break;
         };
-        let record = joined.context("a game task panicked")??;
-        let mut line = serde_json::to_string(&record)?;
+        let record =
+            joined.map_err(|e| TournamentError::Server(format!("a game task failed: {e}")))??;
+        let mut line = serde_json::to_string(&record).expect("records serialize");
         line.push('\n');
-        out.write_all(line.as_bytes())?;
-        out.flush()?;
+        // Written, flushed and synced before the next game is reported: a resumed run never
+        // plays again a game this one reported as finished.
+        out.write_all(line.as_bytes())
+            .and_then(|()| out.flush())
+            .and_then(|()| out.sync_data())
+            .map_err(TournamentError::io(format!(
+                "cannot write {}",
+                output.display()
+            )))?;
         finished += 1;
         played_now += 1;
         records.push(record);
@@ -173,7 +197,10 @@ pub async fn run(config: TournamentConfig, options: RunOptions) -> Result<Standi
         }
     }
     stop_server.cancel();
-    server_task.await??;
+    server_task
+        .await
+        .map_err(|e| TournamentError::Server(format!("the server task failed: {e}")))?
+        .map_err(TournamentError::io("the tournament's server"))?;
     Ok(stats::standings(&records, &names, config.sprt.as_ref()))
 }
 
@@ -183,7 +210,7 @@ fn resume_point(
     output: &Path,
     config: &TournamentConfig,
     games: &[ScheduledGame],
-) -> Result<BTreeSet<u64>> {
+) -> Result<BTreeSet<u64>, TournamentError> {
     let Ok(bytes) = std::fs::read(output) else {
         return Ok(BTreeSet::new());
     };
@@ -195,21 +222,29 @@ fn resume_point(
         truncate(output, 0)?;
     }
     let mut done = BTreeSet::new();
-    for (line, r) in read_records(output)? {
-        let r =
-            r.map_err(|e| anyhow::anyhow!("{}:{line}: not a game record: {e}", output.display()))?;
+    let records = read_records(output).map_err(TournamentError::io(format!(
+        "cannot read {}",
+        output.display()
+    )))?;
+    for (line, r) in records {
+        let r = r.map_err(|e| {
+            TournamentError::Records(format!(
+                "{}:{line}: not a game record: {e}",
+                output.display()
+            ))
+        })?;
         let Some(tag) = r.tournament else {
-            bail!(
+            return Err(TournamentError::Records(format!(
                 "{}:{line}: a game from outside a tournament",
                 output.display()
-            );
+            )));
         };
         let Some(g) = games.iter().find(|g| g.index == tag.index) else {
-            bail!(
+            return Err(TournamentError::Records(format!(
                 "{}:{line}: game {} is not in this schedule (another event's file, or another shard's?)",
                 output.display(),
                 tag.index
-            );
+            )));
         };
         let expected: Vec<&str> = g
             .seats
@@ -217,7 +252,7 @@ fn resume_point(
             .map(|&e| config.engines[e].name.as_str())
             .collect();
         if tag.engines != expected || tag.deal != g.deal {
-            bail!(
+            return Err(TournamentError::Records(format!(
                 "{}:{line}: game {} was played by {:?} on deal {}, but this configuration schedules {:?} on deal {}",
                 output.display(),
                 tag.index,
@@ -225,16 +260,20 @@ fn resume_point(
                 tag.deal,
                 expected,
                 g.deal
-            );
+            )));
         }
         done.insert(tag.index);
     }
     Ok(done)
 }
 
-fn truncate(path: &Path, len: u64) -> Result<()> {
-    let f = std::fs::OpenOptions::new().write(true).open(path)?;
-    f.set_len(len)?;
+fn truncate(path: &Path, len: u64) -> Result<(), TournamentError> {
+    let cut = |e| TournamentError::io(format!("cannot repair {}", path.display()))(e);
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(cut)?;
+    f.set_len(len).map_err(cut)?;
     Ok(())
 }
 
@@ -246,7 +285,7 @@ async fn play(
     addr: std::net::SocketAddr,
     game: ScheduledGame,
     clock: crate::config::ClockConfig,
-) -> Result<GameRecord> {
+) -> Result<GameRecord, TournamentError> {
     let master = &config.seed;
     // A fresh secret per seat and game: the master seed is public (it is in the tournament
     // file), so nothing derived from it may seat anyone. External engines bring their own.
@@ -257,7 +296,8 @@ async fn play(
             Some(standing) => Ok(standing.clone()),
             None => super::token::fresh(),
         })
-        .collect::<Result<_, _>>()?;
+        .collect::<Result<_, _>>()
+        .map_err(|e| TournamentError::Server(e.to_string()))?;
     let spec = GameSpec {
         seeds: Some(SeedInputs {
             clients: Vec::new(),
@@ -305,7 +345,9 @@ async fn play(
             }
         }
     }
-    let mut record = record_rx.await.context("the server dropped a game")?;
+    let mut record = record_rx
+        .await
+        .map_err(|_| TournamentError::Server("the server dropped a game".into()))?;
     // Engines exit by themselves after (win ...); stragglers are killed after a grace period.
     let stops: Vec<_> = engines
         .into_iter()
