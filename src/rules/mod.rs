@@ -5,9 +5,12 @@ mod action;
 mod board;
 mod capture;
 mod deal;
+/// The description notation: S-expression text to a validated [`Variant`].
+mod description;
 mod game;
 mod piece;
 mod topology;
+/// The variant model and the shipped variants.
 mod variant;
 
 pub use action::{Action, ActionCounts, ActionKind};
