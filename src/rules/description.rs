@@ -7,19 +7,50 @@ use super::piece::{Colour, Kind, Piece};
 use super::topology::Topology;
 use super::variant::{
     default_order, ClockDefaults, ColourRule, DrawRules, Objective, Repetition, Start, Variant,
-    VariantError,
 };
 use lexpr::Value;
+
+/// What is wrong with a description. `Display` gives the line it concerns, when known, and the
+/// problem, naming the clause: `line 4: (pieces ...): character 'q' at index 7 ...`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DescriptionError {
+    /// The text is not one S-expression.
+    #[error("{}not a valid S-expression: {message}", at(*line))]
+    Syntax {
+        line: Option<usize>,
+        message: String,
+    },
+    /// The text is an S-expression but not a valid description: not one `(variant ...)` list of
+    /// clauses, or a clause that is unknown, missing, given twice or wrong.
+    #[error("{}{message}", at(*line))]
+    Invalid {
+        line: Option<usize>,
+        message: String,
+    },
+}
+
+impl DescriptionError {
+    /// The line of the description the problem concerns, when known.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            DescriptionError::Syntax { line, .. } | DescriptionError::Invalid { line, .. } => *line,
+        }
+    }
+}
+
+/// `line N: `, or nothing when the line is not known.
+fn at(line: Option<usize>) -> String {
+    line.map(|l| format!("line {l}: ")).unwrap_or_default()
+}
 
 /// Parses and validates a description.
 ///
 /// # Errors
 /// Names the line and the problem.
-pub(super) fn parse(text: &str) -> Result<Variant, VariantError> {
-    let value = lexpr::from_str(text).map_err(|e| VariantError {
-        file: None,
+pub(super) fn parse(text: &str) -> Result<Variant, DescriptionError> {
+    let value = lexpr::from_str(text).map_err(|e| DescriptionError::Syntax {
         line: e.location().map(|l| l.line()),
-        message: format!("not a valid S-expression: {e}"),
+        message: e.to_string(),
     })?;
     Parser { text }.variant(&value, text)
 }
@@ -46,23 +77,22 @@ impl Parser<'_> {
             .map(|i| i + 1)
     }
 
-    fn error(&self, key: &str, message: impl Into<String>) -> VariantError {
-        VariantError {
-            file: None,
+    fn error(&self, key: &str, message: impl Into<String>) -> DescriptionError {
+        DescriptionError::Invalid {
             line: self.line_of(key),
             message: format!("({key} ...): {}", message.into()),
         }
     }
 
-    fn variant(&self, value: &Value, text: &str) -> Result<Variant, VariantError> {
-        let items = value.to_ref_vec().ok_or_else(|| VariantError {
-            file: None,
-            line: Some(1),
-            message: "a description is one list (variant (name ...) ...)".into(),
-        })?;
+    fn variant(&self, value: &Value, text: &str) -> Result<Variant, DescriptionError> {
+        let items = value
+            .to_ref_vec()
+            .ok_or_else(|| DescriptionError::Invalid {
+                line: Some(1),
+                message: "a description is one list (variant (name ...) ...)".into(),
+            })?;
         if items.first().and_then(|v| v.as_symbol()) != Some("variant") {
-            return Err(VariantError {
-                file: None,
+            return Err(DescriptionError::Invalid {
                 line: Some(1),
                 message: "a description starts with (variant".into(),
             });
@@ -71,15 +101,13 @@ impl Parser<'_> {
         for item in &items[1..] {
             let parts = item.to_ref_vec().filter(|p| !p.is_empty());
             let Some(parts) = parts else {
-                return Err(VariantError {
-                    file: None,
+                return Err(DescriptionError::Invalid {
                     line: None,
                     message: format!("every clause is a list (KEY VALUE...), found {item}"),
                 });
             };
             let Some(key) = parts[0].as_symbol() else {
-                return Err(VariantError {
-                    file: None,
+                return Err(DescriptionError::Invalid {
                     line: None,
                     message: format!("a clause starts with its key, found {item}"),
                 });
@@ -102,8 +130,7 @@ impl Parser<'_> {
                 .map(|(_, v)| v.as_slice())
         };
         let require = |key: &str| {
-            get(key).ok_or_else(|| VariantError {
-                file: None,
+            get(key).ok_or_else(|| DescriptionError::Invalid {
                 line: None,
                 message: format!("missing clause ({key} ...)"),
             })
@@ -252,7 +279,7 @@ impl Parser<'_> {
         })
     }
 
-    fn repetition(&self, v: &[&Value]) -> Result<Option<Repetition>, VariantError> {
+    fn repetition(&self, v: &[&Value]) -> Result<Option<Repetition>, DescriptionError> {
         if let [one] = v {
             if let Some(parts) = one.to_ref_vec() {
                 if parts.first().and_then(|h| h.as_symbol()) == Some("cycle")
@@ -279,7 +306,7 @@ impl Parser<'_> {
         }
     }
 
-    fn objective(&self, v: &[&Value]) -> Result<Objective, VariantError> {
+    fn objective(&self, v: &[&Value]) -> Result<Objective, DescriptionError> {
         if let [one] = v {
             if one.as_symbol() == Some("capture") {
                 return Ok(Objective::Capture);
@@ -304,7 +331,7 @@ impl Parser<'_> {
         key: &str,
         items: &[&Value],
         players: usize,
-    ) -> Result<Vec<usize>, VariantError> {
+    ) -> Result<Vec<usize>, DescriptionError> {
         items
             .iter()
             .map(|p| {
@@ -318,7 +345,7 @@ impl Parser<'_> {
             .collect()
     }
 
-    fn sides(&self, v: &[&Value], players: usize) -> Result<Vec<Vec<usize>>, VariantError> {
+    fn sides(&self, v: &[&Value], players: usize) -> Result<Vec<Vec<usize>>, DescriptionError> {
         let mut sides = Vec::new();
         let mut seen = vec![false; players + 1];
         for item in v {
@@ -339,7 +366,7 @@ impl Parser<'_> {
         Ok(sides)
     }
 
-    fn order(&self, v: &[&Value], players: usize) -> Result<Vec<usize>, VariantError> {
+    fn order(&self, v: &[&Value], players: usize) -> Result<Vec<usize>, DescriptionError> {
         let order = self.player_list("order", v, players)?;
         if let Some(missing) = (1..=players).find(|p| !order.contains(p)) {
             return Err(self.error("order", format!("player {missing} never moves")));
@@ -347,7 +374,12 @@ impl Parser<'_> {
         Ok(order)
     }
 
-    fn start(&self, v: &[&Value], pieces: &[Piece], size: usize) -> Result<Start, VariantError> {
+    fn start(
+        &self,
+        v: &[&Value],
+        pieces: &[Piece],
+        size: usize,
+    ) -> Result<Start, DescriptionError> {
         let bad = || {
             self.error(
                 "start",
@@ -391,7 +423,7 @@ impl Parser<'_> {
         }
     }
 
-    fn clock(&self, v: &[&Value]) -> Result<ClockDefaults, VariantError> {
+    fn clock(&self, v: &[&Value]) -> Result<ClockDefaults, DescriptionError> {
         let mut c = ClockDefaults::default();
         for item in v {
             let parts = item.to_ref_vec().unwrap_or_default();
@@ -425,7 +457,7 @@ impl Parser<'_> {
     }
 
     /// One symbol, string or number, as text.
-    fn one_name(&self, key: &str, v: &[&Value]) -> Result<String, VariantError> {
+    fn one_name(&self, key: &str, v: &[&Value]) -> Result<String, DescriptionError> {
         match v {
             [one] => one
                 .as_name()
@@ -440,7 +472,7 @@ impl Parser<'_> {
         }
     }
 
-    fn count(&self, key: &str, v: &[&Value]) -> Result<u32, VariantError> {
+    fn count(&self, key: &str, v: &[&Value]) -> Result<u32, DescriptionError> {
         match v {
             [one] => one
                 .as_u64()
@@ -450,7 +482,7 @@ impl Parser<'_> {
         }
     }
 
-    fn count_or_none(&self, key: &str, v: &[&Value]) -> Result<Option<u32>, VariantError> {
+    fn count_or_none(&self, key: &str, v: &[&Value]) -> Result<Option<u32>, DescriptionError> {
         if let [one] = v {
             if one.as_symbol() == Some("none") {
                 return Ok(None);
@@ -463,7 +495,7 @@ impl Parser<'_> {
         Ok(Some(n))
     }
 
-    fn boolean(&self, key: &str, v: &[&Value]) -> Result<bool, VariantError> {
+    fn boolean(&self, key: &str, v: &[&Value]) -> Result<bool, DescriptionError> {
         match v {
             [one] => one
                 .as_bool()
@@ -472,7 +504,7 @@ impl Parser<'_> {
         }
     }
 
-    fn board(&self, v: &[&Value]) -> Result<Topology, VariantError> {
+    fn board(&self, v: &[&Value]) -> Result<Topology, DescriptionError> {
         let usage = "expected (board (rectangle LINES COLUMNS)), (board (shape \"ROW\" ...)) or (board (cells N) (moves ...) (jumps ...))";
         let first_head = v
             .first()
@@ -511,7 +543,7 @@ impl Parser<'_> {
 
     /// `(board (cells N) (moves (A B)...) (jumps (ORI TG_I TG_F)...) [(coords (ROW COL)...)])`:
     /// the wire form itself, so any graph works; jumps are decoded as on the wire.
-    fn explicit_board(&self, parts: &[&Value]) -> Result<Topology, VariantError> {
+    fn explicit_board(&self, parts: &[&Value]) -> Result<Topology, DescriptionError> {
         let usage = "expected (board (cells N) (moves (A B)...) (jumps (ORI TG_I TG_F)...) [(coords (ROW COL)...)])";
         let size = parts[0]
             .to_ref_vec()
@@ -520,7 +552,7 @@ impl Parser<'_> {
         let (mut moves, mut jumps, mut coords) = (None, None, None);
         for item in &parts[1..] {
             let list = item.to_ref_vec().unwrap_or_default();
-            let numbers = |n: usize| -> Result<Vec<Vec<usize>>, VariantError> {
+            let numbers = |n: usize| -> Result<Vec<Vec<usize>>, DescriptionError> {
                 list[1..]
                     .iter()
                     .map(|t| {
@@ -574,14 +606,14 @@ impl Parser<'_> {
         }
     }
 
-    fn kind(&self, key: &str, v: &Value) -> Result<Kind, VariantError> {
+    fn kind(&self, key: &str, v: &Value) -> Result<Kind, DescriptionError> {
         v.as_symbol()
             .filter(|s| s.len() == 1)
             .and_then(|s| Kind::from_letter(s.chars().next().unwrap_or(' ')))
             .ok_or_else(|| self.error(key, format!("{v} is not a piece letter (K G B R N C P)")))
     }
 
-    fn ranks(&self, v: &[&Value]) -> Result<[u8; 7], VariantError> {
+    fn ranks(&self, v: &[&Value]) -> Result<[u8; 7], DescriptionError> {
         let mut ranks = [None; 7];
         for item in v {
             let pair = item.to_ref_vec().unwrap_or_default();
@@ -605,7 +637,7 @@ impl Parser<'_> {
         Ok(out)
     }
 
-    fn exceptions(&self, v: &[&Value]) -> Result<Vec<CaptureException>, VariantError> {
+    fn exceptions(&self, v: &[&Value]) -> Result<Vec<CaptureException>, DescriptionError> {
         let mut out = Vec::new();
         for item in v {
             let parts = item.to_ref_vec().unwrap_or_default();
@@ -674,25 +706,25 @@ mod tests {
     fn mistakes_name_the_line_and_the_problem() {
         let text = "(variant\n (name x)\n (board (rectangle 2 4))\n (pieces KPPPkppq)\n)";
         let e = Variant::parse(text).unwrap_err();
-        assert_eq!(e.line, Some(4), "{e}");
-        assert!(e.message.contains("'q'"), "{e}");
+        assert_eq!(e.line(), Some(4), "{e}");
+        assert!(e.to_string().contains("'q'"), "{e}");
 
         let text =
             "(variant\n (name x)\n (board (rectangle 2 4))\n (pieces KPPPkppp)\n (colour red))";
         let e = Variant::parse(text).unwrap_err();
-        assert_eq!(e.line, Some(5), "{e}");
-        assert!(e.message.contains("unknown clause"), "{e}");
+        assert_eq!(e.line(), Some(5), "{e}");
+        assert!(e.to_string().contains("unknown clause"), "{e}");
 
         let text = "(variant (name x) (pieces KPPPkppp))";
         let e = Variant::parse(text).unwrap_err();
-        assert!(e.message.contains("missing clause (board"), "{e}");
+        assert!(e.to_string().contains("missing clause (board"), "{e}");
 
         let text = "(variant (name x) (board (rectangle 2 2)) (pieces KPPPkppp))";
         let e = Variant::parse(text).unwrap_err();
-        assert!(e.message.contains("do not fit"), "{e}");
+        assert!(e.to_string().contains("do not fit"), "{e}");
 
         let e = Variant::parse("(variant (name x)").unwrap_err();
-        assert!(e.message.contains("S-expression"), "{e}");
+        assert!(e.to_string().contains("S-expression"), "{e}");
     }
 
     #[test]
@@ -711,6 +743,6 @@ mod tests {
         assert_eq!(v.topology.coords().unwrap()[3], (1, 2));
         let bad = text.replace("(0 2 2)", "(0 3 3)");
         let e = Variant::parse(&bad).unwrap_err();
-        assert!(e.message.contains("(0 3 3)"), "{e}");
+        assert!(e.to_string().contains("(0 3 3)"), "{e}");
     }
 }

@@ -17,6 +17,7 @@ pub use action::{Action, ActionCounts, ActionKind};
 pub use board::{Board, Control, Illegal, Square};
 pub use capture::{CaptureException, CaptureRules};
 pub use deal::{random_server_seed, Deal, SeedInputs};
+pub use description::DescriptionError;
 pub use game::{Game, Outcome, PlayError, Played, PublicState, Termination};
 pub use piece::{Colour, Kind, Piece};
 pub use topology::{Cell, Topology, TopologyError};

@@ -5,6 +5,7 @@
 //! the binary.
 
 use super::capture::CaptureRules;
+use super::description::DescriptionError;
 use super::piece::{Colour, Piece};
 use super::topology::Topology;
 use std::path::Path;
@@ -215,14 +216,30 @@ pub struct DrawRules {
     pub repetition: Option<Repetition>,
 }
 
-/// What is wrong with a description, with the line it concerns when known.
+/// Why a variant could not be had by name or from a file.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{}{}{message}", file.as_ref().map(|f| format!("{f}: ")).unwrap_or_default(), line.map(|l| format!("line {l}: ")).unwrap_or_default())]
-pub struct VariantError {
-    /// The description file, when it came from one.
-    pub file: Option<String>,
-    pub line: Option<usize>,
-    pub message: String,
+pub enum VariantError {
+    /// No shipped variant has this name (and, from [`Variant::load`], no file has it as path).
+    #[error("no shipped variant is named {name:?}; shipped: {}{}", shipped_names(), if *no_file { format!(" (and no file {name:?} exists)") } else { String::new() })]
+    Unknown { name: String, no_file: bool },
+    /// The file exists but cannot be read.
+    #[error("cannot read {file}: {reason}")]
+    Unreadable { file: String, reason: String },
+    /// The description is invalid; `file` is the file it came from, if any.
+    #[error("{}{error}", file.as_ref().map(|f| format!("{f}: ")).unwrap_or_default())]
+    Invalid {
+        file: Option<String>,
+        error: DescriptionError,
+    },
+}
+
+/// The shipped names, comma-separated.
+fn shipped_names() -> String {
+    SHIPPED
+        .iter()
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 macro_rules! shipped {
@@ -263,18 +280,12 @@ impl Variant {
     /// When no shipped variant has that name (the message lists the names).
     pub fn shipped(name: &str) -> Result<Variant, VariantError> {
         match SHIPPED.iter().find(|(n, _)| *n == name) {
-            Some((_, text)) => Variant::parse(text),
-            None => Err(VariantError {
-                file: None,
-                line: None,
-                message: format!(
-                    "no shipped variant is named {name:?}; shipped: {}",
-                    SHIPPED
-                        .iter()
-                        .map(|(n, _)| *n)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+            Some((_, text)) => {
+                Variant::parse(text).map_err(|error| VariantError::Invalid { file: None, error })
+            }
+            None => Err(VariantError::Unknown {
+                name: name.to_string(),
+                no_file: false,
             }),
         }
     }
@@ -289,28 +300,26 @@ impl Variant {
         }
         let path = Path::new(name_or_path);
         if !path.exists() {
-            return Variant::shipped(name_or_path).map_err(|e| VariantError {
-                file: None,
-                line: None,
-                message: format!("{} (and no file {name_or_path:?} exists)", e.message),
+            return Err(VariantError::Unknown {
+                name: name_or_path.to_string(),
+                no_file: true,
             });
         }
-        let text = std::fs::read_to_string(path).map_err(|e| VariantError {
-            file: None,
-            line: None,
-            message: format!("cannot read {name_or_path}: {e}"),
+        let text = std::fs::read_to_string(path).map_err(|e| VariantError::Unreadable {
+            file: name_or_path.to_string(),
+            reason: e.to_string(),
         })?;
-        Variant::parse(&text).map_err(|e| VariantError {
+        Variant::parse(&text).map_err(|error| VariantError::Invalid {
             file: Some(name_or_path.to_string()),
-            ..e
+            error,
         })
     }
 
-    /// Parses and validates a description.
+    /// Parses and validates a description (see `description.rs` and `protocol/VARIANTS.md`).
     ///
     /// # Errors
     /// Names the line and the problem.
-    pub fn parse(text: &str) -> Result<Variant, VariantError> {
+    pub fn parse(text: &str) -> Result<Variant, DescriptionError> {
         super::description::parse(text)
     }
 
@@ -367,6 +376,10 @@ mod tests {
     #[test]
     fn load_explains_unknown_names() {
         let e = Variant::load("no-such-variant").unwrap_err();
-        assert!(e.message.contains("traditional-2x4"), "{e}");
+        assert!(e.to_string().contains("traditional-2x4"), "{e}");
+        assert!(
+            matches!(e, VariantError::Unknown { no_file: true, .. }),
+            "{e}"
+        );
     }
 }
