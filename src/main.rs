@@ -117,7 +117,9 @@ enum VariantCommand {
     /// Validate a description (a file, or a shipped name) and print what it describes: board
     /// size, move and jump counts, pieces, players, sides and every rule.
     ///
-    /// Exits with status 1, naming the line and the problem, when the description is invalid.
+    /// When the description is invalid (or over a limit of protocol/VARIANTS.md, Limits), or
+    /// the file cannot be read, or no shipped variant has the name, prints `invalid:` with the
+    /// file, the line and the problem, and exits with status 2.
     Check {
         #[arg(value_name = "FILE|NAME")]
         file: String,
@@ -158,7 +160,7 @@ fn main() -> ExitCode {
             }
             Err(e) => {
                 println!("invalid: {e}");
-                Ok(ExitCode::FAILURE)
+                Ok(ExitCode::from(2))
             }
         },
         Command::Variants => {

@@ -5,7 +5,7 @@
 //! the binary.
 
 use super::capture::CaptureRules;
-use super::description::DescriptionError;
+use super::description::{DescriptionError, MAX_DESCRIPTION_BYTES};
 use super::piece::{Colour, Piece};
 use super::topology::Topology;
 use std::path::Path;
@@ -84,11 +84,17 @@ impl Start {
                 cells.len()
             ));
         }
-        let mut left: Vec<Piece> = pieces.to_vec();
+        // What is left of the piece multiset, counted per piece (a list searched for every
+        // cell would take time quadratic in the pieces).
+        let index = |p: Piece| p.colour.index() * 7 + p.kind.index();
+        let mut left = [0usize; 14];
+        for &p in pieces {
+            left[index(p)] += 1;
+        }
         let mut take = |p: Piece, what: &str| -> Result<(), String> {
-            match left.iter().position(|&q| q == p) {
-                Some(i) => {
-                    left.swap_remove(i);
+            match left[index(p)].checked_sub(1) {
+                Some(n) => {
+                    left[index(p)] = n;
                     Ok(())
                 }
                 None => Err(format!(
@@ -130,16 +136,16 @@ impl Start {
                     }
                 }
             }
-        } else if left.len() != hidden {
+        }
+        let left: usize = left.iter().sum();
+        if deal.is_none() && left != hidden {
             return Err(format!(
-                "{} pieces are left to deal face-down but the board has {hidden} X cells",
-                left.len()
+                "{left} pieces are left to deal face-down but the board has {hidden} X cells"
             ));
         }
-        if deal.is_some() && !left.is_empty() {
+        if deal.is_some() && left != 0 {
             return Err(format!(
-                "{} pieces of (pieces ...) are neither on the board nor in the deal",
-                left.len()
+                "{left} pieces of (pieces ...) are neither on the board nor in the deal"
             ));
         }
         Ok(Start::Fixed { board, deal })
@@ -305,10 +311,7 @@ impl Variant {
                 no_file: true,
             });
         }
-        let text = std::fs::read_to_string(path).map_err(|e| VariantError::Unreadable {
-            file: name_or_path.to_string(),
-            reason: e.to_string(),
-        })?;
+        let text = read_limited(path, name_or_path)?;
         Variant::parse(&text).map_err(|error| VariantError::Invalid {
             file: Some(name_or_path.to_string()),
             error,
@@ -345,6 +348,37 @@ impl Variant {
     pub fn pieces_wire(&self) -> String {
         self.pieces.iter().map(|p| p.letter()).collect()
     }
+}
+
+/// Reads a description file, refusing one over [`MAX_DESCRIPTION_BYTES`] before reading it
+/// (by its length) and while reading it (the length of a pipe or a growing file is not known
+/// beforehand), so no more than the limit is ever held in memory.
+fn read_limited(path: &Path, name: &str) -> Result<String, VariantError> {
+    use std::io::Read;
+    let unreadable = |e: std::io::Error| VariantError::Unreadable {
+        file: name.to_string(),
+        reason: e.to_string(),
+    };
+    let too_long = |bytes: Option<u64>| VariantError::Invalid {
+        file: Some(name.to_string()),
+        error: DescriptionError::TooLong { bytes },
+    };
+    let file = std::fs::File::open(path).map_err(unreadable)?;
+    let length = file.metadata().map_err(unreadable)?.len();
+    if length > MAX_DESCRIPTION_BYTES as u64 {
+        return Err(too_long(Some(length)));
+    }
+    let mut bytes = Vec::with_capacity(length as usize);
+    file.take(MAX_DESCRIPTION_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if bytes.len() > MAX_DESCRIPTION_BYTES {
+        return Err(too_long(None));
+    }
+    String::from_utf8(bytes).map_err(|e| VariantError::Unreadable {
+        file: name.to_string(),
+        reason: format!("not UTF-8 text: {}", e.utf8_error()),
+    })
 }
 
 #[cfg(test)]
