@@ -263,16 +263,12 @@ impl Topology {
         }
         // One breadth-first search per origin (not per ray) keeps this within
         // cells x (cells + moves) steps.
-        let mut search = Search::new(size);
+        let mut search = Search::new(&links.neighbours);
         for (origin, list) in rays.iter().enumerate() {
             if list.is_empty() {
                 continue;
             }
-            search.run(
-                &links.neighbours,
-                origin,
-                list.iter().map(|r| r[r.len() - 1]),
-            );
+            search.run(origin, list.iter().map(|r| r[r.len() - 1]));
             for ray in list {
                 let far = ray[ray.len() - 1];
                 // The ray follows moves, so it is a path; as long as the shortest distance and
@@ -324,53 +320,53 @@ impl Topology {
             }
         }
         // The clauses grouped by origin (in their order within each origin), so that one
-        // breadth-first search serves every clause of an origin.
+        // breadth-first search serves every clause of an origin; the groups taken in the order
+        // of their first clause, so that decoding stops as soon as the first bad clause in the
+        // given order is known.
         let mut by_origin: Vec<usize> = (0..jumps.len()).collect();
         by_origin.sort_by_key(|&i| jumps[i].0);
-        let mut decoded: Vec<Option<Vec<Cell>>> = vec![None; jumps.len()];
-        let mut search = Search::new(size);
+        let mut groups: Vec<&[usize]> = by_origin
+            .chunk_by(|&i, &j| jumps[i].0 == jumps[j].0)
+            .collect();
+        groups.sort_by_key(|g| g[0]);
+        let mut rays = vec![Vec::new(); size];
+        let mut first_bad: Option<usize> = None;
+        let mut search = Search::new(&links.neighbours);
         let mut targets = 0usize;
-        for group in by_origin.chunk_by(|&i, &j| jumps[i].0 == jumps[j].0) {
+        for group in groups {
+            if first_bad.is_some_and(|bad| bad < group[0]) {
+                break;
+            }
             let origin = jumps[group[0]].0;
-            search.run(
-                &links.neighbours,
-                origin,
-                group.iter().flat_map(|&i| [jumps[i].1, jumps[i].2]),
-            );
+            search.run(origin, group.iter().flat_map(|&i| [jumps[i].1, jumps[i].2]));
             for &i in group {
                 let (_, a, b) = jumps[i];
                 // The ray is the only shortest path to the farther target (both targets must
                 // have one), and the nearer target is its second cell.
-                let (Some(da), Some(db)) = (search.distance(a), search.distance(b)) else {
-                    continue;
+                let ray = match (search.distance(a), search.distance(b)) {
+                    (Some(da), Some(db)) if search.unique(a) && search.unique(b) => {
+                        let (far, near, length) = if da >= db { (a, b, da) } else { (b, a, db) };
+                        targets += length - 1;
+                        if targets > MAX_JUMP_TARGETS {
+                            return err(format!(
+                                "the jumps have more than {MAX_JUMP_TARGETS} jump targets, the limit"
+                            ));
+                        }
+                        Some(search.path(far)).filter(|ray| ray.len() >= 2 && ray[1] == near)
+                    }
+                    _ => None,
                 };
-                if !search.unique(a) || !search.unique(b) {
-                    continue;
-                }
-                let (far, near, length) = if da >= db { (a, b, da) } else { (b, a, db) };
-                if length < 2 {
-                    continue;
-                }
-                targets += length - 1;
-                if targets > MAX_JUMP_TARGETS {
-                    return err(format!(
-                        "the jumps have more than {MAX_JUMP_TARGETS} jump targets, the limit"
-                    ));
-                }
-                let ray = search.path(far);
-                if ray[1] == near {
-                    decoded[i] = Some(ray);
+                match ray {
+                    Some(ray) => rays[origin].push(ray),
+                    None => first_bad = Some(first_bad.map_or(i, |bad| bad.min(i))),
                 }
             }
         }
-        let mut rays = vec![Vec::new(); size];
-        for (&(origin, a, b), ray) in jumps.iter().zip(decoded) {
-            let ray = ray.ok_or_else(|| {
-                TopologyError(format!(
-                    "jump ({origin} {a} {b}) is not the unique shortest path of moves from {origin}, with its first target at distance 2"
-                ))
-            })?;
-            rays[origin].push(ray);
+        if let Some(bad) = first_bad {
+            let (origin, a, b) = jumps[bad];
+            return err(format!(
+                "jump ({origin} {a} {b}) is not the unique shortest path of moves from {origin}, with its first target at distance 2"
+            ));
         }
         // Every ray was built as the only shortest path of moves: nothing left to check.
         Ok(Topology {
@@ -557,41 +553,56 @@ impl Links {
 }
 
 /// A breadth-first search from one origin that counts shortest paths (capped at 2) and keeps
-/// one parent per cell. Its arrays are reused from one origin to the next, and only the cells a
-/// search reached are reset, so a search costs what it visits.
+/// one parent per cell. Checking a board's jumps runs one per origin, so it is kept compact: the
+/// moves as one flat array, cells and distances as `u16` (a board has at most [`MAX_CELLS`]),
+/// arrays reused from one origin to the next, and only the cells a search reached reset.
 struct Search {
-    origin: Cell,
-    dist: Vec<usize>,
+    origin: u16,
+    /// `edges[offsets[c]..offsets[c + 1]]`: the cells one step from `c`.
+    offsets: Vec<u32>,
+    edges: Vec<u16>,
+    /// Distance from the origin, `UNREACHED` when not reached.
+    dist: Vec<u16>,
     paths: Vec<u8>,
-    parent: Vec<Cell>,
+    parent: Vec<u16>,
     wanted: Vec<bool>,
     /// The cells reached, in the order reached (the queue).
-    reached: Vec<Cell>,
+    reached: Vec<u16>,
 }
 
+const UNREACHED: u16 = u16::MAX;
+
 impl Search {
-    fn new(size: usize) -> Search {
+    /// A search over `neighbours`, which has at most [`MAX_CELLS`] cells and [`MAX_MOVES`]
+    /// moves (checked by the caller).
+    fn new(neighbours: &[Vec<Cell>]) -> Search {
+        const _: () = assert!(MAX_CELLS < u16::MAX as usize && MAX_MOVES < u32::MAX as usize);
+        let size = neighbours.len();
+        let mut offsets = Vec::with_capacity(size + 1);
+        let mut edges = Vec::new();
+        offsets.push(0);
+        for list in neighbours {
+            edges.extend(list.iter().map(|&n| n as u16));
+            offsets.push(edges.len() as u32);
+        }
         Search {
             origin: 0,
-            dist: vec![usize::MAX; size],
+            offsets,
+            edges,
+            dist: vec![UNREACHED; size],
             paths: vec![0; size],
-            parent: vec![usize::MAX; size],
+            parent: vec![0; size],
             wanted: vec![false; size],
-            reached: Vec::new(),
+            reached: Vec::with_capacity(size),
         }
     }
 
     /// Searches from `origin` until every cell of `targets` has its final distance and path
     /// count (when it is taken from the queue), or nothing more is reachable.
-    fn run(
-        &mut self,
-        neighbours: &[Vec<Cell>],
-        origin: Cell,
-        targets: impl Iterator<Item = Cell> + Clone,
-    ) {
+    fn run(&mut self, origin: Cell, targets: impl Iterator<Item = Cell> + Clone) {
         for &c in &self.reached {
-            self.dist[c] = usize::MAX;
-            self.paths[c] = 0;
+            self.dist[c as usize] = UNREACHED;
+            self.paths[c as usize] = 0;
         }
         self.reached.clear();
         let mut missing = 0usize;
@@ -600,25 +611,30 @@ impl Search {
                 missing += 1;
             }
         }
+        let origin = origin as u16;
         self.origin = origin;
-        self.dist[origin] = 0;
-        self.paths[origin] = 1;
+        self.dist[origin as usize] = 0;
+        self.paths[origin as usize] = 1;
         self.reached.push(origin);
         let mut next = 0;
         while next < self.reached.len() && missing > 0 {
-            let c = self.reached[next];
+            let c = self.reached[next] as usize;
             next += 1;
             if std::mem::replace(&mut self.wanted[c], false) {
                 missing -= 1;
             }
-            for &n in &neighbours[c] {
-                if self.dist[n] == usize::MAX {
-                    self.dist[n] = self.dist[c] + 1;
-                    self.paths[n] = self.paths[c];
-                    self.parent[n] = c;
-                    self.reached.push(n);
-                } else if self.dist[n] == self.dist[c] + 1 {
-                    self.paths[n] = (self.paths[n] + self.paths[c]).min(2);
+            let (d, p) = (self.dist[c] + 1, self.paths[c]);
+            let (from, to) = (self.offsets[c] as usize, self.offsets[c + 1] as usize);
+            for &n in &self.edges[from..to] {
+                let n = n as usize;
+                let dn = self.dist[n];
+                if dn == UNREACHED {
+                    self.dist[n] = d;
+                    self.paths[n] = p;
+                    self.parent[n] = c as u16;
+                    self.reached.push(n as u16);
+                } else if dn == d {
+                    self.paths[n] = (self.paths[n] + p).min(2);
                 }
             }
         }
@@ -629,22 +645,22 @@ impl Search {
 
     /// The distance of `cell` from the origin, if reached.
     fn distance(&self, cell: Cell) -> Option<usize> {
-        (self.dist[cell] != usize::MAX).then_some(self.dist[cell])
+        (self.dist[cell] != UNREACHED).then_some(self.dist[cell] as usize)
     }
 
     /// Whether exactly one shortest path leads from the origin to `cell` (never the origin).
     fn unique(&self, cell: Cell) -> bool {
-        cell != self.origin && self.paths[cell] == 1
+        cell != self.origin as usize && self.paths[cell] == 1
     }
 
     /// The cells of the shortest path kept to `to` (reached, not the origin), without the
     /// origin.
     fn path(&self, to: Cell) -> Vec<Cell> {
-        let mut path = Vec::with_capacity(self.dist[to]);
+        let mut path = Vec::with_capacity(self.dist[to] as usize);
         let mut c = to;
-        while c != self.origin {
+        while c != self.origin as usize {
             path.push(c);
-            c = self.parent[c];
+            c = self.parent[c] as usize;
         }
         path.reverse();
         path
