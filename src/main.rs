@@ -39,7 +39,9 @@ enum Command {
         /// Address to listen on, overriding [server] listen; port 0 picks a free port.
         #[arg(long, value_name = "HOST:PORT")]
         listen: Option<String>,
-        /// Variant to play: a shipped name (see `anqi variants`) or a description file.
+        /// Variant to play: a shipped name (see `anqi variants`) or a description file. An
+        /// invalid description, or one over a limit (protocol/VARIANTS.md, Limits), stops the
+        /// server before it listens, with the problem on stderr and status 2.
         #[arg(long, value_name = "NAME|FILE")]
         variant: Option<String>,
         /// Records file, overriding [records] path ("" keeps no records).

@@ -192,7 +192,7 @@ async fn open_append(path: &Path) -> std::io::Result<tokio::fs::File> {
 }
 
 /// Longest line [`RecordLines`] reads, in bytes (64 MiB): a record of a 100,000-ply game is
-/// about 15 MiB. A longer line is reported in its place, and skipped without being kept.
+/// about 12 MiB. A longer line is reported in its place, and skipped without being kept.
 pub const MAX_RECORD_LINE_BYTES: usize = 64 << 20;
 
 /// Reads every record of a JSON-lines file; blank lines are skipped.
