@@ -243,7 +243,24 @@ fn slow_descriptions_under_the_cap_finish() {
             }
         }
     }
+    // The audit's slow description: 20,000 cells in a line, a jump from every cell to the far
+    // end (it used to take seconds and gigabytes, and be accepted).
+    let long: Vec<_> = (0..19_999).flat_map(|a| [(a, a + 1), (a + 1, a)]).collect();
+    let n = 20_000;
+    let (mut bytes, mut far_jumps) = (explicit(n, &long, &[]).len(), Vec::new());
+    while bytes < MAX_DESCRIPTION_BYTES - 40 {
+        let origin = far_jumps.len() % (n - 2);
+        let jump = (origin, origin + 2, n - 1);
+        bytes += format!(" ({} {} {})", jump.0, jump.1, jump.2).len();
+        far_jumps.push(jump);
+    }
+    let audit = explicit(n, &long, &far_jumps);
     let cases = [
+        (
+            "audit.sexp",
+            audit,
+            Some("a list has more than 20000 items, the limit"),
+        ),
         (
             "ring.sexp",
             explicit(cells, &ring, &jumps),
