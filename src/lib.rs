@@ -11,8 +11,11 @@
 //!   - `piece`: colours, kinds, pieces and their letters.
 //!   - `topology`: cells, directed moves, cannon rays, and the compact `jumps` wire form.
 //!   - `capture`: the rank table and its exceptions, as data.
-//!   - `variant`: the S-expression variant descriptions (`protocol/variants/`, documented in
-//!     `protocol/VARIANTS.md`).
+//!   - `variant`: the variant model (`Variant`, its start, colour, objective, clock and draw
+//!     rules) and the shipped variants (`protocol/variants/`, built in).
+//!   - `description`: the notation: the S-expression description format (documented in
+//!     `protocol/VARIANTS.md`), its limits, and the parser that validates a text into a
+//!     `Variant`.
 //!   - `board`: the public board (face-down pieces as `X`), legal actions, move checking with
 //!     reasons a bot author can act on.
 //!   - `action`: reveal, move, bag and put actions and the per-kind mobility counts.

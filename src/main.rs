@@ -1,7 +1,7 @@
 //! The `anqi` command line: run the server, verify game records, list variants.
 
 use anqi::config::Config;
-use anqi::record::read_records;
+use anqi::record::RecordLines;
 use anqi::rules::{Variant, SHIPPED};
 use anqi::server::Server;
 use anyhow::{Context, Result};
@@ -40,7 +40,9 @@ enum Command {
         /// Address to listen on, overriding [server] listen; port 0 picks a free port.
         #[arg(long, value_name = "HOST:PORT")]
         listen: Option<String>,
-        /// Variant to play: a shipped name (see `anqi variants`) or a description file.
+        /// Variant to play: a shipped name (see `anqi variants`) or a description file. An
+        /// invalid description, or one over a limit (protocol/VARIANTS.md, Limits), stops the
+        /// server before it listens, with the problem on stderr and status 2.
         #[arg(long, value_name = "NAME|FILE")]
         variant: Option<String>,
         /// Records file, overriding [records] path ("" keeps no records).
@@ -49,7 +51,11 @@ enum Command {
     },
     /// Verify game records: re-derive every deal from its seeds and re-play every action.
     ///
-    /// Exits with status 1 if any record does not verify, naming the line and the problem.
+    /// Reads each file one line at a time and reports every record: verified, or FAILED with
+    /// its line and the problem (a line that is not a record, not UTF-8 or over 64 MiB counts
+    /// as a failed record), then goes on with the next. Exits with status 0 when every record
+    /// verified, 1 when some record failed, 2 when some file could not be read (the other files
+    /// are still verified).
     Replay {
         /// JSON-lines record files written by `anqi serve`.
         #[arg(required = true, value_name = "FILE")]
@@ -126,7 +132,9 @@ enum VariantCommand {
     /// Validate a description (a file, or a shipped name) and print what it describes: board
     /// size, move and jump counts, pieces, players, sides and every rule.
     ///
-    /// Exits with status 1, naming the line and the problem, when the description is invalid.
+    /// When the description is invalid (or over a limit of protocol/VARIANTS.md, Limits), or
+    /// the file cannot be read, or no shipped variant has the name, prints `invalid:` with the
+    /// file, the line and the problem, and exits with status 2.
     Check {
         #[arg(value_name = "FILE|NAME")]
         file: String,
@@ -167,7 +175,7 @@ fn main() -> ExitCode {
             }
             Err(e) => {
                 println!("invalid: {e}");
-                Ok(ExitCode::FAILURE)
+                Ok(ExitCode::from(2))
             }
         },
         Command::Token => anqi::tournament::token::fresh()
@@ -358,17 +366,33 @@ async fn stop_on_signal(token: CancellationToken) {
 }
 
 fn replay(files: &[PathBuf], quiet: bool) -> Result<ExitCode> {
-    let (mut ok, mut bad) = (0usize, 0usize);
+    let (mut ok, mut bad, mut unreadable) = (0usize, 0usize, 0usize);
     for file in files {
-        let records = match read_records(file) {
+        let records = match RecordLines::open(file) {
             Ok(r) => r,
             Err(e) => {
                 bad += 1;
+                unreadable += 1;
                 println!("{}: FAILED: cannot read: {e}", file.display());
                 continue;
             }
         };
-        for (line, record) in records {
+        // One record at a time: each line is read, verified and reported before the next.
+        let mut last = 0;
+        for item in records {
+            let (line, record) = match item {
+                Ok(item) => item,
+                Err(e) => {
+                    bad += 1;
+                    unreadable += 1;
+                    println!(
+                        "{}: FAILED: cannot read past line {last}: {e}",
+                        file.display()
+                    );
+                    break;
+                }
+            };
+            last = line;
             let verdict = record.and_then(|r| anqi::replay::verify(&r).map(|()| r));
             match verdict {
                 Ok(r) => {
@@ -396,9 +420,11 @@ fn replay(files: &[PathBuf], quiet: bool) -> Result<ExitCode> {
         }
     }
     println!("{ok} verified, {bad} failed");
-    Ok(if bad == 0 {
-        ExitCode::SUCCESS
-    } else {
+    Ok(if unreadable > 0 {
+        ExitCode::from(2)
+    } else if bad > 0 {
         ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     })
 }

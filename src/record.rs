@@ -333,16 +333,157 @@ async fn open_append(path: &Path) -> std::io::Result<tokio::fs::File> {
         .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
 }
 
+/// Longest line [`RecordLines`] reads, in bytes (64 MiB): a record of a 100,000-ply game is
+/// about 12 MiB. A longer line is reported in its place, and skipped without being kept.
+pub const MAX_RECORD_LINE_BYTES: usize = 64 << 20;
+
 /// Reads every record of a JSON-lines file; blank lines are skipped.
 ///
 /// # Errors
-/// When the file cannot be read. Lines that do not parse are returned as errors in place.
+/// When the file cannot be opened or read. Lines that are not records (not JSON, not a record,
+/// not UTF-8, longer than [`MAX_RECORD_LINE_BYTES`]) are returned as errors in place.
 pub fn read_records(path: &Path) -> std::io::Result<Vec<(usize, Result<GameRecord, String>)>> {
-    let text = std::fs::read_to_string(path)?;
-    Ok(text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| (i + 1, serde_json::from_str(l).map_err(|e| e.to_string())))
-        .collect())
+    RecordLines::open(path)?.collect()
+}
+
+/// The records of a JSON-lines file, read one line at a time (so a file of any size is read in
+/// the memory of its longest line): `(line number, record or what is wrong with the line)`,
+/// blank lines skipped. An item is `Err` only when the file itself cannot be read further; the
+/// iteration ends after it.
+pub struct RecordLines<R> {
+    reader: R,
+    /// Lines read so far.
+    line: usize,
+    /// Longest line kept ([`MAX_RECORD_LINE_BYTES`]; tests use less).
+    max_line: usize,
+    buf: Vec<u8>,
+    failed: bool,
+}
+
+impl RecordLines<std::io::BufReader<std::fs::File>> {
+    /// Opens a records file.
+    ///
+    /// # Errors
+    /// When the file cannot be opened.
+    pub fn open(path: &Path) -> std::io::Result<Self> {
+        Ok(RecordLines::new(std::io::BufReader::new(
+            std::fs::File::open(path)?,
+        )))
+    }
+}
+
+impl<R: std::io::BufRead> RecordLines<R> {
+    pub fn new(reader: R) -> Self {
+        RecordLines {
+            reader,
+            line: 0,
+            max_line: MAX_RECORD_LINE_BYTES,
+            buf: Vec::new(),
+            failed: false,
+        }
+    }
+
+    /// The next line into `buf`, without its `\n`: `Ok(None)` at the end of the file,
+    /// `Ok(Some(false))` for a line over [`MAX_RECORD_LINE_BYTES`] (read to its end, not kept).
+    fn next_line(&mut self) -> std::io::Result<Option<bool>> {
+        self.buf.clear();
+        let mut fits = true;
+        let mut any = false;
+        loop {
+            let available = match self.reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if available.is_empty() {
+                return Ok(any.then_some(fits));
+            }
+            any = true;
+            let (part, end) = match available.iter().position(|&b| b == b'\n') {
+                Some(i) => (&available[..i], Some(i + 1)),
+                None => (available, None),
+            };
+            if fits && self.buf.len() + part.len() <= self.max_line {
+                self.buf.extend_from_slice(part);
+            } else if fits {
+                fits = false;
+                self.buf = Vec::new();
+            }
+            let used = end.unwrap_or(part.len());
+            self.reader.consume(used);
+            if end.is_some() {
+                return Ok(Some(fits));
+            }
+        }
+    }
+}
+
+impl<R: std::io::BufRead> Iterator for RecordLines<R> {
+    type Item = std::io::Result<(usize, Result<GameRecord, String>)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        loop {
+            let fits = match self.next_line() {
+                Ok(Some(fits)) => fits,
+                Ok(None) => return None,
+                Err(e) => {
+                    self.failed = true;
+                    return Some(Err(e));
+                }
+            };
+            self.line += 1;
+            if !fits {
+                return Some(Ok((
+                    self.line,
+                    Err(format!(
+                        "the line is longer than {} bytes, the limit",
+                        self.max_line
+                    )),
+                )));
+            }
+            let text = match std::str::from_utf8(&self.buf) {
+                Ok(text) => text,
+                Err(e) => return Some(Ok((self.line, Err(format!("not UTF-8 text: {e}"))))),
+            };
+            if text.trim().is_empty() {
+                continue;
+            }
+            let record = serde_json::from_str(text.strip_suffix('\r').unwrap_or(text))
+                .map_err(|e| e.to_string());
+            return Some(Ok((self.line, record)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_line_gets_an_answer_and_reading_goes_on() {
+        let good = include_str!("../tests/data/one-game.jsonl").trim_end();
+        let mut file = Vec::new();
+        file.extend_from_slice(good.as_bytes());
+        file.extend_from_slice(b"\n\n   \n{\"format\": 1");
+        file.extend_from_slice(b"\n\xff\xfe not UTF-8\n");
+        file.extend_from_slice(&[b'x'; 5000]);
+        file.extend_from_slice(b"\n");
+        file.extend_from_slice(good.as_bytes());
+        file.extend_from_slice(b"\r\n");
+        file.extend_from_slice(good.as_bytes());
+        // A small buffer and line limit: lines span many reads, and the long one is skipped.
+        let mut lines = RecordLines::new(std::io::BufReader::with_capacity(64, &file[..]));
+        lines.max_line = good.len() + 1;
+        let got: Vec<_> = lines.map(Result::unwrap).collect();
+        let numbers: Vec<usize> = got.iter().map(|(n, _)| *n).collect();
+        assert_eq!(numbers, [1, 4, 5, 6, 7, 8]);
+        assert!(got[0].1.is_ok() && got[4].1.is_ok() && got[5].1.is_ok());
+        let error = |i: usize| got[i].1.as_ref().unwrap_err().clone();
+        assert!(error(1).contains("EOF while parsing"), "{}", error(1));
+        assert!(error(2).starts_with("not UTF-8 text"), "{}", error(2));
+        assert!(error(3).contains("longer than"), "{}", error(3));
+    }
 }

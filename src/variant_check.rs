@@ -3,6 +3,9 @@
 use crate::rules::{Colour, ColourRule, Kind, Objective, Repetition, Start, Variant};
 use std::fmt::Write;
 
+/// Largest grid (rows x columns of the display positions) the report draws.
+const MAX_DRAWN: usize = 128 * 128;
+
 /// Describes a valid variant: its board (with the paper's counts checked on rectangles), pieces,
 /// players, and every rule.
 pub fn report(v: &Variant) -> String {
@@ -41,12 +44,21 @@ pub fn report(v: &Variant) -> String {
     if let Some(coords) = t.coords() {
         let rows = coords.iter().map(|&(r, _)| r).max().unwrap_or(0) + 1;
         let cols = coords.iter().map(|&(_, c)| c).max().unwrap_or(0) + 1;
-        let mut grid = vec![vec!["  .".to_string(); cols]; rows];
-        for (cell, &(r, c)) in coords.iter().enumerate() {
-            grid[r][c] = format!("{cell:>3}");
-        }
-        for row in grid {
-            let _ = writeln!(o, "             {}", row.concat());
+        // A few cells may be spread over a huge grid (positions go up to 4095): draw only a
+        // grid that fits on a screen, or nearly.
+        if rows * cols <= MAX_DRAWN {
+            let mut grid = vec![vec!["  .".to_string(); cols]; rows];
+            for (cell, &(r, c)) in coords.iter().enumerate() {
+                grid[r][c] = format!("{cell:>3}");
+            }
+            for row in grid {
+                let _ = writeln!(o, "             {}", row.concat());
+            }
+        } else {
+            let _ = writeln!(
+                o,
+                "              (not drawn: the positions span {rows} rows and {cols} columns)"
+            );
         }
     }
     let _ = writeln!(o, "  pieces:     {} ({})", v.pieces.len(), v.pieces_wire());

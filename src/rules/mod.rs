@@ -5,18 +5,26 @@ mod action;
 mod board;
 mod capture;
 mod deal;
+/// The description notation: S-expression text to a validated [`Variant`].
+mod description;
 mod game;
 mod piece;
 mod topology;
+/// The variant model and the shipped variants.
 mod variant;
 
 pub use action::{Action, ActionCounts, ActionKind};
 pub use board::{Board, Control, Illegal, Square};
 pub use capture::{CaptureException, CaptureRules};
 pub use deal::{random_server_seed, Deal, SeedInputs};
+pub use description::{
+    DescriptionError, MAX_DESCRIPTION_BYTES, MAX_LIST_ITEMS, MAX_ORDER, MAX_PLAYERS,
+};
 pub use game::{Game, Outcome, PlayError, Played, PublicState, Termination};
 pub use piece::{Colour, Kind, Piece};
-pub use topology::{Cell, Topology, TopologyError};
+pub use topology::{
+    Cell, Topology, TopologyError, MAX_CELLS, MAX_GRID_SIDE, MAX_JUMPS, MAX_JUMP_TARGETS, MAX_MOVES,
+};
 pub use variant::{
     default_order, ClockDefaults, ColourRule, DrawRules, Objective, Repetition, Start, Variant,
     VariantError, SHIPPED,

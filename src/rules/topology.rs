@@ -39,6 +39,30 @@ pub struct Topology {
     rays: Vec<Vec<Vec<Cell>>>,
 }
 
+/// Most cells a board may have: a 64x64 board, 32 times the largest shipped board (8x16). A
+/// client echoes the board, one character per cell, before every action, so this also keeps
+/// the longest client message well within the server's default frame limit (16 KiB).
+pub const MAX_CELLS: usize = 4096;
+
+/// Most directed moves a board may have: 4 per cell on average, which every rectangle and
+/// drawing fits (a 64x64 rectangle has 16,128). Checking an explicit board's jumps takes a
+/// breadth-first search per origin, so cells x (cells + moves) bounds the work.
+pub const MAX_MOVES: usize = 4 * MAX_CELLS;
+
+/// Most cannon lines (rays) a board may have, which is the most jump clauses an explicit board
+/// may list: 4 per cell on average, which every rectangle and drawing fits (a 64x64 rectangle
+/// has 15,872).
+pub const MAX_JUMPS: usize = 4 * MAX_CELLS;
+
+/// Most jump targets (cells at distance 2 or more, summed over every ray) a board may have.
+/// The paper's count is 2352 on 8x16 and 499,968 on 64x64; a 1x4096 line would have 16.8
+/// million. The rays are stored cell by cell, so this bounds their memory (about 8 MiB).
+pub const MAX_JUMP_TARGETS: usize = 1 << 20;
+
+/// Most rows in a drawn board, most characters in one of its rows, and one more than the
+/// largest row or column of a display position.
+pub const MAX_GRID_SIDE: usize = 4096;
+
 /// What is wrong with a topology.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -48,17 +72,33 @@ fn err<T>(msg: impl Into<String>) -> Result<T, TopologyError> {
     Err(TopologyError(msg.into()))
 }
 
+/// The jump targets of a straight run of `n` cells: each cell has the cells beyond its
+/// neighbour on both sides, `(n - 1) * (n - 2)` in all.
+fn run_targets(n: usize) -> usize {
+    n.saturating_sub(1) * n.saturating_sub(2)
+}
+
 impl Topology {
     /// The rectangle of `lines` x `columns` cells numbered row by row (`cell = row * C + col`),
     /// with orthogonal moves and the four orthogonal rays of every cell.
     ///
     /// # Errors
-    /// When either dimension is below 1 or the board has fewer than 2 cells.
+    /// When either dimension is below 1, the board has fewer than 2 cells, or it is over
+    /// [`MAX_CELLS`] or [`MAX_JUMP_TARGETS`] (checked before anything is built).
     pub fn rectangle(lines: usize, columns: usize) -> Result<Topology, TopologyError> {
-        if lines == 0 || columns == 0 || lines * columns < 2 {
-            return err(format!(
-                "a rectangle needs at least 2 cells, got {lines}x{columns}"
-            ));
+        // The product is checked for overflow before anything: 2^32 x 2^32 wraps to 0.
+        match lines.checked_mul(columns) {
+            Some(n) if n < 2 => {
+                return err(format!(
+                    "a rectangle needs at least 2 cells, got {lines}x{columns}"
+                ))
+            }
+            Some(n) if n <= MAX_CELLS => {}
+            _ => {
+                return err(format!(
+                    "a {lines}x{columns} rectangle has more than {MAX_CELLS} cells, the limit"
+                ))
+            }
         }
         let row = "X".repeat(columns);
         let rows: Vec<&str> = std::iter::repeat_n(row.as_str(), lines).collect();
@@ -72,13 +112,51 @@ impl Topology {
     /// cells; rays run along rows and columns and stop at a hole or the edge.
     ///
     /// # Errors
-    /// When the drawing has fewer than 2 cells or too many.
+    /// When the drawing has fewer than 2 cells, or is over [`MAX_GRID_SIDE`], [`MAX_CELLS`] or
+    /// [`MAX_JUMP_TARGETS`] (checked before the moves and rays are built).
     pub fn shape(rows: &[&str]) -> Result<Topology, TopologyError> {
-        let grid: Vec<Vec<bool>> = rows
-            .iter()
-            .map(|r| r.chars().map(|c| c != '.' && c != ' ').collect())
-            .collect();
-        let width = grid.iter().map(Vec::len).max().unwrap_or(0);
+        if rows.len() > MAX_GRID_SIDE {
+            return err(format!(
+                "the drawing has {} rows, more than {MAX_GRID_SIDE}, the limit",
+                rows.len()
+            ));
+        }
+        // Rows keep their own lengths (a short row is not padded), so the grid takes no more
+        // memory than the drawing.
+        let mut grid: Vec<Vec<bool>> = Vec::with_capacity(rows.len());
+        let mut cells = 0usize;
+        for (r, row) in rows.iter().enumerate() {
+            let mut line = Vec::new();
+            for ch in row.chars() {
+                if line.len() == MAX_GRID_SIDE {
+                    return err(format!(
+                        "row {} of the drawing is longer than {MAX_GRID_SIDE} characters, the limit",
+                        r + 1
+                    ));
+                }
+                let cell = ch != '.' && ch != ' ';
+                cells += usize::from(cell);
+                line.push(cell);
+            }
+            if cells > MAX_CELLS {
+                return err(format!(
+                    "the drawing has more than {MAX_CELLS} cells, the limit"
+                ));
+            }
+            grid.push(line);
+        }
+        if cells < 2 {
+            return err(format!(
+                "a board needs at least 2 cells, the drawing has {cells}"
+            ));
+        }
+        // The jump targets, counted from the straight runs of cells before any ray is built.
+        let targets = drawing_targets(&grid);
+        if targets > MAX_JUMP_TARGETS {
+            return err(format!(
+                "the board has {targets} jump targets, more than {MAX_JUMP_TARGETS}, the limit"
+            ));
+        }
         let at_grid = |r: i64, c: i64| -> bool {
             r >= 0
                 && c >= 0
@@ -86,8 +164,8 @@ impl Topology {
                 && (c as usize) < grid[r as usize].len()
                 && grid[r as usize][c as usize]
         };
-        let mut number = vec![vec![usize::MAX; width]; grid.len()];
-        let mut coords = Vec::new();
+        let mut number: Vec<Vec<usize>> = grid.iter().map(|l| vec![usize::MAX; l.len()]).collect();
+        let mut coords = Vec::with_capacity(cells);
         for (r, row) in grid.iter().enumerate() {
             for (c, &cell) in row.iter().enumerate() {
                 if cell {
@@ -95,15 +173,6 @@ impl Topology {
                     coords.push((r, c));
                 }
             }
-        }
-        if coords.len() < 2 {
-            return err(format!(
-                "a board needs at least 2 cells, the drawing has {}",
-                coords.len()
-            ));
-        }
-        if coords.len() > u16::MAX as usize {
-            return err(format!("{} cells are too many", coords.len()));
         }
         let mut moves = Vec::new();
         let mut rays = vec![Vec::new(); coords.len()];
@@ -126,46 +195,44 @@ impl Topology {
             }
         }
         moves.sort_unstable();
-        let mut t = Topology::from_parts(coords.len(), moves, rays)?;
-        t.coords = Some(coords);
-        Ok(t)
+        // No check of the rays is needed: between two cells of one row (or column) with no hole
+        // between them, the straight line is the only shortest path of grid steps (any step off
+        // the line must be undone), so clients decode every ray of a drawing.
+        let neighbours = neighbours_of(coords.len(), &moves);
+        Ok(Topology {
+            size: coords.len(),
+            rectangle: None,
+            coords: Some(coords),
+            moves,
+            neighbours,
+            rays,
+        })
     }
 
-    /// A topology from explicit parts. Every ray must start at a cell adjacent to its origin and
-    /// follow moves from cell to cell.
+    /// A topology from explicit parts. Every ray must start at a cell adjacent to its origin,
+    /// follow moves from cell to cell, and be the only shortest path of moves from its origin to
+    /// its last cell.
     ///
     /// # Errors
-    /// Names the first cell out of range, self-move, duplicate move, or broken ray.
+    /// Names the first cell out of range, self-move, duplicate move, or broken ray; or the limit
+    /// ([`MAX_CELLS`], [`MAX_MOVES`], [`MAX_JUMPS`], [`MAX_JUMP_TARGETS`]) the parts are over.
     pub fn from_parts(
         size: usize,
         moves: Vec<(Cell, Cell)>,
         rays: Vec<Vec<Vec<Cell>>>,
     ) -> Result<Topology, TopologyError> {
-        if size == 0 {
-            return err("a board needs at least one cell");
-        }
-        let mut neighbours = vec![Vec::new(); size];
-        for &(a, b) in &moves {
-            if a >= size || b >= size {
-                return err(format!(
-                    "move ({a} {b}) names a cell outside 0..={}",
-                    size - 1
-                ));
-            }
-            if a == b {
-                return err(format!("move ({a} {b}) goes nowhere"));
-            }
-            if neighbours[a].contains(&b) {
-                return err(format!("move ({a} {b}) is listed twice"));
-            }
-            neighbours[a].push(b);
-        }
+        let links = Links::new(size, &moves)?;
         if rays.len() != size {
             return err(format!(
                 "rays are given for {} cells, not {size}",
                 rays.len()
             ));
         }
+        let count: usize = rays.iter().map(Vec::len).sum();
+        if count > MAX_JUMPS {
+            return err(format!("{count} rays are more than {MAX_JUMPS}, the limit"));
+        }
+        let mut targets = 0usize;
         for (origin, list) in rays.iter().enumerate() {
             for ray in list {
                 let mut prev = origin;
@@ -176,7 +243,7 @@ impl Topology {
                             size - 1
                         ));
                     }
-                    if !neighbours[prev].contains(&cell) {
+                    if !links.set.contains(&(prev, cell)) {
                         return err(format!(
                             "a ray from {origin} steps from {prev} to {cell}, which is not a move"
                         ));
@@ -186,20 +253,27 @@ impl Topology {
                 if ray.len() < 2 {
                     return err(format!("a ray from {origin} has no cell at distance 2"));
                 }
+                targets += ray.len() - 1;
             }
         }
-        let t = Topology {
-            size,
-            rectangle: None,
-            coords: None,
-            moves,
-            neighbours,
-            rays,
-        };
-        for (origin, list) in t.rays.iter().enumerate() {
+        if targets > MAX_JUMP_TARGETS {
+            return err(format!(
+                "the rays have {targets} jump targets, more than {MAX_JUMP_TARGETS}, the limit"
+            ));
+        }
+        // One breadth-first search per origin (not per ray) keeps this within
+        // cells x (cells + moves) steps.
+        let mut search = Search::new(&links.neighbours);
+        for (origin, list) in rays.iter().enumerate() {
+            if list.is_empty() {
+                continue;
+            }
+            search.run(origin, list.iter().map(|r| r[r.len() - 1]));
             for ray in list {
                 let far = ray[ray.len() - 1];
-                if t.unique_shortest_path(origin, far).as_deref() != Some(ray.as_slice()) {
+                // The ray follows moves, so it is a path; as long as the shortest distance and
+                // the only shortest path, it is that path.
+                if search.distance(far) != Some(ray.len()) || !search.unique(far) {
                     return err(format!(
                         "the ray {origin} -> {} is not the only shortest path of moves from {origin} to {far}, so clients could not decode it from the wire",
                         ray.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" ")
@@ -207,7 +281,14 @@ impl Topology {
                 }
             }
         }
-        Ok(t)
+        Ok(Topology {
+            size,
+            rectangle: None,
+            coords: None,
+            moves,
+            neighbours: links.neighbours,
+            rays,
+        })
     }
 
     /// Rebuilds a topology from the protocol's `size`, `moves` and compact `jumps` clauses (what
@@ -215,14 +296,21 @@ impl Topology {
     ///
     /// # Errors
     /// When a jump clause does not describe an arithmetic progression of cells joined by moves
-    /// whose first target is at distance 2.
+    /// whose first target is at distance 2 (the first such clause, in the order given), or the
+    /// parts are over a limit ([`MAX_CELLS`], [`MAX_MOVES`], [`MAX_JUMPS`],
+    /// [`MAX_JUMP_TARGETS`]).
     pub fn from_wire(
         size: usize,
         moves: Vec<(Cell, Cell)>,
         jumps: &[(Cell, Cell, Cell)],
     ) -> Result<Topology, TopologyError> {
-        let probe = Topology::from_parts(size, moves.clone(), vec![Vec::new(); size])?;
-        let mut rays = vec![Vec::new(); size];
+        let links = Links::new(size, &moves)?;
+        if jumps.len() > MAX_JUMPS {
+            return err(format!(
+                "{} jump clauses are more than {MAX_JUMPS}, the limit",
+                jumps.len()
+            ));
+        }
         for &(origin, a, b) in jumps {
             if origin >= size || a >= size || b >= size {
                 return err(format!(
@@ -230,62 +318,65 @@ impl Topology {
                     size - 1
                 ));
             }
-            let ray = probe.decode_ray(origin, a, b).ok_or_else(|| {
-                TopologyError(format!(
-                    "jump ({origin} {a} {b}) is not the unique shortest path of moves from {origin}, with its first target at distance 2"
-                ))
-            })?;
-            rays[origin].push(ray);
         }
-        Topology::from_parts(size, moves, rays)
-    }
-
-    /// Finds the ray from `origin` whose targets (distance >= 2) run from `a` to `b` (in either
-    /// order): the unique shortest path to the farther one, with the nearer at distance 2.
-    fn decode_ray(&self, origin: Cell, a: Cell, b: Cell) -> Option<Vec<Cell>> {
-        let pa = self.unique_shortest_path(origin, a)?;
-        let pb = self.unique_shortest_path(origin, b)?;
-        let ray = if pa.len() >= pb.len() { pa } else { pb };
-        let near = if ray.last() == Some(&a) { b } else { a };
-        (ray.len() >= 2 && ray[1] == near).then_some(ray)
-    }
-
-    /// The cells of the only shortest path of moves from `from` to `to` (without `from`), or
-    /// `None` when there is no path or more than one.
-    fn unique_shortest_path(&self, from: Cell, to: Cell) -> Option<Vec<Cell>> {
-        // Breadth-first search counting shortest paths (capped at 2) and keeping one parent.
-        let mut dist = vec![usize::MAX; self.size];
-        let mut paths = vec![0u8; self.size];
-        let mut parent = vec![usize::MAX; self.size];
-        let mut queue = std::collections::VecDeque::from([from]);
-        dist[from] = 0;
-        paths[from] = 1;
-        while let Some(c) = queue.pop_front() {
-            if c == to {
+        // The clauses grouped by origin (in their order within each origin), so that one
+        // breadth-first search serves every clause of an origin; the groups taken in the order
+        // of their first clause, so that decoding stops as soon as the first bad clause in the
+        // given order is known.
+        let mut by_origin: Vec<usize> = (0..jumps.len()).collect();
+        by_origin.sort_by_key(|&i| jumps[i].0);
+        let mut groups: Vec<&[usize]> = by_origin
+            .chunk_by(|&i, &j| jumps[i].0 == jumps[j].0)
+            .collect();
+        groups.sort_by_key(|g| g[0]);
+        let mut rays = vec![Vec::new(); size];
+        let mut first_bad: Option<usize> = None;
+        let mut search = Search::new(&links.neighbours);
+        let mut targets = 0usize;
+        for group in groups {
+            if first_bad.is_some_and(|bad| bad < group[0]) {
                 break;
             }
-            for &n in &self.neighbours[c] {
-                if dist[n] == usize::MAX {
-                    dist[n] = dist[c] + 1;
-                    paths[n] = paths[c];
-                    parent[n] = c;
-                    queue.push_back(n);
-                } else if dist[n] == dist[c] + 1 {
-                    paths[n] = (paths[n] + paths[c]).min(2);
+            let origin = jumps[group[0]].0;
+            search.run(origin, group.iter().flat_map(|&i| [jumps[i].1, jumps[i].2]));
+            for &i in group {
+                let (_, a, b) = jumps[i];
+                // The ray is the only shortest path to the farther target (both targets must
+                // have one), and the nearer target is its second cell.
+                let ray = match (search.distance(a), search.distance(b)) {
+                    (Some(da), Some(db)) if search.unique(a) && search.unique(b) => {
+                        let (far, near, length) = if da >= db { (a, b, da) } else { (b, a, db) };
+                        targets += length - 1;
+                        if targets > MAX_JUMP_TARGETS {
+                            return err(format!(
+                                "the jumps have more than {MAX_JUMP_TARGETS} jump targets, the limit"
+                            ));
+                        }
+                        Some(search.path(far)).filter(|ray| ray.len() >= 2 && ray[1] == near)
+                    }
+                    _ => None,
+                };
+                match ray {
+                    Some(ray) => rays[origin].push(ray),
+                    None => first_bad = Some(first_bad.map_or(i, |bad| bad.min(i))),
                 }
             }
         }
-        if from == to || paths[to] != 1 {
-            return None;
+        if let Some(bad) = first_bad {
+            let (origin, a, b) = jumps[bad];
+            return err(format!(
+                "jump ({origin} {a} {b}) is not the unique shortest path of moves from {origin}, with its first target at distance 2"
+            ));
         }
-        let mut path = vec![to];
-        let mut c = to;
-        while parent[c] != from {
-            c = parent[c];
-            path.push(c);
-        }
-        path.reverse();
-        Some(path)
+        // Every ray was built as the only shortest path of moves: nothing left to check.
+        Ok(Topology {
+            size,
+            rectangle: None,
+            coords: None,
+            moves,
+            neighbours: links.neighbours,
+            rays,
+        })
     }
 
     /// Number of cells.
@@ -296,13 +387,23 @@ impl Topology {
     /// Gives every cell a display position (row, column).
     ///
     /// # Errors
-    /// When there is not exactly one position per cell, or two cells share one.
+    /// When there is not exactly one position per cell, a row or column is not below
+    /// [`MAX_GRID_SIDE`], or two cells share a position.
     pub fn with_coords(mut self, coords: Vec<(usize, usize)>) -> Result<Topology, TopologyError> {
         if coords.len() != self.size {
             return err(format!(
                 "{} coordinates for {} cells",
                 coords.len(),
                 self.size
+            ));
+        }
+        if let Some(&(r, c)) = coords
+            .iter()
+            .find(|&&(r, c)| r >= MAX_GRID_SIDE || c >= MAX_GRID_SIDE)
+        {
+            return err(format!(
+                "the position ({r} {c}) is outside 0..{}, the limit",
+                MAX_GRID_SIDE - 1
             ));
         }
         let mut seen = std::collections::HashSet::new();
@@ -371,6 +472,198 @@ impl Topology {
     /// Number of jump targets: the sum over rays of the cells at distance >= 2.
     pub fn jump_target_count(&self) -> usize {
         self.rays.iter().flatten().map(|r| r.len() - 1).sum()
+    }
+}
+
+/// The jump targets of a drawing (`true` a cell), from its straight runs of cells: a run of
+/// `n` holds `(n - 1) * (n - 2)` (see [`run_targets`]). Takes rows x width steps, no more memory
+/// than a row.
+fn drawing_targets(grid: &[Vec<bool>]) -> usize {
+    let width = grid.iter().map(Vec::len).max().unwrap_or(0);
+    let mut targets = 0usize;
+    let mut column_run = vec![0usize; width];
+    for line in grid {
+        let mut row_run = 0;
+        for (c, run) in column_run.iter_mut().enumerate() {
+            if line.get(c) == Some(&true) {
+                row_run += 1;
+                *run += 1;
+            } else {
+                targets += run_targets(row_run) + run_targets(*run);
+                row_run = 0;
+                *run = 0;
+            }
+        }
+        targets += run_targets(row_run);
+    }
+    targets + column_run.iter().map(|&n| run_targets(n)).sum::<usize>()
+}
+
+/// `neighbours[c]`: the cells one step from `c`, in the order of `moves`.
+fn neighbours_of(size: usize, moves: &[(Cell, Cell)]) -> Vec<Vec<Cell>> {
+    let mut neighbours = vec![Vec::new(); size];
+    for &(a, b) in moves {
+        neighbours[a].push(b);
+    }
+    neighbours
+}
+
+/// The checked moves of an explicit board: neighbour lists, and a set for constant-time
+/// lookups (a cell may have thousands of neighbours).
+struct Links {
+    neighbours: Vec<Vec<Cell>>,
+    set: std::collections::HashSet<(Cell, Cell)>,
+}
+
+impl Links {
+    /// Checks the size and the moves (limits first, before anything is allocated by size).
+    fn new(size: usize, moves: &[(Cell, Cell)]) -> Result<Links, TopologyError> {
+        if size == 0 {
+            return err("a board needs at least one cell");
+        }
+        if size > MAX_CELLS {
+            return err(format!("{size} cells are more than {MAX_CELLS}, the limit"));
+        }
+        if moves.len() > MAX_MOVES {
+            return err(format!(
+                "{} moves are more than {MAX_MOVES}, the limit",
+                moves.len()
+            ));
+        }
+        let mut set = std::collections::HashSet::with_capacity(moves.len());
+        for &(a, b) in moves {
+            if a >= size || b >= size {
+                return err(format!(
+                    "move ({a} {b}) names a cell outside 0..={}",
+                    size - 1
+                ));
+            }
+            if a == b {
+                return err(format!("move ({a} {b}) goes nowhere"));
+            }
+            if !set.insert((a, b)) {
+                return err(format!("move ({a} {b}) is listed twice"));
+            }
+        }
+        Ok(Links {
+            neighbours: neighbours_of(size, moves),
+            set,
+        })
+    }
+}
+
+/// A breadth-first search from one origin that counts shortest paths (capped at 2) and keeps
+/// one parent per cell. Checking a board's jumps runs one per origin, so it is kept compact: the
+/// moves as one flat array, cells and distances as `u16` (a board has at most [`MAX_CELLS`]),
+/// arrays reused from one origin to the next, and only the cells a search reached reset.
+struct Search {
+    origin: u16,
+    /// `edges[offsets[c]..offsets[c + 1]]`: the cells one step from `c`.
+    offsets: Vec<u32>,
+    edges: Vec<u16>,
+    /// Distance from the origin, `UNREACHED` when not reached.
+    dist: Vec<u16>,
+    paths: Vec<u8>,
+    parent: Vec<u16>,
+    wanted: Vec<bool>,
+    /// The cells reached, in the order reached (the queue).
+    reached: Vec<u16>,
+}
+
+const UNREACHED: u16 = u16::MAX;
+
+impl Search {
+    /// A search over `neighbours`, which has at most [`MAX_CELLS`] cells and [`MAX_MOVES`]
+    /// moves (checked by the caller).
+    fn new(neighbours: &[Vec<Cell>]) -> Search {
+        const _: () = assert!(MAX_CELLS < u16::MAX as usize && MAX_MOVES < u32::MAX as usize);
+        let size = neighbours.len();
+        let mut offsets = Vec::with_capacity(size + 1);
+        let mut edges = Vec::new();
+        offsets.push(0);
+        for list in neighbours {
+            edges.extend(list.iter().map(|&n| n as u16));
+            offsets.push(edges.len() as u32);
+        }
+        Search {
+            origin: 0,
+            offsets,
+            edges,
+            dist: vec![UNREACHED; size],
+            paths: vec![0; size],
+            parent: vec![0; size],
+            wanted: vec![false; size],
+            reached: Vec::with_capacity(size),
+        }
+    }
+
+    /// Searches from `origin` until every cell of `targets` has its final distance and path
+    /// count (when it is taken from the queue), or nothing more is reachable.
+    fn run(&mut self, origin: Cell, targets: impl Iterator<Item = Cell> + Clone) {
+        for &c in &self.reached {
+            self.dist[c as usize] = UNREACHED;
+            self.paths[c as usize] = 0;
+        }
+        self.reached.clear();
+        let mut missing = 0usize;
+        for t in targets.clone() {
+            if !std::mem::replace(&mut self.wanted[t], true) {
+                missing += 1;
+            }
+        }
+        let origin = origin as u16;
+        self.origin = origin;
+        self.dist[origin as usize] = 0;
+        self.paths[origin as usize] = 1;
+        self.reached.push(origin);
+        let mut next = 0;
+        while next < self.reached.len() && missing > 0 {
+            let c = self.reached[next] as usize;
+            next += 1;
+            if std::mem::replace(&mut self.wanted[c], false) {
+                missing -= 1;
+            }
+            let (d, p) = (self.dist[c] + 1, self.paths[c]);
+            let (from, to) = (self.offsets[c] as usize, self.offsets[c + 1] as usize);
+            for &n in &self.edges[from..to] {
+                let n = n as usize;
+                let dn = self.dist[n];
+                if dn == UNREACHED {
+                    self.dist[n] = d;
+                    self.paths[n] = p;
+                    self.parent[n] = c as u16;
+                    self.reached.push(n as u16);
+                } else if dn == d {
+                    self.paths[n] = (self.paths[n] + p).min(2);
+                }
+            }
+        }
+        for t in targets {
+            self.wanted[t] = false;
+        }
+    }
+
+    /// The distance of `cell` from the origin, if reached.
+    fn distance(&self, cell: Cell) -> Option<usize> {
+        (self.dist[cell] != UNREACHED).then_some(self.dist[cell] as usize)
+    }
+
+    /// Whether exactly one shortest path leads from the origin to `cell` (never the origin).
+    fn unique(&self, cell: Cell) -> bool {
+        cell != self.origin as usize && self.paths[cell] == 1
+    }
+
+    /// The cells of the shortest path kept to `to` (reached, not the origin), without the
+    /// origin.
+    fn path(&self, to: Cell) -> Vec<Cell> {
+        let mut path = Vec::with_capacity(self.dist[to] as usize);
+        let mut c = to;
+        while c != self.origin as usize {
+            path.push(c);
+            c = self.parent[c] as usize;
+        }
+        path.reverse();
+        path
     }
 }
 
@@ -537,5 +830,84 @@ mod tests {
         assert!(e.0.contains("(7 8 9)"), "{e}");
         let e = Topology::from_parts(4, vec![(0, 9)], vec![Vec::new(); 4]).unwrap_err();
         assert!(e.0.contains("outside"), "{e}");
+    }
+
+    #[test]
+    fn limits_are_checked_before_anything_is_built() {
+        let e = Topology::rectangle(100_000, 100_000).unwrap_err();
+        assert!(e.0.contains("more than 4096 cells"), "{e}");
+        // 2^32 x 2^32 wraps to 0 cells: the product is checked, not wrapped.
+        let e = Topology::rectangle(1 << 32, 1 << 32).unwrap_err();
+        assert!(e.0.contains("more than 4096 cells"), "{e}");
+        let e = Topology::rectangle(1, MAX_CELLS).unwrap_err();
+        assert!(e.0.contains("16764930 jump targets"), "{e}");
+        let t = Topology::rectangle(64, 64).unwrap();
+        assert_eq!((t.moves().len(), t.jump_target_count()), (16128, 499_968));
+        assert!(t.moves().len() <= MAX_MOVES && t.wire_jumps().len() <= MAX_JUMPS);
+
+        let e = Topology::from_wire(4_000_000_000, vec![(0, 1)], &[]).unwrap_err();
+        assert!(e.0.contains("4000000000 cells are more than 4096"), "{e}");
+        let e = Topology::from_parts(4_000_000_000, vec![], vec![]).unwrap_err();
+        assert!(e.0.contains("more than 4096"), "{e}");
+        let many: Vec<_> = (0..=MAX_MOVES).map(|i| (i % 2, 1 - i % 2)).collect();
+        let e = Topology::from_wire(2, many, &[]).unwrap_err();
+        assert!(e.0.contains("moves are more than"), "{e}");
+        let e = Topology::from_wire(3, vec![(0, 1), (1, 2)], &vec![(0, 2, 2); MAX_JUMPS + 1])
+            .unwrap_err();
+        assert!(e.0.contains("jump clauses are more than"), "{e}");
+
+        let tall = vec!["X"; MAX_GRID_SIDE + 1];
+        let e = Topology::shape(&tall).unwrap_err();
+        assert!(e.0.contains("4097 rows"), "{e}");
+        let wide = ".".repeat(MAX_GRID_SIDE) + "XX";
+        let e = Topology::shape(&[wide.as_str()]).unwrap_err();
+        assert!(e.0.contains("longer than 4096 characters"), "{e}");
+        let e = Topology::rectangle(2, 4)
+            .unwrap()
+            .with_coords(vec![
+                (0, 0),
+                (0, 1),
+                (0, 2),
+                (0, 3),
+                (1, 0),
+                (1, 1),
+                (1, 2),
+                (1 << 40, 0),
+            ])
+            .unwrap_err();
+        assert!(e.0.contains("outside 0..4095"), "{e}");
+    }
+
+    #[test]
+    fn a_drawing_counts_its_jump_targets_before_building_them() {
+        for rows in [
+            &["XXXX", "XXXX"][..],
+            &["..XX..", "..XX..", "XXXXXX", "XXXXXX", "..XX..", "..XX.."],
+            &["XXX.XX", "X", "XXXXXXX", "", "X.X.XXX"],
+            &["X", "XX", "XXX", "XXXX", "XXXXX"],
+        ] {
+            let grid: Vec<Vec<bool>> = rows
+                .iter()
+                .map(|r| r.chars().map(|c| c != '.').collect())
+                .collect();
+            let t = Topology::shape(rows).unwrap();
+            assert_eq!(drawing_targets(&grid), t.jump_target_count(), "{rows:?}");
+        }
+    }
+
+    #[test]
+    fn the_first_bad_jump_in_the_given_order_is_named() {
+        // The clauses are decoded origin by origin; the error still names the first one listed.
+        let t = Topology::rectangle(4, 8).unwrap();
+        let e = Topology::from_wire(32, t.moves().to_vec(), &[(9, 11, 15), (7, 8, 9), (0, 9, 9)])
+            .unwrap_err();
+        assert!(e.0.contains("(7 8 9)"), "{e}");
+        // A hub: one cell with a move to every other, and back. The duplicate check is a set.
+        let mut moves: Vec<_> = (1..MAX_CELLS).flat_map(|c| [(0, c), (c, 0)]).collect();
+        let t = Topology::from_wire(MAX_CELLS, moves.clone(), &[]).unwrap();
+        assert_eq!(t.neighbours(0).len(), MAX_CELLS - 1);
+        moves.push((0, 4095));
+        let e = Topology::from_wire(MAX_CELLS, moves, &[]).unwrap_err();
+        assert!(e.0.contains("move (0 4095) is listed twice"), "{e}");
     }
 }
