@@ -96,6 +96,11 @@ async fn a_quote_run_is_refused_in_the_handshake_and_in_a_game() {
         e.len() < 300,
         "the reply quotes no more than an excerpt: {e}"
     );
+    // The same behind a character literal, which a scanner that knows only strings would take
+    // for the start of one.
+    c.send(&format!("((init #\\\" {quotes}x \"))\n")).await;
+    let e = c.line().await;
+    assert!(e.starts_with("((error syntax"), "{e}");
     drop(c);
 
     // In a game, as the mover's action: refused, the same prompt again, the game goes on.

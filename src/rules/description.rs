@@ -21,6 +21,7 @@ use super::topology::{Topology, MAX_CELLS, MAX_JUMPS, MAX_MOVES};
 use super::variant::{
     default_order, ClockDefaults, ColourRule, DrawRules, Objective, Repetition, Start, Variant,
 };
+use crate::sexp::{self, excerpt as clip, shown, Sexp};
 use lexpr::Value;
 
 /// Longest description text, in bytes (1 MiB). The longest shipped one is under 2 KiB; an
@@ -40,8 +41,7 @@ pub const MAX_ORDER: usize = 4096;
 /// it. `lexpr` frees a list it could not finish (a syntax error at its end) one stack frame per
 /// item, about 64 bytes each: this bound keeps that under 1.3 MiB, within even a 2 MiB thread
 /// stack.
-// TODO(sexp): the shared reader (crate::sexp) may make this bound unnecessary.
-pub const MAX_LIST_ITEMS: usize = 20_000;
+pub const MAX_LIST_ITEMS: usize = sexp::MAX_ITEMS;
 
 /// What is wrong with a description. `Display` gives the line it concerns, when known, and the
 /// problem, naming the clause: `line 4: (pieces ...): character 'q' at index 7 ...`.
@@ -93,183 +93,20 @@ pub(super) fn parse(text: &str) -> Result<Variant, DescriptionError> {
         });
     }
     let value = read_sexp(text)?;
-    Parser { text }.variant(&value.0, text)
+    Parser { text }.variant(value.value(), text)
 }
 
-/// Reads the text as one S-expression. Every description is read here, and only here.
-// TODO(sexp): use crate::sexp (the shared safe reader) here once it is merged, in place of
-// `refuse_unsafe_syntax`, `Sexp` and the direct call to `lexpr::from_str`.
+/// Reads the text as one S-expression, through the shared safe reader (`crate::sexp`). Every
+/// description is read here, and only here.
 fn read_sexp(text: &str) -> Result<Sexp, DescriptionError> {
-    refuse_unsafe_syntax(text)?;
-    lexpr::from_str(text)
-        .map(Sexp)
-        .map_err(|e| DescriptionError::Syntax {
-            line: e.location().map(|l| l.line()),
-            message: e.to_string(),
-        })
-}
-
-/// Refuses, before `lexpr` sees the text, what would make it recurse without bound: a run of
-/// reader prefixes (`'x` reads as `(quote x)`, one stack frame per prefix; descriptions never
-/// use `'`, `` ` `` or `,`), and lists over [`MAX_LIST_ITEMS`] (see there). List nesting needs
-/// no check here: `lexpr` stops at 128 levels.
-///
-/// The scan follows `lexpr`'s tokens closely enough that it never takes for a string or a
-/// comment what `lexpr` reads as code: a token starts after whitespace, a parenthesis or a
-/// bracket, or right after a string; `"` opens a string only at the start of a token, `;` a
-/// comment anywhere outside a string or a `#\` character; and inside a name or number, where
-/// `lexpr` may end a number early, the characters that could start something else (`"` and
-/// `#`) are refused along with the prefixes.
-fn refuse_unsafe_syntax(text: &str) -> Result<(), DescriptionError> {
-    let b = text.as_bytes();
-    let mut line = 1;
-    let syntax = |line: usize, message: String| DescriptionError::Syntax {
-        line: Some(line),
-        message,
+    let limits = sexp::Limits {
+        max_depth: sexp::MAX_DEPTH,
+        max_items: MAX_LIST_ITEMS,
     };
-    // For each open list: the items a recursive drop walks through before its first item, and
-    // its items so far.
-    let mut open: Vec<(usize, usize)> = Vec::new();
-    let item = |open: &mut Vec<(usize, usize)>, line: usize| -> Result<usize, DescriptionError> {
-        let Some((before, items)) = open.last_mut() else {
-            return Ok(0);
-        };
-        *items += 1;
-        let walked = *before + *items;
-        if walked > MAX_LIST_ITEMS {
-            return Err(syntax(
-                line,
-                format!("a list has more than {MAX_LIST_ITEMS} items, the limit"),
-            ));
-        }
-        Ok(walked)
-    };
-    let is_space = |c: u8| matches!(c, b' ' | b'\n' | b'\t' | b'\r' | 0x0C);
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'\n' => {
-                line += 1;
-                i += 1;
-            }
-            c if is_space(c) => i += 1,
-            b';' => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'(' | b'[' => {
-                if open.len() == MAX_NESTING {
-                    return Err(syntax(
-                        line,
-                        format!("lists are nested deeper than {MAX_NESTING} levels"),
-                    ));
-                }
-                let walked = item(&mut open, line)?;
-                open.push((walked, 0));
-                i += 1;
-            }
-            b')' | b']' => {
-                open.pop();
-                i += 1;
-            }
-            b'"' => {
-                item(&mut open, line)?;
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    if b[i] == b'\\' {
-                        i += 1;
-                    }
-                    if i < b.len() && b[i] == b'\n' {
-                        line += 1;
-                    }
-                    i += 1;
-                }
-                i += 1;
-            }
-            b'\'' | b'`' | b',' => {
-                return Err(syntax(
-                    line,
-                    "quote, quasiquote and unquote (' ` ,) are not part of the description format; write text in double quotes".into(),
-                ))
-            }
-            first => {
-                item(&mut open, line)?;
-                // `#\` reads the next character whatever it is (`#\;`, `#\"`, `#\(`).
-                i += if first == b'#' && b.get(i + 1) == Some(&b'\\') { 3 } else { 1 };
-                while i < b.len() && !is_space(b[i]) && !b"()[];".contains(&b[i]) {
-                    if b"'`,\"#".contains(&b[i]) {
-                        return Err(syntax(
-                            line,
-                            format!(
-                                "{:?} inside a name or number; write text in double quotes",
-                                char::from(b[i])
-                            ),
-                        ));
-                    }
-                    i += 1;
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Deepest list nesting: `lexpr`'s own limit (it refuses the 128th level), checked here first so
-/// that a deep nesting is reported as such. Descriptions need 4 levels.
-const MAX_NESTING: usize = 127;
-
-/// A parsed description. It is taken apart iteratively when dropped: `lexpr::Value`'s own drop
-/// recurses along a list, one stack frame per item.
-// TODO(sexp): the shared reader disposes of its values itself.
-struct Sexp(Value);
-
-impl Drop for Sexp {
-    fn drop(&mut self) {
-        let mut stack = vec![std::mem::replace(&mut self.0, Value::Null)];
-        while let Some(value) = stack.pop() {
-            match value {
-                Value::Cons(cons) => {
-                    let (car, cdr) = cons.into_pair();
-                    stack.push(cdr);
-                    stack.push(car);
-                }
-                Value::Vector(items) => stack.extend(items.into_vec()),
-                _ => {}
-            }
-        }
-    }
-}
-
-/// A value as shown in a message: its text, cut after 60 characters (a value may be a list of
-/// thousands of items). Printing stops there too.
-fn shown(value: &Value) -> String {
-    const MAX: usize = 60;
-    struct Upto(String);
-    impl std::fmt::Write for Upto {
-        fn write_str(&mut self, s: &str) -> std::fmt::Result {
-            for c in s.chars() {
-                if self.0.len() >= MAX {
-                    return Err(std::fmt::Error);
-                }
-                self.0.push(c);
-            }
-            Ok(())
-        }
-    }
-    let mut out = Upto(String::new());
-    if std::fmt::Write::write_fmt(&mut out, format_args!("{value}")).is_err() {
-        out.0.push_str("...");
-    }
-    out.0
-}
-
-/// A key as shown in a message: cut after 40 characters.
-fn clip(key: &str) -> String {
-    match key.char_indices().nth(40) {
-        Some((i, _)) => format!("{}...", &key[..i]),
-        None => key.to_string(),
-    }
+    sexp::read(text, limits).map_err(|e| DescriptionError::Syntax {
+        line: e.line(),
+        message: e.problem(),
+    })
 }
 
 struct Parser<'a> {
@@ -1072,7 +909,7 @@ mod tests {
             ),
             (
                 format!("(variant {}))", "(".repeat(200)),
-                "lists are nested deeper than 127 levels",
+                "lists nested deeper than 127 levels",
             ),
             (
                 format!(

@@ -483,16 +483,20 @@ fn tuples<const N: usize>(head: &str, args: &[&Value]) -> Result<Vec<[usize; N]>
         .collect()
 }
 
-/// The deepest nesting any message has (`((moves (0 1)))` is 3); the frame scanner's limit
-/// applies first, this bounds what it does not count.
-const MAX_MESSAGE_DEPTH: usize = 64;
+/// What a message may hold: the frame scanner's nesting limit applies first (the deepest
+/// message, `((moves (0 1)))`, has 3 levels); the longest lists are a setup message's moves and
+/// jumps on the largest board (16,384 each).
+const MESSAGE_LIMITS: sexp::Limits = sexp::Limits {
+    max_depth: 64,
+    max_items: sexp::MAX_ITEMS,
+};
 
 fn parse_value(bytes: &[u8]) -> Result<Sexp, MessageError> {
     let s = std::str::from_utf8(bytes).map_err(|_| MessageError {
         code: ErrorCode::Syntax,
         text: "message is not UTF-8".into(),
     })?;
-    sexp::read(s, MAX_MESSAGE_DEPTH).map_err(|e| MessageError {
+    sexp::read(s, MESSAGE_LIMITS).map_err(|e| MessageError {
         code: match e {
             SexpError::TooDeep { .. } => ErrorCode::TooDeep,
             _ => ErrorCode::Syntax,
