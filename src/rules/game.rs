@@ -564,14 +564,7 @@ impl Game {
             return self.finish(None, Termination::NoProgress);
         }
         if let Some(rule) = draw.repetition {
-            let mut key: Vec<u8> = self
-                .board
-                .squares()
-                .iter()
-                .map(|s| s.letter() as u8)
-                .collect();
-            key.push(self.turn_pos as u8);
-            key.push(self.chain.map_or(0xff, |c| c as u8));
+            let key = position_key(self.board.squares(), self.turn_pos, self.chain);
             self.history.push(key);
             if repeated(&self.history, rule) {
                 self.finish(None, Termination::Repetition);
@@ -629,6 +622,17 @@ impl Game {
             },
         }
     }
+}
+
+/// What makes a position for the repetition rule: the board, the place in the turn order, and
+/// the cell of a chain capture in progress. The numbers are written whole (4 bytes each): a
+/// turn order may have thousands of entries and a board thousands of cells, so one byte each
+/// would make different positions collide.
+fn position_key(squares: &[Square], turn_pos: usize, chain: Option<Cell>) -> Vec<u8> {
+    let mut key: Vec<u8> = squares.iter().map(|s| s.letter() as u8).collect();
+    key.extend_from_slice(&(turn_pos as u32).to_le_bytes());
+    key.extend_from_slice(&chain.map_or(u32::MAX, |c| c as u32).to_le_bytes());
+    key
 }
 
 /// Whether the positions since the last irreversible action (current last) draw by `rule`.
@@ -698,6 +702,23 @@ mod tests {
             PlayError::Illegal(Illegal(
                 "cell 4 holds a face-down piece, which cannot be moved onto".into()
             ))
+        );
+    }
+
+    #[test]
+    fn positions_far_apart_in_the_turn_order_or_the_board_do_not_collide() {
+        let squares = [Square::Empty, Square::Hidden];
+        assert_ne!(
+            position_key(&squares, 1, None),
+            position_key(&squares, 257, None)
+        );
+        assert_ne!(
+            position_key(&squares, 0, Some(3)),
+            position_key(&squares, 0, Some(259))
+        );
+        assert_ne!(
+            position_key(&squares, 0, Some(255)),
+            position_key(&squares, 0, None)
         );
     }
 
