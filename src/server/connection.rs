@@ -84,7 +84,6 @@ impl Outbox {
 }
 
 /// A client that has completed the handshake and waits for (or sits in) a game.
-#[derive(Debug)]
 pub struct Player {
     /// Order of acceptance (0, 1, ...): seats are given in this order.
     pub conn: u64,
@@ -94,6 +93,17 @@ pub struct Player {
     pub seed: String,
     pub inbox: mpsc::Receiver<Inbound>,
     pub outbox: Outbox,
+}
+
+impl std::fmt::Debug for Player {
+    /// Everything but the SEED, which is a secret token in tournaments.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Player")
+            .field("conn", &self.conn)
+            .field("peer", &self.peer)
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Player {
