@@ -22,7 +22,8 @@ pub struct FrameLimits {
     pub max_depth: usize,
 }
 
-/// At most this many bytes of a garbage run are kept to be shown in its error.
+/// At most this many bytes of a garbage run (and never more than `max_bytes`) are kept to be
+/// shown in its error.
 pub const GARBAGE_SHOWN: usize = 40;
 
 /// What the scanner could not accept. The stream stays usable after every one of them.
@@ -139,7 +140,8 @@ impl FrameScanner {
                         return Some(Err(FrameError::Garbage(shown)));
                     }
                     self.pos += 1;
-                    if self.kept.len() < GARBAGE_SHOWN {
+                    // Within the frame limit too, so that nothing held exceeds `max_bytes`.
+                    if self.kept.len() < GARBAGE_SHOWN.min(self.limits.max_bytes) {
                         self.kept.push(b);
                     }
                 }
@@ -365,7 +367,11 @@ mod tests {
 
     /// Every frame and error, as bytes, with the buffer bound checked after each chunk.
     fn scan_bytes(chunks: &[&[u8]]) -> Vec<Result<Vec<u8>, FrameError>> {
-        let mut s = FrameScanner::new(LIMITS);
+        scan_with(LIMITS, chunks)
+    }
+
+    fn scan_with(limits: FrameLimits, chunks: &[&[u8]]) -> Vec<Result<Vec<u8>, FrameError>> {
+        let mut s = FrameScanner::new(limits);
         let mut out = Vec::new();
         for c in chunks {
             s.push(c);
@@ -373,7 +379,7 @@ mod tests {
                 out.push(r);
             }
             assert!(
-                s.buffered() <= LIMITS.max_bytes,
+                s.buffered() <= limits.max_bytes,
                 "{} bytes held between pushes",
                 s.buffered()
             );
@@ -434,15 +440,19 @@ mod tests {
             bytes in proptest::collection::vec(interesting_byte(), 0..300),
             cuts in proptest::collection::vec(proptest::prelude::any::<proptest::sample::Index>(), 0..12),
         ) {
-            let whole = scan_bytes(&[&bytes]);
             let mut points: Vec<usize> = cuts.iter().map(|i| i.index(bytes.len() + 1)).collect();
             points.push(0);
             points.push(bytes.len());
             points.sort_unstable();
             let chunks: Vec<&[u8]> = points.windows(2).map(|w| &bytes[w[0]..w[1]]).collect();
-            proptest::prop_assert_eq!(&scan_bytes(&chunks), &whole);
             let single: Vec<&[u8]> = bytes.chunks(1).collect();
-            proptest::prop_assert_eq!(&scan_bytes(&single), &whole);
+            // The usual limits, and limits smaller than a garbage excerpt.
+            let tiny = FrameLimits { max_bytes: 13, max_depth: 3 };
+            for limits in [LIMITS, tiny] {
+                let whole = scan_with(limits, &[&bytes]);
+                proptest::prop_assert_eq!(&scan_with(limits, &chunks), &whole);
+                proptest::prop_assert_eq!(&scan_with(limits, &single), &whole);
+            }
         }
     }
 
