@@ -5,7 +5,6 @@
 mod common;
 
 use common::{RawClient, TempDir};
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -14,23 +13,9 @@ const ANQI: &str = env!("CARGO_BIN_EXE_anqi");
 
 /// `anqi serve ARGS...` with stdout piped; returns the child and the address it printed.
 fn serve(args: &[&str]) -> (Child, String) {
-    let mut child = Command::new(ANQI)
-        .arg("serve")
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("first line is `listening on HOST:PORT`, got {line:?}"))
-        .to_string();
-    (child, addr)
+    let mut command = Command::new(ANQI);
+    command.arg("serve").args(args).stderr(Stdio::piped());
+    common::spawn_server(command)
 }
 
 fn signal(child: &Child, sig: &str) {

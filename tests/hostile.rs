@@ -241,25 +241,15 @@ fn a_low_descriptor_limit_answers_busy_instead_of_hanging() {
     )
     .unwrap();
     // A common `ulimit -n` far below the configured 4096 connections.
-    let mut child = Command::new("sh")
+    let mut command = Command::new("sh");
+    command
         .arg("-c")
         .arg(format!(
             "ulimit -n 200 && exec {ANQI} serve --listen 127.0.0.1:0 --config {}",
             config.display()
         ))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap()
-        .to_string();
+        .stderr(Stdio::null());
+    let (mut child, addr) = common::spawn_server(command);
     let (mut served, mut busy) = (0, 0);
     let mut open = Vec::new();
     for i in 0..250 {
@@ -432,7 +422,8 @@ async fn seeds_and_names_reach_the_record_as_sent() {
 
 #[test]
 fn a_newline_in_a_name_cannot_forge_a_log_line() {
-    let mut child = Command::new(ANQI)
+    let mut command = Command::new(ANQI);
+    command
         .args([
             "serve",
             "--listen",
@@ -443,19 +434,8 @@ fn a_newline_in_a_name_cannot_forge_a_log_line() {
             "traditional-2x4",
         ])
         .env("RUST_LOG", "debug")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap()
-        .to_string();
+        .stderr(Stdio::piped());
+    let (mut child, addr) = common::spawn_server(command);
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let mut a = RawClient::connect(&addr).await;

@@ -208,3 +208,23 @@ impl RawClient {
         }
     }
 }
+
+/// Starts `command` (an `anqi serve`, possibly behind a shell) with stdout piped, and returns
+/// the child and the address from its first line, `listening on HOST:PORT`.
+pub fn spawn_server(mut command: std::process::Command) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("first line is `listening on HOST:PORT`, got {line:?}"))
+        .to_string();
+    (child, addr)
+}

@@ -191,7 +191,7 @@ impl Orders {
             if self.spent.contains(&token) {
                 tracing::warn!(
                     peer = %player.peer,
-                    name = %player.name,
+                    name = ?player.name,
                     "refused a connection presenting a tournament token whose seat is already taken"
                 );
                 player.outbox.error(
@@ -202,7 +202,7 @@ impl Orders {
             }
             tracing::warn!(
                 peer = %player.peer,
-                name = %player.name,
+                name = ?player.name,
                 "refused a connection presenting a token no game waits for"
             );
             player.outbox.error(
