@@ -8,7 +8,9 @@
 - variant: protocol/variants/*.sexp;
 - record: tests/data/*.jsonl, and one game of each shipped variant recorded by a real server
   (`anqi serve` and the random `anqi-bot`, built here with cargo unless --no-games);
-- rules: for each shipped variant, its index, a seed and random step bytes (fixed generator).
+- rules: for each shipped variant, its index, a seed and random step bytes (fixed generator);
+- every target but rules: edge cases (EDGE_CASES below), inputs that broke an invariant once
+  and that a short run does not find by itself, so that the smoke run keeps checking them.
 
 Standard library only (CI has python3). Run from anywhere: `python3 fuzz/seed-corpus.py`.
 """
@@ -35,6 +37,53 @@ def put(corpus: Path, target: str, data: bytes) -> None:
     d = corpus / target
     d.mkdir(parents=True, exist_ok=True)
     (d / hashlib.sha1(data).hexdigest()).write_bytes(data)
+
+
+# Enough nested quotes to overflow the stack of an AddressSanitizer build (what smoke.sh
+# runs), yet within the server's default frame limit (16384 bytes) for client_message.
+QUOTES = "'" * 14000
+# Inputs that broke an invariant (see fuzz/README.md), kept as seeds: libFuzzer runs every seed
+# first, so each smoke run checks them again. By target, with what each one showed.
+EDGE_CASES = {
+    "frame": [
+        # A run of garbage split across pushes is reported once per piece, and swallows a ')'
+        # only when whole.
+        FRAME_SETTINGS + b"a)",
+        # Split after 'a', the ';' starts a comment that swallows the next message.
+        FRAME_SETTINGS + b"a;((bag))\n",
+    ],
+    "client_message": [
+        # Integers past u64 become floats: SEED is not kept as written, nor printed stably.
+        b"((init player1 22222222222222222222222222222222222222222222222222222))",
+        # Text printed bare that reads back as a number, or as several items.
+        b'((init "01" 1))',
+        b'((version "1.00"))',
+        b'((board "a b")(rev 0))',
+        # Nested quotes overflow lexpr's recursion (within the frame limits).
+        ("((init " + QUOTES + "a 1))").encode(),
+    ],
+    "server_message": [
+        b'((board "a b")(turn 0 1))',
+        b'((game "1.00"))',
+        ("((board " + QUOTES + "a))").encode(),
+    ],
+    "variant": [
+        # LINES x COLUMNS overflows.
+        b"(variant (name a) (board (rectangle 4294967296 4294967297)) (pieces Kk))",
+        ("(variant (name " + QUOTES + "a))").encode(),
+    ],
+}
+
+
+def edge_cases(corpus: Path) -> None:
+    for target, inputs in EDGE_CASES.items():
+        for data in inputs:
+            put(corpus, target, data)
+    # Records carry a variant description, parsed by `anqi replay`: the same cases there.
+    record = json.loads((ROOT / "tests" / "data" / "one-game.jsonl").read_text().splitlines()[0])
+    for source in EDGE_CASES["variant"]:
+        record["variant_source"] = source.decode()
+        put(corpus, "record", json.dumps(record, separators=(",", ":")).encode())
 
 
 def transcripts(corpus: Path) -> None:
@@ -189,6 +238,7 @@ def main() -> None:
     transcripts(corpus)
     variants(corpus)
     rules(corpus)
+    edge_cases(corpus)
     records(corpus, not args.no_games)
     for target in TARGETS:
         n = sum(1 for _ in (corpus / target).iterdir())

@@ -46,8 +46,11 @@ mkdir -p "$logs"
 failed=()
 for t in $targets; do
   echo "== fuzzing $t for ${seconds}s"
+  # Every target but rules reads S-expressions (rules reads raw numbers).
+  dict=()
+  [[ $t == rules ]] || dict=(-dict=fuzz/dict/sexp.dict)
   # -timeout: one input running longer than 10 s is a hang, reported like a crash.
-  if cargo fuzz run --target-dir "$target_dir" "$t" -- \
+  if cargo fuzz run --target-dir "$target_dir" "$t" -- "${dict[@]}" \
     -max_total_time="$seconds" -timeout=10 -print_final_stats=1 >"$logs/$t.log" 2>&1; then
     # libFuzzer's closing status line: executions, coverage, corpus.
     grep -E '^#[0-9]+[[:space:]]+DONE' "$logs/$t.log" | tail -n 1
