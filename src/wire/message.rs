@@ -598,9 +598,16 @@ impl ServerMessage {
                 "turn" | "info" | "win" => {
                     let (a, b) = two("(HEAD A B)")?;
                     let (a, b) = (number(head, a)?, number(head, b)?);
+                    // TURN is a 32-bit counter: a larger one is refused, not wrapped.
+                    let turn = || {
+                        u32::try_from(a).map_err(|_| MessageError {
+                            code: ErrorCode::Syntax,
+                            text: format!("in ({head} ...): turn {a} is out of range"),
+                        })
+                    };
                     match head {
-                        "turn" => ServerClause::Turn(a as u32, b),
-                        "info" => ServerClause::Info(a as u32, b),
+                        "turn" => ServerClause::Turn(turn()?, b),
+                        "info" => ServerClause::Info(turn()?, b),
                         _ => ServerClause::Win(a, b),
                     }
                 }
@@ -762,6 +769,13 @@ mod tests {
             let _ = ClientMessage::parse(&bytes);
             let _ = ServerMessage::parse(&bytes);
         }
+    }
+
+    #[test]
+    fn a_turn_past_32_bits_is_refused_not_wrapped() {
+        let e = ServerMessage::parse(b"((turn 4294967296 1))").unwrap_err();
+        assert_eq!(e.code, ErrorCode::Syntax);
+        assert!(ServerMessage::parse(b"((turn 4294967295 1))").is_ok());
     }
 
     #[test]
