@@ -167,12 +167,12 @@ pub fn read(text: &str, limits: Limits) -> Result<Sexp, SexpError> {
 /// It follows `lexpr`'s tokens closely enough that it never takes for a string or a comment
 /// what `lexpr` reads as code: a token starts after whitespace, a parenthesis or a bracket, or
 /// right after a string; `"` opens a string only at the start of a token, `;` a comment
-/// anywhere outside a string or a `#\` character; and inside a name or number, where `lexpr`
-/// may end a number early, the characters that could start something else (`"` and `#`) are
-/// refused along with the prefixes.
+/// anywhere outside a string or a `#\` character. Inside a token, `"` is refused, and so is
+/// `#` unless the token starts like a name (a number may end early, and a `#` after it could
+/// start a character literal), along with the prefixes.
 ///
 /// # Errors
-/// The first reader prefix, `"` or `#` inside a name, or list over a limit.
+/// The first reader prefix, `"` inside a token, `#` inside a number, or list over a limit.
 pub fn check(b: &[u8], limits: Limits) -> Result<(), SexpError> {
     let max_depth = limits.max_depth.min(MAX_DEPTH);
     let max_items = limits.max_items.min(MAX_ITEMS);
@@ -245,6 +245,10 @@ pub fn check(b: &[u8], limits: Limits) -> Result<(), SexpError> {
             }
             first => {
                 item(&mut open, line)?;
+                // A token that starts like a name is read to its end as one symbol, `#`
+                // included (`bot#1`); one that starts like a number may end early, and a `#`
+                // in it could start a character literal (`1#\"`).
+                let name = first.is_ascii_alphabetic() || b"!$%&*/:<=>?^_~".contains(&first);
                 // `#\` reads the next character whatever it is (`#\;`, `#\"`, `#\(`).
                 i += if first == b'#' && b.get(i + 1) == Some(&b'\\') {
                     3
@@ -252,7 +256,7 @@ pub fn check(b: &[u8], limits: Limits) -> Result<(), SexpError> {
                     1
                 };
                 while i < b.len() && !is_space(b[i]) && !b"()[];".contains(&b[i]) {
-                    if b"'`,\"#".contains(&b[i]) {
+                    if b"'`,\"".contains(&b[i]) || (b[i] == b'#' && !name) {
                         return Err(SexpError::Unsupported {
                             line,
                             message: format!(
@@ -347,7 +351,12 @@ mod tests {
         assert!(refused(&text));
         // A `"` or `#` inside a name could end a number early and start something else.
         assert!(refused(r#"(a 12"b 'x")"#));
-        assert!(refused("(a b#c)"));
+        assert!(refused(&format!(r#"(a 1#\" {}x ")"#, "'".repeat(100))));
+        // In a name, `#` is a character of the name.
+        assert_eq!(
+            read("(init bot#1 x)", WIRE).unwrap().to_ref_vec().unwrap()[1].as_symbol(),
+            Some("bot#1")
+        );
     }
 
     #[test]
