@@ -90,15 +90,6 @@ pub const MAX_DEPTH: usize = 127;
 /// longest valid lists (a board's 16,384 moves or jumps) stay under it.
 pub const MAX_ITEMS: usize = 20_000;
 
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            max_depth: MAX_DEPTH,
-            max_items: MAX_ITEMS,
-        }
-    }
-}
-
 /// A parsed S-expression that is dropped without recursion along its lists.
 pub struct Sexp(Option<Value>);
 

@@ -199,14 +199,26 @@ impl Topology {
         // between them, the straight line is the only shortest path of grid steps (any step off
         // the line must be undone), so clients decode every ray of a drawing.
         let neighbours = neighbours_of(coords.len(), &moves);
-        Ok(Topology {
-            size: coords.len(),
+        let mut t = Topology::assembled(coords.len(), moves, neighbours, rays);
+        t.coords = Some(coords);
+        Ok(t)
+    }
+
+    /// A topology from checked parts, with no rectangle or display positions yet.
+    fn assembled(
+        size: usize,
+        moves: Vec<(Cell, Cell)>,
+        neighbours: Vec<Vec<Cell>>,
+        rays: Vec<Vec<Vec<Cell>>>,
+    ) -> Topology {
+        Topology {
+            size,
             rectangle: None,
-            coords: Some(coords),
+            coords: None,
             moves,
             neighbours,
             rays,
-        })
+        }
     }
 
     /// A topology from explicit parts. Every ray must start at a cell adjacent to its origin,
@@ -281,14 +293,7 @@ impl Topology {
                 }
             }
         }
-        Ok(Topology {
-            size,
-            rectangle: None,
-            coords: None,
-            moves,
-            neighbours: links.neighbours,
-            rays,
-        })
+        Ok(Topology::assembled(size, moves, links.neighbours, rays))
     }
 
     /// Rebuilds a topology from the protocol's `size`, `moves` and compact `jumps` clauses (what
@@ -369,14 +374,7 @@ impl Topology {
             ));
         }
         // Every ray was built as the only shortest path of moves: nothing left to check.
-        Ok(Topology {
-            size,
-            rectangle: None,
-            coords: None,
-            moves,
-            neighbours: links.neighbours,
-            rays,
-        })
+        Ok(Topology::assembled(size, moves, links.neighbours, rays))
     }
 
     /// Number of cells.
