@@ -59,6 +59,7 @@
 //! variant description format, `protocol/RECORDS.md` for the game records, `protocol/GAMES.md`
 //! for a transcript of each kind of game, `TOURNAMENTS.md` for tournaments.
 
+pub mod bridge;
 pub mod config;
 pub mod record;
 pub mod replay;

@@ -1,0 +1,273 @@
+//! Bridges: third-party engines that speak another protocol play on anqi unchanged.
+//!
+//! A bridge is one game long. It connects to an anqi server as an ordinary client (asking for
+//! the protocol extensions that make translation exact: the last ply with the revealed piece,
+//! both clocks, the no-progress count), starts the engine, and translates both ways. It never
+//! fixes an engine's move: whatever the engine answers is forwarded, and the referee rules.
+//!
+//! - `mod.rs`: the protocols, and whether an event's variant can be played through one
+//!   ([`assess`]).
+//!
+//! `anqi bridge` runs one from the command line; a tournament runs `anqi bridge` for each
+//! engine whose `protocol` is not `anqi`.
+
+use crate::rules::{CaptureRules, ColourRule, Objective, Piece, Start, Topology, Variant};
+use serde::Deserialize;
+use std::fmt;
+
+/// The protocol an engine speaks.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "kebab-case")]
+pub enum Protocol {
+    /// anqi's own (the paper's): the engine connects to the server by itself.
+    #[default]
+    Anqi,
+    /// The NTU "Theory of Computer Games" course protocol, over stdin and stdout.
+    Tcg,
+    /// MistyBanqi's UCI dialect, over stdin and stdout.
+    UciBanqi,
+    /// The Computer Olympiad CDC platform's client protocol: the engine connects over TCP.
+    CdcPlatform,
+}
+
+impl Protocol {
+    /// Every protocol, in the order the docs list them.
+    pub const ALL: [Protocol; 4] = [
+        Protocol::Anqi,
+        Protocol::Tcg,
+        Protocol::UciBanqi,
+        Protocol::CdcPlatform,
+    ];
+
+    /// The name used in tournament files and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Anqi => "anqi",
+            Protocol::Tcg => "tcg",
+            Protocol::UciBanqi => "uci-banqi",
+            Protocol::CdcPlatform => "cdc-platform",
+        }
+    }
+
+    /// Whether anqi must translate for engines of this protocol.
+    pub fn is_bridged(self) -> bool {
+        self != Protocol::Anqi
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Protocol {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Protocol, String> {
+        Protocol::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+                format!("unknown protocol {s:?}; known: {}", names.join(", "))
+            })
+    }
+}
+
+/// What an organizer must hear before the first game about one engine and the event's variant.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Assessment {
+    /// Rules the engine believes that differ from the event's: it plays on, but may misjudge.
+    pub warnings: Vec<String>,
+}
+
+/// Checks that `event` can be played by an engine of `protocol` that believes the rules of
+/// `assumed` (when its configuration says), before any game starts.
+///
+/// # Errors
+/// A sentence naming what the protocol cannot represent (another board, a bag, teams, chain
+/// capture, ...): no game could be played faithfully, so the event must not start.
+pub fn assess(
+    protocol: Protocol,
+    event: &Variant,
+    assumed: Option<&Variant>,
+) -> Result<Assessment, String> {
+    if protocol.is_bridged() {
+        representable(protocol, event)?;
+    }
+    let mut warnings = Vec::new();
+    if let Some(assumed) = assumed {
+        warnings.extend(differences(event, assumed));
+    }
+    Ok(Assessment { warnings })
+}
+
+/// The one board every bridged protocol knows: 4 lines of 8 cells, the 32 standard pieces.
+fn representable(protocol: Protocol, v: &Variant) -> Result<(), String> {
+    let cannot = |what: String| {
+        Err(format!(
+            "the {protocol} protocol cannot play {}: {what}",
+            v.name
+        ))
+    };
+    let standard = Topology::rectangle(4, 8).expect("a 4x8 rectangle is a board");
+    if v.topology != standard {
+        return cannot("its board is not the 4x8 rectangle".into());
+    }
+    let mut pieces = v.pieces.clone();
+    let mut usual = Piece::parse_list("KGGBBRRNNCCPPPPPkggbbrrnnccppppp").expect("standard set");
+    pieces.sort_by_key(|p| p.letter());
+    usual.sort_by_key(|p| p.letter());
+    if pieces != usual {
+        return cannot("its pieces are not the standard 32".into());
+    }
+    if v.players != 2 || v.sides.len() != 2 {
+        return cannot(format!(
+            "it has {} players in {} sides, and the protocol knows one against one",
+            v.players,
+            v.sides.len()
+        ));
+    }
+    if v.objective != Objective::Capture {
+        return cannot("it is not played against an opponent".into());
+    }
+    if v.chain_capture {
+        return cannot("chain capture (a second action in the same turn)".into());
+    }
+    match (&v.start, protocol) {
+        (Start::Bag, _) => return cannot("a bag (draw and put actions)".into()),
+        (Start::FaceDown, _) => {}
+        // NTU engines are given a face-down board and nothing else before the first ply.
+        (_, Protocol::Tcg) => return cannot("a start with face-up pieces".into()),
+        _ => {}
+    }
+    if v.colours == ColourRule::Fixed && protocol == Protocol::Tcg {
+        return cannot("colours fixed before the first reveal".into());
+    }
+    Ok(())
+}
+
+/// The rules `assumed` gets wrong about `event`, each as a sentence.
+fn differences(event: &Variant, assumed: &Variant) -> Vec<String> {
+    let mut out = Vec::new();
+    let what = |rule: &str, e: String, a: String| {
+        format!(
+            "the event plays {rule} {e}, the engine assumes {a} ({})",
+            assumed.name
+        )
+    };
+    if event.capture != assumed.capture {
+        out.push(what(
+            "capture rules",
+            describe_capture(&event.capture),
+            describe_capture(&assumed.capture),
+        ));
+    }
+    if event.draw.no_progress != assumed.draw.no_progress {
+        let n = |x: Option<u32>| x.map_or("none".to_string(), |n| format!("{n} plies"));
+        out.push(what(
+            "a no-progress draw after",
+            n(event.draw.no_progress),
+            n(assumed.draw.no_progress),
+        ));
+    }
+    if event.draw.repetition != assumed.draw.repetition {
+        out.push(what(
+            "repetition",
+            format!("{:?}", event.draw.repetition),
+            format!("{:?}", assumed.draw.repetition),
+        ));
+    }
+    if event.start != assumed.start {
+        out.push(what(
+            "the start",
+            format!("{:?}", event.start),
+            format!("{:?}", assumed.start),
+        ));
+    }
+    out
+}
+
+fn describe_capture(c: &CaptureRules) -> String {
+    if *c == CaptureRules::standard() {
+        "standard".into()
+    } else {
+        format!(
+            "ranks {:?}{}",
+            c.ranks,
+            if c.cannon_jump {
+                ""
+            } else {
+                " without cannon jumps"
+            }
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shipped(name: &str) -> Variant {
+        Variant::shipped(name).unwrap()
+    }
+
+    #[test]
+    fn protocol_names_round_trip() {
+        for p in Protocol::ALL {
+            assert_eq!(p.name().parse::<Protocol>(), Ok(p));
+        }
+        let e = "uci".parse::<Protocol>().unwrap_err();
+        assert!(e.contains("uci-banqi"), "{e}");
+    }
+
+    #[test]
+    fn the_traditional_board_goes_through_every_protocol() {
+        for p in Protocol::ALL {
+            for v in ["traditional", "ntu", "openspiel", "platform"] {
+                assert_eq!(assess(p, &shipped(v), None), Ok(Assessment::default()));
+            }
+        }
+    }
+
+    #[test]
+    fn what_a_protocol_cannot_represent_is_refused_with_its_reason() {
+        let cases = [
+            (Protocol::Tcg, "traditional-2x4", "4x8"),
+            (Protocol::UciBanqi, "strategic", "bag"),
+            (Protocol::CdcPlatform, "2v2", "4x8"),
+            (Protocol::Tcg, "chain-capture", "chain capture"),
+            (Protocol::Tcg, "open", "face-up"),
+        ];
+        for (p, v, why) in cases {
+            let e = assess(p, &shipped(v), None).unwrap_err();
+            assert!(e.contains(why) && e.contains(p.name()), "{p} {v}: {e}");
+        }
+        // anqi's own protocol plays everything.
+        assert!(assess(Protocol::Anqi, &shipped("2v2"), None).is_ok());
+    }
+
+    #[test]
+    fn differing_beliefs_are_warnings() {
+        let a = assess(
+            Protocol::UciBanqi,
+            &shipped("traditional"),
+            Some(&shipped("ntu")),
+        )
+        .unwrap();
+        assert!(
+            a.warnings
+                .iter()
+                .any(|w| w.contains("180 plies") && w.contains("40 plies")),
+            "{a:?}"
+        );
+        let a = assess(
+            Protocol::Tcg,
+            &shipped("hong-kong"),
+            Some(&shipped("traditional")),
+        )
+        .unwrap();
+        assert!(a.warnings.iter().any(|w| w.contains("capture")), "{a:?}");
+    }
+}
