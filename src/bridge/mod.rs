@@ -236,7 +236,8 @@ mod tests {
         let cases = [
             (Protocol::Tcg, "traditional-2x4", "4x8"),
             (Protocol::UciBanqi, "strategic", "bag"),
-            (Protocol::CdcPlatform, "2v2", "4x8"),
+            (Protocol::CdcPlatform, "2v2", "one against one"),
+            (Protocol::CdcPlatform, "2v2-8x16", "4x8"),
             (Protocol::Tcg, "chain-capture", "chain capture"),
             (Protocol::Tcg, "open", "face-up"),
         ];
