@@ -96,6 +96,41 @@ pub(super) fn parse(text: &str) -> Result<Variant, DescriptionError> {
     Parser { text }.variant(value.value(), text)
 }
 
+/// The description a player may see: `text` (a valid description) without its comments and
+/// without the secret part, a fixed start's DEAL (`(start (fixed BOARD DEAL))` becomes
+/// `(start (fixed BOARD))`: the same rules, with the face-down pieces unknown). Sent by the
+/// `variant` protocol extension; it parses back into the same rules.
+pub fn public_text(text: &str) -> Result<String, DescriptionError> {
+    let value = read_sexp(text)?;
+    let mut out = String::new();
+    print_public(value.value(), &mut Vec::new(), &mut out);
+    Ok(out)
+}
+
+/// Prints `v` (at the path of clause heads `path`), leaving out a fixed start's deal.
+fn print_public<'v>(v: &'v lexpr::Value, path: &mut Vec<&'v str>, out: &mut String) {
+    let Some(items) = v.to_ref_vec().filter(|_| v.is_list()) else {
+        out.push_str(&v.to_string());
+        return;
+    };
+    let head = items.first().and_then(|h| h.as_symbol()).unwrap_or("");
+    let keep = if path.last() == Some(&"start") && head == "fixed" {
+        items.len().min(2)
+    } else {
+        items.len()
+    };
+    path.push(head);
+    out.push('(');
+    for (i, item) in items.iter().take(keep).enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        print_public(item, path, out);
+    }
+    out.push(')');
+    path.pop();
+}
+
 /// Reads the text as one S-expression, through the shared safe reader (`crate::sexp`). Every
 /// description is read here, and only here.
 fn read_sexp(text: &str) -> Result<Sexp, DescriptionError> {

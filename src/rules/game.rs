@@ -287,6 +287,11 @@ impl Game {
         self.ply
     }
 
+    /// Plies since the last reveal, capture, draw or put: what the no-progress rule counts.
+    pub fn quiet_plies(&self) -> u32 {
+        self.quiet_plies
+    }
+
     /// The side (0-based) of a player (1-based).
     pub fn side_of(&self, player: usize) -> usize {
         self.variant.side_of(player)

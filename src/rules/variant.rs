@@ -326,6 +326,12 @@ impl Variant {
         super::description::parse(text)
     }
 
+    /// The description a player may see (see [`super::description::public_text`]).
+    pub fn public_description(&self) -> String {
+        super::description::public_text(&self.source)
+            .expect("a variant's source is a valid description")
+    }
+
     /// The number of pieces of `colour`.
     pub fn count_of(&self, colour: Colour) -> usize {
         self.pieces.iter().filter(|p| p.colour == colour).count()
@@ -405,6 +411,41 @@ mod tests {
         let s = Variant::shipped("traditional-2x4").unwrap();
         assert_eq!(s.pieces_wire(), "KPPPkppp");
         assert_eq!(s.topology.size(), 8);
+    }
+
+    #[test]
+    fn the_public_description_is_the_same_rules_without_the_secret_deal() {
+        for (name, _) in SHIPPED {
+            let v = Variant::shipped(name).unwrap();
+            let text = v.public_description();
+            assert!(
+                !text.contains('\n') && text.len() < v.source.len(),
+                "comments left out: {text}"
+            );
+            let p = Variant::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}\n{text}"));
+            assert_eq!(p.name, v.name);
+            assert_eq!(p.topology, v.topology, "{name}");
+            assert_eq!(p.pieces, v.pieces, "{name}");
+            assert_eq!(p.capture, v.capture, "{name}");
+            assert_eq!(p.draw, v.draw, "{name}");
+            assert_eq!((p.colours, p.objective), (v.colours, v.objective), "{name}");
+            assert_eq!((&p.sides, &p.order), (&v.sides, &v.order), "{name}");
+            assert_eq!(p.chain_capture, v.chain_capture, "{name}");
+            match (&v.start, &p.start) {
+                (
+                    Start::Fixed {
+                        board,
+                        deal: Some(_),
+                    },
+                    Start::Fixed { board: b, deal },
+                ) => {
+                    assert_eq!((b, deal), (board, &None), "{name}: the deal is a secret")
+                }
+                (a, b) => assert_eq!(a, b, "{name}"),
+            }
+        }
+        let puzzle = Variant::shipped("puzzle").unwrap().public_description();
+        assert!(puzzle.contains("(start (fixed \"C.XgK..p\"))"), "{puzzle}");
     }
 
     #[test]

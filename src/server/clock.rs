@@ -13,6 +13,8 @@ use tokio::time::Instant;
 pub struct Clocks {
     /// Remaining time per player (index = player id - 1); `None` without a game clock.
     remaining: Vec<Option<Duration>>,
+    /// The game time each player started with.
+    initial: Vec<Option<Duration>>,
     used: Vec<Duration>,
     per_move: Option<Duration>,
     increment: Duration,
@@ -26,6 +28,7 @@ impl Clocks {
         let ms = |v: u64| (v > 0).then(|| Duration::from_millis(v));
         Clocks {
             remaining: vec![ms(pick(config.game_ms, variant.game_ms)); players],
+            initial: vec![ms(pick(config.game_ms, variant.game_ms)); players],
             used: vec![Duration::ZERO; players],
             per_move: ms(pick(config.move_ms, variant.move_ms)),
             increment: Duration::from_millis(pick(config.increment_ms, variant.increment_ms)),
@@ -70,6 +73,23 @@ impl Clocks {
     /// Total thinking time used by `player`.
     pub fn used(&self, player: usize) -> Duration {
         self.used[player - 1]
+    }
+
+    /// The game time `player` has left; `None` without a game clock.
+    pub fn remaining(&self, player: usize) -> Option<Duration> {
+        self.remaining[player - 1]
+    }
+
+    /// `player`'s time control as the `clock` extension states it, in milliseconds: game time,
+    /// increment, move limit, moves per period (0 = none).
+    pub fn control_ms(&self, player: usize) -> [u64; 4] {
+        let ms = |d: Option<Duration>| d.map_or(0, |d| d.as_millis() as u64);
+        [
+            ms(self.initial[player - 1]),
+            self.increment.as_millis() as u64,
+            ms(self.per_move),
+            0,
+        ]
     }
 }
 

@@ -5,8 +5,8 @@
 //! through channels, so a slow or silent client never blocks a game or another connection.
 
 use crate::wire::{
-    ClientClause, ClientMessage, ErrorCode, FrameError, FrameLimits, FrameScanner, MessageError,
-    ServerClause, ServerMessage,
+    ClientClause, ClientMessage, ErrorCode, Extension, Extensions, FrameError, FrameLimits,
+    FrameScanner, MessageError, ServerClause, ServerMessage,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -91,6 +91,8 @@ pub struct Player {
     pub peer: std::net::SocketAddr,
     pub name: String,
     pub seed: String,
+    /// The protocol extensions it asked for (and was granted) in its handshake.
+    pub ext: Extensions,
     pub inbox: mpsc::Receiver<Inbound>,
     pub outbox: Outbox,
 }
@@ -115,6 +117,7 @@ impl Player {
             peer: std::net::SocketAddr::from(([0, 0, 0, 0], 0)),
             name: format!("(absent seat {seat})"),
             seed: String::new(),
+            ext: Extensions::NONE,
             inbox,
             outbox: Outbox::closed(),
         }
@@ -140,6 +143,7 @@ impl Player {
             peer: std::net::SocketAddr::from(([127, 0, 0, 1], 40_000 + (conn % 20_000) as u16)),
             name: format!("p{conn}"),
             seed: seed.to_string(),
+            ext: Extensions::NONE,
             inbox,
             outbox: Outbox {
                 tx,
@@ -268,9 +272,11 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 /// The protocol version this server speaks.
 pub const VERSION: &str = "1.0";
 
-/// Runs the handshake: send `((version 1.0))`, then wait for `(init NAME SEED)` (a client
-/// `(version 1.0)` before it, in the same message or not, is accepted). Returns `None` when the
-/// client leaves, times out or speaks another version; it has been told why.
+/// Runs the handshake: send `((version 1.0))`, then wait for `(init NAME SEED)`. A client
+/// `(version 1.0)` and `(ext NAME ...)` before it, in the same message or not, are accepted; an
+/// unknown extension name is answered with an `unknown` error and left out, and the handshake
+/// goes on. Returns `None` when the client leaves, times out or speaks another version; it has
+/// been told why.
 pub async fn handshake(
     conn: u64,
     peer: std::net::SocketAddr,
@@ -286,6 +292,7 @@ pub async fn handshake(
         return None;
     }
     let deadline = tokio::time::Instant::now() + timeout;
+    let mut ext = Extensions::NONE;
     loop {
         let received = tokio::select! {
             r = tokio::time::timeout_at(deadline, inbox.recv()) => r,
@@ -328,6 +335,21 @@ pub async fn handshake(
                     return None;
                 }
                 ClientClause::Init { name, seed } => init = Some((name, seed)),
+                ClientClause::Ext(names) => {
+                    for name in names {
+                        match Extension::from_name(&name) {
+                            Some(e) => ext.insert(e),
+                            None => outbox.error(
+                                ErrorCode::Unknown,
+                                format!(
+                                    "no extension is named {}; known: {}",
+                                    crate::sexp::excerpt(&name),
+                                    Extension::known_names()
+                                ),
+                            ),
+                        }
+                    }
+                }
                 other => outbox.error(
                     ErrorCode::Unexpected,
                     format!(
@@ -344,6 +366,7 @@ pub async fn handshake(
                 peer,
                 name,
                 seed,
+                ext,
                 inbox,
                 outbox,
             });

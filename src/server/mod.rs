@@ -115,6 +115,9 @@ impl Server {
         };
         let ctx = GameContext {
             setup_common: GameContext::setup_common(&self.variant),
+            public_variant: crate::wire::ServerClause::Variant(self.variant.public_description())
+                .to_string()
+                .into(),
             variant: self.variant.clone(),
             config: cfg.clone(),
             records: records.clone(),

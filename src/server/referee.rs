@@ -17,7 +17,10 @@ use crate::record::{
 use crate::rules::{
     Action, ActionCounts, Game, PlayError, SeedInputs, Square, Start, Termination, Variant,
 };
-use crate::wire::{ClientClause, ClientMessage, ErrorCode, ServerClause, ServerMessage};
+use crate::wire::{
+    ClientClause, ClientMessage, ErrorCode, Extension, Extensions, LastPly, ServerClause,
+    ServerMessage,
+};
 use std::future::poll_fn;
 use std::sync::Arc;
 use std::task::Poll;
@@ -31,6 +34,8 @@ pub struct GameContext {
     /// The setup clauses shared by every player and game of the variant, from `(game TYPE)` to
     /// `(jumps ...)` (built once: on 8x16 they are several kilobytes).
     pub setup_common: Arc<str>,
+    /// The `(variant "...")` clause of the `variant` extension, built once.
+    pub public_variant: Arc<str>,
     pub config: Arc<Config>,
     pub records: RecordSink,
     pub shutdown: CancellationToken,
@@ -128,7 +133,9 @@ impl Request {
                     }
                 }
                 ClientClause::Resign => return Request::Resign,
-                c @ (ClientClause::Version(_) | ClientClause::Init { .. }) => {
+                c @ (ClientClause::Version(_)
+                | ClientClause::Init { .. }
+                | ClientClause::Ext(_)) => {
                     return Request::Refused(
                         ErrorCode::Unexpected,
                         format!(
@@ -177,6 +184,8 @@ struct Referee {
     done: Option<tokio::sync::oneshot::Sender<GameRecord>>,
     /// The seat whose messages are looked at first next time, so no seat is starved.
     next_poll: usize,
+    /// The last ply played and its mover, for the `last` extension.
+    last: Option<(usize, LastPly)>,
 }
 
 impl Referee {
@@ -223,6 +232,7 @@ impl Referee {
             absent: spec.absent,
             done: spec.done,
             next_poll: 0,
+            last: None,
             ctx,
         }
     }
@@ -254,12 +264,13 @@ impl Referee {
                 continue;
             }
             let line = format!(
-                "({}{}{}{}{})\n",
+                "({}{}{}{}{}{})\n",
                 ServerClause::Id(player),
                 ServerClause::Players(variant.players),
                 team_clauses(&variant, player),
                 self.ctx.setup_common,
-                tail
+                tail,
+                self.setup_extensions(player)
             );
             if self.seats[player - 1]
                 .player
@@ -273,29 +284,89 @@ impl Referee {
         tracing::debug!(server_seed = %self.header.seeds.server, "game started");
     }
 
-    /// Sends the board with `(turn ...)` to the mover and `(info ...)` to everyone else.
-    /// `None` when the game ended on the way (a player who cannot be written to is gone).
+    /// The extension clauses ending `player`'s setup message: `(ext ...)` (what was granted),
+    /// `(timecontrol ...)`, `(variant "...")`. Empty for a client that asked for nothing.
+    fn setup_extensions(&self, player: usize) -> String {
+        let ext = self.seats[player - 1].player.ext;
+        if ext.is_empty() {
+            return String::new();
+        }
+        let mut out = ServerClause::Ext(ext.names()).to_string();
+        if ext.contains(Extension::Clock) {
+            out.push_str(&ServerClause::TimeControl(self.clocks.control_ms(player)).to_string());
+        }
+        if ext.contains(Extension::Variant) {
+            out.push_str(&self.ctx.public_variant);
+        }
+        out
+    }
+
+    /// The extension clauses of a prompt for a client that asked for `ext`, in a fixed order:
+    /// `(last ...)`, `(clock ...)`, `(progress ...)`.
+    fn prompt_extensions(&self, ext: Extensions) -> Vec<ServerClause> {
+        let mut out = Vec::new();
+        if ext.contains(Extension::Last) {
+            out.extend(self.last.map(|(id, ply)| ServerClause::Last(id, ply)));
+        }
+        if ext.contains(Extension::Clock) {
+            out.push(ServerClause::Clock(
+                (1..=self.seats.len())
+                    .map(|p| self.clocks.remaining(p).map_or(0, |d| d.as_millis() as u64))
+                    .collect(),
+            ));
+        }
+        if ext.contains(Extension::Progress) {
+            out.push(ServerClause::Progress(self.game.quiet_plies()));
+        }
+        out
+    }
+
+    /// Sends the board with `(turn ...)` to the mover and `(info ...)` to everyone else (with
+    /// the extension clauses each asked for before them). `None` when the game ended on the way
+    /// (a player who cannot be written to is gone).
     fn prompt(&mut self) -> Option<Turn> {
         let game = &self.game;
         let mover = game.to_move();
         let board = game.wire_board();
         let round = game.round();
-        // The board, the drawn piece while it waits to be put, then turn or info.
-        let message = |last: ServerClause| -> Arc<str> {
+        // The board, the drawn piece while it waits to be put, extensions, then turn or info.
+        let message = |ext: Extensions, last: ServerClause| -> Arc<str> {
             let mut clauses = vec![ServerClause::Board(board.clone())];
             clauses.extend(game.hand().map(|p| ServerClause::Hand(p.letter())));
+            if !ext.is_empty() {
+                clauses.extend(self.prompt_extensions(ext));
+            }
             clauses.push(last);
             ServerMessage(clauses).to_line().into()
         };
-        let prompt = message(ServerClause::Turn(round, mover));
-        let info = message(ServerClause::Info(round, mover));
-        for (i, seat) in self.seats.iter().enumerate() {
-            let line = if i + 1 == mover { &prompt } else { &info };
-            if seat.player.outbox.send_line(line.clone()).is_err() {
+        // Most games have at most two kinds of clients (with and without extensions).
+        let mut made: Vec<(Extensions, bool, Arc<str>)> = Vec::new();
+        let mut prompt = None;
+        for i in 0..self.seats.len() {
+            let ext = self.seats[i].player.ext;
+            let to_move = i + 1 == mover;
+            let line = match made.iter().find(|(e, m, _)| *e == ext && *m == to_move) {
+                Some((_, _, line)) => line.clone(),
+                None => {
+                    let last = if to_move {
+                        ServerClause::Turn(round, mover)
+                    } else {
+                        ServerClause::Info(round, mover)
+                    };
+                    let line = message(ext, last);
+                    made.push((ext, to_move, line.clone()));
+                    line
+                }
+            };
+            if to_move {
+                prompt = Some(line.clone());
+            }
+            if self.seats[i].player.outbox.send_line(line).is_err() {
                 self.game.forfeit(i + 1, Termination::Disconnect);
                 return None;
             }
         }
+        let prompt = prompt.expect("the mover has a seat");
         let started = Instant::now();
         Some(Turn {
             mover,
@@ -380,6 +451,17 @@ impl Referee {
                 match self.game.play(from, action) {
                     Ok(played) => {
                         self.clocks.charge(turn.mover, spent);
+                        self.last = Some((
+                            turn.mover,
+                            match action {
+                                Action::Reveal(cell) => {
+                                    LastPly::Rev(cell, played.revealed.map_or('X', |p| p.letter()))
+                                }
+                                Action::Move { from, to } => LastPly::Mov(from, to),
+                                Action::Bag => LastPly::Bag,
+                                Action::Put { piece, cell } => LastPly::Put(piece.letter(), cell),
+                            },
+                        ));
                         self.plies.push(PlyRecord {
                             ply: self.game.ply(),
                             turn: turn.round,
@@ -491,10 +573,23 @@ impl Referee {
         }
         if outcome.reason != Termination::Aborted {
             let (player, team) = self.game.win_clause();
-            let line: Arc<str> = ServerMessage(vec![ServerClause::Win(player, team)])
-                .to_line()
-                .into();
+            let win = ServerClause::Win(player, team);
+            let line: Arc<str> = ServerMessage(vec![win.clone()]).to_line().into();
+            // With `last`: the final board and ply before the result.
+            let with_last: Arc<str> = ServerMessage(
+                std::iter::once(ServerClause::Board(self.game.wire_board()))
+                    .chain(self.last.map(|(id, ply)| ServerClause::Last(id, ply)))
+                    .chain([win])
+                    .collect(),
+            )
+            .to_line()
+            .into();
             for seat in &self.seats {
+                let line = if seat.player.ext.contains(Extension::Last) {
+                    &with_last
+                } else {
+                    &line
+                };
                 let _ = seat.player.outbox.send_line(line.clone());
             }
         }

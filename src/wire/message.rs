@@ -6,6 +6,7 @@
 //! between a clause's items, and the lists of `moves`, `jumps`, `revs` and `puts` written as
 //! `(moves (0 1)(0 4))`. The server ends every message it sends with `\n`.
 
+use super::extension::LastPly;
 use crate::rules::{Action, Piece};
 use crate::sexp::{self, excerpt, shown, Sexp, SexpError};
 use lexpr::Value;
@@ -118,6 +119,19 @@ pub enum ServerClause {
     /// `(win PLAYER_ID TEAM_ID)`; `(win 0 0)` is a draw.
     Win(usize, usize),
     Error(ErrorCode, String),
+    // The opt-in extensions (`extension.rs`); only clients that asked get these.
+    /// `(ext NAME ...)`: the extensions granted, in the setup message.
+    Ext(Vec<String>),
+    /// `(last ID ...)`: the ply just played and its mover.
+    Last(usize, LastPly),
+    /// `(timecontrol GAME_MS INCREMENT_MS MOVE_MS PERIOD_MOVES)`, 0 = none.
+    TimeControl([u64; 4]),
+    /// `(clock MS ...)`: each player's game time left, by player id.
+    Clock(Vec<u64>),
+    /// `(progress N)`: plies since the last reveal or capture.
+    Progress(u32),
+    /// `(variant "DESCRIPTION")`.
+    Variant(String),
 }
 
 /// Client-to-server clauses (Table III).
@@ -135,6 +149,8 @@ pub enum ClientClause {
     Resign,
     Bag,
     Put(char, usize),
+    /// `(ext NAME ...)`: the extensions asked for, during the handshake (an anqi extension).
+    Ext(Vec<String>),
 }
 
 impl ClientClause {
@@ -152,6 +168,7 @@ impl ClientClause {
             ClientClause::Version(_)
             | ClientClause::Init { .. }
             | ClientClause::Board(_)
+            | ClientClause::Ext(_)
             | ClientClause::Resign => None,
         }
     }
@@ -301,6 +318,27 @@ impl fmt::Display for ServerClause {
                 write_string(&mut o, text);
                 o.push(')');
             }
+            ServerClause::Ext(names) => write_names(&mut o, "ext", names),
+            ServerClause::Last(id, ply) => match ply {
+                LastPly::Rev(c, p) => write!(o, "(last {id} rev {c} {p})")?,
+                LastPly::Mov(a, b) => write!(o, "(last {id} mov {a} {b})")?,
+                LastPly::Bag => write!(o, "(last {id} bag)")?,
+                LastPly::Put(p, c) => write!(o, "(last {id} put {p} {c})")?,
+            },
+            ServerClause::TimeControl([g, i, m, p]) => write!(o, "(timecontrol {g} {i} {m} {p})")?,
+            ServerClause::Clock(ms) => {
+                o.push_str("(clock");
+                for t in ms {
+                    write!(o, " {t}")?;
+                }
+                o.push(')');
+            }
+            ServerClause::Progress(n) => write!(o, "(progress {n})")?,
+            ServerClause::Variant(text) => {
+                o.push_str("(variant ");
+                write_string(&mut o, text);
+                o.push(')');
+            }
         }
         f.write_str(&o)
     }
@@ -332,9 +370,21 @@ impl fmt::Display for ClientClause {
             ClientClause::Resign => o.push_str("(resign)"),
             ClientClause::Bag => o.push_str("(bag)"),
             ClientClause::Put(p, c) => write!(o, "(put {p} {c})")?,
+            ClientClause::Ext(names) => write_names(&mut o, "ext", names),
         }
         f.write_str(&o)
     }
+}
+
+/// `(HEAD NAME ...)`, each name printed so that it reads back as itself.
+fn write_names(out: &mut String, head: &str, names: &[String]) {
+    out.push('(');
+    out.push_str(head);
+    for n in names {
+        out.push(' ');
+        write_atom(out, n);
+    }
+    out.push(')');
 }
 
 fn write_message<T: fmt::Display>(f: &mut fmt::Formatter<'_>, clauses: &[T]) -> fmt::Result {
@@ -508,6 +558,28 @@ fn parse_value(bytes: &[u8]) -> Result<Sexp, MessageError> {
     })
 }
 
+fn last_form() -> MessageError {
+    MessageError {
+        code: ErrorCode::Syntax,
+        text: "(last ID rev POS PIECE), (last ID mov POS_I POS_F), (last ID bag) or (last ID put PIECE POS)".into(),
+    }
+}
+
+/// The ply of `(last ID ...)`, after the ID.
+fn last_ply(args: &[&Value]) -> Result<LastPly, MessageError> {
+    let head = "last";
+    match args {
+        [kind, rest @ ..] => match (kind.as_symbol(), rest) {
+            (Some("rev"), [c, p]) => Ok(LastPly::Rev(number(head, c)?, piece_letter(head, p)?)),
+            (Some("mov"), [a, b]) => Ok(LastPly::Mov(number(head, a)?, number(head, b)?)),
+            (Some("bag"), []) => Ok(LastPly::Bag),
+            (Some("put"), [p, c]) => Ok(LastPly::Put(piece_letter(head, p)?, number(head, c)?)),
+            _ => Err(last_form()),
+        },
+        [] => Err(last_form()),
+    }
+}
+
 impl ClientMessage {
     /// Parses one framed message from a client.
     ///
@@ -544,11 +616,14 @@ impl ClientMessage {
                     let a = arity(head, &args, 2, "(put PIECE POS)")?;
                     ClientClause::Put(piece_letter(head, a[0])?, number(head, a[1])?)
                 }
+                "ext" => ClientClause::Ext(
+                    args.iter().map(|a| text(head, a)).collect::<Result<_, _>>()?,
+                ),
                 other => {
                     return Err(MessageError {
                         code: ErrorCode::Unknown,
                         text: format!(
-                            "unknown clause ({} ...); a client sends version, init, board, rev, mov, resign, bag, put",
+                            "unknown clause ({} ...); a client sends version, init, ext, board, rev, mov, resign, bag, put",
                             excerpt(other)
                         ),
                     })
@@ -620,6 +695,41 @@ impl ServerMessage {
                     )?;
                     ServerClause::Error(code, text(head, msg)?)
                 }
+                "ext" => ServerClause::Ext(
+                    args.iter()
+                        .map(|a| text(head, a))
+                        .collect::<Result<_, _>>()?,
+                ),
+                "last" => ServerClause::Last(
+                    number(head, args.first().copied().ok_or_else(last_form)?)?,
+                    last_ply(&args[1..])?,
+                ),
+                "timecontrol" => {
+                    let a = arity(
+                        head,
+                        &args,
+                        4,
+                        "(timecontrol GAME_MS INCREMENT_MS MOVE_MS PERIOD_MOVES)",
+                    )?;
+                    let mut v = [0u64; 4];
+                    for (o, x) in v.iter_mut().zip(a) {
+                        *o = number(head, x)? as u64;
+                    }
+                    ServerClause::TimeControl(v)
+                }
+                "clock" => ServerClause::Clock(
+                    args.iter()
+                        .map(|a| number(head, a).map(|n| n as u64))
+                        .collect::<Result<_, _>>()?,
+                ),
+                "progress" => {
+                    let n = number(head, one("(progress N)")?)?;
+                    ServerClause::Progress(u32::try_from(n).map_err(|_| MessageError {
+                        code: ErrorCode::Syntax,
+                        text: format!("in (progress ...): {n} is out of range"),
+                    })?)
+                }
+                "variant" => ServerClause::Variant(text(head, one("(variant \"DESCRIPTION\")")?)?),
                 other => {
                     return Err(MessageError {
                         code: ErrorCode::Unknown,
@@ -660,6 +770,12 @@ mod tests {
             "((win 0 0))",
             "((error illegal \"cell 3 is \\\"empty\\\"\"))",
             "((board .P.P.XPX)(info 5 2))",
+            "((ext last clock progress variant))",
+            "((board KXXXXXXX)(last 1 rev 0 K)(clock 899000 900000)(progress 0)(info 1 1))",
+            "((board .KXXXXXX)(last 2 mov 0 1)(turn 2 1))",
+            "((last 1 bag)(last 2 put p 7)(timecontrol 60000 500 0 40))",
+            "((variant \"(variant (name x))\"))",
+            "((clock))",
         ] {
             server_round_trip(s);
         }
@@ -676,6 +792,8 @@ mod tests {
             "((resign))",
             "((bag))",
             "((board KXXXXXXX)(put P 7))",
+            "((version 1.0)(init bot 7)(ext last clock))",
+            "((ext))",
         ] {
             client_round_trip(s);
         }
