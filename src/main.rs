@@ -125,6 +125,60 @@ enum Command {
         #[command(subcommand)]
         command: VariantCommand,
     },
+    /// Play one game on an anqi server with an engine that speaks another protocol: start the
+    /// engine, greet it, join the server, and translate every message both ways.
+    ///
+    /// PROTOCOL is `tcg` (the NTU course protocol, stdin/stdout), `uci-banqi` (MistyBanqi's,
+    /// stdin/stdout) or `cdc-platform` (the Olympiad platform's client: the engine is started
+    /// with HOST PORT and connects to the bridge). The engine's answers are forwarded as they
+    /// are, and the referee rules on them. See protocol/BRIDGES.md for each protocol's map.
+    ///
+    /// Exits with status 0 when the game was played to its end, 3 when the engine could not be
+    /// started or failed its handshake (nothing was sent to the server), 1 otherwise.
+    ///
+    /// Examples:
+    ///   anqi bridge --protocol uci-banqi --connect 127.0.0.1:7700 -- ./misty --uci
+    ///   anqi bridge --protocol tcg --check -- ./hw3
+    ///   anqi bridge --print-map tcg
+    #[command(verbatim_doc_comment)]
+    Bridge {
+        /// The engine's protocol.
+        #[arg(long, value_name = "PROTOCOL", required_unless_present = "print_map")]
+        protocol: Option<anqi::bridge::Protocol>,
+        /// The anqi server to join, HOST:PORT.
+        #[arg(
+            long,
+            value_name = "HOST:PORT",
+            required_unless_present_any = ["print_map", "check"]
+        )]
+        connect: Option<String>,
+        /// The SEED sent in (init NAME SEED): a tournament seat's token.
+        #[arg(long, env = "ANQI_TOKEN", default_value = "0", hide_env_values = true)]
+        token: String,
+        /// The name to play under (default: the name the engine gives, else "engine").
+        #[arg(long)]
+        name: Option<String>,
+        /// The rules the engine believes (a shipped variant or a description file): warns
+        /// where they differ from the game's, and translates the counters the protocol carries.
+        #[arg(long, value_name = "VARIANT")]
+        assumes: Option<String>,
+        /// Start the engine, run its protocol's handshake, stop it; connect to nothing.
+        #[arg(long)]
+        check: bool,
+        /// Log every line exchanged with the engine on stderr.
+        #[arg(long, short)]
+        verbose: bool,
+        /// Print PROTOCOL's coordinate map (square names of anqi's 4x8 cells) and exit.
+        #[arg(long, value_name = "PROTOCOL", exclusive = true)]
+        print_map: Option<anqi::bridge::Protocol>,
+        /// The engine's program and its arguments, after `--`.
+        #[arg(
+            last = true,
+            value_name = "ENGINE",
+            required_unless_present = "print_map"
+        )]
+        engine: Vec<String>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -184,6 +238,32 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             })
             .map_err(Into::into),
+        Command::Bridge {
+            protocol,
+            connect,
+            token,
+            name,
+            assumes,
+            check,
+            verbose,
+            print_map,
+            engine,
+        } => match print_map {
+            Some(p) => {
+                print!("{}", anqi::bridge::print_map(p));
+                Ok(ExitCode::SUCCESS)
+            }
+            None => bridge(
+                protocol.expect("clap requires it"),
+                connect.unwrap_or_default(),
+                token,
+                name,
+                assumes,
+                check,
+                verbose,
+                engine,
+            ),
+        },
         Command::Variants => {
             for (name, _) in SHIPPED {
                 let v = Variant::shipped(name).expect("shipped variants are valid");
@@ -427,4 +507,58 @@ fn replay(files: &[PathBuf], quiet: bool) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `anqi bridge`: one bridged game, or the engine's handshake alone with `--check`.
+#[allow(clippy::too_many_arguments)]
+fn bridge(
+    protocol: anqi::bridge::Protocol,
+    connect: String,
+    token: String,
+    name: Option<String>,
+    assumes: Option<String>,
+    check: bool,
+    verbose: bool,
+    engine: Vec<String>,
+) -> Result<ExitCode> {
+    let assumes = assumes
+        .map(|a| Variant::load(&a).with_context(|| format!("--assumes {a}")))
+        .transpose()?;
+    let options = anqi::bridge::BridgeOptions {
+        protocol,
+        connect,
+        token,
+        name,
+        assumes,
+        command: engine,
+        verbose,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let outcome = runtime.block_on(async {
+        if check {
+            anqi::bridge::check(&options).await.map(|name| {
+                println!(
+                    "{}: the engine answered its handshake{}",
+                    options.protocol,
+                    name.map(|n| format!(" as {n:?}")).unwrap_or_default()
+                );
+            })
+        } else {
+            anqi::bridge::run(&options).await.map(|s| {
+                eprintln!(
+                    "anqi bridge: game over after {} plies: (win {} {}), the engine was player {}",
+                    s.plies, s.win.0, s.win.1, s.me
+                );
+            })
+        }
+    });
+    match outcome {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) => {
+            eprintln!("anqi bridge: {e}");
+            Ok(ExitCode::from(e.exit_code()))
+        }
+    }
 }

@@ -5,15 +5,201 @@
 //! both clocks, the no-progress count), starts the engine, and translates both ways. It never
 //! fixes an engine's move: whatever the engine answers is forwarded, and the referee rules.
 //!
-//! - `mod.rs`: the protocols, and whether an event's variant can be played through one
-//!   ([`assess`]).
+//! - `mod.rs`: the protocols, whether an event's variant can be played through one
+//!   ([`assess`]), and one bridged game from start to end ([`run`]).
+//! - `session`: the anqi side: the connection, its events, and the public state.
+//! - `engine`: an engine process that speaks in lines on stdin and stdout.
+//! - `tcg`, `uci`, `platform`: one translator per protocol, each with its coordinate map.
 //!
 //! `anqi bridge` runs one from the command line; a tournament runs `anqi bridge` for each
 //! engine whose `protocol` is not `anqi`.
 
+pub mod engine;
+pub mod platform;
+pub mod session;
+pub mod tcg;
+pub mod uci;
+
 use crate::rules::{CaptureRules, ColourRule, Objective, Piece, Start, Topology, Variant};
 use serde::Deserialize;
+use session::Session;
 use std::fmt;
+use std::time::Duration;
+
+/// Why a bridged game could not be played to its end.
+#[derive(Debug, thiserror::Error)]
+pub enum BridgeError {
+    /// The engine could not be started, or failed its protocol's handshake: nothing was sent
+    /// to the server (exit status 3).
+    #[error("the engine did not start: {0}")]
+    EngineStart(String),
+    /// The engine died or broke its protocol during the game.
+    #[error("engine: {0}")]
+    Engine(String),
+    /// The server could not be reached, or broke off.
+    #[error("server: {0}")]
+    Server(String),
+    /// The event's variant cannot be played through this protocol.
+    #[error("{0}")]
+    Unplayable(String),
+}
+
+impl BridgeError {
+    /// The exit status of `anqi bridge` for this error: 3 when the engine never started (a
+    /// tournament stops the event), 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            BridgeError::EngineStart(_) => 3,
+            _ => 1,
+        }
+    }
+}
+
+/// How a bridge is run.
+#[derive(Clone, Debug)]
+pub struct BridgeOptions {
+    pub protocol: Protocol,
+    /// The anqi server, `HOST:PORT`.
+    pub connect: String,
+    /// The SEED to send in `(init NAME SEED)`: a tournament's seat token.
+    pub token: String,
+    /// The name to play under; default: the name the engine gives, else `engine`.
+    pub name: Option<String>,
+    /// The rules the engine believes, when they differ from the event's.
+    pub assumes: Option<Variant>,
+    /// The engine's program and arguments.
+    pub command: Vec<String>,
+    /// Log every line exchanged with the engine on stderr.
+    pub verbose: bool,
+}
+
+/// How long an engine has for its protocol's handshake.
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One protocol's translator: its engine, started and greeted, then one game.
+pub(crate) trait Translator: Sized {
+    /// Starts the engine and runs the protocol's handshake.
+    async fn start(options: &BridgeOptions) -> Result<Self, BridgeError>;
+    /// The name the engine gave in its handshake, if the protocol has one.
+    fn engine_name(&self) -> Option<String>;
+    /// Plays the session's game to its end.
+    async fn play(
+        &mut self,
+        session: &mut Session,
+        options: &BridgeOptions,
+    ) -> Result<(), BridgeError>;
+    /// Tells the engine the game is over and stops it.
+    async fn quit(self);
+}
+
+/// What a bridged game came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BridgeSummary {
+    /// The engine's player id.
+    pub me: usize,
+    /// The `(win PLAYER TEAM)` values.
+    pub win: (usize, usize),
+    pub plies: usize,
+}
+
+/// Starts the engine, greets it, joins the server and plays one game.
+///
+/// # Errors
+/// See [`BridgeError`]; a game that ended early (the engine died) is an error too.
+pub async fn run(options: &BridgeOptions) -> Result<BridgeSummary, BridgeError> {
+    match options.protocol {
+        Protocol::Anqi => Err(BridgeError::Unplayable(
+            "an anqi engine connects by itself: it needs no bridge".into(),
+        )),
+        Protocol::Tcg => run_with::<tcg::TcgEngine>(options).await,
+        Protocol::UciBanqi => run_with::<uci::UciEngine>(options).await,
+        Protocol::CdcPlatform => run_with::<platform::PlatformEngine>(options).await,
+    }
+}
+
+/// Starts the engine and runs its protocol's handshake only (`anqi bridge --check`, and the
+/// check a tournament makes before its first game). Returns the name the engine gave.
+///
+/// # Errors
+/// [`BridgeError::EngineStart`].
+pub async fn check(options: &BridgeOptions) -> Result<Option<String>, BridgeError> {
+    async fn with<T: Translator>(options: &BridgeOptions) -> Result<Option<String>, BridgeError> {
+        let engine = T::start(options).await?;
+        let name = engine.engine_name();
+        engine.quit().await;
+        Ok(name)
+    }
+    match options.protocol {
+        Protocol::Anqi => Ok(None),
+        Protocol::Tcg => with::<tcg::TcgEngine>(options).await,
+        Protocol::UciBanqi => with::<uci::UciEngine>(options).await,
+        Protocol::CdcPlatform => with::<platform::PlatformEngine>(options).await,
+    }
+}
+
+async fn run_with<T: Translator>(options: &BridgeOptions) -> Result<BridgeSummary, BridgeError> {
+    let mut engine = T::start(options).await?;
+    let name = options
+        .name
+        .clone()
+        .or_else(|| engine.engine_name())
+        .unwrap_or_else(|| "engine".into());
+    let mut session = match Session::join(&options.connect, &name, &options.token).await {
+        Ok(s) => s,
+        Err(e) => {
+            engine.quit().await;
+            return Err(e);
+        }
+    };
+    let played = match assess(options.protocol, &session.variant, options.assumes.as_ref()) {
+        Err(refusal) => {
+            // Nothing faithful can be played: give the game up rather than play it wrong.
+            let _ = session.answer(session::Answer::Resign).await;
+            Err(BridgeError::Unplayable(refusal))
+        }
+        Ok(assessment) => {
+            for w in &assessment.warnings {
+                eprintln!("anqi bridge: warning: {w}");
+            }
+            engine.play(&mut session, options).await
+        }
+    };
+    engine.quit().await;
+    played?;
+    let win = session
+        .result()
+        .ok_or_else(|| BridgeError::Server("the game ended without a result".into()))?;
+    Ok(BridgeSummary {
+        me: session.me,
+        win,
+        plies: session.history().len(),
+    })
+}
+
+/// The coordinate map of a protocol: a 4x8 grid of the square names, anqi's cell numbers
+/// beside them (`anqi bridge --print-map PROTOCOL`).
+pub fn print_map(protocol: Protocol) -> String {
+    let name: fn(usize) -> String = match protocol {
+        Protocol::Anqi => |c| c.to_string(),
+        Protocol::Tcg => tcg::square_name,
+        Protocol::UciBanqi => uci::square_name,
+        Protocol::CdcPlatform => platform::square_name,
+    };
+    let mut out = format!(
+        "{protocol}: anqi cell = row * 8 + column, row 0 printed first; each cell shows CELL=NAME\n"
+    );
+    for row in 0..4 {
+        let line: Vec<String> = (0..8)
+            .map(|col| {
+                let cell = row * 8 + col;
+                format!("{cell:>2}={:<5}", name(cell))
+            })
+            .collect();
+        out.push_str(line.join(" ").trim_end());
+        out.push('\n');
+    }
+    out
+}
 
 /// The protocol an engine speaks.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq, Hash)]

@@ -1,0 +1,181 @@
+//! An engine that talks in lines over its stdin and stdout (the `tcg` and `uci-banqi`
+//! protocols). Its stderr goes where the bridge's goes (the engine's log in a tournament).
+//! Every line is logged on the bridge's stderr with `--verbose`; lines the protocol did not
+//! expect (debug output on stdout) are logged always, as `engine: ...`.
+
+use super::BridgeError;
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// The longest line kept from an engine; the rest of a longer one is skipped, so an engine
+/// cannot make the bridge hold unbounded memory.
+const MAX_LINE: usize = 64 * 1024;
+
+/// A running line-protocol engine.
+pub struct LineEngine {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    /// The line being read (kept across cancelled reads).
+    pending: Vec<u8>,
+    program: String,
+    verbose: bool,
+}
+
+impl LineEngine {
+    /// Starts `command` (program and arguments) with piped stdin and stdout.
+    ///
+    /// # Errors
+    /// [`BridgeError::EngineStart`] when the program cannot be started.
+    pub fn spawn(command: &[String], verbose: bool) -> Result<LineEngine, BridgeError> {
+        let (program, args) = command
+            .split_first()
+            .ok_or_else(|| BridgeError::EngineStart("no engine command given".into()))?;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| BridgeError::EngineStart(format!("cannot start {program:?}: {e}")))?;
+        let stdin = child.stdin.take().expect("piped");
+        let stdout = child.stdout.take().expect("piped");
+        Ok(LineEngine {
+            child,
+            stdin,
+            stdout: BufReader::new(stdout),
+            pending: Vec::new(),
+            program: program.clone(),
+            verbose,
+        })
+    }
+
+    /// The program's name, for messages.
+    pub fn program(&self) -> &str {
+        &self.program
+    }
+
+    /// Sends one line (a newline is added).
+    ///
+    /// # Errors
+    /// [`BridgeError::Engine`] when the engine has closed its input (it died).
+    pub async fn send(&mut self, line: &str) -> Result<(), BridgeError> {
+        if self.verbose {
+            eprintln!("bridge> {line}");
+        }
+        let mut bytes = Vec::with_capacity(line.len() + 1);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.push(b'\n');
+        self.stdin.write_all(&bytes).await.map_err(|e| {
+            BridgeError::Engine(format!("{} stopped reading its input: {e}", self.program))
+        })?;
+        self.stdin
+            .flush()
+            .await
+            .map_err(|e| BridgeError::Engine(format!("{}: {e}", self.program)))
+    }
+
+    /// The next line from the engine, trailing `\r` removed. Cancel-safe.
+    ///
+    /// # Errors
+    /// [`BridgeError::Engine`] when the engine closed its output (it exited) or wrote
+    /// something that is not text.
+    pub async fn recv(&mut self) -> Result<String, BridgeError> {
+        loop {
+            // `fill_buf` is cancel-safe, and what it returned is consumed before any await.
+            let buf = match self.stdout.fill_buf().await {
+                Ok(buf) => buf,
+                Err(e) => {
+                    return Err(BridgeError::Engine(format!(
+                        "cannot read {}'s output: {e}",
+                        self.program
+                    )))
+                }
+            };
+            if buf.is_empty() {
+                let status = self.exit_status();
+                return Err(BridgeError::Engine(format!(
+                    "{} closed its output (it exited{status})",
+                    self.program
+                )));
+            }
+            let (chunk, ends) = match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (&buf[..i], true),
+                None => (buf, false),
+            };
+            let room = MAX_LINE.saturating_sub(self.pending.len());
+            self.pending
+                .extend_from_slice(&chunk[..chunk.len().min(room)]);
+            let used = chunk.len() + usize::from(ends);
+            self.stdout.consume(used);
+            if ends {
+                let mut line = String::from_utf8_lossy(&self.pending).into_owned();
+                self.pending.clear();
+                if line.ends_with('\r') {
+                    line.pop();
+                }
+                if self.verbose {
+                    eprintln!("bridge< {line}");
+                }
+                return Ok(line);
+            }
+        }
+    }
+
+    /// Reads lines until `accept` takes one (returning what it made of it); the other lines are
+    /// logged as the engine's noise. Gives up after `limit`, if one is given.
+    ///
+    /// # Errors
+    /// As [`LineEngine::recv`], and [`BridgeError::Engine`] when `limit` passes first.
+    pub async fn expect<T>(
+        &mut self,
+        what: &str,
+        limit: Option<Duration>,
+        mut accept: impl FnMut(&str) -> Option<T>,
+    ) -> Result<T, BridgeError> {
+        let wait = async {
+            loop {
+                let line = self.recv().await?;
+                if let Some(t) = accept(&line) {
+                    return Ok(t);
+                }
+                if !self.verbose {
+                    eprintln!("engine: {line}");
+                }
+            }
+        };
+        match limit {
+            None => wait.await,
+            Some(limit) => tokio::time::timeout(limit, wait).await.map_err(|_| {
+                BridgeError::Engine(format!(
+                    "{} did not answer {what} within {} ms",
+                    self.program,
+                    limit.as_millis()
+                ))
+            })?,
+        }
+    }
+
+    /// A note on how the engine ended, when it has: ` with exit status 1`.
+    fn exit_status(&mut self) -> String {
+        match self.child.try_wait() {
+            Ok(Some(status)) => format!(", {status}"),
+            _ => String::new(),
+        }
+    }
+
+    /// Gives the engine `grace` to exit by itself (after a quit command), then kills it.
+    pub async fn finish(mut self, grace: Duration) {
+        drop(self.stdin);
+        if tokio::time::timeout(grace, self.child.wait())
+            .await
+            .is_err()
+        {
+            let _ = self.child.start_kill();
+            let _ = self.child.wait().await;
+        }
+    }
+}
