@@ -130,12 +130,15 @@ pub struct Setup {
     pub game: String,
     pub pieces: String,
     pub topology: Topology,
+    /// The variant's description, when the server sent it (the `variant` extension).
+    pub description: Option<String>,
 }
 
 impl Setup {
     fn from_message(msg: &ServerMessage) -> Result<Setup> {
         let (mut id, mut players, mut game, mut size, mut pieces) = (None, None, None, None, None);
         let (mut moves, mut jumps, mut team, mut teammates) = (None, None, None, Vec::new());
+        let mut description = None;
         for clause in &msg.0 {
             match clause {
                 ServerClause::Id(n) => id = Some(*n),
@@ -147,6 +150,7 @@ impl Setup {
                 ServerClause::Pieces(p) => pieces = Some(p.clone()),
                 ServerClause::Moves(m) => moves = Some(m.clone()),
                 ServerClause::Jumps(j) => jumps = Some(j.clone()),
+                ServerClause::Variant(text) => description = Some(text.clone()),
                 _ => {}
             }
         }
@@ -164,6 +168,7 @@ impl Setup {
             game: game.unwrap_or_default(),
             pieces: pieces.unwrap_or_default(),
             topology,
+            description,
         })
     }
 
@@ -286,7 +291,8 @@ pub struct GameResult {
 }
 
 /// Connects, plays one game with `bot`, and returns the result. `variant` gives the exact
-/// rules; without it the client assumes [`Setup::default_variant`].
+/// rules; without it the client takes the description the server sends (the `variant`
+/// extension), or else assumes [`Setup::default_variant`].
 ///
 /// # Errors
 /// When the connection fails, the server closes it without a result, or a message makes no
@@ -377,15 +383,23 @@ pub struct Seated {
     pub errors: Vec<(ErrorCode, String)>,
 }
 
-/// Sends `(init NAME SEED)` and waits until the server seats this client in a game (its setup
-/// message arrives). The server seats clients once their `init` is complete, in the order
-/// their connections were accepted: to fix who plays whom, join the seats of one game before
-/// connecting the next game's clients.
+/// Asks for the `variant` protocol extension, then sends `(init NAME SEED)` and waits until
+/// the server seats this client in a game (its setup message arrives). With the extension the
+/// setup message carries the variant's description, so the client knows the exact rules
+/// without being told (a server without extensions answers the request with an `unknown`
+/// error, which is kept in [`Seated::errors`], and seats the client all the same).
+///
+/// The server seats clients once their `init` is complete, in the order their connections were
+/// accepted: to fix who plays whom, join the seats of one game before connecting the next
+/// game's clients.
 ///
 /// # Errors
 /// When the connection fails or the server closes it first (the last error it sent, such as
 /// `busy`, is in the message).
 pub async fn join(conn: &mut Connection, name: &str, seed: &str) -> Result<Seated> {
+    // Its own message, before init: a server that does not know (ext ...) refuses only that.
+    conn.send(&ClientMessage(vec![ClientClause::Ext(vec!["variant".into()])]))
+        .await?;
     conn.send(&ClientMessage(vec![ClientClause::Init {
         name: name.to_string(),
         seed: seed.to_string(),
@@ -448,9 +462,12 @@ pub async fn play_seated<B: Bot + ?Sized>(
             match clause {
                 ServerClause::Id(_) => {
                     let setup = Setup::from_message(&msg)?;
-                    let variant = match variant {
-                        Some(v) => v.clone(),
-                        None => setup.default_variant()?,
+                    let variant = match (variant, &setup.description) {
+                        (Some(v), _) => v.clone(),
+                        (None, Some(text)) => Variant::parse(text).map_err(|e| {
+                            ClientError::Protocol(format!("the server's (variant ...): {e}"))
+                        })?,
+                        (None, None) => setup.default_variant()?,
                     };
                     // With fixed colours, side 1 plays red and side 2 black from the start.
                     let colour = (variant.colours == ColourRule::Fixed

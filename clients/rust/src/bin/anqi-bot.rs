@@ -58,8 +58,9 @@ struct Args {
     /// Games to play one after another (a new connection each).
     #[arg(long, default_value_t = 1)]
     games: u32,
-    /// The variant the server plays (a shipped name or a description file), for its exact
-    /// rules. Without it the bot assumes the standard rules for the announced (game TYPE).
+    /// The variant the server plays (a shipped name or a description file). Without it the bot
+    /// plays by the description the server sends (the `variant` protocol extension), or, from
+    /// a server without extensions, assumes the standard rules of the announced (game TYPE).
     #[arg(long, value_name = "NAME|FILE")]
     variant: Option<String>,
 }

@@ -194,6 +194,7 @@ pub(crate) mod testing {
                 game: variant.game_type.clone(),
                 pieces: variant.pieces_wire(),
                 topology: variant.topology.clone(),
+                description: None,
             };
             let mut s = Scene {
                 setup,
