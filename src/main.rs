@@ -105,8 +105,12 @@ enum Command {
         json: bool,
         /// Also run the SPRT of a pair of engines: H0 says the first is ELO0 stronger than the
         /// second, H1 that it is ELO1 stronger (logistic Elo); ALPHA and BETA are the error
-        /// rates (0.05 each when left out).
-        #[arg(long, value_name = "ELO0,ELO1[,ALPHA,BETA]")]
+        /// rates (0.05 each when left out). ELO0 may be negative: --sprt -1.75,0.25.
+        #[arg(
+            long,
+            value_name = "ELO0,ELO1[,ALPHA,BETA]",
+            allow_hyphen_values = true
+        )]
         sprt: Option<String>,
         /// The pair the SPRT tests, from FIRST's point of view. Needed when the records hold
         /// more than two engines; with two, the first is the one seated first in the first game.
@@ -329,14 +333,7 @@ fn report(
     pair: Option<&str>,
 ) -> Result<ExitCode> {
     let sprt = sprt.map(parse_sprt).transpose()?;
-    let pair = pair
-        .map(|p| match p.split(',').map(str::trim).collect::<Vec<_>>().as_slice() {
-            [a, b] if !a.is_empty() && !b.is_empty() => Ok((a.to_string(), b.to_string())),
-            _ => Err(anyhow::anyhow!(
-                "--pair takes two engine names: FIRST,SECOND (got {p:?})"
-            )),
-        })
-        .transpose()?;
+    let pair = pair.map(parse_pair).transpose()?;
     let records = anqi::tournament::load(files)?;
     let mut standings = anqi::tournament::stats::standings(&records, &[], None);
     if let Some(cfg) = &sprt {
@@ -350,6 +347,14 @@ fn report(
         print!("{}", anqi::tournament::report::text(&standings));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `FIRST,SECOND`: two engine names.
+fn parse_pair(p: &str) -> Result<(String, String)> {
+    match p.split(',').map(str::trim).collect::<Vec<_>>().as_slice() {
+        [a, b] if !a.is_empty() && !b.is_empty() => Ok((a.to_string(), b.to_string())),
+        _ => anyhow::bail!("--pair takes two engine names: FIRST,SECOND (got {p:?})"),
+    }
 }
 
 /// `ELO0,ELO1[,ALPHA,BETA]`, checked as the tournament file's `[tournament.sprt]` is.

@@ -18,7 +18,10 @@ fn elo(v: Option<f64>, score: f64) -> String {
 /// is -inf unless the score itself is 1, the high end +inf unless the score itself is 0.
 fn elo_interval(p: &PairStats) -> String {
     let side = if p.score >= 0.5 { 1.0 } else { 0.0 };
-    let (at_one, at_zero) = (p.elo.is_none() && side == 1.0, p.elo.is_none() && side == 0.0);
+    let (at_one, at_zero) = (
+        p.elo.is_none() && side == 1.0,
+        p.elo.is_none() && side == 0.0,
+    );
     format!(
         "{} [{}, {}]",
         elo(p.elo, side),
@@ -125,18 +128,18 @@ pub fn text(s: &Standings) -> String {
     if !s.pairs.is_empty() {
         let _ = writeln!(
             o,
-            "\nPairs (the first engine's results against the second; Elo, nElo and LOS from\n\
-             pairs of games on one deal where there are any, else from single games):"
+            "\nPairs (the first engine's results against the second; Elo, nElo and LOS from the\n\
+             pairs of games listed under Pentanomial below where there are any, else from games):"
         );
         let _ = writeln!(
             o,
-            "  {:<22} {:>5} {:>4} {:>4} {:>4} {:>6} {:>5}  {:<17} {:>9} {:>6}  from",
+            "  {:<24} {:>5} {:>4} {:>4} {:>4} {:>6} {:>5} {:<17} {:>9} {:>6}",
             "pair", "games", "W", "D", "L", "score", "draws", "Elo [95%]", "nElo", "LOS"
         );
         for p in &s.pairs {
             let _ = writeln!(
                 o,
-                "  {:<22} {:>5} {:>4} {:>4} {:>4} {:>5.1}% {:>4.0}%  {:<17} {:>9} {:>6}  {}",
+                "  {:<24} {:>5} {:>4} {:>4} {:>4} {:>5.1}% {:>4.0}% {:<17} {:>9} {:>6}",
                 format!("{} vs {}", p.first, p.second),
                 p.games,
                 p.wins,
@@ -147,7 +150,6 @@ pub fn text(s: &Standings) -> String {
                 elo_interval(p),
                 nelo(p),
                 percent(p.los),
-                p.model.observations(),
             );
         }
     }
@@ -164,14 +166,14 @@ pub fn text(s: &Standings) -> String {
         );
         let _ = writeln!(
             o,
-            "  {:<22} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5}  {:>11} {:>11}",
+            "  {:<24} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5}  {:>11} {:>11}",
             "pair", "pairs", "0", "0.5", "1", "1.5", "2", "Elo", "nElo"
         );
         for p in paired {
             let c = p.pentanomial.unwrap_or_default();
             let _ = writeln!(
                 o,
-                "  {:<22} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5}  {:>11} {:>11}",
+                "  {:<24} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5}  {:>11} {:>11}",
                 format!("{} vs {}", p.first, p.second),
                 p.observations,
                 c[0],
@@ -200,23 +202,24 @@ pub fn text(s: &Standings) -> String {
     o
 }
 
-/// The SPRT in three lines: the pair and whose point of view, the hypotheses, the verdict.
+/// The SPRT in four lines: the pair and whose point of view, the hypotheses, the verdict.
 pub fn sprt(t: &SprtResult) -> String {
     let (a, b) = (&t.first, &t.second);
     let verdict = match t.verdict.as_str() {
         "H1" => format!(
-            "H1 accepted: {a} is stronger than {b} (by {} Elo rather than {})",
+            "H1 accepted: {a} - {b} is {} Elo rather than {}",
             t.elo1, t.elo0
         ),
         "H0" => format!(
-            "H0 accepted: {a} is not {} Elo stronger than {b} ({} or less)",
-            t.elo1, t.elo0
+            "H0 accepted: {a} - {b} is {} Elo rather than {}",
+            t.elo0, t.elo1
         ),
         _ => "undecided, play on".into(),
     };
     format!(
         "SPRT {a} vs {b}, from {a}'s point of view ({}: {} {}):\n  \
-         H0: {a} - {b} = {} Elo, H1: {a} - {b} = {} Elo (logistic); alpha {}, beta {}\n  \
+         H0: {a} - {b} = {} Elo (logistic)\n  \
+         H1: {a} - {b} = {} Elo; alpha {}, beta {}\n  \
          LLR {:.2} in [{:.2}, {:.2}]: {verdict}\n",
         match t.model {
             Model::Pentanomial => "pentanomial",

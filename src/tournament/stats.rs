@@ -567,14 +567,18 @@ fn table(records: &[GameRecord], order: &[String]) -> (Standings, Vec<String>) {
             let (i, j) = (rank_of(&names, &ea[0]), rank_of(&names, &ea[1]));
             let (first, first_seat_a) = if i < j { ((i, j), 0) } else { ((j, i), 1) };
             let first_points = ra[first_seat_a] + rb[1 - first_seat_a];
-            two_player.entry(first).or_insert([0; 5])[(first_points * 2.0).round() as usize] +=
-                1;
+            two_player.entry(first).or_insert([0; 5])[(first_points * 2.0).round() as usize] += 1;
         }
     }
     let pairs: Vec<PairStats> = pair_games
         .iter()
         .map(|(&(i, j), results)| {
-            PairStats::new(&names[i], &names[j], results, two_player.get(&(i, j)).copied())
+            PairStats::new(
+                &names[i],
+                &names[j],
+                results,
+                two_player.get(&(i, j)).copied(),
+            )
         })
         .collect();
     let pentanomial: Vec<Pentanomial> = pairs
@@ -709,7 +713,12 @@ pub fn llr(scores: &[f64], counts: &[usize], elo0: f64, elo1: f64) -> f64 {
 
 /// The SPRT of `first` against `second` (`pair`: their statistics from `first`'s point of
 /// view, `None` when they have not met yet).
-fn sprt_result(cfg: &SprtConfig, first: &str, second: &str, pair: Option<&PairStats>) -> SprtResult {
+fn sprt_result(
+    cfg: &SprtConfig,
+    first: &str,
+    second: &str,
+    pair: Option<&PairStats>,
+) -> SprtResult {
     let (model, observations, llr) = match pair {
         Some(PairStats {
             pentanomial: Some(counts),
@@ -855,7 +864,11 @@ mod tests {
         close(s.mean, 0.6, 1e-12);
         close(s.variance, 0.065, 1e-12);
         close(s.nelo().unwrap(), 96.36, 0.01);
-        close(s.los().unwrap(), normal_cdf(0.1 / (0.065f64 / 5.0).sqrt()), 1e-12);
+        close(
+            s.los().unwrap(),
+            normal_cdf(0.1 / (0.065f64 / 5.0).sqrt()),
+            1e-12,
+        );
     }
 
     #[test]
@@ -904,11 +917,18 @@ mod tests {
             alpha: 0.05,
             beta: 0.05,
         };
-        let run = |penta: [usize; 5]| sprt_result(&cfg, "new", "old", Some(&pair(0, 0, 0, Some(penta))));
+        let run =
+            |penta: [usize; 5]| sprt_result(&cfg, "new", "old", Some(&pair(0, 0, 0, Some(penta))));
         let strong = run([0, 1, 3, 6, 20]);
         assert_eq!(strong.verdict, "H1", "{strong:?}");
-        assert_eq!((strong.first.as_str(), strong.second.as_str()), ("new", "old"));
-        assert_eq!((strong.model, strong.observations), (Model::Pentanomial, 30));
+        assert_eq!(
+            (strong.first.as_str(), strong.second.as_str()),
+            ("new", "old")
+        );
+        assert_eq!(
+            (strong.model, strong.observations),
+            (Model::Pentanomial, 30)
+        );
         let equal = run([30, 60, 120, 60, 30]);
         assert_eq!(equal.verdict, "H0", "{equal:?}");
         assert_eq!(run([0, 0, 1, 1, 0]).verdict, "continue");
