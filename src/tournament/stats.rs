@@ -8,15 +8,17 @@
 //!
 //! # The formulas, and where they come from
 //!
-//! They are the ones fastchess and Stockfish's fishtest use for engine testing (fastchess:
-//! `app/src/matchmaking/elo/elo_wdl.cpp` and `elo_pentanomial.cpp`, checked against the values
-//! of its `app/tests/elo_test.cpp` and `sprt_test.cpp`; fishtest:
-//! `server/fishtest/templates/tests_stats.mak` and `elo_results.mak`, for the normalized Elo).
+//! They are the ones fastchess (<https://github.com/Disservin/fastchess>) and Stockfish's
+//! fishtest (<https://github.com/official-stockfish/fishtest>) use for engine testing
+//! (fastchess: `app/src/matchmaking/elo/elo_wdl.cpp` and `elo_pentanomial.cpp`, whose test
+//! values in `app/tests/elo_test.cpp` and `sprt_test.cpp` our tests check; fishtest, for the
+//! normalized Elo: `server/fishtest/templates/tests_stats.mak` and `elo_results.mak`).
 //! Each is written once, in [`Sample`], [`elo_of`] and [`llr`]:
 //!
 //! - An **observation** is a game scoring 0, ½ or 1 (the *trinomial* model) or, when the deals
 //!   were played in pairs with the seats swapped, a pair of games scoring 0, ¼, ½, ¾ or 1 per
-//!   game (the *pentanomial* model, whose lower variance removes the luck of the deal).
+//!   game (the *pentanomial* model: pairing the seats takes most of the deal's luck out of
+//!   the variance).
 //! - The **score** μ is the mean per-game score of the observations; its variance σ² is the
 //!   variance of one observation (over the observed frequencies), and the standard error of μ is
 //!   √(σ²/N) for N observations.
@@ -24,8 +26,9 @@
 //!   μ ± 1.96·√(σ²/N).
 //! - **nElo** (normalized Elo) = (μ − ½) / σ_game · 800/ln 10, with σ_game the standard deviation
 //!   of one game's score: σ for a game, √2·σ for a pair (the mean of two games). Its 95% error
-//!   is 1.96·√(σ²/N) / σ_game · 800/ln 10. nElo does not depend on the draw rate, so it compares
-//!   tests played under different conditions.
+//!   is 1.96·√(σ²/N) / σ_game · 800/ln 10 (about 681/√games). Measured in units of the
+//!   results' own spread, nElo depends little on the draw rate, so it compares tests played
+//!   under different conditions.
 //! - **LOS** (likelihood of superiority) = Φ((μ − ½) / √(σ²/N)), Φ the standard normal
 //!   distribution function: the probability that the first engine is the stronger.
 //! - The **SPRT**'s log-likelihood ratio for H0: Elo = elo0 against H1: Elo = elo1 is the
