@@ -91,17 +91,31 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Standings of tournament records: points, W/D/L, Elo with 95% interval, crosstable,
-    /// pentanomial counts over paired deals, terminations per engine.
+    /// Standings of tournament records: points, W/D/L, Elo with 95% interval, team standings
+    /// (team games), crosstable, statistics per pair of engines (W/D/L, score, draw ratio, Elo
+    /// with 95% interval, normalized Elo, LOS), pentanomial counts over paired deals with their
+    /// error bars, terminations per engine; and, with --sprt, the SPRT of a pair.
+    ///
+    /// Example: anqi report all.jsonl --sprt 0,5 --pair new,old
     Report {
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
-        /// Also run the SPRT on the first two engines: ELO0,ELO1[,ALPHA,BETA].
-        #[arg(long, value_name = "ELO0,ELO1")]
+        /// Also run the SPRT of a pair of engines: H0 says the first is ELO0 stronger than the
+        /// second, H1 that it is ELO1 stronger (logistic Elo); ALPHA and BETA are the error
+        /// rates (0.05 each when left out). ELO0 may be negative: --sprt -1.75,0.25.
+        #[arg(
+            long,
+            value_name = "ELO0,ELO1[,ALPHA,BETA]",
+            allow_hyphen_values = true
+        )]
         sprt: Option<String>,
+        /// The pair the SPRT tests, from FIRST's point of view. Needed when the records hold
+        /// more than two engines; with two, the first is the one seated first in the first game.
+        #[arg(long, value_name = "FIRST,SECOND", requires = "sprt")]
+        pair: Option<String>,
     },
     /// Merge tournament outputs (shards, or a resumed run's pieces) into one file, one line per
     /// game in schedule order; identical duplicates are kept once, conflicting ones refused.
@@ -212,7 +226,12 @@ fn main() -> ExitCode {
             quiet,
             json,
         } => tournament(file, shard, output, quiet, json),
-        Command::Report { files, json, sprt } => report(&files, json, sprt.as_deref()),
+        Command::Report {
+            files,
+            json,
+            sprt,
+            pair,
+        } => report(&files, json, sprt.as_deref(), pair.as_deref()),
         Command::Merge { output, inputs } => anqi::tournament::merge_records(&inputs)
             .and_then(|records| {
                 anqi::tournament::write_records(&output, &records)?;
@@ -387,38 +406,61 @@ fn tournament(
     Ok(ExitCode::SUCCESS)
 }
 
-fn report(files: &[PathBuf], json: bool, sprt: Option<&str>) -> Result<ExitCode> {
+fn report(
+    files: &[PathBuf],
+    json: bool,
+    sprt: Option<&str>,
+    pair: Option<&str>,
+) -> Result<ExitCode> {
+    let sprt = sprt.map(parse_sprt).transpose()?;
+    let pair = pair.map(parse_pair).transpose()?;
     let records = anqi::tournament::load(files)?;
-    let sprt = match sprt {
-        None => None,
-        Some(s) => {
-            let v: Vec<f64> = s
-                .split(',')
-                .map(|x| x.trim().parse::<f64>())
-                .collect::<Result<_, _>>()
-                .map_err(|_| anyhow::anyhow!("--sprt takes numbers: ELO0,ELO1[,ALPHA,BETA]"))?;
-            match v.as_slice() {
-                [e0, e1] => Some((*e0, *e1, 0.05, 0.05)),
-                [e0, e1, a, b] => Some((*e0, *e1, *a, *b)),
-                _ => anyhow::bail!("--sprt takes ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA"),
-            }
-        }
+    let mut standings = anqi::tournament::stats::standings(&records, &[], None);
+    if let Some(cfg) = &sprt {
+        standings
+            .run_sprt(cfg, pair.as_ref().map(|(a, b)| (a.as_str(), b.as_str())))
+            .map_err(|e| anyhow::anyhow!("--sprt: {e}"))?;
     }
-    .map(
-        |(elo0, elo1, alpha, beta)| anqi::tournament::config::SprtConfig {
-            elo0,
-            elo1,
-            alpha,
-            beta,
-        },
-    );
-    let standings = anqi::tournament::stats::standings(&records, &[], sprt.as_ref());
     if json {
         println!("{}", serde_json::to_string_pretty(&standings)?);
     } else {
         print!("{}", anqi::tournament::report::text(&standings));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `FIRST,SECOND`: two engine names.
+fn parse_pair(p: &str) -> Result<(String, String)> {
+    match p.split(',').map(str::trim).collect::<Vec<_>>().as_slice() {
+        [a, b] if !a.is_empty() && !b.is_empty() => Ok((a.to_string(), b.to_string())),
+        _ => anyhow::bail!("--pair takes two engine names: FIRST,SECOND (got {p:?})"),
+    }
+}
+
+/// `ELO0,ELO1[,ALPHA,BETA]`, checked as the tournament file's `[tournament.sprt]` is.
+fn parse_sprt(s: &str) -> Result<anqi::tournament::config::SprtConfig> {
+    let v: Vec<f64> = s
+        .split(',')
+        .map(|x| x.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| anyhow::anyhow!("--sprt takes numbers: ELO0,ELO1[,ALPHA,BETA]"))?;
+    let (elo0, elo1, alpha, beta) = match v.as_slice() {
+        [e0, e1] => (*e0, *e1, 0.05, 0.05),
+        [e0, e1, a, b] => (*e0, *e1, *a, *b),
+        _ => anyhow::bail!("--sprt takes ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA"),
+    };
+    if elo1.partial_cmp(&elo0) != Some(std::cmp::Ordering::Greater)
+        || !(alpha > 0.0 && alpha < 0.5)
+        || !(beta > 0.0 && beta < 0.5)
+    {
+        anyhow::bail!("--sprt needs ELO1 > ELO0 and ALPHA, BETA in (0, 0.5)");
+    }
+    Ok(anqi::tournament::config::SprtConfig {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+    })
 }
 
 /// Cancels `token` on SIGINT or SIGTERM.

@@ -1,6 +1,7 @@
-//! The standings as text for people (the JSON form is the serialized [`Standings`]).
+//! The standings as text for people (the JSON form is the serialized [`Standings`]). Lines fit
+//! in 100 columns for engine names of up to 10 characters.
 
-use super::stats::Standings;
+use super::stats::{Model, PairStats, SprtResult, Standings};
 use std::fmt::Write;
 
 /// An Elo value; a score of 0 or 1 has none and prints as -inf or +inf.
@@ -13,7 +14,44 @@ fn elo(v: Option<f64>, score: f64) -> String {
     }
 }
 
-/// Renders standings, crosstable, pentanomials, terminations and the SPRT.
+/// A pair's Elo with its interval: `+89 [-40, +248]`. A missing end is infinite: the low end
+/// is -inf unless the score itself is 1, the high end +inf unless the score itself is 0.
+fn elo_interval(p: &PairStats) -> String {
+    let side = if p.score >= 0.5 { 1.0 } else { 0.0 };
+    let (at_one, at_zero) = (
+        p.elo.is_none() && side == 1.0,
+        p.elo.is_none() && side == 0.0,
+    );
+    format!(
+        "{} [{}, {}]",
+        elo(p.elo, side),
+        elo(p.elo_low, if at_one { 1.0 } else { 0.0 }),
+        elo(p.elo_high, if at_zero { 0.0 } else { 1.0 }),
+    )
+}
+
+/// The 95% half-width of a pair's Elo (`±79`, `±inf`).
+fn elo_error(p: &PairStats) -> String {
+    match (p.elo_low, p.elo_high) {
+        (Some(l), Some(h)) => format!("±{:.0}", (h - l) / 2.0),
+        _ => "±inf".into(),
+    }
+}
+
+/// nElo with its error (`+105 ±152`), or `-` when the results have no spread.
+fn nelo(p: &PairStats) -> String {
+    match (p.nelo, p.nelo_error) {
+        (Some(n), Some(e)) => format!("{:+.0} ±{:.0}", n.round() + 0.0, e),
+        _ => "-".into(),
+    }
+}
+
+fn percent(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{:.1}%", 100.0 * v))
+}
+
+/// Renders standings, team standings, crosstable, pair statistics, pentanomials, terminations
+/// and the SPRT.
 pub fn text(s: &Standings) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "Standings: {} games of {}", s.games, s.variant);
@@ -38,6 +76,28 @@ pub fn text(s: &Standings) -> String {
             elo(e.elo_low, e.score_low),
             elo(e.elo_high, e.score_high),
         );
+    }
+    if !s.teams.is_empty() {
+        let _ = writeln!(o, "\nTeams (the engines on one side of a team game):");
+        let _ = writeln!(
+            o,
+            "{:>3}  {:<30} {:>6} {:>7} {:>5} {:>5} {:>5} {:>7}",
+            "#", "team", "games", "points", "W", "D", "L", "score"
+        );
+        for (i, t) in s.teams.iter().enumerate() {
+            let _ = writeln!(
+                o,
+                "{:>3}  {:<30} {:>6} {:>7.1} {:>5} {:>5} {:>5} {:>6.1}%",
+                i + 1,
+                t.name,
+                t.games,
+                t.points,
+                t.wins,
+                t.draws,
+                t.losses,
+                100.0 * t.score,
+            );
+        }
     }
     if s.engines.len() > 1 {
         let names: Vec<&str> = s.engines.iter().map(|e| e.name.as_str()).collect();
@@ -65,14 +125,64 @@ pub fn text(s: &Standings) -> String {
             let _ = writeln!(o);
         }
     }
-    if !s.pentanomial.is_empty() {
-        let _ = writeln!(o, "\nPentanomial (pairs of games on one deal, seats swapped; first engine's pair score 0, 0.5, 1, 1.5, 2):");
-        for p in &s.pentanomial {
-            let c = p.counts;
+    if !s.pairs.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nPairs (the first engine's results against the second; Elo, nElo and LOS from the\n\
+             pairs of games listed under Pentanomial below where there are any, else from games):"
+        );
+        let _ = writeln!(
+            o,
+            "  {:<24} {:>5} {:>4} {:>4} {:>4} {:>6} {:>5} {:<17} {:>9} {:>6}",
+            "pair", "games", "W", "D", "L", "score", "draws", "Elo [95%]", "nElo", "LOS"
+        );
+        for p in &s.pairs {
             let _ = writeln!(
                 o,
-                "  {} vs {}: [{}, {}, {}, {}, {}]",
-                p.first, p.second, c[0], c[1], c[2], c[3], c[4]
+                "  {:<24} {:>5} {:>4} {:>4} {:>4} {:>5.1}% {:>4.0}% {:<17} {:>9} {:>6}",
+                format!("{} vs {}", p.first, p.second),
+                p.games,
+                p.wins,
+                p.draws,
+                p.losses,
+                100.0 * p.score,
+                100.0 * p.draw_ratio,
+                elo_interval(p),
+                nelo(p),
+                percent(p.los),
+            );
+        }
+    }
+    let paired: Vec<&PairStats> = s
+        .pairs
+        .iter()
+        .filter(|p| p.model == Model::Pentanomial)
+        .collect();
+    if !paired.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nPentanomial (pairs of games on one deal, seats swapped: how many pairs the first\n\
+             engine scored 0, 0.5, 1, 1.5, 2 points in; errors at 95% from the pairs' variance):"
+        );
+        let _ = writeln!(
+            o,
+            "  {:<24} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5}  {:>11} {:>11}",
+            "pair", "pairs", "0", "0.5", "1", "1.5", "2", "Elo", "nElo"
+        );
+        for p in paired {
+            let c = p.pentanomial.unwrap_or_default();
+            let _ = writeln!(
+                o,
+                "  {:<24} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5}  {:>11} {:>11}",
+                format!("{} vs {}", p.first, p.second),
+                p.observations,
+                c[0],
+                c[1],
+                c[2],
+                c[3],
+                c[4],
+                format!("{} {}", elo(p.elo, p.score), elo_error(p)),
+                nelo(p),
             );
         }
     }
@@ -86,24 +196,48 @@ pub fn text(s: &Standings) -> String {
         let _ = writeln!(o, "  {:<20} {}", e.name, list.join(", "));
     }
     if let Some(t) = &s.sprt {
-        let _ = writeln!(
-            o,
-            "\nSPRT elo0={} elo1={} alpha={} beta={}: LLR {:.2} in [{:.2}, {:.2}]: {}",
-            t.elo0,
-            t.elo1,
-            t.alpha,
-            t.beta,
-            t.llr,
-            t.lower,
-            t.upper,
-            match t.verdict.as_str() {
-                "H1" => "H1 accepted (the first engine is stronger)",
-                "H0" => "H0 accepted (no such gain)",
-                _ => "undecided",
-            }
-        );
+        o.push('\n');
+        o.push_str(&sprt(t));
     }
     o
+}
+
+/// The SPRT in four lines: the pair and whose point of view, the hypotheses, the verdict.
+pub fn sprt(t: &SprtResult) -> String {
+    let (a, b) = (&t.first, &t.second);
+    let verdict = match t.verdict.as_str() {
+        "H1" => format!(
+            "H1 accepted: {a} - {b} is {} Elo rather than {}",
+            t.elo1, t.elo0
+        ),
+        "H0" => format!(
+            "H0 accepted: {a} - {b} is {} Elo rather than {}",
+            t.elo0, t.elo1
+        ),
+        _ => "undecided, play on".into(),
+    };
+    format!(
+        "SPRT {a} vs {b}, from {a}'s point of view ({}: {} {}):\n  \
+         H0: {a} - {b} = {} Elo (logistic)\n  \
+         H1: {a} - {b} = {} Elo; alpha {}, beta {}\n  \
+         LLR {:.2} in [{:.2}, {:.2}]: {verdict}\n",
+        match t.model {
+            Model::Pentanomial => "pentanomial",
+            Model::Trinomial => "trinomial",
+        },
+        t.observations,
+        match t.model {
+            Model::Pentanomial => "pairs of games",
+            Model::Trinomial => "games",
+        },
+        t.elo0,
+        t.elo1,
+        t.alpha,
+        t.beta,
+        t.llr,
+        t.lower,
+        t.upper,
+    )
 }
 
 fn truncate(s: &str, n: usize) -> String {

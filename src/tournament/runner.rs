@@ -189,8 +189,8 @@ pub async fn run(
                 stopped_early = true;
                 if options.progress != Progress::Quiet {
                     eprintln!(
-                        "SPRT: {} accepted (LLR {:.2}); finishing the games in progress",
-                        s.verdict, s.llr
+                        "SPRT {} vs {}: {} accepted (LLR {:.2}); finishing the games in progress",
+                        s.first, s.second, s.verdict, s.llr
                     );
                 }
             }
