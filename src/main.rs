@@ -172,8 +172,9 @@ enum Command {
         /// The name to play under (default: the name the engine gives, else "engine").
         #[arg(long)]
         name: Option<String>,
-        /// The rules the engine believes (a shipped variant or a description file): warns
-        /// where they differ from the game's, and translates the counters the protocol carries.
+        /// The rules the engine believes (an engine preset such as misty-banqi or ntu-engines, a
+        /// shipped variant, or a description file): warns where they differ from the game's,
+        /// and translates the counters the protocol carries.
         #[arg(long, value_name = "VARIANT")]
         assumes: Option<String>,
         /// Start the engine, run its protocol's handshake, stop it; connect to nothing.
@@ -564,7 +565,9 @@ fn bridge(
     engine: Vec<String>,
 ) -> Result<ExitCode> {
     let assumes = assumes
-        .map(|a| Variant::load(&a).with_context(|| format!("--assumes {a}")))
+        .map(|a| {
+            anqi::bridge::presets::assumed(&a).map_err(|e| anyhow::anyhow!("--assumes {a}: {e}"))
+        })
         .transpose()?;
     let options = anqi::bridge::BridgeOptions {
         protocol,

@@ -10,12 +10,14 @@
 //! - `session`: the anqi side: the connection, its events, and the public state.
 //! - `engine`: an engine process that speaks in lines on stdin and stdout.
 //! - `tcg`, `uci`, `platform`: one translator per protocol, each with its coordinate map.
+//! - `presets`: the rule sets engine families believe (`assumes`).
 //!
 //! `anqi bridge` runs one from the command line; a tournament runs `anqi bridge` for each
 //! engine whose `protocol` is not `anqi`.
 
 pub mod engine;
 pub mod platform;
+pub mod presets;
 pub mod session;
 pub mod tcg;
 pub mod uci;

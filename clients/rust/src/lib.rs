@@ -398,8 +398,10 @@ pub struct Seated {
 /// `busy`, is in the message).
 pub async fn join(conn: &mut Connection, name: &str, seed: &str) -> Result<Seated> {
     // Its own message, before init: a server that does not know (ext ...) refuses only that.
-    conn.send(&ClientMessage(vec![ClientClause::Ext(vec!["variant".into()])]))
-        .await?;
+    conn.send(&ClientMessage(vec![ClientClause::Ext(vec![
+        "variant".into()
+    ])]))
+    .await?;
     conn.send(&ClientMessage(vec![ClientClause::Init {
         name: name.to_string(),
         seed: seed.to_string(),
