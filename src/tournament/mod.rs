@@ -3,6 +3,7 @@
 //! - `config`: the `[tournament]` section, `[tournament.each]` and the command line's
 //!   overrides.
 //! - `time_control`: time controls as strings (`40/60+0.6`, `st=2`, `inf`).
+//! - `quick_match`: `anqi match A B`, an event built from the command line.
 //! - `schedule`: every game of the event, numbered, with its deal and seating.
 //! - `engine`: starting and stopping engine processes.
 //! - `token`: the secret tokens that seat engines.
@@ -12,6 +13,7 @@
 
 pub mod config;
 pub mod engine;
+pub mod quick_match;
 pub mod report;
 pub mod runner;
 pub mod schedule;
