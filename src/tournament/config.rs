@@ -500,4 +500,18 @@ mod tests {
         };
         assert!(t.apply(&o).is_err());
     }
+
+    #[test]
+    fn the_shipped_example_shows_the_defaults() {
+        let text = include_str!("../../tournament.toml");
+        let shipped = TournamentConfig::parse(text).unwrap();
+        // The same engines with every other key left out.
+        let doc: toml::Table = toml::from_str(text).unwrap();
+        let mut section = toml::Table::new();
+        section.insert("engine".into(), doc["tournament"]["engine"].clone());
+        let mut bare = toml::Table::new();
+        bare.insert("tournament".into(), toml::Value::Table(section));
+        let bare = TournamentConfig::parse(&toml::to_string(&bare).unwrap()).unwrap();
+        assert_eq!(shipped, bare);
+    }
 }
