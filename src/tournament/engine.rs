@@ -141,23 +141,29 @@ impl Copier {
             mut to,
             prefix,
         } = self;
-        std::thread::spawn(move || {
-            let mut reader = std::io::BufReader::new(from);
-            let mut line = prefix.clone().into_bytes();
-            loop {
-                line.truncate(prefix.len());
-                match std::io::Read::take(&mut reader, MAX_LOG_LINE).read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => return,
-                    Ok(_) => {}
+        // Without a thread (the system is out of them) the pipe is closed: the engine loses its
+        // output, anqi does not panic.
+        let _ = std::thread::Builder::new()
+            .name("engine-log".into())
+            .spawn(move || {
+                let mut reader = std::io::BufReader::new(from);
+                let mut line = prefix.clone().into_bytes();
+                loop {
+                    line.truncate(prefix.len());
+                    match std::io::Read::take(&mut reader, MAX_LOG_LINE)
+                        .read_until(b'\n', &mut line)
+                    {
+                        Ok(0) | Err(_) => return,
+                        Ok(_) => {}
+                    }
+                    if line.last() != Some(&b'\n') {
+                        line.push(b'\n');
+                    }
+                    // On a write error (a full disk) the output is dropped but still read: an
+                    // engine writing to a pipe nobody reads would block, or die of SIGPIPE.
+                    let _ = to.write_all(&line);
                 }
-                if line.last() != Some(&b'\n') {
-                    line.push(b'\n');
-                }
-                if to.write_all(&line).is_err() {
-                    return;
-                }
-            }
-        });
+            });
     }
 }
 
@@ -215,7 +221,7 @@ pub fn check_program(config: &EngineConfig) -> Result<Option<PathBuf>, String> {
         let path = relative_to_dir(Path::new(command));
         return executable(&path).map(Some).map_err(|why| {
             format!(
-                "engine {name:?}: cannot start program {command:?}: {} {why}",
+                "engine {name:?}: cannot start program {command:?}: {} {why} (a path with a / is relative to the engine's dir, or to where anqi runs)",
                 path.display()
             )
         });
@@ -232,7 +238,7 @@ pub fn check_program(config: &EngineConfig) -> Result<Option<PathBuf>, String> {
         }
     }
     Err(format!(
-        "engine {name:?}: cannot start program {command:?}: not found in PATH ({}); install it, or give its path (command = \"./{command}\", relative to dir or to where anqi runs)",
+        "engine {name:?}: cannot start program {command:?}: not found in PATH ({}); install it, or give its path (with a /: relative to the engine's dir, or to where anqi runs)",
         search.to_string_lossy()
     ))
 }

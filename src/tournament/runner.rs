@@ -457,13 +457,15 @@ async fn play(
     let mut logs = Vec::new();
     for (s, &e) in game.seats.iter().enumerate() {
         let engine = &config.engines[e];
-        let log = log_for(config, &game, s + 1, &engine.name);
-        logs.push(log.clone());
         start_failures.push(None);
         if engine.command.is_none() {
+            // An external engine: its output is its operator's.
+            logs.push(Log::Off);
             ends.push(None);
             continue;
         }
+        let log = log_for(config, &game, s + 1, &engine.name);
+        logs.push(log.clone());
         let values = Placeholders {
             host: &host,
             port: addr.port(),
