@@ -345,7 +345,7 @@ impl OrderDesk {
     }
 
     /// Gives up on seat `seat` (1-based) of game `game_no`: its engine's program exited before
-    /// it connected. The game starts once nobody else is awaited (see [`Orders::withdraw`]).
+    /// it connected. The game starts once nobody else is awaited (see `Orders::withdraw`).
     ///
     /// # Errors
     /// When the server has stopped.
