@@ -62,6 +62,9 @@ pub struct ClockConfig {
     pub game_ms: Option<u64>,
     pub move_ms: Option<u64>,
     pub increment_ms: Option<u64>,
+    /// Moves per period: `game_ms` is added again after every `period_moves` moves of a
+    /// player (0 or absent: the game is one period).
+    pub period_moves: Option<u32>,
 }
 
 /// `[seed]`: what goes into each deal.
@@ -182,8 +185,8 @@ impl Config {
     }
 }
 
-/// Overlays `user` on `base`, table by table.
-fn merge(base: &mut toml::Table, user: toml::Table) {
+/// Overlays `user` on `base`, table by table (values that are not tables are replaced).
+pub(crate) fn merge(base: &mut toml::Table, user: toml::Table) {
     for (k, v) in user {
         match (base.get_mut(&k), v) {
             (Some(toml::Value::Table(b)), toml::Value::Table(u)) => merge(b, u),

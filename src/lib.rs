@@ -39,9 +39,13 @@
 //!     ordered by the organizer, seats taken by secret token).
 //!   - `referee`: one actor per game (`Referee`, a method per step), which owns the game, rules
 //!     on every message, and writes the record before anyone hears the result.
-//!   - `clock`: game and move time.
-//! - [`tournament`]: headless events on an in-process server: configuration, schedule, seat
-//!   tokens, engine processes, the runner (resume, shards, SPRT), standings and reports.
+//!   - `clock`: each player's own time control (game time, moves per period, increment, move
+//!     limit) and the time they have left.
+//! - [`tournament`]: headless events on an in-process server: configuration (with
+//!   `[tournament.each]` and the command line's overrides), time controls as strings
+//!   (`time_control`), schedule, seat tokens, engine processes and their logs, the runner
+//!   (resume, shards, SPRT, loud failures), standings and reports, and `anqi match`
+//!   (`quick_match`).
 //!
 //! Beside them:
 //! - [`sexp`]: reading S-expressions from untrusted text (reader prefixes refused, nesting

@@ -4,6 +4,9 @@ use anqi::config::Config;
 use anqi::record::RecordLines;
 use anqi::rules::{Variant, SHIPPED};
 use anqi::server::Server;
+use anqi::tournament::config::Overrides;
+use anqi::tournament::quick_match::MatchRequest;
+use anqi::tournament::time_control::Tc;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::Write;
@@ -73,10 +76,24 @@ enum Command {
     /// moment and started again with the same command, it plays only the games not yet
     /// recorded. Progress goes to stderr, the final standings to stdout.
     ///
-    /// Example: anqi tournament tournament.toml --shard 0/4 --output shard0.jsonl
+    /// Options given here override the file's keys. An engine whose program cannot be started,
+    /// or that does not connect before it has connected once, stops the event (status 2).
+    ///
+    /// Examples:
+    ///
+    ///   anqi tournament tournament.toml --deals 50 --concurrency 4 --tc 10+0.1
+    ///
+    ///   anqi tournament tournament.toml --shard 0/4 --output shard0.jsonl
+    #[command(verbatim_doc_comment)]
     Tournament {
         #[arg(value_name = "FILE", default_value = "tournament.toml")]
         file: PathBuf,
+        /// Deals per pairing and cycle, overriding `deals` (each deal is played once per seat
+        /// arrangement). A resumed run refuses an output file played with other deals.
+        #[arg(long, value_name = "N")]
+        deals: Option<u32>,
+        #[command(flatten)]
+        event: EventFlags,
         /// Play only the games whose index is I modulo N (run the N shards anywhere, then
         /// `anqi merge` their outputs).
         #[arg(long, value_name = "I/N", value_parser = parse_shard)]
@@ -90,6 +107,52 @@ enum Command {
         /// Progress as one JSON object per game, and the standings as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// A quick match between two engines, without a tournament file.
+    ///
+    /// An engine is a reference bot, random, greedy or search (anqi-bot, beside the anqi
+    /// binary) or python-random (the Python bot, built into anqi; needs python3), or a command
+    /// line, split as a shell would, with {addr} where the engine takes the server's address
+    /// (HOST:PORT; also {host}, {port}, {seed}, {name}); the engine finds its token in the
+    /// environment variable ANQI_TOKEN and sends it as the SEED of (init NAME SEED). Write
+    /// NAME=COMMAND to name a command's engine.
+    ///
+    /// The games are played in pairs on one deal, seats swapped, so --games must be even (a
+    /// multiple of the seats). Progress goes to stderr, the standings to stdout. Records are
+    /// kept only with --output (then the same command resumes), engine output only with --logs.
+    ///
+    /// Examples:
+    ///
+    ///   anqi match random greedy --games 20
+    ///
+    ///   anqi match search "./my-bot --connect {addr}" --games 100 --tc 10+0.1 --concurrency 4
+    ///
+    ///   anqi match greedy "mine=python3 bot.py --server {addr}" --tc 40/60 --output mine.jsonl
+    #[command(verbatim_doc_comment)]
+    Match {
+        /// The first engine (it plays seat 1 in the first game of each deal).
+        #[arg(value_name = "ENGINE_A")]
+        engine_a: String,
+        /// The second engine.
+        #[arg(value_name = "ENGINE_B")]
+        engine_b: String,
+        /// Games in all (pairs on one deal, seats swapped).
+        #[arg(long, value_name = "N", default_value_t = 2)]
+        games: u32,
+        /// Variant: a shipped name (`anqi variants`) or a description file.
+        #[arg(long, value_name = "NAME|FILE", default_value = "traditional")]
+        variant: String,
+        /// Keep the records in FILE (JSON lines); run again, the same command resumes.
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Keep each engine's output in DIR/NAME.log.
+        #[arg(long, value_name = "DIR")]
+        logs: Option<PathBuf>,
+        #[command(flatten)]
+        event: EventFlags,
+        /// Print no progress.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Standings of tournament records: points, W/D/L, Elo with 95% interval, team standings
     /// (team games), crosstable, statistics per pair of engines (W/D/L, score, draw ratio, Elo
@@ -196,6 +259,28 @@ enum Command {
     },
 }
 
+/// Settings of an event, for `anqi tournament` (overriding the file) and `anqi match`.
+#[derive(clap::Args)]
+struct EventFlags {
+    /// Games played at once (tournament: overrides `concurrency`).
+    #[arg(long, value_name = "N")]
+    concurrency: Option<u32>,
+    /// Master seed: deals and engine seeds derive from it (tournament: overrides `seed`; a
+    /// resumed run refuses an output file dealt from another seed).
+    #[arg(long, value_name = "TEXT")]
+    seed: Option<String>,
+    /// Time control of every engine: 60+0.5 (60 s per game, 0.5 s added per move), 40/60+0.6
+    /// (60 s for every 40 moves, plus 0.6 s per move), 1:30+1 (minutes:seconds), st=2 (2 s per
+    /// move), inf (no clock). Tournament: replaces `tc`, [tournament.clock] and the engines'
+    /// own `tc`.
+    #[arg(long, value_name = "TC")]
+    tc: Option<Tc>,
+    /// Print the standings on stderr every N finished games (tournament: overrides
+    /// `standings_every`).
+    #[arg(long, value_name = "N")]
+    standings_every: Option<u32>,
+}
+
 #[derive(Subcommand)]
 enum VariantCommand {
     /// Validate a description (a file, or a shipped name) and print what it describes: board
@@ -222,11 +307,46 @@ fn main() -> ExitCode {
         Command::Replay { files, quiet } => replay(&files, quiet),
         Command::Tournament {
             file,
+            deals,
+            event,
             shard,
             output,
             quiet,
             json,
-        } => tournament(file, shard, output, quiet, json),
+        } => {
+            let overrides = Overrides {
+                concurrency: event.concurrency,
+                deals,
+                seed: event.seed,
+                tc: event.tc,
+                standings_every: event.standings_every,
+            };
+            tournament(file, &overrides, shard, output, quiet, json)
+        }
+        Command::Match {
+            engine_a,
+            engine_b,
+            games,
+            variant,
+            output,
+            logs,
+            event,
+            quiet,
+        } => {
+            let request = MatchRequest {
+                engines: [engine_a, engine_b],
+                games,
+                variant,
+                seed: event.seed.unwrap_or_else(|| "anqi".into()),
+                tc: event.tc,
+                concurrency: event.concurrency.unwrap_or(1),
+                // Replaced by a scratch file when not given.
+                output: output.clone().unwrap_or_default(),
+                logs,
+                standings_every: event.standings_every.unwrap_or(0),
+            };
+            quick_match(request, output.is_some(), quiet)
+        }
         Command::Report {
             files,
             json,
@@ -365,13 +485,17 @@ fn parse_shard(s: &str) -> Result<(u64, u64), String> {
 
 fn tournament(
     file: PathBuf,
+    overrides: &Overrides,
     shard: Option<(u64, u64)>,
     output: Option<PathBuf>,
     quiet: bool,
     json: bool,
 ) -> Result<ExitCode> {
-    use anqi::tournament::runner::{run, Progress, RunOptions};
-    let config = anqi::tournament::config::TournamentConfig::load(&file)?;
+    use anqi::tournament::runner::{Progress, RunOptions};
+    let mut config = anqi::tournament::config::TournamentConfig::load(&file)?;
+    config
+        .apply(overrides)
+        .map_err(|e| anyhow::anyhow!("{}: with the command line's options: {e}", file.display()))?;
     let progress = if quiet {
         Progress::Quiet
     } else if json {
@@ -382,6 +506,26 @@ fn tournament(
     // Even quiet: warnings are not progress but trouble to look into (a token presented twice
     // means it leaked, or an engine is confused).
     init_logging_at("warn");
+    let options = RunOptions {
+        shard,
+        progress,
+        output,
+    };
+    let standings = run_event(config, options)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&standings)?);
+    } else {
+        print!("{}", anqi::tournament::report::text(&standings));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs an event on a runtime of its own, taking every running engine down on SIGINT or
+/// SIGTERM.
+fn run_event(
+    config: anqi::tournament::config::TournamentConfig,
+    options: anqi::tournament::runner::RunOptions,
+) -> Result<anqi::tournament::stats::Standings> {
     let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let standings = rt.block_on(async move {
         // Stopped by a signal: take every running engine down with us. Finished games are
@@ -392,19 +536,45 @@ fn tournament(
             eprintln!("anqi: stopped by a signal; run the same command again to resume");
             std::process::exit(130);
         });
-        let options = RunOptions {
-            shard,
-            progress,
-            output,
-        };
-        run(config, options).await
+        anqi::tournament::runner::run(config, options).await
     })?;
-    if json {
-        println!("{}", serde_json::to_string_pretty(&standings)?);
-    } else {
-        print!("{}", anqi::tournament::report::text(&standings));
+    Ok(standings)
+}
+
+fn quick_match(mut request: MatchRequest, keep_records: bool, quiet: bool) -> Result<ExitCode> {
+    use anqi::tournament::quick_match::{config, Bots};
+    use anqi::tournament::runner::{Progress, RunOptions};
+    // The match's own files (the Python bot, the rules, records nobody asked to keep) go to a
+    // scratch directory, removed at the end.
+    let scratch = std::env::temp_dir().join(format!("anqi-match-{}", std::process::id()));
+    let _cleanup = RemoveOnDrop(scratch.clone());
+    if !keep_records {
+        request.output = scratch.join("records.jsonl");
     }
+    let bots = Bots::beside_this_binary(scratch).map_err(anyhow::Error::msg)?;
+    let event = config(&request, &bots).map_err(anyhow::Error::msg)?;
+    init_logging_at("warn");
+    let options = RunOptions {
+        shard: None,
+        progress: if quiet {
+            Progress::Quiet
+        } else {
+            Progress::Text
+        },
+        output: None,
+    };
+    let standings = run_event(event, options)?;
+    print!("{}", anqi::tournament::report::text(&standings));
     Ok(ExitCode::SUCCESS)
+}
+
+/// Removes a directory when dropped (best effort).
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 fn report(

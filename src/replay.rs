@@ -131,12 +131,15 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
                     ));
                 }
                 game.adjudicate_draw(Termination::PlyCap);
-            } else if result.reason == Termination::Crash && result.loser.is_none() {
-                // Nobody came: no plies, no winner.
+            } else if matches!(result.reason, Termination::Crash | Termination::NoConnect)
+                && result.loser.is_none()
+            {
+                // Nobody came: no plies, no winner. (`crash` in records written before
+                // `no-connect` existed.)
                 if !record.plies.is_empty() || result.winner_side.is_some() {
                     return Err("a game nobody played has plies or a winner".into());
                 }
-                game.adjudicate_draw(Termination::Crash);
+                game.adjudicate_draw(result.reason);
             } else if result.reason != Termination::Aborted {
                 return Err(format!(
                     "result {:?}, but after the last ply the rules have not ended the game",

@@ -191,7 +191,7 @@ fn a_run_killed_halfway_and_resumed_equals_an_uninterrupted_one() {
 #[test]
 fn misbehaving_engines_lose_with_the_right_reason_while_the_event_goes_on() {
     let dir = TempDir::new("t-bad");
-    let head = "format = \"gauntlet\"\nconcurrency = 4\nconnect_timeout_ms = 5000\n[tournament.clock]\nmove_ms = 1000";
+    let head = "format = \"gauntlet\"\nconcurrency = 4\nconnect_timeout_ms = 5000\nengine_logs = \"game\"\n[tournament.clock]\nmove_ms = 1000";
     let engines = [
         python_bot("steady"),
         misbehaving("crash"),
@@ -353,4 +353,315 @@ fn stopping_the_tournament_kills_the_engines_children_too() {
     assert_eq!(status.code(), Some(130));
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(running(), 0, "no engine process is left behind");
+}
+
+/// `anqi tournament FILE ARGS...` (not quiet), whatever its exit status.
+fn tournament_output(file: &Path, extra: &[&str]) -> std::process::Output {
+    Command::new(ANQI)
+        .arg("tournament")
+        .arg(file)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// An engine entry whose program is `sh -c SCRIPT`, with `{game}` and `{addr}` as $0 and $1.
+fn shell_engine(name: &str, script: &str) -> String {
+    format!(
+        "[[tournament.engine]]\nname = \"{name}\"\ncommand = \"sh\"\nargs = [\"-c\", '{script}', \"{{game}}\", \"{{addr}}\"]\n"
+    )
+}
+
+fn lines(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
+}
+
+#[test]
+fn a_program_that_cannot_be_started_stops_the_event_before_any_game() {
+    let dir = TempDir::new("t-missing");
+    let missing =
+        "[[tournament.engine]]\nname = \"ghost\"\ncommand = \"no-such-engine-program-7f3a\"\n";
+    let file = config(&dir.0, "", &[python_bot("alpha"), missing.to_string()]);
+    let out = tournament_output(&file, &["--quiet"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("\"ghost\"") && stderr.contains("no-such-engine-program-7f3a"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("PATH"), "{stderr}");
+    assert_eq!(lines(&dir.0.join("out.jsonl")), 0, "no game was played");
+    assert!(
+        !dir.0.join("logs").exists(),
+        "stopped before anything was started"
+    );
+
+    // A file that is there but cannot be run, found relative to the engine's dir.
+    std::fs::write(dir.0.join("engine.sh"), "#!/bin/sh\n").unwrap();
+    let not_executable = format!(
+        "[[tournament.engine]]\nname = \"plain\"\ncommand = \"./engine.sh\"\ndir = \"{}\"\n",
+        dir.0.display()
+    );
+    let file = config(&dir.0, "", &[python_bot("alpha"), not_executable]);
+    let out = tournament_output(&file, &["--quiet"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("\"plain\"") && stderr.contains("not executable"),
+        "{stderr}"
+    );
+    assert_eq!(lines(&dir.0.join("out.jsonl")), 0);
+}
+
+#[test]
+fn an_engine_that_exits_at_once_stops_the_event_in_its_first_game() {
+    let dir = TempDir::new("t-quits");
+    let quitter = shell_engine("quitter", "echo cannot read my weights >&2; exit 7");
+    // A long connect timeout: the event must not wait for it to learn the engine is gone.
+    let file = config(
+        &dir.0,
+        "connect_timeout_ms = 60000",
+        &[python_bot("alpha"), quitter],
+    );
+    let started = std::time::Instant::now();
+    let out = tournament_output(&file, &["--quiet"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "did not wait for the timeout"
+    );
+    assert!(
+        stderr.contains("\"quitter\"") && stderr.contains("exit status: 7"),
+        "{stderr}"
+    );
+    let log = dir.0.join("logs").join("quitter.log");
+    assert!(stderr.contains(&log.display().to_string()), "{stderr}");
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        logged.contains("game 0 seat 2: cannot read my weights"),
+        "{logged}"
+    );
+    assert_eq!(
+        lines(&dir.0.join("out.jsonl")),
+        0,
+        "the lost game is not recorded"
+    );
+}
+
+#[test]
+fn an_engine_that_stops_connecting_later_loses_by_no_connect() {
+    let dir = TempDir::new("t-noconnect");
+    // Plays game 0 only; in later games it exits without connecting.
+    let fickle = shell_engine(
+        "fickle",
+        &format!(
+            "if [ \"$0\" = 0 ]; then exec python3 {ROOT}/clients/python/anqi_random_bot.py --connect \"$1\" --quiet; fi; exit 0"
+        ),
+    );
+    let file = config(
+        &dir.0,
+        "deals = 2\nconnect_timeout_ms = 60000",
+        &[python_bot("steady"), fickle],
+    );
+    let started = std::time::Instant::now();
+    tournament(&file, &[]);
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "did not wait for the timeout"
+    );
+    let records = normalized(&dir.0.join("out.jsonl"));
+    assert_eq!(records.len(), 4, "the event went on");
+    assert_ne!(records[0].result.reason.name(), "no-connect");
+    for r in &records[1..] {
+        let tag = r.tournament.as_ref().unwrap();
+        let seat = tag.engines.iter().position(|e| e == "fickle").unwrap() + 1;
+        assert_eq!(r.result.reason.name(), "no-connect", "{:?}", r.result);
+        assert_eq!(r.result.loser, Some(seat));
+        assert!(r.plies.is_empty());
+    }
+    let report = report(&dir.0.join("out.jsonl"));
+    assert!(report.contains("no-connect 3"), "{report}");
+    assert!(replay_summary(&dir.0.join("out.jsonl")).ends_with("4 verified, 0 failed\n"));
+}
+
+#[test]
+fn each_engine_runs_on_its_own_time_control_and_each_shares_keys() {
+    let dir = TempDir::new("t-tc");
+    // Both engines wait 0.4 s on their first turn, then resign; [tournament.each] gives them
+    // their program and a patient control, which "hasty" replaces with 0.1 s per move.
+    let head = format!(
+        "deals = 2\n[tournament.each]\ncommand = \"python3\"\nargs = [\"{ROOT}/tests/engines/misbehave.py\", \"slow\", \"--delay\", \"0.4\", \"--connect\", \"{{addr}}\"]\ntc = \"st=5\"\n"
+    );
+    let engines = [
+        "[[tournament.engine]]\nname = \"hasty\"\ntc = \"st=0.1\"\n".to_string(),
+        "[[tournament.engine]]\nname = \"patient\"\n".to_string(),
+    ];
+    tournament(&config(&dir.0, &head, &engines), &[]);
+    let records = normalized(&dir.0.join("out.jsonl"));
+    assert_eq!(records.len(), 4);
+    for r in &records {
+        let first = &r.tournament.as_ref().unwrap().engines[0];
+        let want = if first == "hasty" { "time" } else { "resign" };
+        assert_eq!(
+            r.result.reason.name(),
+            want,
+            "{first} moved first: {:?}",
+            r.result
+        );
+        assert_eq!(r.result.loser, Some(1));
+    }
+    // The hasty engine's flag fell at its own limit: 0.1 s, not the 0.4 s it took.
+    let raw: Vec<GameRecord> = anqi::record::read_records(&dir.0.join("out.jsonl"))
+        .unwrap()
+        .into_iter()
+        .map(|(_, r)| r.unwrap())
+        .collect();
+    for r in raw
+        .iter()
+        .filter(|r| r.tournament.as_ref().unwrap().engines[0] == "hasty")
+    {
+        let used = r.players[0].time_used_ms;
+        assert!((100..400).contains(&used), "{:?}", r.players[0]);
+    }
+}
+
+#[test]
+fn command_line_overrides_apply_and_resume_refuses_another_schedule() {
+    let dir = TempDir::new("t-override");
+    let file = two_bots(&dir.0, "deals = 1\nconcurrency = 1");
+    let out = tournament_output(
+        &file,
+        &[
+            "--deals",
+            "2",
+            "--concurrency",
+            "2",
+            "--seed",
+            "other",
+            "--standings-every",
+            "2",
+            "--tc",
+            "10+0.1",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let path = dir.0.join("out.jsonl");
+    let records = normalized(&path);
+    assert_eq!(records.len(), 4, "--deals 2");
+    assert!(records
+        .iter()
+        .all(|r| r.seeds.server.starts_with("other/deal/")));
+    assert_eq!(
+        stderr.matches("Standings: ").count(),
+        2,
+        "after games 2 and 4: {stderr}"
+    );
+
+    // Another master seed, or fewer deals, is another schedule: refused.
+    for extra in [
+        &["--deals", "2", "--seed", "changed"][..],
+        &["--seed", "other"],
+    ] {
+        let out = tournament_output(&file, extra);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {stderr}");
+        assert!(stderr.contains("out.jsonl:"), "{stderr}");
+    }
+    // More deals extend the same schedule: the run resumes.
+    tournament(&file, &["--deals", "3", "--seed", "other"]);
+    assert_eq!(normalized(&path).len(), 6);
+    assert_eq!(normalized(&path)[..4], records[..]);
+}
+
+#[test]
+fn anqi_match_plays_a_quick_match_and_prints_the_standings() {
+    // A command-line engine against the Python bot carried in the binary.
+    let out = Command::new(ANQI)
+        .args([
+            "match",
+            "python-random",
+            &format!("mine=python3 {ROOT}/clients/python/anqi_random_bot.py --connect {{addr}} --seed {{seed}} --quiet"),
+            "--games",
+            "4",
+            "--variant",
+            "traditional-2x4",
+            "--tc",
+            "60+1",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("Standings: 4 games of traditional-2x4"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("python-random") && stdout.contains("mine"),
+        "{stdout}"
+    );
+
+    let out = Command::new(ANQI)
+        .args(["match", "random", "greedy", "--games", "3"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.contains("--games 3") && stderr.contains("multiple of 2"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn anqi_match_runs_the_reference_bots_beside_the_binary() {
+    let bot = Path::new(ANQI).with_file_name("anqi-bot");
+    if !bot.exists() {
+        // `cargo test` builds the anqi binary only: build the bots beside it, into the same
+        // target directory and profile.
+        let profile_dir = Path::new(ANQI).parent().unwrap();
+        let target = profile_dir.parent().unwrap();
+        let mut build = Command::new(env!("CARGO"));
+        build
+            .current_dir(ROOT)
+            .args(["build", "-p", "anqi-client", "--bin", "anqi-bot"])
+            .env("CARGO_TARGET_DIR", target);
+        if profile_dir.ends_with("release") {
+            build.arg("--release");
+        }
+        assert!(build.status().unwrap().success(), "cannot build anqi-bot");
+    }
+    let dir = TempDir::new("t-match");
+    let output = dir.0.join("match.jsonl");
+    let out = Command::new(ANQI)
+        .args(["match", "random", "greedy", "--games", "4", "--output"])
+        .arg(&output)
+        .args(["--logs"])
+        .arg(dir.0.join("logs"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("Standings: 4 games of traditional"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("greedy") && stdout.contains("random"),
+        "{stdout}"
+    );
+    assert_eq!(lines(&output), 4);
+    assert!(dir.0.join("logs/greedy.log").is_file());
+    assert!(replay_summary(&output).ends_with("4 verified, 0 failed\n"));
 }

@@ -47,7 +47,7 @@ fn python_bot(name: &str) -> String {
 fn config(dir: &Path, head: &str, engines: &[String]) -> PathBuf {
     let path = dir.join("t.toml");
     let text = format!(
-        "[tournament]\nvariant = \"traditional-2x4\"\nseed = \"test\"\ndeals = 1\nconcurrency = 1\nconnect_timeout_ms = 20000\noutput = \"{}\"\nlogs = \"{}\"\n{head}\n{}",
+        "[tournament]\nvariant = \"traditional-2x4\"\nseed = \"test\"\ndeals = 1\nconcurrency = 1\nconnect_timeout_ms = 20000\nengine_logs = \"game\"\noutput = \"{}\"\nlogs = \"{}\"\n{head}\n{}",
         dir.join("out.jsonl").display(),
         dir.join("logs").display(),
         engines.concat()

@@ -24,8 +24,13 @@ pub enum Termination {
     /// An illegal action (or too many errors) under a rule that makes it a loss.
     Illegal,
     Disconnect,
-    /// The player's program crashed or never connected (tournaments).
+    /// The player's program crashed after it connected: it exited with a failure status and
+    /// its connection closed (tournaments).
     Crash,
+    /// The player never took its seat: its program did not connect and send `(init ...)`
+    /// within the connect timeout, or exited before it did (tournaments). Kept apart from
+    /// `Crash` because it usually means a wrong command or address, not a bug in the engine.
+    NoConnect,
     /// Draw: too many plies without a reveal, a capture, a draw from the bag or a put.
     NoProgress,
     /// Draw: the same position occurred too often.
@@ -50,6 +55,7 @@ impl Termination {
             Termination::Illegal => "illegal",
             Termination::Disconnect => "disconnect",
             Termination::Crash => "crash",
+            Termination::NoConnect => "no-connect",
             Termination::NoProgress => "no-progress",
             Termination::Repetition => "repetition",
             Termination::Cleared => "cleared",
@@ -67,6 +73,7 @@ impl Termination {
                 | Termination::Illegal
                 | Termination::Disconnect
                 | Termination::Crash
+                | Termination::NoConnect
         )
     }
 }

@@ -1,95 +1,161 @@
-//! Clocks: each player's remaining game time, the per-move limit and the increment.
+//! Clocks: each player's own time control (game time, moves per period, increment, per-move
+//! limit), the time they have left, and the time they used.
 //!
 //! Time is measured by the server from the moment it queues the `turn` message to the moment
 //! it reads the action (the client's network delay counts against the client).
+//!
+//! Every seat has its own [`TimeControl`], because tournaments give engines different ones
+//! (time odds, as `tc` per engine in cutechess); the server's `[clock]` gives every seat the
+//! same.
 
 use crate::config::ClockConfig;
 use crate::rules::ClockDefaults;
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// The clocks of one game.
-#[derive(Clone, Debug)]
-pub struct Clocks {
-    /// Remaining time per player (index = player id - 1); `None` without a game clock.
-    remaining: Vec<Option<Duration>>,
-    /// The game time each player started with.
-    initial: Vec<Option<Duration>>,
-    used: Vec<Duration>,
-    per_move: Option<Duration>,
-    increment: Duration,
+/// One player's time control, resolved: what their clock runs on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimeControl {
+    /// Game time: for the whole game, or, with `period_moves`, for each period; `None`: no game
+    /// clock.
+    pub game: Option<Duration>,
+    /// Moves per period (0: the game is one period). After each of the player's
+    /// `period_moves`-th, 2×`period_moves`-th... moves, `game` is added again to what they have
+    /// left (unused time carries over), as in `40/60` (60 s for every 40 moves).
+    pub period_moves: u32,
+    /// Added to the player's game time after each of their moves (Fischer increment).
+    pub increment: Duration,
+    /// Longest time for one move; `None`: no limit of its own.
+    pub per_move: Option<Duration>,
 }
 
-impl Clocks {
-    /// Clocks for `players` players: each setting comes from the server configuration when it
-    /// sets it, else from the variant's `(clock ...)`, else it is off (0).
-    pub fn new(config: &ClockConfig, variant: &ClockDefaults, players: usize) -> Clocks {
+impl TimeControl {
+    /// Each setting from the configuration when it sets it, else from the variant's
+    /// `(clock ...)`, else off (0). A variant has no periods.
+    pub fn resolve(config: &ClockConfig, variant: &ClockDefaults) -> TimeControl {
         let pick = |c: Option<u64>, v: Option<u64>| c.or(v).unwrap_or(0);
         let ms = |v: u64| (v > 0).then(|| Duration::from_millis(v));
-        Clocks {
-            remaining: vec![ms(pick(config.game_ms, variant.game_ms)); players],
-            initial: vec![ms(pick(config.game_ms, variant.game_ms)); players],
-            used: vec![Duration::ZERO; players],
-            per_move: ms(pick(config.move_ms, variant.move_ms)),
+        TimeControl {
+            game: ms(pick(config.game_ms, variant.game_ms)),
+            period_moves: config.period_moves.unwrap_or(0),
             increment: Duration::from_millis(pick(config.increment_ms, variant.increment_ms)),
+            per_move: ms(pick(config.move_ms, variant.move_ms)),
         }
     }
 
-    /// When the flag of `player` falls if they started thinking at `since`; `None` = never.
+    /// Whether no clock limits a move at all (no game clock, no move limit).
+    pub fn is_unlimited(&self) -> bool {
+        self.game.is_none() && self.per_move.is_none()
+    }
+}
+
+/// One seat's clock.
+#[derive(Clone, Debug)]
+struct SeatClock {
+    control: TimeControl,
+    /// Game time left; `None` without a game clock.
+    remaining: Option<Duration>,
+    used: Duration,
+    /// Moves charged so far.
+    moves: u32,
+}
+
+/// The clocks of one game.
+#[derive(Clone, Debug)]
+pub struct Clocks {
+    /// Index = player id - 1.
+    seats: Vec<SeatClock>,
+}
+
+impl Clocks {
+    /// Clocks for `players` players, all on the same control: each setting comes from the
+    /// server configuration when it sets it, else from the variant's `(clock ...)`, else it is
+    /// off (0).
+    pub fn new(config: &ClockConfig, variant: &ClockDefaults, players: usize) -> Clocks {
+        Clocks::per_player(vec![TimeControl::resolve(config, variant); players])
+    }
+
+    /// Clocks with a control of its own for each player (index = player id - 1).
+    pub fn per_player(controls: Vec<TimeControl>) -> Clocks {
+        Clocks {
+            seats: controls
+                .into_iter()
+                .map(|control| SeatClock {
+                    control,
+                    remaining: control.game,
+                    used: Duration::ZERO,
+                    moves: 0,
+                })
+                .collect(),
+        }
+    }
+
+    /// When the flag of `player` falls if they started thinking at `since`; `None` = never
+    /// (also for a limit so long that the moment cannot be represented).
     pub fn deadline(&self, player: usize, since: Instant) -> Option<Instant> {
-        let limit = match (self.remaining[player - 1], self.per_move) {
+        let s = &self.seats[player - 1];
+        let limit = match (s.remaining, s.control.per_move) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        limit.map(|d| since + d)
+        limit.and_then(|d| since.checked_add(d))
     }
 
     /// Whether a ply that took `spent` would make `player`'s flag fall (nothing is charged).
     pub fn would_fall(&self, player: usize, spent: Duration) -> bool {
-        self.per_move.is_some_and(|m| spent > m)
-            || self.remaining[player - 1].is_some_and(|r| spent > r)
+        let s = &self.seats[player - 1];
+        s.control.per_move.is_some_and(|m| spent > m) || s.remaining.is_some_and(|r| spent > r)
     }
 
-    /// Charges `player` for a ply that took `spent`; false when that flag has fallen.
+    /// Charges `player` for a ply that took `spent`; false when that flag has fallen. A ply
+    /// within time counts as one of the player's moves: it earns the increment, and ends a
+    /// period every `period_moves` moves (the game time is added again).
     pub fn charge(&mut self, player: usize, spent: Duration) -> bool {
-        let i = player - 1;
-        self.used[i] += spent;
-        if self.per_move.is_some_and(|m| spent > m) {
+        let s = &mut self.seats[player - 1];
+        s.used += spent;
+        if s.control.per_move.is_some_and(|m| spent > m) {
             return false;
         }
-        match &mut self.remaining[i] {
+        match &mut s.remaining {
             Some(r) if spent > *r => {
                 *r = Duration::ZERO;
-                false
+                return false;
             }
-            Some(r) => {
-                *r = *r - spent + self.increment;
-                true
-            }
-            None => true,
+            Some(r) => *r = *r - spent + s.control.increment,
+            None => {}
         }
+        s.moves += 1;
+        let period = s.control.period_moves;
+        if period > 0 && s.moves % period == 0 {
+            if let (Some(r), Some(game)) = (&mut s.remaining, s.control.game) {
+                *r += game;
+            }
+        }
+        true
     }
 
     /// Total thinking time used by `player`.
     pub fn used(&self, player: usize) -> Duration {
-        self.used[player - 1]
+        self.seats[player - 1].used
     }
 
-    /// The game time `player` has left; `None` without a game clock.
+    /// The game time `player` has left (what their flag falls at, besides the per-move
+    /// limit); `None` without a game clock.
     pub fn remaining(&self, player: usize) -> Option<Duration> {
-        self.remaining[player - 1]
+        self.seats[player - 1].remaining
     }
 
-    /// `player`'s time control as the `clock` extension states it, in milliseconds: game time,
-    /// increment, move limit, moves per period (0 = none).
-    pub fn control_ms(&self, player: usize) -> [u64; 4] {
-        let ms = |d: Option<Duration>| d.map_or(0, |d| d.as_millis() as u64);
-        [
-            ms(self.initial[player - 1]),
-            self.increment.as_millis() as u64,
-            ms(self.per_move),
-            0,
-        ]
+    /// The time control `player` plays under.
+    pub fn control(&self, player: usize) -> TimeControl {
+        self.seats[player - 1].control
+    }
+
+    /// Moves `player` has left to make before their next period starts (UCI's `movestogo`);
+    /// `None` when the game is one period or has no game clock.
+    pub fn moves_to_go(&self, player: usize) -> Option<u32> {
+        let s = &self.seats[player - 1];
+        let period = s.control.period_moves;
+        (period > 0 && s.control.game.is_some()).then(|| period - s.moves % period)
     }
 }
 
@@ -103,6 +169,7 @@ mod tests {
             game_ms: Some(1000),
             move_ms: Some(300),
             increment_ms: Some(100),
+            period_moves: None,
         };
         let mut c = Clocks::new(&cfg, &ClockDefaults::default(), 2);
         let t0 = Instant::now();
@@ -124,6 +191,7 @@ mod tests {
             game_ms: Some(0),
             move_ms: None,
             increment_ms: None,
+            period_moves: None,
         };
         let variant = ClockDefaults {
             game_ms: Some(5000),
@@ -148,5 +216,59 @@ mod tests {
         let t0 = Instant::now();
         assert_eq!(c.deadline(1, t0), Some(t0 + Duration::from_millis(40)));
         assert!(!c.charge(1, Duration::from_millis(41)));
+    }
+
+    #[test]
+    fn a_period_adds_the_game_time_again_after_every_nth_move() {
+        let cfg = ClockConfig {
+            game_ms: Some(1000),
+            move_ms: None,
+            increment_ms: Some(10),
+            period_moves: Some(2),
+        };
+        let mut c = Clocks::new(&cfg, &ClockDefaults::default(), 2);
+        assert_eq!(c.moves_to_go(1), Some(2));
+        assert!(c.charge(1, Duration::from_millis(400)));
+        // 1000 - 400 + 10.
+        assert_eq!(c.remaining(1), Some(Duration::from_millis(610)));
+        assert_eq!(c.moves_to_go(1), Some(1));
+        assert!(c.charge(1, Duration::from_millis(500)));
+        // The second move ends the period: 610 - 500 + 10, then 1000 more.
+        assert_eq!(c.remaining(1), Some(Duration::from_millis(1120)));
+        assert_eq!(c.moves_to_go(1), Some(2));
+        // Player 2's clock is untouched.
+        assert_eq!(c.remaining(2), Some(Duration::from_millis(1000)));
+        // Over the time left, even within a period: the flag falls.
+        assert!(c.charge(1, Duration::from_millis(1000)));
+        assert!(!c.would_fall(1, Duration::from_millis(130)));
+        assert!(c.would_fall(1, Duration::from_millis(131)));
+        assert!(!c.charge(1, Duration::from_millis(131)));
+        assert_eq!(c.remaining(1), Some(Duration::ZERO));
+    }
+
+    #[test]
+    fn each_player_runs_on_their_own_control() {
+        let fast = TimeControl {
+            per_move: Some(Duration::from_millis(50)),
+            ..TimeControl::default()
+        };
+        let slow = TimeControl {
+            game: Some(Duration::from_secs(60)),
+            increment: Duration::from_millis(500),
+            ..TimeControl::default()
+        };
+        let mut c = Clocks::per_player(vec![fast, slow]);
+        let t0 = Instant::now();
+        assert_eq!(c.deadline(1, t0), Some(t0 + Duration::from_millis(50)));
+        assert_eq!(c.deadline(2, t0), Some(t0 + Duration::from_secs(60)));
+        assert_eq!(c.remaining(1), None, "no game clock");
+        assert_eq!(c.control(2), slow);
+        assert_eq!(c.moves_to_go(2), None, "one period");
+        assert!(c.would_fall(1, Duration::from_millis(51)));
+        assert!(!c.would_fall(2, Duration::from_millis(51)));
+        assert!(c.charge(2, Duration::from_secs(1)));
+        assert_eq!(c.remaining(2), Some(Duration::from_millis(59_500)));
+        assert!(TimeControl::default().is_unlimited());
+        assert!(!fast.is_unlimited());
     }
 }

@@ -108,6 +108,15 @@ impl std::fmt::Debug for Player {
     }
 }
 
+/// How the name of a stand-in for an absent player starts (`(absent seat 2)`). No client can
+/// have such a name: names are atoms, which hold no parenthesis.
+const ABSENT_PREFIX: &str = "(absent seat ";
+
+/// Whether a recorded player name is that of a stand-in for a seat nobody took.
+pub fn is_absent_name(name: &str) -> bool {
+    name.starts_with(ABSENT_PREFIX)
+}
+
 impl Player {
     /// A stand-in for a seat nobody took: its channels are closed.
     pub fn absent(seat: usize) -> Player {
@@ -115,7 +124,7 @@ impl Player {
         Player {
             conn: u64::MAX,
             peer: std::net::SocketAddr::from(([0, 0, 0, 0], 0)),
-            name: format!("(absent seat {seat})"),
+            name: format!("{ABSENT_PREFIX}{seat})"),
             seed: String::new(),
             ext: Extensions::NONE,
             inbox,

@@ -11,7 +11,8 @@ mod limits;
 mod referee;
 mod seating;
 
-pub use clock::Clocks;
+pub use clock::{Clocks, TimeControl};
+pub use connection::is_absent_name;
 pub use connection::VERSION;
 pub use referee::GameSpec;
 pub use seating::{GameOrder, OrderDesk, ServerStopped};

@@ -8,7 +8,7 @@
 //! rules ([`Game::forfeit`], [`Game::resign`], ...), so the loser is recorded in the game's
 //! outcome, not kept on the side.
 
-use super::clock::Clocks;
+use super::clock::{Clocks, TimeControl};
 use super::connection::{Inbound, Player};
 use crate::config::{Config, Ruling, SeedSource};
 use crate::record::{
@@ -65,11 +65,12 @@ impl GameContext {
 pub struct GameSpec {
     /// The deal's seed contributions; `None`: from `[seed]` and the players' SEEDs.
     pub seeds: Option<SeedInputs>,
-    /// Clock settings overriding `[clock]`.
-    pub clock: Option<crate::config::ClockConfig>,
+    /// Each seat's clock settings (index = player id - 1), overriding `[clock]`; seats past
+    /// the end take `[clock]`. Keys left out take the variant's `(clock ...)`.
+    pub clocks: Vec<crate::config::ClockConfig>,
     /// Ply cap overriding `[referee] max_plies`.
     pub max_plies: Option<u32>,
-    /// Seats (player ids) whose player never came: they lose at once, as `crash`.
+    /// Seats (player ids) whose player never came: they lose at once, as `no-connect`.
     pub absent: Vec<usize>,
     /// Where the record also goes (a tournament waiting for this game).
     pub done: Option<tokio::sync::oneshot::Sender<GameRecord>>,
@@ -214,10 +215,13 @@ impl Referee {
         };
         let variant = ctx.variant.clone();
         let game = Game::new(variant.clone(), header.seeds.deal_for(&variant));
-        let clocks = Clocks::new(
-            spec.clock.as_ref().unwrap_or(&cfg.clock),
-            &variant.clock,
-            players.len(),
+        let clocks = Clocks::per_player(
+            (0..players.len())
+                .map(|i| {
+                    let config = spec.clocks.get(i).unwrap_or(&cfg.clock);
+                    TimeControl::resolve(config, &variant.clock)
+                })
+                .collect(),
         );
         Referee {
             header,
@@ -254,9 +258,9 @@ impl Referee {
         let absent_sides: std::collections::BTreeSet<usize> =
             self.absent.iter().map(|&p| variant.side_of(p)).collect();
         if absent_sides.len() > 1 {
-            self.game.adjudicate_draw(Termination::Crash);
+            self.game.adjudicate_draw(Termination::NoConnect);
         } else if let Some(&absent) = self.absent.first() {
-            self.game.forfeit(absent, Termination::Crash);
+            self.game.forfeit(absent, Termination::NoConnect);
         }
         let tail = setup_tail(&self.game);
         for player in 1..=self.seats.len() {
@@ -293,7 +297,15 @@ impl Referee {
         }
         let mut out = ServerClause::Ext(ext.names()).to_string();
         if ext.contains(Extension::Clock) {
-            out.push_str(&ServerClause::TimeControl(self.clocks.control_ms(player)).to_string());
+            let c = self.clocks.control(player);
+            let ms = |d: Option<std::time::Duration>| d.map_or(0, |d| d.as_millis() as u64);
+            let control = [
+                ms(c.game),
+                c.increment.as_millis() as u64,
+                ms(c.per_move),
+                u64::from(c.period_moves),
+            ];
+            out.push_str(&ServerClause::TimeControl(control).to_string());
         }
         if ext.contains(Extension::Variant) {
             out.push_str(&self.ctx.public_variant);

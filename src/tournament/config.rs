@@ -1,7 +1,10 @@
 //! The `[tournament]` section: everything an event needs, documented key by key in
-//! `tournament.toml`.
+//! `tournament.toml`; `[tournament.each]`, the defaults every engine shares; and the
+//! command line's overrides ([`Overrides`]).
 
+use super::time_control::Tc;
 use crate::config::ClockConfig;
+use crate::rules::ClockDefaults;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -46,23 +49,51 @@ pub struct TournamentConfig {
     /// Records file (JSON lines), appended as each game ends; also the resume point.
     #[serde(default = "default_output")]
     pub output: String,
-    /// Directory for the engines' stdout and stderr, one file per engine per game.
+    /// Directory for the engines' stdout and stderr (see `engine_logs`).
     #[serde(default = "default_logs")]
     pub logs: String,
+    /// How the engines' output is kept.
+    #[serde(default)]
+    pub engine_logs: EngineLogs,
     /// Time an engine has to connect and send `init` after it is started.
     #[serde(default = "default_connect_timeout")]
     pub connect_timeout_ms: u64,
     /// Adjudicate a draw after this many plies (0: only the variant's rules end games).
     #[serde(default)]
     pub max_plies: u32,
-    /// Time control; keys left out take the variant's `(clock ...)`.
+    /// Time control of every engine without a `tc` of its own, as a string (`40/60+0.6`).
     #[serde(default)]
-    pub clock: ClockConfig,
+    pub tc: Option<Tc>,
+    /// Time control as a table of milliseconds; keys left out take the variant's
+    /// `(clock ...)`. Not with `tc`.
+    #[serde(default)]
+    pub clock: Option<ClockConfig>,
+    /// Print the standings on stderr every N finished games (0: only at the end).
+    #[serde(default)]
+    pub standings_every: u32,
     /// Early stopping for a two-engine match.
     #[serde(default)]
     pub sprt: Option<SprtConfig>,
+    /// `[tournament.each]`: keys every engine takes unless it sets them itself. Already
+    /// applied to `engines` by [`TournamentConfig::parse`]; kept to show where keys came from.
+    #[serde(default)]
+    pub each: Option<toml::Table>,
     #[serde(rename = "engine")]
     pub engines: Vec<EngineConfig>,
+}
+
+/// Where the engines' stdout and stderr go, in the `logs` directory.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum EngineLogs {
+    /// One file per game and seat: `game-INDEX-seatN-NAME.log`.
+    Game,
+    /// One file per engine, `NAME.log`, appended: each line starts with `game INDEX seat N: `,
+    /// so that games played at the same time stay apart.
+    #[default]
+    Engine,
+    /// None: the output is thrown away.
+    Off,
 }
 
 /// How engines are paired.
@@ -114,6 +145,10 @@ pub struct EngineConfig {
     /// games (`anqi token` makes a good one).
     #[serde(default)]
     pub token: Option<String>,
+    /// The engine's own time control (`40/60+0.6`): its clock follows it, whatever its
+    /// opponents play with (time odds).
+    #[serde(default)]
+    pub tc: Option<Tc>,
 }
 
 impl EngineConfig {
@@ -161,10 +196,59 @@ impl TournamentConfig {
     /// # Errors
     /// TOML mistakes, unknown keys, and settings that make no sense, each named.
     pub fn parse(text: &str) -> Result<TournamentConfig, TournamentConfigError> {
+        // Each engine's own keys are read straight from the text, so mistakes there come
+        // with their line; then, when there is a [tournament.each], the engines are read again
+        // with its keys under theirs.
         let file: File = toml::from_str(text).map_err(|e| TournamentConfigError(e.to_string()))?;
-        let t = file.tournament;
+        let mut t = file.tournament;
+        if let Some(each) = &t.each {
+            t.engines = with_each(text, each)?;
+        }
         t.validate()?;
         Ok(t)
+    }
+
+    /// Applies the command line's overrides, then checks the result as a file is checked.
+    ///
+    /// # Errors
+    /// Settings that make no sense (`--deals 0`).
+    pub fn apply(&mut self, o: &Overrides) -> Result<(), TournamentConfigError> {
+        if let Some(n) = o.concurrency {
+            self.concurrency = n;
+        }
+        if let Some(n) = o.deals {
+            self.deals = n;
+        }
+        if let Some(s) = &o.seed {
+            self.seed = s.clone();
+        }
+        if let Some(tc) = &o.tc {
+            // The command line has the last word: every engine plays at it.
+            self.tc = Some(tc.clone());
+            self.clock = None;
+            for e in &mut self.engines {
+                e.tc = None;
+            }
+        }
+        if let Some(n) = o.standings_every {
+            self.standings_every = n;
+        }
+        self.validate()
+    }
+
+    /// The clock settings engine `engine` (an index into `engines`) plays with: its own `tc`,
+    /// else the event's `tc`, else `[tournament.clock]` over the variant's `(clock ...)`. When
+    /// that last leaves no limit at all, a minute per move, so that a hanging engine cannot
+    /// hang the event (an explicit `tc = "inf"` has no limit).
+    pub fn clock_of(&self, engine: usize, variant: &ClockDefaults) -> ClockConfig {
+        if let Some(tc) = self.engines[engine].tc.as_ref().or(self.tc.as_ref()) {
+            return tc.clock.clone();
+        }
+        let mut clock = self.clock.clone().unwrap_or_default();
+        if crate::server::TimeControl::resolve(&clock, variant).is_unlimited() {
+            clock.move_ms = Some(60_000);
+        }
+        clock
     }
 
     /// Reads a tournament file.
@@ -213,6 +297,12 @@ impl TournamentConfig {
                 _ => {}
             }
         }
+        if self.tc.is_some() && self.clock.is_some() {
+            return fail(
+                "give the event's time control once: tc = \"...\" or [tournament.clock], not both"
+                    .into(),
+            );
+        }
         if self.concurrency == 0 || self.deals == 0 || self.cycles == 0 {
             return fail("concurrency, deals and cycles must be at least 1".into());
         }
@@ -234,6 +324,67 @@ impl TournamentConfig {
         }
         Ok(())
     }
+}
+
+/// The command line's settings that replace the file's (`anqi tournament --deals 100`).
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub concurrency: Option<u32>,
+    pub deals: Option<u32>,
+    pub seed: Option<String>,
+    /// Every engine's time control: replaces `tc`, `[tournament.clock]` and the engines' own.
+    pub tc: Option<Tc>,
+    pub standings_every: Option<u32>,
+}
+
+/// Keys an engine must set itself: `[tournament.each]` may not give them.
+const OWN_KEYS: [&str; 2] = ["name", "token"];
+
+/// Reads the engines of `text` again, each one's table laid over a copy of `each`: its own keys
+/// win, tables (`env`) are merged key by key, everything else (`args`) is replaced whole. Any
+/// key an engine takes, present or future, is thus shared without code of its own here.
+fn with_each(text: &str, each: &toml::Table) -> Result<Vec<EngineConfig>, TournamentConfigError> {
+    let fail = |m: String| TournamentConfigError(m);
+    if let Some(key) = OWN_KEYS.iter().find(|k| each.contains_key(**k)) {
+        return Err(fail(format!(
+            "[tournament.each] may not set {key}: every engine needs its own"
+        )));
+    }
+    // Its keys alone, under a stand-in name, so a mistake in them is reported as theirs.
+    let mut alone = each.clone();
+    alone.insert("name".into(), toml::Value::String("each".into()));
+    toml::Value::Table(alone)
+        .try_into::<EngineConfig>()
+        .map_err(|e| fail(format!("[tournament.each]: {}", e.message())))?;
+    let doc: toml::Table = toml::from_str(text).map_err(|e| fail(e.to_string()))?;
+    let engines = doc
+        .get("tournament")
+        .and_then(|t| t.get("engine"))
+        .and_then(toml::Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    engines
+        .iter()
+        .enumerate()
+        .map(|(i, own)| {
+            let mut merged = each.clone();
+            if let Some(own) = own.as_table() {
+                crate::config::merge(&mut merged, own.clone());
+            }
+            let name = merged
+                .get("name")
+                .and_then(toml::Value::as_str)
+                .map_or(format!("#{}", i + 1), |n| format!("{n:?}"));
+            toml::Value::Table(merged)
+                .try_into::<EngineConfig>()
+                .map_err(|e| {
+                    fail(format!(
+                        "engine {name} with [tournament.each]: {}",
+                        e.message()
+                    ))
+                })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -262,5 +413,105 @@ mod tests {
             !t.engines[1].token_on_command_line(),
             "the environment is private"
         );
+    }
+
+    fn engines(extra: &str) -> String {
+        format!(
+            "[[tournament.engine]]\nname = \"a\"\n{extra}\n[[tournament.engine]]\nname = \"b\"\ncommand = \"own\"\nenv = {{ B = \"2\" }}\n"
+        )
+    }
+
+    #[test]
+    fn each_gives_every_engine_its_keys_under_their_own() {
+        let text = format!(
+            "{HEAD}[tournament.each]\ncommand = \"bot\"\nargs = [\"--connect\", \"{{addr}}\"]\nenv = {{ A = \"1\" }}\ntc = \"st=1\"\n{}",
+            engines("args = [\"--mine\"]")
+        );
+        let t = TournamentConfig::parse(&text).unwrap();
+        let (a, b) = (&t.engines[0], &t.engines[1]);
+        assert_eq!(a.command.as_deref(), Some("bot"));
+        assert_eq!(
+            a.args,
+            vec!["--mine"],
+            "an engine's own array replaces the shared one"
+        );
+        assert_eq!(a.env.get("A").map(String::as_str), Some("1"));
+        assert_eq!(b.command.as_deref(), Some("own"));
+        assert_eq!(b.args, vec!["--connect", "{addr}"]);
+        let env: Vec<_> = b.env.keys().map(String::as_str).collect();
+        assert_eq!(env, ["A", "B"], "tables merge key by key");
+        assert_eq!(b.tc.as_ref().map(|t| t.text.as_str()), Some("st=1"));
+    }
+
+    #[test]
+    fn each_mistakes_are_named() {
+        let text = format!("{HEAD}[tournament.each]\ncomand = \"bot\"\n{}", engines(""));
+        let e = TournamentConfig::parse(&text).unwrap_err();
+        assert!(
+            e.0.contains("[tournament.each]") && e.0.contains("comand"),
+            "{e}"
+        );
+        let text = format!("{HEAD}[tournament.each]\nname = \"x\"\n{}", engines(""));
+        let e = TournamentConfig::parse(&text).unwrap_err();
+        assert!(e.0.contains("may not set name"), "{e}");
+        let text = format!("{HEAD}[tournament.each]\ntc = \"60+\"\n{}", engines(""));
+        let e = TournamentConfig::parse(&text).unwrap_err();
+        assert!(e.0.contains("\"60+\"") && e.0.contains("40/60+0.6"), "{e}");
+        // A mistake in an engine's own keys keeps its line.
+        let text = format!(
+            "{HEAD}[tournament.each]\ncommand = \"bot\"\n{}",
+            engines("tc = 5")
+        );
+        let e = TournamentConfig::parse(&text).unwrap_err();
+        assert!(e.0.contains("line"), "{e}");
+    }
+
+    #[test]
+    fn time_controls_resolve_engine_first_and_tc_excludes_the_clock_table() {
+        let text = format!(
+            "{HEAD}tc = \"40/60+0.6\"\n{}",
+            engines("command = \"bot\"\ntc = \"st=0.05\"")
+        );
+        let t = TournamentConfig::parse(&text).unwrap();
+        let none = ClockDefaults::default();
+        assert_eq!(t.clock_of(0, &none).move_ms, Some(50));
+        assert_eq!(t.clock_of(1, &none).period_moves, Some(40));
+        let text = format!(
+            "{HEAD}tc = \"10+1\"\n[tournament.clock]\nmove_ms = 5\n{}",
+            engines("command = \"bot\"")
+        );
+        let e = TournamentConfig::parse(&text).unwrap_err();
+        assert!(e.0.contains("not both"), "{e}");
+        // Nothing anywhere: a minute per move; inf: nothing.
+        let text = format!("{HEAD}{}", engines("command = \"bot\""));
+        let mut t = TournamentConfig::parse(&text).unwrap();
+        assert_eq!(t.clock_of(0, &none).move_ms, Some(60_000));
+        let o = Overrides {
+            tc: Some("inf".parse().unwrap()),
+            deals: Some(7),
+            ..Overrides::default()
+        };
+        t.apply(&o).unwrap();
+        assert_eq!(t.clock_of(0, &none).move_ms, Some(0));
+        assert_eq!(t.deals, 7);
+        let o = Overrides {
+            concurrency: Some(0),
+            ..Overrides::default()
+        };
+        assert!(t.apply(&o).is_err());
+    }
+
+    #[test]
+    fn the_shipped_example_shows_the_defaults() {
+        let text = include_str!("../../tournament.toml");
+        let shipped = TournamentConfig::parse(text).unwrap();
+        // The same engines with every other key left out.
+        let doc: toml::Table = toml::from_str(text).unwrap();
+        let mut section = toml::Table::new();
+        section.insert("engine".into(), doc["tournament"]["engine"].clone());
+        let mut bare = toml::Table::new();
+        bare.insert("tournament".into(), toml::Value::Table(section));
+        let bare = TournamentConfig::parse(&toml::to_string(&bare).unwrap()).unwrap();
+        assert_eq!(shipped, bare);
     }
 }

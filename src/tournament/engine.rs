@@ -1,9 +1,12 @@
-//! Engine processes: started per game with the placeholders filled in, their output sent to a
-//! log file, and killed with their whole process group when the game is over (or when the
+//! Engine processes: checked before the event starts (the program exists and can be run),
+//! started per game with the placeholders filled in, their output sent to a log (see
+//! [`Log`]), and killed with their whole process group when the game is over (or when the
 //! tournament process dies), so no process is left behind.
 
 use super::config::EngineConfig;
-use std::path::Path;
+use std::ffi::OsString;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 use tokio::process::{Child, Command};
@@ -51,6 +54,210 @@ impl Placeholders<'_> {
     }
 }
 
+/// Where one engine process's stdout and stderr go.
+#[derive(Clone, Debug)]
+pub enum Log {
+    /// A file of its own, created for this game.
+    File(PathBuf),
+    /// A file shared by every game of the engine, appended line by line, each line starting
+    /// with `prefix` (`game 12 seat 1: `): games played at the same time stay apart.
+    Shared { path: PathBuf, prefix: String },
+    /// Nowhere.
+    Off,
+}
+
+/// Longest line copied to a shared log in one piece; longer ones are cut into several, so an
+/// engine that never writes a newline cannot make anqi buffer without end.
+const MAX_LOG_LINE: u64 = 64 * 1024;
+
+impl Log {
+    /// Where to read it, for messages (`tournament-logs/x.log, lines "game 3 seat 1: "`).
+    pub fn describe(&self) -> String {
+        match self {
+            Log::File(path) => path.display().to_string(),
+            Log::Shared { path, prefix } => {
+                format!("{}, lines starting {:?}", path.display(), prefix)
+            }
+            Log::Off => "nowhere (engine_logs = \"off\")".into(),
+        }
+    }
+
+    /// Adds a line of anqi's own (why the engine could not start, how it ended) to the log.
+    pub fn note(&self, text: &str) {
+        let (path, prefix) = match self {
+            Log::File(path) => (path, ""),
+            Log::Shared { path, prefix } => (path, prefix.as_str()),
+            Log::Off => return,
+        };
+        let line = format!("{prefix}anqi: {text}\n");
+        let _ = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+    }
+
+    /// The stdout and stderr to give the process (one destination for both, so their lines
+    /// stay in order), and for a shared log the copier to start once the process runs.
+    fn outputs(&self) -> std::io::Result<(Stdio, Stdio, Option<Copier>)> {
+        match self {
+            Log::Off => Ok((Stdio::null(), Stdio::null(), None)),
+            Log::File(path) => {
+                let out = std::fs::File::create(path)?;
+                let err = out.try_clone()?;
+                Ok((out.into(), err.into(), None))
+            }
+            Log::Shared { path, prefix } => {
+                let file = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)?;
+                let (read, write) = pipe()?;
+                let err = write.try_clone()?;
+                let copier = Copier {
+                    from: read,
+                    to: file,
+                    prefix: prefix.clone(),
+                };
+                Ok((write.into(), err.into(), Some(copier)))
+            }
+        }
+    }
+}
+
+/// Copies an engine's output from its pipe to a shared log, a prefixed line at a time.
+struct Copier {
+    from: std::fs::File,
+    to: std::fs::File,
+    prefix: String,
+}
+
+impl Copier {
+    /// Runs on a thread of its own until every writer of the pipe is gone (the engine and its
+    /// children), writing each line with one `write`, which appending files keep whole.
+    fn start(self) {
+        let Copier {
+            from,
+            mut to,
+            prefix,
+        } = self;
+        // Without a thread (the system is out of them) the pipe is closed: the engine loses its
+        // output, anqi does not panic.
+        let _ = std::thread::Builder::new()
+            .name("engine-log".into())
+            .spawn(move || {
+                let mut reader = std::io::BufReader::new(from);
+                let mut line = prefix.clone().into_bytes();
+                loop {
+                    line.truncate(prefix.len());
+                    match std::io::Read::take(&mut reader, MAX_LOG_LINE)
+                        .read_until(b'\n', &mut line)
+                    {
+                        Ok(0) | Err(_) => return,
+                        Ok(_) => {}
+                    }
+                    if line.last() != Some(&b'\n') {
+                        line.push(b'\n');
+                    }
+                    // On a write error (a full disk) the output is dropped but still read: an
+                    // engine writing to a pipe nobody reads would block, or die of SIGPIPE.
+                    let _ = to.write_all(&line);
+                }
+            });
+    }
+}
+
+/// A pipe whose ends are closed on exec, so that only the engine holds the write end.
+fn pipe() -> std::io::Result<(std::fs::File, std::fs::File)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two new descriptors into `fds`, which we then own.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just opened by pipe2 and nothing else owns them.
+    Ok(unsafe {
+        (
+            std::fs::File::from_raw_fd(fds[0]),
+            std::fs::File::from_raw_fd(fds[1]),
+        )
+    })
+}
+
+/// Checks, before the event starts, that an engine's program can be started: its `dir` exists,
+/// and its command names an executable file, found as the operating system will look for it
+/// (a name with a `/` relative to `dir`, or else to the current directory; a bare name in each
+/// directory of `PATH`, the engine's own `env` PATH if it sets one). Returns the file found.
+///
+/// A command with placeholders (`{seat}`) is not checked: it is known only at its games.
+///
+/// # Errors
+/// What is wrong, naming the engine, the program and where it was looked for.
+pub fn check_program(config: &EngineConfig) -> Result<Option<PathBuf>, String> {
+    let Some(command) = config.command.as_deref() else {
+        return Ok(None);
+    };
+    let name = &config.name;
+    let dir = config.dir.as_deref().map(Path::new);
+    if let Some(dir) = dir {
+        if !dir.is_dir() {
+            return Err(format!(
+                "engine {name:?}: its dir {:?} is not a directory (paths are relative to where anqi runs)",
+                dir.display()
+            ));
+        }
+    }
+    if command.contains('{') {
+        return Ok(None);
+    }
+    if command.is_empty() {
+        return Err(format!("engine {name:?}: its command is empty"));
+    }
+    let relative_to_dir = |p: &Path| match dir {
+        Some(d) if p.is_relative() => d.join(p),
+        _ => p.to_path_buf(),
+    };
+    if command.contains('/') {
+        let path = relative_to_dir(Path::new(command));
+        return executable(&path).map(Some).map_err(|why| {
+            format!(
+                "engine {name:?}: cannot start program {command:?}: {} {why} (a path with a / is relative to the engine's dir, or to where anqi runs)",
+                path.display()
+            )
+        });
+    }
+    let search: OsString = match config.env.get("PATH") {
+        Some(p) => p.into(),
+        None => std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into()),
+    };
+    for entry in std::env::split_paths(&search) {
+        // An empty entry is the current directory (POSIX).
+        let candidate = relative_to_dir(&entry.join(command));
+        if executable(&candidate).is_ok() {
+            return Ok(Some(candidate));
+        }
+    }
+    Err(format!(
+        "engine {name:?}: cannot start program {command:?}: not found in PATH ({}); install it, or give its path (with a /: relative to the engine's dir, or to where anqi runs)",
+        search.to_string_lossy()
+    ))
+}
+
+/// Whether `path` is a file this process may execute; if not, why.
+fn executable(path: &Path) -> Result<PathBuf, &'static str> {
+    use std::os::unix::ffi::OsStrExt;
+    let meta = std::fs::metadata(path).map_err(|_| "does not exist")?;
+    if !meta.is_file() {
+        return Err("is not a file");
+    }
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(|_| "has a NUL byte")?;
+    // SAFETY: access(2) reads the NUL-terminated path and has no other effect.
+    if unsafe { libc::access(c.as_ptr(), libc::X_OK) } != 0 {
+        return Err("is not executable (chmod +x it, or run it through its interpreter)");
+    }
+    Ok(path.to_path_buf())
+}
+
 /// A running engine.
 pub struct Engine {
     child: Child,
@@ -59,19 +266,18 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Starts `config`'s command with stdout and stderr appended to `log`, and its token in
+    /// Starts `config`'s command with stdout and stderr going to `log`, and its token in
     /// [`TOKEN_ENV`] (the engine's own `env` entries come after, and may override it).
     ///
     /// # Errors
-    /// When the log cannot be created or the program cannot be started.
+    /// When the log cannot be opened or the program cannot be started.
     pub fn start(
         config: &EngineConfig,
         values: &Placeholders<'_>,
-        log: &Path,
+        log: &Log,
     ) -> std::io::Result<Engine> {
         let program = values.fill(config.command.as_deref().unwrap_or_default());
-        let out = std::fs::File::create(log)?;
-        let err = out.try_clone()?;
+        let (out, err, copier) = log.outputs()?;
         let mut cmd = Command::new(&program);
         cmd.args(config.args.iter().map(|a| values.fill(a)))
             .env(TOKEN_ENV, values.token)
@@ -98,6 +304,12 @@ impl Engine {
         let child = cmd
             .spawn()
             .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start {program:?}: {e}")))?;
+        // The command (and with it our copy of the pipe's write end) is gone: the copier sees
+        // the end of the output when the engine's processes are.
+        drop(cmd);
+        if let Some(copier) = copier {
+            copier.start();
+        }
         let pid = child.id();
         if let Some(pid) = pid {
             RUNNING
@@ -106,6 +318,11 @@ impl Engine {
                 .insert(pid);
         }
         Ok(Engine { child, pid })
+    }
+
+    /// Waits until the engine's process exits (by itself: this does not kill it).
+    pub async fn wait(&mut self) -> Option<ExitStatus> {
+        self.child.wait().await.ok()
     }
 
     /// Gives the engine `grace` to exit by itself, then kills its process group; reaps it.

@@ -1,6 +1,9 @@
 //! Headless tournaments: `anqi tournament`, `anqi report`, `anqi merge`.
 //!
-//! - `config`: the `[tournament]` section.
+//! - `config`: the `[tournament]` section, `[tournament.each]` and the command line's
+//!   overrides.
+//! - `time_control`: time controls as strings (`40/60+0.6`, `st=2`, `inf`).
+//! - `quick_match`: `anqi match A B`, an event built from the command line.
 //! - `schedule`: every game of the event, numbered, with its deal and seating.
 //! - `engine`: starting and stopping engine processes.
 //! - `token`: the secret tokens that seat engines.
@@ -10,10 +13,12 @@
 
 pub mod config;
 pub mod engine;
+pub mod quick_match;
 pub mod report;
 pub mod runner;
 pub mod schedule;
 pub mod stats;
+pub mod time_control;
 pub mod token;
 
 use crate::record::{read_records, GameRecord};
@@ -35,6 +40,10 @@ pub enum TournamentError {
         what: String,
         source: std::io::Error,
     },
+    /// An engine that cannot take part: its program cannot be started, or it never connected
+    /// before it had connected once. The event stops, since every game would be lost.
+    #[error("{0}")]
+    Engine(String),
     /// The in-process server stopped, or a game task failed.
     #[error("{0}")]
     Server(String),

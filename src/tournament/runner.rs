@@ -1,19 +1,24 @@
 //! Running an event: an in-process server seating engines by token, `concurrency` games at a
 //! time, each record appended the moment its game ends, progress on stderr, resume from the
 //! records already written, shards, and SPRT early stopping.
+//!
+//! Failures that mean the event is set up wrong stop it loudly instead of losing every game:
+//! an engine whose program cannot be started (checked before the first game), and one that
+//! does not connect before it has connected once in this run.
 
-use super::config::TournamentConfig;
-use super::engine::{Engine, Placeholders};
+use super::config::{EngineLogs, TournamentConfig};
+use super::engine::{Engine, Log, Placeholders};
 use super::schedule::{self, ScheduledGame};
 use super::stats::{self, Standings};
 use super::TournamentError;
-use crate::config::{Config, Ruling};
+use crate::config::{ClockConfig, Config, Ruling};
 use crate::record::{read_records, GameRecord, TournamentTag};
 use crate::rules::{SeedInputs, Termination, Variant};
 use crate::server::{GameOrder, GameSpec, Server};
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
@@ -56,6 +61,10 @@ pub async fn run(
             variant.name
         )));
     }
+    // Before anything else: a program that cannot be started would lose every game.
+    for engine in &config.engines {
+        super::engine::check_program(engine).map_err(TournamentError::Engine)?;
+    }
     let mut games = schedule::build(&config, variant.players).map_err(TournamentError::Config)?;
     if let Some((i, n)) = options.shard {
         games.retain(|g| g.index % n == i);
@@ -70,10 +79,12 @@ pub async fn run(
         .filter(|g| !done.contains(&g.index))
         .cloned()
         .collect();
-    std::fs::create_dir_all(&config.logs).map_err(TournamentError::io(format!(
-        "cannot create log directory {}",
-        config.logs
-    )))?;
+    if config.engine_logs != EngineLogs::Off {
+        std::fs::create_dir_all(&config.logs).map_err(TournamentError::io(format!(
+            "cannot create log directory {}",
+            config.logs
+        )))?;
+    }
     let mut out = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -122,17 +133,9 @@ pub async fn run(
     let stop_server = CancellationToken::new();
     let server_task = tokio::spawn(server.run(stop_server.clone()));
 
-    let mut clock = config.clock.clone();
-    let clock_set = |c: Option<u64>, v: Option<u64>| c.or(v).unwrap_or(0) > 0;
-    if !clock_set(clock.game_ms, variant.clock.game_ms)
-        && !clock_set(clock.move_ms, variant.clock.move_ms)
-    {
-        // A hanging engine must not hang the event: without any clock, a minute per move.
-        clock.move_ms = Some(60_000);
-    }
-    let config = Arc::new(config);
-    let total = games.len();
-    let mut finished = done.len();
+    let clocks: Vec<ClockConfig> = (0..config.engines.len())
+        .map(|e| config.clock_of(e, &variant.clock))
+        .collect();
     let mut records: Vec<GameRecord> = read_records(&output)
         .map_err(TournamentError::io(format!(
             "cannot read {}",
@@ -141,67 +144,169 @@ pub async fn run(
         .into_iter()
         .filter_map(|(_, r)| r.ok())
         .collect();
-    let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
-    let started = Instant::now();
-    let mut played_now = 0usize;
-    let mut pending = todo.into_iter();
-    let mut running = JoinSet::new();
-    let mut stopped_early = stats::standings(&records, &names, config.sprt.as_ref())
-        .sprt
-        .is_some_and(|s| s.verdict != "continue");
-    loop {
-        while !stopped_early && running.len() < config.concurrency as usize {
-            let Some(game) = pending.next() else { break };
-            let (config, desk, clock) = (config.clone(), desk.clone(), clock.clone());
-            running.spawn(async move { play(&config, &desk, addr, game, clock).await });
-        }
-        let Some(joined) = running.join_next().await else {
-            break;
-        };
-        let record =
-            joined.map_err(|e| TournamentError::Server(format!("a game task failed: {e}")))??;
-        let mut line = serde_json::to_string(&record).expect("records serialize");
-        line.push('\n');
-        // Written, flushed and synced before the next game is reported: a resumed run never
-        // plays again a game this one reported as finished.
-        out.write_all(line.as_bytes())
-            .and_then(|()| out.flush())
-            .and_then(|()| out.sync_data())
-            .map_err(TournamentError::io(format!(
-                "cannot write {}",
-                output.display()
-            )))?;
-        finished += 1;
-        played_now += 1;
-        records.push(record);
-        let standings = stats::standings(&records, &names, config.sprt.as_ref());
-        report_progress(
-            options.progress,
-            records.last().expect("just pushed"),
-            finished,
-            total,
-            played_now,
-            started,
-            &standings,
-        );
-        if let Some(s) = &standings.sprt {
-            if s.verdict != "continue" && !stopped_early {
-                stopped_early = true;
-                if options.progress != Progress::Quiet {
-                    eprintln!(
-                        "SPRT {} vs {}: {} accepted (LLR {:.2}); finishing the games in progress",
-                        s.first, s.second, s.verdict, s.llr
-                    );
+    let event = Event {
+        config: Arc::new(config),
+        desk,
+        addr,
+        clocks: Arc::new(clocks),
+        total: games.len(),
+        options,
+        output,
+    };
+    let played = event.play_all(todo, &mut records, &mut out).await;
+    if played.is_err() {
+        // Stopped loudly: nothing of this event may go on running.
+        super::engine::kill_all();
+    }
+    stop_server.cancel();
+    let stopped = server_task
+        .await
+        .map_err(|e| TournamentError::Server(format!("the server task failed: {e}")))
+        .and_then(|r| r.map_err(TournamentError::io("the tournament's server")));
+    played?;
+    stopped?;
+    let names: Vec<String> = event
+        .config
+        .engines
+        .iter()
+        .map(|e| e.name.clone())
+        .collect();
+    Ok(stats::standings(
+        &records,
+        &names,
+        event.config.sprt.as_ref(),
+    ))
+}
+
+/// What every game of one run shares.
+struct Event {
+    config: Arc<TournamentConfig>,
+    desk: crate::server::OrderDesk,
+    addr: std::net::SocketAddr,
+    /// Each engine's clock settings (index = engine).
+    clocks: Arc<Vec<ClockConfig>>,
+    /// Games in the schedule (of this shard).
+    total: usize,
+    options: RunOptions,
+    output: PathBuf,
+}
+
+impl Event {
+    /// Plays `todo`, `concurrency` games at a time, appending each record to `out` (and to
+    /// `records`) as it comes, until the schedule is done or the SPRT decides.
+    ///
+    /// # Errors
+    /// I/O failures, and an engine that fails before it ever connected in this run.
+    async fn play_all(
+        &self,
+        todo: Vec<ScheduledGame>,
+        records: &mut Vec<GameRecord>,
+        out: &mut std::fs::File,
+    ) -> Result<(), TournamentError> {
+        let config = &self.config;
+        let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
+        let started = Instant::now();
+        let mut finished = records.len();
+        let mut played_now = 0usize;
+        let mut pending = todo.into_iter();
+        let mut running = JoinSet::new();
+        // Whether each engine has taken a seat in this run: until it has, not connecting
+        // means the event is set up wrong, and stops it.
+        let mut connected = vec![false; config.engines.len()];
+        let mut stopped_early = stats::standings(records, &names, config.sprt.as_ref())
+            .sprt
+            .is_some_and(|s| s.verdict != "continue");
+        loop {
+            while !stopped_early && running.len() < config.concurrency as usize {
+                let Some(game) = pending.next() else { break };
+                let (config, desk, clocks, addr) = (
+                    config.clone(),
+                    self.desk.clone(),
+                    self.clocks.clone(),
+                    self.addr,
+                );
+                running.spawn(async move { play(&config, &desk, addr, game, &clocks).await });
+            }
+            let Some(joined) = running.join_next().await else {
+                break;
+            };
+            let played = joined
+                .map_err(|e| TournamentError::Server(format!("a game task failed: {e}")))??;
+            for (seat, &engine) in played.seats.iter().enumerate() {
+                match &played.absent[seat] {
+                    None => connected[engine] = true,
+                    Some(why) if !connected[engine] && config.engines[engine].command.is_some() => {
+                        return Err(TournamentError::Engine(format!(
+                            "engine {:?} ({}) {why} in game {} (seat {}), and it has not connected in any game yet: the event is stopped. Its output is in {}",
+                            config.engines[engine].name,
+                            config.engines[engine].command.as_deref().unwrap_or_default(),
+                            played.record.tournament.as_ref().map_or(0, |t| t.index),
+                            seat + 1,
+                            played.logs[seat].describe(),
+                        )));
+                    }
+                    Some(_) => {}
+                }
+            }
+            let record = played.record;
+            let mut line = serde_json::to_string(&record).expect("records serialize");
+            line.push('\n');
+            // Written, flushed and synced before the next game is reported: a resumed run never
+            // plays again a game this one reported as finished.
+            out.write_all(line.as_bytes())
+                .and_then(|()| out.flush())
+                .and_then(|()| out.sync_data())
+                .map_err(TournamentError::io(format!(
+                    "cannot write {}",
+                    self.output.display()
+                )))?;
+            finished += 1;
+            played_now += 1;
+            records.push(record);
+            let standings = stats::standings(records, &names, config.sprt.as_ref());
+            let progress = self.options.progress;
+            report_progress(
+                progress,
+                records.last().expect("just pushed"),
+                finished,
+                self.total,
+                played_now,
+                started,
+                &standings,
+            );
+            let every = config.standings_every as usize;
+            if every > 0 && finished % every == 0 && progress != Progress::Quiet {
+                report_standings(progress, finished, self.total, &standings);
+            }
+            if let Some(s) = &standings.sprt {
+                if s.verdict != "continue" && !stopped_early {
+                    stopped_early = true;
+                    if progress != Progress::Quiet {
+                        eprintln!(
+                            "SPRT {} vs {}: {} accepted (LLR {:.2}); finishing the games in progress",
+                            s.first, s.second, s.verdict, s.llr
+                        );
+                    }
                 }
             }
         }
+        Ok(())
     }
-    stop_server.cancel();
-    server_task
-        .await
-        .map_err(|e| TournamentError::Server(format!("the server task failed: {e}")))?
-        .map_err(TournamentError::io("the tournament's server"))?;
-    Ok(stats::standings(&records, &names, config.sprt.as_ref()))
+}
+
+/// The standings so far, on stderr (`standings_every`).
+fn report_standings(mode: Progress, finished: usize, total: usize, standings: &Standings) {
+    match mode {
+        Progress::Quiet => {}
+        Progress::Text => eprint!(
+            "--- after {finished} of {total} games\n{}---\n",
+            super::report::text(standings)
+        ),
+        Progress::Json => eprintln!(
+            "{}",
+            serde_json::json!({ "finished": finished, "total": total, "standings": standings })
+        ),
+    }
 }
 
 /// Reads the games already in the output file, after cutting off a last line left half-written
@@ -251,6 +356,16 @@ fn resume_point(
             .iter()
             .map(|&e| config.engines[e].name.as_str())
             .collect();
+        let seed = schedule::deal_seed(&config.seed, g.deal);
+        if r.seeds.server != seed {
+            return Err(TournamentError::Records(format!(
+                "{}:{line}: game {} was dealt from server seed {:?}, but this configuration deals it from {:?}: another master seed (seed, --seed)",
+                output.display(),
+                tag.index,
+                r.seeds.server,
+                seed
+            )));
+        }
         if tag.engines != expected || tag.deal != g.deal {
             return Err(TournamentError::Records(format!(
                 "{}:{line}: game {} was played by {:?} on deal {}, but this configuration schedules {:?} on deal {}",
@@ -277,15 +392,34 @@ fn truncate(path: &Path, len: u64) -> Result<(), TournamentError> {
     Ok(())
 }
 
+/// A played game: its record, with what the runner knows of its seats besides.
+struct Played {
+    record: GameRecord,
+    /// Engine (index into the config's engines) in each seat.
+    seats: Vec<usize>,
+    /// Per seat: why its player never connected (`no-connect`), `None` when it did.
+    absent: Vec<Option<String>>,
+    /// Per seat: where its engine's output went.
+    logs: Vec<Log>,
+}
+
+/// What became of a started engine by the time its game ended.
+struct SeatEnd {
+    /// It exited before the game did: its status (`None`: unknown).
+    early: Option<Option<ExitStatus>>,
+    /// How it ended: exited by itself with this status, or `None` when it had to be killed.
+    status: Option<ExitStatus>,
+}
+
 /// Plays one scheduled game: orders it, starts the engines, waits for the record, stops the
-/// engines, and tells a crash from a disconnect.
+/// engines, and tells a crash from a disconnect and from a player who never came.
 async fn play(
     config: &TournamentConfig,
     desk: &crate::server::OrderDesk,
     addr: std::net::SocketAddr,
     game: ScheduledGame,
-    clock: crate::config::ClockConfig,
-) -> Result<GameRecord, TournamentError> {
+    clocks: &[ClockConfig],
+) -> Result<Played, TournamentError> {
     let master = &config.seed;
     // A fresh secret per seat and game: the master seed is public (it is in the tournament
     // file), so nothing derived from it may seat anyone. External engines bring their own.
@@ -303,24 +437,35 @@ async fn play(
             clients: Vec::new(),
             server: schedule::deal_seed(master, game.deal),
         }),
-        clock: Some(clock),
+        clocks: game.seats.iter().map(|&e| clocks[e].clone()).collect(),
         max_plies: Some(config.max_plies),
         ..Default::default()
     };
+    let game_no = game.index + 1;
     let record_rx = desk.order(GameOrder {
-        game_no: game.index + 1,
+        game_no,
         tokens: tokens.clone(),
         connect_timeout: Duration::from_millis(config.connect_timeout_ms),
         spec,
     })?;
     let host = addr.ip().to_string();
-    let mut engines: Vec<Option<Engine>> = Vec::new();
+    // Cancelled when the game is over, or when this task is dropped (the event stops).
+    let over = CancellationToken::new();
+    let _over_on_drop = over.clone().drop_guard();
+    let mut ends = Vec::new();
+    let mut start_failures: Vec<Option<String>> = Vec::new();
+    let mut logs = Vec::new();
     for (s, &e) in game.seats.iter().enumerate() {
         let engine = &config.engines[e];
+        start_failures.push(None);
         if engine.command.is_none() {
-            engines.push(None);
+            // An external engine: its output is its operator's.
+            logs.push(Log::Off);
+            ends.push(None);
             continue;
         }
+        let log = log_for(config, &game, s + 1, &engine.name);
+        logs.push(log.clone());
         let values = Placeholders {
             host: &host,
             port: addr.port(),
@@ -330,18 +475,20 @@ async fn play(
             game: game.index,
             seat: s + 1,
         };
-        let log = Path::new(&config.logs).join(format!(
-            "game-{:05}-seat{}-{}.log",
-            game.index,
-            s + 1,
-            engine.name
-        ));
         match Engine::start(engine, &values, &log) {
-            Ok(p) => engines.push(Some(p)),
+            Ok(p) => ends.push(Some(tokio::spawn(watch(
+                p,
+                desk.clone(),
+                game_no,
+                s + 1,
+                over.clone(),
+            )))),
             Err(e) => {
-                // It will not connect: the connect timeout rules it a crash.
-                let _ = std::fs::write(&log, format!("anqi: {e}\n"));
-                engines.push(None);
+                log.note(&e.to_string());
+                // It will not connect: the game need not wait for it.
+                let _ = desk.withdraw(game_no, s + 1);
+                start_failures[s] = Some(format!("could not be started ({e})"));
+                ends.push(None);
             }
         }
     }
@@ -349,25 +496,27 @@ async fn play(
         .await
         .map_err(|_| TournamentError::Server("the server dropped a game".into()))?;
     // Engines exit by themselves after (win ...); stragglers are killed after a grace period.
-    let stops: Vec<_> = engines
-        .into_iter()
-        .map(|engine| {
-            tokio::spawn(async move {
-                match engine {
-                    Some(e) => e.stop(Duration::from_secs(2)).await,
-                    None => None,
-                }
-            })
-        })
-        .collect();
-    let mut statuses = Vec::new();
-    for stop in stops {
-        statuses.push(stop.await.ok().flatten());
+    over.cancel();
+    let mut seat_ends = Vec::new();
+    for end in ends {
+        seat_ends.push(match end {
+            Some(handle) => handle.await.ok(),
+            None => None,
+        });
+    }
+    for (s, end) in seat_ends.iter().enumerate() {
+        if let Some(status) = end.as_ref().and_then(|e| e.status) {
+            logs[s].note(&format!("the engine ended: {status}"));
+        }
     }
     // Exited by itself with a failure: a crash (killed by us is not).
-    let crashed: Vec<bool> = statuses
+    let crashed: Vec<bool> = seat_ends
         .iter()
-        .map(|s| s.is_some_and(|st| !st.success()))
+        .map(|e| {
+            e.as_ref()
+                .and_then(|e| e.status)
+                .is_some_and(|st| !st.success())
+        })
         .collect();
     // A disconnect by a program that died abnormally is a crash.
     if record.result.reason == Termination::Disconnect {
@@ -377,6 +526,29 @@ async fn play(
             }
         }
     }
+    let absent = (0..game.seats.len())
+        .map(|s| {
+            let never_came = record.result.reason == Termination::NoConnect
+                && record
+                    .players
+                    .get(s)
+                    .is_some_and(|p| crate::server::is_absent_name(&p.name));
+            never_came.then(|| {
+                if let Some(failure) = &start_failures[s] {
+                    return failure.clone();
+                }
+                match seat_ends[s].as_ref().and_then(|e| e.early) {
+                    Some(Some(status)) => format!("exited ({status}) before it connected"),
+                    Some(None) => "exited before it connected".into(),
+                    None => format!(
+                        "did not connect and send (init NAME TOKEN) within connect_timeout_ms = {} (check that it connects to {{addr}} and sends the token it finds in {}; raise connect_timeout_ms if it is slow to start)",
+                        config.connect_timeout_ms,
+                        super::engine::TOKEN_ENV
+                    ),
+                }
+            })
+        })
+        .collect();
     record.tournament = Some(TournamentTag {
         index: game.index,
         deal: game.deal,
@@ -386,7 +558,61 @@ async fn play(
             .map(|&e| config.engines[e].name.clone())
             .collect(),
     });
-    Ok(record)
+    Ok(Played {
+        record,
+        seats: game.seats,
+        absent,
+        logs,
+    })
+}
+
+/// Where the output of seat `seat`'s engine goes in `game`, as `engine_logs` says.
+fn log_for(config: &TournamentConfig, game: &ScheduledGame, seat: usize, name: &str) -> Log {
+    let dir = Path::new(&config.logs);
+    match config.engine_logs {
+        EngineLogs::Off => Log::Off,
+        EngineLogs::Game => {
+            Log::File(dir.join(format!("game-{:05}-seat{seat}-{name}.log", game.index)))
+        }
+        EngineLogs::Engine => {
+            let log = Log::Shared {
+                path: dir.join(format!("{name}.log")),
+                prefix: format!("game {} seat {seat}: ", game.index),
+            };
+            log.note(&format!(
+                "--- game {} starts (deal {}, seat {seat})",
+                game.index, game.deal
+            ));
+            log
+        }
+    }
+}
+
+/// Watches a started engine through its game: if it exits before the game is over, its seat
+/// is withdrawn (a player who never came need not be waited for); once the game is over, it
+/// is given two seconds to exit, then killed with its process group.
+async fn watch(
+    mut engine: Engine,
+    desk: crate::server::OrderDesk,
+    game_no: u64,
+    seat: usize,
+    over: CancellationToken,
+) -> SeatEnd {
+    let early = tokio::select! {
+        status = engine.wait() => {
+            // Ignored by the server when the seat is taken or the game has started.
+            let _ = desk.withdraw(game_no, seat);
+            Some(status)
+        }
+        _ = over.cancelled() => None,
+    };
+    let grace = if early.is_some() {
+        Duration::ZERO
+    } else {
+        Duration::from_secs(2)
+    };
+    let status = engine.stop(grace).await;
+    SeatEnd { early, status }
 }
 
 fn report_progress(

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A deliberately bad engine for the tournament tests (standard library only).
 
-    misbehave.py MODE --connect HOST:PORT [--token TOKEN]
+    misbehave.py MODE --connect HOST:PORT [--token TOKEN] [--delay SECONDS]
 
 It joins its game like any engine (answers the version with (init NAME TOKEN), the token
 coming from ANQI_TOKEN unless --token is given), then, the
@@ -10,7 +10,7 @@ first time it is asked to move:
   hang     stops answering and ignores SIGTERM, never exiting (the clock must rule, and the
            runner must kill it);
   illegal  sends an action no rule allows;
-  slow     waits 3 seconds before answering (longer than the tests' move time);
+  slow     waits 3 seconds (or --delay) before answering, then resigns;
   resign   resigns;
   pause    (with --tell FIFO --gate FIFO) once seated, writes its token to the --tell FIFO and
            waits until the test opens and closes the --gate FIFO; then reveals a piece on its
@@ -32,6 +32,7 @@ def main() -> int:
     parser.add_argument("--token", default=os.environ.get("ANQI_TOKEN"))
     parser.add_argument("--tell")
     parser.add_argument("--gate")
+    parser.add_argument("--delay", type=float, default=3.0)
     args = parser.parse_args()
     if not args.token:
         parser.error("no token: give --token or set ANQI_TOKEN")
@@ -69,7 +70,7 @@ def main() -> int:
             else:
                 sock.sendall(f"((board {board})(resign))\n".encode())
         elif args.mode == "slow":
-            time.sleep(3)
+            time.sleep(args.delay)
             sock.sendall(f"((board {board})(resign))\n".encode())
         else:
             sock.sendall(b"((resign))\n")

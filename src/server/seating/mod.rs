@@ -32,6 +32,8 @@ pub enum SeatingEvent {
     Expire(u64),
     /// Standing tokens of engines that connect by themselves.
     Expect(Vec<String>),
+    /// The player of a seat (0-based) of an ordered game will not come.
+    Withdraw { game_no: u64, seat: usize },
 }
 
 /// How clients are seated.
@@ -126,6 +128,9 @@ pub async fn run(
             }
             (Policy::Tokens(orders), SeatingEvent::Expire(id)) => {
                 orders.expire(id).into_iter().collect()
+            }
+            (Policy::Tokens(orders), SeatingEvent::Withdraw { game_no, seat }) => {
+                orders.withdraw(game_no, seat).into_iter().collect()
             }
             (Policy::Tokens(orders), SeatingEvent::Expect(tokens)) => {
                 orders.expect(tokens);

@@ -2,7 +2,9 @@
 //! each connecting client is seated by the token it sends as the SEED of `(init NAME SEED)`.
 //!
 //! An order whose seats are not all taken within its connect timeout starts anyway: the missing
-//! players lose at once (termination `crash`). An engine that connects by itself with a
+//! players lose at once (termination `no-connect`). So does one whose missing seats the
+//! organizer withdrew ([`OrderDesk::withdraw`]: the engine's program exited before it connected),
+//! without waiting for the timeout. An engine that connects by itself with a
 //! standing token (registered with [`OrderDesk::expect`]) may come before its next game is
 //! ordered: it waits, parked, until then.
 //!
@@ -106,8 +108,20 @@ pub struct Table {
 struct Pending {
     game_no: u64,
     seats: Vec<Option<Player>>,
+    /// Seats the organizer gave up on: their player will not come.
+    withdrawn: Vec<bool>,
     tokens: Vec<TokenDigest>,
     spec: GameSpec,
+}
+
+impl Pending {
+    /// Whether every seat is taken or withdrawn: nobody else is coming.
+    fn complete(&self) -> bool {
+        self.seats
+            .iter()
+            .zip(&self.withdrawn)
+            .all(|(s, &w)| s.is_some() || w)
+    }
 }
 
 /// Orders waiting for their players.
@@ -158,6 +172,7 @@ impl Orders {
             Pending {
                 game_no: order.game_no,
                 seats: tokens.iter().map(|_| None).collect(),
+                withdrawn: vec![false; tokens.len()],
                 tokens: tokens.clone(),
                 spec: order.spec,
             },
@@ -230,7 +245,30 @@ impl Orders {
         // records are published and merged: keep it out.
         player.seed.clear();
         pending.seats[seat] = Some(player);
-        if pending.seats.iter().all(Option::is_some) {
+        if pending.complete() {
+            return self.start(id);
+        }
+        None
+    }
+
+    /// The player of `seat` (0-based) in order `id` will not come (its program has exited):
+    /// once every other seat is taken or withdrawn too, the game starts without waiting for the
+    /// connect timeout, the missing players losing as `no-connect`. A seat already taken, or an
+    /// order already started, is left alone: the game itself rules on a player who leaves.
+    pub fn withdraw(&mut self, id: u64, seat: usize) -> Option<Table> {
+        let pending = self.pending.get_mut(&id)?;
+        if pending.seats.get(seat).is_none_or(Option::is_some) {
+            return None;
+        }
+        pending.withdrawn[seat] = true;
+        // A late connection with this token is now refused, not seated in a lost game.
+        if let Some(q) = self.by_token.get_mut(&pending.tokens[seat]) {
+            q.retain(|&entry| entry != (id, seat));
+            if q.is_empty() {
+                self.by_token.remove(&pending.tokens[seat]);
+            }
+        }
+        if pending.complete() {
             return self.start(id);
         }
         None
@@ -303,6 +341,20 @@ impl OrderDesk {
     pub fn expect(&self, tokens: Vec<String>) -> Result<(), ServerStopped> {
         self.tx
             .send(SeatingEvent::Expect(tokens))
+            .map_err(|_| ServerStopped)
+    }
+
+    /// Gives up on seat `seat` (1-based) of game `game_no`: its engine's program exited before
+    /// it connected. The game starts once nobody else is awaited (see `Orders::withdraw`).
+    ///
+    /// # Errors
+    /// When the server has stopped.
+    pub fn withdraw(&self, game_no: u64, seat: usize) -> Result<(), ServerStopped> {
+        self.tx
+            .send(SeatingEvent::Withdraw {
+                game_no,
+                seat: seat - 1,
+            })
             .map_err(|_| ServerStopped)
     }
 
@@ -404,6 +456,30 @@ mod tests {
         let (p, _out, _in4) = Player::for_test(4, "y");
         let table = orders.seat(p).expect("full");
         assert_eq!(table.players[1].conn, 3);
+    }
+
+    #[test]
+    fn a_withdrawn_seat_starts_the_game_at_once_and_its_token_seats_nobody() {
+        let mut orders = Orders::default();
+        orders.place(order(1, &["a", "b"]));
+        let (p1, _out1, _in1) = Player::for_test(1, "a");
+        assert!(orders.seat(p1).is_none());
+        // Seat 1 is taken: withdrawing it changes nothing.
+        assert!(orders.withdraw(1, 0).is_none());
+        let table = orders
+            .withdraw(1, 1)
+            .expect("nobody else is coming: the game starts");
+        assert_eq!(table.spec.absent, vec![2]);
+        assert_eq!(table.players[0].conn, 1);
+        // Too late: the token of the withdrawn seat seats nobody.
+        let (late, mut out, _in) = Player::for_test(2, "b");
+        assert!(orders.seat(late).is_none());
+        assert!(said(&mut out).is_some());
+        // An order not started yet with every seat withdrawn starts with nobody.
+        orders.place(order(2, &["c", "d"]));
+        assert!(orders.withdraw(2, 0).is_none());
+        assert!(orders.withdraw(2, 1).is_some());
+        assert!(orders.withdraw(2, 1).is_none(), "already started");
     }
 
     #[test]

@@ -1,0 +1,420 @@
+//! `anqi match A B`: a two-engine event from the command line, without a file. The engines are
+//! reference bot names or command lines; the event is an ordinary [`TournamentConfig`], built
+//! here and run by the same runner as `anqi tournament`.
+
+use super::config::{EngineConfig, EngineLogs, Format, TournamentConfig};
+use super::time_control::Tc;
+use crate::rules::Variant;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The reference bots a match knows by name, and what each is.
+pub const REFERENCE_BOTS: [(&str, &str); 4] = [
+    (
+        "random",
+        "anqi-bot --strategy random (beside the anqi binary)",
+    ),
+    ("greedy", "anqi-bot --strategy greedy"),
+    ("search", "anqi-bot --strategy search"),
+    (
+        "python-random",
+        "the Python random bot (clients/python, built into anqi; needs python3)",
+    ),
+];
+
+/// The Python reference bot, carried inside the binary so that `python-random` works wherever
+/// `anqi` is copied (it uses the standard library only).
+const PYTHON_BOT: &str = include_str!("../../clients/python/anqi_random_bot.py");
+
+/// What `anqi match` was asked for.
+#[derive(Clone, Debug)]
+pub struct MatchRequest {
+    /// The two engines, as given: a reference bot name, or a command line (`NAME=COMMAND` to
+    /// name it).
+    pub engines: [String; 2],
+    /// Games in all: each deal is played once per seat arrangement (twice, seats swapped).
+    pub games: u32,
+    pub variant: String,
+    pub seed: String,
+    pub tc: Option<Tc>,
+    pub concurrency: u32,
+    /// Records file; the caller picks a scratch file when the user gave none.
+    pub output: PathBuf,
+    /// Engine logs directory (one file per engine), or none.
+    pub logs: Option<PathBuf>,
+    pub standings_every: u32,
+}
+
+/// Where the match finds the reference bots.
+#[derive(Clone, Debug)]
+pub struct Bots {
+    /// `anqi-bot`, beside the running `anqi`.
+    pub anqi_bot: PathBuf,
+    /// A scratch directory where the Python bot and the variant's description are written.
+    pub scratch: PathBuf,
+}
+
+impl Bots {
+    /// The reference bots of the running binary, with `scratch` for the files the match writes.
+    ///
+    /// # Errors
+    /// When the running binary's path cannot be known.
+    pub fn beside_this_binary(scratch: PathBuf) -> Result<Bots, String> {
+        let exe = std::env::current_exe()
+            .map_err(|e| format!("cannot find the anqi binary's own path: {e}"))?;
+        let dir = exe.parent().unwrap_or(Path::new("."));
+        Ok(Bots {
+            anqi_bot: dir.join("anqi-bot"),
+            scratch,
+        })
+    }
+}
+
+/// Builds the event of a match.
+///
+/// # Errors
+/// An unknown variant, a number of games the seats do not divide, an engine command that
+/// cannot be split or cannot find the server, a missing reference bot; each said so that the
+/// user can fix the command line.
+pub fn config(request: &MatchRequest, bots: &Bots) -> Result<TournamentConfig, String> {
+    let variant = Variant::load(&request.variant).map_err(|e| e.to_string())?;
+    let seats = variant.players as u32;
+    if request.games == 0 || request.games % seats != 0 {
+        return Err(format!(
+            "--games {}: each deal is played once per seat arrangement ({seats} games on {}), so give a multiple of {seats}, such as {}",
+            request.games,
+            variant.name,
+            (request.games / seats).max(1) * seats
+        ));
+    }
+    // The bots are told the exact rules: a file, since the Python bot carried in the binary
+    // has no shipped descriptions beside it.
+    std::fs::create_dir_all(&bots.scratch)
+        .map_err(|e| format!("cannot create {}: {e}", bots.scratch.display()))?;
+    let rules = bots.scratch.join("variant.sexp");
+    std::fs::write(&rules, &variant.source)
+        .map_err(|e| format!("cannot write {}: {e}", rules.display()))?;
+    let mut engines = Vec::new();
+    for spec in &request.engines {
+        let mut engine = engine(spec, bots, &rules)?;
+        if engines.iter().any(|e: &EngineConfig| e.name == engine.name) {
+            engine.name.push_str("-2");
+        }
+        engines.push(engine);
+    }
+    let logs = request.logs.clone();
+    Ok(TournamentConfig {
+        variant: request.variant.clone(),
+        format: Format::RoundRobin,
+        cycles: 1,
+        deals: request.games / seats,
+        gauntlet: None,
+        seed: request.seed.clone(),
+        listen: "127.0.0.1:0".into(),
+        concurrency: request.concurrency,
+        output: request.output.display().to_string(),
+        logs: logs
+            .as_ref()
+            .map_or(String::new(), |l| l.display().to_string()),
+        engine_logs: if logs.is_some() {
+            EngineLogs::Engine
+        } else {
+            EngineLogs::Off
+        },
+        connect_timeout_ms: 10_000,
+        max_plies: 0,
+        tc: request.tc.clone(),
+        clock: None,
+        standings_every: request.standings_every,
+        sprt: None,
+        each: None,
+        engines,
+    })
+}
+
+/// One engine of a match: a reference bot by name, or a command line.
+fn engine(spec: &str, bots: &Bots, rules: &Path) -> Result<EngineConfig, String> {
+    let (name, command) = match spec.split_once('=') {
+        Some((name, command)) if is_name(name) => (Some(name.to_string()), command),
+        _ => (None, spec),
+    };
+    let rules = rules.display().to_string();
+    let words = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let bare = EngineConfig {
+        name: String::new(),
+        command: None,
+        args: Vec::new(),
+        env: BTreeMap::new(),
+        dir: None,
+        token: None,
+        tc: None,
+    };
+    let known = match command.trim() {
+        strategy @ ("random" | "greedy" | "search") => {
+            if !bots.anqi_bot.is_file() {
+                return Err(format!(
+                    "the reference bot {strategy:?} is anqi-bot, which is not beside anqi (looked for {}): build it with `cargo build --release --workspace`, or give a command line",
+                    bots.anqi_bot.display()
+                ));
+            }
+            Some(EngineConfig {
+                name: strategy.to_string(),
+                command: Some(bots.anqi_bot.display().to_string()),
+                args: words(&[
+                    "--connect",
+                    "{addr}",
+                    "--strategy",
+                    strategy,
+                    "--seed",
+                    "{seed}",
+                    "--name",
+                    "{name}",
+                    "--variant",
+                    &rules,
+                ]),
+                ..bare.clone()
+            })
+        }
+        "python-random" => {
+            let script = bots.scratch.join("anqi_random_bot.py");
+            std::fs::write(&script, PYTHON_BOT)
+                .map_err(|e| format!("cannot write {}: {e}", script.display()))?;
+            Some(EngineConfig {
+                name: "python-random".into(),
+                command: Some("python3".into()),
+                args: words(&[
+                    &script.display().to_string(),
+                    "--connect",
+                    "{addr}",
+                    "--seed",
+                    "{seed}",
+                    "--name",
+                    "{name}",
+                    "--quiet",
+                    "--variant",
+                    &rules,
+                ]),
+                ..bare.clone()
+            })
+        }
+        _ => None,
+    };
+    let mut engine = match known {
+        Some(e) => e,
+        None => {
+            let words = split_command(command).map_err(|e| format!("engine {spec:?}: {e}"))?;
+            let Some((program, args)) = words.split_first() else {
+                return Err(format!("engine {spec:?}: the command is empty"));
+            };
+            if !words
+                .iter()
+                .any(|w| w.contains("{addr}") || w.contains("{port}"))
+            {
+                let names: Vec<&str> = REFERENCE_BOTS.iter().map(|(n, _)| *n).collect();
+                return Err(format!(
+                    "engine {spec:?} is neither a reference bot ({}) nor a command that can find the match's server: put {{addr}} (HOST:PORT) or {{port}} where the engine takes the address, e.g. \"./my-bot --connect {{addr}}\"",
+                    names.join(", ")
+                ));
+            }
+            EngineConfig {
+                name: default_name(program, args),
+                command: Some(program.clone()),
+                args: args.to_vec(),
+                ..bare
+            }
+        }
+    };
+    if let Some(name) = name {
+        engine.name = name;
+    }
+    Ok(engine)
+}
+
+/// Whether `s` can name an engine (`NAME=COMMAND`): letters, digits, `-`, `_`, `.`.
+fn is_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+/// A name for a command line's engine: the program's file name, or for an interpreter
+/// (`python3 bot.py`) the script's, without its extension.
+fn default_name(program: &str, args: &[String]) -> String {
+    let stem = |p: &str| {
+        Path::new(p)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let base = stem(program);
+    let interpreter = [
+        "python", "python3", "node", "ruby", "perl", "sh", "bash", "java",
+    ]
+    .contains(&base.as_str());
+    let chosen = match args.iter().find(|a| !a.starts_with('-')) {
+        Some(script) if interpreter => stem(script),
+        _ => base,
+    };
+    let clean: String = chosen
+        .chars()
+        .map(|c| if is_name(&c.to_string()) { c } else { '_' })
+        .collect();
+    if clean.is_empty() {
+        "engine".into()
+    } else {
+        clean
+    }
+}
+
+/// Splits a command line into words as a POSIX shell would, without expanding anything:
+/// whitespace separates words; `'...'` keeps everything literally; `"..."` keeps everything
+/// but `\"`, `\\`, `` \` `` and `\$`; a backslash outside quotes keeps the next character.
+///
+/// # Errors
+/// An unterminated quote, or a backslash at the very end.
+pub fn split_command(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    // Whether a word has started (an empty quoted word `''` is still a word).
+    let mut started = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                    started = false;
+                }
+            }
+            '\'' => {
+                started = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => word.push(c),
+                        None => return Err("a single quote (') is not closed".into()),
+                    }
+                }
+            }
+            '"' => {
+                started = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\' | '`' | '$')) => word.push(c),
+                            Some('\n') => {}
+                            Some(c) => {
+                                word.push('\\');
+                                word.push(c);
+                            }
+                            None => return Err("a double quote (\") is not closed".into()),
+                        },
+                        Some(c) => word.push(c),
+                        None => return Err("a double quote (\") is not closed".into()),
+                    }
+                }
+            }
+            '\\' => {
+                started = true;
+                match chars.next() {
+                    Some('\n') => {}
+                    Some(c) => word.push(c),
+                    None => return Err("a backslash ends the command".into()),
+                }
+            }
+            c => {
+                started = true;
+                word.push(c);
+            }
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_split_as_a_shell_would() {
+        let s = |l: &str| split_command(l).unwrap();
+        assert_eq!(
+            s("  bot  --connect {addr} "),
+            ["bot", "--connect", "{addr}"]
+        );
+        assert_eq!(s("a 'b c' \"d e\" f\\ g"), ["a", "b c", "d e", "f g"]);
+        assert_eq!(
+            s(r#""say \"hi\" \n" '\x' x''y "" "#),
+            [r#"say "hi" \n"#, r"\x", "xy", ""]
+        );
+        assert_eq!(s(""), Vec::<String>::new());
+        for bad in ["'open", "\"open", "end\\", "\"a\\"] {
+            assert!(split_command(bad).is_err(), "{bad}");
+        }
+    }
+
+    fn bots(dir: &Path) -> Bots {
+        Bots {
+            anqi_bot: dir.join("no-such-anqi-bot"),
+            scratch: dir.to_path_buf(),
+        }
+    }
+
+    fn request(a: &str, b: &str, games: u32) -> MatchRequest {
+        MatchRequest {
+            engines: [a.into(), b.into()],
+            games,
+            variant: "traditional-2x4".into(),
+            seed: "s".into(),
+            tc: None,
+            concurrency: 1,
+            output: "out.jsonl".into(),
+            logs: None,
+            standings_every: 0,
+        }
+    }
+
+    #[test]
+    fn engines_are_named_and_checked() {
+        let dir = std::env::temp_dir().join(format!("anqi-quick-match-{}", std::process::id()));
+        let b = bots(&dir);
+        let c = config(
+            &request(
+                "python-random",
+                "mine=python3 -u my_bot.py --connect {addr}",
+                4,
+            ),
+            &b,
+        )
+        .unwrap();
+        assert_eq!(c.deals, 2);
+        assert_eq!(c.engines[0].name, "python-random");
+        assert_eq!(c.engines[1].name, "mine");
+        assert_eq!(
+            c.engines[1].args,
+            ["-u", "my_bot.py", "--connect", "{addr}"]
+        );
+        assert!(dir.join("anqi_random_bot.py").is_file());
+        // Named after the script; the same engine twice gets two names.
+        let c = config(
+            &request("python3 bots/x.py {addr}", "python3 bots/x.py {addr}", 2),
+            &b,
+        )
+        .unwrap();
+        assert_eq!(
+            (c.engines[0].name.as_str(), c.engines[1].name.as_str()),
+            ("x", "x-2")
+        );
+        let e = config(&request("random", "python-random", 2), &b).unwrap_err();
+        assert!(e.contains("anqi-bot") && e.contains("cargo build"), "{e}");
+        let e = config(&request("./bot", "python-random", 2), &b).unwrap_err();
+        assert!(e.contains("{addr}"), "{e}");
+        let e = config(&request("python-random", "python-random", 3), &b).unwrap_err();
+        assert!(e.contains("multiple of 2"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
