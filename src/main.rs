@@ -115,7 +115,9 @@ enum Command {
     /// line, split as a shell would, with {addr} where the engine takes the server's address
     /// (HOST:PORT; also {host}, {port}, {seed}, {name}); the engine finds its token in the
     /// environment variable ANQI_TOKEN and sends it as the SEED of (init NAME SEED). Write
-    /// NAME=COMMAND to name a command's engine.
+    /// NAME=COMMAND to name a command's engine. An engine of another protocol is
+    /// PROTOCOL:COMMAND (tcg, uci-banqi or cdc-platform; no {addr}: anqi runs a bridge, see
+    /// protocol/BRIDGES.md).
     ///
     /// The games are played in pairs on one deal, seats swapped, so --games must be even (a
     /// multiple of the seats). Progress goes to stderr, the standings to stdout. Records are
@@ -128,6 +130,8 @@ enum Command {
     ///   anqi match search "./my-bot --connect {addr}" --games 100 --tc 10+0.1 --concurrency 4
     ///
     ///   anqi match greedy "mine=python3 bot.py --server {addr}" --tc 40/60 --output mine.jsonl
+    ///
+    ///   anqi match search "misty=uci-banqi:/opt/banqi-engine" --games 20 --tc 60+1
     #[command(verbatim_doc_comment)]
     Match {
         /// The first engine (it plays seat 1 in the first game of each deal).

@@ -362,19 +362,43 @@ fn differences(event: &Variant, assumed: &Variant) -> Vec<String> {
     }
     if event.draw.repetition != assumed.draw.repetition {
         out.push(what(
-            "repetition",
-            format!("{:?}", event.draw.repetition),
-            format!("{:?}", assumed.draw.repetition),
+            "a repetition draw",
+            describe_repetition(event.draw.repetition),
+            describe_repetition(assumed.draw.repetition),
         ));
     }
-    if event.start != assumed.start {
+    if std::mem::discriminant(&event.start) != std::mem::discriminant(&assumed.start) {
         out.push(what(
             "the start",
-            format!("{:?}", event.start),
-            format!("{:?}", assumed.start),
+            describe_start(&event.start),
+            describe_start(&assumed.start),
         ));
     }
     out
+}
+
+fn describe_repetition(r: Option<crate::rules::Repetition>) -> String {
+    use crate::rules::Repetition;
+    match r {
+        None => "never".into(),
+        Some(Repetition::Occurrence(n)) => format!("when a position occurs {n} times"),
+        Some(Repetition::Cycle { times, extra: 0 }) => {
+            format!("when a cycle of moves is played {times} times")
+        }
+        Some(Repetition::Cycle { times, extra }) => {
+            format!("when a cycle of moves is played {times} times and {extra} more plies")
+        }
+    }
+}
+
+fn describe_start(s: &Start) -> String {
+    match s {
+        Start::FaceDown => "face-down".into(),
+        Start::Reveal(n) => format!("with {n} pieces face-up"),
+        Start::Open => "open".into(),
+        Start::Fixed { .. } => "from a fixed board".into(),
+        Start::Bag => "from a bag".into(),
+    }
 }
 
 fn describe_capture(c: &CaptureRules) -> String {

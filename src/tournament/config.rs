@@ -3,6 +3,7 @@
 //! command line's overrides ([`Overrides`]).
 
 use super::time_control::Tc;
+use crate::bridge::Protocol;
 use crate::config::ClockConfig;
 use crate::rules::ClockDefaults;
 use serde::Deserialize;
@@ -145,6 +146,16 @@ pub struct EngineConfig {
     /// games (`anqi token` makes a good one).
     #[serde(default)]
     pub token: Option<String>,
+    /// The protocol the engine speaks: `anqi` (it connects by itself), or `tcg`, `uci-banqi`,
+    /// `cdc-platform`, for which anqi runs a bridge (`anqi bridge`, see protocol/BRIDGES.md)
+    /// that starts the engine and translates.
+    #[serde(default)]
+    pub protocol: Protocol,
+    /// The rules the engine believes: an engine preset (`misty-banqi`, `ntu-engines`), a
+    /// shipped variant or a description file. anqi warns where the event's differ, and
+    /// translates the counters the protocol carries.
+    #[serde(default)]
+    pub assumes: Option<String>,
     /// The engine's own time control (`40/60+0.6`): its clock follows it, whatever its
     /// opponents play with (time odds).
     #[serde(default)]
@@ -292,6 +303,12 @@ impl TournamentConfig {
                     return fail(format!(
                         "engine {:?}: give a command or a token, not both",
                         e.name
+                    ))
+                }
+                (None, Some(_)) if e.protocol.is_bridged() => {
+                    return fail(format!(
+                        "engine {:?} connects by itself (it has a token), so anqi cannot bridge it: leave out protocol = \"{}\", and run `anqi bridge --protocol {} --connect ADDR --token TOKEN -- ENGINE` for each of its games",
+                        e.name, e.protocol, e.protocol
                     ))
                 }
                 _ => {}

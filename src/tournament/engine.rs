@@ -258,6 +258,109 @@ fn executable(path: &Path) -> Result<PathBuf, &'static str> {
     Ok(path.to_path_buf())
 }
 
+/// The program and arguments that start an engine, placeholders filled: its own command, or,
+/// for an engine of another protocol, `anqi bridge` with its command after `--` (the bridge
+/// starts the engine, in the same process group, and translates).
+fn launch(
+    config: &EngineConfig,
+    values: &Placeholders<'_>,
+) -> std::io::Result<(String, Vec<String>)> {
+    let program = values.fill(config.command.as_deref().unwrap_or_default());
+    let args: Vec<String> = config.args.iter().map(|a| values.fill(a)).collect();
+    if !config.protocol.is_bridged() {
+        return Ok((program, args));
+    }
+    let mut bridge = bridge_args(config, values.name);
+    bridge.extend([
+        "--connect".to_string(),
+        format!("{}:{}", values.host, values.port),
+        "--".to_string(),
+        program,
+    ]);
+    bridge.extend(args);
+    Ok((anqi_program()?, bridge))
+}
+
+/// `bridge --protocol P --name NAME [--assumes A]`: the start of an engine's bridge command.
+fn bridge_args(config: &EngineConfig, name: &str) -> Vec<String> {
+    let mut out = vec![
+        "bridge".to_string(),
+        "--protocol".to_string(),
+        config.protocol.name().to_string(),
+        "--name".to_string(),
+        name.to_string(),
+    ];
+    if let Some(a) = &config.assumes {
+        out.extend(["--assumes".to_string(), a.clone()]);
+    }
+    out
+}
+
+/// The anqi binary that runs bridges: this very program.
+fn anqi_program() -> std::io::Result<String> {
+    std::env::current_exe().map(|p| p.display().to_string())
+}
+
+/// Runs a bridged engine's protocol handshake once, before the event (`anqi bridge --check`,
+/// in the engine's directory and environment), so that an engine that cannot start stops the
+/// event with its name instead of losing every game. Engines of anqi's own protocol, and
+/// commands known only at their games (placeholders in the program), are not run.
+///
+/// # Errors
+/// What the bridge said, naming the engine.
+pub async fn check_handshake(config: &EngineConfig) -> Result<(), String> {
+    let Some(command) = config.command.as_deref() else {
+        return Ok(());
+    };
+    if !config.protocol.is_bridged() || command.contains('{') {
+        return Ok(());
+    }
+    let values = Placeholders {
+        host: "127.0.0.1",
+        port: 0,
+        token: "",
+        seed: 0,
+        name: &config.name,
+        game: 0,
+        seat: 1,
+    };
+    let program = anqi_program().map_err(|e| format!("cannot find the anqi program: {e}"))?;
+    let mut cmd = Command::new(program);
+    cmd.args(bridge_args(config, &config.name))
+        .arg("--check")
+        .arg("--")
+        .arg(command)
+        .args(config.args.iter().map(|a| values.fill(a)))
+        .envs(config.env.iter().map(|(k, v)| (k, values.fill(v))))
+        .stdin(Stdio::null())
+        .kill_on_drop(true);
+    if let Some(dir) = &config.dir {
+        cmd.current_dir(dir);
+    }
+    let limit = crate::bridge::HANDSHAKE_TIMEOUT + Duration::from_secs(5);
+    let out = tokio::time::timeout(limit, cmd.output())
+        .await
+        .map_err(|_| {
+            format!(
+                "engine {:?}: its {} handshake did not end within {} s",
+                config.name,
+                config.protocol,
+                limit.as_secs()
+            )
+        })?
+        .map_err(|e| format!("engine {:?}: cannot run its bridge: {e}", config.name))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let said = String::from_utf8_lossy(&out.stderr);
+    Err(format!(
+        "engine {:?} ({} protocol) cannot play: {}",
+        config.name,
+        config.protocol,
+        said.trim().trim_start_matches("anqi bridge: ")
+    ))
+}
+
 /// A running engine.
 pub struct Engine {
     child: Child,
@@ -276,10 +379,10 @@ impl Engine {
         values: &Placeholders<'_>,
         log: &Log,
     ) -> std::io::Result<Engine> {
-        let program = values.fill(config.command.as_deref().unwrap_or_default());
+        let (program, args) = launch(config, values)?;
         let (out, err, copier) = log.outputs()?;
         let mut cmd = Command::new(&program);
-        cmd.args(config.args.iter().map(|a| values.fill(a)))
+        cmd.args(args)
             .env(TOKEN_ENV, values.token)
             .envs(config.env.iter().map(|(k, v)| (k, values.fill(v))))
             .stdin(Stdio::null())

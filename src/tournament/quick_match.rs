@@ -147,6 +147,8 @@ fn engine(spec: &str, bots: &Bots, rules: &Path) -> Result<EngineConfig, String>
         env: BTreeMap::new(),
         dir: None,
         token: None,
+        protocol: Default::default(),
+        assumes: None,
         tc: None,
     };
     let known = match command.trim() {
@@ -199,9 +201,29 @@ fn engine(spec: &str, bots: &Bots, rules: &Path) -> Result<EngineConfig, String>
         }
         _ => None,
     };
-    let mut engine = match known {
-        Some(e) => e,
-        None => {
+    // `PROTOCOL:COMMAND`: an engine of another protocol, run through a bridge.
+    let bridged = command.split_once(':').and_then(|(p, rest)| {
+        p.parse::<crate::bridge::Protocol>()
+            .ok()
+            .filter(|p| p.is_bridged())
+            .map(|p| (p, rest))
+    });
+    let mut engine = match (known, bridged) {
+        (Some(e), _) => e,
+        (None, Some((protocol, command))) => {
+            let words = split_command(command).map_err(|e| format!("engine {spec:?}: {e}"))?;
+            let Some((program, args)) = words.split_first() else {
+                return Err(format!("engine {spec:?}: the command is empty"));
+            };
+            EngineConfig {
+                name: default_name(program, args),
+                command: Some(program.clone()),
+                args: args.to_vec(),
+                protocol,
+                ..bare
+            }
+        }
+        (None, None) => {
             let words = split_command(command).map_err(|e| format!("engine {spec:?}: {e}"))?;
             let Some((program, args)) = words.split_first() else {
                 return Err(format!("engine {spec:?}: the command is empty"));

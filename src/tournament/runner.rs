@@ -61,9 +61,28 @@ pub async fn run(
             variant.name
         )));
     }
-    // Before anything else: a program that cannot be started would lose every game.
+    // Before anything else: a program that cannot be started would lose every game, and an
+    // engine whose protocol cannot express the variant would play it wrong.
     for engine in &config.engines {
         super::engine::check_program(engine).map_err(TournamentError::Engine)?;
+        let assumed = engine
+            .assumes
+            .as_deref()
+            .map(crate::bridge::presets::assumed)
+            .transpose()
+            .map_err(|e| {
+                TournamentError::Config(format!("engine {:?}: assumes: {e}", engine.name))
+            })?;
+        let assessment = crate::bridge::assess(engine.protocol, &variant, assumed.as_ref())
+            .map_err(|e| TournamentError::Config(format!("engine {:?}: {e}", engine.name)))?;
+        for w in assessment.warnings {
+            eprintln!("anqi: warning: engine {:?}: {w}", engine.name);
+        }
+    }
+    for engine in &config.engines {
+        super::engine::check_handshake(engine)
+            .await
+            .map_err(TournamentError::Engine)?;
     }
     let mut games = schedule::build(&config, variant.players).map_err(TournamentError::Config)?;
     if let Some((i, n)) = options.shard {
