@@ -29,6 +29,8 @@
 //!   - `message`: typed client and server messages, parse and print side by side (printing
 //!     reads back as the same text), the `((error CODE "text"))` extension, and the one mapping
 //!     between action clauses and [`rules::Action`].
+//!   - `extension`: the opt-in protocol extensions (`(ext last clock progress variant)`), named
+//!     once and for all.
 //! - [`server`]: the tokio server.
 //!   - `limits`: the connection caps (in all, per address, under the descriptor limit) and the
 //!     `busy` answer.
@@ -46,6 +48,10 @@
 //!   (`time_control`), schedule, seat tokens, engine processes and their logs, the runner
 //!   (resume, shards, SPRT, loud failures), standings and reports, and `anqi match`
 //!   (`quick_match`).
+//! - [`bridge`]: engines of other protocols (`tcg`, `uci-banqi`, `cdc-platform`) on anqi, one
+//!   game per bridge: the anqi side (`session`, a client asking for every extension), line
+//!   engines (`engine`), one translator per protocol with its coordinate map, what a protocol
+//!   can play (`assess`) and the rule presets engines believe (`presets`).
 //!
 //! Beside them:
 //! - [`sexp`]: reading S-expressions from untrusted text (reader prefixes refused, nesting
@@ -61,7 +67,8 @@
 //! # Where to read next
 //! `protocol/PROTOCOL.md` for the protocol as clients see it, `protocol/VARIANTS.md` for the
 //! variant description format, `protocol/RECORDS.md` for the game records, `protocol/GAMES.md`
-//! for a transcript of each kind of game, `TOURNAMENTS.md` for tournaments.
+//! for a transcript of each kind of game, `TOURNAMENTS.md` for tournaments, and
+//! `protocol/BRIDGES.md` for engines of other protocols.
 
 pub mod bridge;
 pub mod config;

@@ -8,7 +8,8 @@
 //! - `engine`: starting and stopping engine processes.
 //! - `token`: the secret tokens that seat engines.
 //! - `runner`: playing the schedule against an in-process server; resume, shards, SPRT.
-//! - `stats`: standings, Elo, crosstable, pentanomials, SPRT.
+//! - `stats`: standings, Elo, crosstable, per-pair statistics (Elo, nElo, LOS, draw ratio),
+//!   pentanomials with their error bars, team standings, SPRT.
 //! - `report`: standings as text.
 
 pub mod config;
