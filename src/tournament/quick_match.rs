@@ -437,6 +437,21 @@ mod tests {
         assert!(e.contains("{addr}"), "{e}");
         let e = config(&request("python-random", "python-random", 3), &b).unwrap_err();
         assert!(e.contains("multiple of 2"), "{e}");
+        // PROTOCOL:COMMAND: bridged, no {addr} needed; NAME= still names it.
+        let c = config(
+            &request("python-random", "misty=uci-banqi:/opt/banqi-engine --fast", 2),
+            &b,
+        )
+        .unwrap();
+        let misty = &c.engines[1];
+        assert_eq!(
+            (misty.name.as_str(), misty.protocol, misty.command.as_deref()),
+            ("misty", crate::bridge::Protocol::UciBanqi, Some("/opt/banqi-engine"))
+        );
+        assert_eq!(misty.args, ["--fast"]);
+        // A colon that names no protocol is part of an ordinary command.
+        let e = config(&request("python-random", "uci:./bot", 2), &b).unwrap_err();
+        assert!(e.contains("{addr}"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
