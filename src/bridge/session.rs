@@ -167,6 +167,16 @@ impl Session {
                 ServerClause::Board(b) => {
                     self.board = Board::parse(&b)
                         .map_err(|e| BridgeError::Server(format!("bad board {b:?}: {e}")))?;
+                    if self.board_text.is_empty() {
+                        // The first prompt comes before any ply: pieces that start face-up
+                        // (open, reveal-4, fixed boards) were never face-down.
+                        for sq in self.board.squares() {
+                            if let Square::Up(p) = sq {
+                                let n = &mut self.hidden[p.colour.index()][p.kind.index()];
+                                *n = n.saturating_sub(1);
+                            }
+                        }
+                    }
                     self.board_text = b;
                 }
                 // A re-prompt after an error, and the result, repeat the last ply; no ply can
