@@ -43,6 +43,8 @@ pub struct Session {
     pub time_control: [u64; 4],
     board: Board,
     board_text: String,
+    /// The board of the first prompt: the position before the first ply.
+    start_board: Option<Board>,
     /// Colour of each side (0-based), once known.
     side_colour: [Option<Colour>; 2],
     /// Face-down pieces not yet revealed, per colour and kind.
@@ -79,6 +81,7 @@ impl Session {
             time_control: [0; 4],
             board: Board::hidden(0),
             board_text: String::new(),
+            start_board: None,
             side_colour: [None; 2],
             hidden: [[0; 7]; 2],
             clocks: Vec::new(),
@@ -178,6 +181,10 @@ impl Session {
                         }
                     }
                     self.board_text = b;
+                    // Every player gets the first prompt before any ply is played.
+                    if self.start_board.is_none() {
+                        self.start_board = Some(self.board.clone());
+                    }
                 }
                 // A re-prompt after an error, and the result, repeat the last ply; no ply can
                 // follow an identical one by the same player (a cell or a piece differs).
@@ -275,6 +282,12 @@ impl Session {
     /// The board now (anqi cells: row by row, row 0 first).
     pub fn board(&self) -> &Board {
         &self.board
+    }
+
+    /// The board before the first ply (the first prompt's), once a prompt has arrived: with
+    /// face-up pieces at the start, what the game began from.
+    pub fn start_board(&self) -> Option<&Board> {
+        self.start_board.as_ref()
     }
 
     /// The colour `player` plays, once the first reveal has decided it.
