@@ -439,14 +439,26 @@ mod tests {
         assert!(e.contains("multiple of 2"), "{e}");
         // PROTOCOL:COMMAND: bridged, no {addr} needed; NAME= still names it.
         let c = config(
-            &request("python-random", "misty=uci-banqi:/opt/banqi-engine --fast", 2),
+            &request(
+                "python-random",
+                "misty=uci-banqi:/opt/banqi-engine --fast",
+                2,
+            ),
             &b,
         )
         .unwrap();
         let misty = &c.engines[1];
         assert_eq!(
-            (misty.name.as_str(), misty.protocol, misty.command.as_deref()),
-            ("misty", crate::bridge::Protocol::UciBanqi, Some("/opt/banqi-engine"))
+            (
+                misty.name.as_str(),
+                misty.protocol,
+                misty.command.as_deref()
+            ),
+            (
+                "misty",
+                crate::bridge::Protocol::UciBanqi,
+                Some("/opt/banqi-engine")
+            )
         );
         assert_eq!(misty.args, ["--fast"]);
         // A colon that names no protocol is part of an ordinary command.
