@@ -622,22 +622,8 @@ fn anqi_match_plays_a_quick_match_and_prints_the_standings() {
 
 #[test]
 fn anqi_match_runs_the_reference_bots_beside_the_binary() {
-    let bot = Path::new(ANQI).with_file_name("anqi-bot");
-    if !bot.exists() {
-        // `cargo test` builds the anqi binary only: build the bots beside it, into the same
-        // target directory and profile.
-        let profile_dir = Path::new(ANQI).parent().unwrap();
-        let target = profile_dir.parent().unwrap();
-        let mut build = Command::new(env!("CARGO"));
-        build
-            .current_dir(ROOT)
-            .args(["build", "-p", "anqi-client", "--bin", "anqi-bot"])
-            .env("CARGO_TARGET_DIR", target);
-        if profile_dir.ends_with("release") {
-            build.arg("--release");
-        }
-        assert!(build.status().unwrap().success(), "cannot build anqi-bot");
-    }
+    // `anqi match` finds the reference bots beside itself.
+    common::anqi_bot();
     let dir = TempDir::new("t-match");
     let output = dir.0.join("match.jsonl");
     let out = Command::new(ANQI)

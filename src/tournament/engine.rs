@@ -43,10 +43,18 @@ pub struct Placeholders<'a> {
 impl Placeholders<'_> {
     /// Replaces `{host}`, `{port}`, `{addr}`, `{token}`, `{seed}`, `{name}`, `{game}`, `{seat}`.
     pub fn fill(&self, s: &str) -> String {
-        s.replace("{host}", self.host)
-            .replace("{port}", &self.port.to_string())
-            .replace("{addr}", &format!("{}:{}", self.host, self.port))
-            .replace("{token}", self.token)
+        self.fill_but_address(
+            &s.replace("{host}", self.host)
+                .replace("{port}", &self.port.to_string())
+                .replace("{addr}", &format!("{}:{}", self.host, self.port)),
+        )
+    }
+
+    /// Replaces every placeholder but `{host}`, `{port}` and `{addr}`: the command line of an
+    /// engine behind a bridge, which never connects to the server, and for which those name
+    /// the bridge's own address (a `cdc-platform` engine connects to its bridge).
+    pub fn fill_but_address(&self, s: &str) -> String {
+        s.replace("{token}", self.token)
             .replace("{seed}", &self.seed.to_string())
             .replace("{name}", self.name)
             .replace("{game}", &self.game.to_string())
@@ -265,11 +273,19 @@ fn launch(
     config: &EngineConfig,
     values: &Placeholders<'_>,
 ) -> std::io::Result<(String, Vec<String>)> {
-    let program = values.fill(config.command.as_deref().unwrap_or_default());
-    let args: Vec<String> = config.args.iter().map(|a| values.fill(a)).collect();
     if !config.protocol.is_bridged() {
-        return Ok((program, args));
+        let program = values.fill(config.command.as_deref().unwrap_or_default());
+        return Ok((
+            program,
+            config.args.iter().map(|a| values.fill(a)).collect(),
+        ));
     }
+    let program = values.fill_but_address(config.command.as_deref().unwrap_or_default());
+    let args: Vec<String> = config
+        .args
+        .iter()
+        .map(|a| values.fill_but_address(a))
+        .collect();
     let mut bridge = bridge_args(config, values.name);
     bridge.extend([
         "--connect".to_string(),
@@ -330,7 +346,7 @@ pub async fn check_handshake(config: &EngineConfig) -> Result<(), String> {
         .arg("--check")
         .arg("--")
         .arg(command)
-        .args(config.args.iter().map(|a| values.fill(a)))
+        .args(config.args.iter().map(|a| values.fill_but_address(a)))
         .envs(config.env.iter().map(|(k, v)| (k, values.fill(v))))
         .stdin(Stdio::null())
         .kill_on_drop(true);

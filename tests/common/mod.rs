@@ -228,3 +228,28 @@ pub fn spawn_server(mut command: std::process::Command) -> (std::process::Child,
         .to_string();
     (child, addr)
 }
+
+/// The reference Rust bot, `anqi-bot`, beside the anqi binary under test. `cargo test` builds
+/// the anqi binary only: the first caller builds the bot into the same target directory and
+/// profile.
+#[allow(dead_code)]
+pub fn anqi_bot() -> PathBuf {
+    static BUILT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let anqi = std::path::Path::new(env!("CARGO_BIN_EXE_anqi"));
+    let bot = anqi.with_file_name("anqi-bot");
+    let _one_at_a_time = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if !bot.exists() {
+        let profile_dir = anqi.parent().unwrap();
+        let target = profile_dir.parent().unwrap();
+        let mut build = std::process::Command::new(env!("CARGO"));
+        build
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["build", "-p", "anqi-client", "--bin", "anqi-bot"])
+            .env("CARGO_TARGET_DIR", target);
+        if profile_dir.ends_with("release") {
+            build.arg("--release");
+        }
+        assert!(build.status().unwrap().success(), "cannot build anqi-bot");
+    }
+    bot
+}

@@ -1,0 +1,161 @@
+//! The whole of issue 8 in one event: a tournament file mixing the reference bots (Rust and
+//! Python, anqi's own protocol) with an engine of each bridged protocol (tcg, uci-banqi,
+//! cdc-platform: the test engines of tests/engines/, each keeping its own board from its own
+//! protocol) runs with one command, every game ends by the rules, and every record verifies.
+
+mod common;
+
+use anqi::record::GameRecord;
+use anqi::rules::Termination;
+use common::TempDir;
+use std::collections::BTreeSet;
+use std::process::Command;
+
+const ANQI: &str = env!("CARGO_BIN_EXE_anqi");
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn engine(name: &str, protocol: &str, command: &str, args: &[&str]) -> String {
+    let args: Vec<String> = args.iter().map(|a| format!("{a:?}")).collect();
+    format!(
+        "[[tournament.engine]]\nname = \"{name}\"\nprotocol = \"{protocol}\"\ncommand = \"{command}\"\nargs = [{}]\n",
+        args.join(", ")
+    )
+}
+
+#[test]
+fn reference_bots_and_an_engine_of_each_protocol_play_one_event() {
+    let bot = common::anqi_bot();
+    let dir = TempDir::new("t-bridged");
+    let output = dir.0.join("out.jsonl");
+    let py = |script: &str| format!("{ROOT}/tests/engines/{script}");
+    let engines = [
+        engine(
+            "greedy",
+            "anqi",
+            &bot.display().to_string(),
+            &[
+                "--connect",
+                "{addr}",
+                "--strategy",
+                "greedy",
+                "--seed",
+                "{seed}",
+                "--name",
+                "{name}",
+            ],
+        ),
+        engine(
+            "python",
+            "anqi",
+            "python3",
+            &[
+                &format!("{ROOT}/clients/python/anqi_random_bot.py"),
+                "--connect",
+                "{addr}",
+                "--seed",
+                "{seed}",
+                "--quiet",
+            ],
+        ),
+        engine(
+            "tcg",
+            "tcg",
+            "python3",
+            &[&py("tcg_engine.py"), "--seed", "{seed}"],
+        ),
+        engine(
+            "uci",
+            "uci-banqi",
+            "python3",
+            &[&py("uci_engine.py"), "--seed", "{seed}"],
+        ),
+        engine(
+            "platform",
+            "cdc-platform",
+            "python3",
+            &[
+                &py("platform_engine.py"),
+                "--seed",
+                "{seed}",
+                "{host}",
+                "{port}",
+            ],
+        ),
+    ];
+    let file = dir.0.join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[tournament]\nvariant = \"traditional\"\nseed = \"bridged\"\nconcurrency = 2\ntc = \"60+0\"\noutput = \"{}\"\nlogs = \"{}\"\nengine_logs = \"game\"\n{}",
+            output.display(),
+            dir.0.join("logs").display(),
+            engines.concat()
+        ),
+    )
+    .unwrap();
+    let run = Command::new(ANQI)
+        .args(["tournament", "--quiet"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "the event failed:\n{stderr}");
+
+    // Every pairing played both seats of its deal, and every game ended by the rules.
+    let records: Vec<GameRecord> = std::fs::read_to_string(&output)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 20, "10 pairings, 2 games each");
+    let mut pairs = BTreeSet::new();
+    for r in &records {
+        let tag = r.tournament.as_ref().unwrap();
+        assert!(
+            !r.result.reason.is_fault() && r.faults.is_empty(),
+            "game {} ({:?}): {:?}, faults {:?}",
+            tag.index,
+            tag.engines,
+            r.result,
+            r.faults
+        );
+        assert_ne!(r.result.reason, Termination::Aborted);
+        let mut pair = tag.engines.clone();
+        pair.sort();
+        pairs.insert(pair);
+    }
+    assert_eq!(pairs.len(), 10, "{pairs:?}");
+
+    // Every record verifies: deals re-derived, every ply re-played through the rules.
+    let replay = Command::new(ANQI)
+        .args(["replay", "--quiet"])
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(
+        replay.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replay.stdout)
+    );
+    assert!(
+        String::from_utf8_lossy(&replay.stdout).contains("20 verified"),
+        "{}",
+        String::from_utf8_lossy(&replay.stdout)
+    );
+
+    if let Ok(to) = std::env::var("ANQI_KEEP_EVENT") {
+        // For a look at a real mixed event: ANQI_KEEP_EVENT=DIR keeps its records and logs.
+        std::fs::create_dir_all(&to).unwrap();
+        std::fs::copy(&output, format!("{to}/out.jsonl")).unwrap();
+    }
+    // The standings name every engine.
+    let report = Command::new(ANQI)
+        .arg("report")
+        .arg(&output)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&report.stdout);
+    for name in ["greedy", "python", "tcg", "uci", "platform"] {
+        assert!(text.contains(name), "{name} missing from:\n{text}");
+    }
+}
