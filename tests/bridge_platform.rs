@@ -48,19 +48,6 @@ async fn done(child: Child) -> (ExitStatus, String) {
     )
 }
 
-/// `anqi replay` verifies every record of the server's file.
-async fn replay_verifies(server: TestServer, games: usize) {
-    let (path, _dir) = server.stop().await;
-    let out = std::process::Command::new(ANQI)
-        .args(["replay", "--quiet"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "anqi replay failed:\n{stdout}");
-    assert_eq!(stdout.trim(), format!("{games} verified, 0 failed"));
-}
-
 fn player_id(record: &GameRecord, name: &str) -> usize {
     record
         .players
@@ -124,7 +111,7 @@ async fn two_bridged_engines_play_both_seats_and_the_record_verifies() {
     }
     // The noisy engine's stdout is logged, and it played on.
     assert!(eb.contains("engine: debug: "), "{eb}");
-    replay_verifies(server, 1).await;
+    server.stop_and_replay(1).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -145,7 +132,7 @@ async fn face_up_pieces_at_the_start_reach_the_engine_on_the_right_squares() {
     let start = |e: &str| start_line(e).0;
     assert_eq!(start(&ea), start(&eb));
     assert_eq!(start(&ea).chars().filter(|&c| c != 'X').count(), 4);
-    replay_verifies(server, 1).await;
+    server.stop_and_replay(1).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -163,7 +150,7 @@ async fn a_noisy_engine_plays_a_random_bot_normally() {
     let record = server.next_record().await;
     assert!(record.faults.is_empty(), "{:?}", record.faults);
     assert!(stderr.contains("engine: debug: "), "{stderr}");
-    replay_verifies(server, 1).await;
+    server.stop_and_replay(1).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -193,7 +180,7 @@ async fn an_engine_that_never_exits_is_stopped_when_the_game_ends() {
     assert_eq!(record.result.reason.name(), "resign");
     assert_eq!(record.result.loser, Some(player_id(&record, "quitter")));
     assert!(qe.contains("no move"), "{qe}");
-    replay_verifies(server, 1).await;
+    server.stop_and_replay(1).await;
 }
 
 /// A game between a misbehaving engine (`mode`) and a normal one: the record and the bad
@@ -209,7 +196,7 @@ async fn misbehave(config: &str, mode: &[&str]) -> (GameRecord, String) {
     assert_ok(bs, &be);
     assert_ok(gs, &ge);
     assert_eq!(record.result.loser, Some(player_id(&record, "bad")));
-    replay_verifies(server, 1).await;
+    server.stop_and_replay(1).await;
     (record, be)
 }
 

@@ -71,22 +71,6 @@ fn assert_clean(out: &Output) {
     assert!(err.contains("anqi bridge: game over after"), "{err}");
 }
 
-/// Stops the server and checks every record with `anqi replay`.
-async fn replay_all(server: TestServer, games: usize) {
-    let (records, _dir) = server.stop().await;
-    let out = std::process::Command::new(ANQI)
-        .arg("replay")
-        .arg(&records)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "replay: {text}");
-    assert!(
-        text.ends_with(&format!("{games} verified, 0 failed\n")),
-        "{text}"
-    );
-}
-
 /// The engine's board at the end (`tcg_engine: board ...`) is the server's: the map is the
 /// protocol's, not merely one that keeps the rules (a mirror image would).
 fn assert_same_board(out: &Output, record: &GameRecord) {
@@ -129,7 +113,7 @@ async fn two_bridged_engines_play_each_other_and_every_record_verifies() {
         assert!(record.faults.is_empty(), "{:?}", record.faults);
         assert!(record.plies.len() > 10, "{:?}", record.result);
     }
-    replay_all(server, 2).await;
+    server.stop_and_replay(2).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -169,7 +153,7 @@ async fn a_bridged_engine_plays_the_reference_bots_in_both_seats() {
         assert!(record.faults.is_empty(), "{:?}", record.faults);
         assert_eq!(player_named(&record, "tcg"), game as usize + 1);
     }
-    replay_all(server, 2).await;
+    server.stop_and_replay(2).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -189,7 +173,7 @@ async fn debug_lines_on_the_engines_stdout_are_skipped() {
     assert!(err.contains("engine: =999 a1 a1"), "{err}");
     let record = server.next_record().await;
     assert!(record.faults.is_empty(), "{:?}", record.faults);
-    replay_all(server, 1).await;
+    server.stop_and_replay(1).await;
 }
 
 /// Whether a process whose command line holds `marker` is still running.
@@ -227,7 +211,7 @@ async fn an_engine_that_never_exits_is_killed_and_the_bridge_exits() {
         "the engine outlived its bridge"
     );
     server.next_record().await;
-    replay_all(server, 1).await;
+    server.stop_and_replay(1).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -251,7 +235,7 @@ async fn an_engine_still_thinking_when_its_clock_runs_out_is_stopped() {
     let record = server.next_record().await;
     assert_eq!(record.result.reason.name(), "time");
     assert_eq!(record.result.loser, Some(player_named(&record, "stall")));
-    replay_all(server, 1).await;
+    server.stop_and_replay(1).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -276,7 +260,7 @@ async fn an_illegal_answer_is_forwarded_and_the_referee_rules() {
         "{:?}",
         record.faults
     );
-    replay_all(server, 1).await;
+    server.stop_and_replay(1).await;
 
     // A strict event: the illegal answer loses.
     let strict = format!("{CLOCK}[referee]\nillegal_action = \"lose\"\n");
@@ -290,7 +274,7 @@ async fn an_illegal_answer_is_forwarded_and_the_referee_rules() {
     let record = server.next_record().await;
     assert_eq!(record.result.reason.name(), "illegal");
     assert_eq!(record.result.loser, Some(player_named(&record, "cheat")));
-    replay_all(server, 1).await;
+    server.stop_and_replay(1).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -308,7 +292,7 @@ async fn an_engine_that_dies_mid_game_is_resigned_for() {
     let record = server.next_record().await;
     assert_eq!(record.result.reason.name(), "resign");
     assert_eq!(record.result.loser, Some(player_named(&record, "fragile")));
-    replay_all(server, 1).await;
+    server.stop_and_replay(1).await;
 }
 
 #[test]

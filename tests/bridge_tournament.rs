@@ -127,21 +127,7 @@ fn reference_bots_and_an_engine_of_each_protocol_play_one_event() {
     assert_eq!(pairs.len(), 10, "{pairs:?}");
 
     // Every record verifies: deals re-derived, every ply re-played through the rules.
-    let replay = Command::new(ANQI)
-        .args(["replay", "--quiet"])
-        .arg(&output)
-        .output()
-        .unwrap();
-    assert!(
-        replay.status.success(),
-        "{}",
-        String::from_utf8_lossy(&replay.stdout)
-    );
-    assert!(
-        String::from_utf8_lossy(&replay.stdout).contains("20 verified"),
-        "{}",
-        String::from_utf8_lossy(&replay.stdout)
-    );
+    assert_eq!(common::replay(&output), "20 verified, 0 failed");
 
     if let Ok(to) = std::env::var("ANQI_KEEP_EVENT") {
         // For a look at a real mixed event: ANQI_KEEP_EVENT=DIR keeps its records and logs.

@@ -98,14 +98,8 @@ async fn against_bot(
 /// Stops the server and checks its records with `anqi replay`.
 async fn verify(server: TestServer) {
     let (path, _dir) = server.stop().await;
-    let out = std::process::Command::new(ANQI)
-        .args(["replay", "--quiet"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "anqi replay failed:\n{stdout}");
-    assert!(stdout.contains(" verified, 0 failed"), "{stdout}");
+    let summary = common::replay(&path);
+    assert!(summary.ends_with(" verified, 0 failed"), "{summary}");
 }
 
 fn assert_clean(out: &Output, err: &str, record: &GameRecord) {

@@ -64,13 +64,5 @@ async fn a_thousand_random_games_all_verify() {
         .keys()
         .all(|r| ["capture-all", "no-moves", "no-progress", "repetition"].contains(r)));
 
-    let (path, _dir) = server.stop().await;
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
-        .args(["replay", "--quiet"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "anqi replay failed:\n{stdout}");
-    assert_eq!(stdout.trim(), format!("{GAMES} verified, 0 failed"));
+    server.stop_and_replay(GAMES).await;
 }

@@ -13,6 +13,24 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 /// cannot make the bridge hold unbounded memory.
 const MAX_LINE: usize = 64 * 1024;
 
+/// Asks the kernel to kill the process `cmd` starts when the process that started it dies (a
+/// bridge, a tournament runner), even by SIGKILL: no engine is left behind, and some engines
+/// never exit by themselves. Does nothing outside Linux.
+pub fn die_with_parent(cmd: &mut Command) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl is async-signal-safe, and it changes nothing but the child's death signal.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
+}
+
 /// A running line-protocol engine.
 pub struct LineEngine {
     child: Child,
@@ -33,12 +51,14 @@ impl LineEngine {
         let (program, args) = command
             .split_first()
             .ok_or_else(|| BridgeError::EngineStart("no engine command given".into()))?;
-        let mut child = Command::new(program)
-            .args(args)
+        let mut cmd = Command::new(program);
+        cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
-            .kill_on_drop(true)
+            .kill_on_drop(true);
+        die_with_parent(&mut cmd);
+        let mut child = cmd
             .spawn()
             .map_err(|e| BridgeError::EngineStart(format!("cannot start {program:?}: {e}")))?;
         let stdin = child.stdin.take().expect("piped");

@@ -552,17 +552,8 @@ impl Translator for PlatformEngine {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .kill_on_drop(true);
-        #[cfg(target_os = "linux")]
-        // SAFETY: prctl is async-signal-safe; it only asks the kernel to kill the engine when
-        // the bridge dies, since a cdc-platform engine never exits by itself.
-        unsafe {
-            cmd.pre_exec(|| {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        // A cdc-platform engine never exits by itself.
+        super::engine::die_with_parent(&mut cmd);
         let mut child = cmd
             .spawn()
             .map_err(|e| BridgeError::EngineStart(format!("cannot start {program:?}: {e}")))?;

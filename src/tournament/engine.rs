@@ -409,17 +409,8 @@ impl Engine {
         if let Some(dir) = &config.dir {
             cmd.current_dir(dir);
         }
-        #[cfg(target_os = "linux")]
-        // SAFETY: prctl is async-signal-safe; it only asks the kernel to kill this child when
-        // the tournament process dies, so a crashed runner leaves no engine behind.
-        unsafe {
-            cmd.pre_exec(|| {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        // A crashed runner leaves no engine behind.
+        crate::bridge::engine::die_with_parent(&mut cmd);
         let child = cmd
             .spawn()
             .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start {program:?}: {e}")))?;

@@ -110,6 +110,14 @@ impl TestServer {
         }
     }
 
+    /// Stops the server, then checks every record it wrote with `anqi replay`: `games` of them,
+    /// all verified.
+    #[allow(dead_code)]
+    pub async fn stop_and_replay(self, games: usize) {
+        let (path, _dir) = self.stop().await;
+        assert_eq!(replay(&path), format!("{games} verified, 0 failed"));
+    }
+
     /// Stops the server and waits for it to finish.
     pub async fn stop(self) -> (PathBuf, TempDir) {
         self.shutdown.cancel();
@@ -252,4 +260,18 @@ pub fn anqi_bot() -> PathBuf {
         assert!(build.status().unwrap().success(), "cannot build anqi-bot");
     }
     bot
+}
+
+/// `anqi replay --quiet FILE`: asserts it succeeds (every record verified), returns its
+/// summary line.
+#[allow(dead_code)]
+pub fn replay(path: &std::path::Path) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
+        .args(["replay", "--quiet"])
+        .arg(path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "anqi replay failed:\n{stdout}");
+    stdout.trim().to_string()
 }
