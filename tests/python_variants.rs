@@ -1,8 +1,9 @@
 //! The Python reference bot plays every shipped variant against the real `anqi` binary.
 //!
 //! For each variant in [`anqi::rules::SHIPPED`], the test starts `anqi serve` on a free port with
-//! no clock, starts one `clients/python/anqi_random_bot.py --variant NAME` per seat, and lets
-//! them play two games each. Every bot must exit 0 with two `game over:` lines and nothing on
+//! no clock, starts one `clients/python/anqi_random_bot.py` per seat (told nothing: it plays by
+//! the description the server sends, the `variant` extension), and lets them play two games
+//! each. Every bot must exit 0 with two `game over:` lines and nothing on
 //! stderr (the bot logs every error reply there), and the records must verify with
 //! `anqi replay` and hold no faults. So a rules disagreement between the bot and the server, in
 //! any variant, fails the test.
@@ -134,7 +135,7 @@ fn play_variant(variant: &str, index: usize) -> Result<(), String> {
         let seed = (1000 * (index + 1) + seat + 1).to_string();
         let child = Command::new("python3")
             .arg(BOT)
-            .args(["--connect", &addr, "--variant", variant, "--quiet"])
+            .args(["--connect", &addr, "--quiet"])
             .args(["--games", &GAMES.to_string(), "--seed", &seed])
             .stdout(file_in(&dir.0, &format!("bot{seat}.out"))?)
             .stderr(file_in(&dir.0, &format!("bot{seat}.err"))?)

@@ -15,7 +15,8 @@ newline, but a reader should find where a message ends by matching parentheses (
 split one message across reads or deliver several in one read.
 
     server: ((version 1.0))
-    client: ((init py_random 1234))                 name, then our seed contribution
+    client: ((ext variant))                         ask for the variant's description
+            ((init py_random 1234))                 name, then our seed contribution
     server: ((id 1)(players 2)(game traditional)(size 8)(pieces KPPPkppp)
              (moves (0 1)(0 4)...)(jumps (0 2 3)...)(revs (0)(1)...))      setup, one line
     server: ((board XXXXXXXX)(turn 0 1))            player 1 must act (round 0)
@@ -47,10 +48,13 @@ Clauses this bot does not know are ignored, so that newer servers still work wit
 setup's ``(revs ...)`` and ``(puts ...)`` are read past: the board itself shows which cells
 can be revealed or filled.
 
-The server never sends the capture rules, the colour rule or the objective: they are in the
-variant description, which ``--variant`` gives this bot (the server's ``--variant`` should
-name the same one). Without it the bot assumes the standard rules (see
-:func:`default_variant`).
+The paper's messages never carry the capture rules, the colour rule or the objective: they
+are in the variant description. This bot asks the server for it with the ``variant``
+extension, ``((ext variant))`` sent before its ``init``; the setup message then ends with
+``(variant "DESCRIPTION")``. ``--variant`` gives the description instead (the server's
+``--variant`` should name the same one). From a server without extensions (which answers
+``((error unknown ...))`` and seats the bot all the same) and without ``--variant``, the bot
+assumes the standard rules (see :func:`default_variant`).
 
 The board is a string with one character per cell, cell 0 first. Upper case letters are
 red pieces and lower case are black: K king, G guard, B bishop, R rook, N knight, C
@@ -1094,6 +1098,8 @@ class Bot:
             version = str(_arg(clauses["version"], 0, "version"))
             if not version.startswith("1."):
                 self.log.warn(f"server speaks protocol version {version}, this bot knows 1.0; trying anyway")
+            # Its own message: a server without extensions refuses only this one.
+            out.append(format_message(("ext", "variant")))
             out.append(format_message(("init", self.name, self.seed)))
             self.greeted = True
 
@@ -1145,7 +1151,10 @@ class Bot:
         game = str(clauses["game"][0]) if clauses.get("game") else "traditional"
         pieces = str(clauses["pieces"][0]) if clauses.get("pieces") else ""
 
-        if self.variant is None:
+        if self.variant is None and clauses.get("variant"):
+            # The server's own description (the variant extension): the exact rules.
+            self.rules = parse_variant(str(clauses["variant"][0]))
+        elif self.variant is None:
             if game not in ("traditional", "single", "cooperative") and not game.startswith("strategic"):
                 self.log.warn(f"game type {game} is unknown to this bot; playing by the traditional rules")
             self.rules = default_variant(game, pieces, self.players, size)

@@ -749,6 +749,10 @@ class FakeServer:
             conn = Connection(sock)
             # Coalesce nothing here; the version line goes alone, as the real server does.
             conn.send("((version 1.0))\n")
+            # The bot asks for the variant extension first; this fake server has none.
+            ext = conn.read()
+            assert ext == [["ext", "variant"]], ext
+            conn.send('((error unknown "unknown clause (ext ...)"))\n')
             self.inits.append(conn.read())
             conns.append(conn)
         pieces = list("KPPPkppp")
@@ -863,6 +867,7 @@ class MainTest(unittest.TestCase):
                 conn = Connection(sock)
                 conn.send("((version 1.0))\n")
                 seen.append(conn.read())
+                seen.append(conn.read())
                 # Setup with clauses the bot does not know, coalesced with the first prompt.
                 setup = SETUP_2X4.replace("(id 1)", "(id 2)(team 2)(teammate 2)")
                 conn.send(setup + "\n((board XXXXXXXX)(info 0 1))\n((board XXKXXXXX)(turn 1 2))\n")
@@ -887,13 +892,14 @@ class MainTest(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.assertEqual(out, "game over: (win 1 0), I was player 2\n")
         self.assertIn("illegal", err)
-        self.assertEqual(seen[0], [["init", "py_random", 3]])
+        self.assertEqual(seen[0], [["ext", "variant"]])
+        self.assertEqual(seen[1], [["init", "py_random", 3]])
         # Player 1 revealed a red king, so this bot is black and may only reveal (no black
         # piece is up yet). The refused action is not repeated.
-        for reply in seen[1:]:
+        for reply in seen[2:]:
             self.assertEqual(reply[0], ["board", "XXKXXXXX"])
             self.assertEqual(reply[1][0], "rev")
-        self.assertNotEqual(seen[1][1], seen[2][1])
+        self.assertNotEqual(seen[2][1], seen[3][1])
 
     def test_unknown_variant_is_a_usage_error(self) -> None:
         with self.assertRaises(SystemExit) as caught:
