@@ -264,7 +264,7 @@ fn window(
 }
 
 /// The search time for one move: 1/30 of the game time left plus the increment (at most half
-/// the time left), at most the move limit, less the margin; [`DEFAULT_MOVETIME_MS`] without
+/// the time left), at most the move limit, less the margin; `DEFAULT_MOVETIME_MS` (1 s) without
 /// either clock. Never 0, which MistyBanqi reads as "no time limit".
 pub fn movetime_ms(game_left: Option<u64>, increment: u64, move_limit: Option<u64>) -> u64 {
     let from_game = game_left.map(|left| (left / MOVES_TO_GO + increment).min(left / 2));

@@ -326,7 +326,8 @@ impl Variant {
         super::description::parse(text)
     }
 
-    /// The description a player may see (see [`super::description::public_text`]).
+    /// The description a player may see: the source without its comments and without a fixed
+    /// start's secret deal (see `description::public_text`).
     pub fn public_description(&self) -> String {
         super::description::public_text(&self.source)
             .expect("a variant's source is a valid description")
