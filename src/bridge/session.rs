@@ -331,14 +331,11 @@ impl Session {
     /// that an engine aiming for or avoiding the draw does so at the right moment. Without a
     /// belief, or when either side has no such rule, the count itself.
     pub fn progress_as_believed(&self, assumed: Option<&Variant>) -> u32 {
-        let event = self.variant.draw.no_progress;
-        match (event, assumed.and_then(|a| a.draw.no_progress)) {
-            (Some(event), Some(believed)) => {
-                let left = event.saturating_sub(self.progress);
-                believed.saturating_sub(left)
-            }
-            _ => self.progress,
-        }
+        believed_progress(
+            self.progress,
+            self.variant.draw.no_progress,
+            assumed.and_then(|a| a.draw.no_progress),
+        )
     }
 
     /// Every ply so far, in order, with its mover.
@@ -357,6 +354,16 @@ impl Session {
     }
 }
 
+/// The no-progress count `progress` of an event drawing at `event` plies, as an engine that
+/// believes the draw comes at `believed` should see it (see
+/// [`Session::progress_as_believed`]).
+fn believed_progress(progress: u32, event: Option<u32>, believed: Option<u32>) -> u32 {
+    match (event, believed) {
+        (Some(event), Some(believed)) => believed.saturating_sub(event.saturating_sub(progress)),
+        _ => progress,
+    }
+}
+
 /// What an engine answered, in anqi's terms. Cells may lie outside the board: whatever the
 /// engine said is forwarded, and the referee rules on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -364,4 +371,23 @@ pub enum Answer {
     Reveal(usize),
     Move(usize, usize),
     Resign,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::believed_progress;
+
+    #[test]
+    fn an_engine_sees_as_many_plies_left_before_its_draw_as_the_event_leaves() {
+        // MistyBanqi (40) in a traditional event (180): nothing until 140, then in step.
+        assert_eq!(believed_progress(0, Some(180), Some(40)), 0);
+        assert_eq!(believed_progress(140, Some(180), Some(40)), 0);
+        assert_eq!(believed_progress(141, Some(180), Some(40)), 1);
+        assert_eq!(believed_progress(179, Some(180), Some(40)), 39);
+        // A longer belief than the event's: the engine sees more plies gone.
+        assert_eq!(believed_progress(10, Some(40), Some(60)), 30);
+        // No belief, or no rule on either side: the count itself.
+        assert_eq!(believed_progress(17, Some(180), None), 17);
+        assert_eq!(believed_progress(17, None, Some(40)), 17);
+    }
 }
