@@ -1,0 +1,49 @@
+"""Types of the native module (clients/python/rust); PACKAGE.md documents them."""
+
+from typing import Any, Iterable, TypedDict
+
+class Counts(TypedDict):
+    moves: int
+    jumps: int
+    reveals: int
+    bags: int
+    puts: int
+
+class Outcome(TypedDict):
+    win: str
+    winner: int
+    winner_team: int
+    winner_side: int | None
+    reason: str
+    loser: int | None
+
+class Seeds(TypedDict):
+    clients: list[str]
+    server: str
+
+def variants() -> dict[str, str]: ...
+
+class Game:
+    def __init__(
+        self, variant: str = "traditional", seed: str | None = None, client_seeds: Iterable[str] = ()
+    ) -> None: ...
+    def legal_actions(self) -> list[str]: ...
+    def play(self, action: str) -> None: ...
+    @property
+    def to_move(self) -> int: ...
+    @property
+    def ply(self) -> int: ...
+    @property
+    def board(self) -> str: ...
+    @property
+    def variant(self) -> str: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def seeds(self) -> Seeds: ...
+    @property
+    def outcome(self) -> Outcome | None: ...
+    def counts(self) -> Counts: ...
+    def clone(self) -> Game: ...
+    def __copy__(self) -> Game: ...
+    def __deepcopy__(self, memo: Any) -> Game: ...

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Builds the `anqi` Python package (maturin + PyO3 on the Rust rules core) into a virtual
+# environment and runs its tests (clients/python/tests, unittest). Needs python3 (3.11 or
+# later, with its venv module) and network access to PyPI the first time, for maturin.
+#
+#   clients/python/test.sh            # the environment: $CARGO_TARGET_DIR/python-venv (or target/)
+#   ANQI_VENV=DIR clients/python/test.sh
+#
+# The environment is reused when it exists; delete it to start from nothing.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+venv="${ANQI_VENV:-${CARGO_TARGET_DIR:-$repo/target}/python-venv}"
+
+if [ ! -x "$venv/bin/python" ]; then
+  echo "== python venv $venv"
+  python3 -m venv "$venv"
+fi
+if ! "$venv/bin/python" -c 'import maturin' 2>/dev/null; then
+  echo "== pip install maturin"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'maturin>=1.9.4,<2'
+fi
+echo "== maturin develop (clients/python)"
+(cd "$here" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --quiet)
+echo "== python tests (clients/python/tests)"
+"$venv/bin/python" -m unittest discover -s "$here/tests" -t "$here/tests" "$@"
