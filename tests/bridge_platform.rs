@@ -8,7 +8,7 @@ use anqi::record::GameRecord;
 use anqi::rules::Variant;
 use anqi_client::{play_game, RandomBot};
 use common::TestServer;
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 use tokio::process::{Child, Command};
 
@@ -22,14 +22,14 @@ const CLOCK: &str = "[clock]\ngame_ms = 60000\n";
 const STRICT: &str = "[clock]\ngame_ms = 60000\n[referee]\nillegal_action = \"lose\"\n";
 
 fn bridge_command(addr: &str, name: &str, engine: &[&str]) -> Command {
-    let mut cmd = Command::new(ANQI);
-    cmd.args(["bridge", "--protocol", "cdc-platform", "--connect", addr])
-        .args(["--name", name, "--", "python3", ENGINE])
-        .args(engine)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    cmd
+    common::bridge_command(
+        "cdc-platform",
+        "platform_engine.py",
+        addr,
+        name,
+        &[],
+        engine,
+    )
 }
 
 fn bridge(addr: &str, name: &str, engine: &[&str]) -> Child {

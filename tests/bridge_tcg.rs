@@ -10,9 +10,9 @@ use anqi_client::bots::GreedyBot;
 use anqi_client::{play_game, RandomBot};
 use common::{TempDir, TestServer};
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 const ANQI: &str = env!("CARGO_BIN_EXE_anqi");
 
@@ -25,24 +25,7 @@ fn engine_script() -> String {
 
 /// Starts `anqi bridge --protocol tcg` for the test engine with `engine_args`, as `name`.
 fn bridge(addr: &str, name: &str, engine_args: &[&str]) -> Child {
-    Command::new(ANQI)
-        .args([
-            "bridge",
-            "--protocol",
-            "tcg",
-            "--connect",
-            addr,
-            "--name",
-            name,
-        ])
-        .arg("--")
-        .arg("python3")
-        .arg(engine_script())
-        .args(engine_args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
+    common::bridge_command("tcg", "tcg_engine.py", addr, name, &[], engine_args)
         .spawn()
         .expect("start anqi bridge")
 }

@@ -10,9 +10,9 @@ use anqi::record::GameRecord;
 use anqi::rules::Variant;
 use anqi_client::{play_game, RandomBot};
 use common::TestServer;
-use std::process::{Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 const ANQI: &str = env!("CARGO_BIN_EXE_anqi");
 const ENGINE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/engines/uci_engine.py");
@@ -22,25 +22,16 @@ const GAME_TIMEOUT: Duration = Duration::from_secs(40);
 /// `anqi bridge --protocol uci-banqi --connect ADDR --name NAME BRIDGE_ARGS -- uci_engine.py
 /// ENGINE_ARGS`, with its output captured.
 fn bridge(addr: &str, name: &str, bridge_args: &[&str], engine_args: &[&str]) -> Child {
-    Command::new(ANQI)
-        .args([
-            "bridge",
-            "--protocol",
-            "uci-banqi",
-            "--connect",
-            addr,
-            "--name",
-            name,
-        ])
-        .args(bridge_args)
-        .args(["--", "python3", ENGINE])
-        .args(engine_args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start anqi bridge")
+    common::bridge_command(
+        "uci-banqi",
+        "uci_engine.py",
+        addr,
+        name,
+        bridge_args,
+        engine_args,
+    )
+    .spawn()
+    .expect("start anqi bridge")
 }
 
 /// Waits for a bridge; its exit status and stderr.

@@ -275,3 +275,40 @@ pub fn replay(path: &std::path::Path) -> String {
     assert!(out.status.success(), "anqi replay failed:\n{stdout}");
     stdout.trim().to_string()
 }
+
+/// `anqi bridge --protocol PROTOCOL --connect ADDR --name NAME BRIDGE_ARGS -- python3
+/// tests/engines/SCRIPT ENGINE_ARGS`, its output captured, killed if dropped: a bridged test
+/// engine, ready to spawn.
+#[allow(dead_code)]
+pub fn bridge_command(
+    protocol: &str,
+    script: &str,
+    addr: &str,
+    name: &str,
+    bridge_args: &[&str],
+    engine_args: &[&str],
+) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_anqi"));
+    cmd.args([
+        "bridge",
+        "--protocol",
+        protocol,
+        "--connect",
+        addr,
+        "--name",
+        name,
+    ])
+    .args(bridge_args)
+    .arg("--")
+    .arg("python3")
+    .arg(format!(
+        "{}/tests/engines/{script}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .args(engine_args)
+    .stdin(std::process::Stdio::null())
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .kill_on_drop(true);
+    cmd
+}

@@ -204,26 +204,18 @@ impl Orders {
                 return None;
             }
             if self.spent.contains(&token) {
-                tracing::warn!(
-                    peer = %player.peer,
-                    name = ?player.name,
-                    "refused a connection presenting a tournament token whose seat is already taken"
-                );
-                player.outbox.error(
-                    ErrorCode::Unexpected,
+                refuse(
+                    &player,
+                    "refused a connection presenting a tournament token whose seat is already taken",
                     "this token's seat is already taken: a tournament token seats one connection per game",
                 );
-                return None;
+            } else {
+                refuse(
+                    &player,
+                    "refused a connection presenting a token no game waits for",
+                    "no game is waiting for this token: send the token you were given as the SEED of (init NAME SEED)",
+                );
             }
-            tracing::warn!(
-                peer = %player.peer,
-                name = ?player.name,
-                "refused a connection presenting a token no game waits for"
-            );
-            player.outbox.error(
-                ErrorCode::Unexpected,
-                "no game is waiting for this token: send the token you were given as the SEED of (init NAME SEED)",
-            );
             return None;
         };
         let Some(pending) = self.pending.get_mut(&id) else {
@@ -379,6 +371,13 @@ impl OrderDesk {
 #[derive(Debug, thiserror::Error)]
 #[error("the server has stopped")]
 pub struct ServerStopped;
+
+/// Refuses a player presenting a token that seats nobody: logged with its address (someone may
+/// be trying tokens) and told why.
+fn refuse(player: &Player, log: &'static str, reply: &'static str) {
+    tracing::warn!(peer = %player.peer, name = ?player.name, "{log}");
+    player.outbox.error(ErrorCode::Unexpected, reply);
+}
 
 #[cfg(test)]
 mod tests {
