@@ -324,6 +324,27 @@ impl Game {
         self.counts
     }
 
+    /// The legal action counts `player` would have in this position: the mover's own counts,
+    /// and for anyone else what they could do were it their turn (the board as it is, their
+    /// own control, no piece in hand, no chain: those belong to the mover). This is the
+    /// mobility of the paper's Section III for every player, not only the one to move.
+    pub fn counts_of(&self, player: usize) -> ActionCounts {
+        if player == self.to_move() {
+            return self.counts;
+        }
+        let state = PublicState {
+            variant: &self.variant,
+            board: &self.board,
+            control: self.control_of(player),
+            hand: None,
+            chain: None,
+            bag_has_pieces: !self.bag.is_empty(),
+        };
+        let mut counts = ActionCounts::default();
+        state.for_each_legal(|_, kind| counts.add(kind));
+        counts
+    }
+
     /// How the game ended, once it has.
     pub fn outcome(&self) -> Option<Outcome> {
         self.outcome
@@ -715,6 +736,28 @@ mod tests {
                 "cell 4 holds a face-down piece, which cannot be moved onto".into()
             ))
         );
+    }
+
+    #[test]
+    fn counts_of_the_player_not_moving_use_its_own_colour() {
+        let mut g = game("traditional-2x4", "kPPPKppp");
+        // Nobody owns a colour: everyone may reveal, nobody may move.
+        assert_eq!(g.counts_of(2), g.counts());
+        g.play(1, Action::Reveal(0)).unwrap(); // black king at 0: player 1 is black
+        g.play(2, Action::Reveal(4)).unwrap(); // red king at 4
+        assert_eq!(g.to_move(), 1);
+        assert_eq!(g.counts_of(1), g.counts());
+        // Player 2 (red) would have its own king's moves and the six face-down cells.
+        let theirs = g.counts_of(2);
+        assert_eq!(theirs.reveals, 6);
+        let mut expected = 0;
+        let state = PublicState {
+            control: Control::from(Some(Colour::Red)),
+            ..g.public_state()
+        };
+        state.for_each_legal(|a, _| expected += u32::from(matches!(a, Action::Move { .. })));
+        assert_eq!(theirs.moves + theirs.jumps, expected);
+        assert!(expected > 0, "the red king can step somewhere");
     }
 
     #[test]
