@@ -1,8 +1,9 @@
-"""Unit tests for anqi_random_bot, standard library only.
+"""Unit tests for anqi_random_bot and its stdlib_client package, standard library only.
 
-Run from the repository root:
+Run from clients/python (by name: ``discover`` would import the ``anqi`` package, which
+needs building first):
 
-    python3 -m unittest discover -s clients/python
+    python3 -m unittest test_anqi_random_bot test_legal_counts
 
 The variant tests read the shipped descriptions in protocol/variants. The last two test classes use a small fake server on localhost. It plays the server's part
 over a real socket, so the whole client loop can be checked without the Rust server.
@@ -18,28 +19,24 @@ import threading
 import unittest
 from typing import Any, Optional
 
-import anqi_random_bot as bot
-from anqi_random_bot import (
+import anqi_random_bot
+from stdlib_client.client import Bot, Logger, play_game
+from stdlib_client.colours import ColourTracker
+from stdlib_client.framing import FrameScanner
+from stdlib_client.rules import (
+    BLACK,
     BOTH,
+    RED,
     Action,
-    Bot,
     CaptureRules,
-    ColourTracker,
-    FrameScanner,
-    Logger,
-    ProtocolError,
-    Symbol,
-    Topology,
-    Variant,
-    VariantError,
     can_step_capture,
-    format_message,
+    colour_of,
     legal_actions,
-    load_variant,
-    parse_sexp,
-    parse_variant,
-    shipped_variants,
+    other_colour,
 )
+from stdlib_client.sexp import ProtocolError, Symbol, format_message, parse_sexp
+from stdlib_client.topology import Topology, unique_shortest_path
+from stdlib_client.variant import Variant, VariantError, load_variant, parse_variant, shipped_variants
 
 # The setup message of the 2x4 game, exactly as in the protocol description.
 SETUP_2X4 = (
@@ -230,39 +227,39 @@ class LegalActionsTest(unittest.TestCase):
 
     def test_cannon_jumps_over_face_down_screen(self) -> None:
         # 2x4, top row C X . p: the face-down piece on 1 is the screen, empty 2 is skipped.
-        self.assertIn((0, 3), self.moves("CX.p....", bot.RED))
+        self.assertIn((0, 3), self.moves("CX.p....", RED))
 
     def test_cannon_jumps_over_revealed_screens_of_either_colour(self) -> None:
-        self.assertIn((0, 3), self.moves("CP.p....", bot.RED))
-        self.assertIn((0, 3), self.moves("C.kp....", bot.RED))
+        self.assertIn((0, 3), self.moves("CP.p....", RED))
+        self.assertIn((0, 3), self.moves("C.kp....", RED))
 
     def test_cannon_cannot_jump_over_two_pieces(self) -> None:
-        self.assertNotIn((0, 3), self.moves("CXXp....", bot.RED))
-        self.assertNotIn((0, 3), self.moves("CpKp....", bot.RED))
+        self.assertNotIn((0, 3), self.moves("CXXp....", RED))
+        self.assertNotIn((0, 3), self.moves("CpKp....", RED))
 
     def test_cannon_cannot_land_on_face_down_or_own_piece(self) -> None:
-        self.assertNotIn((0, 3), self.moves("CX.X....", bot.RED))
-        self.assertNotIn((0, 3), self.moves("CX.P....", bot.RED))
+        self.assertNotIn((0, 3), self.moves("CX.X....", RED))
+        self.assertNotIn((0, 3), self.moves("CX.P....", RED))
 
     def test_cannon_needs_a_screen_and_never_takes_by_step(self) -> None:
-        self.assertEqual(self.moves("C..p....", bot.RED), {(0, 1), (0, 4)})
-        self.assertEqual(self.moves("Cp......", bot.RED), {(0, 4)})
+        self.assertEqual(self.moves("C..p....", RED), {(0, 1), (0, 4)})
+        self.assertEqual(self.moves("Cp......", RED), {(0, 4)})
 
     def test_cannon_jump_on_4x8(self) -> None:
         t48 = topology_4x8()
         board = ["."] * 32
         board[0], board[16], board[24], board[2], board[5] = "c", "X", "R", "P", "G"
-        moves = self.moves("".join(board), bot.BLACK, t48)
+        moves = self.moves("".join(board), BLACK, t48)
         self.assertIn((0, 24), moves)  # down: 8 empty, screen X on 16, target R on 24
         self.assertIn((0, 5), moves)  # right: 1 empty, screen P on 2, 3-4 empty, target G on 5
         self.assertNotIn((0, 2), moves)
 
     def test_king_and_pawn(self) -> None:
-        self.assertNotIn((0, 1), self.moves("Kp......", bot.RED))  # king cannot take a pawn
-        self.assertIn((0, 1), self.moves("Pk......", bot.RED))  # a pawn takes the king
-        self.assertNotIn((0, 1), self.moves("kP......", bot.BLACK))
-        self.assertIn((0, 1), self.moves("pK......", bot.BLACK))
-        self.assertIn((1, 0), self.moves("kP......", bot.RED))  # and the red pawn takes back
+        self.assertNotIn((0, 1), self.moves("Kp......", RED))  # king cannot take a pawn
+        self.assertIn((0, 1), self.moves("Pk......", RED))  # a pawn takes the king
+        self.assertNotIn((0, 1), self.moves("kP......", BLACK))
+        self.assertIn((0, 1), self.moves("pK......", BLACK))
+        self.assertIn((1, 0), self.moves("kP......", RED))  # and the red pawn takes back
 
     def test_step_rules(self) -> None:
         self.assertTrue(can_step_capture("G", "g"))  # equal rank
@@ -273,9 +270,9 @@ class LegalActionsTest(unittest.TestCase):
         self.assertTrue(can_step_capture("K", "g"))
         # Never onto a face-down piece or an own piece; empty cells are fine. Here the
         # king on 0 is boxed in by X on 1 and its own pawn on 4; the pawn can go to 5.
-        self.assertEqual(self.moves("KX..P...", bot.RED), {(4, 5)})
+        self.assertEqual(self.moves("KX..P...", RED), {(4, 5)})
         # Only the mover's own colour moves: black has nothing to do here but reveal.
-        self.assertEqual(self.moves("KX..P...", bot.BLACK), set())
+        self.assertEqual(self.moves("KX..P...", BLACK), set())
 
     def test_before_owning_a_colour_only_reveals(self) -> None:
         board = "KXXp.X.P"
@@ -283,7 +280,7 @@ class LegalActionsTest(unittest.TestCase):
         self.assertEqual(actions, [Action("rev", 1), Action("rev", 2), Action("rev", 5)])
 
     def test_reveals_are_always_legal(self) -> None:
-        actions = legal_actions("XXXXXXXX", self.t24, bot.RED)
+        actions = legal_actions("XXXXXXXX", self.t24, RED)
         self.assertEqual([a.cell for a in actions], list(range(8)))
         self.assertTrue(all(a.kind == "rev" for a in actions))
 
@@ -294,17 +291,17 @@ class ColourTrackerTest(unittest.TestCase):
         tracker.observe("XXXXXXXX", "XXXXXXXX", 1)  # nothing changed
         self.assertIsNone(tracker.colour(1))
         tracker.observe("XXXXXXXX", "XXKXXXXX", 2)  # player 2 turned over a red king
-        self.assertEqual(tracker.colour(2), bot.RED)
-        self.assertEqual(tracker.colour(1), bot.BLACK)
+        self.assertEqual(tracker.colour(2), RED)
+        self.assertEqual(tracker.colour(1), BLACK)
         tracker.observe("XXKXXXXX", "pXKXXXXX", 1)  # later reveals change nothing
-        self.assertEqual(tracker.colour(1), bot.BLACK)
-        self.assertEqual(tracker.colour(2), bot.RED)
+        self.assertEqual(tracker.colour(1), BLACK)
+        self.assertEqual(tracker.colour(2), RED)
 
     def test_revealing_the_other_colour(self) -> None:
         tracker = ColourTracker()
         tracker.observe("XXXXXXXX", "XXXXXXpX", 1)
-        self.assertEqual(tracker.colour(1), bot.BLACK)
-        self.assertEqual(tracker.colour(2), bot.RED)
+        self.assertEqual(tracker.colour(1), BLACK)
+        self.assertEqual(tracker.colour(2), RED)
 
     def test_moves_and_captures_are_not_reveals(self) -> None:
         tracker = ColourTracker()
@@ -314,7 +311,7 @@ class ColourTrackerTest(unittest.TestCase):
     def test_more_than_two_players(self) -> None:
         tracker = ColourTracker(players=4)
         tracker.observe("XXXXXXXX", "XXXXXXpX", 3)
-        self.assertEqual(tracker.colour(3), bot.BLACK)
+        self.assertEqual(tracker.colour(3), BLACK)
         self.assertIsNone(tracker.colour(1))  # unknown without team information
 
     def test_bot_tracks_colours_from_messages(self) -> None:
@@ -322,7 +319,7 @@ class ColourTrackerTest(unittest.TestCase):
         player.handle(parse_sexp(SETUP_2X4.replace("(id 1)", "(id 2)")))
         self.assertEqual(player.handle(parse_sexp("((board XXXXXXXX)(info 0 1))")), [])
         reply = player.handle(parse_sexp("((board XXXgXXXX)(turn 1 2))"))
-        self.assertEqual(player.tracker.colour(2), bot.RED)  # player 1 turned over black
+        self.assertEqual(player.tracker.colour(2), RED)  # player 1 turned over black
         # Red has no face-up piece, so the only legal actions are reveals.
         self.assertEqual(len(reply), 1)
         action = parse_sexp(reply[0])
@@ -436,7 +433,7 @@ class VariantReaderTest(unittest.TestCase):
         # On a board: the cannon takes the pawn next to it and cannot jump the far one.
         t48 = topology_4x8()
         board = board_of({0: "C", 1: "p", 3: "g"})
-        moves = {(a.cell, a.to) for a in legal_actions(board, t48, bot.RED, rules) if a.kind == "mov"}
+        moves = {(a.cell, a.to) for a in legal_actions(board, t48, RED, rules) if a.kind == "mov"}
         self.assertEqual(moves, {(0, 1), (0, 8)})
 
     def test_cannon_step_cannons_do_both(self) -> None:
@@ -447,7 +444,7 @@ class VariantReaderTest(unittest.TestCase):
         self.assertFalse(rules.can_step_capture("c", "N"))
         t48 = topology_4x8()
         board = board_of({0: "C", 1: "p", 3: "g"})  # the pawn is the screen for the guard
-        moves = {(a.cell, a.to) for a in legal_actions(board, t48, bot.RED, rules) if a.kind == "mov"}
+        moves = {(a.cell, a.to) for a in legal_actions(board, t48, RED, rules) if a.kind == "mov"}
         self.assertEqual(moves, {(0, 1), (0, 8), (0, 3)})
 
     def test_other_flags(self) -> None:
@@ -523,7 +520,7 @@ class ShortestPathDecodingTest(unittest.TestCase):
         moves, _, _ = rectangle_wire(2, 4)
         with self.assertRaises(ProtocolError):
             Topology.from_wire(8, moves, [(0, 1, 2)])
-        self.assertEqual(bot.unique_shortest_path([[1], [0]], 0, 0), None)
+        self.assertEqual(unique_shortest_path([[1], [0]], 0, 0), None)
 
 
 class BagGameTest(unittest.TestCase):
@@ -547,13 +544,13 @@ class BagGameTest(unittest.TestCase):
         self.assertEqual(reply[0], ["board", "XXXXXXXX"])
         self.assertEqual(reply[1][:2], ["put", "p"])
         self.assertEqual(player.draws, 1)
-        self.assertEqual((player.tracker.colour(1), player.tracker.colour(2)), (bot.BLACK, bot.RED))
+        self.assertEqual((player.tracker.colour(1), player.tracker.colour(2)), (BLACK, RED))
         # The opponent's turn, then its draw: one more draw, however many prompts show it.
         player.handle(parse_sexp("((board XXXpXXXX)(info 0 2))"))
         player.handle(parse_sexp("((board XXXpXXXX)(hand K)(info 0 2))"))
         player.handle(parse_sexp("((board XXXpXXXX)(hand K)(info 0 2))"))
         self.assertEqual(player.draws, 2)
-        self.assertEqual(player.tracker.colour(1), bot.BLACK)  # the first draw decided
+        self.assertEqual(player.tracker.colour(1), BLACK)  # the first draw decided
         # Our turn: move the black pawn on 3 (onto empty 2 or 7), or draw again.
         # Our turn: the black pawn on 3 takes the red king or steps onto never-filled 7, or
         # we draw again.
@@ -562,7 +559,7 @@ class BagGameTest(unittest.TestCase):
 
     def test_no_draw_once_the_bag_is_empty(self) -> None:
         player = self.player
-        player.tracker.decide(1, bot.RED)
+        player.tracker.decide(1, RED)
         player.draws = 7
         self.assertIn(Action("bag"), player.legal("KP.Pkpp.", None))
         player.draws = 8
@@ -614,7 +611,7 @@ class ChainCaptureTest(unittest.TestCase):
     def play_capture(self, variant: str) -> Bot:
         player = new_bot(load_variant(variant))
         player.handle(parse_sexp(rectangle_setup(1, 2, "traditional", "KGGBBRRNNCCPPPPPkggbbrrnnccppppp", 4, 8)))
-        player.tracker.decide(1, bot.RED)
+        player.tracker.decide(1, RED)
         self.assertEqual(player.legal(self.START, None), [Action("mov", 0, 1)])
         reply = reply_of(player.handle(parse_sexp(f"((board {self.START})(turn 5 1))")))
         self.assertEqual(reply[1], ["mov", 0, 1])
@@ -660,8 +657,8 @@ class TeamAndFixedColoursTest(unittest.TestCase):
         hidden = "X" * 32
         player.handle(parse_sexp(f"((board {hidden})(info 0 3))"))
         player.handle(parse_sexp(f"((board {'c' + hidden[1:]})(info 0 4))"))  # player 3 turned over black
-        self.assertEqual([player.tracker.colour(p) for p in (1, 2, 3, 4)], [bot.BLACK, bot.RED, bot.BLACK, bot.RED])
-        self.assertEqual(player.control(), bot.BLACK)
+        self.assertEqual([player.tracker.colour(p) for p in (1, 2, 3, 4)], [BLACK, RED, BLACK, RED])
+        self.assertEqual(player.control(), BLACK)
 
     def test_an_opponents_reveal_in_one_against_two(self) -> None:
         player = new_bot(load_variant("1v2"))
@@ -670,11 +667,11 @@ class TeamAndFixedColoursTest(unittest.TestCase):
         hidden = "X" * 32
         player.handle(parse_sexp(f"((board {hidden})(info 0 1))"))
         player.handle(parse_sexp(f"((board {'K' + hidden[1:]})(info 0 2))"))  # player 1 turned over red
-        self.assertEqual(player.control(), bot.BLACK)
-        self.assertEqual(player.tracker.colour(2), bot.BLACK)
+        self.assertEqual(player.control(), BLACK)
+        self.assertEqual(player.tracker.colour(2), BLACK)
 
     def test_fixed_colours(self) -> None:
-        for me, colour in ((1, bot.RED), (2, bot.BLACK)):
+        for me, colour in ((1, RED), (2, BLACK)):
             player = new_bot(load_variant("handicap"))
             player.handle(parse_sexp(rectangle_setup(me, 2, "traditional", "KBBRRNNCCPPPPPkggbbrrnnccppppp", 4, 8)))
             self.assertEqual(player.control(), colour)
@@ -785,15 +782,15 @@ class FakeServer:
             if action.kind == "rev":
                 cells[action.cell] = pieces[action.cell]
                 if not colours:
-                    colours[mover] = bot.colour_of(cells[action.cell])
-                    colours[3 - mover] = bot.other_colour(colours[mover])
+                    colours[mover] = colour_of(cells[action.cell])
+                    colours[3 - mover] = other_colour(colours[mover])
             else:
                 assert action.to is not None
                 cells[action.to], cells[action.cell] = cells[action.cell], "."
             board = "".join(cells)
             for player, colour in colours.items():
                 hidden = "X" in board
-                if not hidden and not any(bot.colour_of(c) == colour for c in board):
+                if not hidden and not any(colour_of(c) == colour for c in board):
                     return self._finish(conns, (3 - player, 0))
         self._finish(conns, (0, 0))
 
@@ -821,7 +818,7 @@ class SelfPlayTest(unittest.TestCase):
             results: list = [None, None]
 
             def play(index: int) -> None:
-                results[index] = bot.play_game("127.0.0.1", server.port, bots[index])
+                results[index] = play_game("127.0.0.1", server.port, bots[index])
 
             # Connect one after the other so that the first bot gets id 1.
             threads = []
@@ -852,7 +849,7 @@ class MainTest(unittest.TestCase):
     def run_main(self, argv: list[str]) -> tuple[int, str, str]:
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = bot.main(argv)
+            code = anqi_random_bot.main(argv)
         return code, out.getvalue(), err.getvalue()
 
     def test_scripted_game_with_reprompt_and_unknown_clauses(self) -> None:
