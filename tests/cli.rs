@@ -214,12 +214,48 @@ fn mistakes_get_clear_messages() {
 fn python_client_unit_tests_pass() {
     // The standard-library bot's tests by name: `discover` would also import the `anqi`
     // package, whose native module exists only once clients/python/test.sh has built it.
+    // test_legal_counts checks its rules against the shared tables (tests/legal_counts.rs).
     let out = Command::new("python3")
-        .args(["-m", "unittest", "test_anqi_random_bot"])
+        .args([
+            "-m",
+            "unittest",
+            "test_anqi_random_bot",
+            "test_legal_counts",
+        ])
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/clients/python"))
         .output()
         .expect("python3 runs");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("\nOK"), "{err}");
+}
+
+#[test]
+fn the_python_bot_without_its_package_says_what_is_missing() {
+    // The script is only the command line: a copy of it alone (as an old `anqi match` wrote
+    // one) must say that stdlib_client/ belongs beside it, not fail with a traceback.
+    let dir = TempDir::new("cli-python-alone");
+    let script = dir.0.join("anqi_random_bot.py");
+    std::fs::copy(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/clients/python/anqi_random_bot.py"
+        ),
+        &script,
+    )
+    .unwrap();
+    let out = Command::new("python3")
+        .arg(&script)
+        .args(["--connect", "127.0.0.1:1"])
+        .current_dir(&dir.0)
+        .output()
+        .expect("python3 runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("stdlib_client")
+            && err.contains("same directory")
+            && !err.contains("Traceback"),
+        "{err}"
+    );
 }

@@ -9,8 +9,8 @@ Modules, each depending only on the ones above it:
 
 - :mod:`.sexp`: reading and printing S-expressions (messages and variant descriptions);
 - :mod:`.framing`: cutting the TCP byte stream into messages;
-- :mod:`.messages`: a message's clauses and their arguments;
 - :mod:`.topology`: cells, steps and cannon rays decoded from the setup;
+- :mod:`.messages`: a message's clauses and their arguments, and the setup's board;
 - :mod:`.rules`: capture tables, and the legal actions (and their counts) of a public state;
 - :mod:`.variant`: variant descriptions;
 - :mod:`.colours`: who owns which colour, from the boards going by;

@@ -165,15 +165,8 @@ class Bot:
             self.players = messages.integer(clauses["players"], 0, "players")
         self.team = messages.integer(clauses["team"], 0, "team") if "team" in clauses else None
         self.teammates = teammates
-        for needed in ("size", "moves"):
-            if needed not in clauses:
-                raise ProtocolError(f"setup message without a ({needed} ...) clause")
-        size = messages.integer(clauses["size"], 0, "size")
-        moves = [(messages.integer(m, 0, "moves"), messages.integer(m, 1, "moves")) for m in messages.lists(clauses["moves"], "moves")]
-        # A variant without cannon jumps may leave the clause out.
-        jumps = [(messages.integer(j, 0, "jumps"), messages.integer(j, 1, "jumps"), messages.integer(j, 2, "jumps"))
-                 for j in messages.lists(clauses.get("jumps", []), "jumps")]
-        self.topology = Topology.from_wire(size, moves, jumps)
+        self.topology = messages.setup_topology(clauses)
+        size = self.topology.size
         game = str(clauses["game"][0]) if clauses.get("game") else "traditional"
         pieces = str(clauses["pieces"][0]) if clauses.get("pieces") else ""
 

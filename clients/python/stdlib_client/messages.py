@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .sexp import ProtocolError, Symbol, Value
+from .topology import Topology
 
 
 def clauses(message: Value) -> list[tuple[str, list[Value]]]:
@@ -41,3 +42,20 @@ def lists(args: Value, head: str) -> list[list[Value]]:
         raise ProtocolError(f"({head} ...) must hold lists of numbers")
     return args  # type: ignore[return-value]
 
+
+
+def setup_topology(clauses: dict[str, list[Value]]) -> Topology:
+    """The board of a setup message, from its ``(size N)``, ``(moves ...)`` and ``(jumps ...)``.
+
+    ``clauses`` maps each clause name to its arguments. Raises :class:`ProtocolError` when
+    ``size`` or ``moves`` is missing or the clauses do not decode.
+    """
+    for needed in ("size", "moves"):
+        if needed not in clauses:
+            raise ProtocolError(f"setup message without a ({needed} ...) clause")
+    size = integer(clauses["size"], 0, "size")
+    moves = [(integer(m, 0, "moves"), integer(m, 1, "moves")) for m in lists(clauses["moves"], "moves")]
+    # A variant without cannon jumps may leave the clause out.
+    jumps = [(integer(j, 0, "jumps"), integer(j, 1, "jumps"), integer(j, 2, "jumps"))
+             for j in lists(clauses.get("jumps", []), "jumps")]
+    return Topology.from_wire(size, moves, jumps)
