@@ -29,6 +29,7 @@ from stdlib_client.rules import (
     RED,
     Action,
     CaptureRules,
+    PublicState,
     can_step_capture,
     colour_of,
     legal_actions,
@@ -625,6 +626,23 @@ class ChainCaptureTest(unittest.TestCase):
         # After that capture the rook on 2 cannot capture: the chain is over, whatever comes.
         done = board_of({2: "R", 8: "g"})
         self.assertIn(Action("mov", 2, 3), player.legal(done, None))
+
+    def test_the_strategy_sees_the_public_state(self) -> None:
+        # A strategy is asked with the choices and the state they came from: here the chain.
+        player = self.play_capture("chain-capture")
+        asked: list[tuple[list[Action], PublicState]] = []
+
+        def last(choices: list[Action], state: PublicState, rng: random.Random) -> Action:
+            asked.append((choices, state))
+            return choices[-1]
+
+        player.strategy = last
+        reply = reply_of(player.handle(parse_sexp(f"((board {self.AFTER})(turn 5 1))")))
+        self.assertEqual(reply[1], ["mov", 1, 2])
+        [(choices, state)] = asked
+        self.assertEqual((choices, state.board, state.control, state.chain), ([Action("mov", 1, 2)], self.AFTER, RED, 1))
+        self.assertEqual(state.counts(), {"moves": 1, "jumps": 0, "reveals": 0, "bags": 0, "puts": 0})
+        self.assertEqual(choices[0].text(), "(mov 1 2)")
 
     def test_no_chain_once_someone_else_moved(self) -> None:
         player = self.play_capture("chain-capture")
