@@ -22,9 +22,28 @@ pub const REFERENCE_BOTS: [(&str, &str); 4] = [
     ),
 ];
 
+macro_rules! python_bot {
+    ($($path:literal),* $(,)?) => {
+        &[$(($path, include_str!(concat!("../../clients/python/", $path)))),*]
+    };
+}
+
 /// The Python reference bot, carried inside the binary so that `python-random` works wherever
-/// `anqi` is copied (it uses the standard library only).
-const PYTHON_BOT: &str = include_str!("../../clients/python/anqi_random_bot.py");
+/// `anqi` is copied (it uses the standard library only): the script and the package beside it,
+/// as (path in the scratch directory, text).
+const PYTHON_BOT: &[(&str, &str)] = python_bot![
+    "anqi_random_bot.py",
+    "stdlib_client/__init__.py",
+    "stdlib_client/sexp.py",
+    "stdlib_client/framing.py",
+    "stdlib_client/topology.py",
+    "stdlib_client/messages.py",
+    "stdlib_client/rules.py",
+    "stdlib_client/variant.py",
+    "stdlib_client/colours.py",
+    "stdlib_client/strategy.py",
+    "stdlib_client/client.py",
+];
 
 /// What `anqi match` was asked for.
 #[derive(Clone, Debug)]
@@ -178,9 +197,16 @@ fn engine(spec: &str, bots: &Bots, rules: &Path) -> Result<EngineConfig, String>
             })
         }
         "python-random" => {
+            for (path, text) in PYTHON_BOT {
+                let file = bots.scratch.join(path);
+                if let Some(dir) = file.parent() {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+                }
+                std::fs::write(&file, text)
+                    .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+            }
             let script = bots.scratch.join("anqi_random_bot.py");
-            std::fs::write(&script, PYTHON_BOT)
-                .map_err(|e| format!("cannot write {}: {e}", script.display()))?;
             Some(EngineConfig {
                 name: "python-random".into(),
                 command: Some("python3".into()),
@@ -421,6 +447,7 @@ mod tests {
             ["-u", "my_bot.py", "--connect", "{addr}"]
         );
         assert!(dir.join("anqi_random_bot.py").is_file());
+        assert!(dir.join("stdlib_client/client.py").is_file());
         // Named after the script; the same engine twice gets two names.
         let c = config(
             &request("python3 bots/x.py {addr}", "python3 bots/x.py {addr}", 2),
@@ -465,5 +492,22 @@ mod tests {
         let e = config(&request("python-random", "uci:./bot", 2), &b).unwrap_err();
         assert!(e.contains("{addr}"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_python_bot_is_carried_whole() {
+        // A module added to clients/python/stdlib_client but not to PYTHON_BOT would break
+        // `python-random` only where the repository is absent.
+        let package = concat!(env!("CARGO_MANIFEST_DIR"), "/clients/python/stdlib_client");
+        for entry in std::fs::read_dir(package).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            if name.ends_with(".py") {
+                let path = format!("stdlib_client/{name}");
+                assert!(
+                    PYTHON_BOT.iter().any(|(p, _)| *p == path),
+                    "{path} is not in PYTHON_BOT"
+                );
+            }
+        }
     }
 }
