@@ -23,8 +23,16 @@ pub mod time_control;
 pub mod token;
 
 use crate::record::{read_records, GameRecord};
+use crate::rules::Variant;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// Whether `variant` is a one-side game (single-player, cooperative: one side plays for a
+/// goal, `(objective (clear N))`) rather than a competitive one. Its engines are scored by
+/// success rate, not against each other.
+pub fn one_side(variant: &Variant) -> bool {
+    variant.sides.len() == 1
+}
 
 /// Why a tournament command cannot go on. The texts name the file and line concerned.
 #[derive(Debug, thiserror::Error)]
