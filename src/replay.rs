@@ -34,17 +34,15 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
     for (i, p) in record.players.iter().enumerate() {
         let id = i + 1;
         let side = variant.side_of(id);
-        if p.side.is_some_and(|s| s != side) {
+        if let Some(recorded) = p.side.filter(|&s| s != side) {
             return Err(format!(
-                "player {id} is recorded on side {:?}, but the variant puts them on side {side}",
-                p.side
+                "player {id} is recorded on side {recorded}, but the variant puts them on side {side}"
             ));
         }
         let team = wire_team(&variant, id);
-        if p.team.is_some_and(|t| t != team) {
+        if let Some(recorded) = p.team.filter(|&t| t != team) {
             return Err(format!(
-                "player {id} is recorded in team {:?}, but the wire gives them team {team}",
-                p.team
+                "player {id} is recorded in team {recorded}, but the wire gives them team {team}"
             ));
         }
     }

@@ -27,7 +27,8 @@ pub struct ScheduledGame {
 /// In a competitive game each group has deals of its own (the seat rotations already make a
 /// deal fair between the engines that play it). In a one-side game (single-player,
 /// cooperative) every group plays the same deals, so that success rates compare engines (or
-/// teams) on the same puzzles.
+/// teams) on the same puzzles, and the schedule goes deal by deal (every group on deal 0, then
+/// on deal 1, ...).
 pub fn build(config: &TournamentConfig, variant: &Variant) -> Result<Vec<ScheduledGame>, String> {
     let seats = variant.players;
     let shared_deals = super::one_side(variant);
@@ -70,22 +71,34 @@ pub fn build(config: &TournamentConfig, variant: &Variant) -> Result<Vec<Schedul
         }
     };
     let mut games = Vec::new();
+    let mut push = |group: &[usize], deal: u64| {
+        for rotation in 0..seats {
+            let seating = (0..seats).map(|s| group[(s + rotation) % seats]).collect();
+            games.push(ScheduledGame {
+                index: games.len() as u64,
+                deal,
+                seats: seating,
+            });
+        }
+    };
     let mut deal = 0u64;
-    for cycle in 0..config.cycles {
-        for group in &groups {
-            if shared_deals {
-                deal = u64::from(cycle) * u64::from(config.deals);
-            }
+    for _cycle in 0..config.cycles {
+        if shared_deals {
+            // Deal by deal, every group on each: the standings compare everyone on the same
+            // deals as the event goes, and more deals only add games at the end (`--deals`
+            // extends an event).
             for _ in 0..config.deals {
-                for rotation in 0..seats {
-                    let seating = (0..seats).map(|s| group[(s + rotation) % seats]).collect();
-                    games.push(ScheduledGame {
-                        index: games.len() as u64,
-                        deal,
-                        seats: seating,
-                    });
+                for group in &groups {
+                    push(group, deal);
                 }
                 deal += 1;
+            }
+        } else {
+            for group in &groups {
+                for _ in 0..config.deals {
+                    push(group, deal);
+                    deal += 1;
+                }
             }
         }
     }
@@ -166,20 +179,23 @@ mod tests {
 
     #[test]
     fn one_side_groups_all_play_the_same_deals() {
-        // Single-player: every engine alone, each deal once per engine.
+        // Single-player: every engine alone, each deal once per engine, deal by deal.
         let s = build(&config(3, "round-robin", 2), "single").unwrap();
         let games: Vec<(Vec<usize>, u64)> = s.iter().map(|g| (g.seats.clone(), g.deal)).collect();
         assert_eq!(
             games,
             [
                 (vec![0], 0),
-                (vec![0], 1),
                 (vec![1], 0),
-                (vec![1], 1),
                 (vec![2], 0),
+                (vec![0], 1),
+                (vec![1], 1),
                 (vec![2], 1)
             ]
         );
+        // More deals extend the schedule: the games so far keep their indexes.
+        let more = build(&config(3, "round-robin", 3), "single").unwrap();
+        assert_eq!(more[..6], s[..]);
         // Cooperative: every pair, seats rotated, every pair on the same deals; the next cycle
         // deals new ones.
         let mut c = config(3, "round-robin", 1);
