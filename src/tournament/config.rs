@@ -524,6 +524,25 @@ mod tests {
     }
 
     #[test]
+    fn legal_counts_take_the_server_configs_values() {
+        let text = format!(
+            "{HEAD}legal_counts = \"all\"\n{}",
+            engines("command = \"bot\"")
+        );
+        let t = TournamentConfig::parse(&text).unwrap();
+        assert_eq!(t.legal_counts, LegalCounts::All);
+        let text = format!(
+            "{HEAD}legal_counts = \"most\"\n{}",
+            engines("command = \"bot\"")
+        );
+        let e = TournamentConfig::parse(&text).unwrap_err();
+        assert!(
+            e.0.contains("legal_counts = \"most\"") && e.0.contains("\"mover\" or \"all\""),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn the_shipped_example_shows_the_defaults() {
         let text = include_str!("../../tournament.toml");
         let shipped = TournamentConfig::parse(text).unwrap();

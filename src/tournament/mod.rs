@@ -4,12 +4,14 @@
 //!   overrides.
 //! - `time_control`: time controls as strings (`40/60+0.6`, `st=2`, `inf`).
 //! - `quick_match`: `anqi match A B`, an event built from the command line.
-//! - `schedule`: every game of the event, numbered, with its deal and seating.
+//! - `schedule`: every game of the event, numbered, with its deal and seating (one-side
+//!   variants: every group on the same deals).
 //! - `engine`: starting and stopping engine processes.
 //! - `token`: the secret tokens that seat engines.
 //! - `runner`: playing the schedule against an in-process server; resume, shards, SPRT.
 //! - `stats`: standings, Elo, crosstable, per-pair statistics (Elo, nElo, LOS, draw ratio),
-//!   pentanomials with their error bars, team standings, SPRT.
+//!   pentanomials with their error bars, team standings, SPRT; for one-side variants
+//!   (single-player, cooperative), success rates with their Wilson intervals.
 //! - `report`: standings as text.
 
 pub mod config;
