@@ -32,7 +32,8 @@ pub struct MatchRequest {
     /// The two engines, as given: a reference bot name, or a command line (`NAME=COMMAND` to
     /// name it).
     pub engines: [String; 2],
-    /// Games in all: each deal is played once per seat arrangement (twice, seats swapped).
+    /// Games in all: each deal is played once per seat arrangement (twice, seats swapped), or
+    /// in a single-player variant once by each engine.
     pub games: u32,
     pub variant: String,
     pub seed: String,
