@@ -101,6 +101,43 @@ impl<'de> Deserialize<'de> for SeedSource {
 pub struct RecordsConfig {
     pub path: String,
     pub fsync: bool,
+    /// Whose legal-action counts each ply records.
+    #[serde(default)]
+    pub legal_counts: LegalCounts,
+}
+
+/// Whose legal-action counts a record keeps at every ply: `legal_counts = "mover" | "all"`
+/// (`[records]`, and a tournament's `[tournament]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LegalCounts {
+    /// The mover's only, in `legal` (the records of format 1 as they always were).
+    #[default]
+    Mover,
+    /// Also every player's, in `legal_all` (one object per player, player 1 first): what each
+    /// could do at that position were it their turn, for mobility curves of the player not
+    /// moving.
+    All,
+}
+
+impl LegalCounts {
+    /// The values accepted, as written in the files.
+    pub const ALLOWED: &'static str = "\"mover\" or \"all\"";
+}
+
+impl<'de> Deserialize<'de> for LegalCounts {
+    // By hand, so that a wrong value is named with the key and the values allowed (serde's
+    // own message names neither the key nor, through TOML, always the value).
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LegalCounts, D::Error> {
+        let text = String::deserialize(d)?;
+        match text.as_str() {
+            "mover" => Ok(LegalCounts::Mover),
+            "all" => Ok(LegalCounts::All),
+            _ => Err(serde::de::Error::custom(format!(
+                "legal_counts = {text:?}: the values allowed are {}",
+                LegalCounts::ALLOWED
+            ))),
+        }
+    }
 }
 
 /// The smallest write queue accepted: the setup message of the largest shipped board (8x16)
@@ -229,5 +266,17 @@ mod tests {
         assert!(e.0.contains("stale_board"), "{e}");
         let e = Config::parse("[referee]\nillegal_action = \"shrug\"\n").unwrap_err();
         assert!(e.0.contains("shrug") || e.0.contains("variant"), "{e}");
+        let e = Config::parse("[records]\nlegal_counts = \"everyone\"\n").unwrap_err();
+        assert!(
+            e.0.contains("legal_counts = \"everyone\"") && e.0.contains("\"mover\" or \"all\""),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn legal_counts_default_to_the_mover() {
+        assert_eq!(Config::default().records.legal_counts, LegalCounts::Mover);
+        let c = Config::parse("[records]\nlegal_counts = \"all\"\n").unwrap();
+        assert_eq!(c.records.legal_counts, LegalCounts::All);
     }
 }

@@ -46,8 +46,8 @@
 //! - [`tournament`]: headless events on an in-process server: configuration (with
 //!   `[tournament.each]` and the command line's overrides), time controls as strings
 //!   (`time_control`), schedule, seat tokens, engine processes and their logs, the runner
-//!   (resume, shards, SPRT, loud failures), standings and reports, and `anqi match`
-//!   (`quick_match`).
+//!   (resume, shards, SPRT, loud failures), standings and reports (success rates for one-side
+//!   variants), and `anqi match` (`quick_match`).
 //! - [`bridge`]: engines of other protocols (`tcg`, `uci-banqi`, `cdc-platform`) on anqi, one
 //!   game per bridge: the anqi side (`session`, a client asking for every extension), line
 //!   engines (`engine`), one translator per protocol with its coordinate map, what a protocol
@@ -57,8 +57,9 @@
 //! - [`sexp`]: reading S-expressions from untrusted text (reader prefixes refused, nesting
 //!   bounded, values dropped without recursion); every parse, wire or file, goes through it.
 //! - [`config`]: the `config.toml` file, built in as the defaults.
-//! - [`record`]: the JSON-lines game records: their assembly from a finished game, the bounded
-//!   fault log, and the writer that syncs them before results go out.
+//! - [`record`]: the JSON-lines game records: their assembly from a finished game (with each
+//!   player's side and team), the bounded fault log, and the writer that syncs them before
+//!   results go out.
 //! - [`replay`]: re-deriving deals and re-playing records.
 //! - [`variant_check`]: the report of `anqi variant check`.
 //!

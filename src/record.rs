@@ -2,10 +2,10 @@
 //!
 //! A record holds everything needed to re-derive the deal and re-play the game through the
 //! rules (`anqi replay`), plus what researchers plot: the think time and the mover's number of
-//! legal moves, jumps and reveals at every ply. The format is documented in
-//! `protocol/RECORDS.md`.
+//! legal moves, jumps and reveals at every ply (optionally every player's), and each player's
+//! side and team. The format is documented in `protocol/RECORDS.md`.
 
-use crate::rules::{ActionCounts, Game, SeedInputs, Termination};
+use crate::rules::{ActionCounts, Game, SeedInputs, Termination, Variant};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use tokio::io::AsyncWriteExt;
@@ -113,6 +113,18 @@ impl GameRecord {
     }
 }
 
+/// The team number the wire gives `player`: `T` of the `(team T)` clause, its side + 1, in team
+/// games (some side has several players; a lone player of `1v2` is team 1 too), and 0 in games
+/// without teams, where no `(team T)` is sent. A team's win is `(win 0 T)` with the same `T`
+/// ([`Game::win_clause`]); a side of one player wins as `(win ID 0)`.
+pub fn wire_team(variant: &Variant, player: usize) -> usize {
+    if variant.has_teams() {
+        variant.side_of(player) + 1
+    } else {
+        0
+    }
+}
+
 /// Most error replies kept in one game's record, whatever the configuration: a client that
 /// earns errors forever (with `max_errors = 0`) cannot grow the record or the server's memory
 /// without bound. The rest are counted in `faults_dropped`.
@@ -156,6 +168,14 @@ pub struct PlayerRecord {
     pub name: String,
     /// SEED from `(init NAME SEED)`, as sent.
     pub seed: String,
+    /// The player's side: 0-based index into the variant's sides (compare with the result's
+    /// `winner_side`). Written in every new record; `None` in records written before it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<usize>,
+    /// The team number the wire gave the player, as [`wire_team`]: the `T` of `(team T)` (side
+    /// + 1) in team games, 0 otherwise. Written in every new record; `None` in older ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<usize>,
     /// The colour this player ended up with ("red", "black"), if decided.
     pub colour: Option<String>,
     /// Thinking time used, in milliseconds.
@@ -177,6 +197,10 @@ pub struct PlyRecord {
     pub think_ms: u64,
     /// The mover's legal actions at that moment.
     pub legal: ActionCounts,
+    /// With `legal_counts = "all"`: every player's counts at that moment, player 1 first, as
+    /// [`Game::counts_of`] gives them (the mover's entry equals `legal`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legal_all: Option<Vec<ActionCounts>>,
     /// The piece a reveal turned up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revealed: Option<char>,

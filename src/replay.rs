@@ -1,8 +1,8 @@
 //! Record verification: re-derive each deal from its seeds, re-play every action through the
-//! rules, and compare everything the record claims (legal action counts, revealed and captured
-//! pieces, the final board, the result) with what the rules say.
+//! rules, and compare everything the record claims (each player's side and team, legal action
+//! counts, revealed and captured pieces, the final board, the result) with what the rules say.
 
-use crate::record::GameRecord;
+use crate::record::{wire_team, GameRecord};
 use crate::rules::{Action, Game, Termination, Variant};
 use crate::wire::ClientMessage;
 use std::sync::Arc;
@@ -29,6 +29,22 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
             record.players.len(),
             variant.players
         ));
+    }
+    // Sides and teams, when the record has them (records written before they were have not).
+    for (i, p) in record.players.iter().enumerate() {
+        let id = i + 1;
+        let side = variant.side_of(id);
+        if let Some(recorded) = p.side.filter(|&s| s != side) {
+            return Err(format!(
+                "player {id} is recorded on side {recorded}, but the variant puts them on side {side}"
+            ));
+        }
+        let team = wire_team(&variant, id);
+        if let Some(recorded) = p.team.filter(|&t| t != team) {
+            return Err(format!(
+                "player {id} is recorded in team {recorded}, but the wire gives them team {team}"
+            ));
+        }
     }
     let clients: Vec<&str> = record.players.iter().map(|p| p.seed.as_str()).collect();
     if !record.seeds.clients.is_empty() && record.seeds.clients != clients {
@@ -68,6 +84,24 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
                 ply.legal,
                 game.counts()
             ));
+        }
+        if let Some(all) = &ply.legal_all {
+            if all.len() != record.players.len() {
+                return Err(format!(
+                    "{at}: legal_all has {} entries for {} players",
+                    all.len(),
+                    record.players.len()
+                ));
+            }
+            for (i, claimed) in all.iter().enumerate() {
+                let counted = game.counts_of(i + 1);
+                if *claimed != counted {
+                    return Err(format!(
+                        "{at}: player {}'s legal actions recorded as {claimed:?}, the rules count {counted:?}",
+                        i + 1
+                    ));
+                }
+            }
         }
         let action = parse_action(&ply.action)
             .ok_or_else(|| format!("{at}: cannot read action {:?}", clip(&ply.action)))?;

@@ -10,9 +10,9 @@
 
 use super::clock::{Clocks, TimeControl};
 use super::connection::{Inbound, Player};
-use crate::config::{Config, Ruling, SeedSource};
+use crate::config::{Config, LegalCounts, Ruling, SeedSource};
 use crate::record::{
-    FaultLog, FaultRecord, GameHeader, GameRecord, PlayerRecord, PlyRecord, RecordSink,
+    wire_team, FaultLog, FaultRecord, GameHeader, GameRecord, PlayerRecord, PlyRecord, RecordSink,
 };
 use crate::rules::{
     Action, ActionCounts, Game, PlayError, SeedInputs, Square, Start, Termination, Variant,
@@ -106,6 +106,8 @@ struct Turn {
     deadline: Option<Instant>,
     /// The mover's legal actions, for the record.
     counts: ActionCounts,
+    /// Every player's, player 1 first, when the records keep them (`legal_counts = "all"`).
+    counts_all: Option<Vec<ActionCounts>>,
 }
 
 /// What a client asked for in one message.
@@ -388,6 +390,11 @@ impl Referee {
             started,
             deadline: self.clocks.deadline(mover, started),
             counts: self.game.counts(),
+            counts_all: (self.ctx.config.records.legal_counts == LegalCounts::All).then(|| {
+                (1..=self.seats.len())
+                    .map(|p| self.game.counts_of(p))
+                    .collect()
+            }),
         })
     }
 
@@ -481,6 +488,7 @@ impl Referee {
                             action: action.to_string(),
                             think_ms: spent.as_millis() as u64,
                             legal: turn.counts,
+                            legal_all: turn.counts_all.clone(),
                             revealed: played.revealed.map(|p| p.letter()),
                             drawn: played.drawn.map(|p| p.letter()),
                             captured: played.captured.map(|p| p.letter()),
@@ -557,6 +565,8 @@ impl Referee {
                 id: i + 1,
                 name: s.player.name.clone(),
                 seed: s.player.seed.clone(),
+                side: Some(self.game.side_of(i + 1)),
+                team: Some(wire_team(self.game.variant(), i + 1)),
                 colour: self
                     .game
                     .colour_of_side(self.game.side_of(i + 1))
@@ -629,7 +639,8 @@ fn team_clauses(variant: &Variant, player: usize) -> String {
         return String::new();
     }
     let side = variant.side_of(player);
-    let mut out = ServerClause::Team(side + 1).to_string();
+    // The number the record keeps as the player's `team`.
+    let mut out = ServerClause::Team(wire_team(variant, player)).to_string();
     for &mate in variant.sides[side].iter().filter(|&&m| m != player) {
         out.push_str(&ServerClause::Teammate(mate).to_string());
     }

@@ -4,7 +4,7 @@
 
 use super::time_control::Tc;
 use crate::bridge::Protocol;
-use crate::config::ClockConfig;
+use crate::config::{ClockConfig, LegalCounts};
 use crate::rules::ClockDefaults;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -75,6 +75,9 @@ pub struct TournamentConfig {
     /// Early stopping for a two-engine match.
     #[serde(default)]
     pub sprt: Option<SprtConfig>,
+    /// Whose legal-action counts the records keep at every ply, as `[records] legal_counts`.
+    #[serde(default)]
+    pub legal_counts: LegalCounts,
     /// `[tournament.each]`: keys every engine takes unless it sets them itself. Already
     /// applied to `engines` by [`TournamentConfig::parse`]; kept to show where keys came from.
     #[serde(default)]
@@ -275,8 +278,10 @@ impl TournamentConfig {
 
     fn validate(&self) -> Result<(), TournamentConfigError> {
         let fail = |m: String| Err(TournamentConfigError(m));
-        if self.engines.len() < 2 {
-            return fail("a tournament needs at least two [[tournament.engine]] entries".into());
+        // One engine is enough for a single-player event; the schedule asks a competitive one
+        // for as many engines as its seats.
+        if self.engines.is_empty() {
+            return fail("a tournament needs [[tournament.engine]] entries".into());
         }
         for (i, e) in self.engines.iter().enumerate() {
             if self.engines[..i].iter().any(|o| o.name == e.name) {
@@ -516,6 +521,25 @@ mod tests {
             ..Overrides::default()
         };
         assert!(t.apply(&o).is_err());
+    }
+
+    #[test]
+    fn legal_counts_take_the_server_configs_values() {
+        let text = format!(
+            "{HEAD}legal_counts = \"all\"\n{}",
+            engines("command = \"bot\"")
+        );
+        let t = TournamentConfig::parse(&text).unwrap();
+        assert_eq!(t.legal_counts, LegalCounts::All);
+        let text = format!(
+            "{HEAD}legal_counts = \"most\"\n{}",
+            engines("command = \"bot\"")
+        );
+        let e = TournamentConfig::parse(&text).unwrap_err();
+        assert!(
+            e.0.contains("legal_counts = \"most\"") && e.0.contains("\"mover\" or \"all\""),
+            "{e}"
+        );
     }
 
     #[test]

@@ -4,12 +4,14 @@
 //!   overrides.
 //! - `time_control`: time controls as strings (`40/60+0.6`, `st=2`, `inf`).
 //! - `quick_match`: `anqi match A B`, an event built from the command line.
-//! - `schedule`: every game of the event, numbered, with its deal and seating.
+//! - `schedule`: every game of the event, numbered, with its deal and seating (one-side
+//!   variants: every group on the same deals).
 //! - `engine`: starting and stopping engine processes.
 //! - `token`: the secret tokens that seat engines.
 //! - `runner`: playing the schedule against an in-process server; resume, shards, SPRT.
 //! - `stats`: standings, Elo, crosstable, per-pair statistics (Elo, nElo, LOS, draw ratio),
-//!   pentanomials with their error bars, team standings, SPRT.
+//!   pentanomials with their error bars, team standings, SPRT; for one-side variants
+//!   (single-player, cooperative), success rates with their Wilson intervals.
 //! - `report`: standings as text.
 
 pub mod config;
@@ -23,8 +25,16 @@ pub mod time_control;
 pub mod token;
 
 use crate::record::{read_records, GameRecord};
+use crate::rules::Variant;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// Whether `variant` is a one-side game (single-player, cooperative: one side plays for a
+/// goal, `(objective (clear N))`) rather than a competitive one. Its engines are scored by
+/// success rate, not against each other.
+pub fn one_side(variant: &Variant) -> bool {
+    variant.sides.len() == 1
+}
 
 /// Why a tournament command cannot go on. The texts name the file and line concerned.
 #[derive(Debug, thiserror::Error)]

@@ -51,7 +51,8 @@ pub struct MatchRequest {
     /// The two engines, as given: a reference bot name, or a command line (`NAME=COMMAND` to
     /// name it).
     pub engines: [String; 2],
-    /// Games in all: each deal is played once per seat arrangement (twice, seats swapped).
+    /// Games in all: each deal is played once per seat arrangement (twice, seats swapped), or
+    /// in a single-player variant once by each engine.
     pub games: u32,
     pub variant: String,
     pub seed: String,
@@ -97,13 +98,19 @@ impl Bots {
 /// user can fix the command line.
 pub fn config(request: &MatchRequest, bots: &Bots) -> Result<TournamentConfig, String> {
     let variant = Variant::load(&request.variant).map_err(|e| e.to_string())?;
-    let seats = variant.players as u32;
-    if request.games == 0 || request.games % seats != 0 {
+    // Games per deal: one per seat arrangement; in a single-player game, one per engine (each
+    // plays the deal alone).
+    let (per_deal, why) = if variant.players == 1 {
+        (2, "once by each engine")
+    } else {
+        (variant.players as u32, "once per seat arrangement")
+    };
+    if request.games == 0 || request.games % per_deal != 0 {
         return Err(format!(
-            "--games {}: each deal is played once per seat arrangement ({seats} games on {}), so give a multiple of {seats}, such as {}",
+            "--games {}: each deal is played {why} ({per_deal} games on {}), so give a multiple of {per_deal}, such as {}",
             request.games,
             variant.name,
-            (request.games / seats).max(1) * seats
+            (request.games / per_deal).max(1) * per_deal
         ));
     }
     // The bots are told the exact rules: a file, since the Python bot carried in the binary
@@ -126,7 +133,7 @@ pub fn config(request: &MatchRequest, bots: &Bots) -> Result<TournamentConfig, S
         variant: request.variant.clone(),
         format: Format::RoundRobin,
         cycles: 1,
-        deals: request.games / seats,
+        deals: request.games / per_deal,
         gauntlet: None,
         seed: request.seed.clone(),
         listen: "127.0.0.1:0".into(),
@@ -146,6 +153,7 @@ pub fn config(request: &MatchRequest, bots: &Bots) -> Result<TournamentConfig, S
         clock: None,
         standings_every: request.standings_every,
         sprt: None,
+        legal_counts: Default::default(),
         each: None,
         engines,
     })

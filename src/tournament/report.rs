@@ -1,7 +1,7 @@
 //! The standings as text for people (the JSON form is the serialized [`Standings`]). Lines fit
 //! in 100 columns for engine names of up to 10 characters.
 
-use super::stats::{Model, PairStats, SprtResult, Standings};
+use super::stats::{GoalStandings, GoalStats, Model, PairStats, SprtResult, Standings};
 use std::fmt::Write;
 
 /// An Elo value; a score of 0 or 1 has none and prints as -inf or +inf.
@@ -51,10 +51,89 @@ fn percent(v: Option<f64>) -> String {
 }
 
 /// Renders standings, team standings, crosstable, pair statistics, pentanomials, terminations
-/// and the SPRT.
+/// and the SPRT of the competitive games, then the success rates of each one-side variant.
 pub fn text(s: &Standings) -> String {
     let mut o = String::new();
-    let _ = writeln!(o, "Standings: {} games of {}", s.games, s.variant);
+    // Records of one-side games only: nothing competitive to show.
+    if !s.engines.is_empty() || s.one_side.is_empty() {
+        competitive(&mut o, s);
+    }
+    for (i, g) in s.one_side.iter().enumerate() {
+        if i > 0 || !s.engines.is_empty() {
+            o.push('\n');
+        }
+        one_side(&mut o, g);
+    }
+    if let Some(t) = &s.sprt {
+        o.push('\n');
+        o.push_str(&sprt(t));
+    }
+    o
+}
+
+/// A success rate with its interval: `70.0% [39.7%, 89.2%]`.
+fn rate(g: &GoalStats) -> String {
+    format!(
+        "{:>5.1}% [{:.1}%, {:.1}%]",
+        100.0 * g.success_rate,
+        100.0 * g.success_low,
+        100.0 * g.success_high
+    )
+}
+
+/// One one-side variant: success rates per engine (and per team), and terminations.
+fn one_side(o: &mut String, g: &GoalStandings) {
+    let _ = writeln!(
+        o,
+        "Success rates: {} games of {} ({}: a game succeeds when the side reaches its goal), {} successes, {:.1}%",
+        g.games,
+        g.variant,
+        g.game_type,
+        g.successes,
+        100.0 * g.success_rate
+    );
+    let table = |o: &mut String, what: &str, width: usize, rows: &[GoalStats]| {
+        let _ = writeln!(
+            o,
+            "{:>3}  {:<width$} {:>6} {:>9}  success rate [95% Wilson]",
+            "#", what, "games", "successes"
+        );
+        for (i, e) in rows.iter().enumerate() {
+            let _ = writeln!(
+                o,
+                "{:>3}  {:<width$} {:>6} {:>9}  {}",
+                i + 1,
+                e.name,
+                e.games,
+                e.successes,
+                rate(e)
+            );
+        }
+    };
+    table(o, "engine", 20, &g.engines);
+    if !g.teams.is_empty() {
+        let _ = writeln!(o, "\nTeams (the engines that played a game together):");
+        table(o, "team", 30, &g.teams);
+    }
+    let _ = writeln!(o, "\nTerminations per engine:");
+    for e in &g.engines {
+        let list: Vec<String> = e
+            .terminations
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        let _ = writeln!(o, "  {:<20} {}", e.name, list.join(", "));
+    }
+}
+
+/// The competitive games: standings, teams, crosstable, pairs, pentanomials, terminations.
+fn competitive(o: &mut String, s: &Standings) {
+    let _ = writeln!(
+        o,
+        "Standings: {} games of {}",
+        s.games - goal_games(s),
+        s.variant
+    );
     let _ = writeln!(
         o,
         "{:>3}  {:<20} {:>6} {:>7} {:>5} {:>5} {:>5} {:>7}  Elo [95%]",
@@ -195,11 +274,11 @@ pub fn text(s: &Standings) -> String {
             .collect();
         let _ = writeln!(o, "  {:<20} {}", e.name, list.join(", "));
     }
-    if let Some(t) = &s.sprt {
-        o.push('\n');
-        o.push_str(&sprt(t));
-    }
-    o
+}
+
+/// Games of one-side variants.
+fn goal_games(s: &Standings) -> usize {
+    s.one_side.iter().map(|g| g.games).sum()
 }
 
 /// The SPRT in four lines: the pair and whose point of view, the hypotheses, the verdict.

@@ -55,10 +55,10 @@ pub async fn run(
 ) -> Result<Standings, TournamentError> {
     let variant =
         Variant::load(&config.variant).map_err(|e| TournamentError::Config(e.to_string()))?;
-    if variant.sides.len() != 2 {
+    if super::one_side(&variant) && config.sprt.is_some() {
         return Err(TournamentError::Config(format!(
-            "{} is not a competitive game (one side plays for a goal): tournaments rank engines that play against each other",
-            variant.name
+            "[tournament.sprt]: {} is a one-side game ({}: the side plays for a goal, not against another engine), so its engines get success rates, not Elo; the SPRT tests the Elo difference of two engines playing each other. Leave out [tournament.sprt]",
+            variant.name, variant.game_type
         )));
     }
     // Before anything else: a program that cannot be started would lose every game, and an
@@ -84,7 +84,7 @@ pub async fn run(
             .await
             .map_err(TournamentError::Engine)?;
     }
-    let mut games = schedule::build(&config, variant.players).map_err(TournamentError::Config)?;
+    let mut games = schedule::build(&config, &variant).map_err(TournamentError::Config)?;
     if let Some((i, n)) = options.shard {
         games.retain(|g| g.index % n == i);
     }
@@ -117,6 +117,7 @@ pub async fn run(
     let mut server_config = Config::default();
     server_config.server.listen = config.listen.clone();
     server_config.records.path = String::new();
+    server_config.records.legal_counts = config.legal_counts;
     server_config.seed.clients = false;
     // Every engine connects from this machine: no per-address cap.
     server_config.server.max_connections_per_address = 0;
@@ -164,6 +165,7 @@ pub async fn run(
         .filter_map(|(_, r)| r.ok())
         .collect();
     let event = Event {
+        one_side: super::one_side(&variant),
         config: Arc::new(config),
         desk,
         addr,
@@ -206,6 +208,8 @@ struct Event {
     clocks: Arc<Vec<ClockConfig>>,
     /// Games in the schedule (of this shard).
     total: usize,
+    /// Whether the variant is a one-side game (its engines play together).
+    one_side: bool,
     options: RunOptions,
     output: PathBuf,
 }
@@ -286,6 +290,7 @@ impl Event {
             let progress = self.options.progress;
             report_progress(
                 progress,
+                if self.one_side { " + " } else { " vs " },
                 records.last().expect("just pushed"),
                 finished,
                 self.total,
@@ -634,8 +639,10 @@ async fn watch(
     SeatEnd { early, status }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn report_progress(
     mode: Progress,
+    joiner: &str,
     record: &GameRecord,
     finished: usize,
     total: usize,
@@ -647,21 +654,33 @@ fn report_progress(
     let elapsed = started.elapsed().as_secs_f64().max(1e-9);
     let rate = played_now as f64 / elapsed;
     let eta = (total - finished) as f64 / rate.max(1e-9);
-    let leader = standings.engines.first();
+    // The leader: by points, or in a one-side event by success rate.
+    let leader: Option<(&str, String)> = match standings.engines.first() {
+        Some(l) => Some((&l.name, format!("{}/{}", l.points, l.games))),
+        None => standings
+            .one_side
+            .first()
+            .and_then(|g| g.engines.first())
+            .map(|l| {
+                (
+                    l.name.as_str(),
+                    format!("{}/{} successes", l.successes, l.games),
+                )
+            }),
+    };
     match mode {
         Progress::Quiet => {}
         Progress::Text => eprintln!(
-            "[{finished}/{total}] game {}: {}: {} {} after {} plies | {:.1} games/s, ETA {:.0}s | leader {} {}/{}",
+            "[{finished}/{total}] game {}: {}: {} {} after {} plies | {:.1} games/s, ETA {:.0}s | leader {} {}",
             tag.index,
-            tag.engines.join(" vs "),
+            tag.engines.join(joiner),
             record.result.win,
             record.result.reason.name(),
             record.result.plies,
             rate,
             eta,
-            leader.map_or("-", |l| l.name.as_str()),
-            leader.map_or(0.0, |l| l.points),
-            leader.map_or(0, |l| l.games),
+            leader.as_ref().map_or("-", |l| l.0),
+            leader.as_ref().map_or("0/0", |l| l.1.as_str()),
         ),
         Progress::Json => eprintln!(
             "{}",
@@ -669,7 +688,7 @@ fn report_progress(
                 "finished": finished, "total": total, "game": tag.index, "engines": tag.engines,
                 "win": record.result.win, "reason": record.result.reason.name(),
                 "plies": record.result.plies, "games_per_second": rate, "eta_seconds": eta,
-                "leader": leader.map(|l| &l.name),
+                "leader": leader.map(|l| l.0),
             })
         ),
     }

@@ -2,6 +2,7 @@
 //! only on the configuration, so every run (and every shard) agrees on what game N is.
 
 use super::config::{Format, TournamentConfig};
+use crate::rules::Variant;
 use sha2::{Digest, Sha256};
 
 /// One scheduled game.
@@ -15,13 +16,22 @@ pub struct ScheduledGame {
     pub seats: Vec<usize>,
 }
 
-/// Builds the schedule for a variant with `seats` seats.
+/// Builds the schedule of `variant`'s games.
 ///
-/// Round robin: every group of `seats` engines (every pair in a two-player game), in config
-/// order; gauntlet: the gauntlet engine with each other one (two-player variants; with more
-/// seats, the gauntlet engine and the others in turn fill the groups). For each group, `cycles`
-/// times `deals` deals, each played once per cyclic rotation of the seats.
-pub fn build(config: &TournamentConfig, seats: usize) -> Result<Vec<ScheduledGame>, String> {
+/// Round robin: every group of as many engines as the variant has seats (every pair in a
+/// two-player game, every engine alone in a single-player one), in config order; gauntlet: the
+/// gauntlet engine with each other one (two-player variants; with more seats, the gauntlet
+/// engine and the others in turn fill the groups). For each group, `cycles` times `deals`
+/// deals, each played once per cyclic rotation of the seats.
+///
+/// In a competitive game each group has deals of its own (the seat rotations already make a
+/// deal fair between the engines that play it). In a one-side game (single-player,
+/// cooperative) every group plays the same deals, so that success rates compare engines (or
+/// teams) on the same puzzles, and the schedule goes deal by deal (every group on deal 0, then
+/// on deal 1, ...).
+pub fn build(config: &TournamentConfig, variant: &Variant) -> Result<Vec<ScheduledGame>, String> {
+    let seats = variant.players;
+    let shared_deals = super::one_side(variant);
     let n = config.engines.len();
     let groups: Vec<Vec<usize>> = match config.format {
         Format::RoundRobin => {
@@ -31,6 +41,12 @@ pub fn build(config: &TournamentConfig, seats: usize) -> Result<Vec<ScheduledGam
                 ));
             }
             combinations(n, seats)
+        }
+        Format::Gauntlet if seats == 1 => {
+            return Err(format!(
+                "{} is a single-player game: there is nobody to play a gauntlet against; use format = \"round-robin\" (every engine alone, on the same deals)",
+                variant.name
+            ))
         }
         Format::Gauntlet => {
             let g = config
@@ -55,19 +71,34 @@ pub fn build(config: &TournamentConfig, seats: usize) -> Result<Vec<ScheduledGam
         }
     };
     let mut games = Vec::new();
+    let mut push = |group: &[usize], deal: u64| {
+        for rotation in 0..seats {
+            let seating = (0..seats).map(|s| group[(s + rotation) % seats]).collect();
+            games.push(ScheduledGame {
+                index: games.len() as u64,
+                deal,
+                seats: seating,
+            });
+        }
+    };
     let mut deal = 0u64;
     for _cycle in 0..config.cycles {
-        for group in &groups {
+        if shared_deals {
+            // Deal by deal, every group on each: the standings compare everyone on the same
+            // deals as the event goes, and more deals only add games at the end (`--deals`
+            // extends an event).
             for _ in 0..config.deals {
-                for rotation in 0..seats {
-                    let seating = (0..seats).map(|s| group[(s + rotation) % seats]).collect();
-                    games.push(ScheduledGame {
-                        index: games.len() as u64,
-                        deal,
-                        seats: seating,
-                    });
+                for group in &groups {
+                    push(group, deal);
                 }
                 deal += 1;
+            }
+        } else {
+            for group in &groups {
+                for _ in 0..config.deals {
+                    push(group, deal);
+                    deal += 1;
+                }
             }
         }
     }
@@ -123,9 +154,13 @@ mod tests {
         TournamentConfig::parse(&text).unwrap()
     }
 
+    fn build(config: &TournamentConfig, variant: &str) -> Result<Vec<ScheduledGame>, String> {
+        super::build(config, &Variant::shipped(variant).unwrap())
+    }
+
     #[test]
     fn round_robin_plays_each_deal_with_seats_swapped() {
-        let s = build(&config(3, "round-robin", 2), 2).unwrap();
+        let s = build(&config(3, "round-robin", 2), "traditional").unwrap();
         assert_eq!(s.len(), 3 * 2 * 2);
         assert_eq!(s[0].seats, vec![0, 1]);
         assert_eq!(s[1].seats, vec![1, 0]);
@@ -135,16 +170,52 @@ mod tests {
 
     #[test]
     fn multi_seat_groups_rotate_every_seat() {
-        let s = build(&config(4, "round-robin", 1), 4).unwrap();
+        let s = build(&config(4, "round-robin", 1), "2v2").unwrap();
         assert_eq!(s.len(), 4);
         let firsts: Vec<usize> = s.iter().map(|g| g.seats[0]).collect();
         assert_eq!(firsts, vec![0, 1, 2, 3]);
-        assert!(build(&config(3, "round-robin", 1), 4).is_err());
+        assert!(build(&config(3, "round-robin", 1), "2v2").is_err());
+    }
+
+    #[test]
+    fn one_side_groups_all_play_the_same_deals() {
+        // Single-player: every engine alone, each deal once per engine, deal by deal.
+        let s = build(&config(3, "round-robin", 2), "single").unwrap();
+        let games: Vec<(Vec<usize>, u64)> = s.iter().map(|g| (g.seats.clone(), g.deal)).collect();
+        assert_eq!(
+            games,
+            [
+                (vec![0], 0),
+                (vec![1], 0),
+                (vec![2], 0),
+                (vec![0], 1),
+                (vec![1], 1),
+                (vec![2], 1)
+            ]
+        );
+        // More deals extend the schedule: the games so far keep their indexes.
+        let more = build(&config(3, "round-robin", 3), "single").unwrap();
+        assert_eq!(more[..6], s[..]);
+        // Cooperative: every pair, seats rotated, every pair on the same deals; the next cycle
+        // deals new ones.
+        let mut c = config(3, "round-robin", 1);
+        c.cycles = 2;
+        let s = build(&c, "cooperative").unwrap();
+        assert_eq!(s.len(), 2 * 3 * 2);
+        let first_cycle: Vec<u64> = s[..6].iter().map(|g| g.deal).collect();
+        assert_eq!(first_cycle, [0; 6]);
+        assert!(s[6..].iter().all(|g| g.deal == 1));
+        assert_eq!(
+            (s[0].seats.clone(), s[1].seats.clone()),
+            (vec![0, 1], vec![1, 0])
+        );
+        let e = build(&config(3, "gauntlet", 1), "single").unwrap_err();
+        assert!(e.contains("round-robin"), "{e}");
     }
 
     #[test]
     fn gauntlet_pairs_the_first_engine_with_each_other() {
-        let s = build(&config(4, "gauntlet", 1), 2).unwrap();
+        let s = build(&config(4, "gauntlet", 1), "traditional").unwrap();
         let pairs: Vec<Vec<usize>> = s.iter().map(|g| g.seats.clone()).collect();
         assert_eq!(
             pairs,

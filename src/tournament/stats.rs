@@ -1,7 +1,9 @@
 //! Standings from tournament records: points, W/D/L, Elo with a 95% interval, the crosstable,
 //! statistics for every pair of engines that met (Elo, normalized Elo, LOS, draw ratio,
 //! pentanomial counts over paired deals), standings per team in team games, terminations per
-//! engine, and the SPRT for a pair.
+//! engine, and the SPRT for a pair. One-side games (single-player, cooperative) are scored
+//! apart, per variant: each engine's success rate with its Wilson interval, per team in
+//! cooperative games, and terminations ([`GoalStandings`]).
 //!
 //! Everything here depends only on the records' results, never on their timing, so the
 //! standings of a merged set of shards equal those of one uninterrupted run.
@@ -36,6 +38,9 @@
 //!   s = 1/(1 + 10^(−elo/400)) (μ and σ² estimated with half an observation added to every
 //!   outcome, so that a few identical results do not look like certainty); it accepts H1 at
 //!   ln((1 − β)/α) and H0 at ln(β/(1 − α)).
+//! - A **success rate** p̂ = s/n (one-side games) has the Wilson score interval (Wilson, 1927):
+//!   (p̂ + z²/2n ± z·√(p̂(1 − p̂)/n + z²/4n²)) / (1 + z²/n), z = 1.96, which stays within
+//!   [0, 1] and is not empty at p̂ = 0 or 1, where the normal approximation fails ([`wilson`]).
 
 use super::config::SprtConfig;
 use crate::record::GameRecord;
@@ -46,6 +51,7 @@ use std::collections::{BTreeMap, HashMap};
 /// The standings of an event.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Standings {
+    /// The variant of the first competitive game (of the first game when all are one-side).
     pub variant: String,
     pub games: usize,
     /// Engines, best first.
@@ -63,6 +69,131 @@ pub struct Standings {
     /// team game.
     pub teams: Vec<TeamStats>,
     pub sprt: Option<SprtResult>,
+    /// The one-side games (single-player, cooperative), one entry per variant, in the order
+    /// the records first show them. Their games count in `games` above, and nowhere else
+    /// above: they have success rates, not points against anyone.
+    pub one_side: Vec<GoalStandings>,
+}
+
+/// The results of one one-side variant's games: a game is a success when its side reached the
+/// goal (the record's `winner_side` is the side, 0), and every engine of the game shares it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct GoalStandings {
+    /// The variant's name, and its `(game TYPE)` (`single`, `cooperative`, ...).
+    pub variant: String,
+    pub game_type: String,
+    pub games: usize,
+    pub successes: usize,
+    /// Successes per game.
+    pub success_rate: f64,
+    /// Engines, best success rate first (ties in the engines' order).
+    pub engines: Vec<GoalStats>,
+    /// Cooperative games: the engines that played a game together (whatever their seats),
+    /// best first. Empty for single-player games.
+    pub teams: Vec<GoalStats>,
+}
+
+/// Successes out of games, of an engine or of a team of engines.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct GoalStats {
+    /// The engine's name; a team's engines joined by ` + `.
+    pub name: String,
+    /// The engine itself, or the team's engines.
+    pub engines: Vec<String>,
+    pub games: usize,
+    pub successes: usize,
+    pub success_rate: f64,
+    /// The 95% Wilson interval of the success rate.
+    pub success_low: f64,
+    pub success_high: f64,
+    /// How the games ended, by termination.
+    pub terminations: BTreeMap<String, usize>,
+}
+
+/// The 95% Wilson score interval of `successes` out of `n` (see the module documentation);
+/// (0, 1) without games.
+pub fn wilson(successes: usize, n: usize) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let (s, n) = (successes as f64, n as f64);
+    let p = s / n;
+    let z2 = Z95 * Z95;
+    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = Z95 / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// Games, successes and terminations, summed up as the records come.
+#[derive(Default)]
+struct GoalTally {
+    games: usize,
+    successes: usize,
+    terminations: BTreeMap<String, usize>,
+}
+
+impl GoalTally {
+    fn add(&mut self, success: bool, reason: &str) {
+        self.games += 1;
+        self.successes += usize::from(success);
+        *self.terminations.entry(reason.to_string()).or_default() += 1;
+    }
+
+    fn stats(self, name: String, engines: Vec<String>) -> GoalStats {
+        let (success_low, success_high) = wilson(self.successes, self.games);
+        GoalStats {
+            name,
+            engines,
+            games: self.games,
+            successes: self.successes,
+            success_rate: self.successes as f64 / self.games.max(1) as f64,
+            success_low,
+            success_high,
+            terminations: self.terminations,
+        }
+    }
+}
+
+/// One one-side variant's games as the records come.
+struct GoalSection {
+    game_type: String,
+    all: GoalTally,
+    /// By engine rank.
+    engines: BTreeMap<usize, GoalTally>,
+    /// By the team's engine ranks, sorted (cooperative games).
+    teams: BTreeMap<Vec<usize>, GoalTally>,
+}
+
+impl GoalSection {
+    fn standings(self, variant: String, names: &[String]) -> GoalStandings {
+        // Best rate first; the sort is stable, so ties keep the engines' order.
+        let by_rate = |a: &GoalStats, b: &GoalStats| b.success_rate.total_cmp(&a.success_rate);
+        let mut engines: Vec<GoalStats> = self
+            .engines
+            .into_iter()
+            .map(|(rank, t)| t.stats(names[rank].clone(), vec![names[rank].clone()]))
+            .collect();
+        engines.sort_by(by_rate);
+        let mut teams: Vec<GoalStats> = self
+            .teams
+            .into_iter()
+            .map(|(ranks, t)| {
+                let members: Vec<String> = ranks.iter().map(|&r| names[r].clone()).collect();
+                t.stats(members.join(" + "), members)
+            })
+            .collect();
+        teams.sort_by(by_rate);
+        let all = self.all.stats(String::new(), Vec::new());
+        GoalStandings {
+            variant,
+            game_type: self.game_type,
+            games: all.games,
+            successes: all.successes,
+            success_rate: all.success_rate,
+            engines,
+            teams,
+        }
+    }
 }
 
 /// One engine's results.
@@ -383,10 +514,26 @@ impl Standings {
     /// No pair named while the records hold more (or fewer) than two engines, an engine not in
     /// the records, an engine paired with itself, or two engines that never met.
     pub fn run_sprt(&mut self, cfg: &SprtConfig, pair: Option<(&str, &str)>) -> Result<(), String> {
+        if self.engines.is_empty() && !self.one_side.is_empty() {
+            let variants: Vec<&str> = self.one_side.iter().map(|g| g.variant.as_str()).collect();
+            return Err(format!(
+                "the records hold one-side games only ({}: a side plays for a goal, not against another engine), whose engines get success rates, not Elo; the SPRT tests the Elo difference of two engines playing each other",
+                variants.join(", ")
+            ));
+        }
         let names: Vec<&str> = self.engines.iter().map(|e| e.name.as_str()).collect();
         let (first, second) = match pair {
             Some((a, b)) => {
                 for n in [a, b] {
+                    let one_side_only = self
+                        .one_side
+                        .iter()
+                        .any(|g| g.engines.iter().any(|e| e.name == n));
+                    if !names.contains(&n) && one_side_only {
+                        return Err(format!(
+                            "engine {n:?} played only one-side games, which have success rates, not Elo"
+                        ));
+                    }
                     if !names.contains(&n) {
                         return Err(format!(
                             "no engine {n:?} in the records (engines: {})",
@@ -449,6 +596,9 @@ fn table(records: &[GameRecord], order: &[String]) -> (Standings, Vec<String>) {
     let mut team_games: BTreeMap<Vec<usize>, Vec<f64>> = BTreeMap::new();
     // Deal -> the two-player games played on it (index order), for pentanomials.
     let mut deals: BTreeMap<u64, Vec<(&GameRecord, Vec<f64>)>> = BTreeMap::new();
+    // One-side games, by variant name, in the order first seen.
+    let mut goals: Vec<(String, GoalSection)> = Vec::new();
+    let mut competitive_variant: Option<String> = None;
     for r in &records {
         let v = variants
             .entry(r.variant_source.as_str())
@@ -456,6 +606,47 @@ fn table(records: &[GameRecord], order: &[String]) -> (Standings, Vec<String>) {
                 Variant::parse(&r.variant_source).unwrap_or_else(|_| placeholder(r))
             });
         let tag = r.tournament.as_ref().expect("filtered");
+        if super::one_side(v) {
+            let i = match goals.iter().position(|(name, _)| *name == v.name) {
+                Some(i) => i,
+                None => {
+                    goals.push((
+                        v.name.clone(),
+                        GoalSection {
+                            game_type: v.game_type.clone(),
+                            all: GoalTally::default(),
+                            engines: BTreeMap::new(),
+                            teams: BTreeMap::new(),
+                        },
+                    ));
+                    goals.len() - 1
+                }
+            };
+            let section = &mut goals[i].1;
+            // The only side is 0: the game succeeded when it won.
+            let success = r.result.winner_side == Some(0);
+            let reason = r.result.reason.name();
+            section.all.add(success, reason);
+            let mut team: Vec<usize> = tag
+                .engines
+                .iter()
+                .take(v.players)
+                .map(|e| rank_of(&names, e))
+                .collect();
+            for &rank in &team {
+                section
+                    .engines
+                    .entry(rank)
+                    .or_default()
+                    .add(success, reason);
+            }
+            if v.players > 1 {
+                team.sort_unstable();
+                section.teams.entry(team).or_default().add(success, reason);
+            }
+            continue;
+        }
+        competitive_variant.get_or_insert_with(|| r.variant.clone());
         let seats = tag.engines.len().min(v.players);
         let results: Vec<f64> = (1..=seats).map(|seat| result_for(r, seat, v)).collect();
         let side = |seat_index: usize| v.side_of(seat_index + 1);
@@ -615,7 +806,9 @@ fn table(records: &[GameRecord], order: &[String]) -> (Standings, Vec<String>) {
         .collect();
     teams.sort_by(|a, b| b.points.total_cmp(&a.points).then(a.games.cmp(&b.games)));
     let standings = Standings {
-        variant: records.first().map_or(String::new(), |r| r.variant.clone()),
+        variant: competitive_variant
+            .or_else(|| records.first().map(|r| r.variant.clone()))
+            .unwrap_or_default(),
         games: records.len(),
         engines,
         crosstable: cross,
@@ -623,6 +816,10 @@ fn table(records: &[GameRecord], order: &[String]) -> (Standings, Vec<String>) {
         pairs,
         teams,
         sprt: None,
+        one_side: goals
+            .into_iter()
+            .map(|(variant, section)| section.standings(variant, &names))
+            .collect(),
     };
     (standings, names)
 }
@@ -785,6 +982,23 @@ mod tests {
         assert!((elo_of(0.75).unwrap() - 190.85).abs() < 0.1);
         assert_eq!(elo_of(1.0), None);
         assert_eq!(elo_of(0.0), None);
+    }
+
+    /// Wilson intervals by hand: 7/10 gives p̂ = 0.7, centre (0.7 + 0.19208)/1.38415 = 0.64446,
+    /// half-width 1.96/1.38415 · √(0.021 + 0.0096040) = 0.24776: [0.3967, 0.8922]. All or
+    /// nothing keeps a one-sided interval: 0/10 is [0, 0.2775].
+    #[test]
+    fn wilson_intervals_by_hand() {
+        let (low, high) = wilson(7, 10);
+        close(low, 0.3967, 0.0001);
+        close(high, 0.8922, 0.0001);
+        let (low, high) = wilson(0, 10);
+        close(low, 0.0, 1e-12);
+        close(high, 0.2775, 0.0001);
+        let (low, high) = wilson(10, 10);
+        close(low, 0.7225, 0.0001);
+        close(high, 1.0, 1e-12);
+        assert_eq!(wilson(0, 0), (0.0, 1.0));
     }
 
     #[test]
