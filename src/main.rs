@@ -161,7 +161,9 @@ enum Command {
     /// Standings of tournament records: points, W/D/L, Elo with 95% interval, team standings
     /// (team games), crosstable, statistics per pair of engines (W/D/L, score, draw ratio, Elo
     /// with 95% interval, normalized Elo, LOS), pentanomial counts over paired deals with their
-    /// error bars, terminations per engine; and, with --sprt, the SPRT of a pair.
+    /// error bars, terminations per engine; and, with --sprt, the SPRT of a pair. One-side
+    /// variants (single-player, cooperative) get success rates with 95% intervals instead, per
+    /// engine and per team.
     ///
     /// Example: anqi report all.jsonl --sprt 0,5 --pair new,old
     Report {
