@@ -177,6 +177,27 @@ impl Setup {
         })
     }
 
+    /// The setup the server sends `player` in a game of `variant`, with the variant's public
+    /// description (what the `variant` extension adds). `player` must be a seat of the game.
+    pub fn of_seat(variant: &Variant, player: usize) -> Setup {
+        let side = variant.side_of(player);
+        Setup {
+            id: player,
+            players: variant.players,
+            // The wire's team numbers: the side counted from 1, in team games only.
+            team: variant.has_teams().then_some(side + 1),
+            teammates: variant.sides[side]
+                .iter()
+                .copied()
+                .filter(|&p| p != player)
+                .collect(),
+            game: variant.game_type.clone(),
+            pieces: variant.pieces_wire(),
+            topology: variant.topology.clone(),
+            description: (!variant.source.is_empty()).then(|| variant.public_description()),
+        }
+    }
+
     /// Whether `player` plays on this client's side.
     pub fn is_ally(&self, player: usize) -> bool {
         player == self.id || self.teammates.contains(&player)

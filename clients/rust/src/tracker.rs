@@ -87,6 +87,31 @@ pub fn parse_server_line(line: &str) -> Result<Option<ServerMessage>> {
         .map_err(|e| bad(e.text))
 }
 
+/// Reads a board string of the wire for `variant`: one square per cell of its board, and in a
+/// bag game `X` (a cell that never held a piece) is empty.
+///
+/// # Errors
+/// A character that is not a square, or the wrong number of cells.
+pub fn read_board(variant: &Variant, text: &str) -> Result<Board> {
+    let mut board =
+        Board::parse(text).map_err(|e| ClientError::Protocol(format!("bad board: {e}")))?;
+    if board.len() != variant.topology.size() {
+        return Err(ClientError::Protocol(format!(
+            "a board of {} cells on a board of {}",
+            board.len(),
+            variant.topology.size()
+        )));
+    }
+    if variant.start == Start::Bag {
+        for c in 0..board.len() {
+            if board.get(c) == Square::Hidden {
+                board.set(c, Square::Empty);
+            }
+        }
+    }
+    Ok(board)
+}
+
 /// The messages a client sends first: a request for the `variant` extension, in a message of
 /// its own so that a server without extensions refuses only that (PROTOCOL.md, Extensions), then
 /// `(init NAME SEED)`. `seed` is the client's seed contribution, or a tournament's token.
@@ -214,6 +239,74 @@ impl Observation {
         }
     }
 
+    /// The observation of `player` in a position described by its public facts: the board as
+    /// the wire writes it, the player to move, the colour of each side (by side index; `None`
+    /// while undecided), the mover's drawn piece and chain, and whether a bag draw is possible.
+    /// The legal actions are computed when `player` is to move.
+    ///
+    /// # Errors
+    /// What does not fit the variant (the text says what): a player or mover that is not a
+    /// seat, a board of the wrong size, a chain outside the board, a wrong number of colours.
+    #[allow(clippy::too_many_arguments)]
+    pub fn public(
+        variant: Arc<Variant>,
+        player: usize,
+        wire_board: &str,
+        to_move: usize,
+        turn: u32,
+        hand: Option<Piece>,
+        chain: Option<Cell>,
+        side_colours: Vec<Option<Colour>>,
+        bag_has_pieces: bool,
+    ) -> std::result::Result<Observation, String> {
+        let seats = 1..=variant.players;
+        for (what, p) in [("player", player), ("player to move", to_move)] {
+            if !seats.contains(&p) {
+                return Err(format!(
+                    "no {what} {p}: the players of {} are 1 to {}",
+                    variant.name, variant.players
+                ));
+            }
+        }
+        let board = read_board(&variant, wire_board).map_err(|e| e.to_string())?;
+        if let Some(c) = chain.filter(|&c| c >= board.len()) {
+            return Err(format!("the chain's cell {c} is not on the board"));
+        }
+        if side_colours.len() != variant.sides.len() {
+            return Err(format!(
+                "{} colours for the {} sides of {}",
+                side_colours.len(),
+                variant.sides.len(),
+                variant.name
+            ));
+        }
+        let mut o = Observation {
+            setup: Arc::new(Setup::of_seat(&variant, player)),
+            variant,
+            wire_board: wire_board.to_string(),
+            board,
+            to_move,
+            turn,
+            hand,
+            chain,
+            side_colours,
+            bag_has_pieces,
+            legal: Vec::new(),
+        };
+        if player == to_move {
+            o.legal = PublicState {
+                variant: &o.variant,
+                board: &o.board,
+                control: o.control_of(player),
+                hand,
+                chain,
+                bag_has_pieces,
+            }
+            .legal_actions();
+        }
+        Ok(o)
+    }
+
     /// The observation of `player` in a game of the rules core: what that player would know
     /// at this point had it played the game over the wire (the face-down pieces stay hidden;
     /// the chain of a chain capture is public, since everyone saw the capture). The setup is
@@ -229,22 +322,7 @@ impl Observation {
                 variant.name, variant.players
             ));
         }
-        let side = game.side_of(player);
-        let setup = Setup {
-            id: player,
-            players: variant.players,
-            // The wire's team numbers: the side counted from 1, in team games only.
-            team: variant.has_teams().then_some(side + 1),
-            teammates: variant.sides[side]
-                .iter()
-                .copied()
-                .filter(|&p| p != player)
-                .collect(),
-            game: variant.game_type.clone(),
-            pieces: variant.pieces_wire(),
-            topology: variant.topology.clone(),
-            description: (!variant.source.is_empty()).then(|| variant.public_description()),
-        };
+        let setup = Setup::of_seat(variant, player);
         let over = game.outcome().is_some();
         let to_move = game.to_move();
         let state = game.public_state();
@@ -322,27 +400,6 @@ impl Seat {
         })
     }
 
-    fn parse_board(&self, text: &str) -> Result<Board> {
-        let mut board =
-            Board::parse(text).map_err(|e| ClientError::Protocol(format!("bad board: {e}")))?;
-        if board.len() != self.variant.topology.size() {
-            return Err(ClientError::Protocol(format!(
-                "a board of {} cells on a board of {}",
-                board.len(),
-                self.variant.topology.size()
-            )));
-        }
-        if self.variant.start == Start::Bag {
-            // In a bag game `X` marks a cell that never held a piece: empty.
-            for c in 0..board.len() {
-                if board.get(c) == Square::Hidden {
-                    board.set(c, Square::Empty);
-                }
-            }
-        }
-        Ok(board)
-    }
-
     fn learn_colour(&mut self, piece: Piece, mover: usize) {
         if self.colour.is_none() {
             self.colour = Some(if self.setup.is_ally(mover) {
@@ -383,7 +440,7 @@ impl Seat {
         mover: usize,
         my_turn: bool,
     ) -> Result<Event> {
-        let board = self.parse_board(wire_board)?;
+        let board = read_board(&self.variant, wire_board)?;
         if let Some(prev) = &self.now {
             if let Some(p) = first_reveal(&prev.board, &board) {
                 let prev_mover = prev.to_move;
@@ -824,6 +881,19 @@ mod tests {
                 );
             }
         }
+        let public = Observation::public(
+            game.variant().clone(),
+            player,
+            &game.wire_board(),
+            game.to_move(),
+            game.round(),
+            game.hand(),
+            truth.chain,
+            truth.side_colours.clone(),
+            truth.bag_has_pieces,
+        )
+        .unwrap();
+        assert_eq!(public.legal, truth.legal, "{at}: from the public facts");
         assert_eq!(o.counts_of(0), None);
         assert_eq!(o.counts_of(game.variant().players + 1), None);
     }
@@ -1004,6 +1074,31 @@ mod tests {
             e.contains("more than the 16777216 a message may have"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn public_facts_that_do_not_fit_are_refused() {
+        let v = Arc::new(Variant::shipped("traditional-2x4").unwrap());
+        let make = |player, board: &str, chain, colours: Vec<Option<Colour>>| {
+            Observation::public(v.clone(), player, board, 1, 0, None, chain, colours, false)
+        };
+        let two = vec![None, None];
+        assert_eq!(
+            make(1, "XXXXXXXX", None, two.clone()).unwrap().legal.len(),
+            8
+        );
+        assert_eq!(
+            make(2, "XXXXXXXX", None, two.clone()).unwrap().legal.len(),
+            0
+        );
+        let e = make(3, "XXXXXXXX", None, two.clone()).unwrap_err();
+        assert!(e.contains("no player 3"), "{e}");
+        let e = make(1, "XXXX", None, two.clone()).unwrap_err();
+        assert!(e.contains("4 cells on a board of 8"), "{e}");
+        let e = make(1, "XXXXXXXX", Some(8), two).unwrap_err();
+        assert!(e.contains("cell 8"), "{e}");
+        let e = make(1, "XXXXXXXX", None, vec![None]).unwrap_err();
+        assert!(e.contains("1 colours for the 2 sides"), "{e}");
     }
 
     #[test]
