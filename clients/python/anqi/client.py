@@ -86,7 +86,12 @@ def play_one(addr, bot, name="python", token=None, seed=None, variant=None, time
         with sock.makefile("rb") as reader:
             try:
                 while True:
-                    raw = reader.readline(limit + 1)
+                    try:
+                        raw = reader.readline(limit + 1)
+                    except ConnectionResetError:
+                        # A server that closes with our bytes unread resets the connection:
+                        # the same end as a close, and the last error says why.
+                        raw = b""
                     if not raw:
                         errors = session.errors
                         last = f" (last error: {errors[-1][0]} {errors[-1][1]!r})" if errors else ""
