@@ -3,7 +3,8 @@
 //! [`Connection`] speaks the wire protocol (framing, typed messages); [`play_game`] runs one
 //! whole game for any [`Bot`]: it answers the handshake, builds the board topology from the
 //! setup message, tracks colours from the boards it receives, and asks the bot for an action
-//! whenever the server sends `(turn ...)`.
+//! whenever the server sends `(turn ...)`. The tracking is a [`Tracker`], which does no I/O:
+//! other transports (a blocking socket, the Python package) drive the same state machine.
 //!
 //! ```no_run
 //! use anqi_client::{play_game, RandomBot};
@@ -14,17 +15,18 @@
 //! ```
 
 use anqi::rules::{
-    Action, Board, CaptureRules, Colour, ColourRule, Control, Objective, Piece, PublicState,
-    Square, Start, Topology, Variant,
+    Action, Board, CaptureRules, ColourRule, Control, Objective, Piece, Start, Topology, Variant,
+    MAX_PLAYERS,
 };
-use anqi::wire::{
-    ClientClause, ClientMessage, ErrorCode, FrameLimits, FrameScanner, ServerClause, ServerMessage,
-};
+use anqi::wire::{ClientMessage, ErrorCode, FrameScanner, ServerClause, ServerMessage};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 pub mod bots;
+pub mod tracker;
+
+pub use tracker::{Event, Observation, Tracker};
 
 /// What went wrong talking to the server. Callers branch on the kind: a refused connection is
 /// worth retrying, a closed one carries the server's last word, a protocol error is a bug.
@@ -77,10 +79,7 @@ impl Connection {
         stream.set_nodelay(true)?;
         Ok(Connection {
             stream,
-            scanner: FrameScanner::new(FrameLimits {
-                max_bytes: 1 << 24,
-                max_depth: 16,
-            }),
+            scanner: FrameScanner::new(tracker::SERVER_FRAME_LIMITS),
             chunk: vec![0; 16 * 1024],
         })
     }
@@ -157,12 +156,18 @@ impl Setup {
         let Some(size) = size else {
             return protocol("setup without (size ...)");
         };
+        let players = players.unwrap_or(2);
+        if !(1..=MAX_PLAYERS).contains(&players) {
+            return protocol(format!(
+                "a setup for {players} players (1 to {MAX_PLAYERS})"
+            ));
+        }
         let topology =
             Topology::from_wire(size, moves.unwrap_or_default(), &jumps.unwrap_or_default())
                 .map_err(|e| ClientError::Protocol(format!("setup topology: {e}")))?;
         Ok(Setup {
             id: id.ok_or_else(|| ClientError::Protocol("setup without (id ...)".into()))?,
-            players: players.unwrap_or(2),
+            players,
             team,
             teammates,
             game: game.unwrap_or_default(),
@@ -170,6 +175,27 @@ impl Setup {
             topology,
             description,
         })
+    }
+
+    /// The setup the server sends `player` in a game of `variant`, with the variant's public
+    /// description (what the `variant` extension adds). `player` must be a seat of the game.
+    pub fn of_seat(variant: &Variant, player: usize) -> Setup {
+        let side = variant.side_of(player);
+        Setup {
+            id: player,
+            players: variant.players,
+            // The wire's team numbers: the side counted from 1, in team games only.
+            team: variant.has_teams().then_some(side + 1),
+            teammates: variant.sides[side]
+                .iter()
+                .copied()
+                .filter(|&p| p != player)
+                .collect(),
+            game: variant.game_type.clone(),
+            pieces: variant.pieces_wire(),
+            topology: variant.topology.clone(),
+            description: (!variant.source.is_empty()).then(|| variant.public_description()),
+        }
     }
 
     /// Whether `player` plays on this client's side.
@@ -308,57 +334,6 @@ pub async fn play_game<B: Bot + ?Sized>(
     play_on(&mut conn, name, seed, bot, variant).await
 }
 
-/// What the client keeps track of between messages.
-struct Tracker {
-    setup: Setup,
-    variant: Variant,
-    /// This side's colour, learnt from the first reveal or bag draw of the game.
-    colour: Option<Colour>,
-    /// The last board seen and who was to move on it.
-    last: Option<(Board, usize)>,
-    /// Pieces drawn from the bag so far.
-    draws: usize,
-    /// Whether the last prompt carried `(hand P)` (a re-prompt after an error repeats it).
-    last_had_hand: bool,
-    /// This client's last action, while no other player has moved since.
-    my_last: Option<(Action, bool)>,
-    /// `my_last` before the latest action, restored when the server refuses that action.
-    my_last_before: Option<(Action, bool)>,
-}
-
-impl Tracker {
-    fn parse_board(&self, text: &str) -> Result<Board> {
-        let mut board =
-            Board::parse(text).map_err(|e| ClientError::Protocol(format!("bad board: {e}")))?;
-        if self.variant.start == Start::Bag {
-            // In a bag game `X` marks a cell that never held a piece: empty.
-            for c in 0..board.len() {
-                if board.get(c) == Square::Hidden {
-                    board.set(c, Square::Empty);
-                }
-            }
-        }
-        Ok(board)
-    }
-
-    fn learn_colour(&mut self, piece: Piece, mover: usize) {
-        if self.colour.is_none() {
-            self.colour = Some(if self.setup.is_ally(mover) {
-                piece.colour
-            } else {
-                piece.colour.other()
-            });
-        }
-    }
-
-    fn control(&self) -> Control {
-        match self.variant.objective {
-            Objective::Clear { .. } => Control::Both,
-            Objective::Capture => self.colour.into(),
-        }
-    }
-}
-
 /// Plays one game on an open connection (handshake included).
 ///
 /// # Errors
@@ -398,15 +373,9 @@ pub struct Seated {
 /// `busy`, is in the message).
 pub async fn join(conn: &mut Connection, name: &str, seed: &str) -> Result<Seated> {
     // Its own message, before init: a server that does not know (ext ...) refuses only that.
-    conn.send(&ClientMessage(vec![ClientClause::Ext(vec![
-        "variant".into()
-    ])]))
-    .await?;
-    conn.send(&ClientMessage(vec![ClientClause::Init {
-        name: name.to_string(),
-        seed: seed.to_string(),
-    }]))
-    .await?;
+    for msg in tracker::hello(name, seed) {
+        conn.send(&msg).await?;
+    }
     let mut errors = Vec::new();
     loop {
         let Some(msg) = conn.recv().await? else {
@@ -443,177 +412,25 @@ pub async fn play_seated<B: Bot + ?Sized>(
     bot: &mut B,
     variant: Option<&Variant>,
 ) -> Result<GameResult> {
-    let mut tracker: Option<Tracker> = None;
-    let mut errors = seated.errors;
-    let mut first = Some(seated.setup);
+    let mut tracker = Tracker::new(variant.cloned()).with_errors(seated.errors);
+    let mut next = Some(seated.setup);
     loop {
-        let msg = match first.take() {
+        let msg = match next.take() {
             Some(setup) => setup,
             None => match conn.recv().await? {
                 Some(msg) => msg,
-                None => {
-                    return Err(ClientError::Closed {
-                        when: "before the end of the game",
-                        last: errors.pop(),
-                    })
-                }
+                None => return Err(tracker.closed("before the end of the game")),
             },
         };
-        let (mut board, mut turn, mut hand) = (None, None, None);
-        for clause in &msg.0 {
-            match clause {
-                ServerClause::Id(_) => {
-                    let setup = Setup::from_message(&msg)?;
-                    let variant = match (variant, &setup.description) {
-                        (Some(v), _) => v.clone(),
-                        (None, Some(text)) => Variant::parse(text).map_err(|e| {
-                            ClientError::Protocol(format!("the server's (variant ...): {e}"))
-                        })?,
-                        (None, None) => setup.default_variant()?,
-                    };
-                    // With fixed colours, side 1 plays red and side 2 black from the start.
-                    let colour = (variant.colours == ColourRule::Fixed
-                        && setup.id <= variant.players)
-                        .then(|| {
-                            if variant.side_of(setup.id) == 0 {
-                                Colour::Red
-                            } else {
-                                Colour::Black
-                            }
-                        });
-                    tracker = Some(Tracker {
-                        setup,
-                        variant,
-                        colour,
-                        last: None,
-                        draws: 0,
-                        last_had_hand: false,
-                        my_last: None,
-                        my_last_before: None,
-                    });
-                }
-                ServerClause::Board(b) => board = Some(b.clone()),
-                ServerClause::Hand(p) => hand = Piece::from_letter(*p),
-                ServerClause::Turn(t, id) => turn = Some((*t, *id, true)),
-                ServerClause::Info(t, id) => turn = Some((*t, *id, false)),
-                ServerClause::Win(p, t) => {
-                    let me = tracker.as_ref().map_or(0, |t| t.setup.id);
-                    return Ok(GameResult {
-                        me,
-                        win: (*p, *t),
-                        errors,
-                    });
-                }
-                ServerClause::Error(code, text) => {
-                    errors.push((*code, text.clone()));
-                    // The action was refused: nothing changed.
-                    if let Some(t) = tracker.as_mut() {
-                        t.my_last = t.my_last_before;
-                    }
-                }
-                _ => {}
+        match tracker.feed(&msg)? {
+            Event::Nothing => {}
+            Event::Over(result) => return Ok(result),
+            Event::Prompt => {
+                let view = tracker.view().expect("a prompt awaits its answer");
+                let action = bot.choose(&view);
+                let reply = tracker.reply(action);
+                conn.send(&reply).await?;
             }
         }
-        let (Some(board), Some((round, mover, my_turn))) = (board, turn) else {
-            continue;
-        };
-        let t = tracker
-            .as_mut()
-            .ok_or_else(|| ClientError::Protocol("(turn ...) before the setup message".into()))?;
-        let board = t.parse_board(&board)?;
-        if let Some((prev, prev_mover)) = &t.last {
-            if let Some(p) = first_reveal(prev, &board) {
-                let prev_mover = *prev_mover;
-                t.learn_colour(p, prev_mover);
-            }
-        }
-        if let Some(p) = hand {
-            // A draw shows as (hand P) on the prompts until the piece is put.
-            if !t.last_had_hand {
-                t.draws += 1;
-            }
-            t.learn_colour(p, mover);
-        }
-        t.last_had_hand = hand.is_some();
-        if mover != t.setup.id {
-            t.my_last = None;
-        }
-        t.last = Some((board.clone(), mover));
-        if !my_turn {
-            continue;
-        }
-        // A chain goes on exactly when the server's rule says so: my last capture, nobody else
-        // has moved since, the house rule is on, and the piece can capture again.
-        let chain = match t.my_last {
-            Some((Action::Move { to, .. }, true)) if t.variant.chain_capture => {
-                let probe = PublicState {
-                    variant: &t.variant,
-                    board: &board,
-                    control: t.control(),
-                    hand: None,
-                    chain: None,
-                    bag_has_pieces: false,
-                };
-                probe.can_capture_from(to).then_some(to)
-            }
-            _ => None,
-        };
-        let state = PublicState {
-            variant: &t.variant,
-            board: &board,
-            control: t.control(),
-            hand,
-            chain,
-            bag_has_pieces: t.variant.start == Start::Bag && t.draws < t.variant.pieces.len(),
-        };
-        let legal = state.legal_actions();
-        if legal.is_empty() {
-            return protocol(format!("asked to move with no legal action on {board}"));
-        }
-        let view = View {
-            setup: &t.setup,
-            variant: &t.variant,
-            board: &board,
-            control: state.control,
-            hand,
-            turn: round,
-            legal: &legal,
-        };
-        let action = bot.choose(&view);
-        let captures =
-            matches!(action, Action::Move { to, .. } if matches!(board.get(to), Square::Up(_)));
-        t.my_last_before = t.my_last;
-        t.my_last = Some((action, captures));
-        let clause = ClientClause::from(action);
-        conn.send(&ClientMessage(vec![
-            ClientClause::Board(echoed_board(&msg)),
-            clause,
-        ]))
-        .await?;
     }
-}
-
-/// The board text to echo: exactly what the server sent.
-fn echoed_board(msg: &ServerMessage) -> String {
-    msg.0
-        .iter()
-        .find_map(|c| match c {
-            ServerClause::Board(b) => Some(b.clone()),
-            _ => None,
-        })
-        .unwrap_or_default()
-}
-
-/// The piece that was turned face-up between two boards, if one was.
-fn first_reveal(prev: &Board, now: &Board) -> Option<Piece> {
-    if prev.len() != now.len() {
-        return None;
-    }
-    prev.squares()
-        .iter()
-        .zip(now.squares())
-        .find_map(|(a, b)| match (a, b) {
-            (Square::Hidden, Square::Up(p)) => Some(*p),
-            _ => None,
-        })
 }

@@ -6,6 +6,10 @@
 //! ([`anqi::wire::ClientMessage`]) and printed by [`Action`]'s `Display`, so there is one
 //! mapping between text and actions. `clients/python/PACKAGE.md` documents the Python side.
 
+mod bots;
+mod client;
+mod observation;
+
 use anqi::rules::{self, Action, SeedInputs, Variant, SHIPPED};
 use anqi::wire::ClientMessage;
 use pyo3::exceptions::PyValueError;
@@ -209,5 +213,8 @@ impl Game {
 fn _anqi(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(variants, m)?)?;
     m.add_class::<Game>()?;
+    m.add_class::<observation::Observation>()?;
+    m.add_class::<client::ClientSession>()?;
+    m.add_class::<bots::ReferenceBot>()?;
     Ok(())
 }
