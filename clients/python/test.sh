@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the `anqi` Python package (maturin + PyO3 on the Rust rules core) into a virtual
-# environment and runs its tests (clients/python/tests, unittest). Needs python3 (3.11 or
-# later, with its venv module) and network access to PyPI the first time, for maturin.
+# environment and runs its tests (clients/python/tests, unittest), after building the `anqi`
+# and `anqi-bot` programs the experiment tests start. Needs python3 (3.11 or later, with its
+# venv module) and network access to PyPI the first time, for maturin, matplotlib and pandas.
 #
 #   clients/python/test.sh            # the environment: $CARGO_TARGET_DIR/python-venv (or target/)
 #   ANQI_VENV=DIR clients/python/test.sh
@@ -20,6 +21,13 @@ if ! "$venv/bin/python" -c 'import maturin' 2>/dev/null; then
   echo "== pip install maturin"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'maturin>=1.9.4,<2'
 fi
+if ! "$venv/bin/python" -c 'import matplotlib, pandas' 2>/dev/null; then
+  echo "== pip install matplotlib pandas (the analysis extras, for their tests)"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'matplotlib>=3.7' 'pandas>=2.0'
+fi
+# The experiment tests run the real server and reference bot (anqi.Server, anqi.play).
+echo "== cargo build --workspace --bins (anqi, anqi-bot)"
+(cd "$repo" && cargo build --quiet --workspace --bins)
 echo "== maturin develop (clients/python)"
 (cd "$here" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --quiet)
 echo "== python tests (clients/python/tests)"

@@ -1,13 +1,43 @@
 """anqi: Chinese Dark Chess (Banqi) and its variants, with the Rust rules core in process.
 
+In process (the native module `anqi._anqi`, the same rules as the server):
+
     >>> import anqi
     >>> game = anqi.Game("traditional", seed="42")
     >>> game.play(game.legal_actions()[0])
 
+Experiments (the real server, started for you; see PACKAGE.md, Experiments):
+
+    records = anqi.play([anqi.RandomBot(1), anqi.GreedyBot()], games=100)
+    m = anqi.analysis.mobility(records, group="winner")
+    anqi.plot.mobility(m, path="mobility.png")
+
 Actions are their wire clauses, as strings: "(rev 3)", "(mov 4 0)", "(bag)", "(put K 7)".
-See PACKAGE.md beside this package for the whole API and what is still to come.
+See PACKAGE.md beside this package for the whole API.
 """
 
-from ._anqi import Game, variants
+from . import analysis, client, plot, records
+from ._anqi import ClientSession, Game, Observation, ReferenceBot, variants
+from .bots import Bot, GreedyBot, RandomBot, SearchBot
+from .play import PlayError, play
+from .server import Server, ServerError
 
-__all__ = ["Game", "variants"]
+__all__ = [
+    "Bot",
+    "ClientSession",
+    "Game",
+    "GreedyBot",
+    "Observation",
+    "PlayError",
+    "RandomBot",
+    "ReferenceBot",
+    "SearchBot",
+    "Server",
+    "ServerError",
+    "analysis",
+    "client",
+    "play",
+    "plot",
+    "records",
+    "variants",
+]

@@ -1,0 +1,237 @@
+"""Experiments from Python against the real anqi program: Server, play, records, analysis.
+
+The `anqi` and `anqi-bot` programs must be built (test.sh builds them); `find_anqi` finds them
+in the checkout's target directory.
+"""
+
+import json
+import os
+import subprocess
+import tempfile
+import tomllib
+import unittest
+from pathlib import Path
+
+import anqi
+from anqi import _toml
+from anqi._binary import BinaryNotFound, find_anqi
+from anqi.records import Counts, RecordError
+
+REPO = Path(__file__).resolve().parents[3]
+DATA = REPO / "tests" / "data"
+
+
+def anqi_bot() -> str:
+    return str(Path(find_anqi()).with_name("anqi-bot"))
+
+
+def replay(path) -> subprocess.CompletedProcess:
+    return subprocess.run([find_anqi(), "replay", str(path)], capture_output=True, text=True)
+
+
+class FirstLegal(anqi.Bot):
+    """Deterministic and simple: always the first legal action."""
+
+    name = "first"
+
+    def choose(self, view):
+        return view.legal_actions()[0]
+
+
+class Binary(unittest.TestCase):
+    def test_explicit_paths_must_exist(self):
+        with self.assertRaises(BinaryNotFound) as e:
+            find_anqi("/nonexistent/anqi")
+        self.assertIn("/nonexistent/anqi", str(e.exception))
+
+    def test_the_checkout_build_is_found(self):
+        path = find_anqi()
+        out = subprocess.run([path, "--version"], capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertTrue(out.stdout.startswith("anqi"), out.stdout)
+
+
+class Toml(unittest.TestCase):
+    def test_round_trip(self):
+        doc = {"tournament": {"variant": "2v2", "deals": 3, "tc": "10+0.1", "quiet": True,
+                              "ratio": 0.5, "tricky": 'a "quoted"\nline',
+                              "clock": {"game_ms": 1000},
+                              "engine": [{"name": "a", "token": "t", "env": {"X": "1"}},
+                                         {"name": "b", "command": "bot", "args": ["-v", "{addr}"]}]}}
+        self.assertEqual(tomllib.loads(_toml.dumps(doc)), doc)
+
+    def test_unwritable_values_are_refused(self):
+        with self.assertRaises(TypeError):
+            _toml.dumps({"t": {"x": object()}})
+        with self.assertRaises(ValueError):
+            _toml.dumps({"t": {"x": float("nan")}})
+
+
+class ServerTests(unittest.TestCase):
+    def test_serves_games_and_keeps_records(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "games.jsonl"
+            with anqi.Server(variant="traditional-2x4", records=path,
+                             config={"referee": {"max_plies": 200}}) as server:
+                self.assertTrue(server.running)
+                self.assertGreater(server.port, 0)
+                import threading
+                results = []
+                threads = [threading.Thread(target=lambda b=b: results.append(
+                    anqi.client.play_one(server.addr, b, name=b.display_name())))
+                    for b in (FirstLegal(), anqi.RandomBot(3))]
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join(60)
+                self.assertEqual(len(results), 2)
+                records = server.records()
+            self.assertFalse(server.running)
+            self.assertEqual(len(records), 1)
+            r = records[0]
+            self.assertEqual(r.variant, "traditional-2x4")
+            self.assertEqual(r.max_plies, 200)
+            self.assertEqual(sorted(p.name for p in r.players), ["first", "random"])
+            r.replay()
+            self.assertEqual(replay(path).returncode, 0)
+
+    def test_a_bad_variant_is_reported(self):
+        with self.assertRaises(anqi.ServerError) as e:
+            anqi.Server(variant="no-such-variant").start()
+        self.assertIn("no-such-variant", str(e.exception))
+
+    def test_stop_deletes_the_default_records(self):
+        server = anqi.Server(variant="single").start()
+        path = server.records_path
+        self.assertEqual(server.stop(), 0)
+        self.assertFalse(path.exists())
+
+
+class PlayTests(unittest.TestCase):
+    def check(self, records, games, variant, seats):
+        self.assertEqual(len(records), games)
+        for r in records:
+            self.assertEqual(r.variant, variant)
+            self.assertEqual(len(r.players), seats)
+            self.assertTrue(all(p.side is not None and p.team is not None for p in r.players))
+            self.assertEqual(r.faults, ())
+            for p in r.plies:
+                self.assertIsNotNone(p.legal_all, "play keeps every player's counts")
+                self.assertEqual(len(p.legal_all), seats)
+                self.assertEqual(p.legal_all[p.player - 1], p.legal)
+            r.replay()
+
+    def test_two_v_two_with_python_bots(self):
+        bots = [anqi.RandomBot(1), FirstLegal(), anqi.RandomBot(2), anqi.GreedyBot(4)]
+        records = anqi.play(bots, games=8, variant="2v2", concurrency=2, seed="t",
+                            max_plies=300)
+        self.check(records, 8, "2v2", 4)
+        # Every rotation of the seats: each bot sat in every seat once per deal.
+        seats = {tuple(r.engines) for r in records}
+        self.assertEqual(len(seats), 4, seats)
+        self.assertEqual({n for r in records for n in r.engines},
+                         {"random", "first", "random-2", "greedy"})
+        # Teams: seats 1 and 3 play together.
+        r = records[0]
+        self.assertEqual(r.sides, [[1, 3], [2, 4]])
+        self.assertEqual(r.player(1).team, r.player(3).team)
+        self.assertNotEqual(r.player(1).team, r.player(2).team)
+
+    def test_single_player_and_a_program(self):
+        records = anqi.play([FirstLegal(), f"{anqi_bot()} --connect {{addr}} --strategy greedy"],
+                            games=4, variant="single", concurrency=2, max_plies=400)
+        self.check(records, 4, "single", 1)
+        self.assertEqual({r.engines[0] for r in records}, {"first", "anqi-bot-greedy"})
+        self.assertTrue(all(r.one_sided for r in records))
+
+    def test_strategic_is_played_and_saved(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "kept.jsonl"
+            records = anqi.play([anqi.RandomBot(5), anqi.GreedyBot(6)], games=2,
+                                variant="strategic-2x4", output=out)
+            self.check(records, 2, "strategic-2x4", 2)
+            self.assertEqual(replay(out).returncode, 0, replay(out).stdout)
+            self.assertTrue(any(p.kind == "put" for r in records for p in r.plies))
+
+    def test_too_few_players(self):
+        with self.assertRaises(ValueError) as e:
+            anqi.play([FirstLegal()], variant="2v2")
+        self.assertIn("4 seats", str(e.exception))
+
+
+class RecordsAndAnalysis(unittest.TestCase):
+    def test_old_records_load(self):
+        records = anqi.records.load(DATA / "one-game.jsonl")
+        r = records[0]
+        self.assertEqual([p.side for p in r.players], [0, 1])
+        self.assertEqual(r.winners(), [2])
+        self.assertEqual(r.board_at(0), "XXXXXXXX")
+        self.assertEqual(r.board_at(len(r.plies)), r.final_board)
+        r.replay()
+
+    def test_bad_lines_name_their_place(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "bad.jsonl"
+            path.write_text((DATA / "one-game.jsonl").read_text() + '{"format": 1}\n')
+            with self.assertRaises(RecordError) as e:
+                anqi.records.load(path)
+            self.assertIn("bad.jsonl:2", str(e.exception))
+
+    def test_tampered_record_fails_replay(self):
+        d = json.loads((DATA / "one-game.jsonl").read_text().splitlines()[0])
+        d["plies"][3]["legal"]["reveals"] += 1
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "t.jsonl"
+            path.write_text(json.dumps(d) + "\n")
+            with self.assertRaises(ValueError) as e:
+                anqi.records.load(path)[0].replay()
+            self.assertIn("ply 4", str(e.exception))
+
+    def test_mobility_of_one_game_is_its_counts(self):
+        records = anqi.play([anqi.RandomBot(1), anqi.RandomBot(2)], games=2,
+                            variant="traditional-2x4", seed="m")
+        r = records[0]
+        m = anqi.analysis.mobility(r, group="player", kinds=("moves", "reveals", "total"))
+        self.assertEqual(m.source, "every player's counts")
+        self.assertEqual(m.labels, ["player 1", "player 2"])
+        for p in r.plies:
+            i = m.index.index(p.ply)
+            for n, c in enumerate(p.legal_all, start=1):
+                self.assertEqual(m.mean[f"player {n}"]["moves"][i], c.moves)
+                self.assertEqual(m.mean[f"player {n}"]["total"][i], c.total)
+        self.assertEqual(m.alive, [1] * len(r.plies))
+        both = anqi.analysis.mobility(records, group="winner")
+        self.assertEqual(both.games + both.skipped, 2)
+        longest = max(len(x.plies) for x in records)
+        self.assertEqual(len(both.index), longest)
+        self.assertEqual(both.alive[0], both.games)
+
+    def test_counts_total(self):
+        self.assertEqual(Counts(moves=1, jumps=2, reveals=3, bags=1, puts=4).total, 11)
+
+    def test_plot_writes_a_figure(self):
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            self.skipTest("matplotlib is not installed")
+        records = anqi.records.load(DATA / "one-game.jsonl")
+        m = anqi.analysis.mobility(records, group="colour", kinds=("moves", "reveals", "empty"))
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "m.png"
+            anqi.plot.mobility(m, path=path)
+            self.assertGreater(path.stat().st_size, 1000)
+
+    def test_to_pandas(self):
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            self.skipTest("pandas is not installed")
+        records = anqi.records.load(DATA / "one-game.jsonl")
+        df = records.to_pandas()
+        self.assertEqual(len(df), len(records[0].plies))
+        self.assertEqual(list(df["ply"])[:3], [1, 2, 3])
+        self.assertEqual(len(records.to_pandas("games")), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
