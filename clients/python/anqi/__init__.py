@@ -8,6 +8,6 @@ Actions are their wire clauses, as strings: "(rev 3)", "(mov 4 0)", "(bag)", "(p
 See PACKAGE.md beside this package for the whole API and what is still to come.
 """
 
-from ._anqi import Game, variants
+from ._anqi import Game, Variant, playouts, variants
 
-__all__ = ["Game", "variants"]
+__all__ = ["Game", "Variant", "playouts", "variants"]
