@@ -7,6 +7,7 @@ first; by hand, with the package installed: python -m unittest discover -s clien
 import copy
 import pathlib
 import random
+import tempfile
 import unittest
 
 import anqi
@@ -225,6 +226,25 @@ class ActionIds(unittest.TestCase):
                 # Every id reads back to itself.
                 for i in range(game.num_distinct_actions):
                     self.assertEqual(game.action_id(game.action_text(i)), i)
+
+    def test_a_large_board_with_hundreds_of_legal_actions(self):
+        # 400 cells: more legal actions than the id list's buffer on the stack (64), and a board
+        # too large for the dense move table.
+        text = (SHIPPED_DIR / "traditional-2x4.sexp").read_text()
+        text = (
+            text.replace("(rectangle 2 4)", "(rectangle 20 20)")
+            .replace("(name traditional-2x4)", "(name large)")
+            .replace("(pieces KPPPkppp)", "(pieces %s)" % ("KPPPkppp" * 40))
+        )
+        with tempfile.TemporaryDirectory() as tmp:
+            path = pathlib.Path(tmp) / "large.sexp"
+            path.write_text(text)
+            game = anqi.Game(str(path), seed="l")
+        ids = game.legal_action_ids()
+        self.assertEqual(len(ids), 320)  # a reveal per piece
+        self.assertEqual(ids, [game.action_id(a) for a in game.legal_actions()])
+        played = id_playout(game, random.Random(4), check=True)
+        self.assertTrue(played)
 
     def test_bad_ids_and_actions_without_ids_raise(self):
         game = anqi.Game("traditional", seed="x")

@@ -211,13 +211,28 @@ impl Game {
     /// The legal actions of the player to move, as action ids in the rules' order (empty once
     /// the game is over and at a chance node).
     fn legal_action_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let mut ids: Vec<u32> = Vec::with_capacity(self.game.counts().total() as usize);
+        // The hot path of Python-driven playouts: the ids go into a buffer on the stack (a
+        // heap one only past `SMALL` actions), then straight into the list.
+        const SMALL: usize = 64;
+        let mut small = [0u32; SMALL];
+        let mut large: Vec<u32> = Vec::new();
+        let mut n = 0;
         if self.game.outcome().is_none() && self.pending.is_none() {
             let codec = &self.loaded.codec;
             self.game.for_each_legal(|a, _| {
-                ids.push(codec.encode(a).expect("every legal action has an id"))
+                let id = codec.encode(a).expect("every legal action has an id");
+                if n < SMALL {
+                    small[n] = id;
+                } else {
+                    if large.is_empty() {
+                        large.extend_from_slice(&small);
+                    }
+                    large.push(id);
+                }
+                n += 1;
             });
         }
+        let ids = if n <= SMALL { &small[..n] } else { &large[..] };
         PyList::new(py, ids)
     }
 
