@@ -4,11 +4,11 @@
 //! Actions cross the boundary as their wire clauses, the strings a client sends (`"(rev 3)"`,
 //! `"(mov 4 0)"`, `"(bag)"`, `"(put K 7)"`), read by the protocol's own parser
 //! ([`anqi::wire::ClientMessage`]) and printed by [`anqi::rules::Action`]'s `Display`, so there
-//! is one mapping between text and actions; or as integer ids, for speed ([`actions`]).
+//! is one mapping between text and actions; or as integer ids, for speed (`actions.rs`).
 //! `clients/python/PACKAGE.md` documents the Python side.
 //!
-//! Modules: [`variant`] (`variants()`, `Variant`), [`actions`] (text and ids), [`game`]
-//! (`Game`, chance mode), [`playouts`] (native batch playouts).
+//! Modules: `variant.rs` (`variants()`, `Variant`), `actions.rs` (text and ids), `game.rs`
+//! (`Game`, chance mode), `playouts.rs` (native batch playouts).
 
 mod actions;
 mod game;
