@@ -13,8 +13,7 @@ same thing, player actions (plies); pyspiel's chance nodes (its reveals pick the
 are resolved in its loop but not counted as plies. anqi plays the `openspiel` variant
 (protocol/variants/openspiel.sexp: OpenSpiel's rules, a 50-ply no-progress draw, no repetition
 rule). The contenders take turns in short rounds, so a machine busy with other work slows them
-alike. Use a release build (`pip install ./clients/python`, or `maturin develop --release`):
-a debug build is several times slower.
+alike. Measure a release build (`pip install ./clients/python`, or `maturin develop --release`).
 """
 
 from __future__ import annotations
@@ -198,7 +197,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.seconds <= 0:
         parser.error("--seconds must be positive")
-    anqi.Variant(args.variant)  # a bad name fails here, before the run
+    try:
+        anqi.Variant(args.variant)  # a bad name fails here, before the run
+    except ValueError as e:
+        parser.error(str(e))
     figures = measure(args.seconds, args.variant, args.seed, chance=not args.no_chance)
     print(report(figures, args.variant))
     return 0

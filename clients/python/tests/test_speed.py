@@ -88,8 +88,11 @@ class SpeedScript(unittest.TestCase):
             self.assertEqual(speed.main(["--seconds", "0.1", "--variant", "traditional-2x4", "--no-chance"]), 0)
         self.assertIn("native anqi.playouts", out.getvalue())
         self.assertNotIn("chance mode", out.getvalue())
-        with contextlib.redirect_stderr(io.StringIO()), self.assertRaises(SystemExit):
-            speed.main(["--seconds", "0"])
+        for bad in (["--seconds", "0"], ["--variant", "no-such-variant"]):
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err), self.assertRaises(SystemExit):
+                speed.main(bad)
+            self.assertIn("seconds" if "0" in bad else "no shipped variant", err.getvalue())
 
 
 if __name__ == "__main__":
