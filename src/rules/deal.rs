@@ -162,6 +162,228 @@ impl Deal {
             bag: Vec::new(),
         }
     }
+
+    /// Reads a given starting position of `variant` and checks that it is one the variant's
+    /// start could deal.
+    ///
+    /// - `cells`: one character per cell, the piece's letter or `.` for an empty cell, as the
+    ///   board would read with every piece face-up. Required unless the start is a bag, where
+    ///   it may be left out or be all `.`.
+    /// - `face_up`: the cells whose piece starts face-up. Left out, it is what the start says
+    ///   when that is certain: none (`face-down`), every piece (`open`), the board's letters
+    ///   (`fixed`); a `(reveal K)` start needs it (the K cells). Given, it must be what the
+    ///   start allows: none, every piece, K pieces, or the fixed board's letters.
+    /// - `bag`: the bag's pieces, the next draw first: required for a bag start (every piece
+    ///   of the variant), empty or left out otherwise.
+    ///
+    /// The pieces must be the variant's multiset. A `fixed` start's board must be matched (its
+    /// letters where it has letters, a piece at each `X`, nothing at each `.`); the pieces at
+    /// its `X` cells may be any of those not shown, even when the description gives a deal.
+    ///
+    /// # Errors
+    /// Says what does not fit, for people who typed the deal.
+    pub fn from_text(
+        variant: &Variant,
+        cells: Option<&str>,
+        face_up: Option<&[usize]>,
+        bag: Option<&str>,
+    ) -> Result<Deal, String> {
+        let size = variant.topology.size();
+        let letters = |what: &str,
+                       text: &str,
+                       empty_ok: bool|
+         -> Result<Vec<Option<Piece>>, String> {
+            text.chars()
+                .enumerate()
+                .map(|(i, c)| match c {
+                    '.' if empty_ok => Ok(None),
+                    c => Piece::from_letter(c).map(Some).ok_or_else(|| {
+                        format!(
+                            "{what}: {c:?} at index {i} is not {}a piece letter (KGBRNCP red, kgbrncp black)",
+                            if empty_ok { "'.' or " } else { "" }
+                        )
+                    }),
+                })
+                .collect()
+        };
+        if variant.start == Start::Bag {
+            if let Some(cells) = cells {
+                if cells.chars().any(|c| c != '.') {
+                    return Err(format!(
+                        "a {} game starts with an empty board: give the bag's order, not cells",
+                        variant.name
+                    ));
+                }
+            }
+            if face_up.is_some_and(|f| !f.is_empty()) {
+                return Err("a bag start has no face-up cells".into());
+            }
+            let Some(bag) = bag else {
+                return Err(format!(
+                    "a {} game starts from a bag: give its order (every piece, the next draw first)",
+                    variant.name
+                ));
+            };
+            let bag: Vec<Piece> = letters("the bag", bag, false)?
+                .into_iter()
+                .flatten()
+                .collect();
+            same_pieces("the bag's pieces", &bag, &variant.pieces)?;
+            return Ok(Deal {
+                cells: vec![None; size],
+                face_up: vec![false; size],
+                bag,
+            });
+        }
+        if bag.is_some_and(|b| !b.is_empty()) {
+            return Err(format!(
+                "a {} game has no bag: give cells only",
+                variant.name
+            ));
+        }
+        let Some(cells) = cells else {
+            return Err("give the cells: one letter per cell, '.' for an empty one".into());
+        };
+        let n = cells.chars().count();
+        if n != size {
+            return Err(format!(
+                "the deal has {n} cells, the {} board {size}",
+                variant.name
+            ));
+        }
+        let cells = letters("the cells", cells, true)?;
+        let dealt: Vec<Piece> = cells.iter().flatten().copied().collect();
+        same_pieces("the cells' pieces", &dealt, &variant.pieces)?;
+        let occupied: Vec<usize> = (0..size).filter(|&c| cells[c].is_some()).collect();
+        let mut up = vec![false; size];
+        if let Some(given) = face_up {
+            for &c in given {
+                if c >= size {
+                    return Err(format!(
+                        "face-up cell {c} is out of range: the board has cells 0..{}",
+                        size - 1
+                    ));
+                }
+                if cells[c].is_none() {
+                    return Err(format!("face-up cell {c} is empty"));
+                }
+                if std::mem::replace(&mut up[c], true) {
+                    return Err(format!("face-up cell {c} is given twice"));
+                }
+            }
+        }
+        let given = face_up.map_or(0, <[usize]>::len);
+        match &variant.start {
+            Start::FaceDown if given > 0 => {
+                return Err(format!(
+                    "every piece of a {} game starts face-down: give no face-up cells",
+                    variant.name
+                ))
+            }
+            Start::FaceDown => {}
+            Start::Open => match face_up {
+                Some(_) if given != occupied.len() => {
+                    return Err(format!(
+                        "every piece of an open start is face-up: {given} face-up cells given for {} pieces",
+                        occupied.len()
+                    ))
+                }
+                Some(_) => {}
+                None => occupied.iter().for_each(|&c| up[c] = true),
+            },
+            Start::Reveal(k) => {
+                let want = (*k as usize).min(occupied.len());
+                if face_up.is_none() || given != want {
+                    return Err(format!(
+                        "a (reveal {k}) start turns {want} pieces face-up: give their cells as face_up ({given} given)"
+                    ));
+                }
+            }
+            Start::Fixed { board, .. } => {
+                for (c, ch) in board.chars().enumerate() {
+                    let fits = match ch {
+                        '.' => cells[c].is_none(),
+                        'X' => cells[c].is_some(),
+                        letter => cells[c].map(Piece::letter) == Some(letter),
+                    };
+                    if !fits {
+                        return Err(format!(
+                            "cell {c} does not fit the fixed board {board:?}: it shows {ch:?} there"
+                        ));
+                    }
+                    let shown = Piece::from_letter(ch).is_some();
+                    if face_up.is_some() && up[c] != shown {
+                        return Err(format!(
+                            "the face-up cells must be the fixed board's letters ({board:?}): cell {c} is not"
+                        ));
+                    }
+                    up[c] = shown;
+                }
+            }
+            Start::Bag => unreachable!("handled above"),
+        }
+        Ok(Deal {
+            cells,
+            face_up: up,
+            bag: Vec::new(),
+        })
+    }
+
+    /// The cells as text: each piece's letter (face-up or not), `.` for an empty cell.
+    pub fn cells_text(&self) -> String {
+        self.cells
+            .iter()
+            .map(|p| p.map_or('.', Piece::letter))
+            .collect()
+    }
+
+    /// The cells whose piece starts face-up, in order.
+    pub fn face_up_cells(&self) -> Vec<usize> {
+        (0..self.face_up.len())
+            .filter(|&c| self.face_up[c])
+            .collect()
+    }
+
+    /// The bag as text, the next draw first.
+    pub fn bag_text(&self) -> String {
+        self.bag.iter().map(|p| p.letter()).collect()
+    }
+}
+
+/// Checks that `given` is the multiset `want`, and says which pieces are missing or too many.
+fn same_pieces(what: &str, given: &[Piece], want: &[Piece]) -> Result<(), String> {
+    let index = |p: &Piece| p.colour.index() * 7 + p.kind.index();
+    let mut diff = [0i64; 14];
+    for p in want {
+        diff[index(p)] += 1;
+    }
+    for p in given {
+        diff[index(p)] -= 1;
+    }
+    if diff.iter().all(|&d| d == 0) {
+        return Ok(());
+    }
+    let letter = |i: usize| "KGBRNCPkgbrncp".as_bytes()[i] as char;
+    let list = |sign: i64| -> String {
+        (0..14)
+            .filter(|&i| diff[i] * sign > 0)
+            .map(|i| format!("{} {}", diff[i] * sign, letter(i)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (missing, extra) = (list(1), list(-1));
+    let mut parts = Vec::new();
+    if !missing.is_empty() {
+        parts.push(format!("missing {missing}"));
+    }
+    if !extra.is_empty() {
+        parts.push(format!("too many {extra}"));
+    }
+    Err(format!(
+        "{what} are not the variant's pieces ({}): {}",
+        want.iter().map(|p| p.letter()).collect::<String>(),
+        parts.join("; ")
+    ))
 }
 
 fn layout(rng: &mut ChaCha20Rng, pieces: &[Piece], size: usize) -> Vec<Option<Piece>> {
@@ -272,6 +494,172 @@ mod tests {
         assert!(
             hits.iter().all(|&h| (9_000..11_000).contains(&h)),
             "{hits:?}"
+        );
+    }
+
+    /// Every deal the seeds give, written as text and read back, is the same deal; leaving
+    /// out the face-up cells gives the start's own where they are certain.
+    #[test]
+    fn dealt_starts_read_back_from_text() {
+        for (name, _) in crate::rules::SHIPPED {
+            let v = Variant::shipped(name).unwrap();
+            for seed in ["a", "b", "c"] {
+                let deal = inputs(&[], seed).deal_for(&v);
+                let cells = deal.cells_text();
+                let back = Deal::from_text(
+                    &v,
+                    Some(&cells),
+                    Some(&deal.face_up_cells()),
+                    Some(&deal.bag_text()),
+                );
+                assert_eq!(back.as_ref(), Ok(&deal), "{name} {seed}");
+                if !matches!(v.start, Start::Reveal(_)) {
+                    let bare = if v.start == Start::Bag {
+                        Deal::from_text(&v, None, None, Some(&deal.bag_text()))
+                    } else {
+                        Deal::from_text(&v, Some(&cells), None, None)
+                    };
+                    assert_eq!(bare, Ok(deal), "{name} {seed}");
+                }
+            }
+        }
+    }
+
+    const ALL: &str = "KGGBBRRNNCCPPPPPkggbbrrnnccppppp";
+
+    /// A variant, the deal's cells, face-up cells and bag, and what the refusal must say.
+    type Case<'a> = (
+        &'a str,
+        Option<&'a str>,
+        Option<&'a [usize]>,
+        Option<&'a str>,
+        &'a str,
+    );
+
+    fn refusal(
+        variant: &str,
+        cells: Option<&str>,
+        up: Option<&[usize]>,
+        bag: Option<&str>,
+    ) -> String {
+        let v = Variant::shipped(variant).unwrap();
+        Deal::from_text(&v, cells, up, bag).expect_err("refused")
+    }
+
+    #[test]
+    fn deals_that_the_start_could_not_give_are_refused_with_the_reason() {
+        // "traditional-2x4" deals KPPPkppp face-down on 8 cells.
+        let cases: &[Case] = &[
+            (
+                "traditional-2x4",
+                Some("KPPPkpp"),
+                None,
+                None,
+                "7 cells, the traditional-2x4 board 8",
+            ),
+            (
+                "traditional-2x4",
+                Some("KPPPkppk"),
+                None,
+                None,
+                "missing 1 p; too many 1 k",
+            ),
+            (
+                "traditional-2x4",
+                Some("KPPPkpp."),
+                None,
+                None,
+                "missing 1 p",
+            ),
+            (
+                "traditional-2x4",
+                Some("KPPPkppx"),
+                None,
+                None,
+                "'x' at index 7 is not '.' or a piece letter",
+            ),
+            (
+                "traditional-2x4",
+                Some("KPPPkppp"),
+                Some(&[0][..]),
+                None,
+                "give no face-up cells",
+            ),
+            (
+                "traditional-2x4",
+                Some("KPPPkppp"),
+                None,
+                Some("K"),
+                "has no bag",
+            ),
+            ("traditional-2x4", None, None, None, "give the cells"),
+            (
+                "open",
+                Some(ALL),
+                Some(&[0, 1][..]),
+                None,
+                "2 face-up cells given for 32 pieces",
+            ),
+            ("reveal-4", Some(ALL), None, None, "turns 4 pieces face-up"),
+            (
+                "reveal-4",
+                Some(ALL),
+                Some(&[0, 1, 2, 2][..]),
+                None,
+                "cell 2 is given twice",
+            ),
+            (
+                "reveal-4",
+                Some(ALL),
+                Some(&[0, 1, 2, 40][..]),
+                None,
+                "cell 40 is out of range",
+            ),
+            // puzzle: the fixed board "C.XgK..p" with CKkgp.
+            (
+                "puzzle",
+                Some("C.kgK.p."),
+                None,
+                None,
+                "cell 6 does not fit the fixed board",
+            ),
+            (
+                "puzzle",
+                Some("C.kgK..p"),
+                Some(&[0, 3, 4][..]),
+                None,
+                "cell 7 is not",
+            ),
+            (
+                "strategic-2x4",
+                Some("K......."),
+                None,
+                Some("KPPPkppp"),
+                "starts with an empty board",
+            ),
+            ("strategic-2x4", None, None, None, "give its order"),
+            (
+                "strategic-2x4",
+                None,
+                None,
+                Some("KPPPkpp"),
+                "the bag's pieces are not the variant's pieces (KPPPkppp): missing 1 p",
+            ),
+        ];
+        for (variant, cells, up, bag, want) in cases {
+            let got = refusal(variant, *cells, *up, *bag);
+            assert!(
+                got.contains(want),
+                "{variant} {cells:?}: {got:?} lacks {want:?}"
+            );
+        }
+        // The puzzle's X cell may hold any piece not shown, not only the description's deal.
+        let v = Variant::shipped("puzzle").unwrap();
+        let d = Deal::from_text(&v, Some("C.kgK..p"), None, None).unwrap();
+        assert_eq!(d.face_up_cells(), vec![0, 3, 4, 7]);
+        assert!(
+            Deal::from_text(&v, Some("C.pgK..k"), None, None).is_err(),
+            "k shown at 7"
         );
     }
 

@@ -345,6 +345,85 @@ impl Game {
         counts
     }
 
+    /// The face-down piece at `cell`, if any: the referee's knowledge, not a player's.
+    pub fn hidden_piece(&self, cell: Cell) -> Option<Piece> {
+        self.hidden.get(cell).copied().flatten()
+    }
+
+    /// The pieces in the bag, the next draw first: the referee's knowledge, not a player's.
+    pub fn bag_pieces(&self) -> impl Iterator<Item = Piece> + '_ {
+        self.bag.iter().rev().copied()
+    }
+
+    /// The face-down pieces on the board, counted per piece (index `colour * 7 + kind`, the
+    /// order of the letters `KGBRNCPkgbrncp`). Nothing in play tells two face-down pieces
+    /// apart, so a reveal turns up each of these with a probability proportional to its count:
+    /// what a chance node of a search offers.
+    pub fn face_down_counts(&self) -> [u32; 14] {
+        let mut counts = [0; 14];
+        for p in self.hidden.iter().flatten() {
+            counts[piece_index(*p)] += 1;
+        }
+        counts
+    }
+
+    /// The pieces in the bag, counted as in [`Game::face_down_counts`]: what a draw may give.
+    pub fn bag_counts(&self) -> [u32; 14] {
+        let mut counts = [0; 14];
+        for p in &self.bag {
+            counts[piece_index(*p)] += 1;
+        }
+        counts
+    }
+
+    /// Chance: makes the face-down piece at `cell` be `piece`, by exchanging the face-down
+    /// pieces of `cell` and of another face-down cell that holds `piece` (the first in cell
+    /// order). The multiset of face-down pieces, and so everything a player knows, stays the
+    /// same: revealing `cell` next is a reveal of a game dealt that way. Returns the other cell
+    /// (`None` when `cell` held `piece` already), so a caller keeping the deal can exchange the
+    /// same two cells in it.
+    ///
+    /// # Errors
+    /// When `cell` holds no face-down piece, or no face-down piece is `piece`.
+    pub fn arrange_reveal(&mut self, cell: Cell, piece: Piece) -> Result<Option<Cell>, Illegal> {
+        match self.hidden.get(cell).copied().flatten() {
+            None => Err(Illegal(format!("cell {cell} holds no face-down piece"))),
+            Some(p) if p == piece => Ok(None),
+            Some(_) => {
+                let other = self
+                    .hidden
+                    .iter()
+                    .position(|&h| h == Some(piece))
+                    .ok_or_else(|| Illegal(format!("no face-down piece is {piece}")))?;
+                self.hidden.swap(cell, other);
+                Ok(Some(other))
+            }
+        }
+    }
+
+    /// Chance: makes the next bag draw be `piece`, by exchanging it with the first later draw
+    /// that is `piece`. The bag's multiset stays the same. Returns how many draws after the
+    /// next one the exchanged piece was (`None` when the next draw was `piece` already).
+    ///
+    /// # Errors
+    /// When the bag holds no `piece`.
+    pub fn arrange_draw(&mut self, piece: Piece) -> Result<Option<usize>, Illegal> {
+        // `bag` is kept reversed: the next draw is its last item.
+        let Some(next) = self.bag.len().checked_sub(1) else {
+            return Err(Illegal("the bag is empty".into()));
+        };
+        if self.bag[next] == piece {
+            return Ok(None);
+        }
+        let at = self
+            .bag
+            .iter()
+            .rposition(|&p| p == piece)
+            .ok_or_else(|| Illegal(format!("the bag holds no {piece}")))?;
+        self.bag.swap(at, next);
+        Ok(Some(next - at))
+    }
+
     /// How the game ended, once it has.
     pub fn outcome(&self) -> Option<Outcome> {
         self.outcome
@@ -657,6 +736,11 @@ impl Game {
     }
 }
 
+/// A piece's index in per-piece arrays: `colour * 7 + kind`, the order of `KGBRNCPkgbrncp`.
+fn piece_index(p: Piece) -> usize {
+    p.colour.index() * 7 + p.kind.index()
+}
+
 /// What makes a position for the repetition rule: the board, the place in the turn order, and
 /// the cell of a chain capture in progress. The numbers are written whole (4 bytes each): a
 /// turn order may have thousands of entries and a board thousands of cells, so one byte each
@@ -702,6 +786,142 @@ mod tests {
 
     fn mv(from: usize, to: usize) -> Action {
         Action::Move { from, to }
+    }
+
+    /// The piece of index `i` in per-piece arrays.
+    fn piece_of(i: usize) -> Piece {
+        Piece::from_letter("KGBRNCPkgbrncp".as_bytes()[i] as char).unwrap()
+    }
+
+    /// Picks an index with probability proportional to `counts[i]`.
+    fn weighted(rng: &mut rand_chacha::ChaCha20Rng, counts: &[u32; 14]) -> usize {
+        use rand_core::Rng;
+        let total: u32 = counts.iter().sum();
+        let mut x = (rng.next_u64() % u64::from(total)) as u32;
+        (0..14)
+            .find(|&i| {
+                let hit = x < counts[i];
+                x = x.saturating_sub(counts[i]);
+                hit
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn an_arranged_reveal_turns_up_the_chosen_piece_and_keeps_the_face_down_pieces() {
+        let mut g = game("traditional-2x4", "kPPPKppp");
+        let before = g.face_down_counts();
+        assert_eq!(before.iter().sum::<u32>(), 8);
+        assert_eq!(before[piece_index(Piece::from_letter('P').unwrap())], 3);
+        // Cell 0 holds k: asking for K exchanges it with cell 4, the first K.
+        let king = Piece::from_letter('K').unwrap();
+        assert_eq!(g.arrange_reveal(0, king), Ok(Some(4)));
+        assert_eq!(g.face_down_counts(), before);
+        assert_eq!(g.hidden_piece(4), Piece::from_letter('k'));
+        assert_eq!(g.arrange_reveal(0, king), Ok(None), "already a K");
+        assert_eq!(g.play(1, Action::Reveal(0)).unwrap().revealed, Some(king));
+        assert_eq!(g.colour_of_side(0), Some(Colour::Red));
+        // The revealed K is no longer face-down: no other cell can become one.
+        assert!(g
+            .arrange_reveal(1, king)
+            .unwrap_err()
+            .0
+            .contains("no face-down piece is K"));
+        assert!(g
+            .arrange_reveal(0, king)
+            .unwrap_err()
+            .0
+            .contains("cell 0 holds no"));
+        assert!(g.arrange_reveal(99, king).is_err());
+    }
+
+    #[test]
+    fn an_arranged_draw_gives_the_chosen_piece_and_keeps_the_bag() {
+        let v = Arc::new(Variant::shipped("strategic-2x4").unwrap());
+        let bag = Piece::parse_list("KPPPkppp").unwrap();
+        let mut g = Game::new(
+            v,
+            Deal {
+                cells: vec![None; 8],
+                face_up: vec![false; 8],
+                bag,
+            },
+        );
+        let before = g.bag_counts();
+        let k = Piece::from_letter('k').unwrap();
+        assert_eq!(g.arrange_draw(k), Ok(Some(4)), "k was the fifth draw");
+        assert_eq!(g.bag_counts(), before);
+        let order: String = g.bag_pieces().map(|p| p.letter()).collect();
+        assert_eq!(order, "kPPPKppp");
+        assert_eq!(g.play(1, Action::Bag).unwrap().drawn, Some(k));
+        assert!(g.arrange_draw(k).unwrap_err().0.contains("holds no k"));
+        assert!(game("traditional-2x4", "kPPPKppp").arrange_draw(k).is_err());
+    }
+
+    /// What a chance node of a search does: before every reveal or draw, a piece is chosen at
+    /// random among the unseen ones (as likely as its count) and arranged. The same actions on
+    /// a game dealt as realised (the starting deal with the same exchanges) go through the same
+    /// positions, counts and outcome, in every shipped variant.
+    #[test]
+    fn chance_play_replays_as_the_realised_deal_in_every_shipped_variant() {
+        use crate::rules::{SeedInputs, SHIPPED};
+        use rand_chacha::ChaCha20Rng;
+        use rand_core::{Rng, SeedableRng};
+        for (name, _) in SHIPPED {
+            let v = Arc::new(Variant::shipped(name).unwrap());
+            for seed in 0..3u8 {
+                let inputs = SeedInputs {
+                    clients: Vec::new(),
+                    server: format!("chance-{seed}"),
+                };
+                let mut deal = inputs.deal_for(&v);
+                let mut rng = ChaCha20Rng::from_seed([seed; 32]);
+                let mut g = Game::new(v.clone(), deal.clone());
+                let mut plies = Vec::new();
+                let mut draws = 0;
+                while g.outcome().is_none() && plies.len() < 5_000 {
+                    let legal = g.legal_actions();
+                    let a = legal[(rng.next_u64() % legal.len() as u64) as usize];
+                    let mut chosen = None;
+                    match a {
+                        Action::Reveal(c) => {
+                            let pool = g.face_down_counts();
+                            let p = piece_of(weighted(&mut rng, &pool));
+                            if let Some(other) = g.arrange_reveal(c, p).unwrap() {
+                                deal.cells.swap(c, other);
+                            }
+                            assert_eq!(g.face_down_counts(), pool);
+                            chosen = Some(p);
+                        }
+                        Action::Bag => {
+                            let pool = g.bag_counts();
+                            let p = piece_of(weighted(&mut rng, &pool));
+                            if let Some(later) = g.arrange_draw(p).unwrap() {
+                                deal.bag.swap(draws, draws + later);
+                            }
+                            draws += 1;
+                            chosen = Some(p);
+                        }
+                        _ => {}
+                    }
+                    let played = g.play(g.to_move(), a).unwrap();
+                    assert_eq!(played.revealed.or(played.drawn), chosen, "{name}");
+                    plies.push((a, g.wire_board(), g.to_move(), g.counts(), g.outcome()));
+                }
+                assert!(g.outcome().is_some(), "{name}: no end");
+                let mut replay = Game::new(v.clone(), deal);
+                for (i, (a, board, to_move, counts, outcome)) in plies.into_iter().enumerate() {
+                    replay.play(replay.to_move(), a).unwrap();
+                    let got = (
+                        replay.wire_board(),
+                        replay.to_move(),
+                        replay.counts(),
+                        replay.outcome(),
+                    );
+                    assert_eq!(got, (board, to_move, counts, outcome), "{name} ply {i}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -17,7 +17,7 @@ See PACKAGE.md beside this package for the whole API.
 """
 
 from . import analysis, client, plot, records
-from ._anqi import ClientSession, Game, Observation, ReferenceBot, variants
+from ._anqi import ClientSession, Game, Observation, ReferenceBot, Variant, playouts, variants
 from .bots import Bot, GreedyBot, RandomBot, SearchBot
 from .play import PlayError, play
 from .server import Server, ServerError
@@ -32,11 +32,13 @@ __all__ = [
     "RandomBot",
     "ReferenceBot",
     "SearchBot",
+    "Variant",
     "Server",
     "ServerError",
     "analysis",
     "client",
     "play",
+    "playouts",
     "plot",
     "records",
     "variants",

@@ -7,6 +7,7 @@ first; by hand, with the package installed: python -m unittest discover -s clien
 import copy
 import pathlib
 import random
+import tempfile
 import unittest
 
 import anqi
@@ -154,6 +155,185 @@ class Clone(unittest.TestCase):
             end = (twin.board, twin.ply)
             game.play(game.legal_actions()[0])
             self.assertEqual((twin.board, twin.ply), end)
+
+
+def state(game):
+    """What a player could compare between two games at one moment."""
+    return (game.board, game.to_move, game.ply, game.counts(), game.outcome)
+
+
+def id_playout(game, rng, check=False):
+    """Plays random legal action ids to the end (resolving chance nodes by `sample_chance`);
+    returns the ids played and the state after each. With `check`, each ply also checks that
+    the ids are the legal actions' ids, in the same order."""
+    played = []
+    while not game.is_terminal:
+        if game.is_chance_node:
+            game.sample_chance(rng)
+            continue
+        ids = game.legal_action_ids()
+        if check:
+            texts = game.legal_actions()
+            assert [game.action_text(i) for i in ids] == texts, (ids, texts)
+            assert [game.action_id(t) for t in texts] == ids, (ids, texts)
+            assert all(0 <= i < game.num_distinct_actions for i in ids), ids
+        action = rng.choice(ids)
+        game.apply(action)
+        played.append((action, state(game)))
+        assert len(played) < MAX_PLIES, f"{game!r}: no end"
+    return played
+
+
+class ActionIds(unittest.TestCase):
+    def test_ids_are_the_legal_actions_in_every_shipped_variant(self):
+        rng = random.Random(3)
+        for name in anqi.variants():
+            with self.subTest(variant=name):
+                game = anqi.Game(name, seed="ids")
+                played = id_playout(game, rng, check=True)
+                self.assertTrue(played)
+                self.assertEqual(game.legal_action_ids(), [])
+                # The same game played by text goes the same way.
+                again = anqi.Game(name, seed="ids")
+                for action, after in played:
+                    again.play(again.action_text(action))
+                    self.assertEqual(state(again), after)
+
+    def test_the_encoding_is_the_documented_one(self):
+        for name in ("traditional", "cross", "strategic-2x4", "2v2-8x16"):
+            with self.subTest(variant=name):
+                v = anqi.Variant(name)
+                game = anqi.Game(name, seed="1")
+                size, moves, jumps = v.size, v.moves, v.jumps
+                bag = v.start == "bag"
+                self.assertEqual(
+                    game.num_distinct_actions,
+                    size + len(moves) + len(jumps) + (1 + 14 * size if bag else 0),
+                )
+                self.assertEqual(v.num_distinct_actions, game.num_distinct_actions)
+                for c in (0, size - 1):
+                    self.assertEqual(game.action_id(f"(rev {c})"), c)
+                for m, (a, b) in enumerate(moves):
+                    self.assertEqual(game.action_id(f"(mov {a} {b})"), size + m)
+                for j, (a, b) in enumerate(jumps):
+                    self.assertEqual(game.action_text(size + len(moves) + j), f"(mov {a} {b})")
+                if bag:
+                    first_put = size + len(moves) + len(jumps) + 1
+                    self.assertEqual(game.action_id("(bag)"), first_put - 1)
+                    self.assertEqual(game.action_id("(put K 0)"), first_put)
+                    self.assertEqual(game.action_id(f"(put p {size - 1})"), first_put + 14 * size - 1)
+                    self.assertEqual(game.action_text(first_put + 3 * size + 2), "(put R 2)")
+                # Every id reads back to itself.
+                for i in range(game.num_distinct_actions):
+                    self.assertEqual(game.action_id(game.action_text(i)), i)
+
+    def test_a_large_board_with_hundreds_of_legal_actions(self):
+        # 400 cells: more legal actions than the id list's buffer on the stack (64), and a board
+        # too large for the dense move table.
+        text = (SHIPPED_DIR / "traditional-2x4.sexp").read_text()
+        text = (
+            text.replace("(rectangle 2 4)", "(rectangle 20 20)")
+            .replace("(name traditional-2x4)", "(name large)")
+            .replace("(pieces KPPPkppp)", "(pieces %s)" % ("KPPPkppp" * 40))
+        )
+        with tempfile.TemporaryDirectory() as tmp:
+            path = pathlib.Path(tmp) / "large.sexp"
+            path.write_text(text)
+            game = anqi.Game(str(path), seed="l")
+        ids = game.legal_action_ids()
+        self.assertEqual(len(ids), 320)  # a reveal per piece
+        self.assertEqual(ids, [game.action_id(a) for a in game.legal_actions()])
+        played = id_playout(game, random.Random(4), check=True)
+        self.assertTrue(played)
+
+    def test_bad_ids_and_actions_without_ids_raise(self):
+        game = anqi.Game("traditional", seed="x")
+        before = state(game)
+        for bad in (-1, 352, 10**6):
+            with self.assertRaises(ValueError) as e:
+                game.apply(bad)
+            self.assertIn("0..352", str(e.exception))
+            with self.assertRaises(ValueError):
+                game.action_text(bad)
+        with self.assertRaises(ValueError) as e:
+            game.apply(game.action_id("(mov 0 1)"))  # a move of the board, but face-down
+        self.assertIn("face-down", str(e.exception))
+        for text in ("(mov 0 9)", "(bag)", "(put K 3)", "(rev 32)"):
+            with self.subTest(text=text):
+                with self.assertRaises(ValueError) as e:
+                    game.action_id(text)
+                self.assertIn("no id", str(e.exception))
+        with self.assertRaises(ValueError) as e:
+            game.action_id("(rev")
+        self.assertIn("not an action", str(e.exception))
+        self.assertEqual(state(game), before)
+
+
+class GivenDeal(unittest.TestCase):
+    LAYOUT = "KGGBBRRNNCCPPPPPkggbbrrnnccppppp"
+
+    def test_a_layout_string_deals_those_pieces_face_down(self):
+        game = anqi.Game("traditional", deal=self.LAYOUT)
+        self.assertEqual(game.board, "X" * 32)
+        self.assertIsNone(game.seeds)
+        self.assertEqual(game.deal, {"cells": self.LAYOUT, "face_up": [], "bag": ""})
+        for cell in range(32):  # reveals only: nothing is captured, the game goes on
+            game.play(f"(rev {cell})")
+            self.assertEqual(game.board[cell], self.LAYOUT[cell])
+
+    def test_the_deal_of_a_seeded_game_replays_it_in_every_shipped_variant(self):
+        rng = random.Random(5)
+        for name in anqi.variants():
+            with self.subTest(variant=name):
+                game = anqi.Game(name, seed="deal")
+                start = state(game)
+                replay = anqi.Game(name, deal=game.deal)
+                self.assertEqual(replay.deal, game.deal)
+                self.assertEqual(state(replay), start)
+                for action, after in id_playout(game, rng):
+                    replay.apply(action)
+                    self.assertEqual(state(replay), after)
+                self.assertEqual(replay.deal, game.deal, "a normal game's deal never changes")
+
+    def test_open_fixed_and_bag_starts_from_a_string(self):
+        game = anqi.Game("open", deal=self.LAYOUT)
+        self.assertEqual(game.board, self.LAYOUT)
+        self.assertEqual(game.deal["face_up"], list(range(32)))
+        puzzle = anqi.Game("puzzle", deal="C.kgK..p")
+        self.assertEqual(puzzle.board, "C.XgK..p")
+        bag = anqi.Game("strategic-2x4", deal="pPkKPPpp")
+        self.assertEqual(bag.deal["bag"], "pPkKPPpp")
+        bag.play("(bag)")
+        self.assertIn("(put p 0)", bag.legal_actions())
+        reveal = anqi.Game("reveal-4", deal={"cells": self.LAYOUT, "face_up": [0, 9, 17, 31]})
+        self.assertEqual(reveal.board, "K" + "X" * 8 + "C" + "X" * 7 + "g" + "X" * 13 + "p")
+
+    def test_bad_deals_raise_with_the_reason(self):
+        cases = [
+            ("traditional", self.LAYOUT[:-1], "31 cells"),
+            ("traditional", self.LAYOUT[:-1] + "K", "missing 1 p; too many 1 K"),
+            ("traditional", self.LAYOUT[:-1] + ".", "missing 1 p"),
+            ("traditional", self.LAYOUT[:-1] + "x", "'x' at index 31"),
+            ("traditional", {"cells": self.LAYOUT, "face_up": [3]}, "give no face-up cells"),
+            ("traditional", {"cells": self.LAYOUT, "hand": "K"}, 'unknown key "hand"'),
+            ("traditional", {"face_up": []}, "give the cells"),
+            ("reveal-4", self.LAYOUT, "give their cells as face_up"),
+            ("open", {"cells": self.LAYOUT, "face_up": [1]}, "1 face-up cells given for 32 pieces"),
+            ("puzzle", "C.kgK.p.", "does not fit the fixed board"),
+            ("strategic-2x4", "KPPPkpp", "missing 1 p"),
+            ("strategic-2x4", {"cells": "K.......", "bag": "PPPkppp"}, "empty board"),
+        ]
+        for variant, deal, reason in cases:
+            with self.subTest(variant=variant, deal=deal):
+                with self.assertRaises(ValueError) as e:
+                    anqi.Game(variant, deal=deal)
+                self.assertIn(reason, str(e.exception))
+                self.assertTrue(str(e.exception).startswith("deal: "), str(e.exception))
+        with self.assertRaises(ValueError) as e:
+            anqi.Game("traditional", seed="1", deal=self.LAYOUT)
+        self.assertIn("not both", str(e.exception))
+        with self.assertRaises(TypeError):
+            anqi.Game("traditional", deal=5)
 
 
 if __name__ == "__main__":

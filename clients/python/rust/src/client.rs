@@ -3,8 +3,9 @@
 //! every line the server sends, and sends the reply to each prompt (`anqi/client.py` does this
 //! with a blocking socket).
 
+use crate::actions::parse_action;
 use crate::observation::Observation;
-use anqi::rules::{Action, Variant};
+use anqi::rules::Variant;
 use anqi::wire::ClientMessage;
 use anqi_client::tracker::{self, Event, Tracker, SERVER_FRAME_LIMITS};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -14,33 +15,6 @@ use pyo3::types::{PyDict, PyInt, PyString};
 /// The longest name or seed accepted: the server refuses an `init` message longer than its
 /// frame limit (16,384 bytes by default), and a name is for people.
 const MAX_INIT_TEXT: usize = 1024;
-
-/// The longest action text accepted: far more than any real clause, so a huge string is refused
-/// before it is parsed.
-const MAX_ACTION_TEXT: usize = 256;
-
-/// Reads one action clause, as a client sends it (`"(rev 3)"`), with the protocol's parser.
-pub(crate) fn action_from_text(text: &str) -> PyResult<Action> {
-    let refuse = |why: String| PyValueError::new_err(format!("not an action: {why}"));
-    if text.len() > MAX_ACTION_TEXT {
-        return Err(refuse(format!(
-            "{} bytes of text, more than {MAX_ACTION_TEXT}",
-            text.len()
-        )));
-    }
-    let message =
-        ClientMessage::parse(format!("({text})").as_bytes()).map_err(|e| refuse(e.text))?;
-    match message.0.as_slice() {
-        [clause] => clause.action().ok_or_else(|| {
-            refuse(format!(
-                "{text:?} is not (rev POS), (mov POS_I POS_F), (bag) or (put PIECE POS)"
-            ))
-        }),
-        _ => Err(refuse(format!(
-            "{text:?}: give exactly one clause, such as \"(rev 3)\""
-        ))),
-    }
-}
 
 /// A string, or an int written in decimal: what the wire's `(init NAME SEED)` takes.
 fn init_text(what: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
@@ -143,7 +117,7 @@ impl ClientSession {
     /// against the rules: the server judges it. Raises ValueError for a text that is not an
     /// action, RuntimeError when no prompt awaits an answer.
     fn reply(&mut self, action: &str) -> PyResult<String> {
-        let action = action_from_text(action)?;
+        let action = parse_action(action)?;
         if !self.tracker.awaiting() {
             return Err(PyRuntimeError::new_err(
                 "no prompt awaits an answer (answer each \"prompt\" once)",

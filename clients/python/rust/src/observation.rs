@@ -21,9 +21,6 @@ pub struct Observation {
 
 /// The observation of `player` in a rules-core game: what that player would know at this
 /// point had it played the game over the wire. For `Game.observation(player)`.
-// Not called yet: `Game.observation(player)` (lib.rs's Game) calls it once the Game module and
-// this one are merged.
-#[allow(dead_code)]
 pub(crate) fn observation_of(game: &rules::Game, player: usize) -> PyResult<Observation> {
     Known::of_game(game, player)
         .map(|inner| Observation { inner })

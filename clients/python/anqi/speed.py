@@ -1,0 +1,210 @@
+"""Random playouts per second: OpenSpiel's banqi driven from Python, anqi driven from Python
+(action ids), and anqi's native batch `anqi.playouts`, measured in one run.
+
+    python -m anqi.speed                 # about 15 seconds
+    python -m anqi.speed --seconds 60    # longer, steadier figures
+
+OpenSpiel (`pyspiel`) is not a dependency of anqi: install it for the comparison with
+`pip install open_spiel`; without it, anqi's own figures are still printed.
+
+Fairness: both Python loops are written the same plain way (a method call per step, the
+action chosen by `random.Random.choice` over the legal ids, nothing cached) and count the
+same thing, player actions (plies); pyspiel's chance nodes (its reveals pick their piece there)
+are resolved in its loop but not counted as plies. anqi plays the `openspiel` variant
+(protocol/variants/openspiel.sexp: OpenSpiel's rules, a 50-ply no-progress draw, no repetition
+rule). The contenders take turns in short rounds, so a machine busy with other work slows them
+alike. Measure a release build (`pip install ./clients/python`, or `maturin develop --release`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import random
+import sys
+import time
+
+from . import _anqi as anqi  # the native module: Game, Variant, playouts
+
+# The anqi variant with OpenSpiel banqi's rules.
+OPENSPIEL_VARIANT = "openspiel"
+
+
+@dataclasses.dataclass
+class Figures:
+    """What one contender did: games finished, plies played in them, seconds taken."""
+
+    name: str
+    games: int = 0
+    plies: int = 0
+    seconds: float = 0.0
+
+    @property
+    def plies_per_second(self) -> float:
+        return self.plies / self.seconds if self.seconds > 0 else 0.0
+
+    def add(self, games: int, plies: int, seconds: float) -> None:
+        self.games += games
+        self.plies += plies
+        self.seconds += seconds
+
+
+def load_pyspiel():
+    """OpenSpiel's Python module, or None when it is not installed."""
+    try:
+        import pyspiel  # noqa: PLC0415 (optional, imported only here)
+    except ImportError:
+        return None
+    return pyspiel
+
+
+def pyspiel_round(game, rng: random.Random, seconds: float) -> tuple[int, int, float]:
+    """Random playouts of an OpenSpiel game for about `seconds` (whole games): games, plies
+    (player actions, chance outcomes not counted) and the seconds taken."""
+    games = plies = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                # The outcome by its probability: one pass over the outcomes.
+                r = rng.random()
+                outcomes = state.chance_outcomes()
+                action = outcomes[-1][0]
+                for a, p in outcomes:
+                    r -= p
+                    if r < 0:
+                        action = a
+                        break
+                state.apply_action(action)
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+                plies += 1
+        games += 1
+    return games, plies, time.perf_counter() - start
+
+
+def anqi_round(
+    variant: str, rng: random.Random, seconds: float, first_game: int = 0, chance: bool = False
+) -> tuple[int, int, float]:
+    """Random playouts of an anqi variant driven from Python by action ids, for about `seconds`
+    (whole games): games, plies and the seconds taken. Game k is dealt from the seed
+    `speed-{first_game + k}`; with `chance`, reveals and draws are chance nodes resolved with
+    `sample_chance(rng)` (not counted as plies), as in OpenSpiel."""
+    games = plies = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        game = anqi.Game(variant, seed=f"speed-{first_game + games}", chance=chance)
+        while not game.is_terminal:
+            if chance and game.is_chance_node:
+                game.sample_chance(rng)
+                continue
+            game.apply(rng.choice(game.legal_action_ids()))
+            plies += 1
+        games += 1
+    return games, plies, time.perf_counter() - start
+
+
+def native_round(variant: str, seconds: float, seed: str) -> tuple[int, int, float]:
+    """`anqi.playouts` in batches for about `seconds`: games, plies and the seconds taken."""
+    games = plies = 0
+    spent = 0.0
+    batch = 16
+    while spent < seconds:
+        result = anqi.playouts(variant, batch, seed=f"{seed}-{games}")
+        games += result["games"]
+        plies += result["plies"]
+        spent += result["seconds"]
+        # Batches of about a tenth of the round, so the round ends near its time.
+        if result["seconds"] < seconds / 10:
+            batch *= 2
+    return games, plies, spent
+
+
+def measure(
+    seconds: float = 15.0,
+    variant: str = OPENSPIEL_VARIANT,
+    seed: int = 1,
+    rounds: int = 10,
+    chance: bool = True,
+) -> dict[str, Figures]:
+    """Runs every contender in turn, `rounds` times, for `seconds` in all, and returns their
+    figures by name: `pyspiel` (missing when OpenSpiel is not installed), `anqi-ids`,
+    `anqi-ids-chance` (with `chance`) and `anqi-native`."""
+    pyspiel = load_pyspiel()
+    spiel_game = pyspiel.load_game("banqi") if pyspiel else None
+    names = (["pyspiel"] if spiel_game else []) + ["anqi-ids"]
+    names += ["anqi-ids-chance"] if chance else []
+    names += ["anqi-native"]
+    figures = {name: Figures(name) for name in names}
+    slice_ = seconds / rounds / len(names)
+    rng = random.Random(seed)
+    for r in range(rounds):
+        for name in names:
+            f = figures[name]
+            if name == "pyspiel":
+                f.add(*pyspiel_round(spiel_game, rng, slice_))
+            elif name == "anqi-ids":
+                f.add(*anqi_round(variant, rng, slice_, first_game=f.games))
+            elif name == "anqi-ids-chance":
+                f.add(*anqi_round(variant, rng, slice_, first_game=f.games, chance=True))
+            else:
+                f.add(*native_round(variant, slice_, seed=f"speed-{seed}-{r}"))
+    return figures
+
+
+def report(figures: dict[str, Figures], variant: str = OPENSPIEL_VARIANT) -> str:
+    """The figures as text: one line per contender, then the ratios to pyspiel."""
+    labels = {
+        "pyspiel": "pyspiel banqi, random playouts driven from Python",
+        "anqi-ids": f"anqi {variant}, driven from Python by action ids",
+        "anqi-ids-chance": f"anqi {variant}, the same in chance mode (like pyspiel)",
+        "anqi-native": f"anqi {variant}, native anqi.playouts",
+    }
+    lines = []
+    for name, f in figures.items():
+        lines.append(
+            f"{labels[name]:58s} {f.plies_per_second:12,.0f} plies/s"
+            f"  ({f.games} games, {f.plies / max(f.games, 1):.0f} plies each, {f.seconds:.1f} s)"
+        )
+    spiel = figures.get("pyspiel")
+    if spiel and spiel.plies_per_second > 0:
+        base = spiel.plies_per_second
+        lines.append("")
+        for name in ("anqi-ids", "anqi-ids-chance", "anqi-native"):
+            if name in figures:
+                lines.append(
+                    f"ratio {name} / pyspiel: {figures[name].plies_per_second / base:6.2f}x"
+                )
+    else:
+        lines.append("")
+        lines.append(
+            "pyspiel is not installed, so there is no ratio: `pip install open_spiel` "
+            "(OpenSpiel, for this measurement only) and run again."
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m anqi.speed",
+        description="Random playouts per second: pyspiel banqi vs anqi (Python-driven and native).",
+    )
+    parser.add_argument("--seconds", type=float, default=15.0, help="total run time (default 15)")
+    parser.add_argument("--variant", default=OPENSPIEL_VARIANT, help="anqi variant (default openspiel)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the random choices")
+    parser.add_argument("--no-chance", action="store_true", help="skip the chance-mode figure")
+    args = parser.parse_args(argv)
+    if args.seconds <= 0:
+        parser.error("--seconds must be positive")
+    try:
+        anqi.Variant(args.variant)  # a bad name fails here, before the run
+    except ValueError as e:
+        parser.error(str(e))
+    figures = measure(args.seconds, args.variant, args.seed, chance=not args.no_chance)
+    print(report(figures, args.variant))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

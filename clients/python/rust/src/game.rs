@@ -1,0 +1,518 @@
+//! `anqi.Game`: one game of any variant, with the referee's knowledge, played by wire clauses
+//! or by action ids, optionally with explicit chance nodes (chance mode).
+//!
+//! Chance mode keeps the rules in the core: a reveal (or a draw) first stops at a chance node;
+//! the chosen piece is then arranged by [`rules::Game::arrange_reveal`] (or `arrange_draw`),
+//! which exchanges face-down pieces so that the multiset stays the same, and the action is
+//! played as in any game. `start` follows the same exchanges, so it is always a deal that the
+//! game so far is a normal game of: `game.deal` gives it back, and `Game(deal=...)` replays it.
+
+use crate::actions::{parse_action, piece_index, piece_of, PIECE_LETTERS};
+use crate::observation::{observation_of, Observation};
+use crate::variant::{load_any, Loaded, VariantInfo};
+use anqi::rules::{self, Action, Deal, Piece, SeedInputs, Start};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::sync::Arc;
+
+/// One game of any variant, with the server's knowledge (the face-down pieces too).
+///
+/// `Game(variant="traditional", seed=None, client_seeds=(), deal=None, chance=False)`; see
+/// PACKAGE.md for the whole reference.
+#[pyclass(module = "anqi", name = "Game", from_py_object)]
+#[derive(Clone)]
+pub struct Game {
+    pub(crate) game: rules::Game,
+    pub(crate) loaded: Arc<Loaded>,
+    /// The deal's inputs; `None` when the deal was given (`deal=`).
+    seeds: Option<SeedInputs>,
+    /// The starting position; in chance mode, with the exchanges made so far.
+    start: Deal,
+    chance: bool,
+    /// At a chance node: the reveal or draw waiting for its piece.
+    pending: Option<Action>,
+    /// Bag draws made so far (where the next draw is in `start.bag`).
+    draws: usize,
+}
+
+impl Game {
+    /// The rules core's game (for the other modules of the crate).
+    pub fn rules(&self) -> &rules::Game {
+        &self.game
+    }
+
+    /// Plays `action` for the player to move; in chance mode a reveal or a draw stops at a
+    /// chance node instead (once checked legal).
+    fn act(&mut self, action: Action) -> PyResult<()> {
+        if self.pending.is_some() {
+            return Err(at_chance_node());
+        }
+        let player = self.game.to_move();
+        if self.chance && matches!(action, Action::Reveal(_) | Action::Bag) {
+            self.game.check(player, action).map_err(value_error)?;
+            self.pending = Some(action);
+            return Ok(());
+        }
+        let played = self.game.play(player, action).map_err(value_error)?;
+        if played.drawn.is_some() {
+            self.draws += 1;
+        }
+        Ok(())
+    }
+
+    /// The unseen pieces the pending chance node chooses from, counted per piece.
+    fn pool(&self) -> PyResult<[u32; 14]> {
+        match self.pending {
+            Some(Action::Reveal(_)) => Ok(self.game.face_down_counts()),
+            Some(_) => Ok(self.game.bag_counts()),
+            None => Err(PyValueError::new_err(
+                "not at a chance node: chance nodes come after a reveal or a draw, with chance=True",
+            )),
+        }
+    }
+
+    /// Resolves the pending chance node with `piece` (one of the pool's).
+    fn resolve(&mut self, piece: Piece) -> PyResult<()> {
+        let pending = self.pending.expect("at a chance node");
+        let player = self.game.to_move();
+        match pending {
+            Action::Reveal(cell) => {
+                if let Some(other) = self.game.arrange_reveal(cell, piece).map_err(value_error)? {
+                    self.start.cells.swap(cell, other);
+                }
+            }
+            _ => {
+                if let Some(later) = self.game.arrange_draw(piece).map_err(value_error)? {
+                    self.start.bag.swap(self.draws, self.draws + later);
+                }
+                self.draws += 1;
+            }
+        }
+        self.pending = None;
+        self.game.play(player, pending).map_err(value_error)?;
+        Ok(())
+    }
+}
+
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+fn at_chance_node() -> PyErr {
+    PyValueError::new_err(
+        "the game is at a chance node: choose the piece with apply_chance(letter) or sample_chance(rng)",
+    )
+}
+
+/// Reads `deal=`: a string (the cells; a bag variant's bag) or a dict with `cells`, `face_up`
+/// and `bag`.
+fn read_deal(variant: &rules::Variant, deal: &Bound<'_, PyAny>) -> PyResult<Deal> {
+    let bag_start = variant.start == Start::Bag;
+    if let Ok(text) = deal.extract::<String>() {
+        let (cells, bag) = if bag_start {
+            (None, Some(text.as_str()))
+        } else {
+            (Some(text.as_str()), None)
+        };
+        return Deal::from_text(variant, cells, None, bag).map_err(deal_error);
+    }
+    let Ok(dict) = deal.cast::<PyDict>() else {
+        return Err(PyTypeError::new_err(
+            "deal: give a string (one letter or '.' per cell; a bag variant's bag) or a dict with cells, face_up and bag",
+        ));
+    };
+    for key in dict.keys() {
+        let key: String = key.extract()?;
+        if !matches!(key.as_str(), "cells" | "face_up" | "bag") {
+            return Err(deal_error(format!(
+                "unknown key {key:?}: the keys are cells, face_up and bag"
+            )));
+        }
+    }
+    let cells: Option<String> = dict.get_item("cells")?.map(|v| v.extract()).transpose()?;
+    let face_up: Option<Vec<usize>> = dict.get_item("face_up")?.map(|v| v.extract()).transpose()?;
+    let bag: Option<String> = dict.get_item("bag")?.map(|v| v.extract()).transpose()?;
+    Deal::from_text(
+        variant,
+        cells.as_deref(),
+        face_up.as_deref(),
+        bag.as_deref(),
+    )
+    .map_err(deal_error)
+}
+
+fn deal_error(e: String) -> PyErr {
+    PyValueError::new_err(format!("deal: {e}"))
+}
+
+#[pymethods]
+impl Game {
+    #[new]
+    #[pyo3(signature = (variant = None, seed = None, client_seeds = Vec::new(), deal = None, chance = false))]
+    fn new(
+        variant: Option<&Bound<'_, PyAny>>,
+        seed: Option<String>,
+        client_seeds: Vec<String>,
+        deal: Option<&Bound<'_, PyAny>>,
+        chance: bool,
+    ) -> PyResult<Game> {
+        let loaded = match variant {
+            Some(v) => load_any(v)?,
+            None => crate::variant::load("traditional")?,
+        };
+        let (seeds, start) = match deal {
+            Some(deal) => {
+                if seed.is_some() || !client_seeds.is_empty() {
+                    return Err(PyValueError::new_err(
+                        "give a deal or seeds, not both: the seeds only make a deal",
+                    ));
+                }
+                (None, read_deal(&loaded.variant, deal)?)
+            }
+            None => {
+                let seeds = SeedInputs {
+                    clients: client_seeds,
+                    server: seed.unwrap_or_else(rules::random_server_seed),
+                };
+                let start = seeds.deal_for(&loaded.variant);
+                (Some(seeds), start)
+            }
+        };
+        Ok(Game {
+            game: rules::Game::new(loaded.variant.clone(), start.clone()),
+            loaded,
+            seeds,
+            start,
+            chance,
+            pending: None,
+            draws: 0,
+        })
+    }
+
+    /// The legal actions of the player to move, as wire clauses (empty once the game is over
+    /// and at a chance node).
+    fn legal_actions(&self) -> Vec<String> {
+        if self.game.outcome().is_some() || self.pending.is_some() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        self.game.for_each_legal(|a, _| out.push(a.to_string()));
+        out
+    }
+
+    /// Plays an action of the player to move, given as its wire clause.
+    ///
+    /// Raises ValueError with the rules' reason when the text is not an action or the action is
+    /// illegal (the game is then unchanged).
+    fn play(&mut self, action: &str) -> PyResult<()> {
+        self.act(parse_action(action)?)
+    }
+
+    /// The legal actions of the player to move, as action ids in the rules' order (empty once
+    /// the game is over and at a chance node).
+    fn legal_action_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        // The hot path of Python-driven playouts: the ids go into a buffer on the stack (a
+        // heap one only past `SMALL` actions), then straight into the list.
+        const SMALL: usize = 64;
+        let mut small = [0u32; SMALL];
+        let mut large: Vec<u32> = Vec::new();
+        let mut n = 0;
+        if self.game.outcome().is_none() && self.pending.is_none() {
+            let codec = &self.loaded.codec;
+            self.game.for_each_legal(|a, _| {
+                let id = codec.encode(a).expect("every legal action has an id");
+                if n < SMALL {
+                    small[n] = id;
+                } else {
+                    if large.is_empty() {
+                        large.extend_from_slice(&small);
+                    }
+                    large.push(id);
+                }
+                n += 1;
+            });
+        }
+        let ids = if n <= SMALL { &small[..n] } else { &large[..] };
+        PyList::new(py, ids)
+    }
+
+    /// Plays the action of an id for the player to move (ValueError as `play`).
+    fn apply(&mut self, id: i64) -> PyResult<()> {
+        let action = self.loaded.codec.decode_or_refuse(id)?;
+        self.act(action)
+    }
+
+    /// The wire clause of an action id.
+    fn action_text(&self, id: i64) -> PyResult<String> {
+        Ok(self.loaded.codec.decode_or_refuse(id)?.to_string())
+    }
+
+    /// The id of an action given as its wire clause.
+    fn action_id(&self, text: &str) -> PyResult<u32> {
+        self.loaded.codec.encode_or_refuse(parse_action(text)?)
+    }
+
+    /// How many action ids the variant has: ids are `0 .. num_distinct_actions`.
+    #[getter]
+    fn num_distinct_actions(&self) -> usize {
+        self.loaded.codec.len()
+    }
+
+    /// Whether the game is over (`outcome is not None`), cheaply.
+    #[getter]
+    fn is_terminal(&self) -> bool {
+        self.game.outcome().is_some()
+    }
+
+    /// Whether this game has chance nodes (`chance=True`).
+    #[getter]
+    fn chance(&self) -> bool {
+        self.chance
+    }
+
+    /// Whether a reveal or a draw waits for its piece (chance mode).
+    #[getter]
+    fn is_chance_node(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// At a chance node, the pieces it may give with their probabilities: `[(letter, p)]`,
+    /// every unseen piece (face-down for a reveal, in the bag for a draw) once, in the order
+    /// `KGBRNCPkgbrncp`, `p` its count over the pool's size. ValueError elsewhere.
+    fn chance_outcomes(&self) -> PyResult<Vec<(char, f64)>> {
+        let pool = self.pool()?;
+        let total: u32 = pool.iter().sum();
+        Ok((0..14)
+            .filter(|&i| pool[i] > 0)
+            .map(|i| {
+                (
+                    PIECE_LETTERS.as_bytes()[i] as char,
+                    f64::from(pool[i]) / f64::from(total),
+                )
+            })
+            .collect())
+    }
+
+    /// Resolves the chance node with a piece (its letter, one of `chance_outcomes()`), and the
+    /// pending reveal or draw is played.
+    fn apply_chance(&mut self, piece: &str) -> PyResult<()> {
+        let pool = self.pool()?;
+        let mut letters = piece.chars();
+        let p = match (letters.next().and_then(Piece::from_letter), letters.next()) {
+            (Some(p), None) => p,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "{piece:?} is not a piece letter (KGBRNCP red, kgbrncp black)"
+                )))
+            }
+        };
+        if pool[piece_index(p)] == 0 {
+            let unseen: String = (0..14)
+                .filter(|&i| pool[i] > 0)
+                .map(|i| PIECE_LETTERS.as_bytes()[i] as char)
+                .collect();
+            return Err(PyValueError::new_err(format!(
+                "{piece} cannot come out here: the unseen pieces are {unseen}"
+            )));
+        }
+        self.resolve(p)
+    }
+
+    /// Resolves the chance node with a piece drawn with the node's probabilities, and returns
+    /// its letter. `rng`: a `random.Random` (its `randrange`), an int seed, or `None` (the
+    /// `random` module).
+    #[pyo3(signature = (rng = None))]
+    fn sample_chance(&mut self, py: Python<'_>, rng: Option<&Bound<'_, PyAny>>) -> PyResult<char> {
+        let pool = self.pool()?;
+        let total: u32 = pool.iter().sum();
+        let mut x: u32 = match rng {
+            Some(r) if r.is_instance_of::<pyo3::types::PyInt>() => {
+                let seed: u64 = r.extract::<i64>()? as u64;
+                crate::playouts::SplitMix64::new(seed).below(total)
+            }
+            Some(r) => r.call_method1("randrange", (total,))?.extract()?,
+            None => py
+                .import("random")?
+                .call_method1("randrange", (total,))?
+                .extract()?,
+        };
+        if x >= total {
+            return Err(PyValueError::new_err(format!(
+                "randrange({total}) gave {x}, out of range"
+            )));
+        }
+        let i = (0..14)
+            .find(|&i| {
+                let hit = x < pool[i];
+                x = x.saturating_sub(pool[i]);
+                hit
+            })
+            .expect("x < total");
+        self.resolve(piece_of(i))?;
+        Ok(PIECE_LETTERS.as_bytes()[i] as char)
+    }
+
+    /// The starting position as `{"cells", "face_up", "bag"}`: the layout, one letter per cell
+    /// (`.` empty) as it would read face-up; the cells that start face-up; the bag, the next
+    /// draw first. In chance mode, the pieces chosen so far are where they came out (the unseen
+    /// ones somewhere consistent), so `Game(variant, deal=game.deal)` replays the game.
+    #[getter]
+    fn deal<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        out.set_item("cells", self.start.cells_text())?;
+        out.set_item("face_up", self.start.face_up_cells())?;
+        out.set_item("bag", self.start.bag_text())?;
+        Ok(out)
+    }
+
+    /// The player to move, counted from 1 as on the wire (at a chance node: the player whose
+    /// reveal or draw waits for its piece).
+    #[getter]
+    fn to_move(&self) -> usize {
+        self.game.to_move()
+    }
+
+    /// Plies played so far (every action counts, bag draws included; a chance node's reveal
+    /// counts once it is resolved).
+    #[getter]
+    fn ply(&self) -> u32 {
+        self.game.ply()
+    }
+
+    /// The public board as the wire's board string (`X` face-down, `.` empty).
+    #[getter]
+    fn board(&self) -> String {
+        self.game.wire_board()
+    }
+
+    /// The variant's short name.
+    #[getter]
+    fn variant(&self) -> String {
+        self.game.variant().name.clone()
+    }
+
+    /// The variant as an `anqi.Variant` (rules, topology, description).
+    #[getter]
+    fn variant_info(&self) -> VariantInfo {
+        VariantInfo {
+            loaded: self.loaded.clone(),
+        }
+    }
+
+    /// The number of players (seats).
+    #[getter]
+    fn players(&self) -> usize {
+        self.game.variant().players
+    }
+
+    /// The deal's inputs, as a record's `seeds`: `{"clients": [...], "server": "..."}`; `None`
+    /// when the deal was given.
+    #[getter]
+    fn seeds<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(seeds) = &self.seeds else {
+            return Ok(None);
+        };
+        let out = PyDict::new(py);
+        out.set_item("clients", seeds.clients.clone())?;
+        out.set_item("server", seeds.server.clone())?;
+        Ok(Some(out))
+    }
+
+    /// `None` while the game goes on; then the result with the keys of a record's `result`:
+    /// `win` (the `(win PLAYER TEAM)` clause), `winner` (player id, 0 for a team win or no
+    /// winner), `winner_team`, `winner_side` (counted from 0, `None` when nobody won), `reason`
+    /// (`capture-all`, `no-moves`, `no-progress`, ...) and `loser` (`None` unless a fault).
+    #[getter]
+    fn outcome<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(outcome) = self.game.outcome() else {
+            return Ok(None);
+        };
+        let (winner, team) = self.game.win_clause();
+        let out = PyDict::new(py);
+        out.set_item("win", format!("(win {winner} {team})"))?;
+        out.set_item("winner", winner)?;
+        out.set_item("winner_team", team)?;
+        out.set_item("winner_side", outcome.winner)?;
+        out.set_item("reason", outcome.reason.name())?;
+        out.set_item("loser", outcome.loser)?;
+        Ok(Some(out))
+    }
+
+    /// The legal-action counts of the player to move, as in records: `moves`, `jumps`,
+    /// `reveals`, `bags`, `puts` (all 0 once the game is over; at a chance node, those of the
+    /// position before the pending reveal or draw).
+    fn counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = if self.game.outcome().is_some() {
+            rules::ActionCounts::default()
+        } else {
+            self.game.counts()
+        };
+        let out = PyDict::new(py);
+        out.set_item("moves", c.moves)?;
+        out.set_item("jumps", c.jumps)?;
+        out.set_item("reveals", c.reveals)?;
+        out.set_item("bags", c.bags)?;
+        out.set_item("puts", c.puts)?;
+        Ok(out)
+    }
+
+    /// The legal-action counts `player` would have in this position: the mover's own, and for
+    /// anyone else what it could do were it its turn (its own colour, no hand, no chain). The
+    /// mobility of every player, as records keep it with `legal_counts = "all"`.
+    fn counts_of<'py>(&self, py: Python<'py>, player: usize) -> PyResult<Bound<'py, PyDict>> {
+        if !(1..=self.game.variant().players).contains(&player) {
+            return Err(value_error(format!(
+                "player {player} is not in 1..={}",
+                self.game.variant().players
+            )));
+        }
+        let c = self.game.counts_of(player);
+        let out = PyDict::new(py);
+        out.set_item("moves", c.moves)?;
+        out.set_item("jumps", c.jumps)?;
+        out.set_item("reveals", c.reveals)?;
+        out.set_item("bags", c.bags)?;
+        out.set_item("puts", c.puts)?;
+        Ok(out)
+    }
+
+    /// What `player` knows (an `anqi.Observation`): the public board, its colour, the hand of
+    /// the player to move, and its legal actions when it is to move; never a face-down piece.
+    /// This is what a bot may be given. Refused at a chance node (apply the chance outcome
+    /// first).
+    fn observation(&self, player: usize) -> PyResult<Observation> {
+        if self.is_chance_node() {
+            return Err(at_chance_node());
+        }
+        observation_of(&self.game, player)
+    }
+
+    /// An independent copy: playing on one leaves the other as it was.
+    fn clone(&self) -> Game {
+        Clone::clone(self)
+    }
+
+    fn __copy__(&self) -> Game {
+        Clone::clone(self)
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Game {
+        Clone::clone(self)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<anqi.Game {} ply {} to_move {} board {}{}>",
+            self.game.variant().name,
+            self.game.ply(),
+            self.game.to_move(),
+            self.game.wire_board(),
+            if self.pending.is_some() {
+                " (chance node)"
+            } else {
+                ""
+            }
+        )
+    }
+}
