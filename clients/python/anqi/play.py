@@ -24,6 +24,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -89,20 +90,26 @@ def _seats(variant: str) -> int:
 
 class _Seat(threading.Thread):
     """One game slot of a Python bot: connects with the bot's standing token, plays the game
-    it is seated in, and connects again, until the tournament ends."""
+    it is seated in, and connects again, until the tournament ends.
 
-    def __init__(self, addr: str, bot: Any, name: str, token: str, done: threading.Event,
+    A failure of the connection while the event runs is noted (`errors`) and the slot connects
+    again: the tournament has ruled on that game. Anything else (the bot raised, or answered
+    something that is not an action) is the experiment's bug: it is kept in `failure`, and
+    `play` stops the event and raises it."""
+
+    def __init__(self, addr: str, bot: Any, name: str, token: str, finished,
                  errors: list[str], lock: threading.Lock | None) -> None:
         super().__init__(daemon=True, name=f"anqi.play {name}")
         self.addr, self.bot, self.bot_name, self.token = addr, bot, name, token
-        self.done, self.errors, self.lock = done, errors, lock
+        self.finished, self.errors, self.lock = finished, errors, lock
+        self.failure: BaseException | None = None
         self.games = 0
 
     def run(self) -> None:
         from .client import play_one
 
         failures = 0
-        while not self.done.is_set():
+        while not self.finished():
             try:
                 bot = _Locked(self.bot, self.lock) if self.lock else self.bot
                 result = play_one(self.addr, bot, name=self.bot_name, token=self.token)
@@ -111,13 +118,18 @@ class _Seat(threading.Thread):
                 hook = getattr(self.bot, "game_over", None)
                 if callable(hook):
                     hook(result)
-            except Exception as e:  # the tournament ended, or this game went wrong
-                if self.done.is_set():
-                    return
+            except (ConnectionError, TimeoutError, OSError) as e:
+                # The event closes its connections as it ends: give it a moment to exit.
+                for _ in range(40):
+                    if self.finished():
+                        return
+                    time.sleep(0.05)
                 failures += 1
                 self.errors.append(f"{self.bot_name}: {type(e).__name__}: {e}")
-                # The tournament rules on a failed game (the seat loses); do not hammer it.
                 time.sleep(min(0.05 * failures, 1.0))
+            except BaseException as e:  # the bot's own error: stop the experiment
+                self.failure = e
+                return
 
 
 class _Locked:
@@ -228,6 +240,10 @@ def play(
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     done = threading.Event()
+
+    def finished() -> bool:
+        return done.is_set() or proc.poll() is not None
+
     errors: list[str] = []
     threads: list[_Seat] = []
     try:
@@ -245,12 +261,18 @@ def play(
                         own = bot.spawn() if hasattr(bot, "spawn") else copy.deepcopy(bot)
                     except Exception:
                         own, lock = bot, _lock_for(bot)
-                    t = _Seat(addr, own, name, token, done, errors, lock)
+                    t = _Seat(addr, own, name, token, finished, errors, lock)
                     t.start()
                     threads.append(t)
             last = 0.0
             while proc.poll() is None:
                 time.sleep(0.1)
+                failed = next((t for t in threads if t.failure is not None), None)
+                if failed is not None:
+                    raise PlayError(
+                        f"bot {failed.bot_name!r} failed: {type(failed.failure).__name__}: "
+                        f"{failed.failure} (the event is stopped)"
+                    ) from failed.failure
                 if progress and time.monotonic() - last >= 2.0:
                     last = time.monotonic()
                     print(f"anqi.play: {_count_lines(out_path)}/{total} games",
@@ -265,6 +287,13 @@ def play(
             )
         if progress:
             print(f"anqi.play: {total}/{total} games", file=sys.stderr, flush=True)
+        if errors:
+            warnings.warn(
+                f"anqi.play: {len(errors)} connection failure(s) of Python bots during the "
+                f"event (those games were ruled by the referee); the first: {errors[0]}",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         return load(out_path)
     finally:
         done.set()

@@ -153,6 +153,22 @@ class PlayTests(unittest.TestCase):
             self.assertEqual(replay(out).returncode, 0, replay(out).stdout)
             self.assertTrue(any(p.kind == "put" for r in records for p in r.plies))
 
+    def test_a_failing_bot_stops_the_event(self):
+        class Broken(anqi.Bot):
+            name = "broken"
+
+            def choose(self, view):
+                raise KeyError("oops")
+
+        with self.assertRaises(anqi.PlayError) as e:
+            anqi.play([Broken(), anqi.RandomBot(1)], games=4, variant="traditional-2x4")
+        self.assertIn("'broken' failed: KeyError", str(e.exception))
+        self.assertIsInstance(e.exception.__cause__, KeyError)
+
+    def test_a_variant_that_does_not_load(self):
+        with self.assertRaises(ValueError):
+            anqi.play([FirstLegal(), FirstLegal()], variant="no-such-variant")
+
     def test_too_few_players(self):
         with self.assertRaises(ValueError) as e:
             anqi.play([FirstLegal()], variant="2v2")
