@@ -72,6 +72,6 @@ def find_anqi(binary: str | os.PathLike[str] | None = None) -> str:
     raise BinaryNotFound(
         "the anqi program was not found (looked for "
         + ", ".join(tried)
-        + "). Build it in the repository with `cargo build --release`, or install it with "
-        "`cargo install --path .`, or set ANQI_BIN to its path."
+        + "). Build it with `cargo build --release` in the anqi repository and run from "
+        "there, or install it with `cargo install --path .`, or set ANQI_BIN to its path."
     )

@@ -264,7 +264,7 @@ def play(
                     t = _Seat(addr, own, name, token, finished, errors, lock)
                     t.start()
                     threads.append(t)
-            last = 0.0
+            last, shown = 0.0, -1
             while proc.poll() is None:
                 time.sleep(0.1)
                 failed = next((t for t in threads if t.failure is not None), None)
@@ -274,9 +274,8 @@ def play(
                         f"{failed.failure} (the event is stopped)"
                     ) from failed.failure
                 if progress and time.monotonic() - last >= 2.0:
-                    last = time.monotonic()
-                    print(f"anqi.play: {_count_lines(out_path)}/{total} games",
-                          file=sys.stderr, flush=True)
+                    last, shown = time.monotonic(), _count_lines(out_path)
+                    print(f"anqi.play: {shown}/{total} games", file=sys.stderr, flush=True)
             done.set()
             drain.join(timeout=5)
         if proc.returncode != 0:
@@ -285,7 +284,7 @@ def play(
                 f"anqi tournament exited with status {proc.returncode}:\n"
                 + "\n".join(text[-30:] + errors[-5:])
             )
-        if progress:
+        if progress and shown != total:
             print(f"anqi.play: {total}/{total} games", file=sys.stderr, flush=True)
         if errors:
             warnings.warn(
