@@ -21,8 +21,8 @@ _COLOURS = {
     "goal reached": "tab:green", "goal missed": "tab:gray", "side 0": "tab:red",
     "side 1": "tab:blue", "all players": "tab:purple", "both colours": "tab:purple",
 }
-_STYLES = {"moves": "-", "jumps": ":", "reveals": "--", "total": "-", "bags": "-.",
-           "puts": "-.", "empty": (0, (1, 3))}
+_STYLES = {"moves": "-", "jumps": ":", "reveals": "--", "total": "-", "bags": (0, (3, 1, 1, 1, 1, 1)),
+           "puts": "-.", "empty": (0, (6, 2, 1, 2))}
 
 
 def _pyplot():
@@ -40,13 +40,18 @@ def _pyplot():
 def mobility(m: Mobility, path: str | os.PathLike[str] | None = None,
              title: str | None = None, figsize: tuple[float, float] = (9, 6)) -> Any:
     """A figure of `m` (from `anqi.analysis.mobility`): mean counts by ply in the upper panel,
-    games still running in the lower one. Saved to `path` when given. Returns the matplotlib
-    Figure."""
+    games still running in the lower one (one panel for a single game). Saved to `path` when
+    given. Returns the matplotlib Figure."""
     plt = _pyplot()
-    fig, (top, bottom) = plt.subplots(
-        2, 1, sharex=True, figsize=figsize, gridspec_kw={"height_ratios": [3, 1]}
-    )
-    others = iter(["tab:orange", "tab:brown", "tab:pink", "tab:olive", "tab:cyan"])
+    if m.games > 1:
+        fig, (top, bottom) = plt.subplots(
+            2, 1, sharex=True, figsize=figsize, gridspec_kw={"height_ratios": [3, 1]}
+        )
+    else:  # one game: every point is that game's, there is no survival to show
+        fig, top = plt.subplots(figsize=(figsize[0], figsize[1] * 0.75))
+        bottom = None
+    others = iter(["tab:blue", "tab:red", "tab:green", "tab:orange", "tab:brown", "tab:pink",
+                   "tab:olive", "tab:cyan"])
     for label in m.labels:
         colour = _COLOURS.get(label) or next(others, None)
         for k in m.kinds:
@@ -62,11 +67,14 @@ def mobility(m: Mobility, path: str | os.PathLike[str] | None = None,
     top.grid(alpha=0.3)
     games = "1 game" if m.games == 1 else f"{m.games} games"
     top.set_title(title or f"Mobility by {m.x}, by {m.group} ({games}; {m.source})")
-    bottom.fill_between(m.index, m.alive, step="mid", alpha=0.4, color="tab:gray")
-    bottom.set_ylabel("games running")
-    bottom.set_xlabel(m.x)
-    bottom.grid(alpha=0.3)
-    if m.games > 1:
+    if bottom is None:
+        top.set_xlabel(m.x)
+        top.set_ylabel("legal actions")
+    else:
+        bottom.fill_between(m.index, m.alive, step="mid", alpha=0.4, color="tab:gray")
+        bottom.set_ylabel("games running")
+        bottom.set_xlabel(m.x)
+        bottom.grid(alpha=0.3)
         bottom.set_title("means at a ply are over the games still running then (survival)",
                          fontsize="small")
     fig.tight_layout()
