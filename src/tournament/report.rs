@@ -2,6 +2,7 @@
 //! in 100 columns for engine names of up to 10 characters.
 
 use super::stats::{GoalStandings, GoalStats, Model, PairStats, SprtResult, Standings};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// An Elo value; a score of 0 or 1 has none and prints as -inf or +inf.
@@ -115,15 +116,7 @@ fn one_side(o: &mut String, g: &GoalStandings) {
         let _ = writeln!(o, "\nTeams (the engines that played a game together):");
         table(o, "team", 30, &g.teams);
     }
-    let _ = writeln!(o, "\nTerminations per engine:");
-    for e in &g.engines {
-        let list: Vec<String> = e
-            .terminations
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        let _ = writeln!(o, "  {:<20} {}", e.name, list.join(", "));
-    }
+    terminations(o, g.engines.iter().map(|e| (&e.name, &e.terminations)));
 }
 
 /// The competitive games: standings, teams, crosstable, pairs, pentanomials, terminations.
@@ -265,14 +258,18 @@ fn competitive(o: &mut String, s: &Standings) {
             );
         }
     }
+    terminations(o, s.engines.iter().map(|e| (&e.name, &e.terminations)));
+}
+
+/// The "Terminations per engine" section: how each engine's games ended.
+fn terminations<'a>(
+    o: &mut String,
+    engines: impl Iterator<Item = (&'a String, &'a BTreeMap<String, usize>)>,
+) {
     let _ = writeln!(o, "\nTerminations per engine:");
-    for e in &s.engines {
-        let list: Vec<String> = e
-            .terminations
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
-        let _ = writeln!(o, "  {:<20} {}", e.name, list.join(", "));
+    for (name, ends) in engines {
+        let list: Vec<String> = ends.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let _ = writeln!(o, "  {name:<20} {}", list.join(", "));
     }
 }
 

@@ -8,7 +8,7 @@
 //! game so far is a normal game of: `game.deal` gives it back, and `Game(deal=...)` replays it.
 
 use crate::actions::{parse_action, piece_index, piece_of, PIECE_LETTERS};
-use crate::observation::{observation_of, Observation};
+use crate::observation::{counts_dict, observation_of, Observation};
 use crate::variant::{load_any, Loaded, VariantInfo};
 use anqi::rules::{self, Action, Deal, Piece, SeedInputs, Start};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -448,13 +448,7 @@ impl Game {
         } else {
             self.game.counts()
         };
-        let out = PyDict::new(py);
-        out.set_item("moves", c.moves)?;
-        out.set_item("jumps", c.jumps)?;
-        out.set_item("reveals", c.reveals)?;
-        out.set_item("bags", c.bags)?;
-        out.set_item("puts", c.puts)?;
-        Ok(out)
+        counts_dict(py, c)
     }
 
     /// The legal-action counts `player` would have in this position: the mover's own, and for
@@ -468,13 +462,7 @@ impl Game {
             )));
         }
         let c = self.game.counts_of(player);
-        let out = PyDict::new(py);
-        out.set_item("moves", c.moves)?;
-        out.set_item("jumps", c.jumps)?;
-        out.set_item("reveals", c.reveals)?;
-        out.set_item("bags", c.bags)?;
-        out.set_item("puts", c.puts)?;
-        Ok(out)
+        counts_dict(py, c)
     }
 
     /// What `player` knows (an `anqi.Observation`): the public board, its colour, the hand of
