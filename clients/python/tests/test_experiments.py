@@ -144,6 +144,16 @@ class PlayTests(unittest.TestCase):
         self.assertEqual({r.engines[0] for r in records}, {"first", "anqi-bot-greedy"})
         self.assertTrue(all(r.one_sided for r in records))
 
+    def test_cooperative_teams_score_together(self):
+        records = anqi.play([anqi.GreedyBot(1), anqi.RandomBot(2), FirstLegal()], games=6,
+                            variant="cooperative", concurrency=2)
+        self.check(records, 6, "cooperative", 2)
+        for r in records:
+            self.assertTrue(r.one_sided)
+            self.assertEqual(r.sides, [[1, 2]])
+            self.assertEqual(r.score(1), r.score(2))
+            self.assertEqual(r.score(1), 1.0 if r.result.reason == "cleared" else 0.0)
+
     def test_strategic_is_played_and_saved(self):
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp) / "kept.jsonl"
