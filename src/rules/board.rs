@@ -31,6 +31,17 @@ impl Square {
         }
     }
 
+    /// The square as one byte, the move generator's form: 0 empty, 1 face-down, and
+    /// `2 + colour * 7 + kind` for a revealed piece (below [`CODES`]).
+    #[inline]
+    pub fn code(self) -> u8 {
+        match self {
+            Square::Empty => EMPTY,
+            Square::Hidden => HIDDEN,
+            Square::Up(p) => 2 + (p.colour.index() * 7 + p.kind.index()) as u8,
+        }
+    }
+
     /// The square for a wire character.
     pub fn from_letter(c: char) -> Option<Square> {
         match c {
@@ -38,6 +49,22 @@ impl Square {
             'X' => Some(Square::Hidden),
             _ => Piece::from_letter(c).map(Square::Up),
         }
+    }
+}
+
+/// [`Square::code`] of an empty cell.
+pub const EMPTY: u8 = 0;
+/// [`Square::code`] of a face-down piece.
+pub const HIDDEN: u8 = 1;
+/// Square codes are below this: tables indexed by code have this many entries.
+pub const CODES: usize = 16;
+
+/// The colour of a revealed piece's square code (`None` for empty, face-down and unused codes).
+const fn colour_of_code(code: usize) -> Option<Colour> {
+    match code {
+        2..=8 => Some(Colour::Red),
+        9..=15 => Some(Colour::Black),
+        _ => None,
     }
 }
 
@@ -74,6 +101,9 @@ impl From<Option<Colour>> for Control {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Board {
     squares: Vec<Square>,
+    /// `codes[c] == squares[c].code()`, kept in step by [`Board::set`]: what the move
+    /// generator reads (one byte per cell, and table lookups instead of matches).
+    codes: Vec<u8>,
 }
 
 /// Why an action is not legal, in words a bot author can act on.
@@ -86,6 +116,7 @@ impl Board {
     pub fn hidden(size: usize) -> Board {
         Board {
             squares: vec![Square::Hidden; size],
+            codes: vec![HIDDEN; size],
         }
     }
 
@@ -102,7 +133,10 @@ impl Board {
                 })
             })
             .collect::<Result<Vec<_>, _>>()
-            .map(|squares| Board { squares })
+            .map(|squares: Vec<Square>| Board {
+                codes: squares.iter().map(|s| s.code()).collect(),
+                squares,
+            })
     }
 
     /// Number of cells.
@@ -125,6 +159,7 @@ impl Board {
     #[inline]
     pub fn set(&mut self, cell: Cell, sq: Square) {
         self.squares[cell] = sq;
+        self.codes[cell] = sq.code();
     }
 
     /// All squares, cell 0 first.
@@ -252,7 +287,10 @@ impl Board {
         Ok(ActionKind::Jump)
     }
 
-    /// Calls `f` with every reveal and every move allowed by `control`, without allocating.
+    /// Calls `f` with every reveal and every move allowed by `control`, without allocating:
+    /// cell by cell, a face-down cell's reveal, or a movable piece's moves (see
+    /// [`Board::for_each_move_from`]). Records, seeded bots and the golden transcripts depend
+    /// on this order.
     pub fn for_each_action(
         &self,
         topo: &Topology,
@@ -260,20 +298,23 @@ impl Board {
         control: Control,
         mut f: impl FnMut(Action, ActionKind),
     ) {
-        for (cell, sq) in self.squares.iter().enumerate() {
-            match *sq {
-                Square::Empty => {}
-                Square::Hidden => f(Action::Reveal(cell), ActionKind::Reveal),
-                Square::Up(p) if control.moves(p.colour) => {
-                    self.for_each_move_from(topo, rules, cell, false, &mut f)
-                }
-                Square::Up(_) => {}
+        // Which square codes hold a piece `control` may move.
+        let mut movable = [false; CODES];
+        for (code, m) in movable.iter_mut().enumerate() {
+            *m = colour_of_code(code).is_some_and(|c| control.moves(c));
+        }
+        for (cell, &code) in self.codes.iter().enumerate() {
+            if code == HIDDEN {
+                f(Action::Reveal(cell), ActionKind::Reveal);
+            } else if movable[code as usize] {
+                self.moves_of_code(topo, rules, cell, code, false, &mut f);
             }
         }
     }
 
     /// Calls `f` with every move of the revealed piece at `from` (only its captures when
-    /// `captures_only`).
+    /// `captures_only`): its steps in the order of [`Topology::neighbours`], then its jumps in
+    /// the order of [`Topology::rays`].
     pub fn for_each_move_from(
         &self,
         topo: &Topology,
@@ -282,27 +323,55 @@ impl Board {
         captures_only: bool,
         mut f: impl FnMut(Action, ActionKind),
     ) {
-        let Square::Up(p) = self.get(from) else {
-            return;
-        };
-        for &to in topo.neighbours(from) {
-            let ok = match self.get(to) {
-                Square::Empty => !captures_only,
-                Square::Hidden => false,
-                Square::Up(t) => t.colour != p.colour && rules.can_step_capture(p.kind, t.kind),
-            };
-            if ok {
-                f(Action::Move { from, to }, ActionKind::Step);
+        let code = self.codes[from];
+        if code > HIDDEN {
+            self.moves_of_code(topo, rules, from, code, captures_only, &mut f);
+        }
+    }
+
+    /// [`Board::for_each_move_from`] for the piece of square code `code` (> [`HIDDEN`]).
+    #[inline]
+    fn moves_of_code(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        from: Cell,
+        code: u8,
+        captures_only: bool,
+        f: &mut impl FnMut(Action, ActionKind),
+    ) {
+        let codes = &self.codes[..];
+        // A step onto an empty cell, or a capture by a step: one lookup by the two codes.
+        let steps = rules.steps_of_code(code);
+        let lowest = if captures_only { HIDDEN + 1 } else { EMPTY };
+        for &to in topo.step_cells(from) {
+            let target = codes[to as usize];
+            if target >= lowest && steps[target as usize] {
+                f(
+                    Action::Move {
+                        from,
+                        to: to as Cell,
+                    },
+                    ActionKind::Step,
+                );
             }
         }
-        if rules.jumps(p.kind) {
-            for ray in topo.rays(from) {
+        if rules.jumps_code(code) {
+            let colour = colour_of_code(code as usize);
+            for ray in topo.ray_cells(from) {
                 // Skip empties to the screen, then empties to the first piece beyond.
-                let mut it = ray.iter().filter(|&&c| self.get(c) != Square::Empty);
+                let mut it = ray.iter().filter(|&&c| codes[c as usize] != EMPTY);
                 let _screen = it.next();
                 if let Some(&to) = it.next() {
-                    if matches!(self.get(to), Square::Up(t) if t.colour != p.colour) {
-                        f(Action::Move { from, to }, ActionKind::Jump);
+                    let target = colour_of_code(codes[to as usize] as usize);
+                    if target.is_some() && target != colour {
+                        f(
+                            Action::Move {
+                                from,
+                                to: to as Cell,
+                            },
+                            ActionKind::Jump,
+                        );
                     }
                 }
             }
