@@ -67,7 +67,6 @@ struct Run {
 /// fingerprint (slower: for comparing results, not for timing).
 fn run(variant: &Arc<Variant>, seed: &str, games: u64, check: bool) -> Run {
     let mut fp = Fingerprint(0xcbf2_9ce4_8422_2325);
-    let mut legal = Vec::new();
     let mut plies = 0;
     let start = Instant::now();
     for i in 0..games {
@@ -79,8 +78,7 @@ fn run(variant: &Arc<Variant>, seed: &str, games: u64, check: bool) -> Run {
         let mut rng = SplitMix64(u64::from_le_bytes(key[..8].try_into().unwrap()));
         let mut game = Game::new(variant.clone(), inputs.deal_for(variant));
         while game.outcome().is_none() && game.ply() < 5_000 {
-            legal.clear();
-            game.for_each_legal(|a, _| legal.push(a));
+            let legal = game.legal();
             if check {
                 legal.iter().for_each(|&a| fp.action(a));
                 fp.counts(game.counts());

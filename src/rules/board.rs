@@ -167,6 +167,11 @@ impl Board {
         &self.squares
     }
 
+    /// Every cell's [`Square::code`], cell 0 first.
+    pub fn codes(&self) -> &[u8] {
+        &self.codes
+    }
+
     /// The wire string.
     pub fn to_wire(&self) -> String {
         self.squares.iter().map(|s| s.letter()).collect()

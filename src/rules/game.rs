@@ -198,10 +198,18 @@ pub struct Game {
     ply: u32,
     /// Consecutive plies without progress (reveal, capture, draw, put).
     quiet_plies: u32,
-    /// Positions (board, hand and player to move) since the last irreversible action.
-    history: Vec<Vec<u8>>,
+    /// Positions (board, place in the turn order, chain) since the last irreversible action,
+    /// as keys of one length (see [`push_position_key`]) end to end: one buffer reused for the
+    /// whole game instead of an allocation per ply.
+    history: Vec<u8>,
     /// Legal action counts of the player to move (cached once per prompt).
     counts: ActionCounts,
+    /// The legal actions of the player to move and their kinds, in the rules' order: listed
+    /// once per prompt by [`Game::start_turn`], in the same pass as `counts`, and reused by
+    /// [`Game::for_each_legal`] and [`Game::legal`] (the listing is most of a random playout's
+    /// time).
+    legal: Vec<Action>,
+    legal_kinds: Vec<ActionKind>,
     outcome: Option<Outcome>,
 }
 
@@ -249,6 +257,8 @@ impl Game {
             quiet_plies: 0,
             history: Vec::new(),
             counts: ActionCounts::default(),
+            legal: Vec::new(),
+            legal_kinds: Vec::new(),
             outcome: None,
         };
         game.start_turn();
@@ -454,16 +464,22 @@ impl Game {
         }
     }
 
-    /// Calls `f` with every legal action of the player to move.
-    pub fn for_each_legal(&self, f: impl FnMut(Action, ActionKind)) {
-        self.public_state().for_each_legal(f);
+    /// Calls `f` with every legal action of the player to move (what
+    /// [`PublicState::for_each_legal`] gives for [`Game::public_state`], listed once per turn).
+    pub fn for_each_legal(&self, mut f: impl FnMut(Action, ActionKind)) {
+        for (&a, &kind) in self.legal.iter().zip(&self.legal_kinds) {
+            f(a, kind);
+        }
+    }
+
+    /// The legal actions of the player to move, in the rules' order, without copying them.
+    pub fn legal(&self) -> &[Action] {
+        &self.legal
     }
 
     /// The legal actions of the player to move.
     pub fn legal_actions(&self) -> Vec<Action> {
-        let mut out = Vec::new();
-        self.for_each_legal(|a, _| out.push(a));
-        out
+        self.legal.clone()
     }
 
     /// Checks an action by `player` without playing it.
@@ -643,7 +659,18 @@ impl Game {
     /// the no-progress draw; the repetition draw.
     fn start_turn(&mut self) {
         let mut counts = ActionCounts::default();
-        self.for_each_legal(|_, kind| counts.add(kind));
+        let (mut legal, mut kinds) = (
+            std::mem::take(&mut self.legal),
+            std::mem::take(&mut self.legal_kinds),
+        );
+        legal.clear();
+        kinds.clear();
+        self.public_state().for_each_legal(|a, kind| {
+            counts.add(kind);
+            legal.push(a);
+            kinds.push(kind);
+        });
+        (self.legal, self.legal_kinds) = (legal, kinds);
         self.counts = counts;
         let mover_side = self.side_of(self.to_move());
         match self.variant.objective {
@@ -676,9 +703,9 @@ impl Game {
             return self.finish(None, Termination::NoProgress);
         }
         if let Some(rule) = draw.repetition {
-            let key = position_key(self.board.squares(), self.turn_pos, self.chain);
-            self.history.push(key);
-            if repeated(&self.history, rule) {
+            let codes = self.board.codes();
+            push_position_key(&mut self.history, codes, self.turn_pos, self.chain);
+            if repeated(&self.history, codes.len() + 8, rule) {
                 self.finish(None, Termination::Repetition);
             }
         }
@@ -741,31 +768,34 @@ fn piece_index(p: Piece) -> usize {
     p.colour.index() * 7 + p.kind.index()
 }
 
-/// What makes a position for the repetition rule: the board, the place in the turn order, and
-/// the cell of a chain capture in progress. The numbers are written whole (4 bytes each): a
-/// turn order may have thousands of entries and a board thousands of cells, so one byte each
-/// would make different positions collide.
-fn position_key(squares: &[Square], turn_pos: usize, chain: Option<Cell>) -> Vec<u8> {
-    let mut key: Vec<u8> = squares.iter().map(|s| s.letter() as u8).collect();
-    key.extend_from_slice(&(turn_pos as u32).to_le_bytes());
-    key.extend_from_slice(&chain.map_or(u32::MAX, |c| c as u32).to_le_bytes());
-    key
+/// Appends the key of a position for the repetition rule to `out`: the board (its square
+/// codes, one byte per cell: equal keys, equal boards), the place in the turn order, and the
+/// cell of a chain capture in progress. The numbers are written whole (4 bytes each): a turn
+/// order may have thousands of entries and a board thousands of cells, so one byte each would
+/// make different positions collide. Every key of a game has the same length, cells + 8.
+fn push_position_key(out: &mut Vec<u8>, codes: &[u8], turn_pos: usize, chain: Option<Cell>) {
+    out.extend_from_slice(codes);
+    out.extend_from_slice(&(turn_pos as u32).to_le_bytes());
+    out.extend_from_slice(&chain.map_or(u32::MAX, |c| c as u32).to_le_bytes());
 }
 
-/// Whether the positions since the last irreversible action (current last) draw by `rule`.
-fn repeated(history: &[Vec<u8>], rule: Repetition) -> bool {
-    let Some(now) = history.last() else {
+/// Whether the positions since the last irreversible action (current last), keys of `len`
+/// bytes end to end in `history`, draw by `rule`. Keys are compared whole, byte for byte.
+fn repeated(history: &[u8], len: usize, rule: Repetition) -> bool {
+    let key = |i: usize| &history[i * len..(i + 1) * len];
+    let count = history.len() / len;
+    let Some(t) = count.checked_sub(1) else {
         return false;
     };
+    let now = key(t);
     match rule {
-        Repetition::Occurrence(n) => history.iter().filter(|k| *k == now).count() as u32 >= n,
+        Repetition::Occurrence(n) => (0..count).filter(|&i| key(i) == now).count() as u32 >= n,
         Repetition::Cycle { times, extra } => {
             // Positions p_0..p_t; a cycle of length L repeated `times` times plus `extra` plies
             // means p_i == p_(i+L) for every i in t - (times*L + extra) ..= t - L.
-            let t = history.len() - 1;
-            (1..=t / times as usize).any(|len| {
-                let span = times as usize * len + extra as usize;
-                span <= t && (t - span..=t - len).all(|i| history[i] == history[i + len])
+            (1..=t / times as usize).any(|l| {
+                let span = times as usize * l + extra as usize;
+                span <= t && (t - span..=t - l).all(|i| key(i) == key(i + l))
             })
         }
     }
@@ -978,6 +1008,13 @@ mod tests {
         state.for_each_legal(|a, _| expected += u32::from(matches!(a, Action::Move { .. })));
         assert_eq!(theirs.moves + theirs.jumps, expected);
         assert!(expected > 0, "the red king can step somewhere");
+    }
+
+    fn position_key(squares: &[Square], turn_pos: usize, chain: Option<Cell>) -> Vec<u8> {
+        let codes: Vec<u8> = squares.iter().map(|s| s.code()).collect();
+        let mut key = Vec::new();
+        push_position_key(&mut key, &codes, turn_pos, chain);
+        key
     }
 
     #[test]
