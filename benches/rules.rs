@@ -78,15 +78,16 @@ fn run(variant: &Arc<Variant>, seed: &str, games: u64, check: bool) -> Run {
         let mut rng = SplitMix64(u64::from_le_bytes(key[..8].try_into().unwrap()));
         let mut game = Game::new(variant.clone(), inputs.deal_for(variant));
         while game.outcome().is_none() && game.ply() < 5_000 {
-            let legal = game.legal();
+            let total = game.counts().total() as usize;
             if check {
-                legal.iter().for_each(|&a| fp.action(a));
+                game.for_each_legal(|a, _| fp.action(a));
                 fp.counts(game.counts());
                 for p in 1..=variant.order.iter().copied().max().unwrap_or(1) {
                     fp.counts(game.counts_of(p));
                 }
             }
-            let a = legal[rng.below(legal.len())];
+            // As `anqi.playouts` does: an index among the counted actions, and that action.
+            let a = game.nth_legal(rng.below(total)).unwrap();
             fp.action(a);
             game.play(game.to_move(), a).unwrap();
         }

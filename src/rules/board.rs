@@ -104,6 +104,38 @@ pub struct Board {
     /// `codes[c] == squares[c].code()`, kept in step by [`Board::set`]: what the move
     /// generator reads (one byte per cell, and table lookups instead of matches).
     codes: Vec<u8>,
+    /// On a board of at most [`MASK_CELLS`] cells, bit `c` of `masks[0]` says cell `c` is
+    /// face-down, of `masks[1 + colour]` that it holds a revealed piece of that colour (zero on
+    /// larger boards). Kept in step by [`Board::set`]: the generator visits only the cells that
+    /// have actions, and counts reveals with one instruction.
+    masks: [u128; 3],
+}
+
+/// Boards of at most this many cells keep the cell masks of [`Board`] (every shipped board,
+/// 8x16 included); larger ones use the same generator without them.
+pub const MASK_CELLS: usize = 128;
+
+/// The masks of a board's codes (all zero past [`MASK_CELLS`] cells).
+fn masks_of(codes: &[u8]) -> [u128; 3] {
+    let mut masks = [0; 3];
+    if codes.len() <= MASK_CELLS {
+        for (cell, &code) in codes.iter().enumerate() {
+            if let Some(i) = mask_index(code) {
+                masks[i] |= 1 << cell;
+            }
+        }
+    }
+    masks
+}
+
+/// Which of [`Board`]'s masks a square code belongs to.
+#[inline]
+fn mask_index(code: u8) -> Option<usize> {
+    match code {
+        HIDDEN => Some(0),
+        EMPTY => None,
+        c => colour_of_code(c as usize).map(|c| 1 + c.index()),
+    }
 }
 
 /// Why an action is not legal, in words a bot author can act on.
@@ -114,9 +146,11 @@ pub struct Illegal(pub String);
 impl Board {
     /// A board of `size` face-down pieces.
     pub fn hidden(size: usize) -> Board {
+        let codes = vec![HIDDEN; size];
         Board {
             squares: vec![Square::Hidden; size],
-            codes: vec![HIDDEN; size],
+            masks: masks_of(&codes),
+            codes,
         }
     }
 
@@ -133,9 +167,13 @@ impl Board {
                 })
             })
             .collect::<Result<Vec<_>, _>>()
-            .map(|squares: Vec<Square>| Board {
-                codes: squares.iter().map(|s| s.code()).collect(),
-                squares,
+            .map(|squares: Vec<Square>| {
+                let codes: Vec<u8> = squares.iter().map(|s| s.code()).collect();
+                Board {
+                    squares,
+                    masks: masks_of(&codes),
+                    codes,
+                }
             })
     }
 
@@ -159,7 +197,45 @@ impl Board {
     #[inline]
     pub fn set(&mut self, cell: Cell, sq: Square) {
         self.squares[cell] = sq;
-        self.codes[cell] = sq.code();
+        let code = sq.code();
+        self.codes[cell] = code;
+        if self.codes.len() <= MASK_CELLS {
+            let bit = 1u128 << cell;
+            for m in &mut self.masks {
+                *m &= !bit;
+            }
+            if let Some(i) = mask_index(code) {
+                self.masks[i] |= bit;
+            }
+        }
+    }
+
+    /// Calls `f` with every cell that may have actions under `control`, in cell order: the
+    /// face-down cells and those of the pieces `control` moves, with their square codes.
+    #[inline]
+    fn for_each_active_cell(&self, control: Control, mut f: impl FnMut(Cell, u8)) {
+        if self.codes.len() <= MASK_CELLS {
+            let [hidden, red, black] = self.masks;
+            let mut todo = hidden
+                | match control {
+                    Control::Nothing => 0,
+                    Control::Colour(Colour::Red) => red,
+                    Control::Colour(Colour::Black) => black,
+                    Control::Both => red | black,
+                };
+            while todo != 0 {
+                let cell = todo.trailing_zeros() as Cell;
+                todo &= todo - 1;
+                f(cell, self.codes[cell]);
+            }
+        } else {
+            for (cell, &code) in self.codes.iter().enumerate() {
+                if code == HIDDEN || colour_of_code(code as usize).is_some_and(|c| control.moves(c))
+                {
+                    f(cell, code);
+                }
+            }
+        }
     }
 
     /// All squares, cell 0 first.
@@ -303,18 +379,50 @@ impl Board {
         control: Control,
         mut f: impl FnMut(Action, ActionKind),
     ) {
-        // Which square codes hold a piece `control` may move.
-        let mut movable = [false; CODES];
-        for (code, m) in movable.iter_mut().enumerate() {
-            *m = colour_of_code(code).is_some_and(|c| control.moves(c));
-        }
-        for (cell, &code) in self.codes.iter().enumerate() {
+        self.for_each_active_cell(control, |cell, code| {
             if code == HIDDEN {
                 f(Action::Reveal(cell), ActionKind::Reveal);
-            } else if movable[code as usize] {
+            } else {
                 self.moves_of_code(topo, rules, cell, code, false, &mut f);
             }
-        }
+        });
+    }
+
+    /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, and its kind,
+    /// without listing the others: the pieces before it are only counted.
+    pub fn nth_action(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        control: Control,
+        mut k: usize,
+    ) -> Option<(Action, ActionKind)> {
+        let mut found = None;
+        self.for_each_active_cell(control, |cell, code| {
+            if found.is_some() {
+                return;
+            }
+            if code == HIDDEN {
+                if k == 0 {
+                    found = Some((Action::Reveal(cell), ActionKind::Reveal));
+                }
+                k = k.wrapping_sub(1);
+                return;
+            }
+            let (steps, jumps) = self.count_moves_of_code(topo, rules, cell, code);
+            let here = (steps + jumps) as usize;
+            if k < here {
+                let mut i = 0;
+                self.moves_of_code(topo, rules, cell, code, false, &mut |a, kind| {
+                    if i == k {
+                        found = Some((a, kind));
+                    }
+                    i += 1;
+                });
+            }
+            k = k.wrapping_sub(here);
+        });
+        found
     }
 
     /// Calls `f` with every move of the revealed piece at `from` (only its captures when
@@ -362,25 +470,51 @@ impl Board {
             }
         }
         if rules.jumps_code(code) {
-            let colour = colour_of_code(code as usize);
             for ray in topo.ray_cells(from) {
-                // Skip empties to the screen, then empties to the first piece beyond.
-                let mut it = ray.iter().filter(|&&c| codes[c as usize] != EMPTY);
-                let _screen = it.next();
-                if let Some(&to) = it.next() {
-                    let target = colour_of_code(codes[to as usize] as usize);
-                    if target.is_some() && target != colour {
-                        f(
-                            Action::Move {
-                                from,
-                                to: to as Cell,
-                            },
-                            ActionKind::Jump,
-                        );
-                    }
+                if let Some(to) = self.jump_target(code, ray) {
+                    f(Action::Move { from, to }, ActionKind::Jump);
                 }
             }
         }
+    }
+
+    /// How many steps and jumps [`Board::moves_of_code`] gives (not only captures), counted
+    /// without a branch per step.
+    #[inline]
+    fn count_moves_of_code(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        from: Cell,
+        code: u8,
+    ) -> (u32, u32) {
+        let codes = &self.codes[..];
+        let steps = rules.steps_of_code(code);
+        let mut n = 0;
+        for &to in topo.step_cells(from) {
+            n += u32::from(steps[codes[to as usize] as usize]);
+        }
+        let mut jumps = 0;
+        if rules.jumps_code(code) {
+            for ray in topo.ray_cells(from) {
+                jumps += u32::from(self.jump_target(code, ray).is_some());
+            }
+        }
+        (n, jumps)
+    }
+
+    /// Where the cannon of square code `code` captures along `ray` (from the cell next to it
+    /// outwards), if it does: the first piece beyond the first piece (the screen, face-down or
+    /// not), when it is a revealed enemy.
+    #[inline]
+    fn jump_target(&self, code: u8, ray: &[u16]) -> Option<Cell> {
+        let codes = &self.codes[..];
+        // Skip empties to the screen, then empties to the first piece beyond.
+        let mut it = ray.iter().filter(|&&c| codes[c as usize] != EMPTY);
+        let _screen = it.next();
+        let to = *it.next()? as usize;
+        let target = colour_of_code(codes[to] as usize);
+        (target.is_some() && target != colour_of_code(code as usize)).then_some(to)
     }
 
     /// Counts the reveals and moves allowed by `control`.
@@ -391,7 +525,15 @@ impl Board {
         control: Control,
     ) -> ActionCounts {
         let mut counts = ActionCounts::default();
-        self.for_each_action(topo, rules, control, |_, kind| counts.add(kind));
+        self.for_each_active_cell(control, |cell, code| {
+            if code == HIDDEN {
+                counts.reveals += 1;
+            } else {
+                let (steps, jumps) = self.count_moves_of_code(topo, rules, cell, code);
+                counts.moves += steps;
+                counts.jumps += jumps;
+            }
+        });
         counts
     }
 

@@ -155,6 +155,46 @@ impl PublicState<'_> {
         }
     }
 
+    /// How many legal actions of each kind [`PublicState::for_each_legal`] gives, counted
+    /// without listing them in the common case (no piece in hand, no chain).
+    pub fn counts(&self) -> ActionCounts {
+        let mut counts = ActionCounts::default();
+        if self.hand.is_some() || self.chain.is_some() {
+            self.for_each_legal(|_, kind| counts.add(kind));
+            return counts;
+        }
+        let v = self.variant;
+        counts = self
+            .board
+            .count_actions(&v.topology, &v.capture, self.control);
+        counts.bags = u32::from(self.bag_has_pieces);
+        counts
+    }
+
+    /// The `k`-th (from 0) of the actions [`PublicState::for_each_legal`] gives, without
+    /// listing the others in the common case (no piece in hand, no chain).
+    pub fn nth_legal(&self, k: usize) -> Option<Action> {
+        if self.hand.is_some() || self.chain.is_some() {
+            let (mut i, mut found) = (0, None);
+            self.for_each_legal(|a, _| {
+                if i == k {
+                    found = Some(a);
+                }
+                i += 1;
+            });
+            return found;
+        }
+        let v = self.variant;
+        let board = self.board;
+        match board.nth_action(&v.topology, &v.capture, self.control, k) {
+            Some((a, _)) => Some(a),
+            None => {
+                let moves = board.count_actions(&v.topology, &v.capture, self.control);
+                (self.bag_has_pieces && k == moves.total() as usize).then_some(Action::Bag)
+            }
+        }
+    }
+
     /// The legal actions, collected.
     pub fn legal_actions(&self) -> Vec<Action> {
         let mut out = Vec::new();
@@ -204,12 +244,6 @@ pub struct Game {
     history: Vec<u8>,
     /// Legal action counts of the player to move (cached once per prompt).
     counts: ActionCounts,
-    /// The legal actions of the player to move and their kinds, in the rules' order: listed
-    /// once per prompt by [`Game::start_turn`], in the same pass as `counts`, and reused by
-    /// [`Game::for_each_legal`] and [`Game::legal`] (the listing is most of a random playout's
-    /// time).
-    legal: Vec<Action>,
-    legal_kinds: Vec<ActionKind>,
     outcome: Option<Outcome>,
 }
 
@@ -257,8 +291,6 @@ impl Game {
             quiet_plies: 0,
             history: Vec::new(),
             counts: ActionCounts::default(),
-            legal: Vec::new(),
-            legal_kinds: Vec::new(),
             outcome: None,
         };
         game.start_turn();
@@ -350,9 +382,7 @@ impl Game {
             chain: None,
             bag_has_pieces: !self.bag.is_empty(),
         };
-        let mut counts = ActionCounts::default();
-        state.for_each_legal(|_, kind| counts.add(kind));
-        counts
+        state.counts()
     }
 
     /// The face-down piece at `cell`, if any: the referee's knowledge, not a player's.
@@ -464,22 +494,23 @@ impl Game {
         }
     }
 
-    /// Calls `f` with every legal action of the player to move (what
-    /// [`PublicState::for_each_legal`] gives for [`Game::public_state`], listed once per turn).
-    pub fn for_each_legal(&self, mut f: impl FnMut(Action, ActionKind)) {
-        for (&a, &kind) in self.legal.iter().zip(&self.legal_kinds) {
-            f(a, kind);
-        }
+    /// Calls `f` with every legal action of the player to move.
+    pub fn for_each_legal(&self, f: impl FnMut(Action, ActionKind)) {
+        self.public_state().for_each_legal(f);
     }
 
-    /// The legal actions of the player to move, in the rules' order, without copying them.
-    pub fn legal(&self) -> &[Action] {
-        &self.legal
+    /// The `k`-th (from 0) of the legal actions of the player to move, in the order of
+    /// [`Game::for_each_legal`], without listing them (`None` when `k` is not below
+    /// `counts().total()`): how a random playout picks its action.
+    pub fn nth_legal(&self, k: usize) -> Option<Action> {
+        self.public_state().nth_legal(k)
     }
 
     /// The legal actions of the player to move.
     pub fn legal_actions(&self) -> Vec<Action> {
-        self.legal.clone()
+        let mut out = Vec::new();
+        self.for_each_legal(|a, _| out.push(a));
+        out
     }
 
     /// Checks an action by `player` without playing it.
@@ -658,19 +689,7 @@ impl Game {
     /// a colour is gone (capture-all, or cleared); the mover has no legal action; the ply cap;
     /// the no-progress draw; the repetition draw.
     fn start_turn(&mut self) {
-        let mut counts = ActionCounts::default();
-        let (mut legal, mut kinds) = (
-            std::mem::take(&mut self.legal),
-            std::mem::take(&mut self.legal_kinds),
-        );
-        legal.clear();
-        kinds.clear();
-        self.public_state().for_each_legal(|a, kind| {
-            counts.add(kind);
-            legal.push(a);
-            kinds.push(kind);
-        });
-        (self.legal, self.legal_kinds) = (legal, kinds);
+        let counts = self.public_state().counts();
         self.counts = counts;
         let mover_side = self.side_of(self.to_move());
         match self.variant.objective {
