@@ -210,13 +210,19 @@ impl Board {
         }
     }
 
-    /// Calls `f` with every cell that may have actions under `control`, in cell order: the
-    /// face-down cells and those of the pieces `control` moves, with their square codes.
+    /// Calls `f` with every cell that may have actions under `control`, in cell order, with
+    /// its square code, until `f` returns false: the face-down cells (when `hidden`) and those
+    /// of the pieces `control` moves.
     #[inline]
-    fn for_each_active_cell(&self, control: Control, mut f: impl FnMut(Cell, u8)) {
+    fn for_each_active_cell(
+        &self,
+        control: Control,
+        hidden: bool,
+        mut f: impl FnMut(Cell, u8) -> bool,
+    ) {
         if self.codes.len() <= MASK_CELLS {
-            let [hidden, red, black] = self.masks;
-            let mut todo = hidden
+            let [face_down, red, black] = self.masks;
+            let mut todo = if hidden { face_down } else { 0 }
                 | match control {
                     Control::Nothing => 0,
                     Control::Colour(Colour::Red) => red,
@@ -226,13 +232,19 @@ impl Board {
             while todo != 0 {
                 let cell = todo.trailing_zeros() as Cell;
                 todo &= todo - 1;
-                f(cell, self.codes[cell]);
+                if !f(cell, self.codes[cell]) {
+                    return;
+                }
             }
         } else {
             for (cell, &code) in self.codes.iter().enumerate() {
-                if code == HIDDEN || colour_of_code(code as usize).is_some_and(|c| control.moves(c))
-                {
-                    f(cell, code);
+                let active = if code == HIDDEN {
+                    hidden
+                } else {
+                    colour_of_code(code as usize).is_some_and(|c| control.moves(c))
+                };
+                if active && !f(cell, code) {
+                    return;
                 }
             }
         }
@@ -379,12 +391,13 @@ impl Board {
         control: Control,
         mut f: impl FnMut(Action, ActionKind),
     ) {
-        self.for_each_active_cell(control, |cell, code| {
+        self.for_each_active_cell(control, true, |cell, code| {
             if code == HIDDEN {
                 f(Action::Reveal(cell), ActionKind::Reveal);
             } else {
                 self.moves_of_code(topo, rules, cell, code, false, &mut f);
             }
+            true
         });
     }
 
@@ -398,29 +411,29 @@ impl Board {
         mut k: usize,
     ) -> Option<(Action, ActionKind)> {
         let mut found = None;
-        self.for_each_active_cell(control, |cell, code| {
-            if found.is_some() {
-                return;
-            }
+        self.for_each_active_cell(control, true, |cell, code| {
             if code == HIDDEN {
                 if k == 0 {
                     found = Some((Action::Reveal(cell), ActionKind::Reveal));
+                    return false;
                 }
-                k = k.wrapping_sub(1);
-                return;
+                k -= 1;
+                return true;
             }
             let (steps, jumps) = self.count_moves_of_code(topo, rules, cell, code);
             let here = (steps + jumps) as usize;
-            if k < here {
-                let mut i = 0;
-                self.moves_of_code(topo, rules, cell, code, false, &mut |a, kind| {
-                    if i == k {
-                        found = Some((a, kind));
-                    }
-                    i += 1;
-                });
+            if k >= here {
+                k -= here;
+                return true;
             }
-            k = k.wrapping_sub(here);
+            let mut i = 0;
+            self.moves_of_code(topo, rules, cell, code, false, &mut |a, kind| {
+                if i == k {
+                    found = Some((a, kind));
+                }
+                i += 1;
+            });
+            false
         });
         found
     }
@@ -492,7 +505,8 @@ impl Board {
         let steps = rules.steps_of_code(code);
         let mut n = 0;
         for &to in topo.step_cells(from) {
-            n += u32::from(steps[codes[to as usize] as usize]);
+            // Codes are below 16 (`CODES`): the mask lets the compiler drop a bounds check.
+            n += u32::from(steps[codes[to as usize] as usize & (CODES - 1)]);
         }
         let mut jumps = 0;
         if rules.jumps_code(code) {
@@ -525,14 +539,17 @@ impl Board {
         control: Control,
     ) -> ActionCounts {
         let mut counts = ActionCounts::default();
-        self.for_each_active_cell(control, |cell, code| {
-            if code == HIDDEN {
-                counts.reveals += 1;
-            } else {
-                let (steps, jumps) = self.count_moves_of_code(topo, rules, cell, code);
-                counts.moves += steps;
-                counts.jumps += jumps;
-            }
+        // Every face-down cell is a reveal: on a masked board, one count of bits.
+        counts.reveals = if self.codes.len() <= MASK_CELLS {
+            self.masks[0].count_ones()
+        } else {
+            self.codes.iter().filter(|&&c| c == HIDDEN).count() as u32
+        };
+        self.for_each_active_cell(control, false, |cell, code| {
+            let (steps, jumps) = self.count_moves_of_code(topo, rules, cell, code);
+            counts.moves += steps;
+            counts.jumps += jumps;
+            true
         });
         counts
     }
