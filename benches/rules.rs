@@ -2,7 +2,9 @@
 //! `anqi.playouts` plays them (deal from the seed, list the legal actions, pick one, play it).
 //!
 //! Run with `cargo bench --bench rules` (options after `--`: `--variant NAME` (default
-//! `openspiel`; `all` for every shipped variant), `--games N` (default 20,000), `--seed S`).
+//! `openspiel`; `all` for every shipped variant), `--games N` (default 20,000), `--seed S`,
+//! `--list`: list every ply's legal actions and pick from the list, as a driver from Python
+//! does, instead of `Game::nth_legal`).
 //! It prints plies per second, and a fingerprint of everything the games did (every legal
 //! list, count, chosen action and outcome), so a change to the core can be checked to give the
 //! same results as before: run it before and after with the same options and compare the
@@ -64,10 +66,13 @@ struct Run {
 }
 
 /// Plays `games` random games. With `check`, every legal list and count goes into the
-/// fingerprint (slower: for comparing results, not for timing).
-fn run(variant: &Arc<Variant>, seed: &str, games: u64, check: bool) -> Run {
+/// fingerprint (slower: for comparing results, not for timing). With `list`, every ply lists
+/// the legal actions and picks from the list (what a driver from Python does with
+/// `legal_action_ids`), else it picks with `nth_legal` (what `anqi.playouts` does).
+fn run(variant: &Arc<Variant>, seed: &str, games: u64, check: bool, list: bool) -> Run {
     let mut fp = Fingerprint(0xcbf2_9ce4_8422_2325);
     let mut plies = 0;
+    let mut legal = Vec::new();
     let start = Instant::now();
     for i in 0..games {
         let inputs = SeedInputs {
@@ -87,7 +92,13 @@ fn run(variant: &Arc<Variant>, seed: &str, games: u64, check: bool) -> Run {
                 }
             }
             // As `anqi.playouts` does: an index among the counted actions, and that action.
-            let a = game.nth_legal(rng.below(total)).unwrap();
+            let a = if list {
+                legal.clear();
+                game.for_each_legal(|a, _| legal.push(a));
+                legal[rng.below(legal.len())]
+            } else {
+                game.nth_legal(rng.below(total)).unwrap()
+            };
             fp.action(a);
             game.play(game.to_move(), a).unwrap();
         }
@@ -109,12 +120,14 @@ fn main() {
     let mut variant = "openspiel".to_string();
     let mut games: u64 = 20_000;
     let mut seed = "bench".to_string();
+    let mut list = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--variant" => variant = args.next().expect("--variant NAME"),
             "--games" => games = args.next().and_then(|n| n.parse().ok()).expect("--games N"),
             "--seed" => seed = args.next().expect("--seed S"),
+            "--list" => list = true,
             // `cargo bench` passes `--bench`.
             _ => {}
         }
@@ -126,8 +139,8 @@ fn main() {
     };
     for name in names {
         let v = Arc::new(Variant::load(name).expect("a variant name or file"));
-        let timed = run(&v, &seed, games, false);
-        let checked = run(&v, &seed, games.min(2_000), true);
+        let timed = run(&v, &seed, games, false, list);
+        let checked = run(&v, &seed, games.min(2_000), true, list);
         println!(
             "{name}: {:.0} plies/s ({} games, {} plies, {:.2} s); fingerprint {:016x}/{:016x}",
             timed.plies as f64 / timed.seconds,
