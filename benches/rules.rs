@@ -83,7 +83,6 @@ fn run(variant: &Arc<Variant>, seed: &str, games: u64, check: bool, list: bool) 
         let mut rng = SplitMix64(u64::from_le_bytes(key[..8].try_into().unwrap()));
         let mut game = Game::new(variant.clone(), inputs.deal_for(variant));
         while game.outcome().is_none() && game.ply() < 5_000 {
-            let total = game.counts().total() as usize;
             if check {
                 game.for_each_legal(|a, _| fp.action(a));
                 fp.counts(game.counts());
@@ -97,6 +96,7 @@ fn run(variant: &Arc<Variant>, seed: &str, games: u64, check: bool, list: bool) 
                 game.for_each_legal(|a, _| legal.push(a));
                 legal[rng.below(legal.len())]
             } else {
+                let total = game.counts().total() as usize;
                 game.nth_legal(rng.below(total)).unwrap()
             };
             fp.action(a);

@@ -401,6 +401,22 @@ impl Board {
         });
     }
 
+    /// Whether [`Board::for_each_action`] gives any action, stopping at the first.
+    pub fn has_action(&self, topo: &Topology, rules: &CaptureRules, control: Control) -> bool {
+        if self.masks[0] != 0 {
+            return true; // a face-down cell, on a masked board: a reveal
+        }
+        let mut any = false;
+        self.for_each_active_cell(control, true, |cell, code| {
+            any = code == HIDDEN || {
+                let (steps, jumps) = self.count_moves_of_code(topo, rules, cell, code);
+                steps + jumps > 0
+            };
+            !any
+        });
+        any
+    }
+
     /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, and its kind,
     /// without listing the others: the pieces before it are only counted.
     pub fn nth_action(

@@ -8,7 +8,7 @@ use super::deal::Deal;
 use super::piece::{Colour, Piece};
 use super::topology::Cell;
 use super::variant::{ColourRule, Objective, Repetition, Start, Variant};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Why a game ended. The wire names (`capture-all`, ...) appear in records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -171,6 +171,17 @@ impl PublicState<'_> {
         counts
     }
 
+    /// Whether there is any legal action (`counts().total() > 0`), found out cheaply: a
+    /// face-down cell or a bag draw settles it at once, else the first movable piece with a
+    /// move does.
+    pub fn has_any(&self) -> bool {
+        if self.hand.is_some() || self.chain.is_some() {
+            return self.counts().total() > 0;
+        }
+        let v = self.variant;
+        self.bag_has_pieces || self.board.has_action(&v.topology, &v.capture, self.control)
+    }
+
     /// The `k`-th (from 0) of the actions [`PublicState::for_each_legal`] gives, without
     /// listing the others in the common case (no piece in hand, no chain).
     pub fn nth_legal(&self, k: usize) -> Option<Action> {
@@ -242,8 +253,10 @@ pub struct Game {
     /// as keys of one length (see [`push_position_key`]) end to end: one buffer reused for the
     /// whole game instead of an allocation per ply.
     history: Vec<u8>,
-    /// Legal action counts of the player to move (cached once per prompt).
-    counts: ActionCounts,
+    /// Legal action counts of the player to move, counted when first asked for in a turn: the
+    /// rules themselves only need to know whether there is any (see [`Game::start_turn`]),
+    /// which is much cheaper, and a driver listing the actions has no use for them.
+    counts: OnceLock<ActionCounts>,
     outcome: Option<Outcome>,
 }
 
@@ -290,7 +303,7 @@ impl Game {
             ply: 0,
             quiet_plies: 0,
             history: Vec::new(),
-            counts: ActionCounts::default(),
+            counts: OnceLock::new(),
             outcome: None,
         };
         game.start_turn();
@@ -363,7 +376,7 @@ impl Game {
 
     /// Legal action counts of the player to move.
     pub fn counts(&self) -> ActionCounts {
-        self.counts
+        *self.counts.get_or_init(|| self.public_state().counts())
     }
 
     /// The legal action counts `player` would have in this position: the mover's own counts,
@@ -372,7 +385,7 @@ impl Game {
     /// mobility of the paper's Section III for every player, not only the one to move.
     pub fn counts_of(&self, player: usize) -> ActionCounts {
         if player == self.to_move() {
-            return self.counts;
+            return self.counts();
         }
         let state = PublicState {
             variant: &self.variant,
@@ -689,8 +702,8 @@ impl Game {
     /// a colour is gone (capture-all, or cleared); the mover has no legal action; the ply cap;
     /// the no-progress draw; the repetition draw.
     fn start_turn(&mut self) {
-        let counts = self.public_state().counts();
-        self.counts = counts;
+        self.counts = OnceLock::new();
+        let stuck = !self.public_state().has_any();
         let mover_side = self.side_of(self.to_move());
         match self.variant.objective {
             Objective::Capture => {
@@ -701,7 +714,7 @@ impl Game {
                         }
                     }
                 }
-                if counts.total() == 0 {
+                if stuck {
                     return self.finish(Some(1 - mover_side), Termination::NoMoves);
                 }
             }
@@ -709,7 +722,7 @@ impl Game {
                 if self.remaining.contains(&0) {
                     return self.finish(Some(0), Termination::Cleared);
                 }
-                if counts.total() == 0 {
+                if stuck {
                     return self.finish(None, Termination::NoMoves);
                 }
                 if self.ply >= ply_cap {
