@@ -986,6 +986,80 @@ mod tests {
         }
     }
 
+    /// The counts, the quick "any action?" test and `nth_legal` give what listing the actions
+    /// gives, at every ply of random games: in every shipped variant (boards with cell masks,
+    /// bags, chains, teams) and on boards too large for the masks, with and without chains.
+    #[test]
+    fn counts_any_and_nth_agree_with_the_listed_actions() {
+        use crate::rules::board::MASK_CELLS;
+        use crate::rules::{SeedInputs, SHIPPED};
+        let big = |extra: &str| {
+            let v = Variant::parse(&format!(
+                "(variant (name big) (board (rectangle 12 12)) \
+                 (pieces KGGBBRRNNCCPPPPPkggbbrrnnccppppp) (no-progress 60) (repetition 3){extra})"
+            ))
+            .unwrap();
+            assert!(v.topology.size() > MASK_CELLS);
+            v
+        };
+        let mut variants: Vec<Variant> = SHIPPED
+            .iter()
+            .map(|(name, _)| Variant::shipped(name).unwrap())
+            .collect();
+        variants.push(big(""));
+        variants.push(big(" (chain-capture #t)"));
+        for v in variants {
+            let v = Arc::new(v);
+            let players = v.order.iter().copied().max().unwrap();
+            for seed in 0..4 {
+                let inputs = SeedInputs {
+                    clients: Vec::new(),
+                    server: format!("agree-{seed}"),
+                };
+                let mut g = Game::new(v.clone(), inputs.deal_for(&v));
+                let mut x = seed as u64 + 1;
+                while g.outcome().is_none() && g.ply() < 3_000 {
+                    let mut listed = Vec::new();
+                    let mut counts = ActionCounts::default();
+                    g.for_each_legal(|a, kind| {
+                        listed.push(a);
+                        counts.add(kind);
+                    });
+                    assert_eq!(g.counts(), counts, "{} ply {}", v.name, g.ply());
+                    assert!(g.public_state().has_any());
+                    for (k, &a) in listed.iter().enumerate() {
+                        assert_eq!(g.nth_legal(k), Some(a), "{} ply {}", v.name, g.ply());
+                    }
+                    assert_eq!(g.nth_legal(listed.len()), None);
+                    for p in 1..=players {
+                        let state = PublicState {
+                            control: g.control_of(p),
+                            hand: None,
+                            chain: None,
+                            ..g.public_state()
+                        };
+                        let mut theirs = ActionCounts::default();
+                        state.for_each_legal(|_, kind| theirs.add(kind));
+                        if p != g.to_move() {
+                            assert_eq!(g.counts_of(p), theirs, "{} player {p}", v.name);
+                        }
+                        assert_eq!(state.has_any(), theirs.total() > 0);
+                    }
+                    x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    let a = listed[(x >> 33) as usize % listed.len()];
+                    g.play(g.to_move(), a).unwrap();
+                }
+                // A game that ended for want of a legal action has none by every count.
+                if g.outcome()
+                    .is_some_and(|o| o.reason == Termination::NoMoves)
+                {
+                    assert_eq!(g.counts().total(), 0);
+                    assert!(!g.public_state().has_any());
+                }
+            }
+        }
+    }
+
     #[test]
     fn first_reveal_decides_colours() {
         let mut g = game("traditional-2x4", "kPPPKppp");

@@ -777,6 +777,29 @@ mod tests {
         (7, 4, 5),
     ];
 
+    /// The move generator's flat tables hold the same neighbours and rays, in the same order,
+    /// as the lists they are made from.
+    #[test]
+    fn flat_tables_match_the_lists() {
+        let shapes = [
+            Topology::rectangle(4, 8).unwrap(),
+            Topology::rectangle(8, 16).unwrap(),
+            Topology::rectangle(12, 12).unwrap(),
+            Topology::shape(&[".XX.", "XXXX", ".XX."]).unwrap(),
+        ];
+        for t in shapes {
+            for c in 0..t.size() {
+                let steps: Vec<Cell> = t.step_cells(c).iter().map(|&n| n as Cell).collect();
+                assert_eq!(steps, t.neighbours(c));
+                let rays: Vec<Vec<Cell>> = t
+                    .ray_cells(c)
+                    .map(|r| r.iter().map(|&n| n as Cell).collect())
+                    .collect();
+                assert_eq!(rays, t.rays(c));
+            }
+        }
+    }
+
     #[test]
     fn two_by_four_matches_table_iv_as_sets() {
         let t = Topology::rectangle(2, 4).unwrap();
