@@ -556,12 +556,15 @@ impl Board {
         rules: &CaptureRules,
         control: Control,
     ) -> ActionCounts {
-        let mut counts = ActionCounts::default();
         // Every face-down cell is a reveal: on a masked board, one count of bits.
-        counts.reveals = if self.codes.len() <= MASK_CELLS {
+        let reveals = if self.codes.len() <= MASK_CELLS {
             self.masks[0].count_ones()
         } else {
             self.codes.iter().filter(|&&c| c == HIDDEN).count() as u32
+        };
+        let mut counts = ActionCounts {
+            reveals,
+            ..ActionCounts::default()
         };
         self.for_each_active_cell(control, false, |cell, code| {
             let (steps, jumps) = self.count_moves_of_code(topo, rules, cell, code);
