@@ -96,7 +96,7 @@ fn run(variant: &Arc<Variant>, seed: &str, games: u64, check: bool, list: bool) 
                 game.for_each_legal(|a, _| legal.push(a));
                 legal[rng.below(legal.len())]
             } else {
-                let total = game.counts().total() as usize;
+                let total = game.public_state().counts().total() as usize;
                 game.nth_legal(rng.below(total)).unwrap()
             };
             fp.action(a);

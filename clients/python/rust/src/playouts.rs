@@ -87,9 +87,10 @@ fn run(
                 game.adjudicate_draw(Termination::PlyCap);
                 break;
             }
-            // The rules count the mover's legal actions once per turn: choose an index among
-            // them, and only that action is made (no list).
-            let k = rng.below(game.counts().total());
+            // Count the mover's legal actions, choose an index among them, and only that
+            // action is made (no list). Counted from the public state: `Game::counts` would
+            // keep the figures for later, which costs more here than it saves.
+            let k = rng.below(game.public_state().counts().total());
             let a = game
                 .nth_legal(k as usize)
                 .expect("an index below the count is a legal action");
