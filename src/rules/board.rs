@@ -32,7 +32,7 @@ impl Square {
     }
 
     /// The square as one byte, the move generator's form: 0 empty, 1 face-down, and
-    /// `2 + colour * 7 + kind` for a revealed piece (below [`CODES`]).
+    /// `2 + colour * 7 + kind` for a revealed piece (so below 16).
     #[inline]
     pub fn code(self) -> u8 {
         match self {
