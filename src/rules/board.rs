@@ -31,6 +31,17 @@ impl Square {
         }
     }
 
+    /// The square as one byte, the move generator's form: 0 empty, 1 face-down, and
+    /// `2 + colour * 7 + kind` for a revealed piece (so below 16).
+    #[inline]
+    pub fn code(self) -> u8 {
+        match self {
+            Square::Empty => EMPTY,
+            Square::Hidden => HIDDEN,
+            Square::Up(p) => 2 + (p.colour.index() * 7 + p.kind.index()) as u8,
+        }
+    }
+
     /// The square for a wire character.
     pub fn from_letter(c: char) -> Option<Square> {
         match c {
@@ -38,6 +49,22 @@ impl Square {
             'X' => Some(Square::Hidden),
             _ => Piece::from_letter(c).map(Square::Up),
         }
+    }
+}
+
+/// [`Square::code`] of an empty cell.
+pub const EMPTY: u8 = 0;
+/// [`Square::code`] of a face-down piece.
+pub const HIDDEN: u8 = 1;
+/// Square codes are below this: tables indexed by code have this many entries.
+pub const CODES: usize = 16;
+
+/// The colour of a revealed piece's square code (`None` for empty, face-down and unused codes).
+const fn colour_of_code(code: usize) -> Option<Colour> {
+    match code {
+        2..=8 => Some(Colour::Red),
+        9..=15 => Some(Colour::Black),
+        _ => None,
     }
 }
 
@@ -74,6 +101,41 @@ impl From<Option<Colour>> for Control {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Board {
     squares: Vec<Square>,
+    /// `codes[c] == squares[c].code()`, kept in step by [`Board::set`]: what the move
+    /// generator reads (one byte per cell, and table lookups instead of matches).
+    codes: Vec<u8>,
+    /// On a board of at most [`MASK_CELLS`] cells, bit `c` of `masks[0]` says cell `c` is
+    /// face-down, of `masks[1 + colour]` that it holds a revealed piece of that colour (zero on
+    /// larger boards). Kept in step by [`Board::set`]: the generator visits only the cells that
+    /// have actions, and counts reveals with one instruction.
+    masks: [u128; 3],
+}
+
+/// Boards of at most this many cells keep the cell masks of [`Board`] (every shipped board,
+/// 8x16 included); larger ones use the same generator without them.
+pub const MASK_CELLS: usize = 128;
+
+/// The masks of a board's codes (all zero past [`MASK_CELLS`] cells).
+fn masks_of(codes: &[u8]) -> [u128; 3] {
+    let mut masks = [0; 3];
+    if codes.len() <= MASK_CELLS {
+        for (cell, &code) in codes.iter().enumerate() {
+            if let Some(i) = mask_index(code) {
+                masks[i] |= 1 << cell;
+            }
+        }
+    }
+    masks
+}
+
+/// Which of [`Board`]'s masks a square code belongs to.
+#[inline]
+fn mask_index(code: u8) -> Option<usize> {
+    match code {
+        HIDDEN => Some(0),
+        EMPTY => None,
+        c => colour_of_code(c as usize).map(|c| 1 + c.index()),
+    }
 }
 
 /// Why an action is not legal, in words a bot author can act on.
@@ -84,8 +146,11 @@ pub struct Illegal(pub String);
 impl Board {
     /// A board of `size` face-down pieces.
     pub fn hidden(size: usize) -> Board {
+        let codes = vec![HIDDEN; size];
         Board {
             squares: vec![Square::Hidden; size],
+            masks: masks_of(&codes),
+            codes,
         }
     }
 
@@ -102,7 +167,14 @@ impl Board {
                 })
             })
             .collect::<Result<Vec<_>, _>>()
-            .map(|squares| Board { squares })
+            .map(|squares: Vec<Square>| {
+                let codes: Vec<u8> = squares.iter().map(|s| s.code()).collect();
+                Board {
+                    squares,
+                    masks: masks_of(&codes),
+                    codes,
+                }
+            })
     }
 
     /// Number of cells.
@@ -125,11 +197,67 @@ impl Board {
     #[inline]
     pub fn set(&mut self, cell: Cell, sq: Square) {
         self.squares[cell] = sq;
+        let code = sq.code();
+        self.codes[cell] = code;
+        if self.codes.len() <= MASK_CELLS {
+            let bit = 1u128 << cell;
+            for m in &mut self.masks {
+                *m &= !bit;
+            }
+            if let Some(i) = mask_index(code) {
+                self.masks[i] |= bit;
+            }
+        }
+    }
+
+    /// Calls `f` with every cell that may have actions under `control`, in cell order, with
+    /// its square code, until `f` returns false: the face-down cells (when `hidden`) and those
+    /// of the pieces `control` moves.
+    #[inline(always)]
+    fn for_each_active_cell(
+        &self,
+        control: Control,
+        hidden: bool,
+        mut f: impl FnMut(Cell, u8) -> bool,
+    ) {
+        if self.codes.len() <= MASK_CELLS {
+            let [face_down, red, black] = self.masks;
+            let mut todo = if hidden { face_down } else { 0 }
+                | match control {
+                    Control::Nothing => 0,
+                    Control::Colour(Colour::Red) => red,
+                    Control::Colour(Colour::Black) => black,
+                    Control::Both => red | black,
+                };
+            while todo != 0 {
+                let cell = todo.trailing_zeros() as Cell;
+                todo &= todo - 1;
+                if !f(cell, self.codes[cell]) {
+                    return;
+                }
+            }
+        } else {
+            for (cell, &code) in self.codes.iter().enumerate() {
+                let active = if code == HIDDEN {
+                    hidden
+                } else {
+                    colour_of_code(code as usize).is_some_and(|c| control.moves(c))
+                };
+                if active && !f(cell, code) {
+                    return;
+                }
+            }
+        }
     }
 
     /// All squares, cell 0 first.
     pub fn squares(&self) -> &[Square] {
         &self.squares
+    }
+
+    /// Every cell's [`Square::code`], cell 0 first.
+    pub fn codes(&self) -> &[u8] {
+        &self.codes
     }
 
     /// The wire string.
@@ -252,7 +380,10 @@ impl Board {
         Ok(ActionKind::Jump)
     }
 
-    /// Calls `f` with every reveal and every move allowed by `control`, without allocating.
+    /// Calls `f` with every reveal and every move allowed by `control`, without allocating:
+    /// cell by cell, a face-down cell's reveal, or a movable piece's moves (see
+    /// [`Board::for_each_move_from`]). Records, seeded bots and the golden transcripts depend
+    /// on this order.
     pub fn for_each_action(
         &self,
         topo: &Topology,
@@ -260,20 +391,72 @@ impl Board {
         control: Control,
         mut f: impl FnMut(Action, ActionKind),
     ) {
-        for (cell, sq) in self.squares.iter().enumerate() {
-            match *sq {
-                Square::Empty => {}
-                Square::Hidden => f(Action::Reveal(cell), ActionKind::Reveal),
-                Square::Up(p) if control.moves(p.colour) => {
-                    self.for_each_move_from(topo, rules, cell, false, &mut f)
-                }
-                Square::Up(_) => {}
+        self.for_each_active_cell(control, true, |cell, code| {
+            if code == HIDDEN {
+                f(Action::Reveal(cell), ActionKind::Reveal);
+            } else {
+                self.moves_of_code(topo, rules, cell, code, false, &mut f);
             }
+            true
+        });
+    }
+
+    /// Whether [`Board::for_each_action`] gives any action, stopping at the first.
+    pub fn has_action(&self, topo: &Topology, rules: &CaptureRules, control: Control) -> bool {
+        if self.masks[0] != 0 {
+            return true; // a face-down cell, on a masked board: a reveal
         }
+        let mut any = false;
+        self.for_each_active_cell(control, true, |cell, code| {
+            any = code == HIDDEN || {
+                let (steps, jumps) = self.count_moves_of_code(topo, rules, cell, code);
+                steps + jumps > 0
+            };
+            !any
+        });
+        any
+    }
+
+    /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, and its kind,
+    /// without listing the others: the pieces before it are only counted.
+    pub fn nth_action(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        control: Control,
+        mut k: usize,
+    ) -> Option<(Action, ActionKind)> {
+        let mut found = None;
+        self.for_each_active_cell(control, true, |cell, code| {
+            if code == HIDDEN {
+                if k == 0 {
+                    found = Some((Action::Reveal(cell), ActionKind::Reveal));
+                    return false;
+                }
+                k -= 1;
+                return true;
+            }
+            let (steps, jumps) = self.count_moves_of_code(topo, rules, cell, code);
+            let here = (steps + jumps) as usize;
+            if k >= here {
+                k -= here;
+                return true;
+            }
+            let mut i = 0;
+            self.moves_of_code(topo, rules, cell, code, false, &mut |a, kind| {
+                if i == k {
+                    found = Some((a, kind));
+                }
+                i += 1;
+            });
+            false
+        });
+        found
     }
 
     /// Calls `f` with every move of the revealed piece at `from` (only its captures when
-    /// `captures_only`).
+    /// `captures_only`): its steps in the order of [`Topology::neighbours`], then its jumps in
+    /// the order of [`Topology::rays`].
     pub fn for_each_move_from(
         &self,
         topo: &Topology,
@@ -282,31 +465,88 @@ impl Board {
         captures_only: bool,
         mut f: impl FnMut(Action, ActionKind),
     ) {
-        let Square::Up(p) = self.get(from) else {
-            return;
-        };
-        for &to in topo.neighbours(from) {
-            let ok = match self.get(to) {
-                Square::Empty => !captures_only,
-                Square::Hidden => false,
-                Square::Up(t) => t.colour != p.colour && rules.can_step_capture(p.kind, t.kind),
-            };
-            if ok {
-                f(Action::Move { from, to }, ActionKind::Step);
+        let code = self.codes[from];
+        if code > HIDDEN {
+            self.moves_of_code(topo, rules, from, code, captures_only, &mut f);
+        }
+    }
+
+    /// [`Board::for_each_move_from`] for the piece of square code `code` (> [`HIDDEN`]).
+    /// Always inlined: the callers' callbacks are then inlined too, which halves the cost of
+    /// listing the actions.
+    #[inline(always)]
+    fn moves_of_code(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        from: Cell,
+        code: u8,
+        captures_only: bool,
+        f: &mut impl FnMut(Action, ActionKind),
+    ) {
+        let codes = &self.codes[..];
+        // A step onto an empty cell, or a capture by a step: one lookup by the two codes.
+        let steps = rules.steps_of_code(code);
+        let lowest = if captures_only { HIDDEN + 1 } else { EMPTY };
+        for &to in topo.step_cells(from) {
+            let target = codes[to as usize];
+            if target >= lowest && steps[target as usize] {
+                f(
+                    Action::Move {
+                        from,
+                        to: to as Cell,
+                    },
+                    ActionKind::Step,
+                );
             }
         }
-        if rules.jumps(p.kind) {
-            for ray in topo.rays(from) {
-                // Skip empties to the screen, then empties to the first piece beyond.
-                let mut it = ray.iter().filter(|&&c| self.get(c) != Square::Empty);
-                let _screen = it.next();
-                if let Some(&to) = it.next() {
-                    if matches!(self.get(to), Square::Up(t) if t.colour != p.colour) {
-                        f(Action::Move { from, to }, ActionKind::Jump);
-                    }
+        if rules.jumps_code(code) {
+            for ray in topo.ray_cells(from) {
+                if let Some(to) = self.jump_target(code, ray) {
+                    f(Action::Move { from, to }, ActionKind::Jump);
                 }
             }
         }
+    }
+
+    /// How many steps and jumps [`Board::moves_of_code`] gives (not only captures), counted
+    /// without a branch per step.
+    #[inline]
+    fn count_moves_of_code(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        from: Cell,
+        code: u8,
+    ) -> (u32, u32) {
+        let codes = &self.codes[..];
+        let steps = rules.steps_of_code(code);
+        let mut n = 0;
+        for &to in topo.step_cells(from) {
+            // Codes are below 16 (`CODES`): the mask lets the compiler drop a bounds check.
+            n += u32::from(steps[codes[to as usize] as usize & (CODES - 1)]);
+        }
+        let mut jumps = 0;
+        if rules.jumps_code(code) {
+            for ray in topo.ray_cells(from) {
+                jumps += u32::from(self.jump_target(code, ray).is_some());
+            }
+        }
+        (n, jumps)
+    }
+
+    /// Where the cannon of square code `code` captures along `ray` (from the cell next to it
+    /// outwards), if it does: the first piece beyond the first piece (the screen, face-down or
+    /// not), when it is a revealed enemy.
+    #[inline]
+    fn jump_target(&self, code: u8, ray: &[u16]) -> Option<Cell> {
+        let codes = &self.codes[..];
+        // Skip empties to the screen, then empties to the first piece beyond.
+        let mut it = ray.iter().filter(|&&c| codes[c as usize] != EMPTY);
+        let _screen = it.next();
+        let to = *it.next()? as usize;
+        let target = colour_of_code(codes[to] as usize);
+        (target.is_some() && target != colour_of_code(code as usize)).then_some(to)
     }
 
     /// Counts the reveals and moves allowed by `control`.
@@ -316,8 +556,22 @@ impl Board {
         rules: &CaptureRules,
         control: Control,
     ) -> ActionCounts {
-        let mut counts = ActionCounts::default();
-        self.for_each_action(topo, rules, control, |_, kind| counts.add(kind));
+        // Every face-down cell is a reveal: on a masked board, one count of bits.
+        let reveals = if self.codes.len() <= MASK_CELLS {
+            self.masks[0].count_ones()
+        } else {
+            self.codes.iter().filter(|&&c| c == HIDDEN).count() as u32
+        };
+        let mut counts = ActionCounts {
+            reveals,
+            ..ActionCounts::default()
+        };
+        self.for_each_active_cell(control, false, |cell, code| {
+            let (steps, jumps) = self.count_moves_of_code(topo, rules, cell, code);
+            counts.moves += steps;
+            counts.jumps += jumps;
+            true
+        });
         counts
     }
 

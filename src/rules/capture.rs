@@ -3,6 +3,7 @@
 //! All of it is data from the variant description. The step-capture table is computed once per
 //! variant (`attacker x target`), so the per-ply test is one lookup.
 
+use super::board::{CODES, EMPTY};
 use super::piece::Kind;
 
 /// Capture rules of a variant.
@@ -13,6 +14,11 @@ pub struct CaptureRules {
     /// `step[attacker][target]`: whether a revealed `attacker` may capture an adjacent revealed
     /// enemy `target` by stepping onto it.
     step: [[bool; 7]; 7],
+    /// `step` by square codes ([`Square::code`](super::Square::code)), for the move generator:
+    /// `by_code[mover][target]` says whether the piece of code `mover` may step onto a cell of
+    /// code `target`: empty yes, face-down no, a revealed piece when it is an enemy it may
+    /// capture. Derived from `step` in [`CaptureRules::new`].
+    by_code: [[bool; CODES]; CODES],
     /// Whether cannons capture by jumping over exactly one screen (traditional); when false the
     /// cannon only steps like the other pieces (Hong Kong style).
     pub cannon_jump: bool,
@@ -45,9 +51,19 @@ impl CaptureRules {
                 }
             }
         }
+        // Piece codes are `2 + colour * 7 + kind`.
+        let mut by_code = [[false; CODES]; CODES];
+        for mover in 0..14 {
+            by_code[2 + mover][EMPTY as usize] = true;
+            for target in 0..14 {
+                by_code[2 + mover][2 + target] =
+                    mover / 7 != target / 7 && step[mover % 7][target % 7];
+            }
+        }
         CaptureRules {
             ranks,
             step,
+            by_code,
             cannon_jump,
         }
     }
@@ -82,6 +98,18 @@ impl CaptureRules {
     #[inline]
     pub fn can_step_capture(&self, attacker: Kind, target: Kind) -> bool {
         self.step[attacker.index()][target.index()]
+    }
+
+    /// Which square codes the piece of square code `mover` may step onto (see `by_code`).
+    #[inline]
+    pub(crate) fn steps_of_code(&self, mover: u8) -> &[bool; CODES] {
+        &self.by_code[mover as usize]
+    }
+
+    /// [`CaptureRules::jumps`] for the piece of square code `mover` (a revealed piece).
+    #[inline]
+    pub(crate) fn jumps_code(&self, mover: u8) -> bool {
+        self.cannon_jump && (mover as usize - 2) % 7 == Kind::Cannon.index()
     }
 
     /// Whether `kind` captures by jumping.

@@ -8,7 +8,7 @@ use super::deal::Deal;
 use super::piece::{Colour, Piece};
 use super::topology::Cell;
 use super::variant::{ColourRule, Objective, Repetition, Start, Variant};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Why a game ended. The wire names (`capture-all`, ...) appear in records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -155,6 +155,57 @@ impl PublicState<'_> {
         }
     }
 
+    /// How many legal actions of each kind [`PublicState::for_each_legal`] gives, counted
+    /// without listing them in the common case (no piece in hand, no chain).
+    pub fn counts(&self) -> ActionCounts {
+        let mut counts = ActionCounts::default();
+        if self.hand.is_some() || self.chain.is_some() {
+            self.for_each_legal(|_, kind| counts.add(kind));
+            return counts;
+        }
+        let v = self.variant;
+        counts = self
+            .board
+            .count_actions(&v.topology, &v.capture, self.control);
+        counts.bags = u32::from(self.bag_has_pieces);
+        counts
+    }
+
+    /// Whether there is any legal action (`counts().total() > 0`), found out cheaply: a
+    /// face-down cell or a bag draw settles it at once, else the first movable piece with a
+    /// move does.
+    pub fn has_any(&self) -> bool {
+        if self.hand.is_some() || self.chain.is_some() {
+            return self.counts().total() > 0;
+        }
+        let v = self.variant;
+        self.bag_has_pieces || self.board.has_action(&v.topology, &v.capture, self.control)
+    }
+
+    /// The `k`-th (from 0) of the actions [`PublicState::for_each_legal`] gives, without
+    /// listing the others in the common case (no piece in hand, no chain).
+    pub fn nth_legal(&self, k: usize) -> Option<Action> {
+        if self.hand.is_some() || self.chain.is_some() {
+            let (mut i, mut found) = (0, None);
+            self.for_each_legal(|a, _| {
+                if i == k {
+                    found = Some(a);
+                }
+                i += 1;
+            });
+            return found;
+        }
+        let v = self.variant;
+        let board = self.board;
+        match board.nth_action(&v.topology, &v.capture, self.control, k) {
+            Some((a, _)) => Some(a),
+            None => {
+                let moves = board.count_actions(&v.topology, &v.capture, self.control);
+                (self.bag_has_pieces && k == moves.total() as usize).then_some(Action::Bag)
+            }
+        }
+    }
+
     /// The legal actions, collected.
     pub fn legal_actions(&self) -> Vec<Action> {
         let mut out = Vec::new();
@@ -198,10 +249,14 @@ pub struct Game {
     ply: u32,
     /// Consecutive plies without progress (reveal, capture, draw, put).
     quiet_plies: u32,
-    /// Positions (board, hand and player to move) since the last irreversible action.
-    history: Vec<Vec<u8>>,
-    /// Legal action counts of the player to move (cached once per prompt).
-    counts: ActionCounts,
+    /// Positions (board, place in the turn order, chain) since the last irreversible action,
+    /// as keys of one length (see [`push_position_key`]) end to end: one buffer reused for the
+    /// whole game instead of an allocation per ply.
+    history: Vec<u8>,
+    /// Legal action counts of the player to move, counted when first asked for in a turn: the
+    /// rules themselves only need to know whether there is any (see [`Game::start_turn`]),
+    /// which is much cheaper, and a driver listing the actions has no use for them.
+    counts: OnceLock<ActionCounts>,
     outcome: Option<Outcome>,
 }
 
@@ -248,7 +303,7 @@ impl Game {
             ply: 0,
             quiet_plies: 0,
             history: Vec::new(),
-            counts: ActionCounts::default(),
+            counts: OnceLock::new(),
             outcome: None,
         };
         game.start_turn();
@@ -321,7 +376,7 @@ impl Game {
 
     /// Legal action counts of the player to move.
     pub fn counts(&self) -> ActionCounts {
-        self.counts
+        *self.counts.get_or_init(|| self.public_state().counts())
     }
 
     /// The legal action counts `player` would have in this position: the mover's own counts,
@@ -330,7 +385,7 @@ impl Game {
     /// mobility of the paper's Section III for every player, not only the one to move.
     pub fn counts_of(&self, player: usize) -> ActionCounts {
         if player == self.to_move() {
-            return self.counts;
+            return self.counts();
         }
         let state = PublicState {
             variant: &self.variant,
@@ -340,9 +395,7 @@ impl Game {
             chain: None,
             bag_has_pieces: !self.bag.is_empty(),
         };
-        let mut counts = ActionCounts::default();
-        state.for_each_legal(|_, kind| counts.add(kind));
-        counts
+        state.counts()
     }
 
     /// The face-down piece at `cell`, if any: the referee's knowledge, not a player's.
@@ -457,6 +510,13 @@ impl Game {
     /// Calls `f` with every legal action of the player to move.
     pub fn for_each_legal(&self, f: impl FnMut(Action, ActionKind)) {
         self.public_state().for_each_legal(f);
+    }
+
+    /// The `k`-th (from 0) of the legal actions of the player to move, in the order of
+    /// [`Game::for_each_legal`], without listing them (`None` when `k` is not below
+    /// `counts().total()`): how a random playout picks its action.
+    pub fn nth_legal(&self, k: usize) -> Option<Action> {
+        self.public_state().nth_legal(k)
     }
 
     /// The legal actions of the player to move.
@@ -642,9 +702,8 @@ impl Game {
     /// a colour is gone (capture-all, or cleared); the mover has no legal action; the ply cap;
     /// the no-progress draw; the repetition draw.
     fn start_turn(&mut self) {
-        let mut counts = ActionCounts::default();
-        self.for_each_legal(|_, kind| counts.add(kind));
-        self.counts = counts;
+        self.counts = OnceLock::new();
+        let stuck = !self.public_state().has_any();
         let mover_side = self.side_of(self.to_move());
         match self.variant.objective {
             Objective::Capture => {
@@ -655,7 +714,7 @@ impl Game {
                         }
                     }
                 }
-                if counts.total() == 0 {
+                if stuck {
                     return self.finish(Some(1 - mover_side), Termination::NoMoves);
                 }
             }
@@ -663,7 +722,7 @@ impl Game {
                 if self.remaining.contains(&0) {
                     return self.finish(Some(0), Termination::Cleared);
                 }
-                if counts.total() == 0 {
+                if stuck {
                     return self.finish(None, Termination::NoMoves);
                 }
                 if self.ply >= ply_cap {
@@ -676,9 +735,9 @@ impl Game {
             return self.finish(None, Termination::NoProgress);
         }
         if let Some(rule) = draw.repetition {
-            let key = position_key(self.board.squares(), self.turn_pos, self.chain);
-            self.history.push(key);
-            if repeated(&self.history, rule) {
+            let codes = self.board.codes();
+            push_position_key(&mut self.history, codes, self.turn_pos, self.chain);
+            if repeated(&self.history, codes.len() + 8, rule) {
                 self.finish(None, Termination::Repetition);
             }
         }
@@ -741,31 +800,34 @@ fn piece_index(p: Piece) -> usize {
     p.colour.index() * 7 + p.kind.index()
 }
 
-/// What makes a position for the repetition rule: the board, the place in the turn order, and
-/// the cell of a chain capture in progress. The numbers are written whole (4 bytes each): a
-/// turn order may have thousands of entries and a board thousands of cells, so one byte each
-/// would make different positions collide.
-fn position_key(squares: &[Square], turn_pos: usize, chain: Option<Cell>) -> Vec<u8> {
-    let mut key: Vec<u8> = squares.iter().map(|s| s.letter() as u8).collect();
-    key.extend_from_slice(&(turn_pos as u32).to_le_bytes());
-    key.extend_from_slice(&chain.map_or(u32::MAX, |c| c as u32).to_le_bytes());
-    key
+/// Appends the key of a position for the repetition rule to `out`: the board (its square
+/// codes, one byte per cell: equal keys, equal boards), the place in the turn order, and the
+/// cell of a chain capture in progress. The numbers are written whole (4 bytes each): a turn
+/// order may have thousands of entries and a board thousands of cells, so one byte each would
+/// make different positions collide. Every key of a game has the same length, cells + 8.
+fn push_position_key(out: &mut Vec<u8>, codes: &[u8], turn_pos: usize, chain: Option<Cell>) {
+    out.extend_from_slice(codes);
+    out.extend_from_slice(&(turn_pos as u32).to_le_bytes());
+    out.extend_from_slice(&chain.map_or(u32::MAX, |c| c as u32).to_le_bytes());
 }
 
-/// Whether the positions since the last irreversible action (current last) draw by `rule`.
-fn repeated(history: &[Vec<u8>], rule: Repetition) -> bool {
-    let Some(now) = history.last() else {
+/// Whether the positions since the last irreversible action (current last), keys of `len`
+/// bytes end to end in `history`, draw by `rule`. Keys are compared whole, byte for byte.
+fn repeated(history: &[u8], len: usize, rule: Repetition) -> bool {
+    let key = |i: usize| &history[i * len..(i + 1) * len];
+    let count = history.len() / len;
+    let Some(t) = count.checked_sub(1) else {
         return false;
     };
+    let now = key(t);
     match rule {
-        Repetition::Occurrence(n) => history.iter().filter(|k| *k == now).count() as u32 >= n,
+        Repetition::Occurrence(n) => (0..count).filter(|&i| key(i) == now).count() as u32 >= n,
         Repetition::Cycle { times, extra } => {
             // Positions p_0..p_t; a cycle of length L repeated `times` times plus `extra` plies
             // means p_i == p_(i+L) for every i in t - (times*L + extra) ..= t - L.
-            let t = history.len() - 1;
-            (1..=t / times as usize).any(|len| {
-                let span = times as usize * len + extra as usize;
-                span <= t && (t - span..=t - len).all(|i| history[i] == history[i + len])
+            (1..=t / times as usize).any(|l| {
+                let span = times as usize * l + extra as usize;
+                span <= t && (t - span..=t - l).all(|i| key(i) == key(i + l))
             })
         }
     }
@@ -924,6 +986,80 @@ mod tests {
         }
     }
 
+    /// The counts, the quick "any action?" test and `nth_legal` give what listing the actions
+    /// gives, at every ply of random games: in every shipped variant (boards with cell masks,
+    /// bags, chains, teams) and on boards too large for the masks, with and without chains.
+    #[test]
+    fn counts_any_and_nth_agree_with_the_listed_actions() {
+        use crate::rules::board::MASK_CELLS;
+        use crate::rules::{SeedInputs, SHIPPED};
+        let big = |extra: &str| {
+            let v = Variant::parse(&format!(
+                "(variant (name big) (board (rectangle 12 12)) \
+                 (pieces KGGBBRRNNCCPPPPPkggbbrrnnccppppp) (no-progress 60) (repetition 3){extra})"
+            ))
+            .unwrap();
+            assert!(v.topology.size() > MASK_CELLS);
+            v
+        };
+        let mut variants: Vec<Variant> = SHIPPED
+            .iter()
+            .map(|(name, _)| Variant::shipped(name).unwrap())
+            .collect();
+        variants.push(big(""));
+        variants.push(big(" (chain-capture #t)"));
+        for v in variants {
+            let v = Arc::new(v);
+            let players = v.order.iter().copied().max().unwrap();
+            for seed in 0..4 {
+                let inputs = SeedInputs {
+                    clients: Vec::new(),
+                    server: format!("agree-{seed}"),
+                };
+                let mut g = Game::new(v.clone(), inputs.deal_for(&v));
+                let mut x = seed as u64 + 1;
+                while g.outcome().is_none() && g.ply() < 3_000 {
+                    let mut listed = Vec::new();
+                    let mut counts = ActionCounts::default();
+                    g.for_each_legal(|a, kind| {
+                        listed.push(a);
+                        counts.add(kind);
+                    });
+                    assert_eq!(g.counts(), counts, "{} ply {}", v.name, g.ply());
+                    assert!(g.public_state().has_any());
+                    for (k, &a) in listed.iter().enumerate() {
+                        assert_eq!(g.nth_legal(k), Some(a), "{} ply {}", v.name, g.ply());
+                    }
+                    assert_eq!(g.nth_legal(listed.len()), None);
+                    for p in 1..=players {
+                        let state = PublicState {
+                            control: g.control_of(p),
+                            hand: None,
+                            chain: None,
+                            ..g.public_state()
+                        };
+                        let mut theirs = ActionCounts::default();
+                        state.for_each_legal(|_, kind| theirs.add(kind));
+                        if p != g.to_move() {
+                            assert_eq!(g.counts_of(p), theirs, "{} player {p}", v.name);
+                        }
+                        assert_eq!(state.has_any(), theirs.total() > 0);
+                    }
+                    x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                    let a = listed[(x >> 33) as usize % listed.len()];
+                    g.play(g.to_move(), a).unwrap();
+                }
+                // A game that ended for want of a legal action has none by every count.
+                if g.outcome()
+                    .is_some_and(|o| o.reason == Termination::NoMoves)
+                {
+                    assert_eq!(g.counts().total(), 0);
+                    assert!(!g.public_state().has_any());
+                }
+            }
+        }
+    }
+
     #[test]
     fn first_reveal_decides_colours() {
         let mut g = game("traditional-2x4", "kPPPKppp");
@@ -978,6 +1114,13 @@ mod tests {
         state.for_each_legal(|a, _| expected += u32::from(matches!(a, Action::Move { .. })));
         assert_eq!(theirs.moves + theirs.jumps, expected);
         assert!(expected > 0, "the red king can step somewhere");
+    }
+
+    fn position_key(squares: &[Square], turn_pos: usize, chain: Option<Cell>) -> Vec<u8> {
+        let codes: Vec<u8> = squares.iter().map(|s| s.code()).collect();
+        let mut key = Vec::new();
+        push_position_key(&mut key, &codes, turn_pos, chain);
+        key
     }
 
     #[test]

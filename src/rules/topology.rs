@@ -37,6 +37,51 @@ pub struct Topology {
     /// `rays[c]`: the straight lines leaving `c`, each from the adjacent cell outwards, each at
     /// least two cells long (a shorter one holds no jump target).
     rays: Vec<Vec<Vec<Cell>>>,
+    /// `neighbours` and `rays` again, flattened into a few arrays of `u16` cell numbers, for
+    /// the move generator (the nested lists cost a pointer chase per cell and per ray, which
+    /// dominated random playouts). Derived from the two fields above, never changed apart.
+    flat: Flat,
+}
+
+/// The flattened neighbour and ray lists (see [`Topology::step_cells`] and
+/// [`Topology::ray_cells`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Flat {
+    /// Cell `c`'s neighbours are `nb[nb_at[c]..nb_at[c + 1]]`.
+    nb_at: Vec<u32>,
+    nb: Vec<u16>,
+    /// Cell `c`'s rays are the ray numbers `ray_at[c]..ray_at[c + 1]`; ray `r` is
+    /// `cells[ray_bound[r]..ray_bound[r + 1]]`.
+    ray_at: Vec<u32>,
+    ray_bound: Vec<u32>,
+    cells: Vec<u16>,
+}
+
+// Every cell number fits the flattened tables' `u16`.
+const _: () = assert!(MAX_CELLS <= u16::MAX as usize);
+
+impl Flat {
+    fn new(neighbours: &[Vec<Cell>], rays: &[Vec<Vec<Cell>>]) -> Flat {
+        let mut flat = Flat {
+            nb_at: vec![0],
+            nb: Vec::new(),
+            ray_at: vec![0],
+            ray_bound: vec![0],
+            cells: Vec::new(),
+        };
+        for list in neighbours {
+            flat.nb.extend(list.iter().map(|&c| c as u16));
+            flat.nb_at.push(flat.nb.len() as u32);
+        }
+        for list in rays {
+            for ray in list {
+                flat.cells.extend(ray.iter().map(|&c| c as u16));
+                flat.ray_bound.push(flat.cells.len() as u32);
+            }
+            flat.ray_at.push(flat.ray_bound.len() as u32 - 1);
+        }
+        flat
+    }
 }
 
 /// Most cells a board may have: a 64x64 board, 32 times the largest shipped board (8x16). A
@@ -216,6 +261,7 @@ impl Topology {
             rectangle: None,
             coords: None,
             moves,
+            flat: Flat::new(&neighbours, &rays),
             neighbours,
             rays,
         }
@@ -435,6 +481,23 @@ impl Topology {
     /// Rays leaving `cell`, each from the adjacent cell outwards.
     pub fn rays(&self, cell: Cell) -> &[Vec<Cell>] {
         &self.rays[cell]
+    }
+
+    /// Cells one step from `cell`, as [`Topology::neighbours`] in the same order, as `u16`: the
+    /// move generator's form.
+    #[inline]
+    pub fn step_cells(&self, cell: Cell) -> &[u16] {
+        let f = &self.flat;
+        &f.nb[f.nb_at[cell] as usize..f.nb_at[cell + 1] as usize]
+    }
+
+    /// The rays leaving `cell` as [`Topology::rays`] in the same order, each as `u16` cells:
+    /// the move generator's form.
+    #[inline]
+    pub fn ray_cells(&self, cell: Cell) -> impl Iterator<Item = &[u16]> + '_ {
+        let f = &self.flat;
+        (f.ray_at[cell] as usize..f.ray_at[cell + 1] as usize)
+            .map(move |r| &f.cells[f.ray_bound[r] as usize..f.ray_bound[r + 1] as usize])
     }
 
     /// Whether `b` is one step from `a`.
@@ -713,6 +776,29 @@ mod tests {
         (6, 4, 4),
         (7, 4, 5),
     ];
+
+    /// The move generator's flat tables hold the same neighbours and rays, in the same order,
+    /// as the lists they are made from.
+    #[test]
+    fn flat_tables_match_the_lists() {
+        let shapes = [
+            Topology::rectangle(4, 8).unwrap(),
+            Topology::rectangle(8, 16).unwrap(),
+            Topology::rectangle(12, 12).unwrap(),
+            Topology::shape(&[".XX.", "XXXX", ".XX."]).unwrap(),
+        ];
+        for t in shapes {
+            for c in 0..t.size() {
+                let steps: Vec<Cell> = t.step_cells(c).iter().map(|&n| n as Cell).collect();
+                assert_eq!(steps, t.neighbours(c));
+                let rays: Vec<Vec<Cell>> = t
+                    .ray_cells(c)
+                    .map(|r| r.iter().map(|&n| n as Cell).collect())
+                    .collect();
+                assert_eq!(rays, t.rays(c));
+            }
+        }
+    }
 
     #[test]
     fn two_by_four_matches_table_iv_as_sets() {

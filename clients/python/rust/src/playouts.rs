@@ -2,7 +2,7 @@
 //! baseline for search.
 
 use crate::variant::load_any;
-use anqi::rules::{self, Action, SeedInputs, Termination};
+use anqi::rules::{self, SeedInputs, Termination};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -73,7 +73,6 @@ fn run(
     max_plies: Option<u32>,
 ) -> Tally {
     let mut tally = Tally::default();
-    let mut legal: Vec<Action> = Vec::new();
     let mut i = first;
     while i < n {
         let inputs = SeedInputs {
@@ -88,9 +87,13 @@ fn run(
                 game.adjudicate_draw(Termination::PlyCap);
                 break;
             }
-            legal.clear();
-            game.for_each_legal(|a, _| legal.push(a));
-            let a = legal[rng.below(legal.len() as u32) as usize];
+            // Count the mover's legal actions, choose an index among them, and only that
+            // action is made (no list). Counted from the public state: `Game::counts` would
+            // keep the figures for later, which costs more here than it saves.
+            let k = rng.below(game.public_state().counts().total());
+            let a = game
+                .nth_legal(k as usize)
+                .expect("an index below the count is a legal action");
             game.play(game.to_move(), a)
                 .expect("a legal action is accepted");
         }
