@@ -7,7 +7,6 @@ mod common;
 
 use anqi::record::GameRecord;
 use anqi::rules::Variant;
-use anqi_client::{play_game, RandomBot};
 use common::{replay, RawClient, TempDir, TestServer};
 use std::path::Path;
 use std::process::Command;
@@ -20,21 +19,7 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 async fn one_game(variant: &str, toml: &str) -> (GameRecord, TestServer) {
     let mut server = TestServer::start(variant, &format!("[clock]\ngame_ms = 0\n{toml}")).await;
     let seats = Variant::load(variant).unwrap().players;
-    let mut tasks = Vec::new();
-    for i in 0..seats {
-        let addr = server.addr();
-        tasks.push(tokio::spawn(async move {
-            let seed = 40 + i as u64;
-            play_game(
-                &addr,
-                &format!("bot{i}"),
-                &seed.to_string(),
-                &mut RandomBot::new(seed),
-                None,
-            )
-            .await
-        }));
-    }
+    let tasks = common::random_bots(&server.addr(), seats, 40);
     for t in tasks {
         t.await.unwrap().unwrap();
     }

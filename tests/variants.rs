@@ -4,7 +4,6 @@
 mod common;
 
 use anqi::rules::{Termination, Variant, SHIPPED};
-use anqi_client::{play_game, RandomBot};
 use common::{TempDir, TestServer};
 
 /// Plays `games` games of `variant` and checks every record. The bots are told nothing: they
@@ -13,21 +12,7 @@ async fn play_and_verify(variant: &str, games: usize) -> Vec<anqi::record::GameR
     let mut server = TestServer::start(variant, "[clock]\ngame_ms = 0\n").await;
     let rules = Variant::load(variant).unwrap();
     let seats = rules.players;
-    let mut tasks = Vec::new();
-    for i in 0..games * seats {
-        let addr = server.addr();
-        tasks.push(tokio::spawn(async move {
-            let seed = 1000 + i as u64;
-            play_game(
-                &addr,
-                &format!("bot{i}"),
-                &seed.to_string(),
-                &mut RandomBot::new(seed),
-                None,
-            )
-            .await
-        }));
-    }
+    let tasks = common::random_bots(&server.addr(), games * seats, 1000);
     for t in tasks {
         let r = t
             .await

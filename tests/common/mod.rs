@@ -312,3 +312,25 @@ pub fn bridge_command(
     .kill_on_drop(true);
     cmd
 }
+
+/// `clients` reference random bots (anqi-client's `RandomBot`, told nothing of the rules: they
+/// take the description the server sends), each joining `addr` on its own connection and playing
+/// one game; bot `i` is named `bot{i}` and seeded `first_seed + i`. The tasks return each bot's
+/// result.
+pub fn random_bots(
+    addr: &str,
+    clients: usize,
+    first_seed: u64,
+) -> Vec<tokio::task::JoinHandle<Result<anqi_client::GameResult, anqi_client::ClientError>>> {
+    (0..clients)
+        .map(|i| {
+            let addr = addr.to_string();
+            let seed = first_seed + i as u64;
+            tokio::spawn(async move {
+                let mut bot = anqi_client::RandomBot::new(seed);
+                anqi_client::play_game(&addr, &format!("bot{i}"), &seed.to_string(), &mut bot, None)
+                    .await
+            })
+        })
+        .collect()
+}
