@@ -5,9 +5,9 @@
         --players greedy random --out figures/
 
 Plays the games with `anqi.play` (the real server, every player's counts kept at every ply),
-then draws, in --out: mobility-winner.png (the winners' players against the losers'),
-mobility-side.png (per side) and game-1.png (the first game alone, as the paper's figures show
-single games), and prints a short summary. Needs the anqi program (`cargo build --release`) and
+then draws, in --out (default anqi-figures/): mobility-winner.png (the winners' players
+against the losers'), mobility-side.png (per side) and game-1.png (the first game alone, as the
+paper's figures show single games), and prints a short summary. Needs the anqi program (`cargo build --release`) and
 matplotlib (`pip install matplotlib`).
 """
 
@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
                          "the list is repeated to fill the variant's seats")
     ap.add_argument("--concurrency", type=int, default=2)
     ap.add_argument("--seed", default="mobility")
-    ap.add_argument("--out", default=".", help="directory for the figures")
+    ap.add_argument("--out", default="anqi-figures", help="directory for the figures (created)")
     args = ap.parse_args(argv)
 
     seats = anqi.Game(args.variant, seed="0").players
