@@ -466,11 +466,16 @@ fn serve(
     rt.block_on(async move {
         let server = Server::bind(cfg.clone(), variant).await?;
         let addr = server.local_addr()?;
+        let shutdown = CancellationToken::new();
+        let signals = stop_signals()?;
+        let on_signal = shutdown.clone();
+        tokio::spawn(async move {
+            signals.await;
+            on_signal.cancel();
+        });
         println!("listening on {addr}");
         std::io::stdout().flush()?;
         tracing::info!(%addr, variant = %cfg.server.variant, records = %cfg.records.path, "serving");
-        let shutdown = CancellationToken::new();
-        tokio::spawn(stop_on_signal(shutdown.clone()));
         server.run(shutdown).await?;
         tracing::info!("stopped");
         Ok(ExitCode::SUCCESS)
@@ -536,13 +541,14 @@ fn run_event(
     let standings = rt.block_on(async move {
         // Stopped by a signal: take every running engine down with us. Finished games are
         // already in the output file; the same command resumes the rest.
+        let signals = stop_signals()?;
         tokio::spawn(async {
-            stop_on_signal(CancellationToken::new()).await;
+            signals.await;
             anqi::tournament::engine::kill_all();
             eprintln!("anqi: stopped by a signal; run the same command again to resume");
             std::process::exit(130);
         });
-        anqi::tournament::runner::run(config, options).await
+        Ok::<_, anyhow::Error>(anqi::tournament::runner::run(config, options).await?)
     })?;
     Ok(standings)
 }
@@ -640,28 +646,31 @@ fn parse_sprt(s: &str) -> Result<anqi::tournament::config::SprtConfig> {
     })
 }
 
-/// Cancels `token` on SIGINT or SIGTERM.
-async fn stop_on_signal(token: CancellationToken) {
-    let ctrl_c = tokio::signal::ctrl_c();
+/// Listens for SIGINT and SIGTERM: the handlers are installed when this returns, and the
+/// future completes on the first of them. Installed before the server says `listening on`, so
+/// that a supervisor that signals at once (a test harness, `anqi.Server.stop()`) still gets a
+/// graceful stop instead of the default action, which kills the process mid-write.
+fn stop_signals() -> Result<impl std::future::Future<Output = ()>> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = ctrl_c => {}
-                    _ = term.recv() => {}
-                }
+        let mut term = signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?;
+        let mut int = signal(SignalKind::interrupt()).context("cannot listen for SIGINT")?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
             }
-            Err(_) => {
-                let _ = ctrl_c.await;
-            }
-        }
+            tracing::info!("signal received: stopping");
+        })
     }
     #[cfg(not(unix))]
-    let _ = ctrl_c.await;
-    tracing::info!("signal received: stopping");
-    token.cancel();
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("signal received: stopping");
+        })
+    }
 }
 
 fn replay(files: &[PathBuf], quiet: bool) -> Result<ExitCode> {

@@ -37,6 +37,27 @@ fn wait_exit(child: &mut Child) -> std::process::ExitStatus {
     panic!("anqi serve did not stop within 10 s");
 }
 
+/// A supervisor that stops the server the moment it says `listening on` (a test harness,
+/// `anqi.Server.stop()` in Python) gets the graceful stop: the signal handlers are installed
+/// before the line is printed. They used to be installed just after, and a SIGTERM in that
+/// window killed the process (status: signal 15) instead.
+#[test]
+fn serve_stops_gracefully_on_a_signal_right_after_listening() {
+    let dir = TempDir::new("signal-at-once");
+    for i in 0..20 {
+        let records = dir.0.join(format!("g{i}.jsonl"));
+        let (mut server, _addr) = serve(&[
+            "--listen",
+            "127.0.0.1:0",
+            "--records",
+            records.to_str().unwrap(),
+        ]);
+        signal(&server, if i % 2 == 0 { "-TERM" } else { "-INT" });
+        let status = wait_exit(&mut server);
+        assert!(status.success(), "run {i}: {status:?}");
+    }
+}
+
 fn replay(path: &Path) -> String {
     let out = Command::new(ANQI).arg("replay").arg(path).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
