@@ -15,6 +15,7 @@ import socket
 import subprocess
 import tempfile
 import threading
+import time
 import unittest
 
 import anqi.client
@@ -82,6 +83,16 @@ class Server:
 
     def load_records(self):
         return [json.loads(line) for line in self.records.read_text().splitlines()]
+
+    def wait_records(self, n):
+        """Waits until `n` records are written: a client that resigned and left has sent its
+        resignation, but stopping the server before the referee reads it would abort the game
+        instead (a race of the test, not of the client)."""
+        deadline = time.monotonic() + TIMEOUT
+        while len(self.load_records()) < n:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{n} records were not written within {TIMEOUT} s")
+            time.sleep(0.01)
 
 
 class Logged:
@@ -288,6 +299,7 @@ class Games(unittest.TestCase):
                 threading.Event().wait(0.2)
                 anqi.client.play_one(server.addr, Broken(), timeout=TIMEOUT)
             t.join(TIMEOUT)
+            server.wait_records(1)
         self.assertEqual(other["win"][0], other["me"])
         (record,) = server.load_records()
         self.assertEqual(record["result"]["reason"], "resign")
@@ -298,6 +310,7 @@ class Games(unittest.TestCase):
                 anqi.client.play_one(server.addr, lambda o: "(dance)", timeout=TIMEOUT)
             with self.assertRaisesRegex(TypeError, "an action is a str"):
                 anqi.client.play_one(server.addr, lambda o: 3, timeout=TIMEOUT)
+            server.wait_records(2)
         reasons = [r["result"]["reason"] for r in server.load_records()]
         self.assertEqual(reasons, ["resign", "resign"])
 
