@@ -96,14 +96,7 @@ fn variant(name: &str) -> Arc<Variant> {
 }
 
 fn setup_of(variant: &Variant) -> String {
-    let t = &variant.topology;
-    let clauses = [
-        ServerClause::Game(variant.game_type.clone()),
-        ServerClause::Size(t.size()),
-        ServerClause::Pieces(variant.pieces_wire()),
-        ServerClause::Moves(t.moves().to_vec()),
-        ServerClause::Jumps(t.wire_jumps()),
-    ];
+    let clauses = ServerClause::variant_setup(variant);
     format!("({})", clauses.map(|c| c.to_string()).concat())
 }
 

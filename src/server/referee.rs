@@ -44,15 +44,7 @@ pub struct GameContext {
 impl GameContext {
     /// Builds the shared setup text for a variant.
     pub fn setup_common(variant: &Variant) -> Arc<str> {
-        let t = &variant.topology;
-        let clauses = [
-            ServerClause::Game(variant.game_type.clone()),
-            ServerClause::Size(t.size()),
-            ServerClause::Pieces(variant.pieces_wire()),
-            ServerClause::Moves(t.moves().to_vec()),
-            ServerClause::Jumps(t.wire_jumps()),
-        ];
-        clauses
+        ServerClause::variant_setup(variant)
             .iter()
             .map(|c| c.to_string())
             .collect::<String>()

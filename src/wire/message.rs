@@ -7,7 +7,7 @@
 //! `(moves (0 1)(0 4))`. The server ends every message it sends with `\n`.
 
 use super::extension::LastPly;
-use crate::rules::{Action, Piece};
+use crate::rules::{Action, Piece, Variant};
 use crate::sexp::{self, excerpt, shown, Sexp, SexpError};
 use lexpr::Value;
 use std::fmt::{self, Write};
@@ -250,6 +250,21 @@ fn write_string(out: &mut String, s: &str) {
         }
     }
     out.push('"');
+}
+
+impl ServerClause {
+    /// The setup clauses that describe a variant's game, the same for every seat:
+    /// `(game TYPE)(size N)(pieces P)(moves ...)(jumps ...)`, in the order the server sends them.
+    pub fn variant_setup(variant: &Variant) -> [ServerClause; 5] {
+        let t = &variant.topology;
+        [
+            ServerClause::Game(variant.game_type.clone()),
+            ServerClause::Size(t.size()),
+            ServerClause::Pieces(variant.pieces_wire()),
+            ServerClause::Moves(t.moves().to_vec()),
+            ServerClause::Jumps(t.wire_jumps()),
+        ]
+    }
 }
 
 impl fmt::Display for ServerClause {

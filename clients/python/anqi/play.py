@@ -246,6 +246,7 @@ def play(
 
     errors: list[str] = []
     threads: list[_Seat] = []
+    locks: dict[int, threading.Lock] = {}
     try:
         try:
             addr = read_address(proc, proc.stderr, 60.0, "anqi tournament")
@@ -259,8 +260,8 @@ def play(
                     lock = None
                     try:
                         own = bot.spawn() if hasattr(bot, "spawn") else copy.deepcopy(bot)
-                    except Exception:
-                        own, lock = bot, _lock_for(bot)
+                    except Exception:  # cannot be copied: one bot, one call at a time
+                        own, lock = bot, locks.setdefault(id(bot), threading.Lock())
                     t = _Seat(addr, own, name, token, finished, errors, lock)
                     t.start()
                     threads.append(t)
@@ -304,13 +305,6 @@ def play(
         for t in threads:
             t.join(timeout=5)
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-_LOCKS: dict[int, threading.Lock] = {}
-
-
-def _lock_for(bot: Any) -> threading.Lock:
-    return _LOCKS.setdefault(id(bot), threading.Lock())
 
 
 def _count_lines(path: Path) -> int:

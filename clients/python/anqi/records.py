@@ -247,11 +247,6 @@ def _variant_path(source: str) -> str:
     return path
 
 
-def _opt(d: dict[str, Any], key: str) -> Any:
-    v = d.get(key)
-    return v if v is not None else None
-
-
 def _record(d: dict[str, Any], where: str) -> Record:
     try:
         players = []
@@ -272,8 +267,8 @@ def _record(d: dict[str, Any], where: str) -> Record:
                 legal=Counts.from_json(q.get("legal", {})),
                 legal_all=(tuple(Counts.from_json(c) for c in q["legal_all"])
                            if q.get("legal_all") is not None else None),
-                revealed=_opt(q, "revealed"), captured=_opt(q, "captured"),
-                drawn=_opt(q, "drawn"),
+                revealed=q.get("revealed"), captured=q.get("captured"),
+                drawn=q.get("drawn"),
             )
             for q in d["plies"]
         )
