@@ -9,6 +9,8 @@ mod deal;
 mod description;
 mod game;
 mod piece;
+/// Random playouts: the core's benchmark and results fingerprint.
+pub mod playout;
 mod topology;
 /// The variant model and the shipped variants.
 mod variant;
