@@ -1,17 +1,16 @@
 //! One client connection: a reader task that turns bytes into typed messages, a writer task that
 //! sends whole messages, and the handshake that turns a connection into a seated [`Player`].
 //!
-//! The reader and writer are the only owners of the socket halves; everyone else talks to them
-//! through channels, so a slow or silent client never blocks a game or another connection.
+//! The reader task owns the socket's read half and hands messages on through a channel. Senders
+//! write to the socket directly while it takes their bytes at once, and queue for the writer
+//! task otherwise, so a slow or silent client never blocks a game or another connection.
 
 use crate::wire::{
     ClientClause, ClientMessage, ErrorCode, Extension, Extensions, FrameError, FrameLimits,
     FrameScanner, MessageError, ServerClause, ServerMessage,
 };
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
@@ -30,14 +29,25 @@ pub enum Inbound {
 
 /// The sending side of a connection. Cloning is cheap; messages are shared `Arc<str>` lines.
 ///
+/// A message is written straight to the socket by whoever sends it when nothing is queued
+/// before it and the socket takes it whole (the common case: a prompt is a few dozen bytes), so
+/// a ply costs no wake-up of another task. Whatever the socket does not take at once is queued
+/// for the connection's writer task, which waits until the client reads.
+///
 /// The queue is bounded in bytes, not in messages: a client that does not read pins at most
 /// `write_queue_bytes` of memory, however long the messages it is sent.
 #[derive(Clone, Debug)]
 pub struct Outbox {
-    tx: mpsc::UnboundedSender<Arc<str>>,
-    /// Bytes queued and not yet written, shared with the writer task.
-    queued: Arc<AtomicUsize>,
-    limit: usize,
+    sink: Sink,
+}
+
+#[derive(Clone, Debug)]
+enum Sink {
+    /// A real connection.
+    Socket(Arc<Sender>),
+    /// Lines handed to a channel: unit tests' players, and the closed stand-in of an absent
+    /// seat (its receiver is dropped).
+    Channel(mpsc::UnboundedSender<Arc<str>>),
 }
 
 /// The client cannot take more messages: it is gone, or not reading.
@@ -45,21 +55,18 @@ pub struct Outbox {
 pub struct Gone;
 
 impl Outbox {
-    /// Queues one line without waiting.
+    /// Sends one line without waiting: written now, or queued behind what is queued.
     ///
     /// # Errors
     /// [`Gone`] when the connection is closed or its write queue is full.
     pub fn send_line(&self, line: Arc<str>) -> Result<(), Gone> {
-        let len = line.len();
-        let before = self.queued.fetch_add(len, Ordering::AcqRel);
-        if before + len > self.limit {
-            self.queued.fetch_sub(len, Ordering::AcqRel);
-            return Err(Gone);
+        match &self.sink {
+            Sink::Socket(sender) => sender.side.send(line),
+            Sink::Channel(tx) => tx.send(line).map_err(|_| Gone),
         }
-        self.tx.send(line).map_err(|_| Gone)
     }
 
-    /// Queues one message.
+    /// Sends one message.
     ///
     /// # Errors
     /// As [`Outbox::send_line`].
@@ -67,7 +74,7 @@ impl Outbox {
         self.send_line(msg.to_line().into())
     }
 
-    /// Queues an `((error CODE "text"))` message, ignoring a gone client.
+    /// Sends an `((error CODE "text"))` message, ignoring a gone client.
     pub fn error(&self, code: ErrorCode, text: impl Into<String>) {
         let _ = self.send(&ServerMessage(vec![ServerClause::Error(code, text.into())]));
     }
@@ -76,10 +83,152 @@ impl Outbox {
     fn closed() -> Outbox {
         let (tx, _) = mpsc::unbounded_channel();
         Outbox {
-            tx,
-            queued: Arc::new(AtomicUsize::new(0)),
-            limit: 0,
+            sink: Sink::Channel(tx),
         }
+    }
+}
+
+/// What every [`Outbox`] clone of one connection shares. When the last clone is dropped, the
+/// writer task is told: it writes what is still queued and then closes the connection's
+/// sending direction (the game or handshake is over).
+#[derive(Debug)]
+struct Sender {
+    side: Arc<WriteSide>,
+}
+
+impl Drop for Sender {
+    fn drop(&mut self) {
+        self.side.state().senders_gone = true;
+        self.side.wake_writer.notify_one();
+    }
+}
+
+/// The writing half of a connection, shared by its senders and its writer task. Dropping the
+/// last reference drops the socket's write half, which shuts its sending direction down.
+#[derive(Debug)]
+struct WriteSide {
+    socket: OwnedWriteHalf,
+    queue: std::sync::Mutex<WriteQueue>,
+    /// Woken when the queue gets its first line, and when the last sender is gone.
+    wake_writer: tokio::sync::Notify,
+    limit: usize,
+}
+
+#[derive(Debug, Default)]
+struct WriteQueue {
+    /// Lines not yet written, oldest first; the first may be partly written already.
+    lines: std::collections::VecDeque<Arc<str>>,
+    /// Bytes of the first line already written.
+    written: usize,
+    /// Bytes in `lines` not yet written.
+    bytes: usize,
+    /// A write failed or timed out: the connection is dead, sending is refused.
+    broken: bool,
+    senders_gone: bool,
+}
+
+impl WriteSide {
+    fn state(&self) -> std::sync::MutexGuard<'_, WriteQueue> {
+        // Nothing panics while holding the lock; a poisoned lock still holds a usable queue.
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn send(&self, line: Arc<str>) -> Result<(), Gone> {
+        let mut q = self.state();
+        if q.broken {
+            return Err(Gone);
+        }
+        let mut written = 0;
+        if q.lines.is_empty() {
+            // Nothing is queued before it, so writing now keeps the order.
+            match self.socket.try_write(line.as_bytes()) {
+                Ok(n) if n == line.len() => return Ok(()),
+                Ok(n) => written = n,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(e) => {
+                    tracing::debug!(error = %e, "write failed; closing");
+                    q.broken = true;
+                    return Err(Gone);
+                }
+            }
+        }
+        let rest = line.len() - written;
+        if q.bytes + rest > self.limit {
+            // Too much unread: the client is not reading. A partly written line cannot be
+            // taken back, so the connection is broken from here on.
+            if written > 0 {
+                q.broken = true;
+            }
+            return Err(Gone);
+        }
+        if q.lines.is_empty() {
+            q.written = written;
+            self.wake_writer.notify_one();
+        }
+        q.bytes += rest;
+        q.lines.push_back(line);
+        Ok(())
+    }
+
+    /// The writer task: writes what the senders queued, when the client reads. Ends when the
+    /// connection breaks, or when every sender is gone and the queue is empty.
+    async fn run_writer(self: Arc<Self>) {
+        loop {
+            let next = {
+                let q = self.state();
+                match q.lines.front() {
+                    Some(line) => Some((line.clone(), q.written)),
+                    None if q.senders_gone || q.broken => return,
+                    None => None,
+                }
+            };
+            let Some((line, from)) = next else {
+                self.wake_writer.notified().await;
+                continue;
+            };
+            match tokio::time::timeout(WRITE_TIMEOUT, self.write_from(&line, from)).await {
+                Ok(Ok(())) => {
+                    let mut q = self.state();
+                    q.bytes -= line.len() - from;
+                    q.written = 0;
+                    q.lines.pop_front();
+                }
+                Ok(Err(e)) => {
+                    tracing::debug!(error = %e, "write failed; closing");
+                    return self.break_off();
+                }
+                Err(_) => {
+                    // A client that stops reading fills its socket buffer; do not wait for it
+                    // forever.
+                    tracing::debug!("client not reading for {WRITE_TIMEOUT:?}; closing");
+                    return self.break_off();
+                }
+            }
+        }
+    }
+
+    /// Writes `line` from byte `from` on, recording progress so a sender never writes while a
+    /// line is partly out.
+    async fn write_from(&self, line: &str, mut from: usize) -> std::io::Result<()> {
+        while from < line.len() {
+            self.socket.writable().await?;
+            match self.socket.try_write(&line.as_bytes()[from..]) {
+                Ok(n) => {
+                    from += n;
+                    self.state().written = from;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    fn break_off(&self) {
+        let mut q = self.state();
+        q.broken = true;
+        q.lines.clear();
+        q.bytes = 0;
     }
 }
 
@@ -155,9 +304,7 @@ impl Player {
             ext: Extensions::NONE,
             inbox,
             outbox: Outbox {
-                tx,
-                queued: Arc::new(AtomicUsize::new(0)),
-                limit: 1 << 20,
+                sink: Sink::Channel(tx),
             },
         };
         (player, out_rx, in_tx)
@@ -183,71 +330,67 @@ pub fn spawn_io<S: Send + Sync + 'static>(
 ) -> (mpsc::Receiver<Inbound>, Outbox) {
     let _ = stream.set_nodelay(true);
     let (read, write) = stream.into_split();
-    let (out_tx, out_rx) = mpsc::unbounded_channel();
     let (in_tx, in_rx) = mpsc::channel(32);
     let slot = Arc::new(slot);
-    let queued = Arc::new(AtomicUsize::new(0));
-    tokio::spawn(write_loop(write, out_rx, queued.clone(), slot.clone()).instrument(span.clone()));
+    let side = Arc::new(WriteSide {
+        socket: write,
+        queue: std::sync::Mutex::new(WriteQueue::default()),
+        wake_writer: tokio::sync::Notify::new(),
+        limit: limits.write_queue_bytes,
+    });
+    let writer_slot = slot.clone();
+    let writer = side.clone();
+    tokio::spawn(
+        async move {
+            writer.run_writer().await;
+            drop(writer_slot);
+        }
+        .instrument(span.clone()),
+    );
     tokio::spawn(read_loop(read, in_tx, limits.frame, slot, conn).instrument(span));
     let outbox = Outbox {
-        tx: out_tx,
-        queued,
-        limit: limits.write_queue_bytes,
+        sink: Sink::Socket(Arc::new(Sender { side })),
     };
     (in_rx, outbox)
 }
 
-async fn write_loop<S>(
-    mut write: OwnedWriteHalf,
-    mut rx: mpsc::UnboundedReceiver<Arc<str>>,
-    queued: Arc<AtomicUsize>,
-    _slot: Arc<S>,
-) {
-    while let Some(line) = rx.recv().await {
-        queued.fetch_sub(line.len(), Ordering::AcqRel);
-        // A client that stops reading fills its socket buffer; do not wait for it forever.
-        match tokio::time::timeout(WRITE_TIMEOUT, write.write_all(line.as_bytes())).await {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                tracing::debug!(error = %e, "write failed; closing");
-                return;
-            }
-            Err(_) => {
-                tracing::debug!("client not reading for {WRITE_TIMEOUT:?}; closing");
-                return;
-            }
-        }
-    }
-    // Every sender is gone: the game or handshake is over. Say goodbye politely.
-    let _ = tokio::time::timeout(WRITE_TIMEOUT, write.shutdown()).await;
-}
+/// Bytes read from a socket at a time. The buffer lives on the stack only while the bytes are
+/// handed to the frame scanner, never across a wait, so an idle connection holds none of it.
+const READ_CHUNK: usize = 4096;
 
 async fn read_loop<S>(
-    mut read: OwnedReadHalf,
+    read: OwnedReadHalf,
     tx: mpsc::Sender<Inbound>,
     limits: FrameLimits,
     _slot: Arc<S>,
     conn: u64,
 ) {
     let mut scanner = FrameScanner::new(limits);
-    let mut chunk = vec![0u8; 4096];
     loop {
-        let n = tokio::select! {
-            r = read.read(&mut chunk) => r,
+        let ready = tokio::select! {
+            r = read.readable() => r,
             // Nobody listens any more (game over): stop reading.
             _ = tx.closed() => return,
         };
-        let n = match n {
-            Ok(0) | Err(_) => {
+        let got = ready.and_then(|()| {
+            let mut chunk = [0u8; READ_CHUNK];
+            let n = read.try_read(&mut chunk)?;
+            scanner.push(&chunk[..n]);
+            Ok(n)
+        });
+        match got {
+            Ok(n) if n > 0 => {}
+            // Readiness can be spurious.
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
+            // End of stream, or a broken connection.
+            Ok(_) | Err(_) => {
                 if scanner.mid_frame() {
                     tracing::debug!(conn, "connection closed in the middle of a message");
                 }
                 let _ = tx.send(Inbound::Closed).await;
                 return;
             }
-            Ok(n) => n,
-        };
-        scanner.push(&chunk[..n]);
+        }
         while let Some(frame) = scanner.next_frame() {
             let inbound = match frame {
                 Ok(bytes) => match ClientMessage::parse(&bytes) {
@@ -380,5 +523,85 @@ pub async fn handshake(
                 outbox,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+    use tokio::net::TcpListener;
+
+    const LIMITS: ConnectionLimits = ConnectionLimits {
+        frame: FrameLimits {
+            max_bytes: 4096,
+            max_depth: 8,
+        },
+        write_queue_bytes: 1 << 20,
+        handshake_timeout: Duration::from_secs(5),
+    };
+
+    /// A server-side outbox and the client's end of the same loopback connection.
+    async fn connected(limits: ConnectionLimits) -> (Outbox, mpsc::Receiver<Inbound>, TcpStream) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        let (inbox, outbox) = spawn_io(server, 0, limits, (), tracing::Span::none());
+        (outbox, inbox, client)
+    }
+
+    #[tokio::test]
+    async fn lines_arrive_whole_and_in_order_when_the_client_reads_late() {
+        let (outbox, _inbox, mut client) = connected(LIMITS).await;
+        // Far more than the kernel's socket buffers take: most of it waits in the queue, and
+        // some lines go out in pieces.
+        let lines: Vec<String> = (0..400)
+            .map(|i| format!("(({} {i}))\n", "x".repeat(i * 7 % 3000)))
+            .collect();
+        for line in &lines {
+            outbox.send_line(line.as_str().into()).unwrap();
+        }
+        drop(outbox);
+        let mut got = String::new();
+        client.read_to_string(&mut got).await.unwrap();
+        assert_eq!(got, lines.concat(), "every byte, in order, then end of stream");
+    }
+
+    #[tokio::test]
+    async fn a_client_that_does_not_read_is_gone_past_the_queue_limit() {
+        let limits = ConnectionLimits {
+            write_queue_bytes: 65_536,
+            ..LIMITS
+        };
+        let (outbox, _inbox, _client) = connected(limits).await;
+        let line: Arc<str> = format!("({})\n", "y".repeat(8_000)).into();
+        let mut sent = 0usize;
+        while outbox.send_line(line.clone()).is_ok() {
+            sent += line.len();
+            assert!(sent < 64 << 20, "the queue never filled");
+        }
+        // The kernel's buffers and the queue took some; the limit stopped the rest.
+        assert!(sent >= 65_536, "only {sent} bytes before the refusal");
+    }
+
+    #[tokio::test]
+    async fn messages_read_in_any_pieces_come_out_whole() {
+        use tokio::io::AsyncWriteExt;
+        let (_outbox, mut inbox, mut client) = connected(LIMITS).await;
+        for piece in ["((ini", "t a 1))\n((re", "v 3))\n"] {
+            client.write_all(piece.as_bytes()).await.unwrap();
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        drop(client);
+        let mut got = Vec::new();
+        while let Some(i) = inbox.recv().await {
+            got.push(format!("{i:?}"));
+        }
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert!(got[0].contains("Init"), "{got:?}");
+        assert!(got[1].contains("Rev"), "{got:?}");
+        assert_eq!(got[2], "Closed");
     }
 }

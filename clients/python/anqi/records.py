@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -178,7 +177,7 @@ class Record:
         from ._anqi import Game
 
         return Game(
-            _variant_path(self.variant_source),
+            _variant(self.variant_source),
             seed=self.seeds.get("server", ""),
             client_seeds=list(self.seeds.get("clients", [])),
         )
@@ -232,19 +231,18 @@ class Record:
                              f"the rules give {game.board}")
 
 
-_VARIANT_FILES: dict[str, str] = {}
+_VARIANTS: dict[str, Any] = {}
 
 
-def _variant_path(source: str) -> str:
-    """A file holding `source` (records carry their variant's description verbatim), written
-    once per distinct description for this process."""
-    path = _VARIANT_FILES.get(source)
-    if path is None or not os.path.exists(path):
-        fd, path = tempfile.mkstemp(prefix="anqi-variant-", suffix=".sexp")
-        with os.fdopen(fd, "w") as f:
-            f.write(source)
-        _VARIANT_FILES[source] = path
-    return path
+def _variant(source: str) -> Any:
+    """The `anqi.Variant` of a description (records carry their variant's description
+    verbatim), parsed once per distinct description for this process."""
+    variant = _VARIANTS.get(source)
+    if variant is None:
+        from ._anqi import Variant
+
+        variant = _VARIANTS[source] = Variant.from_description(source)
+    return variant
 
 
 def _record(d: dict[str, Any], where: str) -> Record:

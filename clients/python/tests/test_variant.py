@@ -106,6 +106,15 @@ class FromFiles(unittest.TestCase):
             game = anqi.Game(again, seed="f")
             self.assertEqual(game.variant, "cross")
 
+    def test_a_description_text(self):
+        v = anqi.Variant.from_description((SHIPPED_DIR / "cross.sexp").read_text())
+        self.assertEqual(v.name, "cross")
+        self.assertEqual(v.moves, anqi.Variant("cross").moves)
+        self.assertEqual(anqi.Game(v, seed="t").variant, "cross")
+        with self.assertRaises(ValueError) as e:
+            anqi.Variant.from_description("(variant (name bad))")
+        self.assertIn("line", str(e.exception))
+
     def test_bad_names_and_types(self):
         with self.assertRaises(ValueError) as e:
             anqi.Variant("no-such-variant")

@@ -97,6 +97,17 @@ impl VariantInfo {
         })
     }
 
+    /// A variant from the text of a description (protocol/VARIANTS.md), such as a record's
+    /// `variant_source`; a ValueError names the line and the problem.
+    #[staticmethod]
+    fn from_description(text: &str) -> PyResult<VariantInfo> {
+        let variant =
+            rules::Variant::parse(text).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(VariantInfo {
+            loaded: Loaded::new(variant),
+        })
+    }
+
     /// The short name (`traditional`, `2v2`, ...), as in records.
     #[getter]
     fn name(&self) -> &str {
