@@ -19,10 +19,11 @@ use tracing::Instrument;
 /// What the reader task hands on.
 #[derive(Debug)]
 pub enum Inbound {
-    /// A well-formed message.
-    Message(ClientMessage),
-    /// Bytes that are not a message; the error reply it deserves.
-    Bad(MessageError),
+    /// A well-formed message, and when its last byte was read: a clock charges the mover up to
+    /// that moment, not up to when the referee got to it, so a busy server costs nobody time.
+    Message(ClientMessage, tokio::time::Instant),
+    /// Bytes that are not a message, the error reply it deserves, and when it was read.
+    Bad(MessageError, tokio::time::Instant),
     /// The client closed the connection (or it broke).
     Closed,
 }
@@ -391,13 +392,14 @@ async fn read_loop<S>(
                 return;
             }
         }
+        let read_at = tokio::time::Instant::now();
         while let Some(frame) = scanner.next_frame() {
             let inbound = match frame {
                 Ok(bytes) => match ClientMessage::parse(&bytes) {
-                    Ok(m) => Inbound::Message(m),
-                    Err(e) => Inbound::Bad(e),
+                    Ok(m) => Inbound::Message(m, read_at),
+                    Err(e) => Inbound::Bad(e, read_at),
                 },
-                Err(e) => Inbound::Bad(frame_error(e)),
+                Err(e) => Inbound::Bad(frame_error(e), read_at),
             };
             if tx.send(inbound).await.is_err() {
                 return;
@@ -466,11 +468,11 @@ pub async fn handshake(
         };
         let msg = match inbound {
             Inbound::Closed => return None,
-            Inbound::Bad(e) => {
+            Inbound::Bad(e, _) => {
                 outbox.error(e.code, e.text);
                 continue;
             }
-            Inbound::Message(m) => m,
+            Inbound::Message(m, _) => m,
         };
         let mut init = None;
         for clause in msg.0 {
@@ -566,7 +568,11 @@ mod tests {
         drop(outbox);
         let mut got = String::new();
         client.read_to_string(&mut got).await.unwrap();
-        assert_eq!(got, lines.concat(), "every byte, in order, then end of stream");
+        assert_eq!(
+            got,
+            lines.concat(),
+            "every byte, in order, then end of stream"
+        );
     }
 
     #[tokio::test]

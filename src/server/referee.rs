@@ -392,6 +392,10 @@ impl Referee {
 
     /// Waits until the mover's action is played or the game ends, answering every other
     /// message on the way.
+    ///
+    /// Time is charged up to the moment a message was read from the socket, so a message read
+    /// before the deadline is ruled on even when the referee gets to it after the deadline, and
+    /// the flag falls only when nothing read in time was a legal action.
     async fn await_action(&mut self, turn: &Turn) {
         loop {
             let shutdown = self.ctx.shutdown.clone();
@@ -402,29 +406,42 @@ impl Referee {
                     self.game.abort();
                     return;
                 }
+                // Before the deadline: what was read in time is ruled on first.
+                e = next_event(&mut self.seats, &mut self.next_poll) => e,
                 _ = sleep_until_opt(turn.deadline) => {
                     self.lose_on_time(turn);
                     return;
                 }
-                e = next_event(&mut self.seats, &mut self.next_poll) => e,
             };
-            let request = match inbound {
+            let (request, read_at) = match inbound {
                 Inbound::Closed => {
                     self.game.forfeit(from, Termination::Disconnect);
                     return;
                 }
-                Inbound::Bad(e) => Request::Refused(e.code, e.text),
-                Inbound::Message(m) => Request::of(m),
+                Inbound::Bad(e, at) => (Request::Refused(e.code, e.text), at),
+                Inbound::Message(m, at) => (Request::of(m), at),
             };
-            match self.rule(turn, from, request) {
+            // Past the deadline, the mover's flag has fallen (whatever the message says).
+            if from == turn.mover && turn.deadline.is_some_and(|d| read_at > d) {
+                self.lose_on_time(turn);
+                return;
+            }
+            let spent = read_at.saturating_duration_since(turn.started);
+            match self.rule(turn, from, request, spent) {
                 Step::Answered => {}
                 Step::Played | Step::Over => return,
             }
         }
     }
 
-    /// Rules on one request from player `from`.
-    fn rule(&mut self, turn: &Turn, from: usize, request: Request) -> Step {
+    /// Rules on one request from player `from`, read `spent` after the turn started.
+    fn rule(
+        &mut self,
+        turn: &Turn,
+        from: usize,
+        request: Request,
+        spent: std::time::Duration,
+    ) -> Step {
         let referee = &self.ctx.config.referee;
         let (code, text, ruling) = match request {
             Request::Resign => {
@@ -453,7 +470,6 @@ impl Referee {
                 referee.stale_board,
             ),
             Request::Act { action, .. } => {
-                let spent = turn.started.elapsed();
                 if self.clocks.would_fall(turn.mover, spent) {
                     self.lose_on_time(turn);
                     return Step::Over;
@@ -664,4 +680,96 @@ async fn next_event(seats: &mut [Seat], next: &mut usize) -> (usize, Inbound) {
         Poll::Pending
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Durability;
+    use crate::wire::ClientMessage;
+
+    /// A referee for a two-player game of `variant` under `config`, with both players' ends.
+    async fn table(
+        variant: &str,
+        config: &str,
+    ) -> (
+        [(
+            tokio::sync::mpsc::UnboundedReceiver<Arc<str>>,
+            tokio::sync::mpsc::Sender<Inbound>,
+        ); 2],
+        tokio::sync::mpsc::UnboundedReceiver<GameRecord>,
+    ) {
+        let variant = Arc::new(Variant::load(variant).unwrap());
+        let (observer, records) = tokio::sync::mpsc::unbounded_channel();
+        let (sink, _) = RecordSink::start(None, Durability { fsync: false }, Some(observer))
+            .await
+            .unwrap();
+        let ctx = GameContext {
+            setup_common: GameContext::setup_common(&variant),
+            public_variant: "".into(),
+            variant,
+            config: Arc::new(Config::parse(config).unwrap()),
+            records: sink,
+            shutdown: CancellationToken::new(),
+        };
+        let (p1, out1, in1) = Player::for_test(1, "a");
+        let (p2, out2, in2) = Player::for_test(2, "b");
+        let spec = GameSpec {
+            seeds: None,
+            clocks: Vec::new(),
+            max_plies: None,
+            absent: Vec::new(),
+            done: None,
+        };
+        tokio::spawn(run_game(ctx, 1, vec![p1, p2], spec));
+        ([(out1, in1), (out2, in2)], records)
+    }
+
+    fn message(text: &str, at: Instant) -> Inbound {
+        Inbound::Message(ClientMessage::parse(text.as_bytes()).unwrap(), at)
+    }
+
+    /// The server is busy (here: the only thread is blocked) when the mover's action arrives
+    /// just in time, and gets to it after the deadline: the action was read in time, so it
+    /// counts, and the player is charged up to when it was read.
+    #[tokio::test]
+    async fn an_action_read_in_time_counts_when_ruled_on_late() {
+        let ([(mut out1, in1), (_out2, in2)], mut records) =
+            table("traditional-2x4", "[clock]\ngame_ms = 0\nmove_ms = 200\n").await;
+        while !out1.recv().await.unwrap().contains("(turn") {}
+        in1.send(message("((rev 0))", Instant::now()))
+            .await
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        in2.send(message("((resign))", Instant::now()))
+            .await
+            .unwrap();
+        let r = records.recv().await.unwrap();
+        assert_eq!(r.result.reason, Termination::Resign, "{:?}", r.result);
+        assert_eq!(r.plies.len(), 1);
+        assert!(
+            r.plies[0].think_ms < 200,
+            "charged {} ms",
+            r.plies[0].think_ms
+        );
+    }
+
+    /// An action read after the deadline loses on time, even when the referee could not look
+    /// before it arrived.
+    #[tokio::test]
+    async fn an_action_read_late_loses_on_time() {
+        let ([(mut out1, in1), (_out2, _in2)], mut records) =
+            table("traditional-2x4", "[clock]\ngame_ms = 0\nmove_ms = 200\n").await;
+        while !out1.recv().await.unwrap().contains("(turn") {}
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        in1.send(message("((rev 0))", Instant::now()))
+            .await
+            .unwrap();
+        let r = records.recv().await.unwrap();
+        assert_eq!(
+            (r.result.reason, r.result.loser),
+            (Termination::Time, Some(1))
+        );
+        assert!(r.plies.is_empty());
+    }
 }

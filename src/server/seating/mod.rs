@@ -50,8 +50,8 @@ pub fn departed(player: &mut Player) -> bool {
         match player.inbox.try_recv() {
             Ok(Inbound::Closed) | Err(mpsc::error::TryRecvError::Disconnected) => return true,
             Err(mpsc::error::TryRecvError::Empty) => return false,
-            Ok(Inbound::Bad(e)) => player.outbox.error(e.code, e.text),
-            Ok(Inbound::Message(_)) => player.outbox.error(
+            Ok(Inbound::Bad(e, _)) => player.outbox.error(e.code, e.text),
+            Ok(Inbound::Message(..)) => player.outbox.error(
                 ErrorCode::Unexpected,
                 "the game has not started yet: wait for your (turn ...)",
             ),
