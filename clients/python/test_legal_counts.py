@@ -3,7 +3,7 @@
 ``tests/data/legal_counts/`` (see its README) holds positions of every shipped variant, each
 given by exactly the public state a client knows (board, control, hand, chain cell, whether the
 bag has pieces), with the legal actions and their counts as the Rust core works them out;
-``tests/legal_counts.rs`` checks the core against the same rows. Here the standard-library
+``tests/integration/legal_counts.rs`` checks the core against the same rows. Here the standard-library
 client decodes each variant's board from the setup clauses the server sends (as in a game),
 reads the shipped description for the capture rules, and must list the same actions with the
 same counts for every row. Standard library only; run from clients/python:

@@ -2,7 +2,7 @@
 //!
 //! Input: the variant (one byte), the deal's seed (eight bytes), then steps, each a byte saying
 //! who tries what, followed by its numbers. The invariants are those of
-//! `tests/rules_walk/mod.rs`, shared with the property tests (`tests/rules_properties.rs`): the
+//! `tests/rules_walk/mod.rs`, shared with the property tests (`tests/integration/rules_properties.rs`): the
 //! game only ever accepts what it listed as legal, a refusal changes nothing, and the game ends
 //! only through its rules.
 #![no_main]

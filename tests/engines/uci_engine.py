@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A uci-banqi test engine for tests/bridge_uci.rs (standard library only), written from the
+"""A uci-banqi test engine for tests/integration/bridge_uci.rs (standard library only), written from the
 protocol as protocol/bridges/UCI-BANQI.md describes it (MistyBanqi's dialect of UCI):
 
     uci                          -> id name ..., id author ..., uciok

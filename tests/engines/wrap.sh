@@ -1,5 +1,5 @@
 #!/bin/sh
-# An engine wrapper for the token tests (tests/tournament_tokens.rs):
+# An engine wrapper for the token tests (tests/integration/tournament_tokens.rs):
 #
 #     wrap.sh [--gate FIFO] ENGINE [ARGS...]
 #

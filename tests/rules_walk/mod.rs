@@ -1,6 +1,6 @@
 //! A walk through one game with checks at every step: the invariants of the rules core, stated
 //! once for two drivers that choose the steps differently, the property tests
-//! (`tests/rules_properties.rs`, proptest) and the `rules` fuzz target
+//! (`tests/integration/rules_properties.rs`, proptest) and the `rules` fuzz target
 //! (`fuzz/fuzz_targets/rules.rs`, libFuzzer, which includes this file by path).
 //!
 //! Invariants, checked after every step:

@@ -1,6 +1,6 @@
 """The package's Observation against the shared legal-count tables (tests/data/legal_counts).
 
-The same tables check the Rust core (tests/legal_counts.rs) and the standard-library client
+The same tables check the Rust core (tests/integration/legal_counts.rs) and the standard-library client
 (clients/python/test_legal_counts.py): here the path a Python bot sees, an `anqi.Observation`
 built from public facts only, must give the same legal actions and counts.
 """

@@ -345,7 +345,7 @@ mod tests {
         }
     }
 
-    /// Replays one game of tests/bot_strength.rs: `DEBUG_GAME=4 cargo test ... debug_game`.
+    /// Replays one game of tests/integration/bot_strength.rs: `DEBUG_GAME=4 cargo test ... debug_game`.
     #[test]
     #[ignore]
     fn debug_game() {

@@ -3,7 +3,7 @@
 //! engine is `tests/engines/tcg_engine.py`, which keeps its own board from the protocol's
 //! messages and says `tcg_engine: inconsistent ...` on stderr when they make no sense.
 
-mod common;
+use crate::common;
 
 use anqi::record::GameRecord;
 use anqi_client::bots::GreedyBot;

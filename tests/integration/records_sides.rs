@@ -3,7 +3,7 @@
 //! at every ply, which `anqi replay` re-derives (a tampered count fails). Records written before
 //! these keys existed still load and replay.
 
-mod common;
+use crate::common;
 
 use anqi::record::GameRecord;
 use anqi::rules::Variant;

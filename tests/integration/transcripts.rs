@@ -1,7 +1,7 @@
 //! The paper's two transcripts, Table IV (traditional 2x4) and Table V (strategic 2x4),
 //! reproduced message by message over real TCP (`tests/data/table-*.transcript`).
 
-mod common;
+use crate::common;
 
 use anqi::wire::{ServerClause, ServerMessage};
 use common::{RawClient, TestServer};
@@ -76,7 +76,7 @@ async fn table_iv_message_by_message() {
     let record = run_transcript(
         "traditional-2x4",
         "table-iv-9",
-        include_str!("data/table-iv.transcript"),
+        include_str!("../data/table-iv.transcript"),
     )
     .await;
     assert_eq!(record.result.win, "(win 1 0)");
@@ -91,7 +91,7 @@ async fn table_v_message_by_message() {
     let record = run_transcript(
         "strategic-2x4",
         "table-v-593",
-        include_str!("data/table-v.transcript"),
+        include_str!("../data/table-v.transcript"),
     )
     .await;
     assert_eq!(record.result.win, "(win 1 0)");
@@ -126,7 +126,7 @@ async fn golden(variant_name: &str) -> String {
     let server = TestServer::start(variant_name, "[seed]\nserver = \"golden\"\n").await;
     let n = variant.players;
     let mut out = format!(
-        "# {variant_name}: {}\n#\n# A real exchange with anqi serve --variant {variant_name}, written by tests/transcripts.rs\n# (ANQI_BLESS=1 rewrites it) and checked line by line by the same test. The players join in\n# order with seeds 1, 2, ...; the server's seed is \"golden\". Each player picks one of its legal\n# actions; after {GOLDEN_PLIES} plies the player to move resigns.\n",
+        "# {variant_name}: {}\n#\n# A real exchange with anqi serve --variant {variant_name}, written by tests/integration/transcripts.rs\n# (ANQI_BLESS=1 rewrites it) and checked line by line by the same test. The players join in\n# order with seeds 1, 2, ...; the server's seed is \"golden\". Each player picks one of its legal\n# actions; after {GOLDEN_PLIES} plies the player to move resigns.\n",
         variant.summary
     );
     let mut clients = Vec::new();
@@ -193,7 +193,7 @@ fn board_before(transcript: &str, player: usize) -> String {
 }
 
 /// Every shipped variant has a real transcript in `protocol/transcripts/`, and the server still
-/// produces it message by message. `ANQI_BLESS=1 cargo test --test transcripts` rewrites them.
+/// produces it message by message. `ANQI_BLESS=1 cargo test --test integration transcripts::` rewrites them.
 #[tokio::test]
 async fn golden_transcripts_of_every_variant() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol/transcripts");

@@ -4,7 +4,7 @@
 //! each other or against the Rust client's random bot. Every record verifies with
 //! `anqi replay`.
 
-mod common;
+use crate::common;
 
 use anqi::record::GameRecord;
 use anqi::rules::Variant;

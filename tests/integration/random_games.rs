@@ -1,7 +1,7 @@
 //! 1,000 random-bot games on the traditional 4x8 board, all over TCP against one server, all
 //! ending with a result that `anqi replay` verifies.
 
-mod common;
+use crate::common;
 
 use anqi_client::{play_game, RandomBot};
 use common::TestServer;

@@ -1,7 +1,7 @@
 //! Every kind of bad input gets the documented answer, and none of it disturbs another game on
 //! the same server. See "Errors and rulings" in protocol/PROTOCOL.md.
 
-mod common;
+use crate::common;
 
 use anqi::record::GameRecord;
 use anqi::rules::Termination;

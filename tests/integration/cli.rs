@@ -2,7 +2,7 @@
 //! reference clients (the Python bot included), stops gracefully on SIGTERM; `replay` and
 //! `variants` work; mistakes get clear messages.
 
-mod common;
+use crate::common;
 
 use common::{RawClient, TempDir};
 use std::path::Path;
@@ -160,7 +160,7 @@ async fn sigterm_aborts_running_games_and_records_them() {
 fn replay_reports_a_record_that_does_not_verify() {
     let dir = TempDir::new("cli-replay");
     // A 2x4 game whose record claims a capture the rules never allowed.
-    let good = include_str!("data/one-game.jsonl");
+    let good = include_str!("../data/one-game.jsonl");
     let path = dir.0.join("games.jsonl");
     std::fs::write(&path, good).unwrap();
     assert!(replay(&path).ends_with("1 verified, 0 failed\n"));
@@ -235,7 +235,7 @@ fn mistakes_get_clear_messages() {
 fn python_client_unit_tests_pass() {
     // The standard-library bot's tests by name: `discover` would also import the `anqi`
     // package, whose native module exists only once clients/python/test.sh has built it.
-    // test_legal_counts checks its rules against the shared tables (tests/legal_counts.rs).
+    // test_legal_counts checks its rules against the shared tables (tests/integration/legal_counts.rs).
     let out = Command::new("python3")
         .args([
             "-m",

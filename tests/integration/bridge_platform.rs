@@ -2,7 +2,7 @@
 //! engine `tests/engines/platform_engine.py` (which connects back to the bridge over TCP), on
 //! a real server; every game's record verifies with `anqi replay`.
 
-mod common;
+use crate::common;
 
 use anqi::record::GameRecord;
 use anqi::rules::Variant;

@@ -3,7 +3,7 @@
 //! actions, a refusal changes nothing, the counts match the list, the game ends only through
 //! its rules). The `rules` fuzz target checks the same invariants (`fuzz/README.md`).
 
-mod rules_walk;
+use crate::rules_walk;
 
 use proptest::collection::vec;
 use proptest::prelude::*;

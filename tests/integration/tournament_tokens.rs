@@ -3,7 +3,7 @@
 //! read), and a token seats one connection per game (a reuse is refused and logged with its
 //! address), all through `anqi tournament` and real TCP.
 
-mod common;
+use crate::common;
 
 use anqi::record::GameRecord;
 use common::TempDir;

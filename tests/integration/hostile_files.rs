@@ -3,7 +3,7 @@
 //! `anqi replay`. Every one gets a clear answer and the documented exit status; none crashes,
 //! hangs or takes the machine's memory. The inputs are generated here, not committed.
 
-mod common;
+use crate::common;
 
 use anqi::rules::MAX_DESCRIPTION_BYTES;
 use common::TempDir;
@@ -340,7 +340,7 @@ fn serve_refuses_a_hostile_variant_file_with_status_2() {
 #[test]
 fn replay_reports_every_bad_record_and_goes_on() {
     let dir = TempDir::new("hostile-replay");
-    let good = include_str!("data/one-game.jsonl").trim_end();
+    let good = include_str!("../data/one-game.jsonl").trim_end();
     let edited = |edit: &dyn Fn(&mut serde_json::Value)| {
         let mut record: serde_json::Value = serde_json::from_str(good).unwrap();
         edit(&mut record);

@@ -1,7 +1,7 @@
 //! Every shipped variant plays to a verified result over TCP with the reference Rust bots, and a
 //! variant from a file outside the repository needs no code change.
 
-mod common;
+use crate::common;
 
 use anqi::rules::{Termination, Variant, SHIPPED};
 use common::{TempDir, TestServer};

@@ -2,7 +2,7 @@
 //! whole, resume after `kill -9`, misbehaving engines ruled with the right termination while
 //! the event goes on, and SPRT early stopping.
 
-mod common;
+use crate::common;
 
 use anqi::record::GameRecord;
 use common::TempDir;

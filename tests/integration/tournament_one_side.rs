@@ -4,7 +4,7 @@
 //! refused, resume and shards work as for competitive events, and external engines with
 //! standing tokens find a tournament listening on port 0 by its `listening on` line.
 
-mod common;
+use crate::common;
 
 use anqi::record::GameRecord;
 use common::{anqi_bot, replay, TempDir};

@@ -1,7 +1,7 @@
 //! The opt-in protocol extensions over real TCP: what a client that asks gets, and that a
 //! client that asks for nothing sees exactly the paper's messages in the same game.
 
-mod common;
+use crate::common;
 
 use anqi::rules::Variant;
 use anqi::wire::{ErrorCode, LastPly, ServerClause, ServerMessage};

@@ -1,7 +1,7 @@
 //! Team games over TCP: the setup message names teams and teammates, `turn` and `info` go to
 //! the right players in the variant's turn order, and a team victory is `(win 0 T)`.
 
-mod common;
+use crate::common;
 
 use common::{RawClient, TestServer};
 

@@ -3,7 +3,7 @@
 //! game, pins unbounded memory, forges a log line or loses a finished game's record. One test
 //! per item of "Limits and guarantees" in protocol/PROTOCOL.md.
 
-mod common;
+use crate::common;
 
 use anqi::record::{GameRecord, MAX_FAULTS};
 use anqi::rules::Termination;

@@ -4,7 +4,7 @@
 //! made by hand, so every number is known in advance; one short real match checks the runner's
 //! SPRT line.
 
-mod common;
+use crate::common;
 
 use anqi::record::{GameRecord, TournamentTag};
 use anqi::rules::{Termination, Variant};
@@ -26,7 +26,7 @@ fn game(
     winner: Option<usize>,
 ) -> GameRecord {
     let mut r: GameRecord =
-        serde_json::from_str(include_str!("data/one-game.jsonl").trim_end()).unwrap();
+        serde_json::from_str(include_str!("../data/one-game.jsonl").trim_end()).unwrap();
     let v = Variant::shipped(variant).unwrap();
     r.variant = v.name.clone();
     r.variant_source = v.source.clone();

@@ -8,7 +8,7 @@
 //! deals, greedy scored 98.8-100% against random (40 games) and search at depth 2 scored 75-95%
 //! against greedy (20 games); with equal bots on both sides these tests fail.
 
-mod common;
+use crate::common;
 
 use anqi::record::GameRecord;
 use anqi::rules::Variant;

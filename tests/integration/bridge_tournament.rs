@@ -3,7 +3,7 @@
 //! cdc-platform: the test engines of tests/engines/, each keeping its own board from its own
 //! protocol) runs with one command, every game ends by the rules, and every record verifies.
 
-mod common;
+use crate::common;
 
 use anqi::record::GameRecord;
 use anqi::rules::Termination;
