@@ -11,6 +11,7 @@ use crate::wire::{
 };
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::io::AsyncRead;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
@@ -360,7 +361,7 @@ pub fn spawn_io<S: Send + Sync + 'static>(
 const READ_CHUNK: usize = 4096;
 
 async fn read_loop<S>(
-    read: OwnedReadHalf,
+    mut read: OwnedReadHalf,
     tx: mpsc::Sender<Inbound>,
     limits: FrameLimits,
     _slot: Arc<S>,
@@ -368,21 +369,28 @@ async fn read_loop<S>(
 ) {
     let mut scanner = FrameScanner::new(limits);
     loop {
-        let ready = tokio::select! {
-            r = read.readable() => r,
+        // The chunk lives on the stack of one poll only, so a waiting connection holds none of
+        // it; `poll_read` also notices a short read, which spares a second read that would
+        // only say "nothing more".
+        let next_bytes = std::future::poll_fn(|cx| {
+            let mut chunk = [0u8; READ_CHUNK];
+            let mut buf = tokio::io::ReadBuf::new(&mut chunk);
+            match std::pin::Pin::new(&mut read).poll_read(cx, &mut buf) {
+                std::task::Poll::Ready(Ok(())) => {
+                    scanner.push(buf.filled());
+                    std::task::Poll::Ready(Ok(buf.filled().len()))
+                }
+                std::task::Poll::Ready(Err(e)) => std::task::Poll::Ready(Err(e)),
+                std::task::Poll::Pending => std::task::Poll::Pending,
+            }
+        });
+        let got = tokio::select! {
+            r = next_bytes => r,
             // Nobody listens any more (game over): stop reading.
             _ = tx.closed() => return,
         };
-        let got = ready.and_then(|()| {
-            let mut chunk = [0u8; READ_CHUNK];
-            let n = read.try_read(&mut chunk)?;
-            scanner.push(&chunk[..n]);
-            Ok(n)
-        });
         match got {
             Ok(n) if n > 0 => {}
-            // Readiness can be spurious.
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => continue,
             // End of stream, or a broken connection.
             Ok(_) | Err(_) => {
                 if scanner.mid_frame() {
