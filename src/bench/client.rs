@@ -494,6 +494,7 @@ async fn load(args: &ClientArgs, variant: &Arc<Variant>) -> Result<LoadReport> {
     }
     let seconds = start.elapsed().as_secs_f64();
     progress.abort();
+    eprintln!("{}: {}/{} games", args.label, all.games, args.games);
     let samples = all.clock_errors_ms.len() as u64;
     let (p99, max) = if samples == 0 {
         (None, None)

@@ -338,6 +338,10 @@ impl Run {
     }
 
     fn s1(&mut self) -> Result<()> {
+        eprintln!(
+            "S1: {} games one at a time, each beside its ping-pongs...",
+            self.sizes.s1_games
+        );
         let (_server, addr) = self.server("S1", "game_ms = 0\n")?;
         let (_echo, echo_addr) = self.echo("S1")?;
         let client = self.client(
@@ -366,6 +370,10 @@ impl Run {
     }
 
     fn s2(&mut self) -> Result<()> {
+        eprintln!(
+            "S2: {} games, {} at once, then as many ping-pongs...",
+            self.sizes.s2_games, self.sizes.s2_concurrency
+        );
         let extra = [
             "--games".to_string(),
             self.sizes.s2_games.to_string(),
@@ -412,6 +420,7 @@ impl Run {
     fn s3(&mut self) -> Result<()> {
         let connections = self.sizes.s3_connections;
         let games = self.sizes.s3_games;
+        eprintln!("S3: {connections} idle connections to the server and to the echo server, then {games} games...");
         let idle = ["--connections".to_string(), connections.to_string()];
         let server_idle = {
             let (server, addr) = self.server("S3-idle", "game_ms = 0\n")?;
@@ -449,6 +458,10 @@ impl Run {
     }
 
     fn s4(&mut self) -> Result<()> {
+        eprintln!(
+            "S4: {} games, {} at once, thinking 0 to {} ms...",
+            self.sizes.s4_games, self.sizes.s4_concurrency, self.sizes.s4_think_ms
+        );
         let clock = format!("game_ms = 3600000\nmove_ms = {}\n", self.sizes.s4_move_ms);
         let (_server, addr) = self.server("S4", &clock)?;
         let client = self.client(
