@@ -511,7 +511,10 @@ mod tests {
     #[test]
     fn the_server_configuration_parses() {
         let c = crate::config::Config::parse(&server_config("game_ms = 0\n")).unwrap();
-        assert_eq!(c.seed.server, script::SERVER_SEED);
+        assert_eq!(
+            c.seed.server,
+            crate::config::SeedSource::Fixed(script::SERVER_SEED.into())
+        );
         assert!(c.seed.clients);
         assert_eq!(c.records.path, "");
         let c = crate::config::Config::parse(&server_config("game_ms = 5\nmove_ms = 7\n")).unwrap();
