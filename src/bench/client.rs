@@ -34,15 +34,20 @@ use tokio::sync::Semaphore;
 /// What the client does (see the module's documentation).
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
+    /// One game at a time, each ply timed, then its ping-pongs (S1).
     Latency,
+    /// Many games at once (S2, S4).
     Load,
+    /// Connections held open after the greeting (S3).
     Idle,
+    /// Games seated and held, nobody moving (S3).
     Seated,
 }
 
 /// The options of `anqi bench-client`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ClientArgs {
+    /// What to do.
     #[arg(long, value_enum)]
     pub mode: Mode,
     /// The server (or, with --echo, the echo server).
@@ -80,25 +85,34 @@ pub struct ClientArgs {
 /// What `latency` prints: per-ply times in microseconds.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LatencyReport {
+    /// Plies timed (as many ping-pongs were).
     pub plies: u64,
+    /// Median time per ply with the server.
     pub server_p50_us: f64,
+    /// 99th percentile of the same.
     pub server_p99_us: f64,
+    /// Median time per ping-pong with the echo server.
     pub echo_p50_us: f64,
+    /// 99th percentile of the same.
     pub echo_p99_us: f64,
 }
 
 /// What `load` prints.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct LoadReport {
+    /// Games played to their end (or ping-pong scripts played through).
     pub games: u64,
+    /// Plies (or ping-pongs) in them.
     pub plies: u64,
+    /// Wall time from the first connection to the last game's end.
     pub seconds: f64,
     /// Games lost on time (`((error timeout ...))` received).
     pub time_losses: u64,
-    /// With `--think-ms`: how many plies had both times, and the p99 and the largest of
-    /// |charged - measured| over them, in milliseconds.
+    /// With `--think-ms`: how many plies had both the measured and the charged time.
     pub clock_samples: u64,
+    /// The p99 of |charged - measured| over them, in milliseconds.
     pub clock_error_p99_ms: Option<f64>,
+    /// The largest of the same.
     pub clock_error_max_ms: Option<f64>,
 }
 

@@ -12,7 +12,7 @@ pub enum Target {
     AtLeast { value: f64 },
     /// The value is at most this much.
     AtMost { value: f64 },
-    /// The value is at least this much and at least `ratio` times its floor.
+    /// The value is at least `value` and at least `ratio` times its floor.
     AtLeastAndRatio { value: f64, ratio: f64 },
     /// The value is at most `ratio` times its floor.
     RatioAtMost { ratio: f64 },
@@ -50,10 +50,13 @@ impl Target {
 pub struct Figure {
     /// The issue's name for it: `R1`, `S1 p50`, `S3 idle`...
     pub name: String,
+    /// What was measured, in `unit`.
     pub value: f64,
+    /// `plies/s`, `us`, `KiB/connection`...
     pub unit: String,
     /// The same run's floor (what the machine does without anqi), and its unit.
     pub floor: Option<(f64, String)>,
+    /// What the issue asks of it.
     pub target: Option<Target>,
 }
 

@@ -9,12 +9,12 @@
 //! - `child`: starting, reading and killing those processes, and their memory.
 //! - this file: the options and the run, figure by figure, each with fresh processes.
 
-pub mod child;
+mod child;
 pub mod client;
 pub mod echo;
-pub mod figure;
-pub mod rules_core;
-pub mod script;
+mod figure;
+mod rules_core;
+mod script;
 
 use anyhow::{Context, Result};
 use child::Child;
@@ -28,10 +28,15 @@ use std::time::{Duration, Instant};
 /// The figures `--only` picks from.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Part {
+    /// The rules core's random playouts.
     R1,
+    /// Time per ply of one game.
     S1,
+    /// Plies per second of many games at once.
     S2,
+    /// Memory per idle connection and per running game.
     S3,
+    /// Clock accuracy and time losses under many games at once.
     S4,
 }
 
