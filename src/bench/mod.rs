@@ -327,10 +327,11 @@ impl Run {
 
     fn r1(&mut self) -> Result<()> {
         let seconds = self.sizes.r1_seconds;
-        eprintln!("R1: {seconds} s of playouts on {}...", rules_core::VARIANT);
-        let anqi = rules_core::anqi_plies_per_second(seconds)?;
-        eprintln!("R1: {seconds} s of pyspiel playouts, if pyspiel is installed...");
-        let floor = rules_core::pyspiel_plies_per_second(seconds)?;
+        eprintln!(
+            "R1: {seconds} s of playouts on {}, and as many of pyspiel's in turns if it is installed...",
+            rules_core::VARIANT
+        );
+        let (anqi, floor) = rules_core::measure(seconds)?;
         self.figures.push(
             Figure::new("R1", anqi.round(), "plies/s")
                 .floor(floor.map(f64::round), "plies/s")
