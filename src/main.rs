@@ -78,7 +78,7 @@ enum Command {
     /// S1 p50/p99: time per ply of one game, from sending the action to having every player's
     /// next message, for a client in a process of its own replaying games computed in
     /// advance; floor: ping-pongs of the same bytes with a raw tokio echo server (TCP_NODELAY,
-    /// like the server), from the same client process, game by game in turn.
+    /// like the server), from the same client process, ply by ply in turn.
     /// S2: plies/s of many games at once from a load generator process; floor: the same plies
     /// as ping-pongs on as many connections with the echo server.
     /// S3 idle / S3 game: the server's resident memory (VmRSS) per idle connection (greeted,

@@ -4,9 +4,11 @@
 //!
 //! Modes:
 //! - `latency` (S1): one game at a time; each ply is timed from sending the action to having
-//!   the next message of every player (the next prompt and the other players' `info`), and
-//!   after each game the same plies are sent as ping-pongs to the echo server (the same bytes
-//!   on the same kind of connection), so both figures come from one run of one process.
+//!   the next message of every player (the next prompt and the other players' `info`), and is
+//!   followed at once by its ping-pong with the echo server (the same bytes, on a connection of
+//!   the same player), so both figures come from one process under the same conditions: ply
+//!   by ply in turn, both servers wait alike between uses (alternating whole games instead
+//!   let one of them stay busy, and the other's figure swung between two regimes).
 //! - `load` (S2, S4): many games at once, each seated in turn (so that the server's
 //!   seat-by-arrival order pairs each game's connections as planned) and then played by a task
 //!   of its own; against the echo server, the same plies as ping-pongs on the same number of
@@ -301,12 +303,15 @@ struct Pace {
 }
 
 /// Plays `script` on seated `players`.
+/// With `floor` (echo connections, one per player, and their tally), each ply is followed by
+/// its ping-pong.
 async fn play(
     players: &mut [Player],
     script: &Script,
     pace: &Pace,
     rng: &mut SplitMix64,
     tally: &mut Tally,
+    mut floor: Option<(&mut [Conn], &mut Tally)>,
 ) -> Result<()> {
     let n = players.len();
     for (k, ply) in script.plies.iter().enumerate() {
@@ -342,6 +347,9 @@ async fn play(
         }
         if pace.latencies {
             tally.latencies_ns.push(sent.elapsed().as_nanos() as u64);
+        }
+        if let Some((conns, echoed)) = floor.as_mut() {
+            ping(&mut conns[m], &ply.line, pace, echoed).await?;
         }
         if lost {
             tally.time_losses += 1;
@@ -383,19 +391,24 @@ async fn ping_pong(
     tally: &mut Tally,
 ) -> Result<()> {
     for ply in &script.plies {
-        let conn = &mut conns[ply.mover - 1];
-        let sent = Instant::now();
-        conn.send(&ply.line).await?;
-        let got = conn.next_line().await?.len();
-        if got != ply.line.len() {
-            bail!("the echo server sent {got} bytes for {}", ply.line.len());
-        }
-        if pace.latencies {
-            tally.latencies_ns.push(sent.elapsed().as_nanos() as u64);
-        }
-        tally.plies += 1;
+        ping(&mut conns[ply.mover - 1], &ply.line, pace, tally).await?;
     }
     tally.games += 1;
+    Ok(())
+}
+
+/// Sends `line` to the echo server and reads it back.
+async fn ping(conn: &mut Conn, line: &[u8], pace: &Pace, tally: &mut Tally) -> Result<()> {
+    let sent = Instant::now();
+    conn.send(line).await?;
+    let got = conn.next_line().await?.len();
+    if got != line.len() {
+        bail!("the echo server sent {got} bytes for {}", line.len());
+    }
+    if pace.latencies {
+        tally.latencies_ns.push(sent.elapsed().as_nanos() as u64);
+    }
+    tally.plies += 1;
     Ok(())
 }
 
@@ -430,10 +443,10 @@ async fn latency(args: &ClientArgs, variant: &Arc<Variant>) -> Result<LatencyRep
     for g in 0..args.games {
         let script = Script::random(variant, &args.seed, g);
         let mut players = seat(&args.addr, &script.seeds, false).await?;
-        let mut rng = SplitMix64::new(g);
-        play(&mut players, &script, &pace, &mut rng, &mut server).await?;
         let mut conns = connect_all(echo_addr, script.seeds.len()).await?;
-        ping_pong(&mut conns, &script, &pace, &mut echo).await?;
+        let mut rng = SplitMix64::new(g);
+        let floor = Some((conns.as_mut_slice(), &mut echo));
+        play(&mut players, &script, &pace, &mut rng, &mut server, floor).await?;
         eprintln!("{}: {}/{} games...", args.label, g + 1, args.games);
     }
     let us = |t: &Tally| -> Vec<f64> { t.latencies_ns.iter().map(|&n| n as f64 / 1e3).collect() };
@@ -491,7 +504,7 @@ async fn load(args: &ClientArgs, variant: &Arc<Variant>) -> Result<LoadReport> {
             tasks.spawn(async move {
                 let mut tally = Tally::default();
                 let mut rng = SplitMix64::new(g as u64);
-                let r = play(&mut players, &script, &pace, &mut rng, &mut tally).await;
+                let r = play(&mut players, &script, &pace, &mut rng, &mut tally, None).await;
                 drop(permit);
                 done.fetch_add(1, Ordering::Relaxed);
                 r.map(|()| tally)
