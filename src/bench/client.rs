@@ -116,6 +116,9 @@ pub struct LoadReport {
     pub clock_error_p99_ms: Option<f64>,
     /// The largest of the same.
     pub clock_error_max_ms: Option<f64>,
+    /// The mean of charged - measured (signed): above 0, the server charges delays that are
+    /// not the client's thinking (its own queues, or the client's late reading).
+    pub clock_excess_mean_ms: Option<f64>,
 }
 
 /// Runs the client.
@@ -291,7 +294,8 @@ struct Tally {
     plies: u64,
     time_losses: u64,
     latencies_ns: Vec<u64>,
-    clock_errors_ms: Vec<f64>,
+    /// Charged minus measured think time, per ply, in milliseconds.
+    clock_excess_ms: Vec<f64>,
 }
 
 /// How a game is played besides its script.
@@ -360,8 +364,8 @@ async fn play(
             if let (Some(b), Some(a)) = (before, players[m].clock) {
                 let charged = b.saturating_sub(a) as f64;
                 tally
-                    .clock_errors_ms
-                    .push((charged - thought.as_secs_f64() * 1000.0).abs());
+                    .clock_excess_ms
+                    .push(charged - thought.as_secs_f64() * 1000.0);
             }
         }
         match ended {
@@ -517,17 +521,19 @@ async fn load(args: &ClientArgs, variant: &Arc<Variant>) -> Result<LoadReport> {
         all.games += t.games;
         all.plies += t.plies;
         all.time_losses += t.time_losses;
-        all.clock_errors_ms.extend(t.clock_errors_ms);
+        all.clock_excess_ms.extend(t.clock_excess_ms);
     }
     let seconds = start.elapsed().as_secs_f64();
     progress.abort();
     eprintln!("{}: {}/{} games", args.label, all.games, args.games);
-    let samples = all.clock_errors_ms.len() as u64;
-    let (p99, max) = if samples == 0 {
-        (None, None)
+    let samples = all.clock_excess_ms.len() as u64;
+    let (p99, max, mean) = if samples == 0 {
+        (None, None, None)
     } else {
-        let p99 = quantile(&mut all.clock_errors_ms, 0.99);
-        (Some(p99), all.clock_errors_ms.last().copied())
+        let mean = all.clock_excess_ms.iter().sum::<f64>() / samples as f64;
+        let mut errors: Vec<f64> = all.clock_excess_ms.iter().map(|e| e.abs()).collect();
+        let p99 = quantile(&mut errors, 0.99);
+        (Some(p99), errors.last().copied(), Some(mean))
     };
     Ok(LoadReport {
         games: all.games,
@@ -537,6 +543,7 @@ async fn load(args: &ClientArgs, variant: &Arc<Variant>) -> Result<LoadReport> {
         clock_samples: samples,
         clock_error_p99_ms: p99,
         clock_error_max_ms: max,
+        clock_excess_mean_ms: mean,
     })
 }
 
