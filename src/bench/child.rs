@@ -2,8 +2,8 @@
 //! binary, each killed when its guard is dropped, on every exit path.
 
 use anyhow::{anyhow, bail, Context, Result};
-use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Seek};
 use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 
 /// A child process, killed and reaped when dropped.
@@ -14,23 +14,21 @@ pub struct Child {
     stdout: Option<BufReader<ChildStdout>>,
     stdin: Option<ChildStdin>,
     /// Where its stderr goes, when not to ours: quoted when it fails.
-    log: Option<PathBuf>,
+    log: Option<File>,
 }
 
 impl Child {
     /// Starts this binary with `args`, its stdout read by us. With `log`, its stderr goes to
-    /// that file (a server's log would otherwise mix with the report); without, to ours (a
-    /// client's progress).
+    /// a file of no name (a server's log would otherwise mix with the report); without, to
+    /// ours (a client's progress).
     ///
     /// # Errors
     /// When the process cannot be started.
-    pub fn start(what: &str, args: &[String], log: Option<&Path>) -> Result<Child> {
+    pub fn start(what: &str, args: &[String], log: bool) -> Result<Child> {
         let exe = std::env::current_exe().context("cannot find the anqi binary")?;
-        let stderr = match log {
-            Some(path) => Stdio::from(
-                std::fs::File::create(path)
-                    .with_context(|| format!("cannot create {}", path.display()))?,
-            ),
+        let log = log.then(unnamed_file).transpose()?;
+        let stderr = match &log {
+            Some(file) => Stdio::from(file.try_clone()?),
             None => Stdio::inherit(),
         };
         let mut command = Command::new(exe);
@@ -61,7 +59,7 @@ impl Child {
             what: what.to_string(),
             stdout,
             stdin,
-            log: log.map(Path::to_path_buf),
+            log,
         })
     }
 
@@ -70,8 +68,8 @@ impl Child {
     ///
     /// # Errors
     /// When it cannot be started or stops before it listens.
-    pub fn listening(what: &str, args: &[String], log: &Path) -> Result<(Child, String)> {
-        let mut child = Child::start(what, args, Some(log))?;
+    pub fn listening(what: &str, args: &[String]) -> Result<(Child, String)> {
+        let mut child = Child::start(what, args, true)?;
         loop {
             let line = child.line()?;
             if let Some(addr) = line.trim().strip_prefix("listening on ") {
@@ -97,8 +95,11 @@ impl Child {
             .read_line(&mut line)
             .with_context(|| format!("reading the {}'s output", self.what))?;
         if n == 0 {
-            let status = self.process.wait().ok();
-            bail!("the {} stopped ({status:?}){}", self.what, self.log_tail());
+            let status = self
+                .process
+                .wait()
+                .map_or_else(|e| e.to_string(), |s| s.to_string());
+            bail!("the {} stopped ({status}){}", self.what, self.log_tail());
         }
         Ok(line)
     }
@@ -140,13 +141,17 @@ impl Child {
 
     /// The last lines of its log, to explain a failure.
     fn log_tail(&self) -> String {
-        let Some(text) = self
-            .log
-            .as_ref()
-            .and_then(|p| std::fs::read_to_string(p).ok())
-        else {
-            return String::new();
+        let mut text = String::new();
+        let Some(mut file) = self.log.as_ref() else {
+            return text;
         };
+        if file
+            .rewind()
+            .and_then(|()| file.read_to_string(&mut text))
+            .is_err()
+        {
+            return String::new();
+        }
         let lines: Vec<&str> = text.lines().collect();
         let tail = lines[lines.len().saturating_sub(10)..].join("\n");
         format!(":\n{tail}")
@@ -160,6 +165,22 @@ impl Drop for Child {
         }
         let _ = self.process.wait();
     }
+}
+
+/// A scratch file already removed from its directory, so that nothing is left behind however
+/// the run ends: it lives as long as the descriptors open on it.
+fn unnamed_file() -> Result<File> {
+    static COUNTER: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = std::env::temp_dir().join(format!("anqi-bench-{}-{n}.log", std::process::id()));
+    let file = File::options()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .with_context(|| format!("cannot create {}", path.display()))?;
+    let _ = std::fs::remove_file(&path);
+    Ok(file)
 }
 
 /// Raises this process's soft file-descriptor limit to the hard one (allowed without
@@ -178,5 +199,27 @@ pub fn raise_descriptor_limit() {
                 libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn a_scratch_file_has_no_name_but_keeps_what_is_written() {
+        let mut file = unnamed_file().unwrap();
+        let prefix = format!("anqi-bench-{}-", std::process::id());
+        let named = std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .filter_map(Result::ok)
+            .any(|e| e.file_name().to_string_lossy().starts_with(&prefix));
+        assert!(!named, "a file named {prefix}... is left");
+        file.write_all(b"logged").unwrap();
+        let mut text = String::new();
+        file.rewind().unwrap();
+        file.read_to_string(&mut text).unwrap();
+        assert_eq!(text, "logged");
     }
 }

@@ -21,7 +21,6 @@ use child::Child;
 use client::{LatencyReport, LoadReport};
 use figure::{Figure, Target};
 use serde::Serialize;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -184,29 +183,9 @@ fn connections_that_fit() -> Option<usize> {
     None
 }
 
-/// A scratch directory for configuration files and server logs, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Result<Scratch> {
-        let dir = std::env::temp_dir().join(format!("anqi-bench-{}", std::process::id()));
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
-        Ok(Scratch(dir))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// One run: the sizes, the scratch directory, the figures so far and what the clients
-/// reported beside them.
+/// One run: the sizes, the figures so far and what the clients reported beside them.
 struct Run {
     sizes: Sizes,
-    scratch: Scratch,
     figures: Vec<Figure>,
     details: serde_json::Map<String, serde_json::Value>,
 }
@@ -219,7 +198,6 @@ struct Run {
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     let mut run = Run {
         sizes: Sizes::of(args),
-        scratch: Scratch::new()?,
         figures: Vec::new(),
         details: serde_json::Map::new(),
     };
@@ -258,15 +236,14 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
 const SETTLE: Duration = Duration::from_millis(300);
 
 impl Run {
-    fn path(&self, name: &str) -> PathBuf {
-        self.scratch.0.join(name)
-    }
-
     /// Starts `anqi serve` for `part` with the bench's configuration and `clock` as its
-    /// `[clock]` section.
+    /// `[clock]` section. The configuration file is removed once the server has read it (it
+    /// listens only after), so that nothing is left behind however the run ends.
     fn server(&self, part: &str, clock: &str) -> Result<(Child, String)> {
-        let config = self.path(&format!("{part}.toml"));
-        std::fs::write(&config, server_config(clock))?;
+        let config =
+            std::env::temp_dir().join(format!("anqi-bench-{}-{part}.toml", std::process::id()));
+        std::fs::write(&config, server_config(clock))
+            .with_context(|| format!("cannot write {}", config.display()))?;
         let args = [
             "serve",
             "--listen",
@@ -279,16 +256,14 @@ impl Run {
             "",
         ]
         .map(String::from);
-        Child::listening("server", &args, &self.path(&format!("{part}-server.log")))
+        let started = Child::listening("server", &args);
+        let _ = std::fs::remove_file(&config);
+        started
     }
 
-    fn echo(&self, part: &str) -> Result<(Child, String)> {
+    fn echo() -> Result<(Child, String)> {
         let args = ["bench-echo", "--listen", "127.0.0.1:0"].map(String::from);
-        Child::listening(
-            "echo server",
-            &args,
-            &self.path(&format!("{part}-echo.log")),
-        )
+        Child::listening("echo server", &args)
     }
 
     /// Starts `anqi bench-client` in `mode` against `addr`, with `extra` options.
@@ -309,7 +284,7 @@ impl Run {
         .map(String::from)
         .to_vec();
         args.extend_from_slice(extra);
-        Child::start(&format!("{label} client"), &args, None)
+        Child::start(&format!("{label} client"), &args, false)
     }
 
     /// Runs a client to its end and reads its one JSON line.
@@ -349,7 +324,7 @@ impl Run {
             self.sizes.s1_games
         );
         let (_server, addr) = self.server("S1", "game_ms = 0\n")?;
-        let (_echo, echo_addr) = self.echo("S1")?;
+        let (_echo, echo_addr) = Run::echo()?;
         let client = self.client(
             "S1",
             "latency",
@@ -391,7 +366,7 @@ impl Run {
             Run::report(self.client("S2", "load", &addr, &extra)?)?
         };
         let echoed: LoadReport = {
-            let (_echo, addr) = self.echo("S2")?;
+            let (_echo, addr) = Run::echo()?;
             let mut extra = extra.to_vec();
             extra.push("--echo".into());
             Run::report(self.client("S2 floor", "load", &addr, &extra)?)?
@@ -434,7 +409,7 @@ impl Run {
             Run::memory_per(&server, start, connections as u64)?
         };
         let echo_idle = {
-            let (echo, addr) = self.echo("S3")?;
+            let (echo, addr) = Run::echo()?;
             let mut extra = idle.to_vec();
             extra.push("--echo".into());
             let start = || self.client("S3 floor", "idle", &addr, &extra);
@@ -525,14 +500,5 @@ mod tests {
         assert_eq!(c.records.path, "");
         let c = crate::config::Config::parse(&server_config("game_ms = 5\nmove_ms = 7\n")).unwrap();
         assert_eq!(c.clock.move_ms, Some(7));
-    }
-
-    #[test]
-    fn the_scratch_directory_goes_away() {
-        let s = Scratch::new().unwrap();
-        let dir = s.0.clone();
-        assert!(dir.exists());
-        drop(s);
-        assert!(!dir.exists());
     }
 }
