@@ -74,7 +74,8 @@ enum Command {
     /// `NAME: VALUE UNIT; floor: VALUE UNIT; ratio: R; target: ... (met|not met)`.
     ///
     /// R1: random playouts of the rules core on `openspiel`, one thread, in plies/s; floor:
-    /// OpenSpiel's banqi from Python for the same time (when `python3` can import pyspiel).
+    /// OpenSpiel's banqi from Python for the same time, the two in turns (when `python3` can
+    /// import pyspiel: `pip install open_spiel`).
     /// S1 p50/p99: time per ply of one game, from sending the action to having every player's
     /// next message, for a client in a process of its own replaying games computed in
     /// advance; floor: ping-pongs of the same bytes with a raw tokio echo server (TCP_NODELAY,
@@ -84,13 +85,15 @@ enum Command {
     /// S3 idle / S3 game: the server's resident memory (VmRSS) per idle connection (greeted,
     /// no handshake) and per running game (both players seated, nobody moving, no clock);
     /// floor: the echo server's per idle connection (two for a game).
-    /// S4 p99 / S4 time losses: under many games at once, clients think a random 0 to 3 ms
-    /// and compare the time they measured with the time the server charged (the `clock`
-    /// extension, in whole milliseconds); the p99 of the difference, and the games lost on
-    /// time (a per-ply limit far above the think time makes every one spurious).
+    /// S4 p99 / S4 time losses: under many games at once, clients think a random 0 to
+    /// --s4-think-ms ms and compare the time they measured with the time the server charged
+    /// (the `clock` extension, in whole milliseconds); the p99 of the difference, and the
+    /// games lost on time (a per-ply limit far above the think time makes every one
+    /// spurious). The JSON's details also give the mean of charged minus measured.
     ///
     /// The server, the echo server and the clients are this binary, run as child processes
-    /// on 127.0.0.1 and killed at the end. The connections fit under the hard descriptor
+    /// on 127.0.0.1 and killed at the end; the server keeps no records, has no connection
+    /// caps, and deals from seeds the clients know. The connections fit under the hard descriptor
     /// limit (S3's sizes are lowered to fit, with a note). Progress goes to stderr. Speed is
     /// not asserted: the status is 0 when the run completed. Measure a release build.
     ///
