@@ -75,3 +75,34 @@ pub fn seeds(variant: &Variant, seed: &str, index: u64) -> Vec<String> {
 
 /// Mixed into the action generator's seed, so that game 0 does not draw from seed 0.
 const ACTION_SEED_MIX: u64 = 0x5eed_0fbe_ec40_0000;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Game;
+
+    /// The lines, read back as a server reads them, play the game to its end on the deal the
+    /// seeds give, each with the board of its position.
+    #[test]
+    fn a_script_replays_to_the_end_of_its_game() {
+        let variant = Arc::new(Variant::load("traditional-2x4").unwrap());
+        let script = Script::random(&variant, "t", 3);
+        assert_eq!(script.seeds, ["t-3-1", "t-3-2"]);
+        let inputs = SeedInputs {
+            clients: script.seeds.clone(),
+            server: SERVER_SEED.to_string(),
+        };
+        let mut game = Game::new(variant.clone(), inputs.deal_for(&variant));
+        for ply in &script.plies {
+            assert_eq!(ply.mover, game.to_move());
+            let line = std::str::from_utf8(&ply.line).unwrap();
+            let message = ClientMessage::parse(line.trim_end().as_bytes()).unwrap();
+            assert_eq!(message.0[0], ClientClause::Board(game.wire_board()));
+            let action = message.0[1].action().unwrap();
+            game.play(ply.mover, action).unwrap();
+        }
+        assert!(game.outcome().is_some());
+        let again = Script::random(&variant, "t", 3);
+        assert_eq!(again.plies.len(), script.plies.len());
+    }
+}
