@@ -62,6 +62,8 @@
 //!   results go out.
 //! - [`replay`]: re-deriving deals and re-playing records.
 //! - [`variant_check`]: the report of `anqi variant check`.
+//! - [`bench`]: `anqi bench`, every performance figure beside its floor measured in the same
+//!   run (the server, an echo server and the clients as separate processes of this binary).
 //!
 //! The binary (`src/main.rs`) is a thin command line over these.
 //!
@@ -71,6 +73,7 @@
 //! for a transcript of each kind of game, `TOURNAMENTS.md` for tournaments, and
 //! `protocol/BRIDGES.md` for engines of other protocols.
 
+pub mod bench;
 pub mod bridge;
 pub mod config;
 pub mod record;

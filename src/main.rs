@@ -69,6 +69,49 @@ enum Command {
     },
     /// List the shipped variants, one line each.
     Variants,
+    /// Measure the performance figures (R1 S1 S2 S3 S4), each beside a floor taken in the
+    /// same run, and print one line per figure:
+    /// `NAME: VALUE UNIT; floor: VALUE UNIT; ratio: R; target: ... (met|not met)`.
+    ///
+    /// R1: random playouts of the rules core on `openspiel`, one thread, in plies/s; floor:
+    /// OpenSpiel's banqi from Python for the same time, the two in turns (when `python3` can
+    /// import pyspiel: `pip install open_spiel`).
+    /// S1 p50/p99: time per ply of one game, from sending the action to having every player's
+    /// next message, for a client in a process of its own replaying games computed in
+    /// advance; floor: ping-pongs of the same bytes with a raw tokio echo server (TCP_NODELAY,
+    /// like the server), from the same client process, ply by ply in turn.
+    /// S2: plies/s of many games at once from a load generator process; floor: the same plies
+    /// as ping-pongs on as many connections with the echo server.
+    /// S3 idle / S3 game: the server's resident memory (VmRSS) per idle connection (greeted,
+    /// no handshake) and per running game (both players seated, nobody moving, no clock);
+    /// floor: the echo server's per idle connection (two for a game).
+    /// S4 p99 / S4 time losses: under many games at once, clients think a random 0 to
+    /// --s4-think-ms ms and compare the time they measured with the time the server charged
+    /// (the `clock` extension, in whole milliseconds); the p99 of the difference, and the
+    /// games lost on time (a per-ply limit far above the think time makes every one
+    /// spurious). The JSON's details also give the mean of charged minus measured.
+    ///
+    /// The server, the echo server and the clients are this binary, run as child processes
+    /// on 127.0.0.1 and killed at the end; the server keeps no records, has no connection
+    /// caps, and deals from seeds the clients know. The connections fit under the hard descriptor
+    /// limit (S3's sizes are lowered to fit, with a note). Progress goes to stderr. Speed is
+    /// not asserted: the status is 0 when the run completed. Measure a release build.
+    ///
+    /// Examples:
+    ///
+    ///   cargo run --release -- bench
+    ///
+    ///   anqi bench --quick --json
+    ///
+    ///   anqi bench --only S1,S3 --s3-connections 5000
+    #[command(verbatim_doc_comment)]
+    Bench(anqi::bench::BenchArgs),
+    /// A client of `anqi bench`, started by it.
+    #[command(hide = true)]
+    BenchClient(anqi::bench::client::ClientArgs),
+    /// The echo server of `anqi bench`'s floors, started by it.
+    #[command(hide = true)]
+    BenchEcho(anqi::bench::echo::EchoArgs),
     /// Run a tournament headless: start the engines for every game, referee them in-process,
     /// append each game to the output file as it ends, and print the standings.
     ///
@@ -410,6 +453,9 @@ fn main() -> ExitCode {
                 engine,
             ),
         },
+        Command::Bench(args) => anqi::bench::run(&args),
+        Command::BenchClient(args) => anqi::bench::client::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::BenchEcho(args) => anqi::bench::echo::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Variants => {
             for (name, _) in SHIPPED {
                 let v = Variant::shipped(name).expect("shipped variants are valid");

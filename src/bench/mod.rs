@@ -1,0 +1,504 @@
+//! `anqi bench`: every figure of the performance targets (issue 10), each beside a floor
+//! measured in the same run, one line per figure.
+//!
+//! - `figure`: a figure, its floor and target, as a text line and as JSON.
+//! - `rules_core`: R1, random playouts in this process against pyspiel's.
+//! - `script`: games computed in advance, which the clients replay.
+//! - `client`: the load generator and replaying client (`anqi bench-client`, a child process).
+//! - `echo`: the raw tokio echo server of the floors (`anqi bench-echo`, a child process).
+//! - `child`: starting, reading and killing those processes, and their memory.
+//! - this file: the options and the run, figure by figure, each with fresh processes.
+
+mod child;
+pub mod client;
+pub mod echo;
+mod figure;
+mod rules_core;
+mod script;
+
+use anyhow::{Context, Result};
+use child::Child;
+use client::{LatencyReport, LoadReport};
+use figure::{Figure, Target};
+use serde::Serialize;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// The figures `--only` picks from.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// The rules core's random playouts.
+    R1,
+    /// Time per ply of one game.
+    S1,
+    /// Plies per second of many games at once.
+    S2,
+    /// Memory per idle connection and per running game.
+    S3,
+    /// Clock accuracy and time losses under many games at once.
+    S4,
+}
+
+/// The options of `anqi bench`. Sizes left out take the full run's defaults, or the quick
+/// run's with `--quick`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct BenchArgs {
+    /// Finish in under a minute: fewer games and connections, the same code paths.
+    #[arg(long)]
+    pub quick: bool,
+    /// Print one JSON object (figures and run parameters) instead of lines.
+    #[arg(long)]
+    pub json: bool,
+    /// Run only these figures.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        ignore_case = true,
+        value_name = "R1,S1,..."
+    )]
+    pub only: Vec<Part>,
+    /// The server's variant for S1-S4 (R1 always plays `openspiel`).
+    #[arg(long, default_value = "traditional", value_name = "NAME|FILE")]
+    pub variant: String,
+    /// Seed of the replayed games (their deals and actions).
+    #[arg(long, default_value = "bench")]
+    pub seed: String,
+    /// R1: seconds of playouts (and as many of pyspiel's) [full 3, quick 1].
+    #[arg(long, value_name = "S")]
+    pub r1_seconds: Option<f64>,
+    /// S1: games played one at a time [full 30, quick 4].
+    #[arg(long, value_name = "N")]
+    pub s1_games: Option<u64>,
+    /// S2: games in all [full 2000, quick 200].
+    #[arg(long, value_name = "N")]
+    pub s2_games: Option<u64>,
+    /// S2: games at once [full 1000, quick 100].
+    #[arg(long, value_name = "N")]
+    pub s2_concurrency: Option<usize>,
+    /// S3: idle connections [full 10000, quick 1000], fitted under the descriptor limit.
+    #[arg(long, value_name = "N")]
+    pub s3_connections: Option<usize>,
+    /// S3: running games, two connections each [full 9000, quick 500], fitted under the
+    /// descriptor limit.
+    #[arg(long, value_name = "N")]
+    pub s3_games: Option<u64>,
+    /// S4: games in all [full 1000, quick 100]; the target speaks of 100000.
+    #[arg(long, value_name = "N")]
+    pub s4_games: Option<u64>,
+    /// S4: games at once [full 1000, quick 100].
+    #[arg(long, value_name = "N")]
+    pub s4_concurrency: Option<usize>,
+    /// S4: clients think a random 0 to MS milliseconds before each action.
+    #[arg(long, value_name = "MS", default_value_t = 3)]
+    pub s4_think_ms: u64,
+    /// S4: the server's limit per ply (`move_ms`), far above any think time, so that every
+    /// loss on time is spurious; each player also has an hour of game time.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    pub s4_move_ms: u64,
+}
+
+/// The sizes of a run, after the defaults and the descriptor limit.
+#[derive(Clone, Debug, Serialize)]
+struct Sizes {
+    quick: bool,
+    variant: String,
+    seed: String,
+    cores: usize,
+    r1_seconds: f64,
+    s1_games: u64,
+    s2_games: u64,
+    s2_concurrency: usize,
+    s3_connections: usize,
+    s3_games: u64,
+    s4_games: u64,
+    s4_concurrency: usize,
+    s4_think_ms: u64,
+    s4_move_ms: u64,
+}
+
+impl Sizes {
+    fn of(args: &BenchArgs) -> Sizes {
+        let mut sizes = Sizes {
+            quick: args.quick,
+            variant: args.variant.clone(),
+            seed: args.seed.clone(),
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            r1_seconds: args.r1_seconds.unwrap_or(pick(args.quick, 3.0, 1.0)),
+            s1_games: args.s1_games.unwrap_or(pick(args.quick, 30, 4)),
+            s2_games: args.s2_games.unwrap_or(pick(args.quick, 2000, 200)),
+            s2_concurrency: args.s2_concurrency.unwrap_or(pick(args.quick, 1000, 100)),
+            s3_connections: args
+                .s3_connections
+                .unwrap_or(pick(args.quick, 10_000, 1000)),
+            s3_games: args.s3_games.unwrap_or(pick(args.quick, 9000, 500)),
+            s4_games: args.s4_games.unwrap_or(pick(args.quick, 1000, 100)),
+            s4_concurrency: args.s4_concurrency.unwrap_or(pick(args.quick, 1000, 100)),
+            s4_think_ms: args.s4_think_ms,
+            s4_move_ms: args.s4_move_ms,
+        };
+        if let Some(fit) = connections_that_fit() {
+            if sizes.s3_connections > fit {
+                eprintln!("S3: {fit} idle connections, not {}: the descriptor limit allows no more to the server", sizes.s3_connections);
+                sizes.s3_connections = fit;
+            }
+            let games = (fit / 2) as u64;
+            if sizes.s3_games > games {
+                eprintln!("S3: {games} running games, not {}: the descriptor limit allows no more to the server", sizes.s3_games);
+                sizes.s3_games = games;
+            }
+        }
+        sizes
+    }
+}
+
+/// The full run's size, or the quick run's.
+fn pick<T>(quick: bool, full: T, quick_size: T) -> T {
+    if quick {
+        quick_size
+    } else {
+        full
+    }
+}
+
+/// How many connections a server may hold under the hard descriptor limit: the limit less the
+/// server's reserve (`server::limits`: 64 and a sixteenth) and a margin. `None` where unknown.
+fn connections_that_fit() -> Option<usize> {
+    #[cfg(unix)]
+    {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit only writes the struct passed to it.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0
+            || lim.rlim_max == libc::RLIM_INFINITY
+        {
+            return None;
+        }
+        let hard = usize::try_from(lim.rlim_max).ok()?;
+        Some(hard.saturating_sub(64 + hard / 16 + 64))
+    }
+    #[cfg(not(unix))]
+    None
+}
+
+/// One run: the sizes, the figures so far and what the clients reported beside them.
+struct Run {
+    sizes: Sizes,
+    figures: Vec<Figure>,
+    details: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Runs the figures asked for and prints them. Speed is reported, never asserted: the status
+/// is 0 whenever the run completed.
+///
+/// # Errors
+/// When a process cannot be started or fails.
+pub fn run(args: &BenchArgs) -> Result<ExitCode> {
+    let mut run = Run {
+        sizes: Sizes::of(args),
+        figures: Vec::new(),
+        details: serde_json::Map::new(),
+    };
+    let started = Instant::now();
+    for part in [Part::R1, Part::S1, Part::S2, Part::S3, Part::S4] {
+        if !args.only.is_empty() && !args.only.contains(&part) {
+            continue;
+        }
+        match part {
+            Part::R1 => run.r1()?,
+            Part::S1 => run.s1()?,
+            Part::S2 => run.s2()?,
+            Part::S3 => run.s3()?,
+            Part::S4 => run.s4()?,
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    if args.json {
+        let report = serde_json::json!({
+            "figures": run.figures.iter().map(Figure::json).collect::<Vec<_>>(),
+            "parameters": run.sizes,
+            "details": run.details,
+            "seconds": seconds,
+        });
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        for f in &run.figures {
+            println!("{}", f.line());
+        }
+    }
+    eprintln!("anqi bench: done in {seconds:.1} s");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Time for a server's memory to settle after its clients are all in.
+const SETTLE: Duration = Duration::from_millis(300);
+
+impl Run {
+    /// Starts `anqi serve` for `part` with the bench's configuration and `clock` as its
+    /// `[clock]` section. The configuration file is removed once the server has read it (it
+    /// listens only after), so that nothing is left behind however the run ends.
+    fn server(&self, part: &str, clock: &str) -> Result<(Child, String)> {
+        let config =
+            std::env::temp_dir().join(format!("anqi-bench-{}-{part}.toml", std::process::id()));
+        std::fs::write(&config, server_config(clock))
+            .with_context(|| format!("cannot write {}", config.display()))?;
+        let args = [
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--config",
+            &config.to_string_lossy(),
+            "--variant",
+            &self.sizes.variant,
+            "--records",
+            "",
+        ]
+        .map(String::from);
+        let started = Child::listening("server", &args);
+        let _ = std::fs::remove_file(&config);
+        started
+    }
+
+    fn echo() -> Result<(Child, String)> {
+        let args = ["bench-echo", "--listen", "127.0.0.1:0"].map(String::from);
+        Child::listening("echo server", &args)
+    }
+
+    /// Starts `anqi bench-client` in `mode` against `addr`, with `extra` options.
+    fn client(&self, label: &str, mode: &str, addr: &str, extra: &[String]) -> Result<Child> {
+        let mut args: Vec<String> = [
+            "bench-client",
+            "--mode",
+            mode,
+            "--addr",
+            addr,
+            "--variant",
+            &self.sizes.variant,
+            "--seed",
+            &self.sizes.seed,
+            "--label",
+            label,
+        ]
+        .map(String::from)
+        .to_vec();
+        args.extend_from_slice(extra);
+        Child::start(&format!("{label} client"), &args, false)
+    }
+
+    /// Runs a client to its end and reads its one JSON line.
+    fn report<T: serde::de::DeserializeOwned>(client: Child) -> Result<T> {
+        let out = client.finish()?;
+        let line = out.lines().last().unwrap_or_default();
+        serde_json::from_str(line).with_context(|| format!("a bench client printed {line:?}"))
+    }
+
+    fn detail(&mut self, key: &str, value: impl Serialize) -> Result<()> {
+        self.details
+            .insert(key.to_string(), serde_json::to_value(value)?);
+        Ok(())
+    }
+
+    fn r1(&mut self) -> Result<()> {
+        let seconds = self.sizes.r1_seconds;
+        eprintln!(
+            "R1: {seconds} s of playouts on {}, and as many of pyspiel's in turns if it is installed...",
+            rules_core::VARIANT
+        );
+        let (anqi, floor) = rules_core::measure(seconds)?;
+        self.figures.push(
+            Figure::new("R1", anqi.round(), "plies/s")
+                .floor(floor.map(f64::round), "plies/s")
+                .target(Target::AtLeastAndRatio {
+                    value: 10e6,
+                    ratio: 25.0,
+                }),
+        );
+        Ok(())
+    }
+
+    fn s1(&mut self) -> Result<()> {
+        eprintln!(
+            "S1: {} games one at a time, each beside its ping-pongs...",
+            self.sizes.s1_games
+        );
+        let (_server, addr) = self.server("S1", "game_ms = 0\n")?;
+        let (_echo, echo_addr) = Run::echo()?;
+        let client = self.client(
+            "S1",
+            "latency",
+            &addr,
+            &[
+                "--echo-addr".into(),
+                echo_addr,
+                "--games".into(),
+                self.sizes.s1_games.to_string(),
+            ],
+        )?;
+        let r: LatencyReport = Run::report(client)?;
+        self.figures.push(
+            Figure::new("S1 p50", r.server_p50_us, "us")
+                .floor(Some(r.echo_p50_us), "us")
+                .target(Target::RatioAtMost { ratio: 1.3 }),
+        );
+        self.figures.push(
+            Figure::new("S1 p99", r.server_p99_us, "us")
+                .floor(Some(r.echo_p99_us), "us")
+                .target(Target::RatioAtMost { ratio: 2.0 }),
+        );
+        self.detail("S1", r)
+    }
+
+    fn s2(&mut self) -> Result<()> {
+        eprintln!(
+            "S2: {} games, {} at once, then as many ping-pongs...",
+            self.sizes.s2_games, self.sizes.s2_concurrency
+        );
+        let extra = [
+            "--games".to_string(),
+            self.sizes.s2_games.to_string(),
+            "--concurrency".to_string(),
+            self.sizes.s2_concurrency.to_string(),
+        ];
+        let served: LoadReport = {
+            let (_server, addr) = self.server("S2", "game_ms = 0\n")?;
+            Run::report(self.client("S2", "load", &addr, &extra)?)?
+        };
+        let echoed: LoadReport = {
+            let (_echo, addr) = Run::echo()?;
+            let mut extra = extra.to_vec();
+            extra.push("--echo".into());
+            Run::report(self.client("S2 floor", "load", &addr, &extra)?)?
+        };
+        let rate = |r: &LoadReport| (r.plies as f64 / r.seconds).round();
+        self.figures.push(
+            Figure::new("S2", rate(&served), "plies/s")
+                .floor(Some(rate(&echoed)), "plies/s")
+                .target(Target::AtLeast { value: 60e3 }),
+        );
+        self.detail("S2", &served)?;
+        self.detail("S2 floor", &echoed)
+    }
+
+    /// Resident memory per connection (or game) that the client `start` starts adds to
+    /// `server`, in KiB, once it says it holds `count` of them.
+    fn memory_per(
+        server: &Child,
+        start: impl FnOnce() -> Result<Child>,
+        count: u64,
+    ) -> Result<f64> {
+        std::thread::sleep(SETTLE);
+        let before = server.rss_kib()?;
+        let mut client = start()?;
+        client.line()?; // "ready N"
+        std::thread::sleep(SETTLE);
+        let after = server.rss_kib()?;
+        client.finish()?;
+        Ok(after.saturating_sub(before) as f64 / count.max(1) as f64)
+    }
+
+    fn s3(&mut self) -> Result<()> {
+        let connections = self.sizes.s3_connections;
+        let games = self.sizes.s3_games;
+        eprintln!("S3: {connections} idle connections to the server and to the echo server, then {games} games...");
+        let idle = ["--connections".to_string(), connections.to_string()];
+        let server_idle = {
+            let (server, addr) = self.server("S3-idle", "game_ms = 0\n")?;
+            let start = || self.client("S3 idle", "idle", &addr, &idle);
+            Run::memory_per(&server, start, connections as u64)?
+        };
+        let echo_idle = {
+            let (echo, addr) = Run::echo()?;
+            let mut extra = idle.to_vec();
+            extra.push("--echo".into());
+            let start = || self.client("S3 floor", "idle", &addr, &extra);
+            Run::memory_per(&echo, start, connections as u64)?
+        };
+        let server_game = {
+            let (server, addr) = self.server("S3-games", "game_ms = 0\n")?;
+            let extra = ["--games".to_string(), games.to_string()];
+            let start = || self.client("S3 games", "seated", &addr, &extra);
+            Run::memory_per(&server, start, games)?
+        };
+        self.figures.push(
+            Figure::new("S3 idle", server_idle, "KiB/connection")
+                .floor(Some(echo_idle), "KiB/connection")
+                .target(Target::AtMost { value: 12.0 }),
+        );
+        // A game holds two connections: the floor is two idle echo connections.
+        self.figures.push(
+            Figure::new("S3 game", server_game, "KiB/game")
+                .floor(Some(2.0 * echo_idle), "KiB/game")
+                .target(Target::AtMost { value: 16.0 }),
+        );
+        self.detail(
+            "S3",
+            serde_json::json!({ "connections": connections, "games": games }),
+        )
+    }
+
+    fn s4(&mut self) -> Result<()> {
+        eprintln!(
+            "S4: {} games, {} at once, thinking 0 to {} ms...",
+            self.sizes.s4_games, self.sizes.s4_concurrency, self.sizes.s4_think_ms
+        );
+        let clock = format!("game_ms = 3600000\nmove_ms = {}\n", self.sizes.s4_move_ms);
+        let (_server, addr) = self.server("S4", &clock)?;
+        let client = self.client(
+            "S4",
+            "load",
+            &addr,
+            &[
+                "--games".into(),
+                self.sizes.s4_games.to_string(),
+                "--concurrency".into(),
+                self.sizes.s4_concurrency.to_string(),
+                "--think-ms".into(),
+                self.sizes.s4_think_ms.to_string(),
+            ],
+        )?;
+        let r: LoadReport = Run::report(client)?;
+        self.figures.push(
+            Figure::new("S4 p99", r.clock_error_p99_ms.unwrap_or(0.0), "ms")
+                .target(Target::AtMost { value: 1.0 }),
+        );
+        self.figures.push(
+            Figure::new("S4 time losses", r.time_losses as f64, "games")
+                .target(Target::AtMost { value: 0.0 }),
+        );
+        self.detail("S4", r)
+    }
+}
+
+/// The bench server's configuration: no connection caps in the way, handshakes that wait,
+/// deals the clients know in advance ([`script::SERVER_SEED`], client seeds mixed in), no
+/// records; `clock` is the `[clock]` section's body.
+fn server_config(clock: &str) -> String {
+    format!(
+        "[server]\nmax_connections = 1000000\nmax_connections_per_address = 0\n\
+         handshake_timeout_ms = 3600000\n\
+         [seed]\nserver = \"{}\"\nclients = true\n\
+         [records]\npath = \"\"\n\
+         [clock]\n{clock}",
+        script::SERVER_SEED
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_server_configuration_parses() {
+        let c = crate::config::Config::parse(&server_config("game_ms = 0\n")).unwrap();
+        assert_eq!(
+            c.seed.server,
+            crate::config::SeedSource::Fixed(script::SERVER_SEED.into())
+        );
+        assert!(c.seed.clients);
+        assert_eq!(c.records.path, "");
+        let c = crate::config::Config::parse(&server_config("game_ms = 5\nmove_ms = 7\n")).unwrap();
+        assert_eq!(c.clock.move_ms, Some(7));
+    }
+}

@@ -1,0 +1,153 @@
+//! `anqi bench` end to end, on small sizes: the real binary starts its server, echo server and
+//! clients, and prints every figure in the agreed shapes. Speed is never asserted here (it
+//! lives in the figures themselves).
+
+use std::process::{Command, Output};
+
+/// Every figure name of a full run, in the order printed.
+const FIGURES: [&str; 8] = [
+    "R1",
+    "S1 p50",
+    "S1 p99",
+    "S2",
+    "S3 idle",
+    "S3 game",
+    "S4 p99",
+    "S4 time losses",
+];
+
+/// Small sizes: a few seconds in all, the same code paths as a full run.
+const SMALL: [&str; 18] = [
+    "--r1-seconds",
+    "0.2",
+    "--s1-games",
+    "1",
+    "--s2-games",
+    "6",
+    "--s2-concurrency",
+    "3",
+    "--s3-connections",
+    "100",
+    "--s3-games",
+    "50",
+    "--s4-games",
+    "4",
+    "--s4-concurrency",
+    "2",
+    "--seed",
+    "test",
+];
+
+/// Runs `anqi bench --quick` with `args` and the small sizes; checks that it succeeded and
+/// left no scratch file behind.
+fn bench(args: &[&str]) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_anqi"))
+        .arg("bench")
+        .arg("--quick")
+        .args(SMALL)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("anqi starts");
+    let prefix = format!("anqi-bench-{}-", child.id());
+    let out = child.wait_with_output().expect("anqi runs");
+    assert!(
+        out.status.success(),
+        "anqi bench failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let left: Vec<String> = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with(&prefix))
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    out
+}
+
+#[test]
+fn json_has_every_figure_with_a_positive_value() {
+    let out = bench(&["--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let figures = report["figures"].as_array().expect("a figures array");
+    let names: Vec<&str> = figures
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, FIGURES);
+    for f in figures {
+        let name = f["name"].as_str().unwrap();
+        let value = f["value"].as_f64().expect("a numeric value");
+        if name == "S4 time losses" {
+            assert!(value >= 0.0, "{f}");
+        } else {
+            assert!(value > 0.0, "{name} is not positive: {f}");
+        }
+        assert!(f["unit"].as_str().is_some_and(|u| !u.is_empty()), "{f}");
+        assert!(f["target"].is_string(), "{f}");
+        // A floor comes with its unit and a ratio, or none of the three.
+        match f["floor"].as_f64() {
+            Some(floor) => {
+                assert!(floor > 0.0, "{f}");
+                assert!(f["floor_unit"].is_string(), "{f}");
+                let ratio = f["ratio"].as_f64().expect("a ratio beside a floor");
+                assert!(
+                    (ratio - value / floor).abs() <= 1e-9 * ratio.abs().max(1.0),
+                    "{f}"
+                );
+            }
+            None => assert!(f["ratio"].is_null() && f["floor_unit"].is_null(), "{f}"),
+        }
+    }
+    // The server's figures all have floors; R1's needs pyspiel, S4's have none.
+    for name in ["S1 p50", "S1 p99", "S2", "S3 idle", "S3 game"] {
+        let f = figures.iter().find(|f| f["name"] == name).unwrap();
+        assert!(f["floor"].is_number(), "{name} has no floor: {f}");
+    }
+    let params = &report["parameters"];
+    assert_eq!(params["s2_games"], 6);
+    assert_eq!(params["s3_connections"], 100);
+    assert_eq!(params["seed"], "test");
+    assert_eq!(report["details"]["S2"]["games"], 6);
+    assert_eq!(report["details"]["S4"]["games"], 4);
+    assert!(report["details"]["S4"]["clock_samples"].as_u64().unwrap() > 0);
+}
+
+/// Checks one text line: `NAME: VALUE UNIT; floor: VALUE UNIT|none; ratio: R|none`, then
+/// `; target: ...`; returns the name.
+fn check_line(line: &str) -> String {
+    let fields: Vec<&str> = line.split("; ").collect();
+    assert!(fields.len() == 4, "four fields in {line:?}");
+    let (name, value) = fields[0].split_once(": ").expect("NAME: VALUE UNIT");
+    let (number, unit) = value.split_once(' ').expect("VALUE UNIT");
+    number.parse::<f64>().expect("a number");
+    assert!(!unit.is_empty());
+    let floor = fields[1].strip_prefix("floor: ").expect("floor: ...");
+    let ratio = fields[2].strip_prefix("ratio: ").expect("ratio: ...");
+    if floor == "none" {
+        assert_eq!(ratio, "none", "{line}");
+    } else {
+        let (number, unit) = floor.split_once(' ').expect("floor VALUE UNIT");
+        number.parse::<f64>().expect("a floor number");
+        assert!(!unit.is_empty());
+        ratio.parse::<f64>().expect("a ratio number");
+    }
+    let target = fields[3].strip_prefix("target: ").expect("target: ...");
+    assert!(
+        target.ends_with("(met)") || target.ends_with("(not met)") || target.ends_with("floor)"),
+        "{line}"
+    );
+    name.to_string()
+}
+
+#[test]
+fn text_has_one_line_per_figure_asked_for() {
+    let out = bench(&["--only", "s1,S4"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let names: Vec<String> = text.lines().map(check_line).collect();
+    assert_eq!(names, ["S1 p50", "S1 p99", "S4 p99", "S4 time losses"]);
+    let progress = String::from_utf8_lossy(&out.stderr);
+    assert!(progress.contains("S4: "), "progress on stderr: {progress}");
+}
