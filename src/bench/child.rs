@@ -25,7 +25,24 @@ impl Child {
     /// # Errors
     /// When the process cannot be started.
     pub fn start(what: &str, args: &[String], log: bool) -> Result<Child> {
-        let exe = std::env::current_exe().context("cannot find the anqi binary")?;
+        Child::start_program(None, what, args, log)
+    }
+
+    /// As [`Child::start`], running `program` (another build of anqi) instead of this binary
+    /// when given.
+    ///
+    /// # Errors
+    /// When the process cannot be started.
+    pub fn start_program(
+        program: Option<&std::path::Path>,
+        what: &str,
+        args: &[String],
+        log: bool,
+    ) -> Result<Child> {
+        let exe = match program {
+            Some(p) => p.to_path_buf(),
+            None => std::env::current_exe().context("cannot find the anqi binary")?,
+        };
         let log = log.then(unnamed_file).transpose()?;
         let stderr = match &log {
             Some(file) => Stdio::from(file.try_clone()?),
@@ -68,8 +85,12 @@ impl Child {
     ///
     /// # Errors
     /// When it cannot be started or stops before it listens.
-    pub fn listening(what: &str, args: &[String]) -> Result<(Child, String)> {
-        let mut child = Child::start(what, args, true)?;
+    pub fn listening(
+        program: Option<&std::path::Path>,
+        what: &str,
+        args: &[String],
+    ) -> Result<(Child, String)> {
+        let mut child = Child::start_program(program, what, args, true)?;
         loop {
             let line = child.line()?;
             if let Some(addr) = line.trim().strip_prefix("listening on ") {

@@ -96,6 +96,10 @@ pub struct BenchArgs {
     /// loss on time is spurious; each player also has an hour of game time.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     pub s4_move_ms: u64,
+    /// S1-S4: run this program as the server instead of this binary (another build of anqi,
+    /// to compare two builds against the same clients and floors: run once with each).
+    #[arg(long, value_name = "PROGRAM")]
+    pub server: Option<std::path::PathBuf>,
 }
 
 /// The sizes of a run, after the defaults and the descriptor limit.
@@ -186,6 +190,8 @@ fn connections_that_fit() -> Option<usize> {
 /// One run: the sizes, the figures so far and what the clients reported beside them.
 struct Run {
     sizes: Sizes,
+    /// The server program (`--server`); `None`: this binary.
+    server: Option<std::path::PathBuf>,
     figures: Vec<Figure>,
     details: serde_json::Map<String, serde_json::Value>,
 }
@@ -198,6 +204,7 @@ struct Run {
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     let mut run = Run {
         sizes: Sizes::of(args),
+        server: args.server.clone(),
         figures: Vec::new(),
         details: serde_json::Map::new(),
     };
@@ -256,14 +263,14 @@ impl Run {
             "",
         ]
         .map(String::from);
-        let started = Child::listening("server", &args);
+        let started = Child::listening(self.server.as_deref(), "server", &args);
         let _ = std::fs::remove_file(&config);
         started
     }
 
     fn echo() -> Result<(Child, String)> {
         let args = ["bench-echo", "--listen", "127.0.0.1:0"].map(String::from);
-        Child::listening("echo server", &args)
+        Child::listening(None, "echo server", &args)
     }
 
     /// Starts `anqi bench-client` in `mode` against `addr`, with `extra` options.
