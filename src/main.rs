@@ -96,6 +96,7 @@ enum Command {
     /// caps, and deals from seeds the clients know. The connections fit under the hard descriptor
     /// limit (S3's sizes are lowered to fit, with a note). Progress goes to stderr. Speed is
     /// not asserted: the status is 0 when the run completed. Measure a release build.
+    /// BENCHMARKS.md holds the figures, the profiles behind them and how to compare builds.
     ///
     /// Examples:
     ///
@@ -104,6 +105,8 @@ enum Command {
     ///   anqi bench --quick --json
     ///
     ///   anqi bench --only S1,S3 --s3-connections 5000
+    ///
+    ///   anqi bench --only S1,S2 --server /tmp/anqi-old   # another build as the server
     #[command(verbatim_doc_comment)]
     Bench(anqi::bench::BenchArgs),
     /// A client of `anqi bench`, started by it.

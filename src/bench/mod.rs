@@ -89,9 +89,12 @@ pub struct BenchArgs {
     /// S4: games at once [full 1000, quick 100].
     #[arg(long, value_name = "N")]
     pub s4_concurrency: Option<usize>,
-    /// S4: clients think a random 0 to MS milliseconds before each action.
-    #[arg(long, value_name = "MS", default_value_t = 3)]
-    pub s4_think_ms: u64,
+    /// S4: clients think a random 0 to MS milliseconds before each action [full 100, quick
+    /// 20]. The games must ask for fewer plies per second than the machine serves (1,000 games
+    /// thinking 50 ms on average ask for 20,000): past that, the figure measures how late an
+    /// overloaded client reads its prompts, not the clock.
+    #[arg(long, value_name = "MS")]
+    pub s4_think_ms: Option<u64>,
     /// S4: the server's limit per ply (`move_ms`), far above any think time, so that every
     /// loss on time is spurious; each player also has an hour of game time.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
@@ -138,7 +141,7 @@ impl Sizes {
             s3_games: args.s3_games.unwrap_or(pick(args.quick, 9000, 500)),
             s4_games: args.s4_games.unwrap_or(pick(args.quick, 1000, 100)),
             s4_concurrency: args.s4_concurrency.unwrap_or(pick(args.quick, 1000, 100)),
-            s4_think_ms: args.s4_think_ms,
+            s4_think_ms: args.s4_think_ms.unwrap_or(pick(args.quick, 100, 20)),
             s4_move_ms: args.s4_move_ms,
         };
         if let Some(fit) = connections_that_fit() {
