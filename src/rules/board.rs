@@ -6,8 +6,9 @@
 
 use super::action::{Action, ActionCounts, ActionKind};
 use super::capture::CaptureRules;
+use super::cell_set::{nth_cell, CellSet, MASK_CELLS};
 use super::piece::{Colour, Piece};
-use super::topology::{Cell, Topology};
+use super::topology::{Cell, LineOrder, Topology};
 use std::fmt;
 
 /// The content of one cell as everyone sees it.
@@ -110,10 +111,6 @@ pub struct Board {
     /// have actions, and counts reveals with one instruction.
     masks: [u128; 3],
 }
-
-/// Boards of at most this many cells keep the cell masks of [`Board`] (every shipped board,
-/// 8x16 included); larger ones use the same generator without them.
-pub const MASK_CELLS: usize = 128;
 
 /// The masks of a board's codes (all zero past [`MASK_CELLS`] cells).
 fn masks_of(codes: &[u8]) -> [u128; 3] {
@@ -403,18 +400,46 @@ impl Board {
 
     /// Whether [`Board::for_each_action`] gives any action, stopping at the first.
     pub fn has_action(&self, topo: &Topology, rules: &CaptureRules, control: Control) -> bool {
-        if self.masks[0] != 0 {
-            return true; // a face-down cell, on a masked board: a reveal
+        let len = self.codes.len();
+        if len <= 64 {
+            self.has_action_in::<u64>(topo, rules, control)
+        } else if len <= MASK_CELLS {
+            self.has_action_in::<u128>(topo, rules, control)
+        } else {
+            let mut any = false;
+            self.for_each_active_cell(control, true, |cell, code| {
+                any = code == HIDDEN || {
+                    let (steps, jumps) = self.count_moves_of_code(topo, rules, cell, code);
+                    steps + jumps > 0
+                };
+                !any
+            });
+            any
         }
-        let mut any = false;
-        self.for_each_active_cell(control, true, |cell, code| {
-            any = code == HIDDEN || {
-                let (steps, jumps) = self.count_moves_of_code(topo, rules, cell, code);
-                steps + jumps > 0
-            };
-            !any
-        });
-        any
+    }
+
+    /// [`Board::has_action`] on a board with masks, `B` holding every cell.
+    #[inline]
+    fn has_action_in<B: CellSet>(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        control: Control,
+    ) -> bool {
+        if self.masks[0] != 0 {
+            return true; // a face-down cell: a reveal
+        }
+        let sets = self.sets::<B>();
+        let mut movable = sets.movable(control);
+        while !movable.is_none() {
+            let cell = movable.first();
+            movable = movable.without_first();
+            let (steps, jumps) = self.count_piece::<B>(topo, rules, &sets, cell);
+            if steps + jumps > 0 {
+                return true;
+            }
+        }
+        false
     }
 
     /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, and its kind,
@@ -424,8 +449,15 @@ impl Board {
         topo: &Topology,
         rules: &CaptureRules,
         control: Control,
-        mut k: usize,
+        k: usize,
     ) -> Option<(Action, ActionKind)> {
+        if self.codes.len() <= MASK_CELLS {
+            let mut per_piece = [0; MASK_CELLS];
+            let counts = self.count_each(topo, rules, control, &mut per_piece);
+            let k = u32::try_from(k).ok().filter(|&k| k < counts.total())?;
+            return self.action_at(topo, rules, control, &per_piece, k);
+        }
+        let mut k = k;
         let mut found = None;
         self.for_each_active_cell(control, true, |cell, code| {
             if code == HIDDEN {
@@ -442,14 +474,107 @@ impl Board {
                 k -= here;
                 return true;
             }
-            let mut i = 0;
-            self.moves_of_code(topo, rules, cell, code, false, &mut |a, kind| {
-                if i == k {
-                    found = Some((a, kind));
-                }
-                i += 1;
-            });
+            found = self.nth_move_of_code(topo, rules, cell, code, k);
             false
+        });
+        found
+    }
+
+    /// Counts the reveals and moves allowed by `control` on a board of at most [`MASK_CELLS`]
+    /// cells, and writes each movable piece's moves (steps and jumps), in cell order, to
+    /// `per_piece`: what [`Board::action_at`] needs to find an action by its index.
+    ///
+    /// # Panics
+    /// On a larger board.
+    pub(crate) fn count_each(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        control: Control,
+        per_piece: &mut [u16; MASK_CELLS],
+    ) -> ActionCounts {
+        let len = self.codes.len();
+        assert!(len <= MASK_CELLS, "a board with masks");
+        if len <= 64 {
+            self.count_in::<u64>(topo, rules, control, |i, n| per_piece[i] = n as u16)
+        } else {
+            self.count_in::<u128>(topo, rules, control, |i, n| per_piece[i] = n as u16)
+        }
+    }
+
+    /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, and its kind, on a
+    /// board of at most [`MASK_CELLS`] cells, from the moves per piece [`Board::count_each`]
+    /// wrote: the face-down cells before each piece are counted by set, so only the piece (or
+    /// the face-down cell) the action belongs to is looked at.
+    pub(crate) fn action_at(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        control: Control,
+        per_piece: &[u16; MASK_CELLS],
+        k: u32,
+    ) -> Option<(Action, ActionKind)> {
+        if self.codes.len() <= 64 {
+            self.action_at_in::<u64>(topo, rules, control, per_piece, k)
+        } else {
+            self.action_at_in::<u128>(topo, rules, control, per_piece, k)
+        }
+    }
+
+    /// [`Board::action_at`], `B` holding every cell.
+    #[inline]
+    fn action_at_in<B: CellSet>(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        control: Control,
+        per_piece: &[u16; MASK_CELLS],
+        mut k: u32,
+    ) -> Option<(Action, ActionKind)> {
+        let reveal = |cell| Some((Action::Reveal(cell), ActionKind::Reveal));
+        let sets = self.sets::<B>();
+        // The face-down cells not passed yet.
+        let mut hidden = sets.hidden;
+        let mut movable = sets.movable(control);
+        let mut i = 0;
+        while !movable.is_none() {
+            let cell = movable.first();
+            movable = movable.without_first();
+            let before = hidden & B::below(cell);
+            if !before.is_none() {
+                let reveals = before.count();
+                if k < reveals {
+                    return reveal(nth_cell(before, k));
+                }
+                k -= reveals;
+                hidden = hidden ^ before;
+            }
+            let here = u32::from(per_piece[i]);
+            if k < here {
+                return self.nth_move_of_code(topo, rules, cell, self.codes[cell], k as usize);
+            }
+            k -= here;
+            i += 1;
+        }
+        (k < hidden.count()).then(|| reveal(nth_cell(hidden, k)))?
+    }
+
+    /// The `k`-th (from 0) move [`Board::moves_of_code`] gives for the piece at `from`.
+    fn nth_move_of_code(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        from: Cell,
+        code: u8,
+        k: usize,
+    ) -> Option<(Action, ActionKind)> {
+        let mut i = 0;
+        let mut found = None;
+        self.moves_of_code(topo, rules, from, code, false, &mut |a, kind| {
+            if i == k {
+                found = Some((a, kind));
+            }
+            i += 1;
         });
         found
     }
@@ -501,16 +626,24 @@ impl Board {
             }
         }
         if rules.jumps_code(code) {
-            for ray in topo.ray_cells(from) {
-                if let Some(to) = self.jump_target(code, ray) {
-                    f(Action::Move { from, to }, ActionKind::Jump);
+            let len = codes.len();
+            let mut jump = |to| f(Action::Move { from, to }, ActionKind::Jump);
+            if len <= 64 {
+                self.jumps_in::<u64>(topo, &self.sets(), from, code, &mut jump);
+            } else if len <= MASK_CELLS {
+                self.jumps_in::<u128>(topo, &self.sets(), from, code, &mut jump);
+            } else {
+                for ray in topo.ray_cells(from) {
+                    if let Some(to) = self.jump_target(code, ray) {
+                        jump(to);
+                    }
                 }
             }
         }
     }
 
     /// How many steps and jumps [`Board::moves_of_code`] gives (not only captures), counted
-    /// without a branch per step.
+    /// without a branch per step, on a board without masks.
     #[inline]
     fn count_moves_of_code(
         &self,
@@ -519,6 +652,19 @@ impl Board {
         from: Cell,
         code: u8,
     ) -> (u32, u32) {
+        let mut jumps = 0;
+        if rules.jumps_code(code) {
+            for ray in topo.ray_cells(from) {
+                jumps += u32::from(self.jump_target(code, ray).is_some());
+            }
+        }
+        (self.count_steps(topo, rules, from, code), jumps)
+    }
+
+    /// How many steps (captures or not) [`Board::moves_of_code`] gives the piece of square
+    /// code `code` at `from`, counted without a branch per step.
+    #[inline(always)]
+    fn count_steps(&self, topo: &Topology, rules: &CaptureRules, from: Cell, code: u8) -> u32 {
         let codes = &self.codes[..];
         let steps = rules.steps_of_code(code);
         let mut n = 0;
@@ -526,13 +672,7 @@ impl Board {
             // Codes are below 16 (`CODES`): the mask lets the compiler drop a bounds check.
             n += u32::from(steps[codes[to as usize] as usize & (CODES - 1)]);
         }
-        let mut jumps = 0;
-        if rules.jumps_code(code) {
-            for ray in topo.ray_cells(from) {
-                jumps += u32::from(self.jump_target(code, ray).is_some());
-            }
-        }
-        (n, jumps)
+        n
     }
 
     /// Where the cannon of square code `code` captures along `ray` (from the cell next to it
@@ -549,6 +689,86 @@ impl Board {
         (target.is_some() && target != colour_of_code(code as usize)).then_some(to)
     }
 
+    /// Calls `f` with the cell of every jump of the cannon of square code `code` at `from`, in
+    /// the order of [`Topology::rays`], on a board with masks (`B` holding every cell): along a
+    /// rising (falling) ray, the screen is the lowest (highest) occupied cell of the ray, and
+    /// the target the next one.
+    #[inline(always)]
+    fn jumps_in<B: CellSet>(
+        &self,
+        topo: &Topology,
+        sets: &Sets<B>,
+        from: Cell,
+        code: u8,
+        f: &mut impl FnMut(Cell),
+    ) {
+        let enemy = sets.enemy_of(code);
+        for line in topo.lines(from) {
+            let on = B::of(line.cells) & sets.occupied;
+            let target = match line.order {
+                LineOrder::Rising => {
+                    let beyond = on.without_first();
+                    (!beyond.is_none()).then(|| beyond.first())
+                }
+                LineOrder::Falling if on.is_none() => None,
+                LineOrder::Falling => {
+                    let beyond = on ^ B::single(on.last());
+                    (!beyond.is_none()).then(|| beyond.last())
+                }
+                LineOrder::Mixed => self.jump_target(code, topo.line_cells(line)),
+            };
+            if let Some(to) = target.filter(|&to| !(enemy & B::single(to)).is_none()) {
+                f(to);
+            }
+        }
+    }
+
+    /// The steps and jumps of the revealed piece at `cell`, on a board with masks.
+    #[inline(always)]
+    fn count_piece<B: CellSet>(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        sets: &Sets<B>,
+        cell: Cell,
+    ) -> (u32, u32) {
+        let code = self.codes[cell];
+        let mut jumps = 0;
+        if rules.jumps_code(code) {
+            self.jumps_in(topo, sets, cell, code, &mut |_| jumps += 1);
+        }
+        (self.count_steps(topo, rules, cell, code), jumps)
+    }
+
+    /// [`Board::count_actions`] on a board with masks, `B` holding every cell; calls `each`
+    /// with every movable piece's number in cell order (from 0) and its moves.
+    #[inline(always)]
+    fn count_in<B: CellSet>(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        control: Control,
+        mut each: impl FnMut(usize, u32),
+    ) -> ActionCounts {
+        let sets = self.sets::<B>();
+        let mut counts = ActionCounts {
+            reveals: sets.hidden.count(),
+            ..ActionCounts::default()
+        };
+        let mut movable = sets.movable(control);
+        let mut i = 0;
+        while !movable.is_none() {
+            let cell = movable.first();
+            movable = movable.without_first();
+            let (steps, jumps) = self.count_piece(topo, rules, &sets, cell);
+            counts.moves += steps;
+            counts.jumps += jumps;
+            each(i, steps + jumps);
+            i += 1;
+        }
+        counts
+    }
+
     /// Counts the reveals and moves allowed by `control`.
     pub fn count_actions(
         &self,
@@ -556,14 +776,15 @@ impl Board {
         rules: &CaptureRules,
         control: Control,
     ) -> ActionCounts {
-        // Every face-down cell is a reveal: on a masked board, one count of bits.
-        let reveals = if self.codes.len() <= MASK_CELLS {
-            self.masks[0].count_ones()
-        } else {
-            self.codes.iter().filter(|&&c| c == HIDDEN).count() as u32
-        };
+        let len = self.codes.len();
+        if len <= 64 {
+            return self.count_in::<u64>(topo, rules, control, |_, _| {});
+        }
+        if len <= MASK_CELLS {
+            return self.count_in::<u128>(topo, rules, control, |_, _| {});
+        }
         let mut counts = ActionCounts {
-            reveals,
+            reveals: self.codes.iter().filter(|&&c| c == HIDDEN).count() as u32,
             ..ActionCounts::default()
         };
         self.for_each_active_cell(control, false, |cell, code| {
@@ -585,6 +806,50 @@ impl Board {
         let mut out = Vec::new();
         self.for_each_action(topo, rules, control, |a, _| out.push(a));
         out
+    }
+
+    /// The board's masks as sets of `B` (a board with masks, `B` holding every cell).
+    #[inline(always)]
+    fn sets<B: CellSet>(&self) -> Sets<B> {
+        let [hidden, red, black] = self.masks.map(B::of);
+        Sets {
+            hidden,
+            colour: [red, black],
+            occupied: hidden | red | black,
+        }
+    }
+}
+
+/// A board's cells by content, as sets: what the generator counts with.
+struct Sets<B> {
+    /// Face-down pieces.
+    hidden: B,
+    /// Revealed pieces of each colour.
+    colour: [B; 2],
+    /// Every cell that is not empty.
+    occupied: B,
+}
+
+impl<B: CellSet> Sets<B> {
+    /// The cells of the pieces `control` moves.
+    #[inline(always)]
+    fn movable(&self, control: Control) -> B {
+        match control {
+            Control::Nothing => B::NONE,
+            Control::Colour(c) => self.colour[c.index()],
+            Control::Both => self.colour[0] | self.colour[1],
+        }
+    }
+
+    /// The revealed pieces of the other colour than the piece of square code `code`'s.
+    #[inline(always)]
+    fn enemy_of(&self, code: u8) -> B {
+        // Red codes are 2..=8 (see `Square::code`).
+        if code <= 8 {
+            self.colour[1]
+        } else {
+            self.colour[0]
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 
 use super::action::{Action, ActionCounts, ActionKind};
 use super::board::{Board, Control, Illegal, Square};
+use super::cell_set::MASK_CELLS;
 use super::deal::Deal;
 use super::piece::{Colour, Piece};
 use super::topology::Cell;
@@ -185,11 +186,16 @@ impl PublicState<'_> {
     /// The `k`-th (from 0) of the actions [`PublicState::for_each_legal`] gives, without
     /// listing the others in the common case (no piece in hand, no chain).
     pub fn nth_legal(&self, k: usize) -> Option<Action> {
+        self.nth_legal_kind(k).map(|(a, _)| a)
+    }
+
+    /// [`PublicState::nth_legal`], with the action's kind.
+    fn nth_legal_kind(&self, k: usize) -> Option<(Action, ActionKind)> {
         if self.hand.is_some() || self.chain.is_some() {
             let (mut i, mut found) = (0, None);
-            self.for_each_legal(|a, _| {
+            self.for_each_legal(|a, kind| {
                 if i == k {
-                    found = Some(a);
+                    found = Some((a, kind));
                 }
                 i += 1;
             });
@@ -198,11 +204,43 @@ impl PublicState<'_> {
         let v = self.variant;
         let board = self.board;
         match board.nth_action(&v.topology, &v.capture, self.control, k) {
-            Some((a, _)) => Some(a),
+            Some(found) => Some(found),
             None => {
                 let moves = board.count_actions(&v.topology, &v.capture, self.control);
-                (self.bag_has_pieces && k == moves.total() as usize).then_some(Action::Bag)
+                (self.bag_has_pieces && k == moves.total() as usize)
+                    .then_some((Action::Bag, ActionKind::Bag))
             }
+        }
+    }
+
+    /// The legal action of index `choose(n)` among the `n` of [`PublicState::for_each_legal`]
+    /// (`choose` returns an index below `n`), and its kind: what [`PublicState::counts`] then
+    /// [`PublicState::nth_legal`] give, in one count instead of two in the common case (a
+    /// board with masks, no piece in hand, no chain). `None` when there is no legal action
+    /// (`choose` is not called) or `choose` returns an index out of range.
+    pub(crate) fn choose_legal(
+        &self,
+        choose: impl FnOnce(u32) -> u32,
+    ) -> Option<(Action, ActionKind)> {
+        let v = self.variant;
+        let board = self.board;
+        if self.hand.is_some() || self.chain.is_some() || board.len() > MASK_CELLS {
+            let n = self.counts().total();
+            return (n > 0).then(|| self.nth_legal_kind(choose(n) as usize))?;
+        }
+        let mut per_piece = [0; MASK_CELLS];
+        let on_board = board
+            .count_each(&v.topology, &v.capture, self.control, &mut per_piece)
+            .total();
+        let n = on_board + u32::from(self.bag_has_pieces);
+        if n == 0 {
+            return None;
+        }
+        let k = choose(n);
+        if k < on_board {
+            board.action_at(&v.topology, &v.capture, self.control, &per_piece, k)
+        } else {
+            (self.bag_has_pieces && k == on_board).then_some((Action::Bag, ActionKind::Bag))
         }
     }
 
@@ -519,6 +557,14 @@ impl Game {
         self.public_state().nth_legal(k)
     }
 
+    /// [`PublicState::choose_legal`] for the player to move.
+    pub(crate) fn choose_legal(
+        &self,
+        choose: impl FnOnce(u32) -> u32,
+    ) -> Option<(Action, ActionKind)> {
+        self.public_state().choose_legal(choose)
+    }
+
     /// The legal actions of the player to move.
     pub fn legal_actions(&self) -> Vec<Action> {
         let mut out = Vec::new();
@@ -622,7 +668,15 @@ impl Game {
     /// As [`Game::check`]; the game is unchanged on error.
     pub fn play(&mut self, player: usize, action: Action) -> Result<Played, PlayError> {
         let kind = self.check(player, action)?;
-        let side = self.side_of(player);
+        Ok(self.play_unchecked(action, kind))
+    }
+
+    /// Plays an action of the player to move that is known to be legal, of the kind
+    /// [`Game::check`] would say (as [`Game::for_each_legal`] gives it), without checking
+    /// it: how a random playout plays the action it chose. An illegal action here leaves the
+    /// game in a state the rules never reach.
+    pub(crate) fn play_unchecked(&mut self, action: Action, kind: ActionKind) -> Played {
+        let side = self.side_of(self.to_move());
         let mut played = Played {
             kind,
             revealed: None,
@@ -685,7 +739,7 @@ impl Game {
             }
         }
         self.start_turn();
-        Ok(played)
+        played
     }
 
     /// The first piece a side reveals or draws decides the colours (competitive games only).
@@ -991,7 +1045,7 @@ mod tests {
     /// bags, chains, teams) and on boards too large for the masks, with and without chains.
     #[test]
     fn counts_any_and_nth_agree_with_the_listed_actions() {
-        use crate::rules::board::MASK_CELLS;
+        use crate::rules::cell_set::MASK_CELLS;
         use crate::rules::{SeedInputs, SHIPPED};
         let big = |extra: &str| {
             let v = Variant::parse(&format!(

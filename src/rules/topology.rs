@@ -17,6 +17,7 @@
 //! never a target) so that the cannon's "exactly one piece in between" rule can be checked by
 //! walking it.
 
+use super::cell_set::MASK_CELLS;
 use std::fmt;
 
 /// A cell number, 0-based, as on the wire.
@@ -55,6 +56,31 @@ struct Flat {
     ray_at: Vec<u32>,
     ray_bound: Vec<u32>,
     cells: Vec<u16>,
+    /// Ray `r` as a set of cells, on a board of at most [`MASK_CELLS`] cells (empty on larger
+    /// boards): finds a cannon's screen and target with a few word operations.
+    lines: Vec<Line>,
+}
+
+/// One ray as a set of cells (see [`Topology::lines`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Line {
+    /// The ray's cells: bit `c` for cell `c`.
+    pub cells: u128,
+    /// How the cell numbers run from the origin outwards.
+    pub order: LineOrder,
+    /// The ray's number, for [`Topology::line_cells`].
+    pub ray: u32,
+}
+
+/// How the cell numbers of a ray run from its origin outwards. On a rising ray the first cell
+/// of the ray in a set is the set's lowest, on a falling one its highest; every straight line
+/// of a grid numbered row by row is one or the other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LineOrder {
+    Rising,
+    Falling,
+    /// Neither (possible on an explicit board): the ray is walked cell by cell.
+    Mixed,
 }
 
 // Every cell number fits the flattened tables' `u16`.
@@ -68,13 +94,29 @@ impl Flat {
             ray_at: vec![0],
             ray_bound: vec![0],
             cells: Vec::new(),
+            lines: Vec::new(),
         };
+        let masked = neighbours.len() <= MASK_CELLS;
         for list in neighbours {
             flat.nb.extend(list.iter().map(|&c| c as u16));
             flat.nb_at.push(flat.nb.len() as u32);
         }
         for list in rays {
             for ray in list {
+                if masked {
+                    let order = if ray.windows(2).all(|w| w[0] < w[1]) {
+                        LineOrder::Rising
+                    } else if ray.windows(2).all(|w| w[0] > w[1]) {
+                        LineOrder::Falling
+                    } else {
+                        LineOrder::Mixed
+                    };
+                    flat.lines.push(Line {
+                        cells: ray.iter().fold(0, |set, &c| set | 1 << c),
+                        order,
+                        ray: flat.ray_bound.len() as u32 - 1,
+                    });
+                }
                 flat.cells.extend(ray.iter().map(|&c| c as u16));
                 flat.ray_bound.push(flat.cells.len() as u32);
             }
@@ -498,6 +540,24 @@ impl Topology {
         let f = &self.flat;
         (f.ray_at[cell] as usize..f.ray_at[cell + 1] as usize)
             .map(move |r| &f.cells[f.ray_bound[r] as usize..f.ray_bound[r + 1] as usize])
+    }
+
+    /// The rays leaving `cell` as sets of cells, in the order of [`Topology::rays`], on a board
+    /// of at most [`MASK_CELLS`] cells (none on larger boards).
+    #[inline]
+    pub(crate) fn lines(&self, cell: Cell) -> &[Line] {
+        let f = &self.flat;
+        f.lines
+            .get(f.ray_at[cell] as usize..f.ray_at[cell + 1] as usize)
+            .unwrap_or_default()
+    }
+
+    /// The cells of a line's ray, from the origin outwards (as [`Topology::ray_cells`]).
+    #[inline]
+    pub(crate) fn line_cells(&self, line: &Line) -> &[u16] {
+        let f = &self.flat;
+        let r = line.ray as usize;
+        &f.cells[f.ray_bound[r] as usize..f.ray_bound[r + 1] as usize]
     }
 
     /// Whether `b` is one step from `a`.
