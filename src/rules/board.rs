@@ -453,8 +453,8 @@ impl Board {
     ) -> Option<(Action, ActionKind)> {
         if self.codes.len() <= MASK_CELLS {
             let mut per_piece = [0; MASK_CELLS];
-            let counts = self.count_each(topo, rules, control, &mut per_piece);
-            let k = u32::try_from(k).ok().filter(|&k| k < counts.total())?;
+            let n = self.count_each(topo, rules, control, &mut per_piece);
+            let k = u32::try_from(k).ok().filter(|&k| k < n)?;
             return self.action_at(topo, rules, control, &per_piece, k);
         }
         let mut k = k;
@@ -480,8 +480,8 @@ impl Board {
         found
     }
 
-    /// Counts the reveals and moves allowed by `control` on a board of at most [`MASK_CELLS`]
-    /// cells, and writes each movable piece's moves (steps and jumps), in cell order, to
+    /// How many reveals and moves `control` allows, on a board of at most [`MASK_CELLS`]
+    /// cells; writes each movable piece's moves (steps and jumps), in cell order, to
     /// `per_piece`: what [`Board::action_at`] needs to find an action by its index.
     ///
     /// # Panics
@@ -492,14 +492,15 @@ impl Board {
         rules: &CaptureRules,
         control: Control,
         per_piece: &mut [u16; MASK_CELLS],
-    ) -> ActionCounts {
+    ) -> u32 {
         let len = self.codes.len();
         assert!(len <= MASK_CELLS, "a board with masks");
-        if len <= 64 {
+        let counts = if len <= 64 {
             self.count_in::<u64>(topo, rules, control, |i, n| per_piece[i] = n as u16)
         } else {
             self.count_in::<u128>(topo, rules, control, |i, n| per_piece[i] = n as u16)
-        }
+        };
+        counts.total()
     }
 
     /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, and its kind, on a
@@ -668,6 +669,12 @@ impl Board {
         let codes = &self.codes[..];
         let steps = rules.steps_of_code(code);
         let mut n = 0;
+        if let Some(row) = topo.step_row(from) {
+            for &to in row {
+                n += u32::from(steps[codes[to as usize] as usize & (CODES - 1)]);
+            }
+            return n;
+        }
         for &to in topo.step_cells(from) {
             // Codes are below 16 (`CODES`): the mask lets the compiler drop a bounds check.
             n += u32::from(steps[codes[to as usize] as usize & (CODES - 1)]);

@@ -229,9 +229,7 @@ impl PublicState<'_> {
             return (n > 0).then(|| self.nth_legal_kind(choose(n) as usize))?;
         }
         let mut per_piece = [0; MASK_CELLS];
-        let on_board = board
-            .count_each(&v.topology, &v.capture, self.control, &mut per_piece)
-            .total();
+        let on_board = board.count_each(&v.topology, &v.capture, self.control, &mut per_piece);
         let n = on_board + u32::from(self.bag_has_pieces);
         if n == 0 {
             return None;
@@ -282,6 +280,9 @@ pub struct Game {
     remaining: [u32; 2],
     /// Index of the player to move in the turn order.
     turn_pos: usize,
+    /// What the player to move may move ([`Game::control_of`] the mover), set by
+    /// [`Game::start_turn`]: colours are decided by a reveal or a draw, before it.
+    control: Control,
     /// The paper's TURN: completed rounds of the turn order.
     round: u32,
     ply: u32,
@@ -337,6 +338,7 @@ impl Game {
             side_colour,
             remaining,
             turn_pos: 0,
+            control: Control::Nothing,
             round: 0,
             ply: 0,
             quiet_plies: 0,
@@ -538,7 +540,7 @@ impl Game {
         PublicState {
             variant: &self.variant,
             board: &self.board,
-            control: self.control_of(self.to_move()),
+            control: self.control,
             hand: self.hand,
             chain: self.chain,
             bag_has_pieces: !self.bag.is_empty(),
@@ -676,7 +678,6 @@ impl Game {
     /// it: how a random playout plays the action it chose. An illegal action here leaves the
     /// game in a state the rules never reach.
     pub(crate) fn play_unchecked(&mut self, action: Action, kind: ActionKind) -> Played {
-        let side = self.side_of(self.to_move());
         let mut played = Played {
             kind,
             revealed: None,
@@ -690,7 +691,7 @@ impl Game {
                     .take()
                     .expect("a face-down cell has a dealt piece");
                 self.board.set(cell, Square::Up(piece));
-                self.decide_colours(side, piece.colour);
+                self.decide_colours(piece.colour);
                 played.revealed = Some(piece);
             }
             Action::Move { from, to } => {
@@ -713,7 +714,7 @@ impl Game {
             }
             Action::Bag => {
                 let piece = self.bag.pop().expect("checked: the bag is not empty");
-                self.decide_colours(side, piece.colour);
+                self.decide_colours(piece.colour);
                 self.hand = Some(piece);
                 played.drawn = Some(piece);
                 keeps_turn = true;
@@ -743,10 +744,11 @@ impl Game {
     }
 
     /// The first piece a side reveals or draws decides the colours (competitive games only).
-    fn decide_colours(&mut self, side: usize, colour: Colour) {
+    fn decide_colours(&mut self, colour: Colour) {
         if self.variant.objective == Objective::Capture
             && self.side_colour.iter().all(Option::is_none)
         {
+            let side = self.side_of(self.to_move());
             self.side_colour[side] = Some(colour);
             self.side_colour[1 - side] = Some(colour.other());
         }
@@ -757,8 +759,8 @@ impl Game {
     /// the no-progress draw; the repetition draw.
     fn start_turn(&mut self) {
         self.counts = OnceLock::new();
+        self.control = self.control_of(self.to_move());
         let stuck = !self.public_state().has_any();
-        let mover_side = self.side_of(self.to_move());
         match self.variant.objective {
             Objective::Capture => {
                 for side in 0..2 {
@@ -769,6 +771,7 @@ impl Game {
                     }
                 }
                 if stuck {
+                    let mover_side = self.side_of(self.to_move());
                     return self.finish(Some(1 - mover_side), Termination::NoMoves);
                 }
             }

@@ -39,10 +39,11 @@ impl SplitMix64 {
     /// A uniform integer in `0..n` (`n >= 1`), by rejection (no modulo bias).
     pub fn below(&mut self, n: u32) -> u32 {
         let n = u64::from(n);
-        let threshold = n.wrapping_neg() % n;
         loop {
             let x = self.next_u64();
-            if x >= threshold {
+            // The threshold, 2^64 mod n, is below n: a draw of n or more (all but about one in
+            // 2^32) is accepted without dividing 2^64 - n by n.
+            if x >= n || x >= n.wrapping_neg() % n {
                 return (x % n) as u32;
             }
         }

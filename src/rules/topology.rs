@@ -59,6 +59,11 @@ struct Flat {
     /// Ray `r` as a set of cells, on a board of at most [`MASK_CELLS`] cells (empty on larger
     /// boards): finds a cannon's screen and target with a few word operations.
     lines: Vec<Line>,
+    /// Cell `c`'s neighbours as `step_rows[c]`, padded with `c` itself, on a board of at most
+    /// [`MASK_CELLS`] cells where no cell has more than four (empty otherwise): a piece's
+    /// steps are then counted with four lookups and no loop (a piece never steps onto its
+    /// own cell, so the padding counts nothing).
+    step_rows: Vec<[u8; 4]>,
 }
 
 /// One ray as a set of cells (see [`Topology::lines`]).
@@ -95,7 +100,21 @@ impl Flat {
             ray_bound: vec![0],
             cells: Vec::new(),
             lines: Vec::new(),
+            step_rows: Vec::new(),
         };
+        if neighbours.len() <= MASK_CELLS && neighbours.iter().all(|list| list.len() <= 4) {
+            flat.step_rows = neighbours
+                .iter()
+                .enumerate()
+                .map(|(cell, list)| {
+                    let mut row = [cell as u8; 4];
+                    for (slot, &c) in row.iter_mut().zip(list) {
+                        *slot = c as u8;
+                    }
+                    row
+                })
+                .collect();
+        }
         let masked = neighbours.len() <= MASK_CELLS;
         for list in neighbours {
             flat.nb.extend(list.iter().map(|&c| c as u16));
@@ -558,6 +577,13 @@ impl Topology {
         let f = &self.flat;
         let r = line.ray as usize;
         &f.cells[f.ray_bound[r] as usize..f.ray_bound[r + 1] as usize]
+    }
+
+    /// Cell `cell`'s neighbours padded with `cell` to four, on a board of at most
+    /// [`MASK_CELLS`] cells with at most four neighbours per cell (see `Flat::step_rows`).
+    #[inline]
+    pub(crate) fn step_row(&self, cell: Cell) -> Option<&[u8; 4]> {
+        self.flat.step_rows.get(cell)
     }
 
     /// Whether `b` is one step from `a`.
