@@ -434,9 +434,16 @@ impl Board {
         while !movable.is_none() {
             let cell = movable.first();
             movable = movable.without_first();
-            let (steps, jumps) = self.count_piece::<B>(topo, rules, &sets, cell);
-            if steps + jumps > 0 {
+            let code = self.codes[cell];
+            if self.count_steps(topo, rules, cell, code) > 0 {
                 return true;
+            }
+            if rules.jumps_code(code) {
+                let mut any = false;
+                self.jumps_in(topo, &sets, cell, code, &mut |_| any = true);
+                if any {
+                    return true;
+                }
             }
         }
         false
@@ -452,10 +459,8 @@ impl Board {
         k: usize,
     ) -> Option<(Action, ActionKind)> {
         if self.codes.len() <= MASK_CELLS {
-            let mut per_piece = [0; MASK_CELLS];
-            let n = self.count_each(topo, rules, control, &mut per_piece);
-            let k = u32::try_from(k).ok().filter(|&k| k < n)?;
-            return self.action_at(topo, rules, control, &per_piece, k);
+            let k = u32::try_from(k).ok()?;
+            return self.choose_action(topo, rules, control, |_| Some(k));
         }
         let mut k = k;
         let mut found = None;
@@ -480,49 +485,39 @@ impl Board {
         found
     }
 
-    /// How many reveals and moves `control` allows, on a board of at most [`MASK_CELLS`]
-    /// cells; writes each movable piece's moves (steps and jumps), in cell order, to
-    /// `per_piece`: what [`Board::action_at`] needs to find an action by its index.
+    /// Counts the reveals and moves `control` allows on a board of at most [`MASK_CELLS`]
+    /// cells, asks `choose` which to take (it is given their number, and answers an index
+    /// below it, or `None` for none of them), and gives that action and its kind, in the
+    /// order of [`Board::for_each_action`], without listing the others: each movable piece's
+    /// moves are counted once, and the face-down cells before each piece are counted as a set,
+    /// so only the piece (or the face-down cell) the action belongs to is looked at again.
     ///
     /// # Panics
     /// On a larger board.
-    pub(crate) fn count_each(
+    pub(crate) fn choose_action(
         &self,
         topo: &Topology,
         rules: &CaptureRules,
         control: Control,
-        per_piece: &mut [u16; MASK_CELLS],
-    ) -> u32 {
+        choose: impl FnOnce(u32) -> Option<u32>,
+    ) -> Option<(Action, ActionKind)> {
         let len = self.codes.len();
         assert!(len <= MASK_CELLS, "a board with masks");
-        let counts = if len <= 64 {
-            self.count_in::<u64>(topo, rules, control, |i, n| per_piece[i] = n as u16)
+        let mut per_piece = [0; MASK_CELLS];
+        if len <= 64 {
+            let n = self.count_in::<u64>(topo, rules, control, |i, n| per_piece[i] = n as u16);
+            let k = choose(n.total()).filter(|&k| k < n.total())?;
+            self.action_at_in::<u64>(topo, rules, control, &per_piece, k)
         } else {
-            self.count_in::<u128>(topo, rules, control, |i, n| per_piece[i] = n as u16)
-        };
-        counts.total()
-    }
-
-    /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, and its kind, on a
-    /// board of at most [`MASK_CELLS`] cells, from the moves per piece [`Board::count_each`]
-    /// wrote: the face-down cells before each piece are counted by set, so only the piece (or
-    /// the face-down cell) the action belongs to is looked at.
-    pub(crate) fn action_at(
-        &self,
-        topo: &Topology,
-        rules: &CaptureRules,
-        control: Control,
-        per_piece: &[u16; MASK_CELLS],
-        k: u32,
-    ) -> Option<(Action, ActionKind)> {
-        if self.codes.len() <= 64 {
-            self.action_at_in::<u64>(topo, rules, control, per_piece, k)
-        } else {
-            self.action_at_in::<u128>(topo, rules, control, per_piece, k)
+            let n = self.count_in::<u128>(topo, rules, control, |i, n| per_piece[i] = n as u16);
+            let k = choose(n.total()).filter(|&k| k < n.total())?;
+            self.action_at_in::<u128>(topo, rules, control, &per_piece, k)
         }
     }
 
-    /// [`Board::action_at`], `B` holding every cell.
+    /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, and its kind, on a
+    /// board with masks (`B` holding every cell), from each movable piece's moves in cell
+    /// order (see [`Board::choose_action`]).
     #[inline]
     fn action_at_in<B: CellSet>(
         &self,
@@ -614,17 +609,19 @@ impl Board {
         // A step onto an empty cell, or a capture by a step: one lookup by the two codes.
         let steps = rules.steps_of_code(code);
         let lowest = if captures_only { HIDDEN + 1 } else { EMPTY };
-        for &to in topo.step_cells(from) {
-            let target = codes[to as usize];
-            if target >= lowest && steps[target as usize] {
-                f(
-                    Action::Move {
-                        from,
-                        to: to as Cell,
-                    },
-                    ActionKind::Step,
-                );
+        let mut step = |to: Cell| {
+            let target = codes[to];
+            if target >= lowest && steps[target as usize & (CODES - 1)] {
+                f(Action::Move { from, to }, ActionKind::Step);
             }
+        };
+        // The padding of a step row is `from` itself, which holds the mover: never a step.
+        match topo.step_row(from) {
+            Some(row) => row.iter().for_each(|&to| step(to as Cell)),
+            None => topo
+                .step_cells(from)
+                .iter()
+                .for_each(|&to| step(to as Cell)),
         }
         if rules.jumps_code(code) {
             let len = codes.len();

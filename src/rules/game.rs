@@ -228,18 +228,18 @@ impl PublicState<'_> {
             let n = self.counts().total();
             return (n > 0).then(|| self.nth_legal_kind(choose(n) as usize))?;
         }
-        let mut per_piece = [0; MASK_CELLS];
-        let on_board = board.count_each(&v.topology, &v.capture, self.control, &mut per_piece);
-        let n = on_board + u32::from(self.bag_has_pieces);
-        if n == 0 {
-            return None;
-        }
-        let k = choose(n);
-        if k < on_board {
-            board.action_at(&v.topology, &v.capture, self.control, &per_piece, k)
-        } else {
-            (self.bag_has_pieces && k == on_board).then_some((Action::Bag, ActionKind::Bag))
-        }
+        let bag = u32::from(self.bag_has_pieces);
+        let mut bag_chosen = false;
+        let on_board = board.choose_action(&v.topology, &v.capture, self.control, |on_board| {
+            let n = on_board + bag;
+            if n == 0 {
+                return None;
+            }
+            let k = choose(n);
+            bag_chosen = bag == 1 && k == on_board;
+            Some(k)
+        });
+        on_board.or(bag_chosen.then_some((Action::Bag, ActionKind::Bag)))
     }
 
     /// The legal actions, collected.
@@ -283,6 +283,8 @@ pub struct Game {
     /// What the player to move may move ([`Game::control_of`] the mover), set by
     /// [`Game::start_turn`]: colours are decided by a reveal or a draw, before it.
     control: Control,
+    /// The side of the player at each place of the turn order.
+    turn_sides: Vec<usize>,
     /// The paper's TURN: completed rounds of the turn order.
     round: u32,
     ply: u32,
@@ -327,6 +329,7 @@ impl Game {
         };
         let mut bag = deal.bag;
         bag.reverse();
+        let turn_sides = variant.order.iter().map(|&p| variant.side_of(p)).collect();
         let mut game = Game {
             variant,
             board,
@@ -339,6 +342,7 @@ impl Game {
             remaining,
             turn_pos: 0,
             control: Control::Nothing,
+            turn_sides,
             round: 0,
             ply: 0,
             quiet_plies: 0,
@@ -529,9 +533,14 @@ impl Game {
 
     /// What a player may move.
     pub fn control_of(&self, player: usize) -> Control {
+        self.control_of_side(self.side_of(player))
+    }
+
+    /// What the players of `side` may move.
+    fn control_of_side(&self, side: usize) -> Control {
         match self.variant.objective {
             Objective::Clear { .. } => Control::Both,
-            Objective::Capture => self.colour_of_side(self.side_of(player)).into(),
+            Objective::Capture => self.colour_of_side(side).into(),
         }
     }
 
@@ -759,7 +768,7 @@ impl Game {
     /// the no-progress draw; the repetition draw.
     fn start_turn(&mut self) {
         self.counts = OnceLock::new();
-        self.control = self.control_of(self.to_move());
+        self.control = self.control_of_side(self.turn_sides[self.turn_pos]);
         let stuck = !self.public_state().has_any();
         match self.variant.objective {
             Objective::Capture => {
