@@ -103,7 +103,9 @@ impl From<Option<Colour>> for Control {
 pub struct Board {
     squares: Vec<Square>,
     /// `codes[c] == squares[c].code()`, kept in step by [`Board::set`]: what the move
-    /// generator reads (one byte per cell, and table lookups instead of matches).
+    /// generator reads (one byte per cell, and table lookups instead of matches). On a board
+    /// of at most [`MASK_CELLS`] cells, padded with empty cells to that length (see
+    /// [`Board::grid`]).
     codes: Vec<u8>,
     /// On a board of at most [`MASK_CELLS`] cells, bit `c` of `masks[0]` says cell `c` is
     /// face-down, of `masks[1 + colour]` that it holds a revealed piece of that colour (zero on
@@ -123,6 +125,14 @@ fn masks_of(codes: &[u8]) -> [u128; 3] {
         }
     }
     masks
+}
+
+/// A board's codes, padded with empty cells to [`MASK_CELLS`] when there are fewer.
+fn padded(mut codes: Vec<u8>) -> Vec<u8> {
+    if codes.len() < MASK_CELLS {
+        codes.resize(MASK_CELLS, EMPTY);
+    }
+    codes
 }
 
 /// Which of [`Board`]'s masks a square code belongs to.
@@ -147,7 +157,7 @@ impl Board {
         Board {
             squares: vec![Square::Hidden; size],
             masks: masks_of(&codes),
-            codes,
+            codes: padded(codes),
         }
     }
 
@@ -169,7 +179,7 @@ impl Board {
                 Board {
                     squares,
                     masks: masks_of(&codes),
-                    codes,
+                    codes: padded(codes),
                 }
             })
     }
@@ -196,7 +206,7 @@ impl Board {
         self.squares[cell] = sq;
         let code = sq.code();
         self.codes[cell] = code;
-        if self.codes.len() <= MASK_CELLS {
+        if self.len() <= MASK_CELLS {
             let bit = 1u128 << cell;
             for m in &mut self.masks {
                 *m &= !bit;
@@ -217,7 +227,7 @@ impl Board {
         hidden: bool,
         mut f: impl FnMut(Cell, u8) -> bool,
     ) {
-        if self.codes.len() <= MASK_CELLS {
+        if self.len() <= MASK_CELLS {
             let [face_down, red, black] = self.masks;
             let mut todo = if hidden { face_down } else { 0 }
                 | match control {
@@ -234,7 +244,7 @@ impl Board {
                 }
             }
         } else {
-            for (cell, &code) in self.codes.iter().enumerate() {
+            for (cell, &code) in self.codes().iter().enumerate() {
                 let active = if code == HIDDEN {
                     hidden
                 } else {
@@ -254,7 +264,16 @@ impl Board {
 
     /// Every cell's [`Square::code`], cell 0 first.
     pub fn codes(&self) -> &[u8] {
-        &self.codes
+        &self.codes[..self.len()]
+    }
+
+    /// Every cell's code on a board of at most [`MASK_CELLS`] cells, padded to that many:
+    /// indexed by a cell number masked to its bits, which needs no bounds check.
+    #[inline(always)]
+    fn grid(&self) -> &[u8; MASK_CELLS] {
+        self.codes[..MASK_CELLS]
+            .try_into()
+            .expect("a board with masks has padded codes")
     }
 
     /// The wire string.
@@ -400,7 +419,7 @@ impl Board {
 
     /// Whether [`Board::for_each_action`] gives any action, stopping at the first.
     pub fn has_action(&self, topo: &Topology, rules: &CaptureRules, control: Control) -> bool {
-        let len = self.codes.len();
+        let len = self.len();
         if len <= 64 {
             self.has_action_in::<u64>(topo, rules, control)
         } else if len <= MASK_CELLS {
@@ -429,13 +448,13 @@ impl Board {
         if self.masks[0] != 0 {
             return true; // a face-down cell: a reveal
         }
-        let sets = self.sets::<B>();
+        let sets = self.sets::<B>(topo);
         let mut movable = sets.movable(control);
         while !movable.is_none() {
             let cell = movable.first();
             movable = movable.without_first();
-            let code = self.codes[cell];
-            if self.count_steps(topo, rules, cell, code) > 0 {
+            let code = sets.code(cell);
+            if self.count_steps_in(topo, rules, &sets, cell, code) > 0 {
                 return true;
             }
             if rules.jumps_code(code) {
@@ -458,7 +477,7 @@ impl Board {
         control: Control,
         k: usize,
     ) -> Option<(Action, ActionKind)> {
-        if self.codes.len() <= MASK_CELLS {
+        if self.len() <= MASK_CELLS {
             let k = u32::try_from(k).ok()?;
             return self.choose_action(topo, rules, control, |_| Some(k));
         }
@@ -501,7 +520,7 @@ impl Board {
         control: Control,
         choose: impl FnOnce(u32) -> Option<u32>,
     ) -> Option<(Action, ActionKind)> {
-        let len = self.codes.len();
+        let len = self.len();
         assert!(len <= MASK_CELLS, "a board with masks");
         let mut per_piece = [0; MASK_CELLS];
         if len <= 64 {
@@ -528,7 +547,7 @@ impl Board {
         mut k: u32,
     ) -> Option<(Action, ActionKind)> {
         let reveal = |cell| Some((Action::Reveal(cell), ActionKind::Reveal));
-        let sets = self.sets::<B>();
+        let sets = self.sets::<B>(topo);
         // The face-down cells not passed yet.
         let mut hidden = sets.hidden;
         let mut movable = sets.movable(control);
@@ -547,7 +566,7 @@ impl Board {
             }
             let here = u32::from(per_piece[i]);
             if k < here {
-                return self.nth_move_of_code(topo, rules, cell, self.codes[cell], k as usize);
+                return self.nth_move_of_code(topo, rules, cell, sets.code(cell), k as usize);
             }
             k -= here;
             i += 1;
@@ -586,7 +605,7 @@ impl Board {
         captures_only: bool,
         mut f: impl FnMut(Action, ActionKind),
     ) {
-        let code = self.codes[from];
+        let code = self.codes()[from];
         if code > HIDDEN {
             self.moves_of_code(topo, rules, from, code, captures_only, &mut f);
         }
@@ -624,12 +643,12 @@ impl Board {
                 .for_each(|&to| step(to as Cell)),
         }
         if rules.jumps_code(code) {
-            let len = codes.len();
+            let len = self.len();
             let mut jump = |to| f(Action::Move { from, to }, ActionKind::Jump);
             if len <= 64 {
-                self.jumps_in::<u64>(topo, &self.sets(), from, code, &mut jump);
+                self.jumps_in::<u64>(topo, &self.sets(topo), from, code, &mut jump);
             } else if len <= MASK_CELLS {
-                self.jumps_in::<u128>(topo, &self.sets(), from, code, &mut jump);
+                self.jumps_in::<u128>(topo, &self.sets(topo), from, code, &mut jump);
             } else {
                 for ray in topo.ray_cells(from) {
                     if let Some(to) = self.jump_target(code, ray) {
@@ -701,7 +720,7 @@ impl Board {
     fn jumps_in<B: CellSet>(
         &self,
         topo: &Topology,
-        sets: &Sets<B>,
+        sets: &Sets<'_, B>,
         from: Cell,
         code: u8,
         f: &mut impl FnMut(Cell),
@@ -733,15 +752,36 @@ impl Board {
         &self,
         topo: &Topology,
         rules: &CaptureRules,
-        sets: &Sets<B>,
+        sets: &Sets<'_, B>,
         cell: Cell,
     ) -> (u32, u32) {
-        let code = self.codes[cell];
+        let code = sets.code(cell);
         let mut jumps = 0;
         if rules.jumps_code(code) {
             self.jumps_in(topo, sets, cell, code, &mut |_| jumps += 1);
         }
-        (self.count_steps(topo, rules, cell, code), jumps)
+        (self.count_steps_in(topo, rules, sets, cell, code), jumps)
+    }
+
+    /// [`Board::count_steps`] on a board with masks: by the step rows when the topology has
+    /// them, without a bounds check.
+    #[inline(always)]
+    fn count_steps_in<B: CellSet>(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        sets: &Sets<'_, B>,
+        cell: Cell,
+        code: u8,
+    ) -> u32 {
+        let Some(rows) = sets.rows else {
+            return self.count_steps(topo, rules, cell, code);
+        };
+        let steps = rules.steps_of_code(code);
+        rows[cell & (MASK_CELLS - 1)]
+            .iter()
+            .map(|&to| u32::from(steps[sets.code(to as Cell) as usize & (CODES - 1)]))
+            .sum()
     }
 
     /// [`Board::count_actions`] on a board with masks, `B` holding every cell; calls `each`
@@ -754,7 +794,7 @@ impl Board {
         control: Control,
         mut each: impl FnMut(usize, u32),
     ) -> ActionCounts {
-        let sets = self.sets::<B>();
+        let sets = self.sets::<B>(topo);
         let mut counts = ActionCounts {
             reveals: sets.hidden.count(),
             ..ActionCounts::default()
@@ -780,7 +820,7 @@ impl Board {
         rules: &CaptureRules,
         control: Control,
     ) -> ActionCounts {
-        let len = self.codes.len();
+        let len = self.len();
         if len <= 64 {
             return self.count_in::<u64>(topo, rules, control, |_, _| {});
         }
@@ -788,7 +828,7 @@ impl Board {
             return self.count_in::<u128>(topo, rules, control, |_, _| {});
         }
         let mut counts = ActionCounts {
-            reveals: self.codes.iter().filter(|&&c| c == HIDDEN).count() as u32,
+            reveals: self.codes().iter().filter(|&&c| c == HIDDEN).count() as u32,
             ..ActionCounts::default()
         };
         self.for_each_active_cell(control, false, |cell, code| {
@@ -814,27 +854,40 @@ impl Board {
 
     /// The board's masks as sets of `B` (a board with masks, `B` holding every cell).
     #[inline(always)]
-    fn sets<B: CellSet>(&self) -> Sets<B> {
+    fn sets<'a, B: CellSet>(&'a self, topo: &'a Topology) -> Sets<'a, B> {
         let [hidden, red, black] = self.masks.map(B::of);
         Sets {
             hidden,
             colour: [red, black],
             occupied: hidden | red | black,
+            grid: self.grid(),
+            rows: topo.step_rows(),
         }
     }
 }
 
-/// A board's cells by content, as sets: what the generator counts with.
-struct Sets<B> {
+/// A board's cells by content, as sets, and what else the generator reads on a board with
+/// masks, fetched once per count.
+struct Sets<'a, B> {
     /// Face-down pieces.
     hidden: B,
     /// Revealed pieces of each colour.
     colour: [B; 2],
     /// Every cell that is not empty.
     occupied: B,
+    /// [`Board::grid`].
+    grid: &'a [u8; MASK_CELLS],
+    /// [`Topology::step_rows`].
+    rows: Option<&'a [[u8; 4]; MASK_CELLS]>,
 }
 
-impl<B: CellSet> Sets<B> {
+impl<B: CellSet> Sets<'_, B> {
+    /// The square code of `cell` (a cell of the board).
+    #[inline(always)]
+    fn code(&self, cell: Cell) -> u8 {
+        self.grid[cell & (MASK_CELLS - 1)]
+    }
+
     /// The cells of the pieces `control` moves.
     #[inline(always)]
     fn movable(&self, control: Control) -> B {

@@ -62,7 +62,8 @@ struct Flat {
     /// Cell `c`'s neighbours as `step_rows[c]`, padded with `c` itself, on a board of at most
     /// [`MASK_CELLS`] cells where no cell has more than four (empty otherwise): a piece's
     /// steps are then counted with four lookups and no loop (a piece never steps onto its
-    /// own cell, so the padding counts nothing).
+    /// own cell, so the padding counts nothing). Rows past the last cell fill the table to
+    /// [`MASK_CELLS`] rows, so a cell number masked to its bits needs no bounds check.
     step_rows: Vec<[u8; 4]>,
 }
 
@@ -114,6 +115,7 @@ impl Flat {
                     row
                 })
                 .collect();
+            flat.step_rows.resize(MASK_CELLS, [0; 4]);
         }
         let masked = neighbours.len() <= MASK_CELLS;
         for list in neighbours {
@@ -584,6 +586,13 @@ impl Topology {
     #[inline]
     pub(crate) fn step_row(&self, cell: Cell) -> Option<&[u8; 4]> {
         self.flat.step_rows.get(cell)
+    }
+
+    /// Every cell's [`Topology::step_row`], padded to [`MASK_CELLS`] rows, when there are
+    /// step rows.
+    #[inline]
+    pub(crate) fn step_rows(&self) -> Option<&[[u8; 4]; MASK_CELLS]> {
+        self.flat.step_rows.as_slice().try_into().ok()
     }
 
     /// Whether `b` is one step from `a`.
