@@ -281,6 +281,15 @@ impl Board {
         self.squares.iter().map(|s| s.letter()).collect()
     }
 
+    /// Whether any cell is face-down.
+    pub(crate) fn has_face_down(&self) -> bool {
+        if self.len() <= MASK_CELLS {
+            self.masks[0] != 0
+        } else {
+            self.codes().contains(&HIDDEN)
+        }
+    }
+
     /// Number of face-down pieces.
     pub fn hidden_count(&self) -> usize {
         self.squares
@@ -477,9 +486,10 @@ impl Board {
         control: Control,
         k: usize,
     ) -> Option<(Action, ActionKind)> {
-        if self.len() <= MASK_CELLS {
+        let mut counted = Counted::default();
+        if self.count_pieces(topo, rules, control, &mut counted) {
             let k = u32::try_from(k).ok()?;
-            return self.choose_action(topo, rules, control, |_| Some(k));
+            return self.action_at(topo, rules, control, &counted, k);
         }
         let mut k = k;
         let mut found = None;
@@ -504,39 +514,55 @@ impl Board {
         found
     }
 
-    /// Counts the reveals and moves `control` allows on a board of at most [`MASK_CELLS`]
-    /// cells, asks `choose` which to take (it is given their number, and answers an index
-    /// below it, or `None` for none of them), and gives that action and its kind, in the
-    /// order of [`Board::for_each_action`], without listing the others: each movable piece's
-    /// moves are counted once, and the face-down cells before each piece are counted as a set,
-    /// so only the piece (or the face-down cell) the action belongs to is looked at again.
-    ///
-    /// # Panics
-    /// On a larger board.
-    pub(crate) fn choose_action(
+    /// Counts the reveals and moves `control` allows, and each movable piece's moves, into
+    /// `out`, on a board of at most [`MASK_CELLS`] cells (false, and `out` untouched, on a
+    /// larger board): what [`Board::action_at`] needs to find an action by its index.
+    pub(crate) fn count_pieces(
         &self,
         topo: &Topology,
         rules: &CaptureRules,
         control: Control,
-        choose: impl FnOnce(u32) -> Option<u32>,
-    ) -> Option<(Action, ActionKind)> {
+        out: &mut Counted,
+    ) -> bool {
         let len = self.len();
-        assert!(len <= MASK_CELLS, "a board with masks");
-        let mut per_piece = [0; MASK_CELLS];
-        if len <= 64 {
-            let n = self.count_in::<u64>(topo, rules, control, |i, n| per_piece[i] = n as u16);
-            let k = choose(n.total()).filter(|&k| k < n.total())?;
-            self.action_at_in::<u64>(topo, rules, control, &per_piece, k)
+        let per_piece = &mut out.per_piece;
+        out.counts = if len <= 64 {
+            self.count_in::<u64>(topo, rules, control, |i, n| per_piece[i] = n as u16)
+        } else if len <= MASK_CELLS {
+            self.count_in::<u128>(topo, rules, control, |i, n| per_piece[i] = n as u16)
         } else {
-            let n = self.count_in::<u128>(topo, rules, control, |i, n| per_piece[i] = n as u16);
-            let k = choose(n.total()).filter(|&k| k < n.total())?;
-            self.action_at_in::<u128>(topo, rules, control, &per_piece, k)
+            return false;
+        };
+        true
+    }
+
+    /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, and its kind, from
+    /// the count of [`Board::count_pieces`] for the same `control` (`None` when `k` is not
+    /// below its total), without listing the others: the face-down cells before each piece are
+    /// counted as a set, so only the piece (or the face-down cell) the action belongs to is
+    /// looked at again.
+    pub(crate) fn action_at(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        control: Control,
+        counted: &Counted,
+        k: u32,
+    ) -> Option<(Action, ActionKind)> {
+        if k >= counted.counts.total() {
+            return None;
+        }
+        let per_piece = &counted.per_piece;
+        if self.len() <= 64 {
+            self.action_at_in::<u64>(topo, rules, control, per_piece, k)
+        } else {
+            self.action_at_in::<u128>(topo, rules, control, per_piece, k)
         }
     }
 
     /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, and its kind, on a
     /// board with masks (`B` holding every cell), from each movable piece's moves in cell
-    /// order (see [`Board::choose_action`]).
+    /// order (see [`Board::action_at`]).
     #[inline]
     fn action_at_in<B: CellSet>(
         &self,
@@ -862,6 +888,25 @@ impl Board {
             occupied: hidden | red | black,
             grid: self.grid(),
             rows: topo.step_rows(),
+        }
+    }
+}
+
+/// A board's reveals and moves for one control, counted by [`Board::count_pieces`].
+#[derive(Clone, Debug)]
+pub(crate) struct Counted {
+    /// The counts, by kind (no bag draw or put: those are not on the board).
+    pub counts: ActionCounts,
+    /// Each movable piece's moves (steps and jumps), in cell order (the first
+    /// `counts.moves + counts.jumps` pieces' worth are meaningful).
+    per_piece: [u16; MASK_CELLS],
+}
+
+impl Default for Counted {
+    fn default() -> Counted {
+        Counted {
+            counts: ActionCounts::default(),
+            per_piece: [0; MASK_CELLS],
         }
     }
 }

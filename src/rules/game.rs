@@ -3,8 +3,7 @@
 //! losses are ruled by the caller through [`Game::forfeit`]).
 
 use super::action::{Action, ActionCounts, ActionKind};
-use super::board::{Board, Control, Illegal, Square};
-use super::cell_set::MASK_CELLS;
+use super::board::{Board, Control, Counted, Illegal, Square};
 use super::deal::Deal;
 use super::piece::{Colour, Piece};
 use super::topology::Cell;
@@ -223,23 +222,39 @@ impl PublicState<'_> {
         choose: impl FnOnce(u32) -> u32,
     ) -> Option<(Action, ActionKind)> {
         let v = self.variant;
-        let board = self.board;
-        if self.hand.is_some() || self.chain.is_some() || board.len() > MASK_CELLS {
-            let n = self.counts().total();
-            return (n > 0).then(|| self.nth_legal_kind(choose(n) as usize))?;
+        let mut counted = Counted::default();
+        if self.hand.is_none()
+            && self.chain.is_none()
+            && self
+                .board
+                .count_pieces(&v.topology, &v.capture, self.control, &mut counted)
+        {
+            return self.choose_counted(&counted, choose);
         }
-        let bag = u32::from(self.bag_has_pieces);
-        let mut bag_chosen = false;
-        let on_board = board.choose_action(&v.topology, &v.capture, self.control, |on_board| {
-            let n = on_board + bag;
-            if n == 0 {
-                return None;
-            }
-            let k = choose(n);
-            bag_chosen = bag == 1 && k == on_board;
-            Some(k)
-        });
-        on_board.or(bag_chosen.then_some((Action::Bag, ActionKind::Bag)))
+        let n = self.counts().total();
+        (n > 0).then(|| self.nth_legal_kind(choose(n) as usize))?
+    }
+
+    /// [`PublicState::choose_legal`] from the board's count for this state (no piece in hand,
+    /// no chain).
+    fn choose_counted(
+        &self,
+        counted: &Counted,
+        choose: impl FnOnce(u32) -> u32,
+    ) -> Option<(Action, ActionKind)> {
+        let v = self.variant;
+        let on_board = counted.counts.total();
+        let n = on_board + u32::from(self.bag_has_pieces);
+        if n == 0 {
+            return None;
+        }
+        let k = choose(n);
+        if k < on_board {
+            self.board
+                .action_at(&v.topology, &v.capture, self.control, counted, k)
+        } else {
+            (self.bag_has_pieces && k == on_board).then_some((Action::Bag, ActionKind::Bag))
+        }
     }
 
     /// The legal actions, collected.
@@ -294,6 +309,11 @@ pub struct Game {
     /// as keys of one length (see [`push_position_key`]) end to end: one buffer reused for the
     /// whole game instead of an allocation per ply.
     history: Vec<u8>,
+    /// The board's count of the mover's actions, when `counted_now` says [`Game::start_turn`]
+    /// made it this turn (see [`Board::count_pieces`]): [`Game::choose_legal`] then picks
+    /// from it, and [`Game::counts`] reads it.
+    counted: Counted,
+    counted_now: bool,
     /// Legal action counts of the player to move, counted when first asked for in a turn: the
     /// rules themselves only need to know whether there is any (see [`Game::start_turn`]),
     /// which is much cheaper, and a driver listing the actions has no use for them.
@@ -347,6 +367,8 @@ impl Game {
             ply: 0,
             quiet_plies: 0,
             history: Vec::new(),
+            counted: Counted::default(),
+            counted_now: false,
             counts: OnceLock::new(),
             outcome: None,
         };
@@ -420,6 +442,10 @@ impl Game {
 
     /// Legal action counts of the player to move.
     pub fn counts(&self) -> ActionCounts {
+        if self.counted_now {
+            // Counted with no bag to draw from and no piece in hand: the board's count is all.
+            return self.counted.counts;
+        }
         *self.counts.get_or_init(|| self.public_state().counts())
     }
 
@@ -573,7 +599,11 @@ impl Game {
         &self,
         choose: impl FnOnce(u32) -> u32,
     ) -> Option<(Action, ActionKind)> {
-        self.public_state().choose_legal(choose)
+        if self.counted_now {
+            self.public_state().choose_counted(&self.counted, choose)
+        } else {
+            self.public_state().choose_legal(choose)
+        }
     }
 
     /// The legal actions of the player to move.
@@ -769,7 +799,21 @@ impl Game {
     fn start_turn(&mut self) {
         self.counts = OnceLock::new();
         self.control = self.control_of_side(self.turn_sides[self.turn_pos]);
-        let stuck = !self.public_state().has_any();
+        // With no face-down cell to reveal and no bag to draw from, whether the mover is stuck
+        // takes counting its moves: the count is kept for the turn.
+        let v = &self.variant;
+        self.counted_now = self.hand.is_none()
+            && self.chain.is_none()
+            && self.bag.is_empty()
+            && !self.board.has_face_down()
+            && self
+                .board
+                .count_pieces(&v.topology, &v.capture, self.control, &mut self.counted);
+        let stuck = if self.counted_now {
+            self.counted.counts.total() == 0
+        } else {
+            !self.public_state().has_any()
+        };
         match self.variant.objective {
             Objective::Capture => {
                 for side in 0..2 {
