@@ -590,14 +590,52 @@ impl Board {
                 k -= reveals;
                 hidden = hidden ^ before;
             }
-            let here = u32::from(per_piece[i]);
+            let here = u32::from(per_piece[i & (MASK_CELLS - 1)]);
             if k < here {
-                return self.nth_move_of_code(topo, rules, cell, sets.code(cell), k as usize);
+                return self.nth_move_in(topo, rules, &sets, cell, k);
             }
             k -= here;
             i += 1;
         }
         (k < hidden.count()).then(|| reveal(nth_cell(hidden, k)))?
+    }
+
+    /// [`Board::nth_move_of_code`] on a board with masks, for the revealed piece at `from`,
+    /// which has more than `k` moves: by the step rows when the topology has them.
+    #[inline(always)]
+    fn nth_move_in<B: CellSet>(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        sets: &Sets<'_, B>,
+        from: Cell,
+        k: u32,
+    ) -> Option<(Action, ActionKind)> {
+        let code = sets.code(from);
+        let Some(rows) = sets.rows else {
+            return self.nth_move_of_code(topo, rules, from, code, k as usize);
+        };
+        let steps = rules.steps_of_code(code);
+        let row = &rows[from & (MASK_CELLS - 1)];
+        // Which of the row's four cells are steps, as four bits; the `k`-th of them by table
+        // rather than by a branch per cell, which the processor cannot predict.
+        let valid = row.iter().enumerate().fold(0, |set, (j, &to)| {
+            set | usize::from(steps[sets.code(to as Cell) as usize & (CODES - 1)]) << j
+        });
+        let (count, select) = ROW_STEPS[valid];
+        if k < count {
+            let to = row[usize::from(select[k as usize & 3])] as Cell;
+            return Some((Action::Move { from, to }, ActionKind::Step));
+        }
+        let mut k = k - count;
+        let mut found = None;
+        self.jumps_in(topo, sets, from, code, &mut |to| {
+            if k == 0 {
+                found = Some((Action::Move { from, to }, ActionKind::Jump));
+            }
+            k = k.wrapping_sub(1);
+        });
+        found
     }
 
     /// The `k`-th (from 0) move [`Board::moves_of_code`] gives for the piece at `from`.
@@ -891,6 +929,26 @@ impl Board {
         }
     }
 }
+
+/// For each set of four bits (a step row's steps), how many bits it has and where its `k`-th
+/// (from 0) bit is.
+const ROW_STEPS: [(u32, [u8; 4]); 16] = {
+    let mut table = [(0, [0; 4]); 16];
+    let mut set = 0;
+    while set < 16 {
+        let mut bit = 0;
+        while bit < 4 {
+            if set >> bit & 1 != 0 {
+                let (count, ref mut select) = table[set];
+                select[count as usize] = bit as u8;
+                table[set].0 = count + 1;
+            }
+            bit += 1;
+        }
+        set += 1;
+    }
+    table
+};
 
 /// A board's reveals and moves for one control, counted by [`Board::count_pieces`].
 #[derive(Clone, Debug)]
