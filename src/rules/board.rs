@@ -8,7 +8,7 @@ use super::action::{Action, ActionCounts, ActionKind};
 use super::capture::CaptureRules;
 use super::cell_set::{nth_cell, CellSet, MASK_CELLS};
 use super::piece::{Colour, Piece};
-use super::topology::{Cell, LineOrder, Topology};
+use super::topology::{Cell, Line, LineOrder, Topology};
 use std::fmt;
 
 /// The content of one cell as everyone sees it.
@@ -762,6 +762,28 @@ impl Board {
         n
     }
 
+    /// [`Board::count_steps`], kept out of line: the set-based generator's rare case (a board
+    /// without step rows), which would otherwise weigh on its common one.
+    #[cold]
+    #[inline(never)]
+    fn count_steps_listed(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        from: Cell,
+        code: u8,
+    ) -> u32 {
+        self.count_steps(topo, rules, from, code)
+    }
+
+    /// [`Board::jump_target`] along a line whose cell numbers neither rise nor fall, kept out
+    /// of line for the same reason as [`Board::count_steps_listed`].
+    #[cold]
+    #[inline(never)]
+    fn jump_target_on(&self, topo: &Topology, code: u8, line: &Line) -> Option<Cell> {
+        self.jump_target(code, topo.line_cells(line))
+    }
+
     /// Where the cannon of square code `code` captures along `ray` (from the cell next to it
     /// outwards), if it does: the first piece beyond the first piece (the screen, face-down or
     /// not), when it is a revealed enemy.
@@ -802,7 +824,7 @@ impl Board {
                     let beyond = on ^ B::single(on.last());
                     (!beyond.is_none()).then(|| beyond.last())
                 }
-                LineOrder::Mixed => self.jump_target(code, topo.line_cells(line)),
+                LineOrder::Mixed => self.jump_target_on(topo, code, line),
             };
             if let Some(to) = target.filter(|&to| !(enemy & B::single(to)).is_none()) {
                 f(to);
@@ -839,7 +861,7 @@ impl Board {
         code: u8,
     ) -> u32 {
         let Some(rows) = sets.rows else {
-            return self.count_steps(topo, rules, cell, code);
+            return self.count_steps_listed(topo, rules, cell, code);
         };
         let steps = rules.steps_of_code(code);
         rows[cell & (MASK_CELLS - 1)]
