@@ -1192,4 +1192,133 @@ mod tests {
             }
         );
     }
+
+    /// Every action as a sortable tuple: (from, to, kind), a reveal as (cell, cell, 0).
+    fn keyed(a: Action, kind: ActionKind) -> (Cell, Cell, u8) {
+        match (a, kind) {
+            (Action::Reveal(c), _) => (c, c, 0),
+            (Action::Move { from, to }, ActionKind::Step) => (from, to, 1),
+            (Action::Move { from, to }, _) => (from, to, 2),
+            _ => unreachable!("a board gives reveals and moves"),
+        }
+    }
+
+    /// A random board of `size` cells, from `x` (a linear congruential generator's state).
+    fn random_board(size: usize, x: &mut u64) -> Vec<Square> {
+        (0..size)
+            .map(|_| {
+                *x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                match (*x >> 33) % 20 {
+                    0..=5 => Square::Empty,
+                    6..=8 => Square::Hidden,
+                    n => Square::Up(Piece::new(
+                        Colour::ALL[(n % 2) as usize],
+                        crate::rules::Kind::ALL[((*x >> 40) % 7) as usize],
+                    )),
+                }
+            })
+            .collect()
+    }
+
+    /// Checks the generator on one board against the listing and against `check_move`
+    /// (which shares none of its code), and returns the listing.
+    fn listed_and_checked(
+        t: &Topology,
+        r: &CaptureRules,
+        b: &Board,
+        control: Control,
+    ) -> Vec<(Cell, Cell, u8)> {
+        let mut listed = Vec::new();
+        b.for_each_action(t, r, control, |a, kind| listed.push((a, kind)));
+        for (k, &(a, kind)) in listed.iter().enumerate() {
+            assert_eq!(
+                b.nth_action(t, r, control, k),
+                Some((a, kind)),
+                "action {k}"
+            );
+        }
+        assert_eq!(b.nth_action(t, r, control, listed.len()), None);
+        let mut counts = ActionCounts::default();
+        listed.iter().for_each(|&(_, kind)| counts.add(kind));
+        assert_eq!(b.count_actions(t, r, control), counts);
+        assert_eq!(b.has_action(t, r, control), !listed.is_empty());
+        let mut moves = Vec::new();
+        for from in 0..b.len() {
+            for to in 0..b.len() {
+                if let Ok(kind) = b.check_move(t, r, control, from, to) {
+                    moves.push(keyed(Action::Move { from, to }, kind));
+                }
+            }
+        }
+        let mut keys: Vec<_> = listed.iter().map(|&(a, kind)| keyed(a, kind)).collect();
+        keys.sort_unstable();
+        let listed_moves: Vec<_> = keys.iter().copied().filter(|k| k.2 > 0).collect();
+        assert_eq!(listed_moves, moves, "the moves check_move accepts");
+        keys
+    }
+
+    /// The set-based generator's rare cases: a board numbered so that cannon lines neither
+    /// rise nor fall (a 4x8 rectangle with its cells renumbered), and one whose cells have
+    /// more than four neighbours (no step rows). The renumbered board gives the rectangle's
+    /// actions, renumbered; both agree with the listing and with `check_move`.
+    #[test]
+    fn boards_numbered_out_of_line_or_with_many_neighbours_agree() {
+        let rect = Topology::rectangle(4, 8).unwrap();
+        let renumber: Vec<Cell> = (0..32).map(|c| (c * 13 + 5) % 32).collect();
+        let moves = rect
+            .moves()
+            .iter()
+            .map(|&(a, b)| (renumber[a], renumber[b]))
+            .collect();
+        let mut rays = vec![Vec::new(); 32];
+        for c in 0..32 {
+            rays[renumber[c]] = rect
+                .rays(c)
+                .iter()
+                .map(|ray| ray.iter().map(|&x| renumber[x]).collect())
+                .collect();
+        }
+        let scrambled = Topology::from_parts(32, moves, rays).unwrap();
+        assert!((0..32)
+            .flat_map(|c| scrambled.lines(c))
+            .any(|l| l.order == LineOrder::Mixed));
+        // Kings' moves on 4x8: up to eight neighbours, no cannon lines.
+        let mut kings = Vec::new();
+        for a in 0..32usize {
+            for b in 0..32usize {
+                let (dr, dc) = ((a / 8).abs_diff(b / 8), (a % 8).abs_diff(b % 8));
+                if a != b && dr <= 1 && dc <= 1 {
+                    kings.push((a, b));
+                }
+            }
+        }
+        let kings = Topology::from_parts(32, kings, vec![Vec::new(); 32]).unwrap();
+        assert!(kings.step_rows().is_none());
+        let r = CaptureRules::standard();
+        let controls = [
+            Control::Nothing,
+            Control::Colour(Colour::Red),
+            Control::Colour(Colour::Black),
+            Control::Both,
+        ];
+        let mut x = 1;
+        for _ in 0..200 {
+            let squares = random_board(32, &mut x);
+            let b = Board::parse(&squares.iter().map(|s| s.letter()).collect::<String>()).unwrap();
+            let mut moved = Board::hidden(32);
+            for (c, &sq) in squares.iter().enumerate() {
+                moved.set(renumber[c], sq);
+            }
+            for control in controls {
+                let want = listed_and_checked(&rect, &r, &b, control);
+                let mut want: Vec<_> = want
+                    .into_iter()
+                    .map(|(a, b, k)| (renumber[a], renumber[b], k))
+                    .collect();
+                want.sort_unstable();
+                assert_eq!(listed_and_checked(&scrambled, &r, &moved, control), want);
+                listed_and_checked(&kings, &r, &b, control);
+            }
+        }
+    }
 }

@@ -891,6 +891,29 @@ mod tests {
                     .map(|r| r.iter().map(|&n| n as Cell).collect())
                     .collect();
                 assert_eq!(rays, t.rays(c));
+                // The sets of the set-based generator: lines (rising or falling on these
+                // boards, all numbered row by row) and step rows padded with the cell itself.
+                let lines = t.lines(c);
+                let masked = t.size() <= MASK_CELLS;
+                assert_eq!(lines.len(), if masked { t.rays(c).len() } else { 0 });
+                assert_eq!(t.step_row(c).is_some(), masked);
+                for (line, ray) in lines.iter().zip(t.rays(c)) {
+                    assert_eq!(line.cells, ray.iter().fold(0, |set, &x| set | 1 << x));
+                    let rising = ray[0] < ray[1];
+                    let order = if rising {
+                        LineOrder::Rising
+                    } else {
+                        LineOrder::Falling
+                    };
+                    assert_eq!(line.order, order);
+                    let cells: Vec<Cell> = t.line_cells(line).iter().map(|&n| n as Cell).collect();
+                    assert_eq!(&cells, ray);
+                }
+                if let Some(row) = t.step_row(c) {
+                    let mut padded = t.neighbours(c).to_vec();
+                    padded.resize(4, c);
+                    assert_eq!(row.map(Cell::from).to_vec(), padded);
+                }
             }
         }
     }
