@@ -533,6 +533,7 @@ impl Board {
         } else {
             return false;
         };
+        out.total = out.counts.total();
         true
     }
 
@@ -549,7 +550,7 @@ impl Board {
         counted: &Counted,
         k: u32,
     ) -> Option<(Action, ActionKind)> {
-        if k >= counted.counts.total() {
+        if k >= counted.total {
             return None;
         }
         let per_piece = &counted.per_piece;
@@ -977,6 +978,9 @@ const ROW_STEPS: [(u32, [u8; 4]); 16] = {
 pub(crate) struct Counted {
     /// The counts, by kind (no bag draw or put: those are not on the board).
     pub counts: ActionCounts,
+    /// `counts.total()`, kept apart: summing the counts just written field by field would
+    /// read them back as one vector, which stalls the processor (no store forwarding).
+    pub total: u32,
     /// Each movable piece's moves (steps and jumps), in cell order (the first
     /// `counts.moves + counts.jumps` pieces' worth are meaningful).
     per_piece: [u16; MASK_CELLS],
@@ -986,6 +990,7 @@ impl Default for Counted {
     fn default() -> Counted {
         Counted {
             counts: ActionCounts::default(),
+            total: 0,
             per_piece: [0; MASK_CELLS],
         }
     }

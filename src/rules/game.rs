@@ -243,7 +243,7 @@ impl PublicState<'_> {
         choose: impl FnOnce(u32) -> u32,
     ) -> Option<(Action, ActionKind)> {
         let v = self.variant;
-        let on_board = counted.counts.total();
+        let on_board = counted.total;
         let n = on_board + u32::from(self.bag_has_pieces);
         if n == 0 {
             return None;
@@ -810,7 +810,7 @@ impl Game {
                 .board
                 .count_pieces(&v.topology, &v.capture, self.control, &mut self.counted);
         let stuck = if self.counted_now {
-            self.counted.counts.total() == 0
+            self.counted.total == 0
         } else {
             !self.public_state().has_any()
         };
