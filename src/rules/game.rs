@@ -309,6 +309,9 @@ pub struct Game {
     /// as keys of one length (see [`push_position_key`]) end to end: one buffer reused for the
     /// whole game instead of an allocation per ply.
     history: Vec<u8>,
+    /// The hash of each key of `history` (see [`key_hash`]): keys are compared byte for byte
+    /// only when their hashes are equal, which rules out almost every comparison at once.
+    hashes: Vec<u64>,
     /// The board's count of the mover's actions, when `counted_now` says [`Game::start_turn`]
     /// made it this turn (see [`Board::count_pieces`]): [`Game::choose_legal`] then picks
     /// from it, and [`Game::counts`] reads it.
@@ -367,6 +370,7 @@ impl Game {
             ply: 0,
             quiet_plies: 0,
             history: Vec::new(),
+            hashes: Vec::new(),
             counted: Counted::default(),
             counted_now: false,
             counts: OnceLock::new(),
@@ -770,6 +774,7 @@ impl Game {
         if progress {
             // Nothing before an irreversible action can occur again.
             self.history.clear();
+            self.hashes.clear();
         }
         if !keeps_turn {
             self.turn_pos += 1;
@@ -846,8 +851,11 @@ impl Game {
         }
         if let Some(rule) = draw.repetition {
             let codes = self.board.codes();
+            let len = codes.len() + 8;
             push_position_key(&mut self.history, codes, self.turn_pos, self.chain);
-            if repeated(&self.history, codes.len() + 8, rule) {
+            self.hashes
+                .push(key_hash(&self.history[self.history.len() - len..]));
+            if repeated(&self.history, &self.hashes, len, rule) {
                 self.finish(None, Termination::Repetition);
             }
         }
@@ -921,23 +929,35 @@ fn push_position_key(out: &mut Vec<u8>, codes: &[u8], turn_pos: usize, chain: Op
     out.extend_from_slice(&chain.map_or(u32::MAX, |c| c as u32).to_le_bytes());
 }
 
+/// A hash of a position key (word by word, multiplying as FxHash does): equal keys have
+/// equal hashes, so different hashes settle that two keys differ.
+fn key_hash(key: &[u8]) -> u64 {
+    key.chunks(8).fold(0, |h, chunk| {
+        let mut word = [0; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x517c_c1b7_2722_0a95)
+    })
+}
+
 /// Whether the positions since the last irreversible action (current last), keys of `len`
-/// bytes end to end in `history`, draw by `rule`. Keys are compared whole, byte for byte.
-fn repeated(history: &[u8], len: usize, rule: Repetition) -> bool {
-    let key = |i: usize| &history[i * len..(i + 1) * len];
-    let count = history.len() / len;
+/// bytes end to end in `history` with their [`key_hash`]es in `hashes`, draw by `rule`. Keys
+/// are compared whole, byte for byte, when their hashes are equal.
+fn repeated(history: &[u8], hashes: &[u64], len: usize, rule: Repetition) -> bool {
+    let same = |i: usize, j: usize| {
+        hashes[i] == hashes[j] && history[i * len..(i + 1) * len] == history[j * len..(j + 1) * len]
+    };
+    let count = hashes.len();
     let Some(t) = count.checked_sub(1) else {
         return false;
     };
-    let now = key(t);
     match rule {
-        Repetition::Occurrence(n) => (0..count).filter(|&i| key(i) == now).count() as u32 >= n,
+        Repetition::Occurrence(n) => (0..count).filter(|&i| same(i, t)).count() as u32 >= n,
         Repetition::Cycle { times, extra } => {
             // Positions p_0..p_t; a cycle of length L repeated `times` times plus `extra` plies
             // means p_i == p_(i+L) for every i in t - (times*L + extra) ..= t - L.
             (1..=t / times as usize).any(|l| {
                 let span = times as usize * l + extra as usize;
-                span <= t && (t - span..=t - l).all(|i| key(i) == key(i + l))
+                span <= t && (t - span..=t - l).all(|i| same(i, i + l))
             })
         }
     }
