@@ -6,8 +6,9 @@
 
 use super::action::{Action, ActionCounts, ActionKind};
 use super::capture::CaptureRules;
+use super::cell_set::{nth_cell, CellSet, MASK_CELLS};
 use super::piece::{Colour, Piece};
-use super::topology::{Cell, Topology};
+use super::topology::{Cell, Line, LineOrder, Topology};
 use std::fmt;
 
 /// The content of one cell as everyone sees it.
@@ -102,7 +103,9 @@ impl From<Option<Colour>> for Control {
 pub struct Board {
     squares: Vec<Square>,
     /// `codes[c] == squares[c].code()`, kept in step by [`Board::set`]: what the move
-    /// generator reads (one byte per cell, and table lookups instead of matches).
+    /// generator reads (one byte per cell, and table lookups instead of matches). On a board
+    /// of at most [`MASK_CELLS`] cells, padded with empty cells to that length (see
+    /// [`Board::grid`]).
     codes: Vec<u8>,
     /// On a board of at most [`MASK_CELLS`] cells, bit `c` of `masks[0]` says cell `c` is
     /// face-down, of `masks[1 + colour]` that it holds a revealed piece of that colour (zero on
@@ -110,10 +113,6 @@ pub struct Board {
     /// have actions, and counts reveals with one instruction.
     masks: [u128; 3],
 }
-
-/// Boards of at most this many cells keep the cell masks of [`Board`] (every shipped board,
-/// 8x16 included); larger ones use the same generator without them.
-pub const MASK_CELLS: usize = 128;
 
 /// The masks of a board's codes (all zero past [`MASK_CELLS`] cells).
 fn masks_of(codes: &[u8]) -> [u128; 3] {
@@ -126,6 +125,14 @@ fn masks_of(codes: &[u8]) -> [u128; 3] {
         }
     }
     masks
+}
+
+/// A board's codes, padded with empty cells to [`MASK_CELLS`] when there are fewer.
+fn padded(mut codes: Vec<u8>) -> Vec<u8> {
+    if codes.len() < MASK_CELLS {
+        codes.resize(MASK_CELLS, EMPTY);
+    }
+    codes
 }
 
 /// Which of [`Board`]'s masks a square code belongs to.
@@ -150,7 +157,7 @@ impl Board {
         Board {
             squares: vec![Square::Hidden; size],
             masks: masks_of(&codes),
-            codes,
+            codes: padded(codes),
         }
     }
 
@@ -172,7 +179,7 @@ impl Board {
                 Board {
                     squares,
                     masks: masks_of(&codes),
-                    codes,
+                    codes: padded(codes),
                 }
             })
     }
@@ -199,7 +206,7 @@ impl Board {
         self.squares[cell] = sq;
         let code = sq.code();
         self.codes[cell] = code;
-        if self.codes.len() <= MASK_CELLS {
+        if self.len() <= MASK_CELLS {
             let bit = 1u128 << cell;
             for m in &mut self.masks {
                 *m &= !bit;
@@ -220,7 +227,7 @@ impl Board {
         hidden: bool,
         mut f: impl FnMut(Cell, u8) -> bool,
     ) {
-        if self.codes.len() <= MASK_CELLS {
+        if self.len() <= MASK_CELLS {
             let [face_down, red, black] = self.masks;
             let mut todo = if hidden { face_down } else { 0 }
                 | match control {
@@ -237,7 +244,7 @@ impl Board {
                 }
             }
         } else {
-            for (cell, &code) in self.codes.iter().enumerate() {
+            for (cell, &code) in self.codes().iter().enumerate() {
                 let active = if code == HIDDEN {
                     hidden
                 } else {
@@ -257,12 +264,30 @@ impl Board {
 
     /// Every cell's [`Square::code`], cell 0 first.
     pub fn codes(&self) -> &[u8] {
-        &self.codes
+        &self.codes[..self.len()]
+    }
+
+    /// Every cell's code on a board of at most [`MASK_CELLS`] cells, padded to that many:
+    /// indexed by a cell number masked to its bits, which needs no bounds check.
+    #[inline(always)]
+    fn grid(&self) -> &[u8; MASK_CELLS] {
+        self.codes[..MASK_CELLS]
+            .try_into()
+            .expect("a board with masks has padded codes")
     }
 
     /// The wire string.
     pub fn to_wire(&self) -> String {
         self.squares.iter().map(|s| s.letter()).collect()
+    }
+
+    /// Whether any cell is face-down.
+    pub(crate) fn has_face_down(&self) -> bool {
+        if self.len() <= MASK_CELLS {
+            self.masks[0] != 0
+        } else {
+            self.codes().contains(&HIDDEN)
+        }
     }
 
     /// Number of face-down pieces.
@@ -403,18 +428,53 @@ impl Board {
 
     /// Whether [`Board::for_each_action`] gives any action, stopping at the first.
     pub fn has_action(&self, topo: &Topology, rules: &CaptureRules, control: Control) -> bool {
-        if self.masks[0] != 0 {
-            return true; // a face-down cell, on a masked board: a reveal
+        let len = self.len();
+        if len <= 64 {
+            self.has_action_in::<u64>(topo, rules, control)
+        } else if len <= MASK_CELLS {
+            self.has_action_in::<u128>(topo, rules, control)
+        } else {
+            let mut any = false;
+            self.for_each_active_cell(control, true, |cell, code| {
+                any = code == HIDDEN || {
+                    let (steps, jumps) = self.count_moves_of_code(topo, rules, cell, code);
+                    steps + jumps > 0
+                };
+                !any
+            });
+            any
         }
-        let mut any = false;
-        self.for_each_active_cell(control, true, |cell, code| {
-            any = code == HIDDEN || {
-                let (steps, jumps) = self.count_moves_of_code(topo, rules, cell, code);
-                steps + jumps > 0
-            };
-            !any
-        });
-        any
+    }
+
+    /// [`Board::has_action`] on a board with masks, `B` holding every cell.
+    #[inline]
+    fn has_action_in<B: CellSet>(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        control: Control,
+    ) -> bool {
+        if self.masks[0] != 0 {
+            return true; // a face-down cell: a reveal
+        }
+        let sets = self.sets::<B>(topo);
+        let mut movable = sets.movable(control);
+        while !movable.is_none() {
+            let cell = movable.first();
+            movable = movable.without_first();
+            let code = sets.code(cell);
+            if self.count_steps_in(topo, rules, &sets, cell, code) > 0 {
+                return true;
+            }
+            if rules.jumps_code(code) {
+                let mut any = false;
+                self.jumps_in(topo, &sets, cell, code, &mut |_| any = true);
+                if any {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, and its kind,
@@ -424,8 +484,14 @@ impl Board {
         topo: &Topology,
         rules: &CaptureRules,
         control: Control,
-        mut k: usize,
+        k: usize,
     ) -> Option<(Action, ActionKind)> {
+        let mut counted = Counted::default();
+        if self.count_pieces(topo, rules, control, &mut counted) {
+            let k = u32::try_from(k).ok()?;
+            return self.action_at(topo, rules, control, &counted, k);
+        }
+        let mut k = k;
         let mut found = None;
         self.for_each_active_cell(control, true, |cell, code| {
             if code == HIDDEN {
@@ -442,14 +508,153 @@ impl Board {
                 k -= here;
                 return true;
             }
-            let mut i = 0;
-            self.moves_of_code(topo, rules, cell, code, false, &mut |a, kind| {
-                if i == k {
-                    found = Some((a, kind));
-                }
-                i += 1;
-            });
+            found = self.nth_move_of_code(topo, rules, cell, code, k);
             false
+        });
+        found
+    }
+
+    /// Counts the reveals and moves `control` allows, and each movable piece's moves, into
+    /// `out`, on a board of at most [`MASK_CELLS`] cells (false, and `out` untouched, on a
+    /// larger board): what [`Board::action_at`] needs to find an action by its index.
+    pub(crate) fn count_pieces(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        control: Control,
+        out: &mut Counted,
+    ) -> bool {
+        let len = self.len();
+        let per_piece = &mut out.per_piece;
+        out.counts = if len <= 64 {
+            self.count_in::<u64>(topo, rules, control, |i, n| per_piece[i] = n as u16)
+        } else if len <= MASK_CELLS {
+            self.count_in::<u128>(topo, rules, control, |i, n| per_piece[i] = n as u16)
+        } else {
+            return false;
+        };
+        out.total = out.counts.total();
+        true
+    }
+
+    /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, and its kind, from
+    /// the count of [`Board::count_pieces`] for the same `control` (`None` when `k` is not
+    /// below its total), without listing the others: the face-down cells before each piece are
+    /// counted as a set, so only the piece (or the face-down cell) the action belongs to is
+    /// looked at again.
+    pub(crate) fn action_at(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        control: Control,
+        counted: &Counted,
+        k: u32,
+    ) -> Option<(Action, ActionKind)> {
+        if k >= counted.total {
+            return None;
+        }
+        let per_piece = &counted.per_piece;
+        if self.len() <= 64 {
+            self.action_at_in::<u64>(topo, rules, control, per_piece, k)
+        } else {
+            self.action_at_in::<u128>(topo, rules, control, per_piece, k)
+        }
+    }
+
+    /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, and its kind, on a
+    /// board with masks (`B` holding every cell), from each movable piece's moves in cell
+    /// order (see [`Board::action_at`]).
+    #[inline]
+    fn action_at_in<B: CellSet>(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        control: Control,
+        per_piece: &[u16; MASK_CELLS],
+        mut k: u32,
+    ) -> Option<(Action, ActionKind)> {
+        let reveal = |cell| Some((Action::Reveal(cell), ActionKind::Reveal));
+        let sets = self.sets::<B>(topo);
+        // The face-down cells not passed yet.
+        let mut hidden = sets.hidden;
+        let mut movable = sets.movable(control);
+        let mut i = 0;
+        while !movable.is_none() {
+            let cell = movable.first();
+            movable = movable.without_first();
+            let before = hidden & B::below(cell);
+            if !before.is_none() {
+                let reveals = before.count();
+                if k < reveals {
+                    return reveal(nth_cell(before, k));
+                }
+                k -= reveals;
+                hidden = hidden ^ before;
+            }
+            let here = u32::from(per_piece[i & (MASK_CELLS - 1)]);
+            if k < here {
+                return self.nth_move_in(topo, rules, &sets, cell, k);
+            }
+            k -= here;
+            i += 1;
+        }
+        (k < hidden.count()).then(|| reveal(nth_cell(hidden, k)))?
+    }
+
+    /// [`Board::nth_move_of_code`] on a board with masks, for the revealed piece at `from`,
+    /// which has more than `k` moves: by the step rows when the topology has them.
+    #[inline(always)]
+    fn nth_move_in<B: CellSet>(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        sets: &Sets<'_, B>,
+        from: Cell,
+        k: u32,
+    ) -> Option<(Action, ActionKind)> {
+        let code = sets.code(from);
+        let Some(rows) = sets.rows else {
+            return self.nth_move_of_code(topo, rules, from, code, k as usize);
+        };
+        let steps = rules.steps_of_code(code);
+        let row = &rows[from & (MASK_CELLS - 1)];
+        // Which of the row's four cells are steps, as four bits; the `k`-th of them by table
+        // rather than by a branch per cell, which the processor cannot predict.
+        let valid = row.iter().enumerate().fold(0, |set, (j, &to)| {
+            set | usize::from(steps[sets.code(to as Cell) as usize & (CODES - 1)]) << j
+        });
+        let (count, select) = ROW_STEPS[valid];
+        if k < count {
+            let to = row[usize::from(select[k as usize & 3])] as Cell;
+            return Some((Action::Move { from, to }, ActionKind::Step));
+        }
+        let mut k = k - count;
+        let mut found = None;
+        self.jumps_in(topo, sets, from, code, &mut |to| {
+            if k == 0 {
+                found = Some((Action::Move { from, to }, ActionKind::Jump));
+            }
+            k = k.wrapping_sub(1);
+        });
+        found
+    }
+
+    /// The `k`-th (from 0) move [`Board::moves_of_code`] gives for the piece at `from`.
+    fn nth_move_of_code(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        from: Cell,
+        code: u8,
+        k: usize,
+    ) -> Option<(Action, ActionKind)> {
+        let mut i = 0;
+        let mut found = None;
+        self.moves_of_code(topo, rules, from, code, false, &mut |a, kind| {
+            if i == k {
+                found = Some((a, kind));
+            }
+            i += 1;
         });
         found
     }
@@ -465,7 +670,7 @@ impl Board {
         captures_only: bool,
         mut f: impl FnMut(Action, ActionKind),
     ) {
-        let code = self.codes[from];
+        let code = self.codes()[from];
         if code > HIDDEN {
             self.moves_of_code(topo, rules, from, code, captures_only, &mut f);
         }
@@ -488,29 +693,39 @@ impl Board {
         // A step onto an empty cell, or a capture by a step: one lookup by the two codes.
         let steps = rules.steps_of_code(code);
         let lowest = if captures_only { HIDDEN + 1 } else { EMPTY };
-        for &to in topo.step_cells(from) {
-            let target = codes[to as usize];
-            if target >= lowest && steps[target as usize] {
-                f(
-                    Action::Move {
-                        from,
-                        to: to as Cell,
-                    },
-                    ActionKind::Step,
-                );
+        let mut step = |to: Cell| {
+            let target = codes[to];
+            if target >= lowest && steps[target as usize & (CODES - 1)] {
+                f(Action::Move { from, to }, ActionKind::Step);
             }
+        };
+        // The padding of a step row is `from` itself, which holds the mover: never a step.
+        match topo.step_row(from) {
+            Some(row) => row.iter().for_each(|&to| step(to as Cell)),
+            None => topo
+                .step_cells(from)
+                .iter()
+                .for_each(|&to| step(to as Cell)),
         }
         if rules.jumps_code(code) {
-            for ray in topo.ray_cells(from) {
-                if let Some(to) = self.jump_target(code, ray) {
-                    f(Action::Move { from, to }, ActionKind::Jump);
+            let len = self.len();
+            let mut jump = |to| f(Action::Move { from, to }, ActionKind::Jump);
+            if len <= 64 {
+                self.jumps_in::<u64>(topo, &self.sets(topo), from, code, &mut jump);
+            } else if len <= MASK_CELLS {
+                self.jumps_in::<u128>(topo, &self.sets(topo), from, code, &mut jump);
+            } else {
+                for ray in topo.ray_cells(from) {
+                    if let Some(to) = self.jump_target(code, ray) {
+                        jump(to);
+                    }
                 }
             }
         }
     }
 
     /// How many steps and jumps [`Board::moves_of_code`] gives (not only captures), counted
-    /// without a branch per step.
+    /// without a branch per step, on a board without masks.
     #[inline]
     fn count_moves_of_code(
         &self,
@@ -519,20 +734,55 @@ impl Board {
         from: Cell,
         code: u8,
     ) -> (u32, u32) {
-        let codes = &self.codes[..];
-        let steps = rules.steps_of_code(code);
-        let mut n = 0;
-        for &to in topo.step_cells(from) {
-            // Codes are below 16 (`CODES`): the mask lets the compiler drop a bounds check.
-            n += u32::from(steps[codes[to as usize] as usize & (CODES - 1)]);
-        }
         let mut jumps = 0;
         if rules.jumps_code(code) {
             for ray in topo.ray_cells(from) {
                 jumps += u32::from(self.jump_target(code, ray).is_some());
             }
         }
-        (n, jumps)
+        (self.count_steps(topo, rules, from, code), jumps)
+    }
+
+    /// How many steps (captures or not) [`Board::moves_of_code`] gives the piece of square
+    /// code `code` at `from`, counted without a branch per step.
+    #[inline(always)]
+    fn count_steps(&self, topo: &Topology, rules: &CaptureRules, from: Cell, code: u8) -> u32 {
+        let codes = &self.codes[..];
+        let steps = rules.steps_of_code(code);
+        let mut n = 0;
+        if let Some(row) = topo.step_row(from) {
+            for &to in row {
+                n += u32::from(steps[codes[to as usize] as usize & (CODES - 1)]);
+            }
+            return n;
+        }
+        for &to in topo.step_cells(from) {
+            // Codes are below 16 (`CODES`): the mask lets the compiler drop a bounds check.
+            n += u32::from(steps[codes[to as usize] as usize & (CODES - 1)]);
+        }
+        n
+    }
+
+    /// [`Board::count_steps`], kept out of line: the set-based generator's rare case (a board
+    /// without step rows), which would otherwise weigh on its common one.
+    #[cold]
+    #[inline(never)]
+    fn count_steps_listed(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        from: Cell,
+        code: u8,
+    ) -> u32 {
+        self.count_steps(topo, rules, from, code)
+    }
+
+    /// [`Board::jump_target`] along a line whose cell numbers neither rise nor fall, kept out
+    /// of line for the same reason as [`Board::count_steps_listed`].
+    #[cold]
+    #[inline(never)]
+    fn jump_target_on(&self, topo: &Topology, code: u8, line: &Line) -> Option<Cell> {
+        self.jump_target(code, topo.line_cells(line))
     }
 
     /// Where the cannon of square code `code` captures along `ray` (from the cell next to it
@@ -549,6 +799,107 @@ impl Board {
         (target.is_some() && target != colour_of_code(code as usize)).then_some(to)
     }
 
+    /// Calls `f` with the cell of every jump of the cannon of square code `code` at `from`, in
+    /// the order of [`Topology::rays`], on a board with masks (`B` holding every cell): along a
+    /// rising (falling) ray, the screen is the lowest (highest) occupied cell of the ray, and
+    /// the target the next one.
+    #[inline(always)]
+    fn jumps_in<B: CellSet>(
+        &self,
+        topo: &Topology,
+        sets: &Sets<'_, B>,
+        from: Cell,
+        code: u8,
+        f: &mut impl FnMut(Cell),
+    ) {
+        let enemy = sets.enemy_of(code);
+        for line in topo.lines(from) {
+            let on = B::of(line.cells) & sets.occupied;
+            let target = match line.order {
+                LineOrder::Rising => {
+                    let beyond = on.without_first();
+                    (!beyond.is_none()).then(|| beyond.first())
+                }
+                LineOrder::Falling if on.is_none() => None,
+                LineOrder::Falling => {
+                    let beyond = on ^ B::single(on.last());
+                    (!beyond.is_none()).then(|| beyond.last())
+                }
+                LineOrder::Mixed => self.jump_target_on(topo, code, line),
+            };
+            if let Some(to) = target.filter(|&to| !(enemy & B::single(to)).is_none()) {
+                f(to);
+            }
+        }
+    }
+
+    /// The steps and jumps of the revealed piece at `cell`, on a board with masks.
+    #[inline(always)]
+    fn count_piece<B: CellSet>(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        sets: &Sets<'_, B>,
+        cell: Cell,
+    ) -> (u32, u32) {
+        let code = sets.code(cell);
+        let mut jumps = 0;
+        if rules.jumps_code(code) {
+            self.jumps_in(topo, sets, cell, code, &mut |_| jumps += 1);
+        }
+        (self.count_steps_in(topo, rules, sets, cell, code), jumps)
+    }
+
+    /// [`Board::count_steps`] on a board with masks: by the step rows when the topology has
+    /// them, without a bounds check.
+    #[inline(always)]
+    fn count_steps_in<B: CellSet>(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        sets: &Sets<'_, B>,
+        cell: Cell,
+        code: u8,
+    ) -> u32 {
+        let Some(rows) = sets.rows else {
+            return self.count_steps_listed(topo, rules, cell, code);
+        };
+        let steps = rules.steps_of_code(code);
+        rows[cell & (MASK_CELLS - 1)]
+            .iter()
+            .map(|&to| u32::from(steps[sets.code(to as Cell) as usize & (CODES - 1)]))
+            .sum()
+    }
+
+    /// [`Board::count_actions`] on a board with masks, `B` holding every cell; calls `each`
+    /// with every movable piece's number in cell order (from 0) and its moves.
+    #[inline(always)]
+    fn count_in<B: CellSet>(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        control: Control,
+        mut each: impl FnMut(usize, u32),
+    ) -> ActionCounts {
+        let sets = self.sets::<B>(topo);
+        let mut counts = ActionCounts {
+            reveals: sets.hidden.count(),
+            ..ActionCounts::default()
+        };
+        let mut movable = sets.movable(control);
+        let mut i = 0;
+        while !movable.is_none() {
+            let cell = movable.first();
+            movable = movable.without_first();
+            let (steps, jumps) = self.count_piece(topo, rules, &sets, cell);
+            counts.moves += steps;
+            counts.jumps += jumps;
+            each(i, steps + jumps);
+            i += 1;
+        }
+        counts
+    }
+
     /// Counts the reveals and moves allowed by `control`.
     pub fn count_actions(
         &self,
@@ -556,14 +907,15 @@ impl Board {
         rules: &CaptureRules,
         control: Control,
     ) -> ActionCounts {
-        // Every face-down cell is a reveal: on a masked board, one count of bits.
-        let reveals = if self.codes.len() <= MASK_CELLS {
-            self.masks[0].count_ones()
-        } else {
-            self.codes.iter().filter(|&&c| c == HIDDEN).count() as u32
-        };
+        let len = self.len();
+        if len <= 64 {
+            return self.count_in::<u64>(topo, rules, control, |_, _| {});
+        }
+        if len <= MASK_CELLS {
+            return self.count_in::<u128>(topo, rules, control, |_, _| {});
+        }
         let mut counts = ActionCounts {
-            reveals,
+            reveals: self.codes().iter().filter(|&&c| c == HIDDEN).count() as u32,
             ..ActionCounts::default()
         };
         self.for_each_active_cell(control, false, |cell, code| {
@@ -585,6 +937,106 @@ impl Board {
         let mut out = Vec::new();
         self.for_each_action(topo, rules, control, |a, _| out.push(a));
         out
+    }
+
+    /// The board's masks as sets of `B` (a board with masks, `B` holding every cell).
+    #[inline(always)]
+    fn sets<'a, B: CellSet>(&'a self, topo: &'a Topology) -> Sets<'a, B> {
+        let [hidden, red, black] = self.masks.map(B::of);
+        Sets {
+            hidden,
+            colour: [red, black],
+            occupied: hidden | red | black,
+            grid: self.grid(),
+            rows: topo.step_rows(),
+        }
+    }
+}
+
+/// For each set of four bits (a step row's steps), how many bits it has and where its `k`-th
+/// (from 0) bit is.
+const ROW_STEPS: [(u32, [u8; 4]); 16] = {
+    let mut table = [(0, [0; 4]); 16];
+    let mut set = 0;
+    while set < 16 {
+        let mut bit = 0;
+        while bit < 4 {
+            if set >> bit & 1 != 0 {
+                let (count, ref mut select) = table[set];
+                select[count as usize] = bit as u8;
+                table[set].0 = count + 1;
+            }
+            bit += 1;
+        }
+        set += 1;
+    }
+    table
+};
+
+/// A board's reveals and moves for one control, counted by [`Board::count_pieces`].
+#[derive(Clone, Debug)]
+pub(crate) struct Counted {
+    /// The counts, by kind (no bag draw or put: those are not on the board).
+    pub counts: ActionCounts,
+    /// `counts.total()`, kept apart: summing the counts just written field by field would
+    /// read them back as one vector, which stalls the processor (no store forwarding).
+    pub total: u32,
+    /// Each movable piece's moves (steps and jumps), in cell order (the first
+    /// `counts.moves + counts.jumps` pieces' worth are meaningful).
+    per_piece: [u16; MASK_CELLS],
+}
+
+impl Default for Counted {
+    fn default() -> Counted {
+        Counted {
+            counts: ActionCounts::default(),
+            total: 0,
+            per_piece: [0; MASK_CELLS],
+        }
+    }
+}
+
+/// A board's cells by content, as sets, and what else the generator reads on a board with
+/// masks, fetched once per count.
+struct Sets<'a, B> {
+    /// Face-down pieces.
+    hidden: B,
+    /// Revealed pieces of each colour.
+    colour: [B; 2],
+    /// Every cell that is not empty.
+    occupied: B,
+    /// [`Board::grid`].
+    grid: &'a [u8; MASK_CELLS],
+    /// [`Topology::step_rows`].
+    rows: Option<&'a [[u8; 4]; MASK_CELLS]>,
+}
+
+impl<B: CellSet> Sets<'_, B> {
+    /// The square code of `cell` (a cell of the board).
+    #[inline(always)]
+    fn code(&self, cell: Cell) -> u8 {
+        self.grid[cell & (MASK_CELLS - 1)]
+    }
+
+    /// The cells of the pieces `control` moves.
+    #[inline(always)]
+    fn movable(&self, control: Control) -> B {
+        match control {
+            Control::Nothing => B::NONE,
+            Control::Colour(c) => self.colour[c.index()],
+            Control::Both => self.colour[0] | self.colour[1],
+        }
+    }
+
+    /// The revealed pieces of the other colour than the piece of square code `code`'s.
+    #[inline(always)]
+    fn enemy_of(&self, code: u8) -> B {
+        // Red codes are 2..=8 (see `Square::code`).
+        if code <= 8 {
+            self.colour[1]
+        } else {
+            self.colour[0]
+        }
     }
 }
 
@@ -744,5 +1196,134 @@ mod tests {
                 ..Default::default()
             }
         );
+    }
+
+    /// Every action as a sortable tuple: (from, to, kind), a reveal as (cell, cell, 0).
+    fn keyed(a: Action, kind: ActionKind) -> (Cell, Cell, u8) {
+        match (a, kind) {
+            (Action::Reveal(c), _) => (c, c, 0),
+            (Action::Move { from, to }, ActionKind::Step) => (from, to, 1),
+            (Action::Move { from, to }, _) => (from, to, 2),
+            _ => unreachable!("a board gives reveals and moves"),
+        }
+    }
+
+    /// A random board of `size` cells, from `x` (a linear congruential generator's state).
+    fn random_board(size: usize, x: &mut u64) -> Vec<Square> {
+        (0..size)
+            .map(|_| {
+                *x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                match (*x >> 33) % 20 {
+                    0..=5 => Square::Empty,
+                    6..=8 => Square::Hidden,
+                    n => Square::Up(Piece::new(
+                        Colour::ALL[(n % 2) as usize],
+                        crate::rules::Kind::ALL[((*x >> 40) % 7) as usize],
+                    )),
+                }
+            })
+            .collect()
+    }
+
+    /// Checks the generator on one board against the listing and against `check_move`
+    /// (which shares none of its code), and returns the listing.
+    fn listed_and_checked(
+        t: &Topology,
+        r: &CaptureRules,
+        b: &Board,
+        control: Control,
+    ) -> Vec<(Cell, Cell, u8)> {
+        let mut listed = Vec::new();
+        b.for_each_action(t, r, control, |a, kind| listed.push((a, kind)));
+        for (k, &(a, kind)) in listed.iter().enumerate() {
+            assert_eq!(
+                b.nth_action(t, r, control, k),
+                Some((a, kind)),
+                "action {k}"
+            );
+        }
+        assert_eq!(b.nth_action(t, r, control, listed.len()), None);
+        let mut counts = ActionCounts::default();
+        listed.iter().for_each(|&(_, kind)| counts.add(kind));
+        assert_eq!(b.count_actions(t, r, control), counts);
+        assert_eq!(b.has_action(t, r, control), !listed.is_empty());
+        let mut moves = Vec::new();
+        for from in 0..b.len() {
+            for to in 0..b.len() {
+                if let Ok(kind) = b.check_move(t, r, control, from, to) {
+                    moves.push(keyed(Action::Move { from, to }, kind));
+                }
+            }
+        }
+        let mut keys: Vec<_> = listed.iter().map(|&(a, kind)| keyed(a, kind)).collect();
+        keys.sort_unstable();
+        let listed_moves: Vec<_> = keys.iter().copied().filter(|k| k.2 > 0).collect();
+        assert_eq!(listed_moves, moves, "the moves check_move accepts");
+        keys
+    }
+
+    /// The set-based generator's rare cases: a board numbered so that cannon lines neither
+    /// rise nor fall (a 4x8 rectangle with its cells renumbered), and one whose cells have
+    /// more than four neighbours (no step rows). The renumbered board gives the rectangle's
+    /// actions, renumbered; both agree with the listing and with `check_move`.
+    #[test]
+    fn boards_numbered_out_of_line_or_with_many_neighbours_agree() {
+        let rect = Topology::rectangle(4, 8).unwrap();
+        let renumber: Vec<Cell> = (0..32).map(|c| (c * 13 + 5) % 32).collect();
+        let moves = rect
+            .moves()
+            .iter()
+            .map(|&(a, b)| (renumber[a], renumber[b]))
+            .collect();
+        let mut rays = vec![Vec::new(); 32];
+        for c in 0..32 {
+            rays[renumber[c]] = rect
+                .rays(c)
+                .iter()
+                .map(|ray| ray.iter().map(|&x| renumber[x]).collect())
+                .collect();
+        }
+        let scrambled = Topology::from_parts(32, moves, rays).unwrap();
+        assert!((0..32)
+            .flat_map(|c| scrambled.lines(c))
+            .any(|l| l.order == LineOrder::Mixed));
+        // Kings' moves on 4x8: up to eight neighbours, no cannon lines.
+        let mut kings = Vec::new();
+        for a in 0..32usize {
+            for b in 0..32usize {
+                let (dr, dc) = ((a / 8).abs_diff(b / 8), (a % 8).abs_diff(b % 8));
+                if a != b && dr <= 1 && dc <= 1 {
+                    kings.push((a, b));
+                }
+            }
+        }
+        let kings = Topology::from_parts(32, kings, vec![Vec::new(); 32]).unwrap();
+        assert!(kings.step_rows().is_none());
+        let r = CaptureRules::standard();
+        let controls = [
+            Control::Nothing,
+            Control::Colour(Colour::Red),
+            Control::Colour(Colour::Black),
+            Control::Both,
+        ];
+        let mut x = 1;
+        for _ in 0..200 {
+            let squares = random_board(32, &mut x);
+            let b = Board::parse(&squares.iter().map(|s| s.letter()).collect::<String>()).unwrap();
+            let mut moved = Board::hidden(32);
+            for (c, &sq) in squares.iter().enumerate() {
+                moved.set(renumber[c], sq);
+            }
+            for control in controls {
+                let want = listed_and_checked(&rect, &r, &b, control);
+                let mut want: Vec<_> = want
+                    .into_iter()
+                    .map(|(a, b, k)| (renumber[a], renumber[b], k))
+                    .collect();
+                want.sort_unstable();
+                assert_eq!(listed_and_checked(&scrambled, &r, &moved, control), want);
+                listed_and_checked(&kings, &r, &b, control);
+            }
+        }
     }
 }

@@ -3,8 +3,8 @@
 //! All of it is data from the variant description. The step-capture table is computed once per
 //! variant (`attacker x target`), so the per-ply test is one lookup.
 
-use super::board::{CODES, EMPTY};
-use super::piece::Kind;
+use super::board::{Square, CODES, EMPTY};
+use super::piece::{Colour, Kind, Piece};
 
 /// Capture rules of a variant.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,6 +19,9 @@ pub struct CaptureRules {
     /// code `target`: empty yes, face-down no, a revealed piece when it is an enemy it may
     /// capture. Derived from `step` in [`CaptureRules::new`].
     by_code: [[bool; CODES]; CODES],
+    /// The square codes of the pieces that jump (bit `code`): the two cannons' when
+    /// `cannon_jump`.
+    jumpers: u16,
     /// Whether cannons capture by jumping over exactly one screen (traditional); when false the
     /// cannon only steps like the other pieces (Hong Kong style).
     pub cannon_jump: bool,
@@ -60,10 +63,18 @@ impl CaptureRules {
                     mover / 7 != target / 7 && step[mover % 7][target % 7];
             }
         }
+        let cannons = [Colour::Red, Colour::Black]
+            .map(|colour| Square::Up(Piece::new(colour, Kind::Cannon)).code());
+        let jumpers = if cannon_jump {
+            cannons.iter().fold(0, |set, &code| set | 1 << code)
+        } else {
+            0
+        };
         CaptureRules {
             ranks,
             step,
             by_code,
+            jumpers,
             cannon_jump,
         }
     }
@@ -103,13 +114,13 @@ impl CaptureRules {
     /// Which square codes the piece of square code `mover` may step onto (see `by_code`).
     #[inline]
     pub(crate) fn steps_of_code(&self, mover: u8) -> &[bool; CODES] {
-        &self.by_code[mover as usize]
+        &self.by_code[mover as usize & (CODES - 1)]
     }
 
     /// [`CaptureRules::jumps`] for the piece of square code `mover` (a revealed piece).
     #[inline]
     pub(crate) fn jumps_code(&self, mover: u8) -> bool {
-        self.cannon_jump && (mover as usize - 2) % 7 == Kind::Cannon.index()
+        self.jumpers >> (mover & 15) & 1 != 0
     }
 
     /// Whether `kind` captures by jumping.

@@ -3,7 +3,7 @@
 //! losses are ruled by the caller through [`Game::forfeit`]).
 
 use super::action::{Action, ActionCounts, ActionKind};
-use super::board::{Board, Control, Illegal, Square};
+use super::board::{Board, Control, Counted, Illegal, Square};
 use super::deal::Deal;
 use super::piece::{Colour, Piece};
 use super::topology::Cell;
@@ -185,11 +185,16 @@ impl PublicState<'_> {
     /// The `k`-th (from 0) of the actions [`PublicState::for_each_legal`] gives, without
     /// listing the others in the common case (no piece in hand, no chain).
     pub fn nth_legal(&self, k: usize) -> Option<Action> {
+        self.nth_legal_kind(k).map(|(a, _)| a)
+    }
+
+    /// [`PublicState::nth_legal`], with the action's kind.
+    fn nth_legal_kind(&self, k: usize) -> Option<(Action, ActionKind)> {
         if self.hand.is_some() || self.chain.is_some() {
             let (mut i, mut found) = (0, None);
-            self.for_each_legal(|a, _| {
+            self.for_each_legal(|a, kind| {
                 if i == k {
-                    found = Some(a);
+                    found = Some((a, kind));
                 }
                 i += 1;
             });
@@ -198,11 +203,57 @@ impl PublicState<'_> {
         let v = self.variant;
         let board = self.board;
         match board.nth_action(&v.topology, &v.capture, self.control, k) {
-            Some((a, _)) => Some(a),
+            Some(found) => Some(found),
             None => {
                 let moves = board.count_actions(&v.topology, &v.capture, self.control);
-                (self.bag_has_pieces && k == moves.total() as usize).then_some(Action::Bag)
+                (self.bag_has_pieces && k == moves.total() as usize)
+                    .then_some((Action::Bag, ActionKind::Bag))
             }
+        }
+    }
+
+    /// The legal action of index `choose(n)` among the `n` of [`PublicState::for_each_legal`]
+    /// (`choose` returns an index below `n`), and its kind: what [`PublicState::counts`] then
+    /// [`PublicState::nth_legal`] give, in one count instead of two in the common case (a
+    /// board with masks, no piece in hand, no chain). `None` when there is no legal action
+    /// (`choose` is not called) or `choose` returns an index out of range.
+    pub(crate) fn choose_legal(
+        &self,
+        choose: impl FnOnce(u32) -> u32,
+    ) -> Option<(Action, ActionKind)> {
+        let v = self.variant;
+        let mut counted = Counted::default();
+        if self.hand.is_none()
+            && self.chain.is_none()
+            && self
+                .board
+                .count_pieces(&v.topology, &v.capture, self.control, &mut counted)
+        {
+            return self.choose_counted(&counted, choose);
+        }
+        let n = self.counts().total();
+        (n > 0).then(|| self.nth_legal_kind(choose(n) as usize))?
+    }
+
+    /// [`PublicState::choose_legal`] from the board's count for this state (no piece in hand,
+    /// no chain).
+    fn choose_counted(
+        &self,
+        counted: &Counted,
+        choose: impl FnOnce(u32) -> u32,
+    ) -> Option<(Action, ActionKind)> {
+        let v = self.variant;
+        let on_board = counted.total;
+        let n = on_board + u32::from(self.bag_has_pieces);
+        if n == 0 {
+            return None;
+        }
+        let k = choose(n);
+        if k < on_board {
+            self.board
+                .action_at(&v.topology, &v.capture, self.control, counted, k)
+        } else {
+            (self.bag_has_pieces && k == on_board).then_some((Action::Bag, ActionKind::Bag))
         }
     }
 
@@ -244,6 +295,11 @@ pub struct Game {
     remaining: [u32; 2],
     /// Index of the player to move in the turn order.
     turn_pos: usize,
+    /// What the player to move may move ([`Game::control_of`] the mover), set by
+    /// [`Game::start_turn`]: colours are decided by a reveal or a draw, before it.
+    control: Control,
+    /// The side of the player at each place of the turn order.
+    turn_sides: Vec<usize>,
     /// The paper's TURN: completed rounds of the turn order.
     round: u32,
     ply: u32,
@@ -253,6 +309,14 @@ pub struct Game {
     /// as keys of one length (see [`push_position_key`]) end to end: one buffer reused for the
     /// whole game instead of an allocation per ply.
     history: Vec<u8>,
+    /// The hash of each key of `history` (see [`key_hash`]): keys are compared byte for byte
+    /// only when their hashes are equal, which rules out almost every comparison at once.
+    hashes: Vec<u64>,
+    /// The board's count of the mover's actions, when `counted_now` says [`Game::start_turn`]
+    /// made it this turn (see [`Board::count_pieces`]): [`Game::choose_legal`] then picks
+    /// from it, and [`Game::counts`] reads it.
+    counted: Counted,
+    counted_now: bool,
     /// Legal action counts of the player to move, counted when first asked for in a turn: the
     /// rules themselves only need to know whether there is any (see [`Game::start_turn`]),
     /// which is much cheaper, and a driver listing the actions has no use for them.
@@ -288,6 +352,7 @@ impl Game {
         };
         let mut bag = deal.bag;
         bag.reverse();
+        let turn_sides = variant.order.iter().map(|&p| variant.side_of(p)).collect();
         let mut game = Game {
             variant,
             board,
@@ -299,10 +364,15 @@ impl Game {
             side_colour,
             remaining,
             turn_pos: 0,
+            control: Control::Nothing,
+            turn_sides,
             round: 0,
             ply: 0,
             quiet_plies: 0,
             history: Vec::new(),
+            hashes: Vec::new(),
+            counted: Counted::default(),
+            counted_now: false,
             counts: OnceLock::new(),
             outcome: None,
         };
@@ -376,6 +446,10 @@ impl Game {
 
     /// Legal action counts of the player to move.
     pub fn counts(&self) -> ActionCounts {
+        if self.counted_now {
+            // Counted with no bag to draw from and no piece in hand: the board's count is all.
+            return self.counted.counts;
+        }
         *self.counts.get_or_init(|| self.public_state().counts())
     }
 
@@ -489,9 +563,14 @@ impl Game {
 
     /// What a player may move.
     pub fn control_of(&self, player: usize) -> Control {
+        self.control_of_side(self.side_of(player))
+    }
+
+    /// What the players of `side` may move.
+    fn control_of_side(&self, side: usize) -> Control {
         match self.variant.objective {
             Objective::Clear { .. } => Control::Both,
-            Objective::Capture => self.colour_of_side(self.side_of(player)).into(),
+            Objective::Capture => self.colour_of_side(side).into(),
         }
     }
 
@@ -500,7 +579,7 @@ impl Game {
         PublicState {
             variant: &self.variant,
             board: &self.board,
-            control: self.control_of(self.to_move()),
+            control: self.control,
             hand: self.hand,
             chain: self.chain,
             bag_has_pieces: !self.bag.is_empty(),
@@ -517,6 +596,18 @@ impl Game {
     /// `counts().total()`): how a random playout picks its action.
     pub fn nth_legal(&self, k: usize) -> Option<Action> {
         self.public_state().nth_legal(k)
+    }
+
+    /// [`PublicState::choose_legal`] for the player to move.
+    pub(crate) fn choose_legal(
+        &self,
+        choose: impl FnOnce(u32) -> u32,
+    ) -> Option<(Action, ActionKind)> {
+        if self.counted_now {
+            self.public_state().choose_counted(&self.counted, choose)
+        } else {
+            self.public_state().choose_legal(choose)
+        }
     }
 
     /// The legal actions of the player to move.
@@ -622,7 +713,14 @@ impl Game {
     /// As [`Game::check`]; the game is unchanged on error.
     pub fn play(&mut self, player: usize, action: Action) -> Result<Played, PlayError> {
         let kind = self.check(player, action)?;
-        let side = self.side_of(player);
+        Ok(self.play_unchecked(action, kind))
+    }
+
+    /// Plays an action of the player to move that is known to be legal, of the kind
+    /// [`Game::check`] would say (as [`Game::for_each_legal`] gives it), without checking
+    /// it: how a random playout plays the action it chose. An illegal action here leaves the
+    /// game in a state the rules never reach.
+    pub(crate) fn play_unchecked(&mut self, action: Action, kind: ActionKind) -> Played {
         let mut played = Played {
             kind,
             revealed: None,
@@ -636,7 +734,7 @@ impl Game {
                     .take()
                     .expect("a face-down cell has a dealt piece");
                 self.board.set(cell, Square::Up(piece));
-                self.decide_colours(side, piece.colour);
+                self.decide_colours(piece.colour);
                 played.revealed = Some(piece);
             }
             Action::Move { from, to } => {
@@ -659,7 +757,7 @@ impl Game {
             }
             Action::Bag => {
                 let piece = self.bag.pop().expect("checked: the bag is not empty");
-                self.decide_colours(side, piece.colour);
+                self.decide_colours(piece.colour);
                 self.hand = Some(piece);
                 played.drawn = Some(piece);
                 keeps_turn = true;
@@ -676,6 +774,7 @@ impl Game {
         if progress {
             // Nothing before an irreversible action can occur again.
             self.history.clear();
+            self.hashes.clear();
         }
         if !keeps_turn {
             self.turn_pos += 1;
@@ -685,14 +784,15 @@ impl Game {
             }
         }
         self.start_turn();
-        Ok(played)
+        played
     }
 
     /// The first piece a side reveals or draws decides the colours (competitive games only).
-    fn decide_colours(&mut self, side: usize, colour: Colour) {
+    fn decide_colours(&mut self, colour: Colour) {
         if self.variant.objective == Objective::Capture
             && self.side_colour.iter().all(Option::is_none)
         {
+            let side = self.side_of(self.to_move());
             self.side_colour[side] = Some(colour);
             self.side_colour[1 - side] = Some(colour.other());
         }
@@ -703,8 +803,22 @@ impl Game {
     /// the no-progress draw; the repetition draw.
     fn start_turn(&mut self) {
         self.counts = OnceLock::new();
-        let stuck = !self.public_state().has_any();
-        let mover_side = self.side_of(self.to_move());
+        self.control = self.control_of_side(self.turn_sides[self.turn_pos]);
+        // With no face-down cell to reveal and no bag to draw from, whether the mover is stuck
+        // takes counting its moves: the count is kept for the turn.
+        let v = &self.variant;
+        self.counted_now = self.hand.is_none()
+            && self.chain.is_none()
+            && self.bag.is_empty()
+            && !self.board.has_face_down()
+            && self
+                .board
+                .count_pieces(&v.topology, &v.capture, self.control, &mut self.counted);
+        let stuck = if self.counted_now {
+            self.counted.total == 0
+        } else {
+            !self.public_state().has_any()
+        };
         match self.variant.objective {
             Objective::Capture => {
                 for side in 0..2 {
@@ -715,6 +829,7 @@ impl Game {
                     }
                 }
                 if stuck {
+                    let mover_side = self.side_of(self.to_move());
                     return self.finish(Some(1 - mover_side), Termination::NoMoves);
                 }
             }
@@ -736,8 +851,11 @@ impl Game {
         }
         if let Some(rule) = draw.repetition {
             let codes = self.board.codes();
+            let len = codes.len() + 8;
             push_position_key(&mut self.history, codes, self.turn_pos, self.chain);
-            if repeated(&self.history, codes.len() + 8, rule) {
+            self.hashes
+                .push(key_hash(&self.history[self.history.len() - len..]));
+            if repeated(&self.history, &self.hashes, len, rule) {
                 self.finish(None, Termination::Repetition);
             }
         }
@@ -811,23 +929,35 @@ fn push_position_key(out: &mut Vec<u8>, codes: &[u8], turn_pos: usize, chain: Op
     out.extend_from_slice(&chain.map_or(u32::MAX, |c| c as u32).to_le_bytes());
 }
 
+/// A hash of a position key (word by word, multiplying as FxHash does): equal keys have
+/// equal hashes, so different hashes settle that two keys differ.
+fn key_hash(key: &[u8]) -> u64 {
+    key.chunks(8).fold(0, |h, chunk| {
+        let mut word = [0; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x517c_c1b7_2722_0a95)
+    })
+}
+
 /// Whether the positions since the last irreversible action (current last), keys of `len`
-/// bytes end to end in `history`, draw by `rule`. Keys are compared whole, byte for byte.
-fn repeated(history: &[u8], len: usize, rule: Repetition) -> bool {
-    let key = |i: usize| &history[i * len..(i + 1) * len];
-    let count = history.len() / len;
+/// bytes end to end in `history` with their [`key_hash`]es in `hashes`, draw by `rule`. Keys
+/// are compared whole, byte for byte, when their hashes are equal.
+fn repeated(history: &[u8], hashes: &[u64], len: usize, rule: Repetition) -> bool {
+    let same = |i: usize, j: usize| {
+        hashes[i] == hashes[j] && history[i * len..(i + 1) * len] == history[j * len..(j + 1) * len]
+    };
+    let count = hashes.len();
     let Some(t) = count.checked_sub(1) else {
         return false;
     };
-    let now = key(t);
     match rule {
-        Repetition::Occurrence(n) => (0..count).filter(|&i| key(i) == now).count() as u32 >= n,
+        Repetition::Occurrence(n) => (0..count).filter(|&i| same(i, t)).count() as u32 >= n,
         Repetition::Cycle { times, extra } => {
             // Positions p_0..p_t; a cycle of length L repeated `times` times plus `extra` plies
             // means p_i == p_(i+L) for every i in t - (times*L + extra) ..= t - L.
             (1..=t / times as usize).any(|l| {
                 let span = times as usize * l + extra as usize;
-                span <= t && (t - span..=t - l).all(|i| key(i) == key(i + l))
+                span <= t && (t - span..=t - l).all(|i| same(i, i + l))
             })
         }
     }
@@ -991,7 +1121,7 @@ mod tests {
     /// bags, chains, teams) and on boards too large for the masks, with and without chains.
     #[test]
     fn counts_any_and_nth_agree_with_the_listed_actions() {
-        use crate::rules::board::MASK_CELLS;
+        use crate::rules::cell_set::MASK_CELLS;
         use crate::rules::{SeedInputs, SHIPPED};
         let big = |extra: &str| {
             let v = Variant::parse(&format!(

@@ -4,6 +4,8 @@
 mod action;
 mod board;
 mod capture;
+/// Sets of cells as machine words.
+mod cell_set;
 mod deal;
 /// The description notation: S-expression text to a validated [`Variant`].
 mod description;

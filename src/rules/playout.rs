@@ -39,10 +39,11 @@ impl SplitMix64 {
     /// A uniform integer in `0..n` (`n >= 1`), by rejection (no modulo bias).
     pub fn below(&mut self, n: u32) -> u32 {
         let n = u64::from(n);
-        let threshold = n.wrapping_neg() % n;
         loop {
             let x = self.next_u64();
-            if x >= threshold {
+            // The threshold, 2^64 mod n, is below n: a draw of n or more (all but about one in
+            // 2^32) is accepted without dividing 2^64 - n by n.
+            if x >= n || x >= n.wrapping_neg() % n {
                 return (x % n) as u32;
             }
         }
@@ -194,23 +195,25 @@ pub fn run(variant: &Arc<Variant>, batch: &Playouts) -> Tally {
                     fp.counts(game.counts_of(p));
                 }
             }
-            let a = match batch.pick {
-                // Counted from the public state: `Game::counts` would keep the figures for
-                // later, which costs more here than it saves.
+            match batch.pick {
+                // Counted once and played unchecked: the same draw and action as counting
+                // (`counts`), then `nth_legal` and `play`, at a fraction of the cost.
                 Pick::Nth => {
-                    let k = rng.below(game.public_state().counts().total());
-                    game.nth_legal(k as usize)
-                        .expect("an index below the count is a legal action")
+                    let (a, kind) = game
+                        .choose_legal(|n| rng.below(n))
+                        .expect("a game not over has a legal action");
+                    fp.action(a);
+                    game.play_unchecked(a, kind);
                 }
                 Pick::List => {
                     legal.clear();
                     game.for_each_legal(|a, _| legal.push(a));
-                    legal[rng.below(legal.len() as u32) as usize]
+                    let a = legal[rng.below(legal.len() as u32) as usize];
+                    fp.action(a);
+                    game.play(game.to_move(), a)
+                        .expect("a legal action is accepted");
                 }
-            };
-            fp.action(a);
-            game.play(game.to_move(), a)
-                .expect("a legal action is accepted");
+            }
         }
         let outcome = game.outcome().expect("the game ended");
         fp.add(u64::from(game.ply()));

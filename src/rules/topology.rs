@@ -17,6 +17,7 @@
 //! never a target) so that the cannon's "exactly one piece in between" rule can be checked by
 //! walking it.
 
+use super::cell_set::MASK_CELLS;
 use std::fmt;
 
 /// A cell number, 0-based, as on the wire.
@@ -55,6 +56,37 @@ struct Flat {
     ray_at: Vec<u32>,
     ray_bound: Vec<u32>,
     cells: Vec<u16>,
+    /// Ray `r` as a set of cells, on a board of at most [`MASK_CELLS`] cells (empty on larger
+    /// boards): finds a cannon's screen and target with a few word operations.
+    lines: Vec<Line>,
+    /// Cell `c`'s neighbours as `step_rows[c]`, padded with `c` itself, on a board of at most
+    /// [`MASK_CELLS`] cells where no cell has more than four (empty otherwise): a piece's
+    /// steps are then counted with four lookups and no loop (a piece never steps onto its
+    /// own cell, so the padding counts nothing). Rows past the last cell fill the table to
+    /// [`MASK_CELLS`] rows, so a cell number masked to its bits needs no bounds check.
+    step_rows: Vec<[u8; 4]>,
+}
+
+/// One ray as a set of cells (see [`Topology::lines`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Line {
+    /// The ray's cells: bit `c` for cell `c`.
+    pub cells: u128,
+    /// How the cell numbers run from the origin outwards.
+    pub order: LineOrder,
+    /// The ray's number, for [`Topology::line_cells`].
+    pub ray: u32,
+}
+
+/// How the cell numbers of a ray run from its origin outwards. On a rising ray the first cell
+/// of the ray in a set is the set's lowest, on a falling one its highest; every straight line
+/// of a grid numbered row by row is one or the other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LineOrder {
+    Rising,
+    Falling,
+    /// Neither (possible on an explicit board): the ray is walked cell by cell.
+    Mixed,
 }
 
 // Every cell number fits the flattened tables' `u16`.
@@ -68,13 +100,44 @@ impl Flat {
             ray_at: vec![0],
             ray_bound: vec![0],
             cells: Vec::new(),
+            lines: Vec::new(),
+            step_rows: Vec::new(),
         };
+        if neighbours.len() <= MASK_CELLS && neighbours.iter().all(|list| list.len() <= 4) {
+            flat.step_rows = neighbours
+                .iter()
+                .enumerate()
+                .map(|(cell, list)| {
+                    let mut row = [cell as u8; 4];
+                    for (slot, &c) in row.iter_mut().zip(list) {
+                        *slot = c as u8;
+                    }
+                    row
+                })
+                .collect();
+            flat.step_rows.resize(MASK_CELLS, [0; 4]);
+        }
+        let masked = neighbours.len() <= MASK_CELLS;
         for list in neighbours {
             flat.nb.extend(list.iter().map(|&c| c as u16));
             flat.nb_at.push(flat.nb.len() as u32);
         }
         for list in rays {
             for ray in list {
+                if masked {
+                    let order = if ray.windows(2).all(|w| w[0] < w[1]) {
+                        LineOrder::Rising
+                    } else if ray.windows(2).all(|w| w[0] > w[1]) {
+                        LineOrder::Falling
+                    } else {
+                        LineOrder::Mixed
+                    };
+                    flat.lines.push(Line {
+                        cells: ray.iter().fold(0, |set, &c| set | 1 << c),
+                        order,
+                        ray: flat.ray_bound.len() as u32 - 1,
+                    });
+                }
                 flat.cells.extend(ray.iter().map(|&c| c as u16));
                 flat.ray_bound.push(flat.cells.len() as u32);
             }
@@ -500,6 +563,38 @@ impl Topology {
             .map(move |r| &f.cells[f.ray_bound[r] as usize..f.ray_bound[r + 1] as usize])
     }
 
+    /// The rays leaving `cell` as sets of cells, in the order of [`Topology::rays`], on a board
+    /// of at most [`MASK_CELLS`] cells (none on larger boards).
+    #[inline]
+    pub(crate) fn lines(&self, cell: Cell) -> &[Line] {
+        let f = &self.flat;
+        f.lines
+            .get(f.ray_at[cell] as usize..f.ray_at[cell + 1] as usize)
+            .unwrap_or_default()
+    }
+
+    /// The cells of a line's ray, from the origin outwards (as [`Topology::ray_cells`]).
+    #[inline]
+    pub(crate) fn line_cells(&self, line: &Line) -> &[u16] {
+        let f = &self.flat;
+        let r = line.ray as usize;
+        &f.cells[f.ray_bound[r] as usize..f.ray_bound[r + 1] as usize]
+    }
+
+    /// Cell `cell`'s neighbours padded with `cell` to four, on a board of at most
+    /// [`MASK_CELLS`] cells with at most four neighbours per cell (see `Flat::step_rows`).
+    #[inline]
+    pub(crate) fn step_row(&self, cell: Cell) -> Option<&[u8; 4]> {
+        self.flat.step_rows.get(cell)
+    }
+
+    /// Every cell's [`Topology::step_row`], padded to [`MASK_CELLS`] rows, when there are
+    /// step rows.
+    #[inline]
+    pub(crate) fn step_rows(&self) -> Option<&[[u8; 4]; MASK_CELLS]> {
+        self.flat.step_rows.as_slice().try_into().ok()
+    }
+
     /// Whether `b` is one step from `a`.
     pub fn is_move(&self, a: Cell, b: Cell) -> bool {
         self.neighbours[a].contains(&b)
@@ -796,6 +891,29 @@ mod tests {
                     .map(|r| r.iter().map(|&n| n as Cell).collect())
                     .collect();
                 assert_eq!(rays, t.rays(c));
+                // The sets of the set-based generator: lines (rising or falling on these
+                // boards, all numbered row by row) and step rows padded with the cell itself.
+                let lines = t.lines(c);
+                let masked = t.size() <= MASK_CELLS;
+                assert_eq!(lines.len(), if masked { t.rays(c).len() } else { 0 });
+                assert_eq!(t.step_row(c).is_some(), masked);
+                for (line, ray) in lines.iter().zip(t.rays(c)) {
+                    assert_eq!(line.cells, ray.iter().fold(0, |set, &x| set | 1 << x));
+                    let rising = ray[0] < ray[1];
+                    let order = if rising {
+                        LineOrder::Rising
+                    } else {
+                        LineOrder::Falling
+                    };
+                    assert_eq!(line.order, order);
+                    let cells: Vec<Cell> = t.line_cells(line).iter().map(|&n| n as Cell).collect();
+                    assert_eq!(&cells, ray);
+                }
+                if let Some(row) = t.step_row(c) {
+                    let mut padded = t.neighbours(c).to_vec();
+                    padded.resize(4, c);
+                    assert_eq!(row.map(Cell::from).to_vec(), padded);
+                }
             }
         }
     }

@@ -1,0 +1,128 @@
+//! Sets of cells as machine words, bit `c` for cell `c`: what the move generator counts with on
+//! boards of at most [`MASK_CELLS`] cells (every shipped board, 8x16 included).
+//!
+//! The board and the topology keep their sets as `u128`; the generator works on `u64` when the
+//! board has at most 64 cells (4x8 has 32): half the work per operation, and the default
+//! target (x86-64 baseline, no `popcnt` instruction) counts bits in software, so this matters.
+
+use super::topology::Cell;
+use std::ops::{BitAnd, BitOr, BitXor, Not};
+
+/// Boards of at most this many cells keep cell sets ([`Board`](super::Board)'s masks, the
+/// topology's lines); larger ones use the same generator without them.
+pub const MASK_CELLS: usize = 128;
+
+/// A set of cells in one machine word: `u64` or `u128`.
+pub(crate) trait CellSet:
+    Copy
+    + Eq
+    + BitAnd<Output = Self>
+    + BitOr<Output = Self>
+    + BitXor<Output = Self>
+    + Not<Output = Self>
+{
+    /// No cell.
+    const NONE: Self;
+    /// The low bits of a `u128` set (every cell of a board this type is used for).
+    fn of(set: u128) -> Self;
+    /// Whether the set has no cell.
+    fn is_none(self) -> bool;
+    /// The lowest cell (the set is not empty).
+    fn first(self) -> Cell;
+    /// The highest cell (the set is not empty).
+    fn last(self) -> Cell;
+    /// The set without its lowest cell.
+    fn without_first(self) -> Self;
+    /// Number of cells.
+    fn count(self) -> u32;
+    /// The cells below `cell` (`cell` less than the word's bits).
+    fn below(cell: Cell) -> Self;
+    /// The set of `cell` alone (`cell` less than the word's bits).
+    fn single(cell: Cell) -> Self;
+}
+
+macro_rules! cell_set {
+    ($t:ty) => {
+        impl CellSet for $t {
+            const NONE: $t = 0;
+
+            #[inline(always)]
+            fn of(set: u128) -> $t {
+                set as $t
+            }
+
+            #[inline(always)]
+            fn is_none(self) -> bool {
+                self == 0
+            }
+
+            #[inline(always)]
+            fn first(self) -> Cell {
+                self.trailing_zeros() as Cell
+            }
+
+            #[inline(always)]
+            fn last(self) -> Cell {
+                (<$t>::BITS - 1 - self.leading_zeros()) as Cell
+            }
+
+            #[inline(always)]
+            fn without_first(self) -> $t {
+                self & self.wrapping_sub(1)
+            }
+
+            #[inline(always)]
+            fn count(self) -> u32 {
+                self.count_ones()
+            }
+
+            #[inline(always)]
+            fn below(cell: Cell) -> $t {
+                (1 << cell) - 1
+            }
+
+            #[inline(always)]
+            fn single(cell: Cell) -> $t {
+                1 << cell
+            }
+        }
+    };
+}
+
+cell_set!(u64);
+cell_set!(u128);
+
+/// The `n`-th (from 0) cell of `set`, which has more than `n` cells.
+#[inline]
+pub(crate) fn nth_cell<B: CellSet>(mut set: B, n: u32) -> Cell {
+    for _ in 0..n {
+        set = set.without_first();
+    }
+    set.first()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check<B: CellSet + std::fmt::Debug>(bits: u32) {
+        let cells = [0, 3, 17, bits as Cell - 1];
+        let set = cells.iter().fold(B::NONE, |s, &c| s | B::single(c));
+        assert_eq!(set.count(), 4);
+        assert_eq!(set.first(), 0);
+        assert_eq!(set.last(), bits as Cell - 1);
+        assert_eq!(set.without_first().first(), 3);
+        assert_eq!((set & B::below(17)).count(), 2);
+        for (n, &c) in cells.iter().enumerate() {
+            assert_eq!(nth_cell(set, n as u32), c);
+        }
+        assert!(B::NONE.is_none() && !set.is_none());
+        assert_eq!(B::of(u128::MAX).count(), bits);
+    }
+
+    #[test]
+    fn both_words_agree_on_every_operation() {
+        check::<u64>(64);
+        check::<u128>(128);
+    }
+}
