@@ -113,7 +113,7 @@ class FromFiles(unittest.TestCase):
         self.assertEqual(anqi.Game(v, seed="t").variant, "cross")
         with self.assertRaises(ValueError) as e:
             anqi.Variant.from_description("(variant (name bad))")
-        self.assertIn("line", str(e.exception))
+        self.assertIn("(board ...)", str(e.exception))
 
     def test_bad_names_and_types(self):
         with self.assertRaises(ValueError) as e:

@@ -98,7 +98,7 @@ impl VariantInfo {
     }
 
     /// A variant from the text of a description (protocol/VARIANTS.md), such as a record's
-    /// `variant_source`; a ValueError names the line and the problem.
+    /// `variant_source`; a ValueError says what is wrong with it.
     #[staticmethod]
     fn from_description(text: &str) -> PyResult<VariantInfo> {
         let variant =
