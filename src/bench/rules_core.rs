@@ -67,38 +67,9 @@ impl Playing {
     }
 }
 
-/// The floor's loop, written as `python -m anqi.speed` writes it (clients/python/anqi/speed.py):
-/// a method call per step, the action by `random.Random.choice` over the legal ids, chance
-/// nodes resolved by their probabilities and not counted as plies. It plays one round per line
-/// of seconds it reads, and answers each with `PLIES SECONDS`.
-const PYSPIEL_SCRIPT: &str = r#"
-import random, sys, time
-import pyspiel
-game = pyspiel.load_game("banqi")
-rng = random.Random(1)
-print("ready", flush=True)
-for line in sys.stdin:
-    seconds = float(line)
-    plies = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                r = rng.random()
-                outcomes = state.chance_outcomes()
-                action = outcomes[-1][0]
-                for a, p in outcomes:
-                    r -= p
-                    if r < 0:
-                        action = a
-                        break
-                state.apply_action(action)
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
-                plies += 1
-    print(plies, time.perf_counter() - start, flush=True)
-"#;
+/// The floor's program, shared with `python -m anqi.speed` so both measure the same loop: it
+/// plays one round per line of seconds it reads, and answers each with `PLIES SECONDS`.
+const PYSPIEL_SCRIPT: &str = include_str!("../../clients/python/anqi/pyspiel_floor.py");
 
 /// pyspiel's side: a `python3` running [`PYSPIEL_SCRIPT`], killed when dropped.
 struct Pyspiel {

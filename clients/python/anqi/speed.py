@@ -25,6 +25,7 @@ import sys
 import time
 
 from . import _anqi as anqi  # the native module: Game, Variant, playouts
+from .pyspiel_floor import pyspiel_round
 
 # The anqi variant with OpenSpiel banqi's rules.
 OPENSPIEL_VARIANT = "openspiel"
@@ -56,32 +57,6 @@ def load_pyspiel():
     except ImportError:
         return None
     return pyspiel
-
-
-def pyspiel_round(game, rng: random.Random, seconds: float) -> tuple[int, int, float]:
-    """Random playouts of an OpenSpiel game for about `seconds` (whole games): games, plies
-    (player actions, chance outcomes not counted) and the seconds taken."""
-    games = plies = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                # The outcome by its probability: one pass over the outcomes.
-                r = rng.random()
-                outcomes = state.chance_outcomes()
-                action = outcomes[-1][0]
-                for a, p in outcomes:
-                    r -= p
-                    if r < 0:
-                        action = a
-                        break
-                state.apply_action(action)
-            else:
-                state.apply_action(rng.choice(state.legal_actions()))
-                plies += 1
-        games += 1
-    return games, plies, time.perf_counter() - start
 
 
 def anqi_round(
