@@ -160,6 +160,29 @@ impl Child {
             .ok_or_else(|| anyhow!("{path} has no VmRSS line"))
     }
 
+    /// The processor time it has used so far (user and system, all threads), in seconds, from
+    /// `/proc/PID/stat` (to the kernel's tick, usually 10 ms).
+    ///
+    /// # Errors
+    /// Where `/proc` cannot tell (not Linux).
+    pub fn cpu_seconds(&self) -> Result<f64> {
+        let path = format!("/proc/{}/stat", self.pid());
+        let stat = std::fs::read_to_string(&path).with_context(|| format!("cannot read {path}"))?;
+        // The command name (field 2) may hold spaces: count fields after its closing ')'.
+        let fields: Vec<&str> = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| rest.split_whitespace().collect())
+            .unwrap_or_default();
+        let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok());
+        // utime and stime are fields 14 and 15, the 12th and 13th after the name.
+        let (user, system) = ticks(11)
+            .zip(ticks(12))
+            .ok_or_else(|| anyhow!("{path} has no utime and stime"))?;
+        // SAFETY: sysconf only reads a system setting.
+        let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+        Ok((user + system) as f64 / per_second)
+    }
+
     /// The last lines of its log, to explain a failure.
     fn log_tail(&self) -> String {
         let mut text = String::new();

@@ -333,8 +333,9 @@ impl Run {
             "S1: {} games one at a time, each beside its ping-pongs...",
             self.sizes.s1_games
         );
-        let (_server, addr) = self.server("S1", "game_ms = 0\n")?;
-        let (_echo, echo_addr) = Run::echo()?;
+        let (server, addr) = self.server("S1", "game_ms = 0\n")?;
+        let (echo, echo_addr) = Run::echo()?;
+        let cpu_before = (server.cpu_seconds()?, echo.cpu_seconds()?);
         let client = self.client(
             "S1",
             "latency",
@@ -347,6 +348,11 @@ impl Run {
             ],
         )?;
         let r: LatencyReport = Run::report(client)?;
+        // Wall time per ply swings with how the machine wakes idle processes; the processor
+        // time the server spent per ply beside the echo server's per ping-pong does not.
+        let per_ply = |now: f64, before: f64| (now - before) * 1e6 / r.plies.max(1) as f64;
+        let server_cpu = per_ply(server.cpu_seconds()?, cpu_before.0);
+        let echo_cpu = per_ply(echo.cpu_seconds()?, cpu_before.1);
         self.figures.push(
             Figure::new("S1 p50", r.server_p50_us, "us")
                 .floor(Some(r.echo_p50_us), "us")
@@ -356,6 +362,9 @@ impl Run {
             Figure::new("S1 p99", r.server_p99_us, "us")
                 .floor(Some(r.echo_p99_us), "us")
                 .target(Target::RatioAtMost { ratio: 2.0 }),
+        );
+        self.figures.push(
+            Figure::new("S1 cpu", server_cpu, "us/ply").floor(Some(echo_cpu), "us/ping-pong"),
         );
         self.detail("S1", r)
     }
