@@ -22,11 +22,39 @@ use tracing::Instrument;
 pub enum Inbound {
     /// A well-formed message, and when its last byte was read: a clock charges the mover up to
     /// that moment, not up to when the referee got to it, so a busy server costs nobody time.
-    Message(ClientMessage, tokio::time::Instant),
+    Message(ClientMessage, ReadAt),
     /// Bytes that are not a message, the error reply it deserves, and when it was read.
-    Bad(MessageError, tokio::time::Instant),
+    Bad(Box<MessageError>, ReadAt),
     /// The client closed the connection (or it broke).
     Closed,
+}
+
+/// When a message was read from its socket, in 8 bytes rather than an `Instant`'s 16: every
+/// connection's inbox allocates room for 32 messages at once, so the size of [`Inbound`] is
+/// memory per connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ReadAt(u64);
+
+/// What [`ReadAt`] counts from: the first time any message was read.
+static READ_EPOCH: std::sync::OnceLock<tokio::time::Instant> = std::sync::OnceLock::new();
+
+impl ReadAt {
+    /// Now.
+    pub fn now() -> ReadAt {
+        ReadAt::from_instant(tokio::time::Instant::now())
+    }
+
+    /// The moment `at` (not before the epoch: earlier moments count as the epoch).
+    pub fn from_instant(at: tokio::time::Instant) -> ReadAt {
+        let epoch = *READ_EPOCH.get_or_init(|| at);
+        ReadAt(at.saturating_duration_since(epoch).as_nanos() as u64)
+    }
+
+    /// The moment as an `Instant`.
+    pub fn instant(self) -> tokio::time::Instant {
+        let epoch = *READ_EPOCH.get_or_init(tokio::time::Instant::now);
+        epoch + std::time::Duration::from_nanos(self.0)
+    }
 }
 
 /// The sending side of a connection. Cloning is cheap; messages are shared `Arc<str>` lines.
@@ -400,14 +428,14 @@ async fn read_loop<S>(
                 return;
             }
         }
-        let read_at = tokio::time::Instant::now();
+        let read_at = ReadAt::now();
         while let Some(frame) = scanner.next_frame() {
             let inbound = match frame {
                 Ok(bytes) => match ClientMessage::parse(&bytes) {
                     Ok(m) => Inbound::Message(m, read_at),
-                    Err(e) => Inbound::Bad(e, read_at),
+                    Err(e) => Inbound::Bad(Box::new(e), read_at),
                 },
-                Err(e) => Inbound::Bad(frame_error(e), read_at),
+                Err(e) => Inbound::Bad(Box::new(frame_error(e)), read_at),
             };
             if tx.send(inbound).await.is_err() {
                 return;
@@ -560,6 +588,26 @@ mod tests {
         let (server, _) = listener.accept().await.unwrap();
         let (inbox, outbox) = spawn_io(server, 0, limits, (), tracing::Span::none());
         (outbox, inbox, client)
+    }
+
+    /// Every connection's inbox allocates 32 slots at once: their size is memory per
+    /// connection (issue 10, S3).
+    #[test]
+    fn an_inbound_message_stays_small() {
+        assert!(
+            std::mem::size_of::<Inbound>() <= 32,
+            "{}",
+            std::mem::size_of::<Inbound>()
+        );
+    }
+
+    #[test]
+    fn read_moments_keep_their_order_and_their_time() {
+        // Moments from now on (another test may have started the epoch a moment ago).
+        let ra = ReadAt::now();
+        let rb = ReadAt::from_instant(ra.instant() + Duration::from_millis(3));
+        assert!(ra < rb);
+        assert_eq!(rb.instant() - ra.instant(), Duration::from_millis(3));
     }
 
     #[tokio::test]

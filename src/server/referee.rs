@@ -418,8 +418,8 @@ impl Referee {
                     self.game.forfeit(from, Termination::Disconnect);
                     return;
                 }
-                Inbound::Bad(e, at) => (Request::Refused(e.code, e.text), at),
-                Inbound::Message(m, at) => (Request::of(m), at),
+                Inbound::Bad(e, at) => (Request::Refused(e.code, e.text), at.instant()),
+                Inbound::Message(m, at) => (Request::of(m), at.instant()),
             };
             // Past the deadline, the mover's flag has fallen (whatever the message says).
             if from == turn.mover && turn.deadline.is_some_and(|d| read_at > d) {
@@ -686,6 +686,7 @@ async fn next_event(seats: &mut [Seat], next: &mut usize) -> (usize, Inbound) {
 mod tests {
     use super::*;
     use crate::record::Durability;
+    use crate::server::connection::ReadAt;
     use crate::wire::ClientMessage;
 
     /// A referee for a two-player game of `variant` under `config`, with both players' ends.
@@ -726,7 +727,10 @@ mod tests {
     }
 
     fn message(text: &str, at: Instant) -> Inbound {
-        Inbound::Message(ClientMessage::parse(text.as_bytes()).unwrap(), at)
+        Inbound::Message(
+            ClientMessage::parse(text.as_bytes()).unwrap(),
+            ReadAt::from_instant(at),
+        )
     }
 
     /// The server is busy (here: the only thread is blocked) when the mover's action arrives
