@@ -100,7 +100,9 @@ pub struct BenchArgs {
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     pub s4_move_ms: u64,
     /// S1-S4: run this program as the server instead of this binary (another build of anqi,
-    /// to compare two builds against the same clients and floors: run once with each).
+    /// to compare two builds against the same clients and floors: run once with each). It is
+    /// killed at the end of each figure; a wrapper script must `exec` the server, or the
+    /// server outlives it.
     #[arg(long, value_name = "PROGRAM")]
     pub server: Option<std::path::PathBuf>,
 }
