@@ -80,6 +80,9 @@ enum Command {
     /// next message, for a client in a process of its own replaying games computed in
     /// advance; floor: ping-pongs of the same bytes with a raw tokio echo server (TCP_NODELAY,
     /// like the server), from the same client process, ply by ply in turn.
+    /// S1 cpu: the server's processor time per ply over S1 (user and system, from /proc),
+    /// beside the echo server's per ping-pong: steadier than wall time on a shared or
+    /// virtual machine, where waking an idle processor can take longer than the ply.
     /// S2: plies/s of many games at once from a load generator process; floor: the same plies
     /// as ping-pongs on as many connections with the echo server.
     /// S3 idle / S3 game: the server's resident memory (VmRSS) per idle connection (greeted,
