@@ -45,10 +45,10 @@ impl Script {
         let mut rng = SplitMix64::new(index ^ ACTION_SEED_MIX);
         let mut plies = Vec::new();
         while game.outcome().is_none() {
-            let k = rng.below(game.public_state().counts().total());
-            let action = game
-                .nth_legal(k as usize)
-                .expect("an index below the count is a legal action");
+            // As `rules::playout` picks: one count, and the action at a random index.
+            let (action, _) = game
+                .choose_legal(|n| rng.below(n))
+                .expect("a game not over has a legal action");
             let message = ClientMessage(vec![
                 ClientClause::Board(game.wire_board()),
                 ClientClause::from(action),
@@ -67,8 +67,7 @@ impl Script {
 
 /// The players' seeds of game `index` of the run seeded `seed`, in seat order.
 pub fn seeds(variant: &Variant, seed: &str, index: u64) -> Vec<String> {
-    let players = variant.order.iter().copied().max().unwrap_or(1);
-    (1..=players)
+    (1..=variant.players)
         .map(|p| format!("{seed}-{index}-{p}"))
         .collect()
 }

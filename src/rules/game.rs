@@ -1140,7 +1140,7 @@ mod tests {
         variants.push(big(" (chain-capture #t)"));
         for v in variants {
             let v = Arc::new(v);
-            let players = v.order.iter().copied().max().unwrap();
+            let players = v.players;
             for seed in 0..4 {
                 let inputs = SeedInputs {
                     clients: Vec::new(),

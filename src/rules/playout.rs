@@ -172,7 +172,7 @@ pub fn run(variant: &Arc<Variant>, batch: &Playouts) -> Tally {
     let mut tally = Tally::default();
     let mut fp = Fingerprint::default();
     let mut legal = Vec::new();
-    let players = variant.order.iter().copied().max().unwrap_or(1);
+    let players = variant.players;
     let start = Instant::now();
     let mut i = batch.first;
     while i < batch.games {
