@@ -498,9 +498,16 @@ fn text(head: &str, v: &Value) -> Result<String, MessageError> {
 }
 
 fn version_text(v: &Value) -> Result<String, MessageError> {
-    // `1.0` reads as a float; print floats with their decimal point.
+    // `1.0` reads as a float; print floats with their decimal point, and never with an
+    // exponent: lexpr reads `1.8446744e39` as 1.8446744000000002e39 (its exponents are not
+    // exactly rounded) but plain decimals exactly, so the printed version reads back the same.
     if let Some(f) = v.as_f64().filter(|_| v.is_f64()) {
-        return Ok(format!("{f:?}"));
+        let plain = format!("{f}");
+        return Ok(if plain.contains('.') || !f.is_finite() {
+            plain
+        } else {
+            plain + ".0"
+        });
     }
     text("version", v)
 }
@@ -760,6 +767,29 @@ impl ServerMessage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the fuzz smoke run: a version with a huge exponent printed as `1.8446744e39`,
+    /// which lexpr reads back as another float. Versions print as plain decimals now.
+    #[test]
+    fn a_float_version_prints_as_text_that_reads_back_the_same() {
+        for text in [
+            "1.0",
+            "2.5",
+            "01844674400000000000010110393616430013430.0",
+            "0.001",
+        ] {
+            let line = format!("((version {text}))");
+            let m = ServerMessage::parse(line.as_bytes()).unwrap();
+            let printed = m.to_string();
+            assert_eq!(
+                ServerMessage::parse(printed.as_bytes()).unwrap(),
+                m,
+                "{printed}"
+            );
+        }
+        let m = ServerMessage::parse(b"((version 1.0))").unwrap();
+        assert_eq!(m.to_string(), "((version 1.0))");
+    }
 
     fn server_round_trip(s: &str) {
         let m = ServerMessage::parse(s.as_bytes()).unwrap_or_else(|e| panic!("{s}: {e}"));
