@@ -6,7 +6,7 @@
 
 use super::action::{Action, ActionCounts, ActionKind};
 use super::capture::CaptureRules;
-use super::cell_set::{nth_cell, CellSet, MASK_CELLS};
+use super::cell_set::{CellSet, MASK_CELLS};
 use super::piece::{Colour, Piece};
 use super::topology::{Cell, Line, LineOrder, Topology};
 use std::fmt;
@@ -489,7 +489,7 @@ impl Board {
         let mut counted = Counted::default();
         if self.count_pieces(topo, rules, control, &mut counted) {
             let k = u32::try_from(k).ok()?;
-            return self.action_at(topo, rules, control, &counted, k);
+            return self.action_at(topo, rules, &counted, k);
         }
         let mut k = k;
         let mut found = None;
@@ -514,9 +514,9 @@ impl Board {
         found
     }
 
-    /// Counts the reveals and moves `control` allows, and each movable piece's moves, into
-    /// `out`, on a board of at most [`MASK_CELLS`] cells (false, and `out` untouched, on a
-    /// larger board): what [`Board::action_at`] needs to find an action by its index.
+    /// Counts the reveals and moves `control` allows, and each cell's, into `out`, on a board
+    /// whose topology has [`Topology::small_counts`] (false, and `out` untouched, on another
+    /// board): what [`Board::action_at`] needs to find an action by its index.
     pub(crate) fn count_pieces(
         &self,
         topo: &Topology,
@@ -524,14 +524,24 @@ impl Board {
         control: Control,
         out: &mut Counted,
     ) -> bool {
-        let len = self.len();
-        let per_piece = &mut out.per_piece;
-        out.counts = if len <= 64 {
-            self.count_in::<u64>(topo, rules, control, |i, n| per_piece[i] = n as u16)
-        } else if len <= MASK_CELLS {
-            self.count_in::<u128>(topo, rules, control, |i, n| per_piece[i] = n as u16)
-        } else {
+        if !topo.small_counts() {
             return false;
+        }
+        let len = self.len();
+        // A face-down cell has one action, its reveal: eight cells' worth at a time.
+        let bytes = &mut out.per_cell;
+        for (w, word) in bytes.chunks_exact_mut(8).take(len.div_ceil(8)).enumerate() {
+            let face_down = (self.masks[0] >> (8 * w)) as u8;
+            word.copy_from_slice(&SPREAD[usize::from(face_down)].to_le_bytes());
+        }
+        let mut count = |cell: usize, n: u32, add: bool| {
+            let byte = &mut bytes[cell & (MASK_CELLS - 1)];
+            *byte = n as u8 + if add { *byte } else { 0 };
+        };
+        out.counts = if len <= 64 {
+            self.count_in::<u64>(topo, rules, control, &mut count)
+        } else {
+            self.count_in::<u128>(topo, rules, control, &mut count)
         };
         out.total = out.counts.total();
         true
@@ -539,66 +549,28 @@ impl Board {
 
     /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, and its kind, from
     /// the count of [`Board::count_pieces`] for the same `control` (`None` when `k` is not
-    /// below its total), without listing the others: the face-down cells before each piece are
-    /// counted as a set, so only the piece (or the face-down cell) the action belongs to is
-    /// looked at again.
+    /// below its total), without listing the others and without a branch the processor
+    /// cannot predict until the cell is found: the cell is found from sums of the per-cell
+    /// counts eight cells at a time, then only that cell is looked at again.
     pub(crate) fn action_at(
         &self,
         topo: &Topology,
         rules: &CaptureRules,
-        control: Control,
         counted: &Counted,
         k: u32,
     ) -> Option<(Action, ActionKind)> {
         if k >= counted.total {
             return None;
         }
-        let per_piece = &counted.per_piece;
+        let (cell, k) = counted.find(self.len(), k);
+        if self.codes[cell] == HIDDEN {
+            return Some((Action::Reveal(cell), ActionKind::Reveal));
+        }
         if self.len() <= 64 {
-            self.action_at_in::<u64>(topo, rules, control, per_piece, k)
+            self.nth_move_in(topo, rules, &self.sets::<u64>(topo), cell, k)
         } else {
-            self.action_at_in::<u128>(topo, rules, control, per_piece, k)
+            self.nth_move_in(topo, rules, &self.sets::<u128>(topo), cell, k)
         }
-    }
-
-    /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, and its kind, on a
-    /// board with masks (`B` holding every cell), from each movable piece's moves in cell
-    /// order (see [`Board::action_at`]).
-    #[inline]
-    fn action_at_in<B: CellSet>(
-        &self,
-        topo: &Topology,
-        rules: &CaptureRules,
-        control: Control,
-        per_piece: &[u16; MASK_CELLS],
-        mut k: u32,
-    ) -> Option<(Action, ActionKind)> {
-        let reveal = |cell| Some((Action::Reveal(cell), ActionKind::Reveal));
-        let sets = self.sets::<B>(topo);
-        // The face-down cells not passed yet.
-        let mut hidden = sets.hidden;
-        let mut movable = sets.movable(control);
-        let mut i = 0;
-        while !movable.is_none() {
-            let cell = movable.first();
-            movable = movable.without_first();
-            let before = hidden & B::below(cell);
-            if !before.is_none() {
-                let reveals = before.count();
-                if k < reveals {
-                    return reveal(nth_cell(before, k));
-                }
-                k -= reveals;
-                hidden = hidden ^ before;
-            }
-            let here = u32::from(per_piece[i & (MASK_CELLS - 1)]);
-            if k < here {
-                return self.nth_move_in(topo, rules, &sets, cell, k);
-            }
-            k -= here;
-            i += 1;
-        }
-        (k < hidden.count()).then(|| reveal(nth_cell(hidden, k)))?
     }
 
     /// [`Board::nth_move_of_code`] on a board with masks, for the revealed piece at `from`,
@@ -833,23 +805,6 @@ impl Board {
         }
     }
 
-    /// The steps and jumps of the revealed piece at `cell`, on a board with masks.
-    #[inline(always)]
-    fn count_piece<B: CellSet>(
-        &self,
-        topo: &Topology,
-        rules: &CaptureRules,
-        sets: &Sets<'_, B>,
-        cell: Cell,
-    ) -> (u32, u32) {
-        let code = sets.code(cell);
-        let mut jumps = 0;
-        if rules.jumps_code(code) {
-            self.jumps_in(topo, sets, cell, code, &mut |_| jumps += 1);
-        }
-        (self.count_steps_in(topo, rules, sets, cell, code), jumps)
-    }
-
     /// [`Board::count_steps`] on a board with masks: by the step rows when the topology has
     /// them, without a bounds check.
     #[inline(always)]
@@ -872,14 +827,18 @@ impl Board {
     }
 
     /// [`Board::count_actions`] on a board with masks, `B` holding every cell; calls `each`
-    /// with every movable piece's number in cell order (from 0) and its moves.
+    /// with every movable piece's cell and its steps, then with each piece that jumps and its
+    /// jumps (the third argument true: add to the piece's steps).
+    ///
+    /// The pieces that jump are counted in a second pass rather than by a test in the first:
+    /// whether a piece jumps follows no pattern the processor can predict.
     #[inline(always)]
     fn count_in<B: CellSet>(
         &self,
         topo: &Topology,
         rules: &CaptureRules,
         control: Control,
-        mut each: impl FnMut(usize, u32),
+        mut each: impl FnMut(usize, u32, bool),
     ) -> ActionCounts {
         let sets = self.sets::<B>(topo);
         let mut counts = ActionCounts {
@@ -887,15 +846,25 @@ impl Board {
             ..ActionCounts::default()
         };
         let mut movable = sets.movable(control);
-        let mut i = 0;
+        let mut jumpers = B::NONE;
         while !movable.is_none() {
             let cell = movable.first();
             movable = movable.without_first();
-            let (steps, jumps) = self.count_piece(topo, rules, &sets, cell);
+            let code = sets.code(cell);
+            let steps = self.count_steps_in(topo, rules, &sets, cell, code);
+            if rules.jumps_code(code) {
+                jumpers = jumpers | B::single(cell);
+            }
             counts.moves += steps;
+            each(cell, steps, false);
+        }
+        while !jumpers.is_none() {
+            let cell = jumpers.first();
+            jumpers = jumpers.without_first();
+            let mut jumps = 0;
+            self.jumps_in(topo, &sets, cell, sets.code(cell), &mut |_| jumps += 1);
             counts.jumps += jumps;
-            each(i, steps + jumps);
-            i += 1;
+            each(cell, jumps, true);
         }
         counts
     }
@@ -909,10 +878,10 @@ impl Board {
     ) -> ActionCounts {
         let len = self.len();
         if len <= 64 {
-            return self.count_in::<u64>(topo, rules, control, |_, _| {});
+            return self.count_in::<u64>(topo, rules, control, |_, _, _| {});
         }
         if len <= MASK_CELLS {
-            return self.count_in::<u128>(topo, rules, control, |_, _| {});
+            return self.count_in::<u128>(topo, rules, control, |_, _, _| {});
         }
         let mut counts = ActionCounts {
             reveals: self.codes().iter().filter(|&&c| c == HIDDEN).count() as u32,
@@ -973,6 +942,27 @@ const ROW_STEPS: [(u32, [u8; 4]); 16] = {
     table
 };
 
+/// For each set of eight bits, the word whose byte `i` is bit `i`: eight cells' face-down
+/// flags as their counts of actions (see [`Board::count_pieces`]).
+const SPREAD: [u64; 256] = {
+    let mut table = [0; 256];
+    let mut set = 0;
+    while set < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            table[set] |= ((set as u64 >> bit) & 1) << (8 * bit);
+            bit += 1;
+        }
+        set += 1;
+    }
+    table
+};
+
+/// Every byte of a word: 1.
+const BYTES_ONE: u64 = 0x0101_0101_0101_0101;
+/// Every byte of a word: its top bit.
+const BYTES_TOP: u64 = 0x8080_8080_8080_8080;
+
 /// A board's reveals and moves for one control, counted by [`Board::count_pieces`].
 #[derive(Clone, Debug)]
 pub(crate) struct Counted {
@@ -981,9 +971,10 @@ pub(crate) struct Counted {
     /// `counts.total()`, kept apart: summing the counts just written field by field would
     /// read them back as one vector, which stalls the processor (no store forwarding).
     pub total: u32,
-    /// Each movable piece's moves (steps and jumps), in cell order (the first
-    /// `counts.moves + counts.jumps` pieces' worth are meaningful).
-    per_piece: [u16; MASK_CELLS],
+    /// Each cell's actions (a face-down cell's reveal, a movable piece's moves, else none), in
+    /// cell order (the board's cells, rounded up to eight, are meaningful). At most
+    /// [`MAX_MOVES_PER_CELL`](super::topology::MAX_MOVES_PER_CELL) each, so the sum of eight cells keeps a byte's top bit clear.
+    per_cell: [u8; MASK_CELLS],
 }
 
 impl Default for Counted {
@@ -991,8 +982,40 @@ impl Default for Counted {
         Counted {
             counts: ActionCounts::default(),
             total: 0,
-            per_piece: [0; MASK_CELLS],
+            per_cell: [0; MASK_CELLS],
         }
+    }
+}
+
+impl Counted {
+    /// The cell of the `k`-th (from 0) action on a board of `len` cells (`k` below the total),
+    /// and the action's index among that cell's. Eight cells are one word of bytes: the
+    /// product by [`BYTES_ONE`] puts in each byte the sum of the bytes up to it, so a word's
+    /// total is its top byte, and the cell is the first byte whose sum exceeds `k`.
+    #[inline]
+    fn find(&self, len: usize, k: u32) -> (Cell, u32) {
+        let word = |w: usize| {
+            let bytes = &self.per_cell[(8 * w) & (MASK_CELLS - 8)..][..8];
+            u64::from_le_bytes(bytes.try_into().expect("eight bytes"))
+        };
+        // The words before the action's: every word whose running total is at most `k`
+        // (running totals only grow), found with no branch on the data.
+        let (mut w, mut before, mut running) = (0, 0, 0);
+        for i in 0..len.div_ceil(8) {
+            running += (word(i).wrapping_mul(BYTES_ONE) >> 56) as u32;
+            let past = running <= k;
+            w += usize::from(past);
+            before = if past { running } else { before };
+        }
+        let k = k - before;
+        let counts = word(w);
+        let sums = counts.wrapping_mul(BYTES_ONE);
+        // The top bit of byte `i` stays set when its sum is above `k` (sums and `k + 1` are
+        // below 128, so no byte borrows from the next).
+        let above = ((sums | BYTES_TOP) - u64::from(k + 1) * BYTES_ONE) & BYTES_TOP;
+        let i = above.trailing_zeros() / 8;
+        let sum_before = ((sums >> (8 * i)) as u8 - (counts >> (8 * i)) as u8) as u32;
+        (8 * w + i as usize, k - sum_before)
     }
 }
 
@@ -1323,6 +1346,38 @@ mod tests {
                 want.sort_unstable();
                 assert_eq!(listed_and_checked(&scrambled, &r, &moved, control), want);
                 listed_and_checked(&kings, &r, &b, control);
+            }
+        }
+    }
+
+    /// The edges of the byte-per-cell count behind `nth_action`: the largest board with cell
+    /// sets (8x16: sixteen words of counts, cell sets as `u128`), and cells with more moves
+    /// than a byte per cell is trusted with (sixteen neighbours each: the count without
+    /// sets).
+    #[test]
+    fn the_largest_board_with_sets_and_crowded_cells_agree() {
+        let big = Topology::rectangle(8, 16).unwrap();
+        assert!(big.small_counts());
+        let mut moves = std::collections::BTreeSet::new();
+        for a in 0..32usize {
+            for d in 1..=8 {
+                moves.insert((a, (a + d) % 32));
+                moves.insert(((a + d) % 32, a));
+            }
+        }
+        let crowded =
+            Topology::from_parts(32, moves.into_iter().collect(), vec![Vec::new(); 32]).unwrap();
+        assert!(!crowded.small_counts());
+        let r = CaptureRules::standard();
+        let mut x = 7;
+        for _ in 0..20 {
+            let squares = random_board(128, &mut x);
+            let b = Board::parse(&squares.iter().map(|s| s.letter()).collect::<String>()).unwrap();
+            let small = Board::parse(&squares[..32].iter().map(|s| s.letter()).collect::<String>())
+                .unwrap();
+            for control in [Control::Colour(Colour::Red), Control::Both] {
+                listed_and_checked(&big, &r, &b, control);
+                listed_and_checked(&crowded, &r, &small, control);
             }
         }
     }

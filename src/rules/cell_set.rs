@@ -35,8 +35,6 @@ pub(crate) trait CellSet:
     fn without_first(self) -> Self;
     /// Number of cells.
     fn count(self) -> u32;
-    /// The cells below `cell` (`cell` less than the word's bits).
-    fn below(cell: Cell) -> Self;
     /// The set of `cell` alone (`cell` less than the word's bits).
     fn single(cell: Cell) -> Self;
 }
@@ -77,11 +75,6 @@ macro_rules! cell_set {
             }
 
             #[inline(always)]
-            fn below(cell: Cell) -> $t {
-                (1 << cell) - 1
-            }
-
-            #[inline(always)]
             fn single(cell: Cell) -> $t {
                 1 << cell
             }
@@ -91,15 +84,6 @@ macro_rules! cell_set {
 
 cell_set!(u64);
 cell_set!(u128);
-
-/// The `n`-th (from 0) cell of `set`, which has more than `n` cells.
-#[inline]
-pub(crate) fn nth_cell<B: CellSet>(mut set: B, n: u32) -> Cell {
-    for _ in 0..n {
-        set = set.without_first();
-    }
-    set.first()
-}
 
 #[cfg(test)]
 mod tests {
@@ -112,10 +96,6 @@ mod tests {
         assert_eq!(set.first(), 0);
         assert_eq!(set.last(), bits as Cell - 1);
         assert_eq!(set.without_first().first(), 3);
-        assert_eq!((set & B::below(17)).count(), 2);
-        for (n, &c) in cells.iter().enumerate() {
-            assert_eq!(nth_cell(set, n as u32), c);
-        }
         assert!(B::NONE.is_none() && !set.is_none());
         assert_eq!(B::of(u128::MAX).count(), bits);
     }

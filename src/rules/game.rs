@@ -250,8 +250,7 @@ impl PublicState<'_> {
         }
         let k = choose(n);
         if k < on_board {
-            self.board
-                .action_at(&v.topology, &v.capture, self.control, counted, k)
+            self.board.action_at(&v.topology, &v.capture, counted, k)
         } else {
             (self.bag_has_pieces && k == on_board).then_some((Action::Bag, ActionKind::Bag))
         }
@@ -777,11 +776,12 @@ impl Game {
             self.hashes.clear();
         }
         if !keeps_turn {
-            self.turn_pos += 1;
-            if self.turn_pos == self.variant.order.len() {
-                self.turn_pos = 0;
-                self.round += 1;
-            }
+            // Without a branch: two players take turns in a pattern the processor may not
+            // predict (after a capture-chain or a bag draw keeps the turn).
+            let next = self.turn_pos + 1;
+            let wraps = next == self.variant.order.len();
+            self.turn_pos = if wraps { 0 } else { next };
+            self.round += u32::from(wraps);
         }
         self.start_turn();
         played

@@ -65,7 +65,15 @@ struct Flat {
     /// own cell, so the padding counts nothing). Rows past the last cell fill the table to
     /// [`MASK_CELLS`] rows, so a cell number masked to its bits needs no bounds check.
     step_rows: Vec<[u8; 4]>,
+    /// Whether the board has at most [`MASK_CELLS`] cells, none of them with more than
+    /// [`MAX_MOVES_PER_CELL`] neighbours and rays together: then a piece's moves fit the
+    /// move generator's one byte per cell, and eight cells' sum a byte with its top bit clear
+    /// (see `Board::count_pieces`).
+    small_counts: bool,
 }
+
+/// The most moves (steps and jumps) a cell may give for [`Topology::small_counts`].
+pub(crate) const MAX_MOVES_PER_CELL: usize = 15;
 
 /// One ray as a set of cells (see [`Topology::lines`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,6 +110,11 @@ impl Flat {
             cells: Vec::new(),
             lines: Vec::new(),
             step_rows: Vec::new(),
+            small_counts: neighbours.len() <= MASK_CELLS
+                && neighbours
+                    .iter()
+                    .zip(rays)
+                    .all(|(n, r)| n.len() + r.len() <= MAX_MOVES_PER_CELL),
         };
         if neighbours.len() <= MASK_CELLS && neighbours.iter().all(|list| list.len() <= 4) {
             flat.step_rows = neighbours
@@ -593,6 +606,13 @@ impl Topology {
     #[inline]
     pub(crate) fn step_rows(&self) -> Option<&[[u8; 4]; MASK_CELLS]> {
         self.flat.step_rows.as_slice().try_into().ok()
+    }
+
+    /// Whether the move generator may count moves in one byte per cell (see
+    /// `Flat::small_counts`): true of every shipped board.
+    #[inline]
+    pub(crate) fn small_counts(&self) -> bool {
+        self.flat.small_counts
     }
 
     /// Whether `b` is one step from `a`.
