@@ -108,20 +108,36 @@ pub struct Board {
     /// [`Board::grid`]).
     codes: Vec<u8>,
     /// On a board of at most [`MASK_CELLS`] cells, bit `c` of `masks[0]` says cell `c` is
-    /// face-down, of `masks[1 + colour]` that it holds a revealed piece of that colour (zero on
-    /// larger boards). Kept in step by [`Board::set`]: the generator visits only the cells that
-    /// have actions, and counts reveals with one instruction.
-    masks: [u128; 3],
+    /// face-down, of `masks[1 + colour]` that it holds a revealed piece of that colour, of
+    /// `masks[3]` that it is empty (all zero on larger boards; see [`MASK_OF_CODE`]). Kept in
+    /// step by [`Board::set`]: the generator visits only the cells that have actions, and
+    /// counts reveals with one instruction.
+    masks: [u128; 4],
 }
 
+/// Which of [`Board`]'s masks each square code belongs to: every code belongs to one, so
+/// [`Board::set`] moves a cell from one mask to another without a branch.
+const MASK_OF_CODE: [usize; CODES] = {
+    let mut table = [3; CODES];
+    let mut code = 0;
+    while code < CODES {
+        table[code] = match colour_of_code(code) {
+            Some(Colour::Red) => 1,
+            Some(Colour::Black) => 2,
+            None if code == HIDDEN as usize => 0,
+            None => 3,
+        };
+        code += 1;
+    }
+    table
+};
+
 /// The masks of a board's codes (all zero past [`MASK_CELLS`] cells).
-fn masks_of(codes: &[u8]) -> [u128; 3] {
-    let mut masks = [0; 3];
+fn masks_of(codes: &[u8]) -> [u128; 4] {
+    let mut masks = [0; 4];
     if codes.len() <= MASK_CELLS {
         for (cell, &code) in codes.iter().enumerate() {
-            if let Some(i) = mask_index(code) {
-                masks[i] |= 1 << cell;
-            }
+            masks[MASK_OF_CODE[usize::from(code) & (CODES - 1)]] |= 1 << cell;
         }
     }
     masks
@@ -133,16 +149,6 @@ fn padded(mut codes: Vec<u8>) -> Vec<u8> {
         codes.resize(MASK_CELLS, EMPTY);
     }
     codes
-}
-
-/// Which of [`Board`]'s masks a square code belongs to.
-#[inline]
-fn mask_index(code: u8) -> Option<usize> {
-    match code {
-        HIDDEN => Some(0),
-        EMPTY => None,
-        c => colour_of_code(c as usize).map(|c| 1 + c.index()),
-    }
 }
 
 /// Why an action is not legal, in words a bot author can act on.
@@ -205,15 +211,11 @@ impl Board {
     pub fn set(&mut self, cell: Cell, sq: Square) {
         self.squares[cell] = sq;
         let code = sq.code();
-        self.codes[cell] = code;
+        let old = std::mem::replace(&mut self.codes[cell], code);
         if self.len() <= MASK_CELLS {
             let bit = 1u128 << cell;
-            for m in &mut self.masks {
-                *m &= !bit;
-            }
-            if let Some(i) = mask_index(code) {
-                self.masks[i] |= bit;
-            }
+            self.masks[MASK_OF_CODE[usize::from(old) & (CODES - 1)]] &= !bit;
+            self.masks[MASK_OF_CODE[usize::from(code) & (CODES - 1)]] |= bit;
         }
     }
 
@@ -228,7 +230,7 @@ impl Board {
         mut f: impl FnMut(Cell, u8) -> bool,
     ) {
         if self.len() <= MASK_CELLS {
-            let [face_down, red, black] = self.masks;
+            let [face_down, red, black, _] = self.masks;
             let mut todo = if hidden { face_down } else { 0 }
                 | match control {
                     Control::Nothing => 0,
@@ -805,6 +807,35 @@ impl Board {
         }
     }
 
+    /// How many jumps [`Board::jumps_in`] gives, counted without a branch on the board: the
+    /// screen and the target of a rising and of a falling line are both found, and the line's
+    /// order picks one.
+    #[inline(always)]
+    fn count_jumps_in<B: CellSet>(
+        &self,
+        topo: &Topology,
+        sets: &Sets<'_, B>,
+        from: Cell,
+        code: u8,
+    ) -> u32 {
+        let enemy = sets.enemy_of(code);
+        let mut n = 0;
+        for line in topo.lines(from) {
+            if line.order == LineOrder::Mixed {
+                n += u32::from(self.jump_target_on(topo, code, line).is_some());
+                continue;
+            }
+            let on = B::of(line.cells) & sets.occupied;
+            // Past the screen: the next piece up (rising) or down (falling).
+            let rising = on.without_first().lowest();
+            let falling = (on ^ on.highest()).highest();
+            let pick = B::of(u128::from(line.order == LineOrder::Rising).wrapping_neg());
+            let target = (rising & pick) | (falling & !pick);
+            n += u32::from(!(target & enemy).is_none());
+        }
+        n
+    }
+
     /// [`Board::count_steps`] on a board with masks: by the step rows when the topology has
     /// them, without a bounds check.
     #[inline(always)]
@@ -861,8 +892,7 @@ impl Board {
         while !jumpers.is_none() {
             let cell = jumpers.first();
             jumpers = jumpers.without_first();
-            let mut jumps = 0;
-            self.jumps_in(topo, &sets, cell, sets.code(cell), &mut |_| jumps += 1);
+            let jumps = self.count_jumps_in(topo, &sets, cell, sets.code(cell));
             counts.jumps += jumps;
             each(cell, jumps, true);
         }
@@ -911,7 +941,7 @@ impl Board {
     /// The board's masks as sets of `B` (a board with masks, `B` holding every cell).
     #[inline(always)]
     fn sets<'a, B: CellSet>(&'a self, topo: &'a Topology) -> Sets<'a, B> {
-        let [hidden, red, black] = self.masks.map(B::of);
+        let [hidden, red, black, _] = self.masks.map(B::of);
         Sets {
             hidden,
             colour: [red, black],

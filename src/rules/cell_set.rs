@@ -33,6 +33,10 @@ pub(crate) trait CellSet:
     fn last(self) -> Cell;
     /// The set without its lowest cell.
     fn without_first(self) -> Self;
+    /// The set of its lowest cell alone (empty when the set is).
+    fn lowest(self) -> Self;
+    /// The set of its highest cell alone (empty when the set is), without a branch.
+    fn highest(self) -> Self;
     /// Number of cells.
     fn count(self) -> u32;
     /// The set of `cell` alone (`cell` less than the word's bits).
@@ -70,6 +74,19 @@ macro_rules! cell_set {
             }
 
             #[inline(always)]
+            fn lowest(self) -> $t {
+                self & self.wrapping_neg()
+            }
+
+            #[inline(always)]
+            fn highest(self) -> $t {
+                // An empty set has as many leading zeros as bits: the shift is masked to stay
+                // in range, and the result cleared.
+                let top = (1 << (<$t>::BITS - 1)) >> (self.leading_zeros() & (<$t>::BITS - 1));
+                top & <$t>::from(self != 0).wrapping_neg()
+            }
+
+            #[inline(always)]
             fn count(self) -> u32 {
                 self.count_ones()
             }
@@ -96,6 +113,10 @@ mod tests {
         assert_eq!(set.first(), 0);
         assert_eq!(set.last(), bits as Cell - 1);
         assert_eq!(set.without_first().first(), 3);
+        assert_eq!(set.lowest(), B::single(0));
+        assert_eq!(set.highest(), B::single(bits as Cell - 1));
+        assert_eq!(B::single(17).highest(), B::single(17));
+        assert!(B::NONE.lowest().is_none() && B::NONE.highest().is_none());
         assert!(B::NONE.is_none() && !set.is_none());
         assert_eq!(B::of(u128::MAX).count(), bits);
     }
