@@ -113,6 +113,8 @@ pub struct Board {
     /// step by [`Board::set`]: the generator visits only the cells that have actions, and
     /// counts reveals with one instruction.
     masks: [u128; 4],
+    /// How many cells are face-down, kept by [`Board::set`]: the reveals, without counting.
+    face_down: u32,
 }
 
 /// Which of [`Board`]'s masks each square code belongs to: every code belongs to one, so
@@ -163,6 +165,7 @@ impl Board {
         Board {
             squares: vec![Square::Hidden; size],
             masks: masks_of(&codes),
+            face_down: size as u32,
             codes: padded(codes),
         }
     }
@@ -185,6 +188,7 @@ impl Board {
                 Board {
                     squares,
                     masks: masks_of(&codes),
+                    face_down: codes.iter().filter(|&&c| c == HIDDEN).count() as u32,
                     codes: padded(codes),
                 }
             })
@@ -212,6 +216,7 @@ impl Board {
         self.squares[cell] = sq;
         let code = sq.code();
         let old = std::mem::replace(&mut self.codes[cell], code);
+        self.face_down = self.face_down + u32::from(code == HIDDEN) - u32::from(old == HIDDEN);
         if self.len() <= MASK_CELLS {
             let bit = 1u128 << cell;
             self.masks[MASK_OF_CODE[usize::from(old) & (CODES - 1)]] &= !bit;
@@ -285,19 +290,12 @@ impl Board {
 
     /// Whether any cell is face-down.
     pub(crate) fn has_face_down(&self) -> bool {
-        if self.len() <= MASK_CELLS {
-            self.masks[0] != 0
-        } else {
-            self.codes().contains(&HIDDEN)
-        }
+        self.face_down != 0
     }
 
     /// Number of face-down pieces.
     pub fn hidden_count(&self) -> usize {
-        self.squares
-            .iter()
-            .filter(|s| **s == Square::Hidden)
-            .count()
+        self.face_down as usize
     }
 
     /// Checks one `(mov from to)` for a player of `colour`, and tells whether it is a step or a
@@ -529,24 +527,38 @@ impl Board {
         if !topo.small_counts() {
             return false;
         }
-        let len = self.len();
-        // A face-down cell has one action, its reveal: eight cells' worth at a time.
         let bytes = &mut out.per_cell;
-        for (w, word) in bytes.chunks_exact_mut(8).take(len.div_ceil(8)).enumerate() {
-            let face_down = (self.masks[0] >> (8 * w)) as u8;
-            word.copy_from_slice(&SPREAD[usize::from(face_down)].to_le_bytes());
-        }
-        let mut count = |cell: usize, n: u32, add: bool| {
-            let byte = &mut bytes[cell & (MASK_CELLS - 1)];
-            *byte = n as u8 + if add { *byte } else { 0 };
-        };
-        out.counts = if len <= 64 {
-            self.count_in::<u64>(topo, rules, control, &mut count)
+        out.counts = if self.len() <= 64 {
+            self.count_cells_in::<u64>(topo, rules, control, bytes)
         } else {
-            self.count_in::<u128>(topo, rules, control, &mut count)
+            self.count_cells_in::<u128>(topo, rules, control, bytes)
         };
         out.total = out.counts.total();
         true
+    }
+
+    /// [`Board::count_pieces`], `B` holding every cell.
+    #[inline(always)]
+    fn count_cells_in<B: CellSet>(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        control: Control,
+        bytes: &mut [u8; MASK_CELLS],
+    ) -> ActionCounts {
+        // A face-down cell has one action, its reveal: eight cells' worth at a time.
+        let face_down = B::of(self.masks[0]);
+        for (w, word) in bytes
+            .chunks_exact_mut(8)
+            .take(self.len().div_ceil(8))
+            .enumerate()
+        {
+            word.copy_from_slice(&SPREAD[usize::from(face_down.byte(w))].to_le_bytes());
+        }
+        self.count_in::<B>(topo, rules, control, |cell, n, add| {
+            let byte = &mut bytes[cell & (MASK_CELLS - 1)];
+            *byte = n as u8 + if add { *byte } else { 0 };
+        })
     }
 
     /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, and its kind, from
@@ -873,7 +885,7 @@ impl Board {
     ) -> ActionCounts {
         let sets = self.sets::<B>(topo);
         let mut counts = ActionCounts {
-            reveals: sets.hidden.count(),
+            reveals: self.face_down,
             ..ActionCounts::default()
         };
         let mut movable = sets.movable(control);
@@ -914,7 +926,7 @@ impl Board {
             return self.count_in::<u128>(topo, rules, control, |_, _, _| {});
         }
         let mut counts = ActionCounts {
-            reveals: self.codes().iter().filter(|&&c| c == HIDDEN).count() as u32,
+            reveals: self.face_down,
             ..ActionCounts::default()
         };
         self.for_each_active_cell(control, false, |cell, code| {
@@ -943,7 +955,6 @@ impl Board {
     fn sets<'a, B: CellSet>(&'a self, topo: &'a Topology) -> Sets<'a, B> {
         let [hidden, red, black, _] = self.masks.map(B::of);
         Sets {
-            hidden,
             colour: [red, black],
             occupied: hidden | red | black,
             grid: self.grid(),
@@ -1052,8 +1063,6 @@ impl Counted {
 /// A board's cells by content, as sets, and what else the generator reads on a board with
 /// masks, fetched once per count.
 struct Sets<'a, B> {
-    /// Face-down pieces.
-    hidden: B,
     /// Revealed pieces of each colour.
     colour: [B; 2],
     /// Every cell that is not empty.

@@ -2,8 +2,7 @@
 //! boards of at most [`MASK_CELLS`] cells (every shipped board, 8x16 included).
 //!
 //! The board and the topology keep their sets as `u128`; the generator works on `u64` when the
-//! board has at most 64 cells (4x8 has 32): half the work per operation, and the default
-//! target (x86-64 baseline, no `popcnt` instruction) counts bits in software, so this matters.
+//! board has at most 64 cells (4x8 has 32): half the work per operation.
 
 use super::topology::Cell;
 use std::ops::{BitAnd, BitOr, BitXor, Not};
@@ -37,8 +36,8 @@ pub(crate) trait CellSet:
     fn lowest(self) -> Self;
     /// The set of its highest cell alone (empty when the set is), without a branch.
     fn highest(self) -> Self;
-    /// Number of cells.
-    fn count(self) -> u32;
+    /// Cells `8w..8w + 8` as the bits of a byte (`w` below the word's bytes).
+    fn byte(self, w: usize) -> u8;
     /// The set of `cell` alone (`cell` less than the word's bits).
     fn single(cell: Cell) -> Self;
 }
@@ -87,8 +86,8 @@ macro_rules! cell_set {
             }
 
             #[inline(always)]
-            fn count(self) -> u32 {
-                self.count_ones()
+            fn byte(self, w: usize) -> u8 {
+                (self >> (8 * w)) as u8
             }
 
             #[inline(always)]
@@ -109,16 +108,23 @@ mod tests {
     fn check<B: CellSet + std::fmt::Debug>(bits: u32) {
         let cells = [0, 3, 17, bits as Cell - 1];
         let set = cells.iter().fold(B::NONE, |s, &c| s | B::single(c));
-        assert_eq!(set.count(), 4);
+        assert_eq!(
+            set.without_first()
+                .without_first()
+                .without_first()
+                .without_first(),
+            B::NONE
+        );
         assert_eq!(set.first(), 0);
         assert_eq!(set.last(), bits as Cell - 1);
         assert_eq!(set.without_first().first(), 3);
         assert_eq!(set.lowest(), B::single(0));
+        assert_eq!((set.byte(0), set.byte(2)), (0b1001, 0b10));
         assert_eq!(set.highest(), B::single(bits as Cell - 1));
         assert_eq!(B::single(17).highest(), B::single(17));
         assert!(B::NONE.lowest().is_none() && B::NONE.highest().is_none());
         assert!(B::NONE.is_none() && !set.is_none());
-        assert_eq!(B::of(u128::MAX).count(), bits);
+        assert_eq!(B::of(u128::MAX).highest(), B::single(bits as Cell - 1));
     }
 
     #[test]

@@ -598,15 +598,26 @@ impl Game {
     }
 
     /// [`PublicState::choose_legal`] for the player to move.
+    /// The count goes into the game's own buffer, rather than a new one every ply.
     pub(crate) fn choose_legal(
-        &self,
+        &mut self,
         choose: impl FnOnce(u32) -> u32,
     ) -> Option<(Action, ActionKind)> {
         if self.counted_now {
-            self.public_state().choose_counted(&self.counted, choose)
-        } else {
-            self.public_state().choose_legal(choose)
+            return self.public_state().choose_counted(&self.counted, choose);
         }
+        let v = &self.variant;
+        if self.hand.is_none()
+            && self.chain.is_none()
+            && self
+                .board
+                .count_pieces(&v.topology, &v.capture, self.control, &mut self.counted)
+        {
+            // Not `counted_now`: that count is the whole of `counts()`, and this one may
+            // leave out a bag draw.
+            return self.public_state().choose_counted(&self.counted, choose);
+        }
+        self.public_state().choose_legal(choose)
     }
 
     /// The legal actions of the player to move.
