@@ -104,7 +104,7 @@ pub struct Board {
     squares: Vec<Square>,
     /// `codes[c] == squares[c].code()`, kept in step by [`Board::set`]: what the move
     /// generator reads (one byte per cell, and table lookups instead of matches). On a board
-    /// of at most [`MASK_CELLS`] cells, padded with empty cells to that length (see
+    /// of at most [`MASK_CELLS`] cells, padded with empty cells to [`GRID_CELLS`] (see
     /// [`Board::grid`]).
     codes: Vec<u8>,
     /// On a board of at most [`MASK_CELLS`] cells, bit `c` of `masks[0]` says cell `c` is
@@ -145,10 +145,14 @@ fn masks_of(codes: &[u8]) -> [u128; 4] {
     masks
 }
 
-/// A board's codes, padded with empty cells to [`MASK_CELLS`] when there are fewer.
+/// How many codes a board with masks keeps (see [`Board::grid`]): one for every byte, so a
+/// cell number read as a byte (a step row's) indexes them with no mask or bounds check.
+const GRID_CELLS: usize = 256;
+
+/// A board's codes, padded with empty cells to [`GRID_CELLS`] on a board with masks.
 fn padded(mut codes: Vec<u8>) -> Vec<u8> {
-    if codes.len() < MASK_CELLS {
-        codes.resize(MASK_CELLS, EMPTY);
+    if codes.len() <= MASK_CELLS {
+        codes.resize(GRID_CELLS, EMPTY);
     }
     codes
 }
@@ -274,11 +278,12 @@ impl Board {
         &self.codes[..self.len()]
     }
 
-    /// Every cell's code on a board of at most [`MASK_CELLS`] cells, padded to that many:
-    /// indexed by a cell number masked to its bits, which needs no bounds check.
+    /// Every cell's code on a board of at most [`MASK_CELLS`] cells, padded to
+    /// [`GRID_CELLS`]: indexed by a byte, or a cell number masked to a byte, with no bounds
+    /// check.
     #[inline(always)]
-    fn grid(&self) -> &[u8; MASK_CELLS] {
-        self.codes[..MASK_CELLS]
+    fn grid(&self) -> &[u8; GRID_CELLS] {
+        self.codes[..GRID_CELLS]
             .try_into()
             .expect("a board with masks has padded codes")
     }
@@ -607,7 +612,7 @@ impl Board {
         // Which of the row's four cells are steps, as four bits; the `k`-th of them by table
         // rather than by a branch per cell, which the processor cannot predict.
         let valid = row.iter().enumerate().fold(0, |set, (j, &to)| {
-            set | usize::from(steps[sets.code(to as Cell) as usize & (CODES - 1)]) << j
+            set | usize::from(steps[usize::from(sets.code_at(to))]) << j
         });
         let (count, select) = ROW_STEPS[valid];
         if k < count {
@@ -865,7 +870,7 @@ impl Board {
         let steps = rules.steps_of_code(code);
         rows[cell & (MASK_CELLS - 1)]
             .iter()
-            .map(|&to| u32::from(steps[sets.code(to as Cell) as usize & (CODES - 1)]))
+            .map(|&to| u32::from(steps[usize::from(sets.code_at(to))]))
             .sum()
     }
 
@@ -1068,7 +1073,7 @@ struct Sets<'a, B> {
     /// Every cell that is not empty.
     occupied: B,
     /// [`Board::grid`].
-    grid: &'a [u8; MASK_CELLS],
+    grid: &'a [u8; GRID_CELLS],
     /// [`Topology::step_rows`].
     rows: Option<&'a [[u8; 4]; MASK_CELLS]>,
 }
@@ -1077,7 +1082,13 @@ impl<B: CellSet> Sets<'_, B> {
     /// The square code of `cell` (a cell of the board).
     #[inline(always)]
     fn code(&self, cell: Cell) -> u8 {
-        self.grid[cell & (MASK_CELLS - 1)]
+        self.grid[cell & (GRID_CELLS - 1)]
+    }
+
+    /// The square code of the cell of a step row (see [`Topology::step_rows`]).
+    #[inline(always)]
+    fn code_at(&self, cell: u8) -> u8 {
+        self.grid[usize::from(cell)]
     }
 
     /// The cells of the pieces `control` moves.

@@ -17,8 +17,10 @@ pub struct CaptureRules {
     /// `step` by square codes ([`Square::code`](super::Square::code)), for the move generator:
     /// `by_code[mover][target]` says whether the piece of code `mover` may step onto a cell of
     /// code `target`: empty yes, face-down no, a revealed piece when it is an enemy it may
-    /// capture. Derived from `step` in [`CaptureRules::new`].
-    by_code: [[bool; CODES]; CODES],
+    /// capture. Derived from `step` in [`CaptureRules::new`]. A row has an entry for every
+    /// byte (false past the codes), so a code read as a byte indexes it with no mask or
+    /// bounds check: the generator does that four times per piece.
+    by_code: [[bool; 256]; CODES],
     /// The square codes of the pieces that jump (bit `code`): the two cannons' when
     /// `cannon_jump`.
     jumpers: u16,
@@ -55,7 +57,7 @@ impl CaptureRules {
             }
         }
         // Piece codes are `2 + colour * 7 + kind`.
-        let mut by_code = [[false; CODES]; CODES];
+        let mut by_code = [[false; 256]; CODES];
         for mover in 0..14 {
             by_code[2 + mover][EMPTY as usize] = true;
             for target in 0..14 {
@@ -113,7 +115,7 @@ impl CaptureRules {
 
     /// Which square codes the piece of square code `mover` may step onto (see `by_code`).
     #[inline]
-    pub(crate) fn steps_of_code(&self, mover: u8) -> &[bool; CODES] {
+    pub(crate) fn steps_of_code(&self, mover: u8) -> &[bool; 256] {
         &self.by_code[mover as usize & (CODES - 1)]
     }
 
