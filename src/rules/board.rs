@@ -1044,18 +1044,22 @@ impl Counted {
             let bytes = &self.per_cell[(8 * w) & (MASK_CELLS - 8)..][..8];
             u64::from_le_bytes(bytes.try_into().expect("eight bytes"))
         };
-        // The words before the action's: every word whose running total is at most `k`
-        // (running totals only grow), found with no branch on the data.
+        // The action's word is the last one whose running total before it is at most `k`
+        // (running totals only grow): kept as the words go by, with no branch on the data
+        // and no second read of the word once `k` is known.
         let (mut w, mut before, mut running) = (0, 0, 0);
+        let (mut counts, mut sums) = (0, 0);
         for i in 0..len.div_ceil(8) {
-            running += (word(i).wrapping_mul(BYTES_ONE) >> 56) as u32;
-            let past = running <= k;
-            w += usize::from(past);
-            before = if past { running } else { before };
+            let here = word(i);
+            let here_sums = here.wrapping_mul(BYTES_ONE);
+            let reached = running <= k;
+            w = if reached { i } else { w };
+            before = if reached { running } else { before };
+            counts = if reached { here } else { counts };
+            sums = if reached { here_sums } else { sums };
+            running += (here_sums >> 56) as u32;
         }
         let k = k - before;
-        let counts = word(w);
-        let sums = counts.wrapping_mul(BYTES_ONE);
         // The top bit of byte `i` stays set when its sum is above `k` (sums and `k + 1` are
         // below 128, so no byte borrows from the next).
         let above = ((sums | BYTES_TOP) - u64::from(k + 1) * BYTES_ONE) & BYTES_TOP;
