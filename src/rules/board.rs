@@ -468,7 +468,7 @@ impl Board {
             let cell = movable.first();
             movable = movable.without_first();
             let code = sets.code(cell);
-            if self.count_steps_in(topo, rules, &sets, cell, code) > 0 {
+            if self.count_steps_in(topo, rules, &sets, cell, code).0 > 0 {
                 return true;
             }
             if rules.jumps_code(code) {
@@ -532,11 +532,11 @@ impl Board {
         if !topo.small_counts() {
             return false;
         }
-        let bytes = &mut out.per_cell;
+        let (bytes, row_steps) = (&mut out.per_cell, &mut out.row_steps);
         out.counts = if self.len() <= 64 {
-            self.count_cells_in::<u64>(topo, rules, control, bytes)
+            self.count_cells_in::<u64>(topo, rules, control, bytes, row_steps)
         } else {
-            self.count_cells_in::<u128>(topo, rules, control, bytes)
+            self.count_cells_in::<u128>(topo, rules, control, bytes, row_steps)
         };
         out.total = out.counts.total();
         true
@@ -550,6 +550,7 @@ impl Board {
         rules: &CaptureRules,
         control: Control,
         bytes: &mut [u8; MASK_CELLS],
+        row_steps: &mut [u8; MASK_CELLS],
     ) -> ActionCounts {
         // A face-down cell has one action, its reveal: eight cells' worth at a time.
         let face_down = B::of(self.masks[0]);
@@ -560,9 +561,12 @@ impl Board {
         {
             word.copy_from_slice(&SPREAD[usize::from(face_down.byte(w))].to_le_bytes());
         }
-        self.count_in::<B>(topo, rules, control, |cell, n, add| {
+        self.count_in::<B>(topo, rules, control, |cell, n, steps| {
             let byte = &mut bytes[cell & (MASK_CELLS - 1)];
-            *byte = n as u8 + if add { *byte } else { 0 };
+            *byte = n as u8 + if steps.is_none() { *byte } else { 0 };
+            if let Some(steps) = steps {
+                row_steps[cell & (MASK_CELLS - 1)] = steps;
+            }
         })
     }
 
@@ -585,10 +589,11 @@ impl Board {
         if self.codes[cell] == HIDDEN {
             return Some((Action::Reveal(cell), ActionKind::Reveal));
         }
+        let row_steps = counted.row_steps[cell & (MASK_CELLS - 1)];
         if self.len() <= 64 {
-            self.nth_move_in(topo, rules, &self.sets::<u64>(topo), cell, k)
+            self.nth_move_in(topo, rules, &self.sets::<u64>(topo), cell, row_steps, k)
         } else {
-            self.nth_move_in(topo, rules, &self.sets::<u128>(topo), cell, k)
+            self.nth_move_in(topo, rules, &self.sets::<u128>(topo), cell, row_steps, k)
         }
     }
 
@@ -601,20 +606,17 @@ impl Board {
         rules: &CaptureRules,
         sets: &Sets<'_, B>,
         from: Cell,
+        row_steps: u8,
         k: u32,
     ) -> Option<(Action, ActionKind)> {
         let code = sets.code(from);
         let Some(rows) = sets.rows else {
             return self.nth_move_of_code(topo, rules, from, code, k as usize);
         };
-        let steps = rules.steps_of_code(code);
         let row = &rows[from & (MASK_CELLS - 1)];
-        // Which of the row's four cells are steps, as four bits; the `k`-th of them by table
-        // rather than by a branch per cell, which the processor cannot predict.
-        let valid = row.iter().enumerate().fold(0, |set, (j, &to)| {
-            set | usize::from(steps[usize::from(sets.code_at(to))]) << j
-        });
-        let (count, select) = ROW_STEPS[valid];
+        // The `k`-th of the row's steps by table rather than by a branch per cell, which the
+        // processor cannot predict.
+        let (count, select) = ROW_STEPS[usize::from(row_steps) & 15];
         if k < count {
             let to = row[usize::from(select[k as usize & 3])] as Cell;
             return Some((Action::Move { from, to }, ActionKind::Step));
@@ -863,20 +865,21 @@ impl Board {
         sets: &Sets<'_, B>,
         cell: Cell,
         code: u8,
-    ) -> u32 {
+    ) -> (u32, u8) {
         let Some(rows) = sets.rows else {
-            return self.count_steps_listed(topo, rules, cell, code);
+            return (self.count_steps_listed(topo, rules, cell, code), 0);
         };
         let steps = rules.steps_of_code(code);
-        rows[cell & (MASK_CELLS - 1)]
-            .iter()
-            .map(|&to| u32::from(steps[usize::from(sets.code_at(to))]))
-            .sum()
+        let row = &rows[cell & (MASK_CELLS - 1)];
+        let step = |j: usize| u8::from(steps[usize::from(sets.code_at(row[j]))]);
+        let (a, b, c, d) = (step(0), step(1), step(2), step(3));
+        (u32::from(a + b + c + d), a | b << 1 | c << 2 | d << 3)
     }
 
     /// [`Board::count_actions`] on a board with masks, `B` holding every cell; calls `each`
-    /// with every movable piece's cell and its steps, then with each piece that jumps and its
-    /// jumps (the third argument true: add to the piece's steps).
+    /// with every movable piece's cell, its steps and which cells of its step row they go to
+    /// (see [`Board::count_steps_in`]), then with each piece that jumps, its jumps (to add to
+    /// its steps) and `None`.
     ///
     /// The pieces that jump are counted in a second pass rather than by a test in the first:
     /// whether a piece jumps follows no pattern the processor can predict.
@@ -886,7 +889,7 @@ impl Board {
         topo: &Topology,
         rules: &CaptureRules,
         control: Control,
-        mut each: impl FnMut(usize, u32, bool),
+        mut each: impl FnMut(usize, u32, Option<u8>),
     ) -> ActionCounts {
         let sets = self.sets::<B>(topo);
         let mut counts = ActionCounts {
@@ -899,19 +902,19 @@ impl Board {
             let cell = movable.first();
             movable = movable.without_first();
             let code = sets.code(cell);
-            let steps = self.count_steps_in(topo, rules, &sets, cell, code);
+            let (steps, row_steps) = self.count_steps_in(topo, rules, &sets, cell, code);
             if rules.jumps_code(code) {
                 jumpers = jumpers | B::single(cell);
             }
             counts.moves += steps;
-            each(cell, steps, false);
+            each(cell, steps, Some(row_steps));
         }
         while !jumpers.is_none() {
             let cell = jumpers.first();
             jumpers = jumpers.without_first();
             let jumps = self.count_jumps_in(topo, &sets, cell, sets.code(cell));
             counts.jumps += jumps;
-            each(cell, jumps, true);
+            each(cell, jumps, None);
         }
         counts
     }
@@ -1021,6 +1024,11 @@ pub(crate) struct Counted {
     /// cell order (the board's cells, rounded up to eight, are meaningful). At most
     /// [`MAX_MOVES_PER_CELL`](super::topology::MAX_MOVES_PER_CELL) each, so the sum of eight cells keeps a byte's top bit clear.
     per_cell: [u8; MASK_CELLS],
+    /// Each movable piece's steps as the cells of its step row they go to (bit `j` for the
+    /// row's `j`-th cell), when the topology has step rows: the chosen step is then found
+    /// without reading the neighbours again, which would lengthen the chain of reads from
+    /// the drawn index to the action.
+    row_steps: [u8; MASK_CELLS],
 }
 
 impl Default for Counted {
@@ -1029,6 +1037,7 @@ impl Default for Counted {
             counts: ActionCounts::default(),
             total: 0,
             per_cell: [0; MASK_CELLS],
+            row_steps: [0; MASK_CELLS],
         }
     }
 }
