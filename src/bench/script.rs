@@ -48,7 +48,8 @@ impl Script {
             // As `rules::playout` picks: one count, and the action at a random index.
             let (action, _) = game
                 .choose_legal(|n| rng.below(n))
-                .expect("a game not over has a legal action");
+                .expect("a game not over has a legal action")
+                .unpack();
             let message = ClientMessage(vec![
                 ClientClause::Board(game.wire_board()),
                 ClientClause::from(action),

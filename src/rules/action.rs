@@ -1,6 +1,6 @@
 //! The actions a player can take on the board, and how they are counted.
 
-use super::piece::Piece;
+use super::piece::{Colour, Kind, Piece};
 use super::topology::Cell;
 use std::fmt;
 
@@ -41,6 +41,60 @@ pub enum ActionKind {
     Put,
 }
 
+/// An action and its kind in one word: how the move generator hands the action it chose to
+/// a random playout. A word comes back from a call in a register; an `Option<(Action,
+/// ActionKind)>` (32 bytes) is written to memory field by field and copied out whole, and
+/// that copy waits for the writes to reach the cache (no store forwarding), on the chain
+/// from one ply to the next.
+///
+/// Bits 0-7 say which action, 8-15 its kind, 16-39 its first cell (or a put's piece, as
+/// colour * 7 + kind) and 40-63 its second.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Packed(u64);
+
+// Every cell number fits a packed action's 24 bits.
+const _: () = assert!(super::topology::MAX_CELLS < 1 << 24);
+
+impl Packed {
+    #[inline(always)]
+    pub(crate) fn new(action: Action, kind: ActionKind) -> Packed {
+        let (tag, a, b) = match action {
+            Action::Reveal(cell) => (0, cell as u64, 0),
+            Action::Move { from, to } => (1, from as u64, to as u64),
+            Action::Bag => (2, 0, 0),
+            Action::Put { piece, cell } => (
+                3,
+                (piece.colour.index() * 7 + piece.kind.index()) as u64,
+                cell as u64,
+            ),
+        };
+        Packed(tag | (kind as u64) << 8 | a << 16 | b << 40)
+    }
+
+    #[inline(always)]
+    pub(crate) fn unpack(self) -> (Action, ActionKind) {
+        let a = (self.0 >> 16 & 0xff_ffff) as usize;
+        let b = (self.0 >> 40) as usize;
+        let action = match self.0 & 0xff {
+            0 => Action::Reveal(a),
+            1 => Action::Move { from: a, to: b },
+            2 => Action::Bag,
+            _ => Action::Put {
+                piece: Piece::new(Colour::ALL[a / 7 % 2], Kind::ALL[a % 7]),
+                cell: b,
+            },
+        };
+        let kind = match self.0 >> 8 & 0xff {
+            0 => ActionKind::Reveal,
+            1 => ActionKind::Step,
+            2 => ActionKind::Jump,
+            3 => ActionKind::Bag,
+            _ => ActionKind::Put,
+        };
+        (action, kind)
+    }
+}
+
 /// How many legal actions of each kind a player has (the curves of the paper's Section III).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ActionCounts {
@@ -73,6 +127,38 @@ impl ActionCounts {
             ActionKind::Jump => self.jumps += 1,
             ActionKind::Bag => self.bags += 1,
             ActionKind::Put => self.puts += 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_packed_action_unpacks_to_itself() {
+        let piece = Piece::new(Colour::Black, Kind::Cannon);
+        for (action, kind) in [
+            (Action::Reveal(0), ActionKind::Reveal),
+            (Action::Reveal(127), ActionKind::Reveal),
+            (
+                Action::Move {
+                    from: 3,
+                    to: 65_535,
+                },
+                ActionKind::Step,
+            ),
+            (
+                Action::Move {
+                    from: 70_000,
+                    to: 9,
+                },
+                ActionKind::Jump,
+            ),
+            (Action::Bag, ActionKind::Bag),
+            (Action::Put { piece, cell: 31 }, ActionKind::Put),
+        ] {
+            assert_eq!(Packed::new(action, kind).unpack(), (action, kind));
         }
     }
 }

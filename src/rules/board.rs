@@ -4,7 +4,7 @@
 //! The board holds no hidden information, so clients and the server share this code: the
 //! server keeps the face-down pieces' identities apart (see [`crate::rules::Game`]).
 
-use super::action::{Action, ActionCounts, ActionKind};
+use super::action::{Action, ActionCounts, ActionKind, Packed};
 use super::capture::CaptureRules;
 use super::cell_set::{CellSet, MASK_CELLS};
 use super::piece::{Colour, Piece};
@@ -494,7 +494,7 @@ impl Board {
         let mut counted = Counted::default();
         if self.count_pieces(topo, rules, control, &mut counted) {
             let k = u32::try_from(k).ok()?;
-            return self.action_at(topo, rules, &counted, k);
+            return self.action_at(topo, rules, &counted, k).map(Packed::unpack);
         }
         let mut k = k;
         let mut found = None;
@@ -570,9 +570,9 @@ impl Board {
         })
     }
 
-    /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, and its kind, from
-    /// the count of [`Board::count_pieces`] for the same `control` (`None` when `k` is not
-    /// below its total), without listing the others and without a branch the processor
+    /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, with its kind (as
+    /// a [`Packed`] word), from the count of [`Board::count_pieces`] for the same `control`
+    /// (`None` when `k` is not below its total), without listing the others and without a branch the processor
     /// cannot predict until the cell is found: the cell is found from sums of the per-cell
     /// counts eight cells at a time, then only that cell is looked at again.
     pub(crate) fn action_at(
@@ -581,20 +581,21 @@ impl Board {
         rules: &CaptureRules,
         counted: &Counted,
         k: u32,
-    ) -> Option<(Action, ActionKind)> {
+    ) -> Option<Packed> {
         if k >= counted.total {
             return None;
         }
         let (cell, k) = counted.find(self.len(), k);
         if self.codes[cell] == HIDDEN {
-            return Some((Action::Reveal(cell), ActionKind::Reveal));
+            return Some(Packed::new(Action::Reveal(cell), ActionKind::Reveal));
         }
         let row_steps = counted.row_steps[cell & (MASK_CELLS - 1)];
-        if self.len() <= 64 {
+        let found = if self.len() <= 64 {
             self.nth_move_in(topo, rules, &self.sets::<u64>(topo), cell, row_steps, k)
         } else {
             self.nth_move_in(topo, rules, &self.sets::<u128>(topo), cell, row_steps, k)
-        }
+        };
+        found.map(|(action, kind)| Packed::new(action, kind))
     }
 
     /// [`Board::nth_move_of_code`] on a board with masks, for the revealed piece at `from`,

@@ -2,7 +2,7 @@
 //! pieces, the bag, chain captures, the end of the game and draws. Pure: no I/O, no clock (time
 //! losses are ruled by the caller through [`Game::forfeit`]).
 
-use super::action::{Action, ActionCounts, ActionKind};
+use super::action::{Action, ActionCounts, ActionKind, Packed};
 use super::board::{Board, Control, Counted, Illegal, Square};
 use super::deal::Deal;
 use super::piece::{Colour, Piece};
@@ -213,14 +213,11 @@ impl PublicState<'_> {
     }
 
     /// The legal action of index `choose(n)` among the `n` of [`PublicState::for_each_legal`]
-    /// (`choose` returns an index below `n`), and its kind: what [`PublicState::counts`] then
+    /// (`choose` returns an index below `n`), with its kind (as a [`Packed`] word): what [`PublicState::counts`] then
     /// [`PublicState::nth_legal`] give, in one count instead of two in the common case (a
     /// board with masks, no piece in hand, no chain). `None` when there is no legal action
     /// (`choose` is not called) or `choose` returns an index out of range.
-    pub(crate) fn choose_legal(
-        &self,
-        choose: impl FnOnce(u32) -> u32,
-    ) -> Option<(Action, ActionKind)> {
+    pub(crate) fn choose_legal(&self, choose: impl FnOnce(u32) -> u32) -> Option<Packed> {
         let v = self.variant;
         let mut counted = Counted::default();
         if self.hand.is_none()
@@ -232,16 +229,13 @@ impl PublicState<'_> {
             return self.choose_counted(&counted, choose);
         }
         let n = self.counts().total();
-        (n > 0).then(|| self.nth_legal_kind(choose(n) as usize))?
+        let (action, kind) = (n > 0).then(|| self.nth_legal_kind(choose(n) as usize))??;
+        Some(Packed::new(action, kind))
     }
 
     /// [`PublicState::choose_legal`] from the board's count for this state (no piece in hand,
     /// no chain).
-    fn choose_counted(
-        &self,
-        counted: &Counted,
-        choose: impl FnOnce(u32) -> u32,
-    ) -> Option<(Action, ActionKind)> {
+    fn choose_counted(&self, counted: &Counted, choose: impl FnOnce(u32) -> u32) -> Option<Packed> {
         let v = self.variant;
         let on_board = counted.total;
         let n = on_board + u32::from(self.bag_has_pieces);
@@ -252,7 +246,8 @@ impl PublicState<'_> {
         if k < on_board {
             self.board.action_at(&v.topology, &v.capture, counted, k)
         } else {
-            (self.bag_has_pieces && k == on_board).then_some((Action::Bag, ActionKind::Bag))
+            (self.bag_has_pieces && k == on_board)
+                .then_some(Packed::new(Action::Bag, ActionKind::Bag))
         }
     }
 
@@ -599,10 +594,7 @@ impl Game {
 
     /// [`PublicState::choose_legal`] for the player to move.
     /// The count goes into the game's own buffer, rather than a new one every ply.
-    pub(crate) fn choose_legal(
-        &mut self,
-        choose: impl FnOnce(u32) -> u32,
-    ) -> Option<(Action, ActionKind)> {
+    pub(crate) fn choose_legal(&mut self, choose: impl FnOnce(u32) -> u32) -> Option<Packed> {
         if self.counted_now {
             return self.public_state().choose_counted(&self.counted, choose);
         }

@@ -205,7 +205,8 @@ pub fn run(variant: &Arc<Variant>, batch: &Playouts) -> Tally {
                 Pick::Nth => {
                     let (a, kind) = game
                         .choose_legal(|n| rng.below(n))
-                        .expect("a game not over has a legal action");
+                        .expect("a game not over has a legal action")
+                        .unpack();
                     fp.action(a);
                     game.play_unchecked(a, kind);
                 }
