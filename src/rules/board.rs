@@ -228,6 +228,28 @@ impl Board {
         }
     }
 
+    /// Moves the revealed piece at `from` to `to` (an empty cell, or an enemy piece it
+    /// captures), leaving `from` empty, and returns what was at `to`: two [`Board::set`]s in
+    /// fewer steps, as a random playout makes most plies. The masks change by three
+    /// exclusive-ors whose cells are known, rather than by looking up the old code of each
+    /// cell and clearing it then setting it.
+    #[inline]
+    pub(crate) fn move_piece(&mut self, from: Cell, to: Cell) -> Square {
+        let mover = std::mem::replace(&mut self.squares[from], Square::Empty);
+        let target = std::mem::replace(&mut self.squares[to], mover);
+        let code = std::mem::replace(&mut self.codes[from], EMPTY);
+        let old = std::mem::replace(&mut self.codes[to], code);
+        if self.len() <= MASK_CELLS {
+            let (from_bit, to_bit) = (1u128 << from, 1u128 << to);
+            // `to` leaves its mask (empty, or the captured piece's colour) first: when it was
+            // empty, `from` then joins that mask.
+            self.masks[MASK_OF_CODE[usize::from(old) & (CODES - 1)]] ^= to_bit;
+            self.masks[MASK_OF_CODE[usize::from(code) & (CODES - 1)]] ^= from_bit | to_bit;
+            self.masks[MASK_OF_CODE[usize::from(EMPTY)]] ^= from_bit;
+        }
+        target
+    }
+
     /// Calls `f` with every cell that may have actions under `control`, in cell order, with
     /// its square code, until `f` returns false: the face-down cells (when `hidden`) and those
     /// of the pieces `control` moves.
@@ -1442,6 +1464,32 @@ mod tests {
             for control in [Control::Colour(Colour::Red), Control::Both] {
                 listed_and_checked(&big, &r, &b, control);
                 listed_and_checked(&crowded, &r, &small, control);
+            }
+        }
+    }
+
+    /// `move_piece` leaves the board exactly as the two `set`s it stands for, onto an empty
+    /// cell and onto a piece, on boards with sets of both widths.
+    #[test]
+    fn moving_a_piece_is_setting_both_cells() {
+        let mut x = 3;
+        for size in [32, 128] {
+            for _ in 0..200 {
+                let squares = random_board(size, &mut x);
+                let b =
+                    Board::parse(&squares.iter().map(|s| s.letter()).collect::<String>()).unwrap();
+                let pieces: Vec<Cell> = (0..size)
+                    .filter(|&c| matches!(squares[c], Square::Up(_)))
+                    .collect();
+                let (from, to) = (pieces[0], pieces[pieces.len() - 1]);
+                let empty = (0..size).find(|&c| squares[c] == Square::Empty).unwrap();
+                for to in [to, empty] {
+                    let (mut moved, mut set) = (b.clone(), b.clone());
+                    assert_eq!(moved.move_piece(from, to), b.get(to));
+                    set.set(to, b.get(from));
+                    set.set(from, Square::Empty);
+                    assert_eq!(moved, set, "{from} to {to}");
+                }
             }
         }
     }

@@ -741,14 +741,12 @@ impl Game {
             }
             Action::Move { from, to } => {
                 self.chain = None;
-                if let Square::Up(t) = self.board.get(to) {
+                if let Square::Up(t) = self.board.move_piece(from, to) {
                     self.remaining[t.colour.index()] -= 1;
                     played.captured = Some(t);
                 }
-                self.board.set(to, self.board.get(from));
                 // The cell has held a piece now: vacated later, a bag game shows it as `.`.
                 self.filled[to] = true;
-                self.board.set(from, Square::Empty);
                 if played.captured.is_some()
                     && self.variant.chain_capture
                     && self.public_state().can_capture_from(to)
