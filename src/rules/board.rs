@@ -235,6 +235,8 @@ impl Board {
     /// cell and clearing it then setting it.
     #[inline]
     pub(crate) fn move_piece(&mut self, from: Cell, to: Cell) -> Square {
+        // A legal move's cells; anything else would leave the masks out of step with the codes.
+        debug_assert!(from != to && self.codes[to] != HIDDEN && self.codes[from] > HIDDEN);
         let mover = std::mem::replace(&mut self.squares[from], Square::Empty);
         let target = std::mem::replace(&mut self.squares[to], mover);
         let code = std::mem::replace(&mut self.codes[from], EMPTY);
@@ -551,7 +553,7 @@ impl Board {
         control: Control,
         out: &mut Counted,
     ) -> bool {
-        if !topo.small_counts() {
+        if !topo.small_counts() || self.len() > MASK_CELLS {
             return false;
         }
         let (bytes, row_steps) = (&mut out.per_cell, &mut out.row_steps);

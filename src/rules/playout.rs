@@ -43,6 +43,7 @@ impl SplitMix64 {
     /// one draw in 2^32, is accepted without computing it: no division, which in a playout
     /// sits on the chain from counting the legal actions to playing one.
     pub fn below(&mut self, n: u32) -> u32 {
+        debug_assert!(n >= 1, "a draw below 0");
         let n = u64::from(n);
         loop {
             let m = u128::from(self.next_u64()) * u128::from(n);
