@@ -556,11 +556,11 @@ impl Board {
         if !topo.small_counts() || self.len() > MASK_CELLS {
             return false;
         }
-        let (bytes, row_steps) = (&mut out.per_cell, &mut out.row_steps);
+        let bytes = &mut out.per_cell;
         out.counts = if self.len() <= 64 {
-            self.count_cells_in::<u64>(topo, rules, control, bytes, row_steps)
+            self.count_cells_in::<u64>(topo, rules, control, bytes)
         } else {
-            self.count_cells_in::<u128>(topo, rules, control, bytes, row_steps)
+            self.count_cells_in::<u128>(topo, rules, control, bytes)
         };
         out.total = out.counts.total();
         true
@@ -574,7 +574,6 @@ impl Board {
         rules: &CaptureRules,
         control: Control,
         bytes: &mut [u8; MASK_CELLS],
-        row_steps: &mut [u8; MASK_CELLS],
     ) -> ActionCounts {
         // A face-down cell has one action, its reveal: eight cells' worth at a time.
         let face_down = B::of(self.masks[0]);
@@ -585,12 +584,14 @@ impl Board {
         {
             word.copy_from_slice(&SPREAD[usize::from(face_down.byte(w))].to_le_bytes());
         }
+        // A piece's byte: its steps' cells of its step row in the high half, its moves in
+        // the low half (jumps added after its steps: at most 15 moves, so no carry).
         self.count_in::<B>(topo, rules, control, |cell, n, steps| {
             let byte = &mut bytes[cell & (MASK_CELLS - 1)];
-            *byte = n as u8 + if steps.is_none() { *byte } else { 0 };
-            if let Some(steps) = steps {
-                row_steps[cell & (MASK_CELLS - 1)] = steps;
-            }
+            *byte = match steps {
+                Some(steps) => steps << 4 | n as u8,
+                None => *byte + n as u8,
+            };
         })
     }
 
@@ -613,7 +614,7 @@ impl Board {
         if self.codes[cell] == HIDDEN {
             return Some(Packed::new(Action::Reveal(cell), ActionKind::Reveal));
         }
-        let row_steps = counted.row_steps[cell & (MASK_CELLS - 1)];
+        let row_steps = counted.per_cell[cell & (MASK_CELLS - 1)] >> 4;
         let found = if self.len() <= 64 {
             self.nth_move_in(topo, rules, &self.sets::<u64>(topo), cell, row_steps, k)
         } else {
@@ -1034,8 +1035,13 @@ const SPREAD: [u64; 256] = {
 
 /// Every byte of a word: 1.
 const BYTES_ONE: u64 = 0x0101_0101_0101_0101;
+/// Every byte of a word: its low half (see `Counted::per_cell`).
+const BYTES_LOW_HALF: u64 = 0x0f0f_0f0f_0f0f_0f0f;
 /// Every byte of a word: its top bit.
 const BYTES_TOP: u64 = 0x8080_8080_8080_8080;
+
+// A cell's moves fit the low half of its byte in `Counted::per_cell`.
+const _: () = assert!(super::topology::MAX_MOVES_PER_CELL <= 15);
 
 /// A board's reveals and moves for one control, counted by [`Board::count_pieces`].
 #[derive(Clone, Debug)]
@@ -1045,15 +1051,16 @@ pub(crate) struct Counted {
     /// `counts.total()`, kept apart: summing the counts just written field by field would
     /// read them back as one vector, which stalls the processor (no store forwarding).
     pub total: u32,
-    /// Each cell's actions (a face-down cell's reveal, a movable piece's moves, else none), in
-    /// cell order (the board's cells, rounded up to eight, are meaningful). At most
-    /// [`MAX_MOVES_PER_CELL`](super::topology::MAX_MOVES_PER_CELL) each, so the sum of eight cells keeps a byte's top bit clear.
+    /// A byte per cell, in cell order (the board's cells, rounded up to eight, are
+    /// meaningful). The low half is the cell's actions: a face-down cell's reveal, a movable
+    /// piece's moves, else none; at most
+    /// [`MAX_MOVES_PER_CELL`](super::topology::MAX_MOVES_PER_CELL), 15, so the sum of eight
+    /// cells keeps a byte's top bit clear. The high half is a movable piece's steps as the
+    /// cells of its step row they go to (bit `j` for the row's `j`-th cell), when the topology
+    /// has step rows: the chosen step is then found without reading the neighbours again,
+    /// which would lengthen the chain of reads from the drawn index to the action. One array
+    /// rather than two keeps a server game's state small (issue 10's S3).
     per_cell: [u8; MASK_CELLS],
-    /// Each movable piece's steps as the cells of its step row they go to (bit `j` for the
-    /// row's `j`-th cell), when the topology has step rows: the chosen step is then found
-    /// without reading the neighbours again, which would lengthen the chain of reads from
-    /// the drawn index to the action.
-    row_steps: [u8; MASK_CELLS],
 }
 
 impl Default for Counted {
@@ -1062,7 +1069,6 @@ impl Default for Counted {
             counts: ActionCounts::default(),
             total: 0,
             per_cell: [0; MASK_CELLS],
-            row_steps: [0; MASK_CELLS],
         }
     }
 }
@@ -1076,7 +1082,7 @@ impl Counted {
     fn find(&self, len: usize, k: u32) -> (Cell, u32) {
         let word = |w: usize| {
             let bytes = &self.per_cell[(8 * w) & (MASK_CELLS - 8)..][..8];
-            u64::from_le_bytes(bytes.try_into().expect("eight bytes"))
+            u64::from_le_bytes(bytes.try_into().expect("eight bytes")) & BYTES_LOW_HALF
         };
         // The action's word is the last one whose running total before it is at most `k`
         // (running totals only grow): kept as the words go by, with no branch on the data

@@ -66,13 +66,14 @@ struct Flat {
     /// [`MASK_CELLS`] rows, so a cell number masked to its bits needs no bounds check.
     step_rows: Vec<[u8; 4]>,
     /// Whether the board has at most [`MASK_CELLS`] cells, none of them with more than
-    /// [`MAX_MOVES_PER_CELL`] neighbours and rays together: then a piece's moves fit the
-    /// move generator's one byte per cell, and eight cells' sum a byte with its top bit clear
-    /// (see `Board::count_pieces`).
+    /// [`MAX_MOVES_PER_CELL`] neighbours and rays together: then a piece's moves fit half
+    /// of the move generator's byte per cell, and eight cells' sum a byte with its top bit
+    /// clear (see `Board::count_pieces`).
     small_counts: bool,
 }
 
-/// The most moves (steps and jumps) a cell may give for [`Topology::small_counts`].
+/// The most moves (steps and jumps) a cell may give for [`Topology::small_counts`]: what
+/// half a byte holds.
 pub(crate) const MAX_MOVES_PER_CELL: usize = 15;
 
 /// One ray as a set of cells (see [`Topology::lines`]).
