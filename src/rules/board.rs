@@ -597,9 +597,10 @@ impl Board {
 
     /// The `k`-th (from 0) of the actions [`Board::for_each_action`] gives, with its kind (as
     /// a [`Packed`] word), from the count of [`Board::count_pieces`] for the same `control`
-    /// (`None` when `k` is not below its total), without listing the others and without a branch the processor
-    /// cannot predict until the cell is found: the cell is found from sums of the per-cell
-    /// counts eight cells at a time, then only that cell is looked at again.
+    /// (`None` when `k` is not below its total), without listing the others and without a
+    /// branch the processor cannot predict until the cell is found: the cell is found from
+    /// sums of the per-cell counts eight cells at a time, then only that cell is looked at
+    /// again.
     pub(crate) fn action_at(
         &self,
         topo: &Topology,
@@ -907,8 +908,9 @@ impl Board {
     /// (see [`Board::count_steps_in`]), then with each piece that jumps, its jumps (to add to
     /// its steps) and `None`.
     ///
-    /// The pieces that jump are counted in a second pass rather than by a test in the first:
-    /// whether a piece jumps follows no pattern the processor can predict.
+    /// The first pass only gathers the pieces that jump, as a set (a conditional move, not a
+    /// branch on whether a piece jumps, which follows no pattern the processor can predict);
+    /// the second counts their jumps.
     #[inline(always)]
     fn count_in<B: CellSet>(
         &self,

@@ -213,28 +213,19 @@ impl PublicState<'_> {
     }
 
     /// The legal action of index `choose(n)` among the `n` of [`PublicState::for_each_legal`]
-    /// (`choose` returns an index below `n`), with its kind (as a [`Packed`] word): what [`PublicState::counts`] then
-    /// [`PublicState::nth_legal`] give, in one count instead of two in the common case (a
-    /// board with masks, no piece in hand, no chain). `None` when there is no legal action
-    /// (`choose` is not called) or `choose` returns an index out of range.
-    pub(crate) fn choose_legal(&self, choose: impl FnOnce(u32) -> u32) -> Option<Packed> {
-        let v = self.variant;
-        let mut counted = Counted::default();
-        if self.hand.is_none()
-            && self.chain.is_none()
-            && self
-                .board
-                .count_pieces(&v.topology, &v.capture, self.control, &mut counted)
-        {
-            return self.choose_counted(&counted, choose);
-        }
+    /// (`choose` returns an index below `n`), with its kind (as a [`Packed`] word): what
+    /// [`PublicState::counts`] then [`PublicState::nth_legal`] give. `None` when there is no
+    /// legal action (`choose` is not called) or `choose` returns an index out of range. The
+    /// general case of [`Game::choose_legal`], which picks from the board's count when it
+    /// can ([`PublicState::choose_counted`]).
+    fn choose_listed(&self, choose: impl FnOnce(u32) -> u32) -> Option<Packed> {
         let n = self.counts().total();
         let (action, kind) = (n > 0).then(|| self.nth_legal_kind(choose(n) as usize))??;
         Some(Packed::new(action, kind))
     }
 
-    /// [`PublicState::choose_legal`] from the board's count for this state (no piece in hand,
-    /// no chain).
+    /// [`PublicState::choose_listed`] from the board's count for this state (no piece in hand,
+    /// no chain), in one count instead of two.
     fn choose_counted(&self, counted: &Counted, choose: impl FnOnce(u32) -> u32) -> Option<Packed> {
         let v = self.variant;
         let on_board = counted.total;
@@ -592,8 +583,10 @@ impl Game {
         self.public_state().nth_legal(k)
     }
 
-    /// [`PublicState::choose_legal`] for the player to move.
-    /// The count goes into the game's own buffer, rather than a new one every ply.
+    /// The legal action of the player to move of index `choose(n)` among the `n` of
+    /// [`Game::for_each_legal`], with its kind: [`PublicState::choose_listed`], from the
+    /// board's count when there is one (no piece in hand, no chain, a board with sets). The
+    /// count goes into the game's own buffer, rather than a new one every ply.
     pub(crate) fn choose_legal(&mut self, choose: impl FnOnce(u32) -> u32) -> Option<Packed> {
         if self.counted_now {
             return self.public_state().choose_counted(&self.counted, choose);
@@ -609,7 +602,7 @@ impl Game {
             // leave out a bag draw.
             return self.public_state().choose_counted(&self.counted, choose);
         }
-        self.public_state().choose_legal(choose)
+        self.public_state().choose_listed(choose)
     }
 
     /// The legal actions of the player to move.
