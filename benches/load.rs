@@ -7,10 +7,10 @@
 //! concurrent game. The clients run in the same process and share its cores, so the absolute
 //! numbers understate the server alone; the ratio shows how well concurrency scales.
 
-use anqi::config::Config;
-use anqi::rules::Variant;
-use anqi::server::Server;
 use anqi_client::{play_game, RandomBot};
+use anqi_core::rules::Variant;
+use anqi_server::config::Config;
+use anqi_server::Server;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, Semaphore};

@@ -1,5 +1,5 @@
 //! Rules-core benchmark: uniformly random playouts on one thread, no I/O, the way
-//! `anqi.playouts` plays them ([`anqi::rules::playout`]: deal from the seed, count the legal
+//! `anqi.playouts` plays them ([`anqi_core::rules::playout`]: deal from the seed, count the legal
 //! actions, pick one, play it).
 //!
 //! Run with `cargo bench --bench rules` (options after `--`: `--variant NAME` (default
@@ -14,8 +14,8 @@
 //! driver for a profiler (`valgrind --tool=callgrind target/release/deps/rules-* --games 300
 //! --no-check`).
 
-use anqi::rules::playout::{self, Pick, Playouts};
-use anqi::rules::{Variant, SHIPPED};
+use anqi_core::rules::playout::{self, Pick, Playouts};
+use anqi_core::rules::{Variant, SHIPPED};
 use std::sync::Arc;
 
 fn main() {

@@ -1,12 +1,48 @@
-//! The `anqi` command line: run the server, verify game records, list variants.
+//! anqi: the reference server for Chinese Dark Chess (暗棋, Banqi) and its variants, as one
+//! program: `anqi serve`, `replay`, `variants`, `tournament`, `match`, `report`, `merge`,
+//! `bridge`, `bench` and friends.
+//!
+//! # Layout
+//!
+//! The game and its bytes are `anqi-core` (`crates/anqi-core`), the server `anqi-server`
+//! (`crates/anqi-server`); each opens with a map of its own. The program adds:
+//!
+//! - this file: the command line, a thin layer over the modules below.
+//! - `tournament`: headless events on an in-process server: configuration (with
+//!   `[tournament.each]` and the command line's overrides), time controls as strings
+//!   (`time_control`), schedule, seat tokens, engine processes and their logs, the runner
+//!   (resume, shards, SPRT, loud failures), standings and reports (success rates for one-side
+//!   variants), and `anqi match` (`quick_match`).
+//! - `bridge`: engines of other protocols (`tcg`, `uci-banqi`, `cdc-platform`) on anqi, one
+//!   game per bridge: the anqi side (`session`, a client asking for every extension), line
+//!   engines (`engine`), one translator per protocol with its coordinate map, what a protocol
+//!   can play (`assess`) and the rule presets engines believe (`presets`).
+//! - `variant_check`: the report of `anqi variant check`.
+//! - `bench`: `anqi bench`, every performance figure beside its floor measured in the same
+//!   run (the server, an echo server and the clients as separate processes of this binary).
+//!
+//! # Where to read next
+//! `protocol/PROTOCOL.md` for the protocol as clients see it, `protocol/VARIANTS.md` for the
+//! variant description format, `protocol/RECORDS.md` for the game records, `protocol/GAMES.md`
+//! for a transcript of each kind of game, `TOURNAMENTS.md` for tournaments, and
+//! `protocol/BRIDGES.md` for engines of other protocols.
 
-use anqi::config::Config;
-use anqi::record::RecordLines;
-use anqi::rules::{Variant, SHIPPED};
-use anqi::server::Server;
-use anqi::tournament::config::Overrides;
-use anqi::tournament::quick_match::MatchRequest;
-use anqi::tournament::time_control::Tc;
+// The command line's doc comments are its `--help` text, which names config sections as
+// `[server]`: to rustdoc those read as links.
+#![allow(rustdoc::broken_intra_doc_links)]
+
+mod bench;
+mod bridge;
+mod tournament;
+mod variant_check;
+
+use crate::tournament::config::Overrides;
+use crate::tournament::quick_match::MatchRequest;
+use crate::tournament::time_control::Tc;
+use anqi_core::record::RecordLines;
+use anqi_core::rules::{Variant, SHIPPED};
+use anqi_server::config::Config;
+use anqi_server::Server;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::Write;
@@ -111,13 +147,13 @@ enum Command {
     ///
     ///   anqi bench --only S1,S2 --server /tmp/anqi-old   # another build as the server
     #[command(verbatim_doc_comment)]
-    Bench(anqi::bench::BenchArgs),
+    Bench(crate::bench::BenchArgs),
     /// A client of `anqi bench`, started by it.
     #[command(hide = true)]
-    BenchClient(anqi::bench::client::ClientArgs),
+    BenchClient(crate::bench::client::ClientArgs),
     /// The echo server of `anqi bench`'s floors, started by it.
     #[command(hide = true)]
-    BenchEcho(anqi::bench::echo::EchoArgs),
+    BenchEcho(crate::bench::echo::EchoArgs),
     /// Run a tournament headless: start the engines for every game, referee them in-process,
     /// append each game to the output file as it ends, and print the standings.
     ///
@@ -276,7 +312,7 @@ enum Command {
     Bridge {
         /// The engine's protocol.
         #[arg(long, value_name = "PROTOCOL", required_unless_present = "print_map")]
-        protocol: Option<anqi::bridge::Protocol>,
+        protocol: Option<crate::bridge::Protocol>,
         /// The anqi server to join, HOST:PORT.
         #[arg(
             long,
@@ -303,7 +339,7 @@ enum Command {
         verbose: bool,
         /// Print PROTOCOL's coordinate map (square names of anqi's 4x8 cells) and exit.
         #[arg(long, value_name = "PROTOCOL", exclusive = true)]
-        print_map: Option<anqi::bridge::Protocol>,
+        print_map: Option<crate::bridge::Protocol>,
         /// The engine's program and its arguments, after `--`.
         #[arg(
             last = true,
@@ -408,9 +444,9 @@ fn main() -> ExitCode {
             sprt,
             pair,
         } => report(&files, json, sprt.as_deref(), pair.as_deref()),
-        Command::Merge { output, inputs } => anqi::tournament::merge_records(&inputs)
+        Command::Merge { output, inputs } => crate::tournament::merge_records(&inputs)
             .and_then(|records| {
-                anqi::tournament::write_records(&output, &records)?;
+                crate::tournament::write_records(&output, &records)?;
                 println!("{} games written to {}", records.len(), output.display());
                 Ok(ExitCode::SUCCESS)
             })
@@ -419,7 +455,7 @@ fn main() -> ExitCode {
             command: VariantCommand::Check { file },
         } => match Variant::load(&file) {
             Ok(v) => {
-                print!("{}", anqi::variant_check::report(&v));
+                print!("{}", crate::variant_check::report(&v));
                 Ok(ExitCode::SUCCESS)
             }
             Err(e) => {
@@ -427,7 +463,7 @@ fn main() -> ExitCode {
                 Ok(ExitCode::from(2))
             }
         },
-        Command::Token => anqi::tournament::token::fresh()
+        Command::Token => crate::tournament::token::fresh()
             .map(|token| {
                 println!("{token}");
                 ExitCode::SUCCESS
@@ -445,7 +481,7 @@ fn main() -> ExitCode {
             engine,
         } => match print_map {
             Some(p) => {
-                print!("{}", anqi::bridge::print_map(p));
+                print!("{}", crate::bridge::print_map(p));
                 Ok(ExitCode::SUCCESS)
             }
             None => bridge(
@@ -459,9 +495,9 @@ fn main() -> ExitCode {
                 engine,
             ),
         },
-        Command::Bench(args) => anqi::bench::run(&args),
-        Command::BenchClient(args) => anqi::bench::client::run(&args).map(|()| ExitCode::SUCCESS),
-        Command::BenchEcho(args) => anqi::bench::echo::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Bench(args) => crate::bench::run(&args),
+        Command::BenchClient(args) => crate::bench::client::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::BenchEcho(args) => crate::bench::echo::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Variants => {
             for (name, _) in SHIPPED {
                 let v = Variant::shipped(name).expect("shipped variants are valid");
@@ -554,8 +590,8 @@ fn tournament(
     quiet: bool,
     json: bool,
 ) -> Result<ExitCode> {
-    use anqi::tournament::runner::{Progress, RunOptions};
-    let mut config = anqi::tournament::config::TournamentConfig::load(&file)?;
+    use crate::tournament::runner::{Progress, RunOptions};
+    let mut config = crate::tournament::config::TournamentConfig::load(&file)?;
     config
         .apply(overrides)
         .map_err(|e| anyhow::anyhow!("{}: with the command line's options: {e}", file.display()))?;
@@ -578,7 +614,7 @@ fn tournament(
     if json {
         println!("{}", serde_json::to_string_pretty(&standings)?);
     } else {
-        print!("{}", anqi::tournament::report::text(&standings));
+        print!("{}", crate::tournament::report::text(&standings));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -586,9 +622,9 @@ fn tournament(
 /// Runs an event on a runtime of its own, taking every running engine down on SIGINT or
 /// SIGTERM.
 fn run_event(
-    config: anqi::tournament::config::TournamentConfig,
-    options: anqi::tournament::runner::RunOptions,
-) -> Result<anqi::tournament::stats::Standings> {
+    config: crate::tournament::config::TournamentConfig,
+    options: crate::tournament::runner::RunOptions,
+) -> Result<crate::tournament::stats::Standings> {
     let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     let standings = rt.block_on(async move {
         // Stopped by a signal: take every running engine down with us. Finished games are
@@ -596,18 +632,18 @@ fn run_event(
         let signals = stop_signals()?;
         tokio::spawn(async {
             signals.await;
-            anqi::tournament::engine::kill_all();
+            crate::tournament::engine::kill_all();
             eprintln!("anqi: stopped by a signal; run the same command again to resume");
             std::process::exit(130);
         });
-        Ok::<_, anyhow::Error>(anqi::tournament::runner::run(config, options).await?)
+        Ok::<_, anyhow::Error>(crate::tournament::runner::run(config, options).await?)
     })?;
     Ok(standings)
 }
 
 fn quick_match(mut request: MatchRequest, keep_records: bool, quiet: bool) -> Result<ExitCode> {
-    use anqi::tournament::quick_match::{config, Bots};
-    use anqi::tournament::runner::{Progress, RunOptions};
+    use crate::tournament::quick_match::{config, Bots};
+    use crate::tournament::runner::{Progress, RunOptions};
     // The match's own files (the Python bot, the rules, records nobody asked to keep) go to a
     // scratch directory, removed at the end.
     let scratch = std::env::temp_dir().join(format!("anqi-match-{}", std::process::id()));
@@ -628,7 +664,7 @@ fn quick_match(mut request: MatchRequest, keep_records: bool, quiet: bool) -> Re
         output: None,
     };
     let standings = run_event(event, options)?;
-    print!("{}", anqi::tournament::report::text(&standings));
+    print!("{}", crate::tournament::report::text(&standings));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -649,8 +685,8 @@ fn report(
 ) -> Result<ExitCode> {
     let sprt = sprt.map(parse_sprt).transpose()?;
     let pair = pair.map(parse_pair).transpose()?;
-    let records = anqi::tournament::load(files)?;
-    let mut standings = anqi::tournament::stats::standings(&records, &[], None);
+    let records = crate::tournament::load(files)?;
+    let mut standings = crate::tournament::stats::standings(&records, &[], None);
     if let Some(cfg) = &sprt {
         standings
             .run_sprt(cfg, pair.as_ref().map(|(a, b)| (a.as_str(), b.as_str())))
@@ -659,7 +695,7 @@ fn report(
     if json {
         println!("{}", serde_json::to_string_pretty(&standings)?);
     } else {
-        print!("{}", anqi::tournament::report::text(&standings));
+        print!("{}", crate::tournament::report::text(&standings));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -673,7 +709,7 @@ fn parse_pair(p: &str) -> Result<(String, String)> {
 }
 
 /// `ELO0,ELO1[,ALPHA,BETA]`, checked as the tournament file's `[tournament.sprt]` is.
-fn parse_sprt(s: &str) -> Result<anqi::tournament::config::SprtConfig> {
+fn parse_sprt(s: &str) -> Result<crate::tournament::config::SprtConfig> {
     let v: Vec<f64> = s
         .split(',')
         .map(|x| x.trim().parse::<f64>())
@@ -690,7 +726,7 @@ fn parse_sprt(s: &str) -> Result<anqi::tournament::config::SprtConfig> {
     {
         anyhow::bail!("--sprt needs ELO1 > ELO0 and ALPHA, BETA in (0, 0.5)");
     }
-    Ok(anqi::tournament::config::SprtConfig {
+    Ok(crate::tournament::config::SprtConfig {
         elo0,
         elo1,
         alpha,
@@ -753,7 +789,7 @@ fn replay(files: &[PathBuf], quiet: bool) -> Result<ExitCode> {
                 }
             };
             last = line;
-            let verdict = record.and_then(|r| anqi::replay::verify(&r).map(|()| r));
+            let verdict = record.and_then(|r| anqi_core::replay::verify(&r).map(|()| r));
             match verdict {
                 Ok(r) => {
                     ok += 1;
@@ -792,7 +828,7 @@ fn replay(files: &[PathBuf], quiet: bool) -> Result<ExitCode> {
 /// `anqi bridge`: one bridged game, or the engine's handshake alone with `--check`.
 #[allow(clippy::too_many_arguments)]
 fn bridge(
-    protocol: anqi::bridge::Protocol,
+    protocol: crate::bridge::Protocol,
     connect: String,
     token: String,
     name: Option<String>,
@@ -803,10 +839,10 @@ fn bridge(
 ) -> Result<ExitCode> {
     let assumes = assumes
         .map(|a| {
-            anqi::bridge::presets::assumed(&a).map_err(|e| anyhow::anyhow!("--assumes {a}: {e}"))
+            crate::bridge::presets::assumed(&a).map_err(|e| anyhow::anyhow!("--assumes {a}: {e}"))
         })
         .transpose()?;
-    let options = anqi::bridge::BridgeOptions {
+    let options = crate::bridge::BridgeOptions {
         protocol,
         connect,
         token,
@@ -820,7 +856,7 @@ fn bridge(
         .build()?;
     let outcome = runtime.block_on(async {
         if check {
-            anqi::bridge::check(&options).await.map(|name| {
+            crate::bridge::check(&options).await.map(|name| {
                 println!(
                     "{}: the engine answered its handshake{}",
                     options.protocol,
@@ -828,7 +864,7 @@ fn bridge(
                 );
             })
         } else {
-            anqi::bridge::run(&options).await.map(|s| {
+            crate::bridge::run(&options).await.map(|s| {
                 eprintln!(
                     "anqi bridge: game over after {} plies: (win {} {}), the engine was player {}",
                     s.plies, s.win.0, s.win.1, s.me

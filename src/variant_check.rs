@@ -1,6 +1,6 @@
 //! `anqi variant check`: a plain-text account of a variant description, for people writing one.
 
-use crate::rules::{Colour, ColourRule, Kind, Objective, Repetition, Start, Variant};
+use anqi_core::rules::{Colour, ColourRule, Kind, Objective, Repetition, Start, Variant};
 use std::fmt::Write;
 
 /// Largest grid (rows x columns of the display positions) the report draws.

@@ -5,7 +5,7 @@
 #[path = "shared/message.rs"]
 mod message;
 
-use anqi::wire::{ClientMessage, FrameLimits};
+use anqi_core::wire::{ClientMessage, FrameLimits};
 use libfuzzer_sys::fuzz_target;
 
 /// The server's default limits (`config.toml`: max_frame_bytes, max_nesting).

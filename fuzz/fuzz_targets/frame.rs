@@ -13,7 +13,7 @@
 //!   an amount that grows with the stream.
 #![no_main]
 
-use anqi::wire::{FrameError, FrameLimits, FrameScanner};
+use anqi_core::wire::{FrameError, FrameLimits, FrameScanner};
 use libfuzzer_sys::fuzz_target;
 
 /// The most bytes of a garbage run a `FrameError::Garbage` shows.

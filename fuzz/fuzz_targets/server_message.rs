@@ -5,7 +5,7 @@
 #[path = "shared/message.rs"]
 mod message;
 
-use anqi::wire::{FrameLimits, ServerMessage};
+use anqi_core::wire::{FrameLimits, ServerMessage};
 use libfuzzer_sys::fuzz_target;
 
 /// The limits of the reference client (`clients/rust`).

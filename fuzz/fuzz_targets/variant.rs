@@ -8,7 +8,7 @@
 //! - the first plies of that game (legal actions, picked from the input) are all accepted.
 #![no_main]
 
-use anqi::rules::{ActionCounts, Game, SeedInputs, Variant};
+use anqi_core::rules::{ActionCounts, Game, SeedInputs, Variant};
 use libfuzzer_sys::fuzz_target;
 use std::sync::Arc;
 

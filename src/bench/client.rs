@@ -21,8 +21,8 @@
 //! closes; the other modes print one JSON line of results. Progress goes to stderr.
 
 use super::script::{self, Script};
-use crate::rules::playout::SplitMix64;
-use crate::rules::Variant;
+use anqi_core::rules::playout::SplitMix64;
+use anqi_core::rules::Variant;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::io::Write;

@@ -514,14 +514,15 @@ mod tests {
 
     #[test]
     fn the_server_configuration_parses() {
-        let c = crate::config::Config::parse(&server_config("game_ms = 0\n")).unwrap();
+        let c = anqi_server::config::Config::parse(&server_config("game_ms = 0\n")).unwrap();
         assert_eq!(
             c.seed.server,
-            crate::config::SeedSource::Fixed(script::SERVER_SEED.into())
+            anqi_server::config::SeedSource::Fixed(script::SERVER_SEED.into())
         );
         assert!(c.seed.clients);
         assert_eq!(c.records.path, "");
-        let c = crate::config::Config::parse(&server_config("game_ms = 5\nmove_ms = 7\n")).unwrap();
+        let c = anqi_server::config::Config::parse(&server_config("game_ms = 5\nmove_ms = 7\n"))
+            .unwrap();
         assert_eq!(c.clock.move_ms, Some(7));
     }
 }

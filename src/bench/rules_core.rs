@@ -1,8 +1,8 @@
 //! R1: the rules core's random playouts in this process, one thread, against OpenSpiel's banqi
 //! driven from Python (`pyspiel`) for the same wall time, when it is installed.
 
-use crate::rules::playout::{self, Playouts};
-use crate::rules::Variant;
+use anqi_core::rules::playout::{self, Playouts};
+use anqi_core::rules::Variant;
 use anyhow::{bail, Context, Result};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{ChildStdin, ChildStdout, Command, Stdio};

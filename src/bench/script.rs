@@ -6,9 +6,9 @@
 //! so its deal is known in advance; each ply's action is drawn at random among the legal ones
 //! by a generator seeded from `i`.
 
-use crate::rules::playout::SplitMix64;
-use crate::rules::{SeedInputs, Variant};
-use crate::wire::{ClientClause, ClientMessage};
+use anqi_core::rules::playout::SplitMix64;
+use anqi_core::rules::{SeedInputs, Variant};
+use anqi_core::wire::{ClientClause, ClientMessage};
 use std::sync::Arc;
 
 /// The bench server's `[seed] server`: with it (and client seeds mixed in) every deal is known
@@ -41,15 +41,14 @@ impl Script {
             clients: seeds.clone(),
             server: SERVER_SEED.to_string(),
         };
-        let mut game = crate::rules::Game::new(variant.clone(), inputs.deal_for(variant));
+        let mut game = anqi_core::rules::Game::new(variant.clone(), inputs.deal_for(variant));
         let mut rng = SplitMix64::new(index ^ ACTION_SEED_MIX);
         let mut plies = Vec::new();
         while game.outcome().is_none() {
             // As `rules::playout` picks: one count, and the action at a random index.
             let (action, _) = game
-                .choose_legal(|n| rng.below(n))
-                .expect("a game not over has a legal action")
-                .unpack();
+                .pick_legal(|n| rng.below(n))
+                .expect("a game not over has a legal action");
             let message = ClientMessage(vec![
                 ClientClause::Board(game.wire_board()),
                 ClientClause::from(action),
@@ -79,7 +78,7 @@ const ACTION_SEED_MIX: u64 = 0x5eed_0fbe_ec40_0000;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Game;
+    use anqi_core::rules::Game;
 
     /// The lines, read back as a server reads them, play the game to its end on the deal the
     /// seeds give, each with the board of its position.

@@ -22,7 +22,7 @@ pub mod session;
 pub mod tcg;
 pub mod uci;
 
-use crate::rules::{CaptureRules, ColourRule, Objective, Piece, Start, Topology, Variant};
+use anqi_core::rules::{CaptureRules, ColourRule, Objective, Piece, Start, Topology, Variant};
 use serde::Deserialize;
 use session::Session;
 use std::fmt;
@@ -377,8 +377,8 @@ fn differences(event: &Variant, assumed: &Variant) -> Vec<String> {
     out
 }
 
-fn describe_repetition(r: Option<crate::rules::Repetition>) -> String {
-    use crate::rules::Repetition;
+fn describe_repetition(r: Option<anqi_core::rules::Repetition>) -> String {
+    use anqi_core::rules::Repetition;
     match r {
         None => "never".into(),
         Some(Repetition::Occurrence(n)) => format!("when a position occurs {n} times"),

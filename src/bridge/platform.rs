@@ -19,8 +19,8 @@
 
 use super::session::{Answer, Event, Session};
 use super::{BridgeError, BridgeOptions, Translator, HANDSHAKE_TIMEOUT};
-use crate::rules::{Board, Colour, ColourRule, Piece, Square};
-use crate::wire::LastPly;
+use anqi_core::rules::{Board, Colour, ColourRule, Piece, Square};
+use anqi_core::wire::LastPly;
 use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -2,7 +2,7 @@
 //! engine families, in `protocol/presets/` and built in, then any shipped variant, then a
 //! description file.
 
-use crate::rules::{Variant, VariantError};
+use anqi_core::rules::{Variant, VariantError};
 
 /// The presets, as (name, description text).
 pub const PRESETS: &[(&str, &str)] = &[

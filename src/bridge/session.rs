@@ -6,8 +6,8 @@
 //! come from the referee's extension clauses, and the rules from its `(variant ...)` clause.
 
 use super::BridgeError;
-use crate::rules::{Board, Colour, ColourRule, Kind, Piece, Square, Start, Variant};
-use crate::wire::{
+use anqi_core::rules::{Board, Colour, ColourRule, Kind, Piece, Square, Start, Variant};
+use anqi_core::wire::{
     ClientClause, ClientMessage, ErrorCode, Extensions, FrameLimits, FrameScanner, LastPly,
     ServerClause, ServerMessage,
 };
@@ -346,11 +346,6 @@ impl Session {
     /// Whether the start is the usual face-down one (nothing was revealed before play).
     pub fn starts_face_down(&self) -> bool {
         self.variant.start == Start::FaceDown
-    }
-
-    /// The square at `cell`.
-    pub fn square(&self, cell: usize) -> Square {
-        self.board.get(cell)
     }
 }
 

@@ -14,8 +14,8 @@
 use super::engine::LineEngine;
 use super::session::{Answer, Event, Session};
 use super::{BridgeError, BridgeOptions, Translator, HANDSHAKE_TIMEOUT};
-use crate::rules::{Colour, Repetition};
-use crate::wire::LastPly;
+use anqi_core::rules::{Colour, Repetition};
+use anqi_core::wire::LastPly;
 use std::collections::VecDeque;
 use std::time::Duration;
 

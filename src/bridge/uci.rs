@@ -12,8 +12,8 @@
 use super::engine::LineEngine;
 use super::session::{Answer, Event, Session};
 use super::{BridgeError, BridgeOptions, Translator, HANDSHAKE_TIMEOUT};
-use crate::rules::{Board, Colour, Control, Kind, Square, Variant};
-use crate::wire::LastPly;
+use anqi_core::rules::{Board, Colour, Control, Kind, Square, Variant};
+use anqi_core::wire::LastPly;
 use std::time::Duration;
 
 const FILES: &[u8; 8] = b"abcdefgh";

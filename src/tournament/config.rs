@@ -4,8 +4,8 @@
 
 use super::time_control::Tc;
 use crate::bridge::Protocol;
-use crate::config::{ClockConfig, LegalCounts};
-use crate::rules::ClockDefaults;
+use anqi_core::rules::ClockDefaults;
+use anqi_server::config::{ClockConfig, LegalCounts};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -259,7 +259,7 @@ impl TournamentConfig {
             return tc.clock.clone();
         }
         let mut clock = self.clock.clone().unwrap_or_default();
-        if crate::server::TimeControl::resolve(&clock, variant).is_unlimited() {
+        if anqi_server::TimeControl::resolve(&clock, variant).is_unlimited() {
             clock.move_ms = Some(60_000);
         }
         clock
@@ -391,7 +391,7 @@ fn with_each(text: &str, each: &toml::Table) -> Result<Vec<EngineConfig>, Tourna
         .map(|(i, own)| {
             let mut merged = each.clone();
             if let Some(own) = own.as_table() {
-                crate::config::merge(&mut merged, own.clone());
+                anqi_server::config::merge(&mut merged, own.clone());
             }
             let name = merged
                 .get("name")

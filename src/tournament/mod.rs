@@ -24,8 +24,8 @@ pub mod stats;
 pub mod time_control;
 pub mod token;
 
-use crate::record::{read_records, GameRecord};
-use crate::rules::Variant;
+use anqi_core::record::{read_records, GameRecord};
+use anqi_core::rules::Variant;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -68,8 +68,8 @@ impl TournamentError {
     }
 }
 
-impl From<crate::server::ServerStopped> for TournamentError {
-    fn from(e: crate::server::ServerStopped) -> TournamentError {
+impl From<anqi_server::ServerStopped> for TournamentError {
+    fn from(e: anqi_server::ServerStopped) -> TournamentError {
         TournamentError::Server(e.to_string())
     }
 }

@@ -4,7 +4,7 @@
 
 use super::config::{EngineConfig, EngineLogs, Format, TournamentConfig};
 use super::time_control::Tc;
-use crate::rules::Variant;
+use anqi_core::rules::Variant;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -11,10 +11,10 @@ use super::engine::{Engine, Log, Placeholders};
 use super::schedule::{self, ScheduledGame};
 use super::stats::{self, Standings};
 use super::TournamentError;
-use crate::config::{ClockConfig, Config, Ruling};
-use crate::record::{read_records, GameRecord, TournamentTag};
-use crate::rules::{SeedInputs, Termination, Variant};
-use crate::server::{GameOrder, GameSpec, Server};
+use anqi_core::record::{read_records, GameRecord, TournamentTag};
+use anqi_core::rules::{SeedInputs, Termination, Variant};
+use anqi_server::config::{ClockConfig, Config, Ruling};
+use anqi_server::{GameOrder, GameSpec, Server};
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -202,7 +202,7 @@ pub async fn run(
 /// What every game of one run shares.
 struct Event {
     config: Arc<TournamentConfig>,
-    desk: crate::server::OrderDesk,
+    desk: anqi_server::OrderDesk,
     addr: std::net::SocketAddr,
     /// Each engine's clock settings (index = engine).
     clocks: Arc<Vec<ClockConfig>>,
@@ -439,7 +439,7 @@ struct SeatEnd {
 /// engines, and tells a crash from a disconnect and from a player who never came.
 async fn play(
     config: &TournamentConfig,
-    desk: &crate::server::OrderDesk,
+    desk: &anqi_server::OrderDesk,
     addr: std::net::SocketAddr,
     game: ScheduledGame,
     clocks: &[ClockConfig],
@@ -556,7 +556,7 @@ async fn play(
                 && record
                     .players
                     .get(s)
-                    .is_some_and(|p| crate::server::is_absent_name(&p.name));
+                    .is_some_and(|p| anqi_server::is_absent_name(&p.name));
             never_came.then(|| {
                 if let Some(failure) = &start_failures[s] {
                     return failure.clone();
@@ -617,7 +617,7 @@ fn log_for(config: &TournamentConfig, game: &ScheduledGame, seat: usize, name: &
 /// is given two seconds to exit, then killed with its process group.
 async fn watch(
     mut engine: Engine,
-    desk: crate::server::OrderDesk,
+    desk: anqi_server::OrderDesk,
     game_no: u64,
     seat: usize,
     over: CancellationToken,

@@ -2,7 +2,7 @@
 //! only on the configuration, so every run (and every shard) agrees on what game N is.
 
 use super::config::{Format, TournamentConfig};
-use crate::rules::Variant;
+use anqi_core::rules::Variant;
 use sha2::{Digest, Sha256};
 
 /// One scheduled game.

@@ -43,8 +43,8 @@
 //!   [0, 1] and is not empty at p̂ = 0 or 1, where the normal approximation fails ([`wilson`]).
 
 use super::config::SprtConfig;
-use crate::record::GameRecord;
-use crate::rules::Variant;
+use anqi_core::record::GameRecord;
+use anqi_core::rules::Variant;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 
@@ -241,16 +241,6 @@ pub enum Model {
     Pentanomial,
     /// Single games: each game is one observation.
     Trinomial,
-}
-
-impl Model {
-    /// What one observation is, in the plural: `pairs` or `games`.
-    pub fn observations(self) -> &'static str {
-        match self {
-            Model::Pentanomial => "pairs",
-            Model::Trinomial => "games",
-        }
-    }
 }
 
 /// The results of `first` against `second`, from `first`'s point of view, over the games where

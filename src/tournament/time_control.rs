@@ -2,7 +2,7 @@
 //! `st=2`, `inf`. A text is read once, into the clock settings the server runs on
 //! ([`ClockConfig`], every key set so that the variant's `(clock ...)` does not leak in).
 
-use crate::config::ClockConfig;
+use anqi_server::config::ClockConfig;
 use serde::Deserialize;
 use std::fmt;
 use std::str::FromStr;

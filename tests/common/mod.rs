@@ -2,10 +2,10 @@
 //! raw line-oriented TCP client for speaking the protocol by hand.
 #![allow(dead_code)]
 
-use anqi::config::Config;
-use anqi::record::GameRecord;
-use anqi::rules::Variant;
-use anqi::server::Server;
+use anqi_core::record::GameRecord;
+use anqi_core::rules::Variant;
+use anqi_server::config::Config;
+use anqi_server::Server;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;

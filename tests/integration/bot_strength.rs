@@ -10,10 +10,10 @@
 
 use crate::common;
 
-use anqi::record::GameRecord;
-use anqi::rules::Variant;
 use anqi_client::bots::{GreedyBot, SearchBot};
 use anqi_client::{join, play_seated, Bot, Connection, GameResult, RandomBot};
+use anqi_core::record::GameRecord;
+use anqi_core::rules::Variant;
 use common::TestServer;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -114,7 +114,7 @@ async fn duel(server: &mut TestServer, tag: &str, games: usize, a: MakeBot, b: M
     let mut score = Score::default();
     for _ in 0..games {
         let rec: GameRecord = server.next_record().await;
-        anqi::replay::verify(&rec).unwrap_or_else(|e| panic!("game {}: {e}", rec.game));
+        anqi_core::replay::verify(&rec).unwrap_or_else(|e| panic!("game {}: {e}", rec.game));
         assert!(rec.faults.is_empty(), "{:?}", rec.faults);
         assert!(!rec.result.reason.is_fault(), "{:?}", rec.result);
         let names: Vec<&str> = rec.players.iter().map(|p| p.name.as_str()).collect();

@@ -4,9 +4,9 @@
 
 use crate::common;
 
-use anqi::record::GameRecord;
-use anqi::rules::Variant;
 use anqi_client::{play_game, RandomBot};
+use anqi_core::record::GameRecord;
+use anqi_core::rules::Variant;
 use common::TestServer;
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};

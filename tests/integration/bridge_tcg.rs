@@ -5,9 +5,9 @@
 
 use crate::common;
 
-use anqi::record::GameRecord;
 use anqi_client::bots::GreedyBot;
 use anqi_client::{play_game, RandomBot};
+use anqi_core::record::GameRecord;
 use common::{TempDir, TestServer};
 use std::path::Path;
 use std::process::Output;

@@ -5,8 +5,8 @@
 
 use crate::common;
 
-use anqi::record::GameRecord;
-use anqi::rules::Termination;
+use anqi_core::record::GameRecord;
+use anqi_core::rules::Termination;
 use common::TempDir;
 use std::collections::BTreeSet;
 use std::process::Command;

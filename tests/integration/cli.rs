@@ -150,7 +150,7 @@ async fn sigterm_aborts_running_games_and_records_them() {
     }
     assert!(wait_exit(&mut server).success());
     let text = std::fs::read_to_string(&records).unwrap();
-    let record: anqi::record::GameRecord = serde_json::from_str(text.trim()).unwrap();
+    let record: anqi_core::record::GameRecord = serde_json::from_str(text.trim()).unwrap();
     assert_eq!(record.result.reason.name(), "aborted");
     assert_eq!(record.plies.len(), 1);
     assert!(replay(&records).ends_with("1 verified, 0 failed\n"));

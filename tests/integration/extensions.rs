@@ -3,8 +3,8 @@
 
 use crate::common;
 
-use anqi::rules::Variant;
-use anqi::wire::{ErrorCode, LastPly, ServerClause, ServerMessage};
+use anqi_core::rules::Variant;
+use anqi_core::wire::{ErrorCode, LastPly, ServerClause, ServerMessage};
 use common::{RawClient, TestServer};
 
 fn parse(line: &str) -> Vec<ServerClause> {

@@ -3,9 +3,9 @@
 
 use crate::common;
 
-use anqi::record::GameRecord;
-use anqi::rules::Termination;
 use anqi_client::{join, play_seated, Bot, Connection, RandomBot, View};
+use anqi_core::record::GameRecord;
+use anqi_core::rules::Termination;
 use common::{RawClient, TestServer};
 
 const START: &str = "XXXXXXXX";
@@ -14,7 +14,7 @@ const START: &str = "XXXXXXXX";
 struct SlowBot(RandomBot);
 
 impl Bot for SlowBot {
-    fn choose(&mut self, view: &View<'_>) -> anqi::rules::Action {
+    fn choose(&mut self, view: &View<'_>) -> anqi_core::rules::Action {
         std::thread::sleep(std::time::Duration::from_millis(3));
         self.0.choose(view)
     }
@@ -185,7 +185,7 @@ async fn bad_input_is_answered_while_another_game_plays_on() {
         r2.errors
     );
     let (path, _dir) = server.stop().await;
-    let records = anqi::record::read_records(&path).unwrap();
+    let records = anqi_core::record::read_records(&path).unwrap();
     assert_eq!(records.len(), 5);
     let steady: Vec<GameRecord> = records
         .into_iter()
@@ -204,7 +204,7 @@ async fn bad_input_is_answered_while_another_game_plays_on() {
         "{:?}",
         steady[0].result
     );
-    anqi::replay::verify(&steady[0]).unwrap();
+    anqi_core::replay::verify(&steady[0]).unwrap();
 }
 
 #[tokio::test]

@@ -5,9 +5,9 @@
 
 use crate::common;
 
-use anqi::record::{GameRecord, MAX_FAULTS};
-use anqi::rules::Termination;
 use anqi_client::{join, play_seated, Bot, Connection, GameResult, RandomBot, View};
+use anqi_core::record::{GameRecord, MAX_FAULTS};
+use anqi_core::rules::Termination;
 use common::{RawClient, TempDir, TestServer};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
@@ -21,7 +21,7 @@ const ANQI: &str = env!("CARGO_BIN_EXE_anqi");
 struct SlowBot(RandomBot);
 
 impl Bot for SlowBot {
-    fn choose(&mut self, view: &View<'_>) -> anqi::rules::Action {
+    fn choose(&mut self, view: &View<'_>) -> anqi_core::rules::Action {
         std::thread::sleep(Duration::from_millis(2));
         self.0.choose(view)
     }
@@ -62,7 +62,7 @@ async fn normal_game_ended_well(
         .record_where(|r| r.players[0].name == "steady_1")
         .await;
     assert!(!record.result.reason.is_fault(), "{:?}", record.result);
-    anqi::replay::verify(&record).unwrap();
+    anqi_core::replay::verify(&record).unwrap();
 }
 
 /// Two raw clients seated together, read up to the first prompt.

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use anqi::rules::MAX_DESCRIPTION_BYTES;
+use anqi_core::rules::MAX_DESCRIPTION_BYTES;
 use common::TempDir;
 use std::fmt::Write;
 use std::path::Path;

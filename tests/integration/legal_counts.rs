@@ -13,11 +13,11 @@
 //!   core) and puts its rows through the two checks above; with `ANQI_WRITE_LEGAL_COUNTS=1` it
 //!   also rewrites the tables.
 
-use anqi::rules::{
+use anqi_core::rules::{
     Action, ActionKind, Board, Colour, ColourRule, Control, Game, Objective, Piece, PublicState,
     SeedInputs, Start, Variant, SHIPPED,
 };
-use anqi::wire::ServerClause;
+use anqi_core::wire::ServerClause;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};

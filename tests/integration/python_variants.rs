@@ -1,6 +1,6 @@
 //! The Python reference bot plays every shipped variant against the real `anqi` binary.
 //!
-//! For each variant in [`anqi::rules::SHIPPED`], the test starts `anqi serve` on a free port with
+//! For each variant in [`anqi_core::rules::SHIPPED`], the test starts `anqi serve` on a free port with
 //! no clock, starts one `clients/python/anqi_random_bot.py` per seat (told nothing: it plays by
 //! the description the server sends, the `variant` extension), and lets them play two games
 //! each. Every bot must exit 0 with two `game over:` lines and nothing on
@@ -8,7 +8,7 @@
 //! `anqi replay` and hold no faults. So a rules disagreement between the bot and the server, in
 //! any variant, fails the test.
 
-use anqi::rules::{Variant, SHIPPED};
+use anqi_core::rules::{Variant, SHIPPED};
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

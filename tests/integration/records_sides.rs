@@ -5,8 +5,8 @@
 
 use crate::common;
 
-use anqi::record::GameRecord;
-use anqi::rules::Variant;
+use anqi_core::record::GameRecord;
+use anqi_core::rules::Variant;
 use common::{replay, RawClient, TempDir, TestServer};
 use std::path::Path;
 use std::process::Command;
@@ -184,7 +184,7 @@ fn records_without_sides_teams_or_legal_all_still_load_and_replay() {
     assert!(
         !text.contains("\"side\"") && !text.contains("\"team\"") && !text.contains("legal_all")
     );
-    let records = anqi::record::read_records(&path).unwrap();
+    let records = anqi_core::record::read_records(&path).unwrap();
     let r = records[0].1.as_ref().unwrap();
     assert!(r
         .players

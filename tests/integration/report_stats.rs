@@ -6,8 +6,8 @@
 
 use crate::common;
 
-use anqi::record::{GameRecord, TournamentTag};
-use anqi::rules::{Termination, Variant};
+use anqi_core::record::{GameRecord, TournamentTag};
+use anqi_core::rules::{Termination, Variant};
 use common::TempDir;
 use serde_json::Value;
 use std::path::Path;
@@ -81,7 +81,11 @@ fn deal(records: &mut Vec<GameRecord>, a: &str, b: &str, results: [f64; 2]) {
 
 fn write(dir: &Path, name: &str, records: &[GameRecord]) -> std::path::PathBuf {
     let path = dir.join(name);
-    anqi::tournament::write_records(&path, records).unwrap();
+    let lines: String = records
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap() + "\n")
+        .collect();
+    std::fs::write(&path, lines).unwrap();
     path
 }
 

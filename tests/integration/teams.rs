@@ -93,7 +93,7 @@ async fn two_against_two() {
     assert_eq!(r.players[0].colour, r.players[2].colour);
     assert_eq!(r.players[1].colour, r.players[3].colour);
     assert_ne!(r.players[0].colour, r.players[1].colour);
-    anqi::replay::verify(&r).unwrap();
+    anqi_core::replay::verify(&r).unwrap();
 }
 
 #[tokio::test]
@@ -129,5 +129,5 @@ async fn one_against_two() {
     }
     let r = server.next_record().await;
     assert_eq!((r.result.winner, r.result.winner_team), (1, 0));
-    anqi::replay::verify(&r).unwrap();
+    anqi_core::replay::verify(&r).unwrap();
 }

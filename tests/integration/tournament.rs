@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use anqi::record::GameRecord;
+use anqi_core::record::GameRecord;
 use common::TempDir;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -59,7 +59,7 @@ fn tournament(file: &Path, extra: &[&str]) -> std::process::Output {
 /// Records in schedule order with their timing zeroed (timing is the only thing that may
 /// differ between two runs of one configuration).
 fn normalized(path: &Path) -> Vec<GameRecord> {
-    let mut records: Vec<GameRecord> = anqi::record::read_records(path)
+    let mut records: Vec<GameRecord> = anqi_core::record::read_records(path)
         .unwrap()
         .into_iter()
         .map(|(_, r)| r.unwrap())
@@ -512,7 +512,7 @@ fn each_engine_runs_on_its_own_time_control_and_each_shares_keys() {
         assert_eq!(r.result.loser, Some(1));
     }
     // The hasty engine's flag fell at its own limit: 0.1 s, not the 0.4 s it took.
-    let raw: Vec<GameRecord> = anqi::record::read_records(&dir.0.join("out.jsonl"))
+    let raw: Vec<GameRecord> = anqi_core::record::read_records(&dir.0.join("out.jsonl"))
         .unwrap()
         .into_iter()
         .map(|(_, r)| r.unwrap())

@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use anqi::record::GameRecord;
+use anqi_core::record::GameRecord;
 use common::{anqi_bot, replay, TempDir};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -67,7 +67,7 @@ fn tournament(file: &Path, extra: &[&str]) -> Value {
 }
 
 fn records(path: &Path) -> Vec<GameRecord> {
-    let mut records: Vec<GameRecord> = anqi::record::read_records(path)
+    let mut records: Vec<GameRecord> = anqi_core::record::read_records(path)
         .unwrap()
         .into_iter()
         .map(|(_, r)| r.unwrap())

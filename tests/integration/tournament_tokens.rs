@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use anqi::record::GameRecord;
+use anqi_core::record::GameRecord;
 use common::TempDir;
 use sha2::{Digest, Sha256};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -204,7 +204,7 @@ impl Client {
 }
 
 fn records(dir: &Path) -> Vec<GameRecord> {
-    let mut records: Vec<GameRecord> = anqi::record::read_records(&dir.join("out.jsonl"))
+    let mut records: Vec<GameRecord> = anqi_core::record::read_records(&dir.join("out.jsonl"))
         .unwrap()
         .into_iter()
         .map(|(_, r)| r.unwrap())

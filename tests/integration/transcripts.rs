@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use anqi::wire::{ServerClause, ServerMessage};
+use anqi_core::wire::{ServerClause, ServerMessage};
 use common::{RawClient, TestServer};
 
 /// Parses a server message, sorting moves and jumps so the paper's listing order does not matter.
@@ -26,7 +26,7 @@ async fn run_transcript(
     variant: &str,
     server_seed: &str,
     transcript: &str,
-) -> anqi::record::GameRecord {
+) -> anqi_core::record::GameRecord {
     let server = TestServer::start(variant, &format!("[seed]\nserver = \"{server_seed}\"\n")).await;
     let mut clients: Vec<RawClient> = Vec::new();
     let mut checked = 0;
@@ -67,7 +67,7 @@ async fn run_transcript(
     }
     let mut server = server;
     let record = server.next_record().await;
-    anqi::replay::verify(&record).expect("the record verifies");
+    anqi_core::replay::verify(&record).expect("the record verifies");
     record
 }
 
@@ -103,10 +103,12 @@ async fn table_v_message_by_message() {
     // record's ply cap, are caught.
     let mut forged = record.clone();
     forged.plies[0].drawn = Some('k');
-    assert!(anqi::replay::verify(&forged).unwrap_err().contains("drawn"));
+    assert!(anqi_core::replay::verify(&forged)
+        .unwrap_err()
+        .contains("drawn"));
     let mut forged = record.clone();
     forged.max_plies = Some(5);
-    assert!(anqi::replay::verify(&forged)
+    assert!(anqi_core::replay::verify(&forged)
         .unwrap_err()
         .contains("ply cap"));
     // Bag draws keep the turn: 6 draws + 6 puts + 1 move = 13 plies in 3 rounds and a half.
@@ -120,7 +122,7 @@ const GOLDEN_PLIES: u32 = 10;
 /// seeds 1, 2, ...; each move is drawn from the legal actions of a shadow copy of the game
 /// (rebuilt from the same seeds); after [`GOLDEN_PLIES`] plies the player to move resigns.
 async fn golden(variant_name: &str) -> String {
-    use anqi::rules::{Game, SeedInputs, Variant};
+    use anqi_core::rules::{Game, SeedInputs, Variant};
     use std::sync::Arc;
     let variant = Variant::shipped(variant_name).unwrap();
     let server = TestServer::start(variant_name, "[seed]\nserver = \"golden\"\n").await;
@@ -198,7 +200,7 @@ fn board_before(transcript: &str, player: usize) -> String {
 async fn golden_transcripts_of_every_variant() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol/transcripts");
     let bless = std::env::var_os("ANQI_BLESS").is_some();
-    for (name, _) in anqi::rules::SHIPPED {
+    for (name, _) in anqi_core::rules::SHIPPED {
         let path = dir.join(format!("{name}.transcript"));
         if bless {
             std::fs::create_dir_all(&dir).unwrap();

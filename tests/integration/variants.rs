@@ -3,12 +3,12 @@
 
 use crate::common;
 
-use anqi::rules::{Termination, Variant, SHIPPED};
+use anqi_core::rules::{Termination, Variant, SHIPPED};
 use common::{TempDir, TestServer};
 
 /// Plays `games` games of `variant` and checks every record. The bots are told nothing: they
 /// play by the description the server sends (the `variant` extension), and make no mistake.
-async fn play_and_verify(variant: &str, games: usize) -> Vec<anqi::record::GameRecord> {
+async fn play_and_verify(variant: &str, games: usize) -> Vec<anqi_core::record::GameRecord> {
     let mut server = TestServer::start(variant, "[clock]\ngame_ms = 0\n").await;
     let rules = Variant::load(variant).unwrap();
     let seats = rules.players;
@@ -27,7 +27,7 @@ async fn play_and_verify(variant: &str, games: usize) -> Vec<anqi::record::GameR
     let mut records = Vec::new();
     for _ in 0..games {
         let r = server.next_record().await;
-        anqi::replay::verify(&r).unwrap_or_else(|e| panic!("{variant} game {}: {e}", r.game));
+        anqi_core::replay::verify(&r).unwrap_or_else(|e| panic!("{variant} game {}: {e}", r.game));
         assert!(r.faults.is_empty(), "{variant}: {:?}", r.faults);
         assert!(!r.result.reason.is_fault(), "{variant}: {:?}", r.result);
         assert_eq!(r.variant, rules.name);

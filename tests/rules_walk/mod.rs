@@ -17,7 +17,7 @@
 //!   reason the position shows, and a game that is not over has legal actions.
 #![allow(dead_code)]
 
-use anqi::rules::{
+use anqi_core::rules::{
     Action, ActionCounts, ActionKind, Board, Colour, Game, Objective, Outcome, Piece, Played,
     SeedInputs, Square, Termination, Variant, SHIPPED,
 };

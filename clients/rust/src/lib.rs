@@ -14,11 +14,11 @@
 //! # Ok(()) }
 //! ```
 
-use anqi::rules::{
+use anqi_core::rules::{
     Action, Board, CaptureRules, ColourRule, Control, Objective, Piece, Start, Topology, Variant,
     MAX_PLAYERS,
 };
-use anqi::wire::{ClientMessage, ErrorCode, FrameScanner, ServerClause, ServerMessage};
+use anqi_core::wire::{ClientMessage, ErrorCode, FrameScanner, ServerClause, ServerMessage};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -243,7 +243,7 @@ impl Setup {
             pieces,
             capture: CaptureRules::standard(),
             players: self.players,
-            order: anqi::rules::default_order(&sides),
+            order: anqi_core::rules::default_order(&sides),
             sides,
             start,
             colours: ColourRule::FirstReveal,

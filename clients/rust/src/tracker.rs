@@ -38,12 +38,12 @@
 //! offers are exactly those the server accepts.
 
 use crate::{ClientError, GameResult, Result, Setup, View};
-use anqi::rules::{
+use anqi_core::rules::{
     Action, ActionCounts, Board, Cell, Colour, ColourRule, Control, Objective, Piece, PublicState,
     Square, Start, Variant,
 };
-use anqi::wire::{ClientClause, ClientMessage, ErrorCode, FrameLimits, FrameScanner};
-use anqi::wire::{ServerClause, ServerMessage};
+use anqi_core::wire::{ClientClause, ClientMessage, ErrorCode, FrameLimits, FrameScanner};
+use anqi_core::wire::{ServerClause, ServerMessage};
 use std::sync::Arc;
 
 /// The limits a client reads the server's messages with: far above anything the server sends
@@ -201,7 +201,7 @@ impl Observation {
         }
     }
 
-    /// The legal-action counts `player` has or would have here, as `anqi::rules::Game::counts_of`
+    /// The legal-action counts `player` has or would have here, as `anqi_core::rules::Game::counts_of`
     /// counts them: the player to move with its hand and chain, anyone else with its own
     /// control, no hand and no chain. `None` for an id that is not a seat of the game.
     pub fn counts_of(&self, player: usize) -> Option<ActionCounts> {
@@ -314,7 +314,10 @@ impl Observation {
     ///
     /// # Errors
     /// When `player` is not a seat of the game (the text says why).
-    pub fn of_game(game: &anqi::rules::Game, player: usize) -> std::result::Result<Self, String> {
+    pub fn of_game(
+        game: &anqi_core::rules::Game,
+        player: usize,
+    ) -> std::result::Result<Self, String> {
         let variant = game.variant();
         if !(1..=variant.players).contains(&player) {
             return Err(format!(
@@ -728,7 +731,7 @@ mod tests {
     //! leave it as it was.
 
     use super::*;
-    use anqi::rules::{Game, SeedInputs};
+    use anqi_core::rules::{Game, SeedInputs};
     use rand_chacha::ChaCha8Rng;
     use rand_core::{Rng, SeedableRng};
 
@@ -900,7 +903,7 @@ mod tests {
 
     #[test]
     fn trackers_follow_games_of_every_shipped_variant() {
-        for (name, _) in anqi::rules::SHIPPED {
+        for (name, _) in anqi_core::rules::SHIPPED {
             // Long games on the big boards are slow in a debug build: two seeds each.
             for seed in 0..2 {
                 follow(name, seed, true);

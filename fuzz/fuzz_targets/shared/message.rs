@@ -1,6 +1,6 @@
 //! What the `client_message` and `server_message` targets share: the parse-print round trip.
 
-use anqi::wire::{ErrorCode, FrameLimits, FrameScanner, MessageError};
+use anqi_core::wire::{ErrorCode, FrameLimits, FrameScanner, MessageError};
 use std::fmt::{Debug, Display};
 
 /// No limit: the printed form of a parsed message is checked to be exactly one frame.

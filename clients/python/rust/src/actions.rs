@@ -14,8 +14,8 @@
 //! is an action of the board (legal or not at a given moment); ids follow from the topology
 //! alone, so they are the same in every game of a variant.
 
-use anqi::rules::{Action, Piece, Variant};
-use anqi::wire::ClientMessage;
+use anqi_core::rules::{Action, Piece, Variant};
+use anqi_core::wire::ClientMessage;
 use pyo3::exceptions::PyValueError;
 use pyo3::PyResult;
 
@@ -95,7 +95,7 @@ impl Codec {
             .collect();
         jumps.sort_unstable();
         jumps.dedup();
-        let bag = v.start == anqi::rules::Start::Bag;
+        let bag = v.start == anqi_core::rules::Start::Bag;
         let mut table: Vec<Action> = (0..size).map(Action::Reveal).collect();
         let mut pairs: Vec<(usize, usize, u32)> = Vec::with_capacity(moves.len() + jumps.len());
         for &(from, to) in moves.iter().chain(&jumps) {

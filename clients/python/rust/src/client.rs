@@ -5,9 +5,9 @@
 
 use crate::actions::parse_action;
 use crate::observation::Observation;
-use anqi::rules::Variant;
-use anqi::wire::ClientMessage;
 use anqi_client::tracker::{self, Event, Tracker, SERVER_FRAME_LIMITS};
+use anqi_core::rules::Variant;
+use anqi_core::wire::ClientMessage;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt, PyString};

@@ -10,7 +10,7 @@
 use crate::actions::{parse_action, piece_index, piece_of, PIECE_LETTERS};
 use crate::observation::{counts_dict, observation_of, Observation};
 use crate::variant::{load_any, Loaded, VariantInfo};
-use anqi::rules::{self, Action, Deal, Piece, SeedInputs, Start};
+use anqi_core::rules::{self, Action, Deal, Piece, SeedInputs, Start};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -173,7 +173,7 @@ impl Game {
             None => {
                 let seeds = SeedInputs {
                     clients: client_seeds,
-                    server: seed.unwrap_or_else(rules::random_server_seed),
+                    server: seed.unwrap_or_else(crate::fresh_seed),
                 };
                 let start = seeds.deal_for(&loaded.variant);
                 (Some(seeds), start)

@@ -1,10 +1,11 @@
 //! `anqi._anqi`: the native module of the `anqi` Python package (`clients/python`), the rules
-//! core of [`anqi::rules`] in process.
+//! core of [`anqi_core::rules`] in process.
 //!
 //! Actions cross the boundary as their wire clauses, the strings a client sends (`"(rev 3)"`,
 //! `"(mov 4 0)"`, `"(bag)"`, `"(put K 7)"`), read by the protocol's own parser
-//! ([`anqi::wire::ClientMessage`]) and printed by [`anqi::rules::Action`]'s `Display`, so there
-//! is one mapping between text and actions; or as integer ids, for speed (`actions.rs`).
+//! ([`anqi_core::wire::ClientMessage`]) and printed by [`anqi_core::rules::Action`]'s
+//! `Display`, so there is one mapping between text and actions; or as integer ids, for speed
+//! (`actions.rs`).
 //! `clients/python/PACKAGE.md` documents the Python side.
 //!
 //! Modules: `variant.rs` (`variants()`, `Variant`), `actions.rs` (text and ids), `game.rs`
@@ -21,6 +22,14 @@ mod playouts;
 mod variant;
 
 use pyo3::prelude::*;
+
+/// A fresh server seed for a deal the caller gave no seed for: 16 bytes from the operating
+/// system, in hex (as `anqi serve` makes with `server = "random"`).
+fn fresh_seed() -> String {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).expect("the operating system gives random bytes");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
 
 /// The native module; `anqi/__init__.py` re-exports it. One line per class or function.
 #[pymodule]

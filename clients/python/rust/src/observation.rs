@@ -5,8 +5,8 @@
 //! ([`observation_of`]) or from public facts (`Observation.from_public`) is the same object with
 //! the same legal actions: the ones the server accepts.
 
-use anqi::rules::{self, ActionCounts, Colour, ColourRule, Piece, Start, Variant};
 use anqi_client::Observation as Known;
+use anqi_core::rules::{self, ActionCounts, Colour, ColourRule, Piece, Start, Variant};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

@@ -2,14 +2,13 @@
 //! baseline for search.
 
 use crate::variant::load_any;
-use anqi::rules;
-use anqi::rules::playout::{self, Playouts, Tally};
+use anqi_core::rules::playout::{self, Playouts, Tally};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::time::Instant;
 
-pub use anqi::rules::playout::SplitMix64;
+pub use anqi_core::rules::playout::SplitMix64;
 
 /// Plays `n` games of random legal actions natively (the GIL released), and returns a dict:
 /// `variant`, `seed`, `games`, `plies`, `seconds`, `plies_per_second`, `by_reason` (reason
@@ -32,7 +31,7 @@ pub fn playouts<'py>(
         None => crate::variant::load("traditional")?,
     };
     let seed: String = match seed {
-        None => rules::random_server_seed(),
+        None => crate::fresh_seed(),
         Some(s) => s.str()?.to_string(),
     };
     if threads == 0 {

@@ -2,7 +2,7 @@
 //! and the loading shared by `Game` and `playouts` (shipped variants are read once per process).
 
 use crate::actions::{parse_action, Codec};
-use anqi::rules::{self, ColourRule, Objective, Repetition, Start, SHIPPED};
+use anqi_core::rules::{self, ColourRule, Objective, Repetition, Start, SHIPPED};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

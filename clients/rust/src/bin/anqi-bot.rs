@@ -109,7 +109,7 @@ async fn main() -> std::process::ExitCode {
     let variant = match args
         .variant
         .as_deref()
-        .map(anqi::rules::Variant::load)
+        .map(anqi_core::rules::Variant::load)
         .transpose()
     {
         Ok(v) => v,

@@ -29,7 +29,7 @@
 use super::{cheapest_attackers, face_up_counts, pick, piece_at_index, piece_values};
 use super::{variant_counts, Distances};
 use crate::{Bot, View};
-use anqi::rules::{Action, Board, Cell, Colour, Control, Piece, Square, Variant};
+use anqi_core::rules::{Action, Board, Cell, Colour, Control, Piece, Square, Variant};
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 
@@ -315,7 +315,7 @@ impl Ctx<'_> {
 mod tests {
     use super::*;
     use crate::bots::testing::{rows, Scene};
-    use anqi::rules::{Colour, Control};
+    use anqi_core::rules::{Colour, Control};
 
     fn choose(scene: &Scene, seed: u64) -> Action {
         GreedyBot::new(seed).choose(&scene.view())

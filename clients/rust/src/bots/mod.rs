@@ -19,7 +19,7 @@ pub mod search;
 pub use greedy::GreedyBot;
 pub use search::SearchBot;
 
-use anqi::rules::{Board, CaptureRules, Cell, Colour, Kind, Piece, Square, Topology, Variant};
+use anqi_core::rules::{Board, CaptureRules, Cell, Colour, Kind, Piece, Square, Topology, Variant};
 use rand_chacha::ChaCha8Rng;
 use rand_core::Rng;
 
@@ -90,7 +90,7 @@ pub(crate) fn cheapest_attackers(
         }
         let v = values[p.kind.index()];
         board.for_each_move_from(&variant.topology, &variant.capture, from, true, |a, _| {
-            if let anqi::rules::Action::Move { to, .. } = a {
+            if let anqi_core::rules::Action::Move { to, .. } = a {
                 if out[to].is_none_or(|(w, _)| v < w) {
                     out[to] = Some((v, from));
                 }
@@ -168,7 +168,7 @@ pub(crate) mod testing {
     //! Building a [`View`] by hand for unit tests.
 
     use crate::{Setup, View};
-    use anqi::rules::{Action, Board, Control, Piece, PublicState, Start, Variant};
+    use anqi_core::rules::{Action, Board, Control, Piece, PublicState, Start, Variant};
 
     /// Owns what a [`View`] borrows.
     pub struct Scene {
@@ -248,7 +248,7 @@ pub(crate) mod testing {
         bots: &mut [&mut dyn crate::Bot],
         after: impl FnMut(usize, std::time::Duration),
     ) -> usize {
-        let seeds = anqi::rules::SeedInputs {
+        let seeds = anqi_core::rules::SeedInputs {
             clients: vec![deal_seed.to_string()],
             server: "local".into(),
         };
@@ -258,11 +258,11 @@ pub(crate) mod testing {
     /// As [`play_local`], with the deal of the given seeds (as the server makes it).
     pub fn play_deal(
         variant: &str,
-        seeds: &anqi::rules::SeedInputs,
+        seeds: &anqi_core::rules::SeedInputs,
         bots: &mut [&mut dyn crate::Bot],
         mut after: impl FnMut(usize, std::time::Duration),
     ) -> usize {
-        use anqi::rules::Game;
+        use anqi_core::rules::Game;
         let v = std::sync::Arc::new(Variant::shipped(variant).unwrap());
         let deal = seeds.deal_for(&v);
         let mut game = Game::new(v.clone(), deal);
@@ -353,7 +353,7 @@ mod tests {
         let (sa, sb) = (1000 * g + 1, 1000 * g + 2);
         let mut a = SearchBot::with_depth(sa, 2);
         let mut b = GreedyBot::new(sb);
-        let mut seeds = anqi::rules::SeedInputs {
+        let mut seeds = anqi_core::rules::SeedInputs {
             clients: vec![sa.to_string(), sb.to_string()],
             server: "bot-strength".into(),
         };
@@ -368,8 +368,8 @@ mod tests {
 
     #[test]
     fn greedy_and_search_play_every_shipped_variant_legally() {
-        for (name, _) in anqi::rules::SHIPPED {
-            let v = anqi::rules::Variant::shipped(name).unwrap();
+        for (name, _) in anqi_core::rules::SHIPPED {
+            let v = anqi_core::rules::Variant::shipped(name).unwrap();
             for first in [0, 1] {
                 let mut greedy: Vec<GreedyBot> =
                     (0..v.players as u64).map(GreedyBot::new).collect();

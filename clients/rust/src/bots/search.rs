@@ -57,7 +57,7 @@
 use super::GreedyBot;
 use super::{face_up_counts, pick, piece_at_index, piece_index, piece_values, variant_counts};
 use crate::{Bot, View};
-use anqi::rules::{
+use anqi_core::rules::{
     Action, Board, Cell, Colour, Control, Piece, PublicState, Repetition, Square, Variant,
 };
 use rand_chacha::ChaCha8Rng;
@@ -844,7 +844,7 @@ mod tests {
         s.board.set(25, Square::Empty);
         s.board.set(
             31,
-            Square::Up(anqi::rules::Piece::from_letter('p').unwrap()),
+            Square::Up(anqi_core::rules::Piece::from_letter('p').unwrap()),
         );
         s.refresh();
         assert_eq!(bot.choose(&s.view()), Action::Move { from: 24, to: 0 });
@@ -878,9 +878,15 @@ mod tests {
         let mut seen = GameMemory::default();
         let mut b = Board::hidden(32);
         seen.observe(&b, 0);
-        b.set(0, Square::Up(anqi::rules::Piece::from_letter('K').unwrap()));
+        b.set(
+            0,
+            Square::Up(anqi_core::rules::Piece::from_letter('K').unwrap()),
+        );
         seen.observe(&b, 1);
-        b.set(1, Square::Up(anqi::rules::Piece::from_letter('g').unwrap()));
+        b.set(
+            1,
+            Square::Up(anqi_core::rules::Piece::from_letter('g').unwrap()),
+        );
         seen.observe(&b, 2);
         // The king takes the guard: no new reveal.
         b.set(1, b.get(0));
@@ -889,11 +895,11 @@ mod tests {
         let pool = seen.pool(&v);
         assert_eq!(pool.iter().sum::<u32>(), 30);
         assert_eq!(
-            pool[piece_index(anqi::rules::Piece::from_letter('K').unwrap())],
+            pool[piece_index(anqi_core::rules::Piece::from_letter('K').unwrap())],
             0
         );
         assert_eq!(
-            pool[piece_index(anqi::rules::Piece::from_letter('g').unwrap())],
+            pool[piece_index(anqi_core::rules::Piece::from_letter('g').unwrap())],
             1
         );
     }

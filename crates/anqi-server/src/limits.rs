@@ -32,36 +32,6 @@ fn reserve(soft_limit: u64) -> u64 {
     64 + soft_limit / 16
 }
 
-/// Raises the soft file-descriptor limit to the hard one (allowed without privileges) and
-/// returns the soft limit now in force, `None` where it cannot be known.
-fn raise_descriptor_limit() -> Option<u64> {
-    #[cfg(unix)]
-    {
-        let mut lim = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        // SAFETY: getrlimit and setrlimit only read and write the struct passed to them.
-        unsafe {
-            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
-                return None;
-            }
-            if lim.rlim_cur < lim.rlim_max {
-                let raised = libc::rlimit {
-                    rlim_cur: lim.rlim_max,
-                    rlim_max: lim.rlim_max,
-                };
-                if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                    lim.rlim_cur = lim.rlim_max;
-                }
-            }
-        }
-        Some(lim.rlim_cur)
-    }
-    #[cfg(not(unix))]
-    None
-}
-
 /// Connections open per client address.
 #[derive(Debug, Default)]
 struct PerAddress {
@@ -103,7 +73,7 @@ impl Admission {
     /// Caps of `max_connections` in all (lowered to what the descriptor limit allows) and
     /// `per_address` per client address (0: none).
     pub fn new(max_connections: usize, per_address: usize) -> Admission {
-        let cap = match raise_descriptor_limit() {
+        let cap = match crate::sys::raise_descriptor_limit() {
             Some(soft) => {
                 let allowed = soft.saturating_sub(reserve(soft)).max(1);
                 let cap = max_connections.min(usize::try_from(allowed).unwrap_or(usize::MAX));

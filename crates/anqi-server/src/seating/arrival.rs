@@ -9,7 +9,7 @@
 //! waiting client that leaves is dropped, and the next one to arrive takes its place.
 
 use super::departed;
-use crate::server::connection::Player;
+use crate::connection::Player;
 use std::collections::BTreeMap;
 
 /// The clients waiting for a game. Pure logic, driven by the seating task.

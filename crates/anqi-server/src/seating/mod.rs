@@ -17,7 +17,7 @@ pub use tokens::{GameOrder, OrderDesk, Orders, ServerStopped, Table};
 
 use super::connection::{Inbound, Player};
 use super::referee::{self, GameContext};
-use crate::wire::ErrorCode;
+use anqi_core::wire::ErrorCode;
 use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::task::TaskTracker;

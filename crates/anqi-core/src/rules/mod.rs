@@ -20,7 +20,7 @@ mod variant;
 pub use action::{Action, ActionCounts, ActionKind};
 pub use board::{Board, Control, Illegal, Square};
 pub use capture::{CaptureException, CaptureRules};
-pub use deal::{random_server_seed, Deal, SeedInputs};
+pub use deal::{Deal, SeedInputs};
 pub use description::{
     DescriptionError, MAX_DESCRIPTION_BYTES, MAX_LIST_ITEMS, MAX_ORDER, MAX_PLAYERS,
 };

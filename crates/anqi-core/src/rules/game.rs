@@ -584,6 +584,13 @@ impl Game {
     }
 
     /// The legal action of the player to move of index `choose(n)` among the `n` of
+    /// [`Game::for_each_legal`], with its kind, `None` when there is none: the pick random
+    /// playouts make ([`super::playout`]), for callers that play the same games.
+    pub fn pick_legal(&mut self, choose: impl FnOnce(u32) -> u32) -> Option<(Action, ActionKind)> {
+        self.choose_legal(choose).map(Packed::unpack)
+    }
+
+    /// The legal action of the player to move of index `choose(n)` among the `n` of
     /// [`Game::for_each_legal`], with its kind: [`PublicState::choose_listed`], from the
     /// board's count when there is one (no piece in hand, no chain, a board with sets). The
     /// count goes into the game's own buffer, rather than a new one every ply.

@@ -9,7 +9,7 @@
 //! same.
 
 use crate::config::ClockConfig;
-use crate::rules::ClockDefaults;
+use anqi_core::rules::ClockDefaults;
 use std::time::Duration;
 use tokio::time::Instant;
 

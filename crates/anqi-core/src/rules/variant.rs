@@ -250,7 +250,7 @@ fn shipped_names() -> String {
 
 macro_rules! shipped {
     ($($name:literal),* $(,)?) => {
-        &[$(($name, include_str!(concat!("../../protocol/variants/", $name, ".sexp")))),*]
+        &[$(($name, include_str!(concat!("../../../../protocol/variants/", $name, ".sexp")))),*]
     };
 }
 

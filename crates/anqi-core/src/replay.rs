@@ -245,7 +245,7 @@ mod tests {
     use super::*;
 
     fn good() -> GameRecord {
-        serde_json::from_str(include_str!("../tests/data/one-game.jsonl")).unwrap()
+        serde_json::from_str(include_str!("../../../tests/data/one-game.jsonl")).unwrap()
     }
 
     #[test]

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use std::path::Path;
 
 /// The repository's `config.toml`, the defaults of every key.
-pub const DEFAULT_CONFIG: &str = include_str!("../config.toml");
+pub const DEFAULT_CONFIG: &str = include_str!("../../../config.toml");
 
 /// The whole configuration.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
@@ -82,6 +82,31 @@ pub enum SeedSource {
     Random,
     /// This text, for every game (deals then depend only on the clients' seeds).
     Fixed(String),
+}
+
+impl SeedSource {
+    /// The server's contribution to one game's deal: the fixed text, or 16 fresh bytes from
+    /// the operating system in hex.
+    pub fn contribution(&self) -> String {
+        match self {
+            SeedSource::Random => random_hex_seed(),
+            SeedSource::Fixed(text) => text.clone(),
+        }
+    }
+}
+
+/// 16 bytes from the operating system, in hex.
+fn random_hex_seed() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No OS randomness: fall back on the clock, which is still recorded and verifiable.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        bytes = nanos.to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl<'de> Deserialize<'de> for SeedSource {
@@ -223,7 +248,7 @@ impl Config {
 }
 
 /// Overlays `user` on `base`, table by table (values that are not tables are replaced).
-pub(crate) fn merge(base: &mut toml::Table, user: toml::Table) {
+pub fn merge(base: &mut toml::Table, user: toml::Table) {
     for (k, v) in user {
         match (base.get_mut(&k), v) {
             (Some(toml::Value::Table(b)), toml::Value::Table(u)) => merge(b, u),
@@ -237,6 +262,14 @@ pub(crate) fn merge(base: &mut toml::Table, user: toml::Table) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn random_server_seeds_differ() {
+        let random = SeedSource::Random;
+        assert_ne!(random.contribution(), random.contribution());
+        assert_eq!(random.contribution().len(), 32);
+        assert_eq!(SeedSource::Fixed("x".into()).contribution(), "x");
+    }
 
     #[test]
     fn built_in_defaults_parse() {

@@ -5,7 +5,7 @@
 //! write to the socket directly while it takes their bytes at once, and queue for the writer
 //! task otherwise, so a slow or silent client never blocks a game or another connection.
 
-use crate::wire::{
+use anqi_core::wire::{
     ClientClause, ClientMessage, ErrorCode, Extension, Extensions, FrameError, FrameLimits,
     FrameScanner, MessageError, ServerClause, ServerMessage,
 };
@@ -519,7 +519,7 @@ pub async fn handshake(
                         ErrorCode::Version,
                         format!(
                             "this server speaks version {VERSION}, not {}",
-                            crate::sexp::excerpt(&v)
+                            anqi_core::sexp::excerpt(&v)
                         ),
                     );
                     return None;
@@ -533,7 +533,7 @@ pub async fn handshake(
                                 ErrorCode::Unknown,
                                 format!(
                                     "no extension is named {}; known: {}",
-                                    crate::sexp::excerpt(&name),
+                                    anqi_core::sexp::excerpt(&name),
                                     Extension::known_names()
                                 ),
                             ),
@@ -544,7 +544,7 @@ pub async fn handshake(
                     ErrorCode::Unexpected,
                     format!(
                         "{} before (init NAME SEED); the game has not started",
-                        crate::sexp::excerpt(&other.to_string())
+                        anqi_core::sexp::excerpt(&other.to_string())
                     ),
                 ),
             }

@@ -10,14 +10,15 @@
 
 use super::clock::{Clocks, TimeControl};
 use super::connection::{Inbound, Player};
-use crate::config::{Config, LegalCounts, Ruling, SeedSource};
-use crate::record::{
-    wire_team, FaultLog, FaultRecord, GameHeader, GameRecord, PlayerRecord, PlyRecord, RecordSink,
+use crate::config::{Config, LegalCounts, Ruling};
+use crate::record_sink::RecordSink;
+use anqi_core::record::{
+    wire_team, FaultLog, FaultRecord, GameHeader, GameRecord, PlayerRecord, PlyRecord,
 };
-use crate::rules::{
+use anqi_core::rules::{
     Action, ActionCounts, Game, PlayError, SeedInputs, Square, Start, Termination, Variant,
 };
-use crate::wire::{
+use anqi_core::wire::{
     ClientClause, ClientMessage, ErrorCode, Extension, Extensions, LastPly, ServerClause,
     ServerMessage,
 };
@@ -135,7 +136,7 @@ impl Request {
                         ErrorCode::Unexpected,
                         format!(
                             "{} belongs to the handshake, which is over",
-                            crate::sexp::excerpt(&c.to_string())
+                            anqi_core::sexp::excerpt(&c.to_string())
                         ),
                     )
                 }
@@ -193,10 +194,7 @@ impl Referee {
             } else {
                 Vec::new()
             },
-            server: match &cfg.seed.server {
-                SeedSource::Random => crate::rules::random_server_seed(),
-                SeedSource::Fixed(text) => text.clone(),
-            },
+            server: cfg.seed.server.contribution(),
         });
         let header = GameHeader {
             game: game_no,
@@ -465,7 +463,7 @@ impl Referee {
                 format!(
                     "the board is {}, not {}",
                     turn.board,
-                    crate::sexp::excerpt(&claimed)
+                    anqi_core::sexp::excerpt(&claimed)
                 ),
                 referee.stale_board,
             ),
@@ -685,9 +683,9 @@ async fn next_event(seats: &mut [Seat], next: &mut usize) -> (usize, Inbound) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Durability;
-    use crate::server::connection::ReadAt;
-    use crate::wire::ClientMessage;
+    use crate::connection::ReadAt;
+    use crate::record_sink::Durability;
+    use anqi_core::wire::ClientMessage;
 
     /// A referee for a two-player game of `variant` under `config`, with both players' ends.
     async fn table(

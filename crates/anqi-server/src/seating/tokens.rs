@@ -14,10 +14,10 @@
 //! refused and logged with its address, even after its game ended (within [`SPENT_MEMORY`]).
 
 use super::{departed, SeatingEvent};
-use crate::record::GameRecord;
-use crate::server::connection::Player;
-use crate::server::referee::GameSpec;
-use crate::wire::ErrorCode;
+use crate::connection::Player;
+use crate::referee::GameSpec;
+use anqi_core::record::GameRecord;
+use anqi_core::wire::ErrorCode;
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Duration;

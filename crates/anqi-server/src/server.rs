@@ -1,30 +1,19 @@
-//! The TCP server: accepts connections within its caps, runs handshakes, seats players (see
-//! `seating`) and starts one referee task per game.
+//! The listener: accepts connections within their caps, runs handshakes, hands players to the
+//! seating task (see `seating`), which starts one referee task per game.
 //!
 //! Shutdown is cooperative: when the token given to [`Server::run`] is cancelled, the server
 //! stops accepting, tells waiting clients, aborts running games (each is recorded with the
 //! termination `aborted`), waits for every record to be written, and returns.
 
-mod clock;
-mod connection;
-mod limits;
-mod referee;
-mod seating;
-
-pub use clock::{Clocks, TimeControl};
-pub use connection::is_absent_name;
-pub use connection::VERSION;
-pub use referee::GameSpec;
-pub use seating::{GameOrder, OrderDesk, ServerStopped};
-
 use crate::config::Config;
-use crate::record::{Durability, GameRecord, RecordSink};
-use crate::rules::Variant;
-use crate::wire::{ErrorCode, FrameLimits};
-use connection::ConnectionLimits;
-use limits::{Admission, Refusal};
-use referee::GameContext;
-use seating::{Arrival, Policy, SeatingEvent};
+use crate::connection::{self, ConnectionLimits};
+use crate::limits::{Admission, Refusal};
+use crate::record_sink::{Durability, RecordSink};
+use crate::referee::GameContext;
+use crate::seating::{self, Arrival, OrderDesk, Policy, SeatingEvent};
+use anqi_core::record::GameRecord;
+use anqi_core::rules::Variant;
+use anqi_core::wire::{ErrorCode, FrameLimits};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -116,9 +105,11 @@ impl Server {
         };
         let ctx = GameContext {
             setup_common: GameContext::setup_common(&self.variant),
-            public_variant: crate::wire::ServerClause::Variant(self.variant.public_description())
-                .to_string()
-                .into(),
+            public_variant: anqi_core::wire::ServerClause::Variant(
+                self.variant.public_description(),
+            )
+            .to_string()
+            .into(),
             variant: self.variant.clone(),
             config: cfg.clone(),
             records: records.clone(),
@@ -238,7 +229,7 @@ async fn listen(addr: &str, max_connections: usize) -> std::io::Result<TcpListen
 async fn refuse_busy(stream: tokio::net::TcpStream, refusal: Refusal) {
     use tokio::io::AsyncWriteExt;
     let mut stream = stream;
-    let line = crate::wire::ServerMessage(vec![crate::wire::ServerClause::Error(
+    let line = anqi_core::wire::ServerMessage(vec![anqi_core::wire::ServerClause::Error(
         ErrorCode::Busy,
         refusal.to_string(),
     )])

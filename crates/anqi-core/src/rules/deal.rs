@@ -411,20 +411,6 @@ fn uniform(rng: &mut ChaCha20Rng, n: u64) -> u64 {
     }
 }
 
-/// A fresh random server contribution: 16 bytes from the operating system, in hex.
-pub fn random_server_seed() -> String {
-    let mut bytes = [0u8; 16];
-    if getrandom::fill(&mut bytes).is_err() {
-        // No OS randomness: fall back on the clock, which is still recorded and verifiable.
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        bytes = nanos.to_le_bytes();
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -661,11 +647,5 @@ mod tests {
             Deal::from_text(&v, Some("C.pgK..k"), None, None).is_err(),
             "k shown at 7"
         );
-    }
-
-    #[test]
-    fn random_server_seeds_differ() {
-        assert_ne!(random_server_seed(), random_server_seed());
-        assert_eq!(random_server_seed().len(), 32);
     }
 }

@@ -1,0 +1,59 @@
+//! anqi-core: the rules of Chinese Dark Chess (暗棋, Banqi) and its variants, the bytes of the
+//! S-expression protocol of N. Jouandeau, "Varying Complexity in CHINESE DARK CHESS Stochastic
+//! Game" (TCGA 2014), and the game record format.
+//!
+//! Everything that knows what a game *is* lives here, and nothing that runs one: no async
+//! runtime, no network, no threads, no clock (the caller passes the time wherever a record
+//! needs it). The only files it reads are the ones it is handed by path: a variant
+//! description ([`rules::Variant::load`]) and a records file ([`record::read_records`]). The
+//! server (`anqi-server`), the `anqi` program, the Rust client (`anqi-client`), the Python
+//! package's native module and the fuzz targets all build on it, and only the server and the
+//! program compile tokio.
+//!
+//! # Layout
+//!
+//! - [`rules`]: the game, pure.
+//!   - `piece`: colours, kinds, pieces and their letters.
+//!   - `topology`: cells, directed moves, cannon rays, and the compact `jumps` wire form.
+//!   - `cell_set`: sets of cells as machine words.
+//!   - `capture`: the rank table and its exceptions, as data.
+//!   - `variant`: the variant model (`Variant`, its start, colour, objective, clock and draw
+//!     rules) and the shipped variants (`protocol/variants/`, built in).
+//!   - `description`: the notation: the S-expression description format (documented in
+//!     `protocol/VARIANTS.md`), its limits, and the parser that validates a text into a
+//!     `Variant`.
+//!   - `board`: the public board (face-down pieces as `X`), legal actions, move checking with
+//!     reasons a bot author can act on.
+//!   - `action`: reveal, move, bag and put actions and the per-kind mobility counts.
+//!   - `deal`: how the seed contributions become the starting position (stable derivation).
+//!   - `game`: one game's state: turn order and rounds, colour ownership, the bag, chain
+//!     captures, end of game and draws; and `PublicState`, what legality depends on, shared
+//!     with clients.
+//!   - `playout`: random playouts, the core's benchmark and results fingerprint.
+//! - [`wire`]: the protocol's bytes.
+//!   - `frame`: the incremental framing scanner, with size and nesting limits enforced before
+//!     any parser sees the bytes.
+//!   - `message`: typed client and server messages, parse and print side by side (printing
+//!     reads back as the same text), the `((error CODE "text"))` extension, and the one mapping
+//!     between action clauses and [`rules::Action`].
+//!   - `extension`: the opt-in protocol extensions (`(ext last clock progress variant)`), named
+//!     once and for all.
+//! - [`sexp`]: reading S-expressions from untrusted text (reader prefixes refused, nesting
+//!   bounded, values dropped without recursion); every parse, wire or file, goes through it.
+//! - [`record`]: the JSON-lines game records: the format, their assembly from a finished game
+//!   (with each player's side and team), the bounded fault log, and reading a records file
+//!   line by line. Writing them is the server's (`anqi-server`'s record sink).
+//! - [`replay`]: re-deriving a record's deal and re-playing its actions through the rules.
+//!
+//! Dependencies point down this list's spine: `sexp` needs nothing, `rules` needs `sexp` (the
+//! description parser), `wire` needs `rules` and `sexp`, `record` and `replay` need the rest.
+//!
+//! # Where to read next
+//! `protocol/PROTOCOL.md` for the protocol as clients see it, `protocol/VARIANTS.md` for the
+//! variant description format and `protocol/RECORDS.md` for the game records.
+
+pub mod record;
+pub mod replay;
+pub mod rules;
+pub mod sexp;
+pub mod wire;

@@ -1,0 +1,49 @@
+//! anqi-server: the tokio server that referees Chinese Dark Chess (Banqi) games between
+//! programs over TCP, in the S-expression protocol of `anqi-core`'s `wire`.
+//!
+//! A [`Server`] binds an address for one variant and a [`Config`], then runs until its
+//! cancellation token fires: it accepts connections within their caps, runs each handshake,
+//! seats players by a policy, runs one referee task per game, and writes every finished game's
+//! record before anyone hears its result. The `anqi` program serves with it (`anqi serve`) and
+//! runs its tournaments on one in process; tests start it on `127.0.0.1:0`.
+//!
+//! # Layout
+//!
+//! - [`config`]: the `config.toml` file, built in as the defaults, overlaid table by table with
+//!   unknown keys refused.
+//! - `server`: the listener and the accept loop, shutdown, and the `busy` answer.
+//! - `limits`: the connection caps (in all, per address, under the descriptor limit).
+//! - `connection`: per-connection reader and writer tasks (the write queue bounded in bytes),
+//!   and the handshake.
+//! - `seating/`: who plays with whom, one policy chosen when the server is built: `arrival`
+//!   (completed handshakes, N per game, in acceptance order) or `tokens` (tournaments: games
+//!   ordered by the organizer through an [`OrderDesk`], seats taken by secret token).
+//! - `referee`: one actor per game (`Referee`, a method per step), which owns the game, rules
+//!   on every message, and has the record written before anyone hears the result.
+//! - `clock`: each player's own time control (game time, moves per period, increment, move
+//!   limit) and the time they have left.
+//! - `record_sink`: the one task that appends records to the records file (group commit,
+//!   optional fsync) and acknowledges each once it is on disk.
+//! - [`sys`]: the operating-system calls std and tokio do not wrap (all of anqi's `unsafe`
+//!   code), for the server's descriptor limit and the program's engine processes.
+//!
+//! Inside the crate, `server` uses `seating`, which starts `referee`s; a referee uses `clock`,
+//! `connection`'s player handles and the `record_sink`. Nothing points back up.
+
+mod clock;
+pub mod config;
+mod connection;
+mod limits;
+mod record_sink;
+mod referee;
+mod seating;
+mod server;
+pub mod sys;
+
+pub use clock::{Clocks, TimeControl};
+pub use config::Config;
+pub use connection::{is_absent_name, VERSION};
+pub use record_sink::{Durability, RecordSink};
+pub use referee::GameSpec;
+pub use seating::{GameOrder, OrderDesk, ServerStopped};
+pub use server::Server;

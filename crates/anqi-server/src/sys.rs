@@ -1,0 +1,216 @@
+//! The operating-system calls that std and tokio do not wrap: all of anqi's `unsafe` code, in
+//! one place, each call with its safety argument and its failure reported to the caller.
+//!
+//! The server needs the descriptor limit (its connection caps live under it); the `anqi`
+//! program's tournaments, bridges and bench need the rest, to keep engine processes from
+//! outliving their runner and to read a process's CPU time. Everything here is a no-op or
+//! `None` where the call does not exist (outside Linux for `prctl`, outside Unix for the rest).
+
+use std::io;
+use std::path::Path;
+
+/// The file-descriptor limits of this process: `(soft, hard)`, the hard one `None` when
+/// unlimited. `None` where they cannot be known.
+pub fn descriptor_limits() -> Option<(u64, Option<u64>)> {
+    #[cfg(unix)]
+    {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit only writes the struct passed to it.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+            return None;
+        }
+        let hard = (lim.rlim_max != libc::RLIM_INFINITY).then_some(lim.rlim_max);
+        Some((lim.rlim_cur, hard))
+    }
+    #[cfg(not(unix))]
+    None
+}
+
+/// Raises the soft file-descriptor limit to the hard one (allowed without privileges) and
+/// returns the soft limit now in force, `None` where it cannot be known. When the raise is
+/// refused, the soft limit stays as it was and is returned.
+pub fn raise_descriptor_limit() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit and setrlimit only read and write the struct passed to them.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+                return None;
+            }
+            if lim.rlim_cur < lim.rlim_max {
+                let raised = libc::rlimit {
+                    rlim_cur: lim.rlim_max,
+                    rlim_max: lim.rlim_max,
+                };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                    lim.rlim_cur = lim.rlim_max;
+                }
+            }
+        }
+        Some(lim.rlim_cur)
+    }
+    #[cfg(not(unix))]
+    None
+}
+
+/// Asks the kernel to kill the process `cmd` starts when the thread that started it dies (a
+/// bridge, a tournament runner, a bench run), even by SIGKILL: no engine is left behind, and
+/// some engines never exit by themselves. The child fails to start, with the error, if the
+/// kernel refuses. Does nothing outside Linux.
+///
+/// For a `tokio::process::Command`, pass `command.as_std_mut()`.
+pub fn die_with_parent(cmd: &mut std::process::Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: the closure runs in the child between fork and exec, where only
+        // async-signal-safe calls are allowed: prctl is one, and it changes nothing but the
+        // child's death signal.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
+}
+
+/// A pipe whose ends are closed on exec, so that a child started meanwhile inherits neither
+/// end unless it is handed one: `(read end, write end)`.
+///
+/// # Errors
+/// When the process has no descriptor left.
+#[cfg(unix)]
+pub fn pipe() -> io::Result<(std::fs::File, std::fs::File)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two new descriptors into `fds`, which we then own.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just opened by pipe2 and nothing else owns them.
+    Ok(unsafe {
+        (
+            std::fs::File::from_raw_fd(fds[0]),
+            std::fs::File::from_raw_fd(fds[1]),
+        )
+    })
+}
+
+/// Whether this process may execute the file at `path` (access(2) with `X_OK`): what the
+/// operating system will check when the file is started.
+#[cfg(unix)]
+pub fn may_execute(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: access(2) reads the NUL-terminated path and has no other effect.
+    unsafe { libc::access(c.as_ptr(), libc::X_OK) == 0 }
+}
+
+/// Sends SIGKILL to every process of the group that `leader` leads (a child started with
+/// `process_group(0)`), its own children included.
+///
+/// # Errors
+/// When the group no longer exists (`ESRCH`) or may not be signalled.
+#[cfg(unix)]
+pub fn kill_process_group(leader: u32) -> io::Result<()> {
+    let pid = libc::pid_t::try_from(leader).map_err(|_| io::ErrorKind::InvalidInput)?;
+    // SAFETY: kill(2) with a negative pid signals a process group; it has no memory effects.
+    if unsafe { libc::kill(-pid, libc::SIGKILL) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Sends SIGTERM to the process `pid`, asking it to exit.
+///
+/// # Errors
+/// When the process no longer exists (`ESRCH`) or may not be signalled.
+#[cfg(unix)]
+pub fn terminate(pid: u32) -> io::Result<()> {
+    let pid = libc::pid_t::try_from(pid).map_err(|_| io::ErrorKind::InvalidInput)?;
+    // SAFETY: kill(2) on one process; it has no memory effects.
+    if unsafe { libc::kill(pid, libc::SIGTERM) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The kernel's clock ticks per second (`_SC_CLK_TCK`), the unit of the CPU times in
+/// `/proc/PID/stat`; at least 1.
+#[cfg(unix)]
+pub fn clock_ticks_per_second() -> u64 {
+    // SAFETY: sysconf only reads a system setting.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    u64::try_from(ticks).unwrap_or(0).max(1)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_descriptor_limit_is_raised_to_the_hard_one() {
+        let soft = raise_descriptor_limit().expect("known on unix");
+        let (now, hard) = descriptor_limits().expect("known on unix");
+        assert_eq!(soft, now);
+        if let Some(hard) = hard {
+            assert_eq!(now, hard);
+        }
+    }
+
+    #[test]
+    fn a_pipe_carries_bytes_and_closes_on_exec() {
+        use std::io::{Read, Write};
+        use std::os::fd::AsRawFd;
+        let (mut read, mut write) = pipe().unwrap();
+        // SAFETY: fcntl with F_GETFD only reads the descriptor's flags.
+        let flags = unsafe { libc::fcntl(write.as_raw_fd(), libc::F_GETFD) };
+        assert_ne!(flags & libc::FD_CLOEXEC, 0);
+        write.write_all(b"ok").unwrap();
+        drop(write);
+        let mut text = String::new();
+        read.read_to_string(&mut text).unwrap();
+        assert_eq!(text, "ok");
+    }
+
+    #[test]
+    fn execute_permission_is_what_access_says() {
+        assert!(may_execute(Path::new("/bin/sh")));
+        assert!(!may_execute(Path::new("/etc/hostname-that-does-not-exist")));
+        assert!(!may_execute(Path::new("/etc/passwd")));
+    }
+
+    #[test]
+    fn a_group_is_killed_and_a_gone_one_is_an_error() {
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        kill_process_group(child.id()).unwrap();
+        let status = child.wait().unwrap();
+        assert!(!status.success());
+        assert!(kill_process_group(child.id()).is_err(), "the group is gone");
+        assert!(terminate(child.id()).is_err(), "the process is gone");
+    }
+
+    #[test]
+    fn clock_ticks_are_known() {
+        assert!(clock_ticks_per_second() >= 1);
+    }
+}
