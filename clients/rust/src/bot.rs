@@ -1,0 +1,67 @@
+//! What a bot is: given what it sees of the game, it chooses an action. And the simplest bot.
+
+use crate::setup::Setup;
+use anqi_core::rules::{Action, Board, Control, Piece, Variant};
+use anqi_core::wire::ErrorCode;
+use rand_chacha::ChaCha8Rng;
+use rand_core::{Rng, SeedableRng};
+
+/// Everything a bot sees when it must act.
+#[derive(Clone, Debug)]
+pub struct View<'a> {
+    pub setup: &'a Setup,
+    /// The rules this client plays by.
+    pub variant: &'a Variant,
+    pub board: &'a Board,
+    /// What this player may move.
+    pub control: Control,
+    /// The piece drawn from the bag, which must be put now.
+    pub hand: Option<Piece>,
+    /// The paper's TURN counter.
+    pub turn: u32,
+    /// Every legal action.
+    pub legal: &'a [Action],
+}
+
+/// A bot: given what it sees, choose an action.
+pub trait Bot {
+    fn choose(&mut self, view: &View<'_>) -> Action;
+}
+
+/// Picks uniformly among the legal actions, from its own seeded generator.
+pub struct RandomBot {
+    rng: ChaCha8Rng,
+}
+
+impl RandomBot {
+    pub fn new(seed: u64) -> RandomBot {
+        RandomBot {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        }
+    }
+}
+
+impl Bot for RandomBot {
+    fn choose(&mut self, view: &View<'_>) -> Action {
+        // Rejection sampling: no modulo bias.
+        let n = view.legal.len() as u64;
+        let zone = u64::MAX - u64::MAX % n;
+        loop {
+            let x = self.rng.next_u64();
+            if x < zone {
+                return view.legal[(x % n) as usize];
+            }
+        }
+    }
+}
+
+/// How a game ended for this client.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameResult {
+    /// This client's player id.
+    pub me: usize,
+    /// The `(win PLAYER TEAM)` values.
+    pub win: (usize, usize),
+    /// Error replies received during the game.
+    pub errors: Vec<(ErrorCode, String)>,
+}
