@@ -54,18 +54,8 @@ impl Child {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(stderr);
-        #[cfg(target_os = "linux")]
-        {
-            use std::os::unix::process::CommandExt;
-            // SAFETY: prctl is async-signal-safe; it only sets a flag of the new process.
-            unsafe {
-                // Killed with us even when we are killed with no chance to drop the guard.
-                command.pre_exec(|| {
-                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                    Ok(())
-                });
-            }
-        }
+        // Killed with us even when we are killed with no chance to drop the guard.
+        anqi_server::sys::die_with_parent(&mut command);
         let mut process = command
             .spawn()
             .with_context(|| format!("cannot start the {what}"))?;
@@ -178,8 +168,7 @@ impl Child {
         let (user, system) = ticks(11)
             .zip(ticks(12))
             .ok_or_else(|| anyhow!("{path} has no utime and stime"))?;
-        // SAFETY: sysconf only reads a system setting.
-        let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+        let per_second = anqi_server::sys::clock_ticks_per_second() as f64;
         Ok((user + system) as f64 / per_second)
     }
 
@@ -225,25 +214,6 @@ fn unnamed_file() -> Result<File> {
         .with_context(|| format!("cannot create {}", path.display()))?;
     let _ = std::fs::remove_file(&path);
     Ok(file)
-}
-
-/// Raises this process's soft file-descriptor limit to the hard one (allowed without
-/// privileges): the bench clients and the echo server hold thousands of connections.
-pub fn raise_descriptor_limit() {
-    #[cfg(unix)]
-    {
-        let mut lim = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        // SAFETY: getrlimit and setrlimit only read and write the struct passed to them.
-        unsafe {
-            if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
-                lim.rlim_cur = lim.rlim_max;
-                libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -126,7 +126,8 @@ pub struct LoadReport {
 /// # Errors
 /// When a connection fails or the server says something a replayed game does not expect.
 pub fn run(args: &ClientArgs) -> Result<()> {
-    super::child::raise_descriptor_limit();
+    // The clients and the echo server hold thousands of connections.
+    anqi_server::sys::raise_descriptor_limit();
     let variant = Arc::new(Variant::load(&args.variant)?);
     match args.mode {
         Mode::Latency => {

@@ -20,7 +20,8 @@ pub struct EchoArgs {
 /// # Errors
 /// When it cannot listen.
 pub fn run(args: &EchoArgs) -> Result<()> {
-    super::child::raise_descriptor_limit();
+    // The clients and the echo server hold thousands of connections.
+    anqi_server::sys::raise_descriptor_limit();
     let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     rt.block_on(async {
         let listener = TcpListener::bind(&args.listen)

@@ -173,23 +173,9 @@ fn pick<T>(quick: bool, full: T, quick_size: T) -> T {
 /// How many connections a server may hold under the hard descriptor limit: the limit less the
 /// server's reserve (`server::limits`: 64 and a sixteenth) and a margin. `None` where unknown.
 fn connections_that_fit() -> Option<usize> {
-    #[cfg(unix)]
-    {
-        let mut lim = libc::rlimit {
-            rlim_cur: 0,
-            rlim_max: 0,
-        };
-        // SAFETY: getrlimit only writes the struct passed to it.
-        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0
-            || lim.rlim_max == libc::RLIM_INFINITY
-        {
-            return None;
-        }
-        let hard = usize::try_from(lim.rlim_max).ok()?;
-        Some(hard.saturating_sub(64 + hard / 16 + 64))
-    }
-    #[cfg(not(unix))]
-    None
+    let (_, hard) = anqi_server::sys::descriptor_limits()?;
+    let hard = usize::try_from(hard?).ok()?;
+    Some(hard.saturating_sub(64 + hard / 16 + 64))
 }
 
 /// One run: the sizes, the figures so far and what the clients reported beside them.

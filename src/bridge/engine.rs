@@ -13,24 +13,6 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 /// cannot make the bridge hold unbounded memory.
 const MAX_LINE: usize = 64 * 1024;
 
-/// Asks the kernel to kill the process `cmd` starts when the process that started it dies (a
-/// bridge, a tournament runner), even by SIGKILL: no engine is left behind, and some engines
-/// never exit by themselves. Does nothing outside Linux.
-pub fn die_with_parent(cmd: &mut Command) {
-    #[cfg(target_os = "linux")]
-    // SAFETY: prctl is async-signal-safe, and it changes nothing but the child's death signal.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = cmd;
-}
-
 /// A running line-protocol engine.
 pub struct LineEngine {
     child: Child,
@@ -57,7 +39,7 @@ impl LineEngine {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .kill_on_drop(true);
-        die_with_parent(&mut cmd);
+        anqi_server::sys::die_with_parent(cmd.as_std_mut());
         let mut child = cmd
             .spawn()
             .map_err(|e| BridgeError::EngineStart(format!("cannot start {program:?}: {e}")))?;

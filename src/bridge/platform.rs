@@ -553,7 +553,7 @@ impl Translator for PlatformEngine {
             .stderr(Stdio::inherit())
             .kill_on_drop(true);
         // A cdc-platform engine never exits by itself.
-        super::engine::die_with_parent(&mut cmd);
+        anqi_server::sys::die_with_parent(cmd.as_std_mut());
         let mut child = cmd
             .spawn()
             .map_err(|e| BridgeError::EngineStart(format!("cannot start {program:?}: {e}")))?;
@@ -688,10 +688,8 @@ impl Translator for PlatformEngine {
             return;
         }
         if let Some(pid) = child.id() {
-            // SAFETY: kill(2) on the engine's own pid; it has no memory effects.
-            unsafe {
-                libc::kill(pid as libc::pid_t, libc::SIGTERM);
-            }
+            // Not yet reaped, so the pid is still the engine's. Gone already: nothing to do.
+            let _ = anqi_server::sys::terminate(pid);
             if tokio::time::timeout(TERM_GRACE, child.wait()).await.is_ok() {
                 return;
             }

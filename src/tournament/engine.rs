@@ -120,7 +120,7 @@ impl Log {
                     .create(true)
                     .append(true)
                     .open(path)?;
-                let (read, write) = pipe()?;
+                let (read, write) = anqi_server::sys::pipe()?;
                 let err = write.try_clone()?;
                 let copier = Copier {
                     from: read,
@@ -173,23 +173,6 @@ impl Copier {
                 }
             });
     }
-}
-
-/// A pipe whose ends are closed on exec, so that only the engine holds the write end.
-fn pipe() -> std::io::Result<(std::fs::File, std::fs::File)> {
-    use std::os::fd::FromRawFd;
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 writes two new descriptors into `fds`, which we then own.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: both descriptors were just opened by pipe2 and nothing else owns them.
-    Ok(unsafe {
-        (
-            std::fs::File::from_raw_fd(fds[0]),
-            std::fs::File::from_raw_fd(fds[1]),
-        )
-    })
 }
 
 /// Checks, before the event starts, that an engine's program can be started: its `dir` exists,
@@ -253,14 +236,11 @@ pub fn check_program(config: &EngineConfig) -> Result<Option<PathBuf>, String> {
 
 /// Whether `path` is a file this process may execute; if not, why.
 fn executable(path: &Path) -> Result<PathBuf, &'static str> {
-    use std::os::unix::ffi::OsStrExt;
     let meta = std::fs::metadata(path).map_err(|_| "does not exist")?;
     if !meta.is_file() {
         return Err("is not a file");
     }
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(|_| "has a NUL byte")?;
-    // SAFETY: access(2) reads the NUL-terminated path and has no other effect.
-    if unsafe { libc::access(c.as_ptr(), libc::X_OK) } != 0 {
+    if !anqi_server::sys::may_execute(path) {
         return Err("is not executable (chmod +x it, or run it through its interpreter)");
     }
     Ok(path.to_path_buf())
@@ -410,7 +390,7 @@ impl Engine {
             cmd.current_dir(dir);
         }
         // A crashed runner leaves no engine behind.
-        crate::bridge::engine::die_with_parent(&mut cmd);
+        anqi_server::sys::die_with_parent(cmd.as_std_mut());
         let child = cmd
             .spawn()
             .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start {program:?}: {e}")))?;
@@ -476,13 +456,10 @@ impl Drop for Engine {
     }
 }
 
-/// Kills every process in the engine's group (its children too).
+/// Kills every process in the engine's group (its children too). A group already gone is
+/// not an error: the engine and its helpers have exited.
 fn kill_group(pid: Option<u32>) {
     if let Some(pid) = pid {
-        // SAFETY: kill(2) with a negative pid signals the process group the child leads
-        // (process_group(0) made it a leader); it has no memory effects.
-        unsafe {
-            libc::kill(-(pid as i32), libc::SIGKILL);
-        }
+        let _ = anqi_server::sys::kill_process_group(pid);
     }
 }
