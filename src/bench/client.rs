@@ -46,8 +46,9 @@ pub enum Mode {
     Seated,
 }
 
-/// The options of `anqi bench-client`.
+/// A client of `anqi bench`, started by it.
 #[derive(clap::Args, Debug, Clone)]
+#[command(hide = true)]
 pub struct ClientArgs {
     /// What to do.
     #[arg(long, value_enum)]

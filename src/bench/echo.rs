@@ -7,8 +7,9 @@ use std::io::Write;
 use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
-/// The options of `anqi bench-echo`.
+/// The echo server of `anqi bench`'s floors, started by it.
 #[derive(clap::Args, Debug)]
+#[command(hide = true)]
 pub struct EchoArgs {
     /// Address to listen on; port 0 picks a free port, printed as `listening on HOST:PORT`.
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:0")]

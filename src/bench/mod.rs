@@ -39,9 +39,52 @@ pub enum Part {
     S4,
 }
 
-/// The options of `anqi bench`. Sizes left out take the full run's defaults, or the quick
-/// run's with `--quick`.
+/// Measure the performance figures (R1 S1 S2 S3 S4), each beside a floor taken in the
+/// same run, and print one line per figure:
+/// `NAME: VALUE UNIT; floor: VALUE UNIT; ratio: R; target: ... (met|not met)`.
+///
+/// R1: random playouts of the rules core on `openspiel`, one thread, in plies/s; floor:
+/// OpenSpiel's banqi from Python for the same time, the two in turns (when `python3` can
+/// import pyspiel: `pip install open_spiel`).
+/// S1 p50/p99: time per ply of one game, from sending the action to having every player's
+/// next message, for a client in a process of its own replaying games computed in
+/// advance; floor: ping-pongs of the same bytes with a raw tokio echo server (TCP_NODELAY,
+/// like the server), from the same client process, ply by ply in turn.
+/// S1 cpu: the server's processor time per ply over S1 (user and system, from /proc),
+/// beside the echo server's per ping-pong: steadier than wall time on a shared or
+/// virtual machine, where waking an idle processor can take longer than the ply.
+/// S2: plies/s of many games at once from a load generator process; floor: the same plies
+/// as ping-pongs on as many connections with the echo server.
+/// S3 idle / S3 game: the server's resident memory (VmRSS) per idle connection (greeted,
+/// no handshake) and per running game (both players seated, nobody moving, no clock);
+/// floor: the echo server's per idle connection (two for a game).
+/// S4 p99 / S4 time losses: under many games at once, clients think a random 0 to
+/// --s4-think-ms ms and compare the time they measured with the time the server charged
+/// (the `clock` extension, in whole milliseconds); the p99 of the difference, and the
+/// games lost on time (a per-ply limit far above the think time makes every one
+/// spurious). The JSON's details also give the mean of charged minus measured.
+///
+/// The server, the echo server and the clients are this binary, run as child processes
+/// on 127.0.0.1 and killed at the end; the server keeps no records, has no connection
+/// caps, and deals from seeds the clients know. The connections fit under the hard descriptor
+/// limit (S3's sizes are lowered to fit, with a note). Progress goes to stderr. Speed is
+/// not asserted: the status is 0 when the run completed. Measure a release build.
+/// BENCHMARKS.md holds the figures, the profiles behind them and how to compare builds.
+///
+/// Examples:
+///
+///   cargo run --release -- bench
+///
+///   anqi bench --quick --json
+///
+///   anqi bench --only S1,S3 --s3-connections 5000
+///
+///   anqi bench --only S1,S2 --server /tmp/anqi-old   # another build as the server
+//
+// The doc comment above is `anqi bench --help`. Sizes left out take the full run's defaults,
+// or the quick run's with `--quick`.
 #[derive(clap::Args, Debug, Clone)]
+#[command(verbatim_doc_comment)]
 pub struct BenchArgs {
     /// Finish in under a minute: fewer games and connections, the same code paths.
     #[arg(long)]

@@ -1,14 +1,51 @@
 //! `anqi variant check`: a plain-text account of a variant description, for people writing one.
 
 use anqi_core::rules::{Colour, ColourRule, Kind, Objective, Repetition, Start, Variant};
+use anyhow::Result;
 use std::fmt::Write;
+use std::process::ExitCode;
+
+/// Tools for variant descriptions.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    command: VariantCommand,
+}
+
+#[derive(clap::Subcommand)]
+enum VariantCommand {
+    /// Validate a description (a file, or a shipped name) and print what it describes: board
+    /// size, move and jump counts, pieces, players, sides and every rule.
+    ///
+    /// When the description is invalid (or over a limit of protocol/VARIANTS.md, Limits), or
+    /// the file cannot be read, or no shipped variant has the name, prints `invalid:` with the
+    /// file, the line and the problem, and exits with status 2.
+    Check {
+        #[arg(value_name = "FILE|NAME")]
+        file: String,
+    },
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let VariantCommand::Check { file } = args.command;
+    Ok(match Variant::load(&file) {
+        Ok(v) => {
+            print!("{}", report(&v));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("invalid: {e}");
+            ExitCode::from(2)
+        }
+    })
+}
 
 /// Largest grid (rows x columns of the display positions) the report draws.
 const MAX_DRAWN: usize = 128 * 128;
 
 /// Describes a valid variant: its board (with the paper's counts checked on rectangles), pieces,
 /// players, and every rule.
-pub fn report(v: &Variant) -> String {
+fn report(v: &Variant) -> String {
     let mut o = String::new();
     let t = &v.topology;
     let _ = writeln!(o, "variant {}: valid", v.name);

@@ -1,0 +1,114 @@
+//! `anqi bridge`: one game on an anqi server for an engine of another protocol, or that
+//! engine's handshake alone (`--check`), or a protocol's coordinate map.
+
+use crate::bridge::{BridgeOptions, Protocol};
+use anyhow::Result;
+use std::process::ExitCode;
+
+/// Play one game on an anqi server with an engine that speaks another protocol: start the
+/// engine, greet it, join the server, and translate every message both ways.
+///
+/// PROTOCOL is `tcg` (the NTU course protocol, stdin/stdout), `uci-banqi` (MistyBanqi's,
+/// stdin/stdout) or `cdc-platform` (the Olympiad platform's client: the engine is started
+/// with HOST PORT and connects to the bridge). The engine's answers are forwarded as they
+/// are, and the referee rules on them. See protocol/BRIDGES.md for each protocol's map.
+///
+/// Exits with status 0 when the game was played to its end, 3 when the engine could not be
+/// started or failed its handshake (nothing was sent to the server), 1 otherwise.
+///
+/// Examples:
+///   anqi bridge --protocol uci-banqi --connect 127.0.0.1:7700 -- ./misty --uci
+///   anqi bridge --protocol tcg --check -- ./hw3
+///   anqi bridge --print-map tcg
+#[derive(clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// The engine's protocol.
+    #[arg(long, value_name = "PROTOCOL", required_unless_present = "print_map")]
+    protocol: Option<Protocol>,
+    /// The anqi server to join, HOST:PORT.
+    #[arg(
+        long,
+        value_name = "HOST:PORT",
+        required_unless_present_any = ["print_map", "check"]
+    )]
+    connect: Option<String>,
+    /// The SEED sent in (init NAME SEED): a tournament seat's token.
+    #[arg(long, env = "ANQI_TOKEN", default_value = "0", hide_env_values = true)]
+    token: String,
+    /// The name to play under (default: the name the engine gives, else "engine").
+    #[arg(long)]
+    name: Option<String>,
+    /// The rules the engine believes (an engine preset such as misty-banqi or ntu-engines, a
+    /// shipped variant, or a description file): warns where they differ from the game's,
+    /// and translates the counters the protocol carries.
+    #[arg(long, value_name = "VARIANT")]
+    assumes: Option<String>,
+    /// Start the engine, run its protocol's handshake, stop it; connect to nothing.
+    #[arg(long)]
+    check: bool,
+    /// Log every line exchanged with the engine on stderr.
+    #[arg(long, short)]
+    verbose: bool,
+    /// Print PROTOCOL's coordinate map (square names of anqi's 4x8 cells) and exit.
+    #[arg(long, value_name = "PROTOCOL", exclusive = true)]
+    print_map: Option<Protocol>,
+    /// The engine's program and its arguments, after `--`.
+    #[arg(
+        last = true,
+        value_name = "ENGINE",
+        required_unless_present = "print_map"
+    )]
+    engine: Vec<String>,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    if let Some(protocol) = args.print_map {
+        print!("{}", crate::bridge::print_map(protocol));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let assumes = args
+        .assumes
+        .map(|a| {
+            crate::bridge::presets::assumed(&a).map_err(|e| anyhow::anyhow!("--assumes {a}: {e}"))
+        })
+        .transpose()?;
+    let options = BridgeOptions {
+        protocol: args.protocol.expect("clap requires it"),
+        connect: args.connect.unwrap_or_default(),
+        token: args.token,
+        name: args.name,
+        assumes,
+        command: args.engine,
+        verbose: args.verbose,
+    };
+    let check = args.check;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let outcome = runtime.block_on(async {
+        if check {
+            crate::bridge::check(&options).await.map(|name| {
+                println!(
+                    "{}: the engine answered its handshake{}",
+                    options.protocol,
+                    name.map(|n| format!(" as {n:?}")).unwrap_or_default()
+                );
+            })
+        } else {
+            crate::bridge::run(&options).await.map(|s| {
+                eprintln!(
+                    "anqi bridge: game over after {} plies: (win {} {}), the engine was player {}",
+                    s.plies, s.win.0, s.win.1, s.me
+                );
+            })
+        }
+    });
+    match outcome {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) => {
+            eprintln!("anqi bridge: {e}");
+            Ok(ExitCode::from(e.exit_code()))
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! The commands of `anqi`, one module each: its options (a `clap::Args` whose doc comment is
+//! its `--help`) and its `run`, which returns the exit status. What several share is here:
+//! logging and the stop signals.
+
+pub mod bench;
+pub mod bridge;
+pub mod r#match;
+pub mod merge;
+pub mod replay;
+pub mod report;
+pub mod serve;
+pub mod token;
+pub mod tournament;
+pub mod variant;
+pub mod variants;
+
+use anyhow::{Context, Result};
+
+/// Logs to stderr at `default` (`info`, `warn`) unless `RUST_LOG` says otherwise; in colour
+/// only on a terminal.
+fn init_logging_at(default: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+}
+
+/// Listens for SIGINT and SIGTERM: the handlers are installed when this returns, and the
+/// future completes on the first of them. Installed before the server says `listening on`, so
+/// that a supervisor that signals at once (a test harness, `anqi.Server.stop()`) still gets a
+/// graceful stop instead of the default action, which kills the process mid-write.
+fn stop_signals() -> Result<impl std::future::Future<Output = ()>> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?;
+        let mut int = signal(SignalKind::interrupt()).context("cannot listen for SIGINT")?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+            tracing::info!("signal received: stopping");
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("signal received: stopping");
+        })
+    }
+}

@@ -1,0 +1,88 @@
+//! `anqi report`: the standings and statistics of tournament records, and an SPRT on demand.
+
+use crate::tournament::config::SprtConfig;
+use anyhow::Result;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Standings of tournament records: points, W/D/L, Elo with 95% interval, team standings
+/// (team games), crosstable, statistics per pair of engines (W/D/L, score, draw ratio, Elo
+/// with 95% interval, normalized Elo, LOS), pentanomial counts over paired deals with their
+/// error bars, terminations per engine; and, with --sprt, the SPRT of a pair. One-side
+/// variants (single-player, cooperative) get success rates with 95% intervals instead, per
+/// engine and per team.
+///
+/// Example: anqi report all.jsonl --sprt 0,5 --pair new,old
+#[derive(clap::Args)]
+pub struct Args {
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Also run the SPRT of a pair of engines: H0 says the first is ELO0 stronger than the
+    /// second, H1 that it is ELO1 stronger (logistic Elo); ALPHA and BETA are the error
+    /// rates (0.05 each when left out). ELO0 may be negative: --sprt -1.75,0.25.
+    #[arg(
+        long,
+        value_name = "ELO0,ELO1[,ALPHA,BETA]",
+        allow_hyphen_values = true
+    )]
+    sprt: Option<String>,
+    /// The pair the SPRT tests, from FIRST's point of view. Needed when the records hold
+    /// more than two engines; with two, the first is the one seated first in the first game.
+    #[arg(long, value_name = "FIRST,SECOND", requires = "sprt")]
+    pair: Option<String>,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
+    let pair = args.pair.as_deref().map(parse_pair).transpose()?;
+    let records = crate::tournament::load(&args.files)?;
+    let mut standings = crate::tournament::stats::standings(&records, &[], None);
+    if let Some(cfg) = &sprt {
+        standings
+            .run_sprt(cfg, pair.as_ref().map(|(a, b)| (a.as_str(), b.as_str())))
+            .map_err(|e| anyhow::anyhow!("--sprt: {e}"))?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&standings)?);
+    } else {
+        print!("{}", crate::tournament::report::text(&standings));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `FIRST,SECOND`: two engine names.
+fn parse_pair(p: &str) -> Result<(String, String)> {
+    match p.split(',').map(str::trim).collect::<Vec<_>>().as_slice() {
+        [a, b] if !a.is_empty() && !b.is_empty() => Ok((a.to_string(), b.to_string())),
+        _ => anyhow::bail!("--pair takes two engine names: FIRST,SECOND (got {p:?})"),
+    }
+}
+
+/// `ELO0,ELO1[,ALPHA,BETA]`, checked as the tournament file's `[tournament.sprt]` is.
+fn parse_sprt(s: &str) -> Result<SprtConfig> {
+    let v: Vec<f64> = s
+        .split(',')
+        .map(|x| x.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| anyhow::anyhow!("--sprt takes numbers: ELO0,ELO1[,ALPHA,BETA]"))?;
+    let (elo0, elo1, alpha, beta) = match v.as_slice() {
+        [e0, e1] => (*e0, *e1, 0.05, 0.05),
+        [e0, e1, a, b] => (*e0, *e1, *a, *b),
+        _ => anyhow::bail!("--sprt takes ELO0,ELO1 or ELO0,ELO1,ALPHA,BETA"),
+    };
+    if elo1.partial_cmp(&elo0) != Some(std::cmp::Ordering::Greater)
+        || !(alpha > 0.0 && alpha < 0.5)
+        || !(beta > 0.0 && beta < 0.5)
+    {
+        anyhow::bail!("--sprt needs ELO1 > ELO0 and ALPHA, BETA in (0, 0.5)");
+    }
+    Ok(SprtConfig {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+    })
+}

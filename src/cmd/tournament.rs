@@ -1,0 +1,141 @@
+//! `anqi tournament`: an event from its file, with the command line's overrides; and what it
+//! shares with `anqi match`: the event flags and running an event on a runtime of its own.
+
+use crate::tournament::config::{Overrides, TournamentConfig};
+use crate::tournament::runner::{Progress, RunOptions};
+use crate::tournament::stats::Standings;
+use crate::tournament::time_control::Tc;
+use anyhow::{Context, Result};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Run a tournament headless: start the engines for every game, referee them in-process,
+/// append each game to the output file as it ends, and print the standings.
+///
+/// FILE holds a [tournament] section (see tournament.toml for every key). Killed at any
+/// moment and started again with the same command, it plays only the games not yet
+/// recorded. Progress goes to stderr, the final standings to stdout.
+///
+/// Options given here override the file's keys. An engine whose program cannot be started,
+/// or that does not connect before it has connected once, stops the event (status 2).
+///
+/// Examples:
+///
+///   anqi tournament tournament.toml --deals 50 --concurrency 4 --tc 10+0.1
+///
+///   anqi tournament tournament.toml --shard 0/4 --output shard0.jsonl
+#[derive(clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    #[arg(value_name = "FILE", default_value = "tournament.toml")]
+    file: PathBuf,
+    /// Deals per pairing and cycle, overriding `deals` (each deal is played once per seat
+    /// arrangement). A resumed run refuses an output file played with other deals.
+    #[arg(long, value_name = "N")]
+    deals: Option<u32>,
+    #[command(flatten)]
+    event: EventFlags,
+    /// Play only the games whose index is I modulo N (run the N shards anywhere, then
+    /// `anqi merge` their outputs).
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<(u64, u64)>,
+    /// Records file, overriding the configured `output`.
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Print no progress (warnings, such as refused tokens, still go to stderr).
+    #[arg(long, conflicts_with = "json")]
+    quiet: bool,
+    /// Progress as one JSON object per game, and the standings as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Settings of an event, for `anqi tournament` (overriding the file) and `anqi match`.
+#[derive(clap::Args)]
+pub struct EventFlags {
+    /// Games played at once (tournament: overrides `concurrency`).
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<u32>,
+    /// Master seed: deals and engine seeds derive from it (tournament: overrides `seed`; a
+    /// resumed run refuses an output file dealt from another seed).
+    #[arg(long, value_name = "TEXT")]
+    pub seed: Option<String>,
+    /// Time control of every engine: 60+0.5 (60 s per game, 0.5 s added per move), 40/60+0.6
+    /// (60 s for every 40 moves, plus 0.6 s per move), 1:30+1 (minutes:seconds), st=2 (2 s per
+    /// move), inf (no clock). Tournament: replaces `tc`, [tournament.clock] and the engines'
+    /// own `tc`.
+    #[arg(long, value_name = "TC")]
+    pub tc: Option<Tc>,
+    /// Print the standings on stderr every N finished games (tournament: overrides
+    /// `standings_every`).
+    #[arg(long, value_name = "N")]
+    pub standings_every: Option<u32>,
+}
+
+fn parse_shard(s: &str) -> Result<(u64, u64), String> {
+    let (i, n) = s.split_once('/').ok_or("expected I/N, like 0/4")?;
+    let (i, n): (u64, u64) = (
+        i.parse().map_err(|_| "I is not a number")?,
+        n.parse().map_err(|_| "N is not a number")?,
+    );
+    if n == 0 || i >= n {
+        return Err(format!("shard {i}/{n}: need 0 <= I < N"));
+    }
+    Ok((i, n))
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let overrides = Overrides {
+        concurrency: args.event.concurrency,
+        deals: args.deals,
+        seed: args.event.seed,
+        tc: args.event.tc,
+        standings_every: args.event.standings_every,
+    };
+    let file = args.file;
+    let mut config = TournamentConfig::load(&file)?;
+    config
+        .apply(&overrides)
+        .map_err(|e| anyhow::anyhow!("{}: with the command line's options: {e}", file.display()))?;
+    let progress = if args.quiet {
+        Progress::Quiet
+    } else if args.json {
+        Progress::Json
+    } else {
+        Progress::Text
+    };
+    // Even quiet: warnings are not progress but trouble to look into (a token presented twice
+    // means it leaked, or an engine is confused).
+    super::init_logging_at("warn");
+    let options = RunOptions {
+        shard: args.shard,
+        progress,
+        output: args.output,
+    };
+    let standings = run_event(config, options)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&standings)?);
+    } else {
+        print!("{}", crate::tournament::report::text(&standings));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs an event on a runtime of its own, taking every running engine down on SIGINT or
+/// SIGTERM.
+pub fn run_event(config: TournamentConfig, options: RunOptions) -> Result<Standings> {
+    let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    let standings = rt.block_on(async move {
+        // Stopped by a signal: take every running engine down with us. Finished games are
+        // already in the output file; the same command resumes the rest.
+        let signals = super::stop_signals()?;
+        tokio::spawn(async {
+            signals.await;
+            crate::tournament::engine::kill_all();
+            eprintln!("anqi: stopped by a signal; run the same command again to resume");
+            std::process::exit(130);
+        });
+        Ok::<_, anyhow::Error>(crate::tournament::runner::run(config, options).await?)
+    })?;
+    Ok(standings)
+}
