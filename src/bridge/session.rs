@@ -8,12 +8,12 @@
 use super::BridgeError;
 use anqi_core::rules::{Board, Colour, ColourRule, Kind, Piece, Square, Start, Variant};
 use anqi_core::wire::{
-    ClientClause, ClientMessage, ErrorCode, Extensions, FrameLimits, FrameScanner, LastPly,
+    ClientClause, ClientMessage, ErrorCode, Extensions, FrameLimits, FrameReader, LastPly,
     ServerClause, ServerMessage,
 };
 use std::collections::VecDeque;
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 /// What happened in the game, in order.
@@ -31,9 +31,8 @@ pub enum Event {
 
 /// One game on an anqi server, seen by one player.
 pub struct Session {
-    stream: TcpStream,
-    scanner: FrameScanner,
-    chunk: Vec<u8>,
+    /// The socket, read through the frame reader and written to directly.
+    reader: FrameReader<TcpStream>,
     events: VecDeque<Event>,
     /// This player's id.
     pub me: usize,
@@ -69,12 +68,13 @@ impl Session {
             .map_err(|e| server(format!("cannot connect to {addr}: {e}")))?;
         stream.set_nodelay(true).ok();
         let mut session = Session {
-            stream,
-            scanner: FrameScanner::new(FrameLimits {
-                max_bytes: 1 << 24,
-                max_depth: 16,
-            }),
-            chunk: vec![0; 16 * 1024],
+            reader: FrameReader::new(
+                stream,
+                FrameLimits {
+                    max_bytes: 1 << 24,
+                    max_depth: 16,
+                },
+            ),
             events: VecDeque::new(),
             me: 0,
             variant: Variant::shipped("traditional").expect("shipped"),
@@ -231,30 +231,26 @@ impl Session {
     }
 
     async fn recv(&mut self) -> Result<Option<ServerMessage>, BridgeError> {
-        loop {
-            if let Some(frame) = self.scanner.next_frame() {
-                let frame = frame
-                    .map_err(|e| BridgeError::Server(format!("bad frame from the server: {e}")))?;
-                return ServerMessage::parse(&frame).map(Some).map_err(|e| {
-                    BridgeError::Server(format!("bad message from the server: {}", e.text))
-                });
-            }
-            let n = self
-                .stream
-                .read(&mut self.chunk)
-                .await
-                .map_err(|e| BridgeError::Server(format!("connection: {e}")))?;
-            if n == 0 {
-                return Ok(None);
-            }
-            self.scanner.push(&self.chunk[..n]);
-        }
+        let frame = self
+            .reader
+            .read_frame()
+            .await
+            .map_err(|e| BridgeError::Server(format!("connection: {e}")))?;
+        let Some(frame) = frame else {
+            return Ok(None);
+        };
+        let frame =
+            frame.map_err(|e| BridgeError::Server(format!("bad frame from the server: {e}")))?;
+        ServerMessage::parse(&frame)
+            .map(Some)
+            .map_err(|e| BridgeError::Server(format!("bad message from the server: {}", e.text)))
     }
 
     async fn send(&mut self, clauses: Vec<ClientClause>) -> Result<(), BridgeError> {
         let mut line = ClientMessage(clauses).to_string();
         line.push('\n');
-        self.stream
+        self.reader
+            .get_mut()
             .write_all(line.as_bytes())
             .await
             .map_err(|e| BridgeError::Server(format!("connection: {e}")))

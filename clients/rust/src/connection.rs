@@ -5,15 +5,14 @@ use crate::error::{ClientError, Result};
 use crate::tracker::{self, Event, Tracker};
 use crate::{Bot, GameResult};
 use anqi_core::rules::Variant;
-use anqi_core::wire::{ClientMessage, ErrorCode, FrameScanner, ServerClause, ServerMessage};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use anqi_core::wire::{ClientMessage, ErrorCode, FrameReader, ServerClause, ServerMessage};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 /// A framed connection to the server.
 pub struct Connection {
-    stream: TcpStream,
-    scanner: FrameScanner,
-    chunk: Vec<u8>,
+    /// The socket, read through the frame reader and written to directly.
+    reader: FrameReader<TcpStream>,
 }
 
 impl Connection {
@@ -30,9 +29,7 @@ impl Connection {
             })?;
         stream.set_nodelay(true)?;
         Ok(Connection {
-            stream,
-            scanner: FrameScanner::new(tracker::SERVER_FRAME_LIMITS),
-            chunk: vec![0; 16 * 1024],
+            reader: FrameReader::new(stream, tracker::SERVER_FRAME_LIMITS),
         })
     }
 
@@ -41,20 +38,14 @@ impl Connection {
     /// # Errors
     /// On I/O errors or a message that does not parse.
     pub async fn recv(&mut self) -> Result<Option<ServerMessage>> {
-        loop {
-            if let Some(frame) = self.scanner.next_frame() {
-                let frame = frame
-                    .map_err(|e| ClientError::Protocol(format!("bad frame from server: {e}")))?;
-                return Ok(Some(ServerMessage::parse(&frame).map_err(|e| {
-                    ClientError::Protocol(format!("bad message from server: {}", e.text))
-                })?));
-            }
-            let n = self.stream.read(&mut self.chunk).await?;
-            if n == 0 {
-                return Ok(None);
-            }
-            self.scanner.push(&self.chunk[..n]);
-        }
+        let Some(frame) = self.reader.read_frame().await? else {
+            return Ok(None);
+        };
+        let frame =
+            frame.map_err(|e| ClientError::Protocol(format!("bad frame from server: {e}")))?;
+        ServerMessage::parse(&frame)
+            .map(Some)
+            .map_err(|e| ClientError::Protocol(format!("bad message from server: {}", e.text)))
     }
 
     /// Sends one message.
@@ -64,7 +55,7 @@ impl Connection {
     pub async fn send(&mut self, msg: &ClientMessage) -> Result<()> {
         let mut line = msg.to_string();
         line.push('\n');
-        self.stream.write_all(line.as_bytes()).await?;
+        self.reader.get_mut().write_all(line.as_bytes()).await?;
         Ok(())
     }
 }

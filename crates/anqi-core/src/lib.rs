@@ -4,7 +4,8 @@
 //!
 //! Everything that knows what a game *is* lives here, and nothing that runs one: no async
 //! runtime, no network, no threads, no clock (the caller passes the time wherever a record
-//! needs it). The only files it reads are the ones it is handed by path: a variant
+//! needs it). The one exception is opt-in: the `tokio` feature adds the frame reader over
+//! tokio's `AsyncRead`, for the crates that already run on tokio. The only files it reads are the ones it is handed by path: a variant
 //! description ([`rules::Variant::load`]) and a records file ([`record::read_records`]). The
 //! server (`anqi-server`), the `anqi` program, the Rust client (`anqi-client`), the Python
 //! package's native module and the fuzz targets all build on it, and only the server and the
@@ -38,6 +39,8 @@
 //!     between action clauses and [`rules::Action`].
 //!   - `extension`: the opt-in protocol extensions (`(ext last clock progress variant)`), named
 //!     once and for all.
+//!   - `reader` (feature `tokio`): the one loop that reads frames from a stream, for the
+//!     server's connections, the client library and the bridges.
 //! - [`sexp`]: reading S-expressions from untrusted text (reader prefixes refused, nesting
 //!   bounded, values dropped without recursion); every parse, wire or file, goes through it.
 //! - [`record`]: the JSON-lines game records: the format, their assembly from a finished game

@@ -7,11 +7,10 @@
 
 use anqi_core::wire::{
     ClientClause, ClientMessage, ErrorCode, Extension, Extensions, FrameError, FrameLimits,
-    FrameScanner, MessageError, ServerClause, ServerMessage,
+    FrameReader, MessageError, ServerClause, ServerMessage,
 };
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::io::AsyncRead;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
@@ -384,62 +383,46 @@ pub fn spawn_io<S: Send + Sync + 'static>(
     (in_rx, outbox)
 }
 
-/// Bytes read from a socket at a time. The buffer lives on the stack only while the bytes are
-/// handed to the frame scanner, never across a wait, so an idle connection holds none of it.
-const READ_CHUNK: usize = 4096;
-
 async fn read_loop<S>(
-    mut read: OwnedReadHalf,
+    read: OwnedReadHalf,
     tx: mpsc::Sender<Inbound>,
     limits: FrameLimits,
     _slot: Arc<S>,
     conn: u64,
 ) {
-    let mut scanner = FrameScanner::new(limits);
+    let mut reader = FrameReader::new(read, limits);
+    // The time the bytes of the frames in hand were read: the clock stops then, however long
+    // the referee's queue makes them wait.
+    let (mut read_at, mut reads) = (ReadAt::now(), reader.reads());
     loop {
-        // The chunk lives on the stack of one poll only, so a waiting connection holds none of
-        // it; `poll_read` also notices a short read, which spares a second read that would
-        // only say "nothing more".
-        let next_bytes = std::future::poll_fn(|cx| {
-            let mut chunk = [0u8; READ_CHUNK];
-            let mut buf = tokio::io::ReadBuf::new(&mut chunk);
-            match std::pin::Pin::new(&mut read).poll_read(cx, &mut buf) {
-                std::task::Poll::Ready(Ok(())) => {
-                    scanner.push(buf.filled());
-                    std::task::Poll::Ready(Ok(buf.filled().len()))
-                }
-                std::task::Poll::Ready(Err(e)) => std::task::Poll::Ready(Err(e)),
-                std::task::Poll::Pending => std::task::Poll::Pending,
-            }
-        });
         let got = tokio::select! {
-            r = next_bytes => r,
+            r = reader.read_frame() => r,
             // Nobody listens any more (game over): stop reading.
             _ = tx.closed() => return,
         };
-        match got {
-            Ok(n) if n > 0 => {}
+        let frame = match got {
+            Ok(Some(frame)) => frame,
             // End of stream, or a broken connection.
-            Ok(_) | Err(_) => {
-                if scanner.mid_frame() {
+            Ok(None) | Err(_) => {
+                if reader.mid_frame() {
                     tracing::debug!(conn, "connection closed in the middle of a message");
                 }
                 let _ = tx.send(Inbound::Closed).await;
                 return;
             }
+        };
+        if reader.reads() != reads {
+            (read_at, reads) = (ReadAt::now(), reader.reads());
         }
-        let read_at = ReadAt::now();
-        while let Some(frame) = scanner.next_frame() {
-            let inbound = match frame {
-                Ok(bytes) => match ClientMessage::parse(&bytes) {
-                    Ok(m) => Inbound::Message(m, read_at),
-                    Err(e) => Inbound::Bad(Box::new(e), read_at),
-                },
-                Err(e) => Inbound::Bad(Box::new(frame_error(e)), read_at),
-            };
-            if tx.send(inbound).await.is_err() {
-                return;
-            }
+        let inbound = match frame {
+            Ok(bytes) => match ClientMessage::parse(&bytes) {
+                Ok(m) => Inbound::Message(m, read_at),
+                Err(e) => Inbound::Bad(Box::new(e), read_at),
+            },
+            Err(e) => Inbound::Bad(Box::new(frame_error(e)), read_at),
+        };
+        if tx.send(inbound).await.is_err() {
+            return;
         }
     }
 }
