@@ -113,7 +113,7 @@ def variants(corpus: Path) -> None:
 
 def shipped_names() -> list[str]:
     """The shipped variants in the order of anqi_core::rules::SHIPPED (what the rules target indexes)."""
-    text = (ROOT / "src" / "rules" / "variant.rs").read_text(encoding="utf-8")
+    text = (ROOT / "crates" / "anqi-core" / "src" / "rules" / "catalog.rs").read_text(encoding="utf-8")
     block = text.split("pub const SHIPPED", 1)[1].split("];", 1)[0]
     return [part.split('"')[1] for part in block.split(",") if '"' in part]
 

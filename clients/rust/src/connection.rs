@@ -62,7 +62,7 @@ impl Connection {
 
 /// Connects, plays one game with `bot`, and returns the result. `variant` gives the exact
 /// rules; without it the client takes the description the server sends (the `variant`
-/// extension), or else assumes [`Setup::default_variant`].
+/// extension), or else assumes [`Setup::default_variant`](crate::Setup::default_variant).
 ///
 /// # Errors
 /// When the connection fails, the server closes it without a result, or a message makes no

@@ -14,23 +14,34 @@
 //! # Layout
 //!
 //! - [`rules`]: the game, pure.
-//!   - `piece`: colours, kinds, pieces and their letters.
-//!   - `topology`: cells, directed moves, cannon rays, and the compact `jumps` wire form.
-//!   - `cell_set`: sets of cells as machine words.
+//!   - `piece`: colours, kinds, pieces and their letters, and `Control` (which a player moves).
+//!   - `cell_set`: cells, sets of cells as machine words, and the `Representation` a board's
+//!     size gives the move generator.
+//!   - `topology`: cells' steps and cannon rays, and the compact `jumps` wire form.
 //!   - `capture`: the rank table and its exceptions, as data.
 //!   - `variant`: the variant model (`Variant`, its start, colour, objective, clock and draw
-//!     rules) and the shipped variants (`protocol/variants/`, built in).
+//!     rules).
 //!   - `description`: the notation: the S-expression description format (documented in
 //!     `protocol/VARIANTS.md`), its limits, and the parser that validates a text into a
 //!     `Variant`.
-//!   - `board`: the public board (face-down pieces as `X`), legal actions, move checking with
-//!     reasons a bot author can act on.
+//!   - `catalog`: variants by name, file or text, the shipped ones (`protocol/variants/`,
+//!     built in), and `VariantError`.
+//!   - `square`: what a cell holds as everyone sees it, and its byte code.
+//!   - `board`: the public board (face-down pieces as `X`) and the forms the generator reads.
+//!   - `movegen/`: the move generator: one surface on `Board` (for each, count, nth, has an
+//!     action, check one), one representation per topology (sets of 64 or 128 bits, or
+//!     lists), and the step and cannon rules written once (`rule`).
 //!   - `action`: reveal, move, bag and put actions and the per-kind mobility counts.
 //!   - `deal`: how the seed contributions become the starting position (stable derivation).
 //!   - `game`: one game's state: turn order and rounds, colour ownership, the bag, chain
 //!     captures, end of game and draws; and `PublicState`, what legality depends on, shared
 //!     with clients.
 //!   - `playout`: random playouts, the core's benchmark and results fingerprint.
+//!
+//!   Inside `rules`, imports run one way: `piece` and `cell_set` need nothing, `square` needs
+//!   `piece`, `topology` needs `cell_set`, `board` needs `square`, `movegen` needs the board,
+//!   topology and capture rules, `catalog` needs `variant` and `description`, and `game` the
+//!   rest.
 //! - [`wire`]: the protocol's bytes.
 //!   - `frame`: the incremental framing scanner, with size and nesting limits enforced before
 //!     any parser sees the bytes.

@@ -1,7 +1,7 @@
 //! The actions a player can take on the board, and how they are counted.
 
+use super::cell_set::Cell;
 use super::piece::{Colour, Kind, Piece};
-use super::topology::Cell;
 use std::fmt;
 
 /// One action. Its wire form is `(rev POS)`, `(mov POS_I POS_F)` (a cannon jump is a `mov`

@@ -3,8 +3,8 @@
 //! All of it is data from the variant description. The step-capture table is computed once per
 //! variant (`attacker x target`), so the per-ply test is one lookup.
 
-use super::board::{Square, CODES, EMPTY};
 use super::piece::{Colour, Kind, Piece};
+use super::square::{Square, CODES, EMPTY};
 
 /// Capture rules of a variant.
 #[derive(Clone, Debug, PartialEq, Eq)]

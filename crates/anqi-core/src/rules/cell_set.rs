@@ -1,15 +1,44 @@
-//! Sets of cells as machine words, bit `c` for cell `c`: what the move generator counts with on
-//! boards of at most [`MASK_CELLS`] cells (every shipped board, 8x16 included).
+//! Cells, and sets of cells as machine words, bit `c` for cell `c`: what the move generator
+//! counts with on boards of at most [`MASK_CELLS`] cells (every shipped board, 8x16 included).
 //!
 //! The board and the topology keep their sets as `u128`; the generator works on `u64` when the
-//! board has at most 64 cells (4x8 has 32): half the work per operation.
+//! board has at most 64 cells (4x8 has 32): half the work per operation. Which one a board
+//! gets is its [`Representation`], decided once by its size.
 
-use super::topology::Cell;
 use std::ops::{BitAnd, BitOr, BitXor, Not};
+
+/// A cell number, 0-based, as on the wire.
+pub type Cell = usize;
 
 /// Boards of at most this many cells keep cell sets ([`Board`](super::Board)'s masks, the
 /// topology's lines); larger ones use the same generator without them.
 pub const MASK_CELLS: usize = 128;
+
+/// How the move generator holds a board's cells: as sets in one word of 64 or 128 bits, or,
+/// past [`MASK_CELLS`] cells, as lists walked cell by cell. Chosen once per topology
+/// ([`Topology::representation`](super::Topology::representation)), by its number of cells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Representation {
+    /// At most 64 cells: sets as `u64`.
+    Sets64,
+    /// At most [`MASK_CELLS`] cells: sets as `u128`.
+    Sets128,
+    /// More cells: no sets.
+    Listed,
+}
+
+impl Representation {
+    /// The representation of a board of `cells` cells.
+    pub(crate) const fn of_cells(cells: usize) -> Representation {
+        if cells <= 64 {
+            Representation::Sets64
+        } else if cells <= MASK_CELLS {
+            Representation::Sets128
+        } else {
+            Representation::Listed
+        }
+    }
+}
 
 /// A set of cells in one machine word: `u64` or `u128`.
 pub(crate) trait CellSet:
@@ -28,8 +57,6 @@ pub(crate) trait CellSet:
     fn is_none(self) -> bool;
     /// The lowest cell (the set is not empty).
     fn first(self) -> Cell;
-    /// The highest cell (the set is not empty).
-    fn last(self) -> Cell;
     /// The set without its lowest cell.
     fn without_first(self) -> Self;
     /// The set of its lowest cell alone (empty when the set is).
@@ -60,11 +87,6 @@ macro_rules! cell_set {
             #[inline(always)]
             fn first(self) -> Cell {
                 self.trailing_zeros() as Cell
-            }
-
-            #[inline(always)]
-            fn last(self) -> Cell {
-                (<$t>::BITS - 1 - self.leading_zeros()) as Cell
             }
 
             #[inline(always)]
@@ -116,7 +138,6 @@ mod tests {
             B::NONE
         );
         assert_eq!(set.first(), 0);
-        assert_eq!(set.last(), bits as Cell - 1);
         assert_eq!(set.without_first().first(), 3);
         assert_eq!(set.lowest(), B::single(0));
         assert_eq!((set.byte(0), set.byte(2)), (0b1001, 0b10));

@@ -3,10 +3,13 @@
 //! losses are ruled by the caller through [`Game::forfeit`]).
 
 use super::action::{Action, ActionCounts, ActionKind, Packed};
-use super::board::{Board, Control, Counted, Illegal, Square};
+use super::board::Board;
+use super::cell_set::Cell;
 use super::deal::Deal;
+use super::movegen::{Counted, Illegal};
+use super::piece::Control;
 use super::piece::{Colour, Piece};
-use super::topology::Cell;
+use super::square::Square;
 use super::variant::{ColourRule, Objective, Repetition, Start, Variant};
 use std::sync::{Arc, OnceLock};
 

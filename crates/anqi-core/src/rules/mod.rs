@@ -4,32 +4,35 @@
 mod action;
 mod board;
 mod capture;
-/// Sets of cells as machine words.
+mod catalog;
 mod cell_set;
 mod deal;
-/// The description notation: S-expression text to a validated [`Variant`].
 mod description;
 mod game;
+mod movegen;
 mod piece;
-/// Random playouts: the core's benchmark and results fingerprint.
 pub mod playout;
+mod square;
 mod topology;
-/// The variant model and the shipped variants.
 mod variant;
 
 pub use action::{Action, ActionCounts, ActionKind};
-pub use board::{Board, Control, Illegal, Square};
+pub use board::Board;
 pub use capture::{CaptureException, CaptureRules};
+pub use catalog::{VariantError, SHIPPED};
+pub use cell_set::Cell;
 pub use deal::{Deal, SeedInputs};
 pub use description::{
     DescriptionError, MAX_DESCRIPTION_BYTES, MAX_LIST_ITEMS, MAX_ORDER, MAX_PLAYERS,
 };
 pub use game::{Game, Outcome, PlayError, Played, PublicState, Termination};
+pub use movegen::Illegal;
+pub use piece::Control;
 pub use piece::{Colour, Kind, Piece};
+pub use square::Square;
 pub use topology::{
-    Cell, Topology, TopologyError, MAX_CELLS, MAX_GRID_SIDE, MAX_JUMPS, MAX_JUMP_TARGETS, MAX_MOVES,
+    Topology, TopologyError, MAX_CELLS, MAX_GRID_SIDE, MAX_JUMPS, MAX_JUMP_TARGETS, MAX_MOVES,
 };
 pub use variant::{
     default_order, ClockDefaults, ColourRule, DrawRules, Objective, Repetition, Start, Variant,
-    VariantError, SHIPPED,
 };

@@ -1,4 +1,5 @@
-//! Colours, piece kinds and pieces, with their one-letter wire form.
+//! Colours, piece kinds and pieces, with their one-letter wire form, and which of them a player
+//! may move ([`Control`]).
 //!
 //! Letters follow Table II of the paper: `K` king, `G` guard, `B` bishop (minister), `N` knight,
 //! `R` rook, `C` cannon, `P` pawn; red upper case, black lower case. What a kind may capture is
@@ -165,6 +166,35 @@ impl Piece {
 impl fmt::Display for Piece {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.letter())
+    }
+}
+
+/// Which pieces a player may move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Control {
+    /// None yet (before the first reveal decides colours): only reveals (and bag draws).
+    Nothing,
+    /// The pieces of one colour.
+    Colour(Colour),
+    /// Both colours (single-player and cooperative games).
+    Both,
+}
+
+impl Control {
+    /// Whether a piece of `colour` may be moved.
+    #[inline]
+    pub fn moves(self, colour: Colour) -> bool {
+        match self {
+            Control::Nothing => false,
+            Control::Colour(c) => c == colour,
+            Control::Both => true,
+        }
+    }
+}
+
+impl From<Option<Colour>> for Control {
+    fn from(c: Option<Colour>) -> Control {
+        c.map_or(Control::Nothing, Control::Colour)
     }
 }
 

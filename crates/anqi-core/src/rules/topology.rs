@@ -17,11 +17,8 @@
 //! never a target) so that the cannon's "exactly one piece in between" rule can be checked by
 //! walking it.
 
-use super::cell_set::MASK_CELLS;
+use super::cell_set::{Cell, Representation, MASK_CELLS};
 use std::fmt;
-
-/// A cell number, 0-based, as on the wire.
-pub type Cell = usize;
 
 /// Cells, moves and jump rays of one board. Shared (behind an `Arc`) by every game of a variant.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -607,6 +604,12 @@ impl Topology {
     #[inline]
     pub(crate) fn step_rows(&self) -> Option<&[[u8; 4]; MASK_CELLS]> {
         self.flat.step_rows.as_slice().try_into().ok()
+    }
+
+    /// How the move generator holds this board's cells (by its size).
+    #[inline(always)]
+    pub(crate) fn representation(&self) -> Representation {
+        Representation::of_cells(self.size)
     }
 
     /// Whether the move generator may count moves in one byte per cell (see
