@@ -7,6 +7,8 @@
 //! draws an index among them with [`SplitMix64`], and plays that action ([`Game::nth_legal`]),
 //! or, with [`Pick::List`], lists them and picks from the list, as a driver from Python does.
 //!
+//! The core keeps no clock: a caller that measures speed times [`run`] itself.
+//!
 //! The [`Fingerprint`] of a batch hashes everything the games did (with `check`, also every
 //! legal list and every player's counts at every ply), so a change to the core can be shown to
 //! give the same results as before: run the same batch before and after and compare.
@@ -14,7 +16,6 @@
 use super::{Action, ActionCounts, Game, SeedInputs, Termination, Variant};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 /// A small, fast generator (Steele, Lea and Flood's SplitMix64): random playouts need speed and
 /// reproducibility, not cryptographic quality.
@@ -146,16 +147,9 @@ pub struct Tally {
     pub winners: BTreeMap<Option<usize>, u64>,
     /// Everything the games did (see the module's documentation).
     pub fingerprint: Fingerprint,
-    /// Wall time of the batch.
-    pub elapsed: Duration,
 }
 
 impl Tally {
-    /// Plies per second of wall time.
-    pub fn plies_per_second(&self) -> f64 {
-        self.plies as f64 / self.elapsed.as_secs_f64().max(1e-9)
-    }
-
     /// Adds another share's counts (the fingerprint of a batch split over threads is not the
     /// sum of its shares': compare fingerprints of batches played on one thread).
     pub fn merge(&mut self, other: Tally) {
@@ -168,7 +162,6 @@ impl Tally {
             *self.winners.entry(k).or_default() += n;
         }
         self.fingerprint.add(other.fingerprint.0);
-        self.elapsed = self.elapsed.max(other.elapsed);
     }
 }
 
@@ -178,7 +171,6 @@ pub fn run(variant: &Arc<Variant>, batch: &Playouts) -> Tally {
     let mut fp = Fingerprint::default();
     let mut legal = Vec::new();
     let players = variant.players;
-    let start = Instant::now();
     let mut i = batch.first;
     while i < batch.games {
         let inputs = SeedInputs {
@@ -232,7 +224,6 @@ pub fn run(variant: &Arc<Variant>, batch: &Playouts) -> Tally {
         i += batch.step;
     }
     tally.fingerprint = fp;
-    tally.elapsed = start.elapsed();
     tally
 }
 
