@@ -1,7 +1,7 @@
 //! The standings as text for people (the JSON form is the serialized [`Standings`]). Lines fit
 //! in 100 columns for engine names of up to 10 characters.
 
-use super::stats::{GoalStandings, GoalStats, Model, PairStats, SprtResult, Standings};
+use super::stats::{GoalStandings, GoalStats, Model, PairStats, SprtResult, Standings, Verdict};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -281,16 +281,16 @@ fn goal_games(s: &Standings) -> usize {
 /// The SPRT in four lines: the pair and whose point of view, the hypotheses, the verdict.
 pub fn sprt(t: &SprtResult) -> String {
     let (a, b) = (&t.first, &t.second);
-    let verdict = match t.verdict.as_str() {
-        "H1" => format!(
+    let verdict = match t.verdict {
+        Verdict::H1 => format!(
             "H1 accepted: {a} - {b} is {} Elo rather than {}",
             t.elo1, t.elo0
         ),
-        "H0" => format!(
+        Verdict::H0 => format!(
             "H0 accepted: {a} - {b} is {} Elo rather than {}",
             t.elo0, t.elo1
         ),
-        _ => "undecided, play on".into(),
+        Verdict::Continue => "undecided, play on".into(),
     };
     format!(
         "SPRT {a} vs {b}, from {a}'s point of view ({}: {} {}):\n  \

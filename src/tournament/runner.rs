@@ -238,7 +238,7 @@ impl Event {
         let mut connected = vec![false; config.engines.len()];
         let mut stopped_early = stats::standings(records, &names, config.sprt.as_ref())
             .sprt
-            .is_some_and(|s| s.verdict != "continue");
+            .is_some_and(|s| s.verdict.is_decided());
         loop {
             while !stopped_early && running.len() < config.concurrency as usize {
                 let Some(game) = pending.next() else { break };
@@ -303,7 +303,7 @@ impl Event {
                 report_standings(progress, finished, self.total, &standings);
             }
             if let Some(s) = &standings.sprt {
-                if s.verdict != "continue" && !stopped_early {
+                if s.verdict.is_decided() && !stopped_early {
                     stopped_early = true;
                     if progress != Progress::Quiet {
                         eprintln!(

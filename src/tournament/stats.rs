@@ -47,6 +47,7 @@ use anqi_core::record::GameRecord;
 use anqi_core::rules::Variant;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// The standings of an event.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -311,8 +312,36 @@ pub struct SprtResult {
     pub llr: f64,
     pub lower: f64,
     pub upper: f64,
-    /// `"H1"` (the first engine is elo1 stronger rather than elo0), `"H0"`, or `"continue"`.
-    pub verdict: String,
+    pub verdict: Verdict,
+}
+
+/// What an SPRT says so far; in JSON `"H1"`, `"H0"` or `"continue"`.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+pub enum Verdict {
+    /// The first engine is `elo1` stronger rather than `elo0`: stop.
+    H1,
+    /// The first engine is `elo0` stronger rather than `elo1`: stop.
+    H0,
+    /// Neither yet: play on.
+    #[serde(rename = "continue")]
+    Continue,
+}
+
+impl Verdict {
+    /// Whether the test has decided (the event may stop).
+    pub fn is_decided(self) -> bool {
+        self != Verdict::Continue
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Verdict::H1 => "H1",
+            Verdict::H0 => "H0",
+            Verdict::Continue => "continue",
+        })
+    }
 }
 
 /// The two-sided 95% quantile of the standard normal distribution.
@@ -566,90 +595,189 @@ impl Standings {
 fn table(records: &[GameRecord], order: &[String]) -> (Standings, Vec<String>) {
     let mut records: Vec<&GameRecord> = records.iter().filter(|r| r.tournament.is_some()).collect();
     records.sort_by_key(|r| r.tournament.as_ref().map(|t| t.index));
-    let mut names: Vec<String> = order.to_vec();
+    let mut table = Table::new(&records, order);
     for r in &records {
-        for e in &r.tournament.as_ref().expect("filtered").engines {
-            if !names.contains(e) {
-                names.push(e.clone());
+        table.add(r);
+    }
+    let standings = Standings {
+        variant: table
+            .competitive_variant
+            .clone()
+            .or_else(|| records.first().map(|r| r.variant.clone()))
+            .unwrap_or_default(),
+        games: records.len(),
+        engines: table.engine_standings(),
+        crosstable: std::mem::take(&mut table.cross),
+        pentanomial: Vec::new(),
+        pairs: table.pair_stats(),
+        teams: table.team_standings(),
+        sprt: None,
+        one_side: table.goal_standings(),
+    };
+    let pentanomial = standings
+        .pairs
+        .iter()
+        .filter_map(|p| {
+            let counts = p.pentanomial.filter(|c| c.iter().sum::<usize>() > 0)?;
+            Some(Pentanomial {
+                first: p.first.clone(),
+                second: p.second.clone(),
+                counts,
+            })
+        })
+        .collect();
+    (
+        Standings {
+            pentanomial,
+            ..standings
+        },
+        table.names,
+    )
+}
+
+/// The standings as the records come, one field per section, each filled by its own method
+/// and turned into its part of [`Standings`] by another.
+struct Table<'r> {
+    /// Engines in tie-break order: the given order, then as the records show them. An
+    /// engine's rank is its place here.
+    names: Vec<String>,
+    /// Each description met, parsed once.
+    variants: HashMap<&'r str, Arc<Variant>>,
+    /// The variant of the first competitive game.
+    competitive_variant: Option<String>,
+    /// Each engine's result in each competitive game it played, and how those games ended.
+    per_engine: BTreeMap<String, Vec<f64>>,
+    terminations: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Points of the row engine against the column engine.
+    cross: BTreeMap<String, BTreeMap<String, Score>>,
+    /// (first, second) by rank -> the first engine's result in each game they met.
+    pair_games: BTreeMap<(usize, usize), Vec<f64>>,
+    /// Pairs that met in two-player games, and their pentanomial counts.
+    two_player: BTreeMap<(usize, usize), [usize; 5]>,
+    /// Deal -> the two-player games played on it (index order), for pentanomials.
+    deals: BTreeMap<u64, Vec<(&'r GameRecord, Vec<f64>)>>,
+    /// Team (engine ranks, sorted) -> its results.
+    team_games: BTreeMap<Vec<usize>, Vec<f64>>,
+    /// One-side games, by variant name, in the order first seen.
+    goals: Vec<(String, GoalSection)>,
+}
+
+impl<'r> Table<'r> {
+    fn new(records: &[&'r GameRecord], order: &[String]) -> Table<'r> {
+        let mut names: Vec<String> = order.to_vec();
+        for r in records {
+            for e in &r.tournament.as_ref().expect("filtered").engines {
+                if !names.contains(e) {
+                    names.push(e.clone());
+                }
             }
+        }
+        Table {
+            names,
+            variants: HashMap::new(),
+            competitive_variant: None,
+            per_engine: BTreeMap::new(),
+            terminations: BTreeMap::new(),
+            cross: BTreeMap::new(),
+            pair_games: BTreeMap::new(),
+            two_player: BTreeMap::new(),
+            deals: BTreeMap::new(),
+            team_games: BTreeMap::new(),
+            goals: Vec::new(),
         }
     }
-    let mut variants: HashMap<&str, Variant> = HashMap::new();
-    let mut per_engine: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    let mut terminations: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
-    let mut cross: BTreeMap<String, BTreeMap<String, Score>> = BTreeMap::new();
-    // (first, second) by rank -> the first engine's result in each game they met.
-    let mut pair_games: BTreeMap<(usize, usize), Vec<f64>> = BTreeMap::new();
-    // Pairs that met in two-player games.
-    let mut two_player: BTreeMap<(usize, usize), [usize; 5]> = BTreeMap::new();
-    // Team (engine ranks, sorted) -> its results.
-    let mut team_games: BTreeMap<Vec<usize>, Vec<f64>> = BTreeMap::new();
-    // Deal -> the two-player games played on it (index order), for pentanomials.
-    let mut deals: BTreeMap<u64, Vec<(&GameRecord, Vec<f64>)>> = BTreeMap::new();
-    // One-side games, by variant name, in the order first seen.
-    let mut goals: Vec<(String, GoalSection)> = Vec::new();
-    let mut competitive_variant: Option<String> = None;
-    for r in &records {
-        let v = variants
+
+    fn rank(&self, name: &str) -> usize {
+        rank_of(&self.names, name)
+    }
+
+    /// Takes in one tournament record.
+    fn add(&mut self, r: &'r GameRecord) {
+        let v = self
+            .variants
             .entry(r.variant_source.as_str())
             .or_insert_with(|| {
-                Variant::parse(&r.variant_source).unwrap_or_else(|_| placeholder(r))
-            });
-        let tag = r.tournament.as_ref().expect("filtered");
-        if super::one_side(v) {
-            let i = match goals.iter().position(|(name, _)| *name == v.name) {
-                Some(i) => i,
-                None => {
-                    goals.push((
-                        v.name.clone(),
-                        GoalSection {
-                            game_type: v.game_type.clone(),
-                            all: GoalTally::default(),
-                            engines: BTreeMap::new(),
-                            teams: BTreeMap::new(),
-                        },
-                    ));
-                    goals.len() - 1
-                }
-            };
-            let section = &mut goals[i].1;
-            // The only side is 0: the game succeeded when it won.
-            let success = r.result.winner_side == Some(0);
-            let reason = r.result.reason.name();
-            section.all.add(success, reason);
-            let mut team: Vec<usize> = tag
-                .engines
-                .iter()
-                .take(v.players)
-                .map(|e| rank_of(&names, e))
-                .collect();
-            for &rank in &team {
-                section
-                    .engines
-                    .entry(rank)
-                    .or_default()
-                    .add(success, reason);
-            }
-            if v.players > 1 {
-                team.sort_unstable();
-                section.teams.entry(team).or_default().add(success, reason);
-            }
-            continue;
+                Arc::new(Variant::parse(&r.variant_source).unwrap_or_else(|_| placeholder(r)))
+            })
+            .clone();
+        if super::one_side(&v) {
+            return self.add_goal(r, &v);
         }
-        competitive_variant.get_or_insert_with(|| r.variant.clone());
-        let seats = tag.engines.len().min(v.players);
-        let results: Vec<f64> = (1..=seats).map(|seat| result_for(r, seat, v)).collect();
+        self.competitive_variant
+            .get_or_insert_with(|| r.variant.clone());
+        let engines = &r.tournament.as_ref().expect("filtered").engines;
+        let seats = engines.len().min(v.players);
+        let results: Vec<f64> = (1..=seats).map(|seat| result_for(r, seat, &v)).collect();
+        self.add_engines(r, &v, &engines[..seats], &results);
+        self.add_pairs(&v, &engines[..seats], &results);
+        self.add_teams(&v, &engines[..seats], &results);
+        if seats == 2 && v.side_of(1) != v.side_of(2) {
+            let deal = r.tournament.as_ref().expect("filtered").deal;
+            self.deals.entry(deal).or_default().push((r, results));
+        }
+    }
+
+    /// A one-side game: a success for its engines and its team when the side reached its goal.
+    fn add_goal(&mut self, r: &GameRecord, v: &Variant) {
+        let tag = r.tournament.as_ref().expect("filtered");
+        let mut team: Vec<usize> = tag
+            .engines
+            .iter()
+            .take(v.players)
+            .map(|e| self.rank(e))
+            .collect();
+        let i = match self.goals.iter().position(|(name, _)| *name == v.name) {
+            Some(i) => i,
+            None => {
+                self.goals.push((
+                    v.name.clone(),
+                    GoalSection {
+                        game_type: v.game_type.clone(),
+                        all: GoalTally::default(),
+                        engines: BTreeMap::new(),
+                        teams: BTreeMap::new(),
+                    },
+                ));
+                self.goals.len() - 1
+            }
+        };
+        let section = &mut self.goals[i].1;
+        // The only side is 0: the game succeeded when it won.
+        let success = r.result.winner_side == Some(0);
+        let reason = r.result.reason.name();
+        section.all.add(success, reason);
+        for &rank in &team {
+            section
+                .engines
+                .entry(rank)
+                .or_default()
+                .add(success, reason);
+        }
+        if v.players > 1 {
+            team.sort_unstable();
+            section.teams.entry(team).or_default().add(success, reason);
+        }
+    }
+
+    /// Each seat's result for its engine, how the game ended, and the crosstable's cells of
+    /// every two engines on opposite sides.
+    fn add_engines(&mut self, r: &GameRecord, v: &Variant, engines: &[String], results: &[f64]) {
         let side = |seat_index: usize| v.side_of(seat_index + 1);
-        for (i, e) in tag.engines.iter().take(seats).enumerate() {
-            per_engine.entry(e.clone()).or_default().push(results[i]);
-            *terminations
+        for (i, e) in engines.iter().enumerate() {
+            self.per_engine
+                .entry(e.clone())
+                .or_default()
+                .push(results[i]);
+            *self
+                .terminations
                 .entry(e.clone())
                 .or_default()
                 .entry(r.result.reason.name().to_string())
                 .or_default() += 1;
-            for (j, other) in tag.engines.iter().take(seats).enumerate() {
+            for (j, other) in engines.iter().enumerate() {
                 if side(i) != side(j) {
-                    let cell = cross
+                    let cell = self
+                        .cross
                         .entry(e.clone())
                         .or_default()
                         .entry(other.clone())
@@ -659,13 +787,16 @@ fn table(records: &[GameRecord], order: &[String]) -> (Standings, Vec<String>) {
                 }
             }
         }
-        // Each pair of opponents counts the game once, whatever the seats they hold; an engine
-        // on both sides of a game has no result against anyone in it.
+    }
+
+    /// The game for every pair of opponents, once whatever the seats they hold; an engine on
+    /// both sides of a game has no result against anyone in it.
+    fn add_pairs(&mut self, v: &Variant, engines: &[String], results: &[f64]) {
+        let seats = engines.len();
+        let side = |seat_index: usize| v.side_of(seat_index + 1);
+        let ranks: Vec<usize> = engines.iter().map(|e| self.rank(e)).collect();
         let sides_of = |rank: usize| -> Vec<usize> {
-            let mut s: Vec<usize> = (0..seats)
-                .filter(|&i| rank_of(&names, &tag.engines[i]) == rank)
-                .map(side)
-                .collect();
+            let mut s: Vec<usize> = (0..seats).filter(|&i| ranks[i] == rank).map(side).collect();
             s.sort_unstable();
             s.dedup();
             s
@@ -673,10 +804,7 @@ fn table(records: &[GameRecord], order: &[String]) -> (Standings, Vec<String>) {
         let mut met: Vec<(usize, usize, usize)> = Vec::new(); // (first, second, seat of first)
         for i in 0..seats {
             for j in 0..seats {
-                let (a, b) = (
-                    rank_of(&names, &tag.engines[i]),
-                    rank_of(&names, &tag.engines[j]),
-                );
+                let (a, b) = (ranks[i], ranks[j]);
                 if a < b
                     && side(i) != side(j)
                     && sides_of(a).len() == 1
@@ -688,130 +816,139 @@ fn table(records: &[GameRecord], order: &[String]) -> (Standings, Vec<String>) {
             }
         }
         for (a, b, seat) in met {
-            pair_games.entry((a, b)).or_default().push(results[seat]);
+            self.pair_games
+                .entry((a, b))
+                .or_default()
+                .push(results[seat]);
             if seats == 2 {
-                two_player.entry((a, b)).or_insert([0; 5]);
+                self.two_player.entry((a, b)).or_insert([0; 5]);
             }
-        }
-        if v.has_teams() {
-            for members in &v.sides {
-                let mut team: Vec<usize> = members
-                    .iter()
-                    .filter(|&&p| p <= seats)
-                    .map(|&p| rank_of(&names, &tag.engines[p - 1]))
-                    .collect();
-                team.sort_unstable();
-                if let Some(&first) = members.first().filter(|&&p| p <= seats) {
-                    team_games.entry(team).or_default().push(results[first - 1]);
-                }
-            }
-        }
-        if seats == 2 && side(0) != side(1) {
-            deals.entry(tag.deal).or_default().push((r, results));
         }
     }
-    let mut engines: Vec<EngineStats> = names
-        .iter()
-        .filter_map(|name| {
-            let results = per_engine.get(name)?;
-            let (wins, draws, losses) = wdl(results);
-            let sample = Sample::trinomial(wins, draws, losses);
-            let (score_low, score_high) = sample.score_interval();
-            let (elo, elo_low, elo_high) = sample.elo();
-            Some(EngineStats {
-                name: name.clone(),
-                games: results.len(),
-                points: results.iter().sum(),
-                wins,
-                draws,
-                losses,
-                score: sample.mean,
-                score_low,
-                score_high,
-                elo,
-                elo_low,
-                elo_high,
-                terminations: terminations.remove(name).unwrap_or_default(),
-            })
-        })
-        .collect();
-    engines.sort_by(|a, b| b.points.total_cmp(&a.points).then(a.games.cmp(&b.games)));
 
-    // Pentanomials: two-seat deals played exactly twice by the same two engines, swapped.
-    for games in deals.values() {
-        if let [(a, ra), (b, rb)] = games.as_slice() {
-            let (ea, eb) = (
-                &a.tournament.as_ref().expect("tagged").engines,
-                &b.tournament.as_ref().expect("tagged").engines,
-            );
-            if ea.len() != 2 || eb.len() != 2 || ea[0] != eb[1] || ea[1] != eb[0] || ea[0] == ea[1]
-            {
-                continue;
+    /// In a team game, each side's result for its team of engines.
+    fn add_teams(&mut self, v: &Variant, engines: &[String], results: &[f64]) {
+        if !v.has_teams() {
+            return;
+        }
+        let seats = engines.len();
+        for members in &v.sides {
+            let mut team: Vec<usize> = members
+                .iter()
+                .filter(|&&p| p <= seats)
+                .map(|&p| self.rank(&engines[p - 1]))
+                .collect();
+            team.sort_unstable();
+            if let Some(&first) = members.first().filter(|&&p| p <= seats) {
+                self.team_games
+                    .entry(team)
+                    .or_default()
+                    .push(results[first - 1]);
             }
-            let (i, j) = (rank_of(&names, &ea[0]), rank_of(&names, &ea[1]));
-            let (first, first_seat_a) = if i < j { ((i, j), 0) } else { ((j, i), 1) };
-            let first_points = ra[first_seat_a] + rb[1 - first_seat_a];
-            two_player.entry(first).or_insert([0; 5])[(first_points * 2.0).round() as usize] += 1;
         }
     }
-    let pairs: Vec<PairStats> = pair_games
-        .iter()
-        .map(|(&(i, j), results)| {
-            PairStats::new(
-                &names[i],
-                &names[j],
-                results,
-                two_player.get(&(i, j)).copied(),
-            )
-        })
-        .collect();
-    let pentanomial: Vec<Pentanomial> = pairs
-        .iter()
-        .filter_map(|p| {
-            let counts = p.pentanomial.filter(|c| c.iter().sum::<usize>() > 0)?;
-            Some(Pentanomial {
-                first: p.first.clone(),
-                second: p.second.clone(),
-                counts,
+
+    /// The engines of competitive games, most points first (fewer games first on equal points).
+    fn engine_standings(&mut self) -> Vec<EngineStats> {
+        let mut engines: Vec<EngineStats> = self
+            .names
+            .iter()
+            .filter_map(|name| {
+                let results = self.per_engine.get(name)?;
+                let (wins, draws, losses) = wdl(results);
+                let sample = Sample::trinomial(wins, draws, losses);
+                let (score_low, score_high) = sample.score_interval();
+                let (elo, elo_low, elo_high) = sample.elo();
+                Some(EngineStats {
+                    name: name.clone(),
+                    games: results.len(),
+                    points: results.iter().sum(),
+                    wins,
+                    draws,
+                    losses,
+                    score: sample.mean,
+                    score_low,
+                    score_high,
+                    elo,
+                    elo_low,
+                    elo_high,
+                    terminations: self.terminations.remove(name).unwrap_or_default(),
+                })
             })
-        })
-        .collect();
-    let mut teams: Vec<TeamStats> = team_games
-        .iter()
-        .map(|(members, results)| {
-            let engines: Vec<String> = members.iter().map(|&m| names[m].clone()).collect();
-            let (wins, draws, losses) = wdl(results);
-            let points: f64 = results.iter().sum();
-            TeamStats {
-                name: engines.join(" + "),
-                engines,
-                games: results.len(),
-                points,
-                wins,
-                draws,
-                losses,
-                score: points / results.len() as f64,
+            .collect();
+        engines.sort_by(|a, b| b.points.total_cmp(&a.points).then(a.games.cmp(&b.games)));
+        engines
+    }
+
+    /// Every pair that met, with its pentanomial counts: two-seat deals played exactly twice
+    /// by the same two engines, swapped.
+    fn pair_stats(&mut self) -> Vec<PairStats> {
+        for games in self.deals.values() {
+            if let [(a, ra), (b, rb)] = games.as_slice() {
+                let (ea, eb) = (
+                    &a.tournament.as_ref().expect("tagged").engines,
+                    &b.tournament.as_ref().expect("tagged").engines,
+                );
+                if ea.len() != 2
+                    || eb.len() != 2
+                    || ea[0] != eb[1]
+                    || ea[1] != eb[0]
+                    || ea[0] == ea[1]
+                {
+                    continue;
+                }
+                let (i, j) = (rank_of(&self.names, &ea[0]), rank_of(&self.names, &ea[1]));
+                let (first, first_seat_a) = if i < j { ((i, j), 0) } else { ((j, i), 1) };
+                let first_points = ra[first_seat_a] + rb[1 - first_seat_a];
+                self.two_player.entry(first).or_insert([0; 5])
+                    [(first_points * 2.0).round() as usize] += 1;
             }
-        })
-        .collect();
-    teams.sort_by(|a, b| b.points.total_cmp(&a.points).then(a.games.cmp(&b.games)));
-    let standings = Standings {
-        variant: competitive_variant
-            .or_else(|| records.first().map(|r| r.variant.clone()))
-            .unwrap_or_default(),
-        games: records.len(),
-        engines,
-        crosstable: cross,
-        pentanomial,
-        pairs,
-        teams,
-        sprt: None,
-        one_side: goals
+        }
+        self.pair_games
+            .iter()
+            .map(|(&(i, j), results)| {
+                PairStats::new(
+                    &self.names[i],
+                    &self.names[j],
+                    results,
+                    self.two_player.get(&(i, j)).copied(),
+                )
+            })
+            .collect()
+    }
+
+    /// The teams of team games, most points first.
+    fn team_standings(&self) -> Vec<TeamStats> {
+        let mut teams: Vec<TeamStats> = self
+            .team_games
+            .iter()
+            .map(|(members, results)| {
+                let engines: Vec<String> = members.iter().map(|&m| self.names[m].clone()).collect();
+                let (wins, draws, losses) = wdl(results);
+                let points: f64 = results.iter().sum();
+                TeamStats {
+                    name: engines.join(" + "),
+                    engines,
+                    games: results.len(),
+                    points,
+                    wins,
+                    draws,
+                    losses,
+                    score: points / results.len() as f64,
+                }
+            })
+            .collect();
+        teams.sort_by(|a, b| b.points.total_cmp(&a.points).then(a.games.cmp(&b.games)));
+        teams
+    }
+
+    /// Each one-side variant's success rates.
+    fn goal_standings(&mut self) -> Vec<GoalStandings> {
+        std::mem::take(&mut self.goals)
             .into_iter()
-            .map(|(variant, section)| section.standings(variant, &names))
-            .collect(),
-    };
-    (standings, names)
+            .map(|(variant, section)| section.standings(variant, &self.names))
+            .collect()
+    }
 }
 
 /// Wins, draws and losses among results of 1, 0.5 and 0.
@@ -933,11 +1070,11 @@ fn sprt_result(
     let lower = (cfg.beta / (1.0 - cfg.alpha)).ln();
     let upper = ((1.0 - cfg.beta) / cfg.alpha).ln();
     let verdict = if llr >= upper {
-        "H1"
+        Verdict::H1
     } else if llr <= lower {
-        "H0"
+        Verdict::H0
     } else {
-        "continue"
+        Verdict::Continue
     };
     SprtResult {
         first: first.into(),
@@ -951,7 +1088,7 @@ fn sprt_result(
         llr,
         lower,
         upper,
-        verdict: verdict.into(),
+        verdict,
     }
 }
 
@@ -1127,7 +1264,7 @@ mod tests {
         let run =
             |penta: [usize; 5]| sprt_result(&cfg, "new", "old", Some(&pair(0, 0, 0, Some(penta))));
         let strong = run([0, 1, 3, 6, 20]);
-        assert_eq!(strong.verdict, "H1", "{strong:?}");
+        assert_eq!(strong.verdict, Verdict::H1, "{strong:?}");
         assert_eq!(
             (strong.first.as_str(), strong.second.as_str()),
             ("new", "old")
@@ -1137,18 +1274,21 @@ mod tests {
             (Model::Pentanomial, 30)
         );
         let equal = run([30, 60, 120, 60, 30]);
-        assert_eq!(equal.verdict, "H0", "{equal:?}");
-        assert_eq!(run([0, 0, 1, 1, 0]).verdict, "continue");
+        assert_eq!(equal.verdict, Verdict::H0, "{equal:?}");
+        assert_eq!(run([0, 0, 1, 1, 0]).verdict, Verdict::Continue);
         // One pair won 2-0 proves nothing, nor do three.
-        assert_eq!(run([0, 0, 0, 0, 1]).verdict, "continue");
-        assert_eq!(run([0, 0, 0, 0, 3]).verdict, "continue");
-        assert_eq!(run([3, 0, 0, 0, 0]).verdict, "continue");
+        assert_eq!(run([0, 0, 0, 0, 1]).verdict, Verdict::Continue);
+        assert_eq!(run([0, 0, 0, 0, 3]).verdict, Verdict::Continue);
+        assert_eq!(run([3, 0, 0, 0, 0]).verdict, Verdict::Continue);
         // Met only in games of more players: single games.
         let team = sprt_result(&cfg, "new", "old", Some(&pair(60, 20, 5, None)));
         assert_eq!((team.model, team.observations), (Model::Trinomial, 85));
-        assert_eq!(team.verdict, "H1");
+        assert_eq!(team.verdict, Verdict::H1);
         // Not met yet: nothing to decide on.
-        assert_eq!(sprt_result(&cfg, "new", "old", None).verdict, "continue");
+        assert_eq!(
+            sprt_result(&cfg, "new", "old", None).verdict,
+            Verdict::Continue
+        );
     }
 
     #[test]
