@@ -50,7 +50,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 }
             };
             last = line;
-            let verdict = record.and_then(|r| anqi_core::replay::verify(&r).map(|()| r));
+            let verdict = record
+                .map_err(|e| e.to_string())
+                .and_then(|r| anqi_core::replay::verify(&r).map(|()| r));
             match verdict {
                 Ok(r) => {
                     ok += 1;

@@ -241,6 +241,21 @@ pub struct ResultRecord {
     pub turns: u32,
 }
 
+/// Why a line of a records file is not a record (the file itself was read).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RecordLineError {
+    /// Longer than [`MAX_RECORD_LINE_BYTES`] (or the reader's own limit): skipped unread.
+    #[error("the line is longer than {limit} bytes, the limit")]
+    TooLong { limit: usize },
+    /// Bytes that are not UTF-8 text.
+    #[error("not UTF-8 text: {0}")]
+    NotUtf8(String),
+    /// Text that is not one JSON game record (a torn line, another file's line): what the
+    /// JSON reader said.
+    #[error("{0}")]
+    NotARecord(String),
+}
+
 /// Longest line [`RecordLines`] reads, in bytes (64 MiB): a record of a 100,000-ply game is
 /// about 12 MiB. A longer line is reported in its place, and skipped without being kept.
 pub const MAX_RECORD_LINE_BYTES: usize = 64 << 20;
@@ -250,7 +265,9 @@ pub const MAX_RECORD_LINE_BYTES: usize = 64 << 20;
 /// # Errors
 /// When the file cannot be opened or read. Lines that are not records (not JSON, not a record,
 /// not UTF-8, longer than [`MAX_RECORD_LINE_BYTES`]) are returned as errors in place.
-pub fn read_records(path: &Path) -> std::io::Result<Vec<(usize, Result<GameRecord, String>)>> {
+pub fn read_records(
+    path: &Path,
+) -> std::io::Result<Vec<(usize, Result<GameRecord, RecordLineError>)>> {
     RecordLines::open(path)?.collect()
 }
 
@@ -327,7 +344,7 @@ impl<R: std::io::BufRead> RecordLines<R> {
 }
 
 impl<R: std::io::BufRead> Iterator for RecordLines<R> {
-    type Item = std::io::Result<(usize, Result<GameRecord, String>)>;
+    type Item = std::io::Result<(usize, Result<GameRecord, RecordLineError>)>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed {
@@ -346,21 +363,25 @@ impl<R: std::io::BufRead> Iterator for RecordLines<R> {
             if !fits {
                 return Some(Ok((
                     self.line,
-                    Err(format!(
-                        "the line is longer than {} bytes, the limit",
-                        self.max_line
-                    )),
+                    Err(RecordLineError::TooLong {
+                        limit: self.max_line,
+                    }),
                 )));
             }
             let text = match std::str::from_utf8(&self.buf) {
                 Ok(text) => text,
-                Err(e) => return Some(Ok((self.line, Err(format!("not UTF-8 text: {e}"))))),
+                Err(e) => {
+                    return Some(Ok((
+                        self.line,
+                        Err(RecordLineError::NotUtf8(e.to_string())),
+                    )))
+                }
             };
             if text.trim().is_empty() {
                 continue;
             }
             let record = serde_json::from_str(text.strip_suffix('\r').unwrap_or(text))
-                .map_err(|e| e.to_string());
+                .map_err(|e| RecordLineError::NotARecord(e.to_string()));
             return Some(Ok((self.line, record)));
         }
     }
@@ -390,8 +411,19 @@ mod tests {
         assert_eq!(numbers, [1, 4, 5, 6, 7, 8]);
         assert!(got[0].1.is_ok() && got[4].1.is_ok() && got[5].1.is_ok());
         let error = |i: usize| got[i].1.as_ref().unwrap_err().clone();
-        assert!(error(1).contains("EOF while parsing"), "{}", error(1));
-        assert!(error(2).starts_with("not UTF-8 text"), "{}", error(2));
-        assert!(error(3).contains("longer than"), "{}", error(3));
+        assert!(
+            matches!(error(1), RecordLineError::NotARecord(ref e) if e.contains("EOF while parsing")),
+            "{}",
+            error(1)
+        );
+        assert!(matches!(error(2), RecordLineError::NotUtf8(_)));
+        assert!(error(2).to_string().starts_with("not UTF-8 text"));
+        assert_eq!(
+            error(3),
+            RecordLineError::TooLong {
+                limit: good.len() + 1
+            }
+        );
+        assert!(error(3).to_string().contains("longer than"), "{}", error(3));
     }
 }
