@@ -83,7 +83,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let bots = Bots::beside_this_binary(scratch).map_err(anyhow::Error::msg)?;
     let event = config(&request, &bots).map_err(anyhow::Error::msg)?;
-    super::init_logging_at("warn");
+    super::init_logging_at(tracing::Level::WARN);
     let options = RunOptions {
         shard: None,
         progress: if args.quiet {

@@ -15,16 +15,22 @@ pub mod variant;
 pub mod variants;
 
 use anyhow::{Context, Result};
+use tracing_subscriber::filter::Targets;
 
-/// Logs to stderr at `default` (`info`, `warn`) unless `RUST_LOG` says otherwise; in colour
-/// only on a terminal.
-fn init_logging_at(default: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
+/// Logs to stderr at `default` unless `RUST_LOG` says otherwise (`debug`, `warn`,
+/// `anqi_server=debug,info`: a level, or targets with their levels); in colour only on a
+/// terminal. A `RUST_LOG` that does not read as that is ignored.
+fn init_logging_at(default: tracing::Level) {
+    use tracing_subscriber::prelude::*;
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|text| text.parse::<Targets>().ok())
+        .unwrap_or_else(|| Targets::new().with_default(default));
+    let output = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    tracing_subscriber::registry()
+        .with(output.with_filter(filter))
         .init();
 }
 

@@ -51,7 +51,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         cfg.records.path = r;
     }
     let variant = Variant::load(&cfg.server.variant)?;
-    super::init_logging_at("info");
+    super::init_logging_at(tracing::Level::INFO);
     let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     rt.block_on(async move {
         let server = Server::bind(cfg.clone(), variant).await?;

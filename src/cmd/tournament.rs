@@ -106,7 +106,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     // Even quiet: warnings are not progress but trouble to look into (a token presented twice
     // means it leaked, or an engine is confused).
-    super::init_logging_at("warn");
+    super::init_logging_at(tracing::Level::WARN);
     let options = RunOptions {
         shard: args.shard,
         progress,

@@ -24,6 +24,7 @@
 //!   limit) and the time they have left.
 //! - `record_sink`: the one task that appends records to the records file (group commit,
 //!   optional fsync) and acknowledges each once it is on disk.
+//! - `tasks`: the server's tasks, counted so that shutdown waits for every one.
 //! - [`sys`]: the operating-system calls std and tokio do not wrap (all of anqi's `unsafe`
 //!   code), for the server's descriptor limit and the program's engine processes.
 //!
@@ -39,6 +40,7 @@ mod referee;
 mod seating;
 mod server;
 pub mod sys;
+mod tasks;
 
 pub use clock::{Clocks, TimeControl};
 pub use config::Config;

@@ -11,6 +11,7 @@ use crate::limits::{Admission, Refusal};
 use crate::record_sink::{Durability, RecordSink};
 use crate::referee::GameContext;
 use crate::seating::{self, Arrival, OrderDesk, Policy, SeatingEvent};
+use crate::tasks;
 use anqi_core::record::GameRecord;
 use anqi_core::rules::Variant;
 use anqi_core::wire::{ErrorCode, FrameLimits};
@@ -21,7 +22,6 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
 /// A bound server, ready to run.
@@ -94,7 +94,7 @@ impl Server {
             fsync: cfg.records.fsync,
         };
         let (records, writer) = RecordSink::start(records_path, durability, self.observer).await?;
-        let tracker = TaskTracker::new();
+        let (tracker, all_done) = tasks::tasks();
         let limits = ConnectionLimits {
             frame: FrameLimits {
                 max_bytes: cfg.server.max_frame_bytes,
@@ -192,9 +192,9 @@ impl Server {
         }
         tracing::info!("shutting down");
         drop(seating_tx);
-        tracker.close();
+        drop(tracker);
         let _ = seating.await;
-        tracker.wait().await;
+        all_done.wait().await;
         drop(records);
         let _ = writer.await;
         Ok(())

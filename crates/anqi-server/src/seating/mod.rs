@@ -17,10 +17,10 @@ pub use tokens::{GameOrder, OrderDesk, Orders, ServerStopped, Table};
 
 use super::connection::{Inbound, Player};
 use super::referee::{self, GameContext};
+use crate::tasks::Tasks;
 use anqi_core::wire::ErrorCode;
 use std::time::Duration;
 use tokio::sync::mpsc;
-use tokio_util::task::TaskTracker;
 
 /// What the seating task hears.
 pub enum SeatingEvent {
@@ -70,7 +70,7 @@ pub async fn run(
     mut rx: mpsc::UnboundedReceiver<SeatingEvent>,
     tx: mpsc::UnboundedSender<SeatingEvent>,
     ctx: GameContext,
-    tracker: TaskTracker,
+    tracker: Tasks,
 ) {
     let mut game_no = 0u64;
     let mut tick = tokio::time::interval(TEND_EVERY);
