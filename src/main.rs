@@ -17,9 +17,10 @@
 //!   (resume, shards, SPRT, loud failures), standings and reports (success rates for one-side
 //!   variants), and `anqi match` (`quick_match`).
 //! - `bridge`: engines of other protocols (`tcg`, `uci-banqi`, `cdc-platform`) on anqi, one
-//!   game per bridge: the anqi side (`session`, a client asking for every extension), line
-//!   engines (`engine`), one translator per protocol with its coordinate map, what a protocol
-//!   can play (`assess`) and the rule presets engines believe (`presets`).
+//!   game per bridge: the anqi side (`session`, a client asking for every extension, a thin
+//!   layer over `anqi-client`'s connection and tracker), line engines (`engine`), one
+//!   translator per protocol with its coordinate map, what a protocol can play (`assess`) and
+//!   the rule presets engines believe (`presets`).
 //! - `bench`: `anqi bench`, every performance figure beside its floor measured in the same
 //!   run (the server, an echo server and the clients as separate processes of this binary).
 //!

@@ -7,7 +7,8 @@
 //!
 //! - `mod.rs`: the protocols, whether an event's variant can be played through one
 //!   ([`assess`]), and one bridged game from start to end ([`run`]).
-//! - `session`: the anqi side: the connection, its events, and the public state.
+//! - `session`: the anqi side: `anqi-client`'s connection and tracker (which keeps the public
+//!   state: board, colours, face-down pieces, every ply, clocks), turned into events.
 //! - `engine`: an engine process that speaks in lines on stdin and stdout.
 //! - `tcg`, `uci`, `platform`: one translator per protocol, each with its coordinate map.
 //! - `presets`: the rule sets engine families believe (`assumes`).
@@ -153,7 +154,11 @@ async fn run_with<T: Translator>(options: &BridgeOptions) -> Result<BridgeSummar
             return Err(e);
         }
     };
-    let played = match assess(options.protocol, &session.variant, options.assumes.as_ref()) {
+    let played = match assess(
+        options.protocol,
+        session.variant(),
+        options.assumes.as_ref(),
+    ) {
         Err(refusal) => {
             // Nothing faithful can be played: give the game up rather than play it wrong.
             let _ = session.answer(session::Answer::Resign).await;
@@ -172,7 +177,7 @@ async fn run_with<T: Translator>(options: &BridgeOptions) -> Result<BridgeSummar
         .result()
         .ok_or_else(|| BridgeError::Server("the game ended without a result".into()))?;
     Ok(BridgeSummary {
-        me: session.me,
+        me: session.me(),
         win,
         plies: session.history().len(),
     })

@@ -255,7 +255,7 @@ fn coordinate(word: &str) -> Option<Option<i64>> {
 pub fn engine_time_ms(session: &Session) -> u64 {
     let clock = session
         .has_game_clock()
-        .then(|| session.clock_ms(session.me));
+        .then(|| session.clock_ms(session.me()));
     let limit = session.move_limit().map(|d| d.as_millis() as u64);
     let left = match (clock, limit) {
         (Some(c), Some(l)) => Some(c.min(l)),
@@ -514,15 +514,15 @@ impl PlatformEngine {
                  /start's board and will misplay"
             );
         }
-        let counts = start_counts(&session.variant.pieces, &start);
+        let counts = start_counts(&session.variant().pieces, &start);
         let time = engine_time_ms(session);
         self.link
             .send(&start_message(&start, &counts, time))
             .await?;
         self.link.expect_ack("/start", HANDSHAKE_TIMEOUT).await?;
         // The colour the engine plays, when it is decided before the first ply.
-        let colour = match session.variant.colours {
-            ColourRule::Fixed => session.colour_of(session.me),
+        let colour = match session.variant().colours {
+            ColourRule::Fixed => session.colour_of(session.me()),
             ColourRule::FirstReveal => None,
         };
         self.link.send(&turn_message(first, colour)).await?;

@@ -1,20 +1,20 @@
-//! The anqi side of a bridge: one client connection, with every extension asked for, turned
-//! into the events a translator needs and the public state they describe (board, colours,
-//! the face-down pieces, clocks, the no-progress count, every ply so far).
+//! The anqi side of a bridge: one client connection ([`anqi_client::Connection`]), with every
+//! extension asked for, fed to the client library's [`Tracker`], turned into the events a
+//! translator needs; the public state they describe (board, colours, the face-down pieces,
+//! clocks, the no-progress count, every ply so far) is the tracker's, read through the
+//! accessors below.
 //!
 //! Nothing here is guessed: the last ply and the piece it revealed, the clocks and the count
 //! come from the referee's extension clauses, and the rules from its `(variant ...)` clause.
 
 use super::BridgeError;
-use anqi_core::rules::{Board, Colour, ColourRule, Kind, Piece, Square, Start, Variant};
-use anqi_core::wire::{
-    ClientClause, ClientMessage, ErrorCode, Extensions, FrameLimits, FrameReader, LastPly,
-    ServerClause, ServerMessage,
-};
+use anqi_client::tracker::{ExtRequest, Tracker};
+use anqi_client::{ClientError, Connection, History};
+use anqi_core::rules::{Action, Board, Colour, Kind, Piece, Start, Variant};
+use anqi_core::wire::{ClientClause, ClientMessage, ErrorCode, Extensions, LastPly};
+use anqi_core::wire::{ServerClause, ServerMessage};
 use std::collections::VecDeque;
 use std::time::Duration;
-use tokio::io::AsyncWriteExt;
-use tokio::net::TcpStream;
 
 /// What happened in the game, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,28 +31,24 @@ pub enum Event {
 
 /// One game on an anqi server, seen by one player.
 pub struct Session {
-    /// The socket, read through the frame reader and written to directly.
-    reader: FrameReader<TcpStream>,
-    events: VecDeque<Event>,
-    /// This player's id.
-    pub me: usize,
+    conn: Connection,
+    /// What this player knows of the game: every message of the server goes through it.
+    tracker: Tracker,
     /// The rules, from the `variant` extension.
-    pub variant: Variant,
-    /// This player's time control: game, increment, move limit, period moves (ms; 0 = none).
-    pub time_control: [u64; 4],
-    board: Board,
-    board_text: String,
-    /// The board of the first prompt: the position before the first ply.
-    start_board: Option<Board>,
-    /// Colour of each side (0-based), once known.
-    side_colour: [Option<Colour>; 2],
-    /// Face-down pieces not yet revealed, per colour and kind.
-    hidden: [[u32; 7]; 2],
-    clocks: Vec<u64>,
-    progress: u32,
-    history: Vec<(usize, LastPly)>,
-    to_move: usize,
-    result: Option<(usize, usize)>,
+    variant: Variant,
+    events: VecDeque<Event>,
+    /// The board before the first prompt: none.
+    no_board: Board,
+    /// The history before the first prompt: nothing seen yet.
+    no_history: History,
+}
+
+/// A failure of the connection, or a message that makes no sense, as the bridge reports it.
+fn server_error(e: ClientError) -> BridgeError {
+    BridgeError::Server(match e {
+        ClientError::Protocol(text) => text,
+        e => e.to_string(),
+    })
 }
 
 impl Session {
@@ -62,86 +58,46 @@ impl Session {
     /// # Errors
     /// The server cannot be reached, refuses, or sends a setup without the extensions.
     pub async fn join(addr: &str, name: &str, token: &str) -> Result<Session, BridgeError> {
-        let server = |what: String| BridgeError::Server(what);
-        let stream = TcpStream::connect(addr)
-            .await
-            .map_err(|e| server(format!("cannot connect to {addr}: {e}")))?;
-        stream.set_nodelay(true).ok();
-        let mut session = Session {
-            reader: FrameReader::new(
-                stream,
-                FrameLimits {
-                    max_bytes: 1 << 24,
-                    max_depth: 16,
-                },
+        let mut conn = Connection::connect(addr).await.map_err(server_error)?;
+        // One message, `((init NAME TOKEN)(ext last clock progress variant))`: a server without
+        // extensions cannot be bridged anyway.
+        let seated = anqi_client::join_with(
+            &mut conn,
+            name,
+            token,
+            Extensions::all(),
+            ExtRequest::WithInit,
+        )
+        .await
+        .map_err(|e| match e {
+            ClientError::Closed { .. } => BridgeError::Server(
+                "the server closed the connection before seating this engine".into(),
             ),
-            events: VecDeque::new(),
-            me: 0,
-            variant: Variant::shipped("traditional").expect("shipped"),
-            time_control: [0; 4],
-            board: Board::hidden(0),
-            board_text: String::new(),
-            start_board: None,
-            side_colour: [None; 2],
-            hidden: [[0; 7]; 2],
-            clocks: Vec::new(),
-            progress: 0,
-            history: Vec::new(),
-            to_move: 1,
-            result: None,
-        };
-        session
-            .send(vec![
-                ClientClause::Init {
-                    name: name.to_string(),
-                    seed: token.to_string(),
-                },
-                ClientClause::Ext(Extensions::all().names()),
-            ])
-            .await?;
-        let setup = loop {
-            let msg = session.recv().await?.ok_or_else(|| {
-                server("the server closed the connection before seating this engine".into())
-            })?;
-            if let Some(ServerClause::Error(code, text)) =
-                msg.0.iter().find(|c| matches!(c, ServerClause::Error(..)))
-            {
-                tracing::warn!("server: {} {text}", code.name());
-            }
-            if msg.0.iter().any(|c| matches!(c, ServerClause::Id(_))) {
-                break msg;
-            }
-        };
-        session.apply_setup(&setup)?;
-        Ok(session)
-    }
-
-    fn apply_setup(&mut self, setup: &ServerMessage) -> Result<(), BridgeError> {
-        let mut variant = None;
-        for clause in &setup.0 {
-            match clause {
-                ServerClause::Id(id) => self.me = *id,
-                ServerClause::TimeControl(tc) => self.time_control = *tc,
-                ServerClause::Variant(text) => {
-                    variant = Some(Variant::parse(text).map_err(|e| {
-                        BridgeError::Server(format!("the server's (variant ...) is invalid: {e}"))
-                    })?)
-                }
-                _ => {}
-            }
-        }
-        self.variant = variant.ok_or_else(|| {
-            BridgeError::Server("the server does not offer the variant extension".into())
+            e => server_error(e),
         })?;
-        let v = &self.variant;
-        for p in &v.pieces {
-            self.hidden[p.colour.index()][p.kind.index()] += 1;
+        for (code, text) in &seated.errors {
+            tracing::warn!("server: {} {text}", code.name());
         }
-        if v.colours == ColourRule::Fixed {
-            self.side_colour = [Some(Colour::Red), Some(Colour::Black)];
-        }
-        self.clocks = vec![self.time_control[0]; v.players];
-        Ok(())
+        let mut tracker = Tracker::new(None);
+        tracker
+            .feed(&seated.setup)
+            .map_err(|e| BridgeError::Server(format!("the server's setup: {e}")))?;
+        let variant = match (tracker.setup(), tracker.variant()) {
+            (Some(setup), Some(v)) if setup.description.is_some() => Variant::clone(v),
+            _ => {
+                return Err(BridgeError::Server(
+                    "the server does not offer the variant extension".into(),
+                ))
+            }
+        };
+        Ok(Session {
+            conn,
+            tracker,
+            variant,
+            events: VecDeque::new(),
+            no_board: Board::hidden(0),
+            no_history: History::default(),
+        })
     }
 
     /// The next event; `Over` is the last.
@@ -156,104 +112,47 @@ impl Session {
             if let Some(e) = self.events.pop_front() {
                 return Ok(e);
             }
-            let msg = self.recv().await?.ok_or_else(|| {
-                BridgeError::Server("the server closed the connection before the result".into())
-            })?;
-            self.apply(msg)?;
+            // The only await: a message is either not read yet, or read and applied at once.
+            let msg = self
+                .conn
+                .recv()
+                .await
+                .map_err(server_error)?
+                .ok_or_else(|| {
+                    BridgeError::Server("the server closed the connection before the result".into())
+                })?;
+            self.apply(&msg)?;
         }
     }
 
-    /// Folds one server message into the state and queues its events.
-    fn apply(&mut self, msg: ServerMessage) -> Result<(), BridgeError> {
-        for clause in msg.0 {
+    /// Feeds one server message to the tracker and queues its events, in the order of its
+    /// clauses.
+    fn apply(&mut self, msg: &ServerMessage) -> Result<(), BridgeError> {
+        let plies_before = self.seen().plies().len();
+        self.tracker.feed(msg).map_err(server_error)?;
+        let me = self.me();
+        for clause in &msg.0 {
             match clause {
-                ServerClause::Board(b) => {
-                    self.board = Board::parse(&b)
-                        .map_err(|e| BridgeError::Server(format!("bad board {b:?}: {e}")))?;
-                    if self.board_text.is_empty() {
-                        // The first prompt comes before any ply: pieces that start face-up
-                        // (open, reveal-4, fixed boards) were never face-down.
-                        for sq in self.board.squares() {
-                            if let Square::Up(p) = sq {
-                                let n = &mut self.hidden[p.colour.index()][p.kind.index()];
-                                *n = n.saturating_sub(1);
-                            }
-                        }
-                    }
-                    self.board_text = b;
-                    // Every player gets the first prompt before any ply is played.
-                    if self.start_board.is_none() {
-                        self.start_board = Some(self.board.clone());
+                // A re-prompt after an error, and the result, repeat the last ply: the tracker
+                // takes a ply in once, and only a new one is an event.
+                ServerClause::Last(..) => {
+                    let plies = self.seen().plies();
+                    if let Some(&(player, ply)) =
+                        plies.last().filter(|_| plies.len() > plies_before)
+                    {
+                        self.events.push_back(Event::Played { player, ply });
                     }
                 }
-                // A re-prompt after an error, and the result, repeat the last ply; no ply can
-                // follow an identical one by the same player (a cell or a piece differs).
-                ServerClause::Last(player, ply) if self.history.last() != Some(&(player, ply)) => {
-                    self.record(player, ply)
-                }
-                ServerClause::Clock(ms) => self.clocks = ms,
-                ServerClause::Progress(n) => self.progress = n,
-                ServerClause::Turn(_, id) => {
-                    self.to_move = id;
-                    if id == self.me {
-                        self.events.push_back(Event::MyTurn);
-                    }
-                }
-                ServerClause::Info(_, id) => self.to_move = id,
-                ServerClause::Error(code, text) => {
-                    self.events.push_back(Event::Refused { code, text })
-                }
-                ServerClause::Win(p, t) => {
-                    self.result = Some((p, t));
-                    self.events.push_back(Event::Over { win: (p, t) })
-                }
+                ServerClause::Turn(_, id) if *id == me => self.events.push_back(Event::MyTurn),
+                ServerClause::Error(code, text) => self.events.push_back(Event::Refused {
+                    code: *code,
+                    text: text.clone(),
+                }),
+                ServerClause::Win(p, t) => self.events.push_back(Event::Over { win: (*p, *t) }),
                 _ => {}
             }
         }
         Ok(())
-    }
-
-    /// Takes note of a ply (once: a re-prompt after an error repeats the same `(last ...)`).
-    fn record(&mut self, player: usize, ply: LastPly) {
-        if let LastPly::Rev(_, letter) = ply {
-            if let Some(piece) = Piece::from_letter(letter) {
-                let n = &mut self.hidden[piece.colour.index()][piece.kind.index()];
-                *n = n.saturating_sub(1);
-                let side = self.variant.side_of(player);
-                if self.side_colour[side].is_none() {
-                    self.side_colour[side] = Some(piece.colour);
-                    self.side_colour[1 - side] = Some(piece.colour.other());
-                }
-            }
-        }
-        self.history.push((player, ply));
-        self.events.push_back(Event::Played { player, ply });
-    }
-
-    async fn recv(&mut self) -> Result<Option<ServerMessage>, BridgeError> {
-        let frame = self
-            .reader
-            .read_frame()
-            .await
-            .map_err(|e| BridgeError::Server(format!("connection: {e}")))?;
-        let Some(frame) = frame else {
-            return Ok(None);
-        };
-        let frame =
-            frame.map_err(|e| BridgeError::Server(format!("bad frame from the server: {e}")))?;
-        ServerMessage::parse(&frame)
-            .map(Some)
-            .map_err(|e| BridgeError::Server(format!("bad message from the server: {}", e.text)))
-    }
-
-    async fn send(&mut self, clauses: Vec<ClientClause>) -> Result<(), BridgeError> {
-        let mut line = ClientMessage(clauses).to_string();
-        line.push('\n');
-        self.reader
-            .get_mut()
-            .write_all(line.as_bytes())
-            .await
-            .map_err(|e| BridgeError::Server(format!("connection: {e}")))
     }
 
     /// Forwards the engine's answer, as it is: the referee rules on it.
@@ -262,64 +161,127 @@ impl Session {
     /// The connection fails.
     pub async fn answer(&mut self, answer: Answer) -> Result<(), BridgeError> {
         let clause = match answer {
-            Answer::Reveal(cell) => ClientClause::Rev(cell),
-            Answer::Move(from, to) => ClientClause::Mov(from, to),
-            Answer::Resign => ClientClause::Resign,
+            Answer::Reveal(cell) => {
+                self.tracker.sent(Action::Reveal(cell));
+                ClientClause::Rev(cell)
+            }
+            Answer::Move(from, to) => {
+                self.tracker.sent(Action::Move { from, to });
+                ClientClause::Mov(from, to)
+            }
+            Answer::Resign => {
+                self.tracker.gave_up();
+                ClientClause::Resign
+            }
         };
-        let board = ClientClause::Board(self.board_text.clone());
-        self.send(vec![board, clause]).await
+        // With the board of the prompt answered, even for a resignation (the referee reads it
+        // as a check that the engine's view is the game's).
+        let board = self
+            .tracker
+            .observation()
+            .map_or_else(String::new, |o| o.wire_board.clone());
+        let msg = ClientMessage(vec![ClientClause::Board(board), clause]);
+        self.conn.send(&msg).await.map_err(server_error)
+    }
+
+    /// This player's id.
+    pub fn me(&self) -> usize {
+        self.tracker.setup().map_or(0, |s| s.id)
+    }
+
+    /// The rules, from the `variant` extension.
+    pub fn variant(&self) -> &Variant {
+        &self.variant
+    }
+
+    /// This player's time control: game, increment, move limit, period moves (ms; 0 = none).
+    pub fn time_control(&self) -> [u64; 4] {
+        self.tracker
+            .setup()
+            .and_then(|s| s.time_control)
+            .unwrap_or_default()
+    }
+
+    /// What the tracker has seen of the game (nothing before the first prompt).
+    fn seen(&self) -> &History {
+        self.tracker.history().unwrap_or(&self.no_history)
     }
 
     /// The `(win PLAYER TEAM)` values, once the game is over.
     pub fn result(&self) -> Option<(usize, usize)> {
-        self.result
+        self.tracker.result().map(|r| r.win)
     }
 
-    /// The board now (anqi cells: row by row, row 0 first).
+    /// The board at the last prompt (anqi cells: row by row, row 0 first); no cells before the
+    /// first.
     pub fn board(&self) -> &Board {
-        &self.board
+        self.tracker
+            .observation()
+            .map_or(&self.no_board, |o| &o.board)
     }
 
     /// The board before the first ply (the first prompt's), once a prompt has arrived: with
     /// face-up pieces at the start, what the game began from.
     pub fn start_board(&self) -> Option<&Board> {
-        self.start_board.as_ref()
+        self.seen().start_board()
     }
 
     /// The colour `player` plays, once the first reveal has decided it.
     pub fn colour_of(&self, player: usize) -> Option<Colour> {
-        self.side_colour[self.variant.side_of(player)]
+        let side = self
+            .variant
+            .sides
+            .iter()
+            .position(|s| s.contains(&player))?;
+        self.tracker.side_colours().get(side).copied().flatten()
     }
 
-    /// The player to move (after the last prompt).
+    /// The player to move (after the last prompt; the first of the turn order before).
     pub fn to_move(&self) -> usize {
-        self.to_move
+        self.tracker.observation().map_or_else(
+            || self.variant.order.first().copied().unwrap_or(1),
+            |o| o.to_move,
+        )
     }
 
     /// Face-down pieces of `colour` and `kind` not revealed yet.
     pub fn hidden(&self, colour: Colour, kind: Kind) -> u32 {
-        self.hidden[colour.index()][kind.index()]
+        let piece = Piece::new(colour, kind);
+        match self.tracker.history() {
+            Some(h) => h.unseen(piece),
+            // Before the first prompt: every piece of the set.
+            None => self.variant.pieces.iter().filter(|&&p| p == piece).count() as u32,
+        }
     }
 
-    /// Each player's game time left when the last prompt was sent, by player id - 1 (0
-    /// without a game clock: see [`Session::time_control`]).
+    /// Each player's game time left when the last prompt was sent, by player id (the game
+    /// time of the time control before the first prompt, 0 without a game clock: see
+    /// [`Session::time_control`]).
     pub fn clock_ms(&self, player: usize) -> u64 {
-        self.clocks.get(player - 1).copied().unwrap_or(0)
+        match self.seen().clocks() {
+            Some(clocks) => player
+                .checked_sub(1)
+                .and_then(|i| clocks.get(i))
+                .copied()
+                .unwrap_or(0),
+            None => self.time_control()[0],
+        }
     }
 
     /// Whether this player has a game clock.
     pub fn has_game_clock(&self) -> bool {
-        self.time_control[0] > 0
+        self.time_control()[0] > 0
     }
 
     /// The per-move limit, if any.
     pub fn move_limit(&self) -> Option<Duration> {
-        (self.time_control[2] > 0).then(|| Duration::from_millis(self.time_control[2]))
+        let limit = self.time_control()[2];
+        (limit > 0).then(|| Duration::from_millis(limit))
     }
 
     /// Plies since the last reveal or capture.
     pub fn progress(&self) -> u32 {
-        self.progress
+        self.seen().progress()
     }
 
     /// The no-progress count as an engine that believes `assumed` should see it: the same
@@ -328,7 +290,7 @@ impl Session {
     /// belief, or when either side has no such rule, the count itself.
     pub fn progress_as_believed(&self, assumed: Option<&Variant>) -> u32 {
         believed_progress(
-            self.progress,
+            self.progress(),
             self.variant.draw.no_progress,
             assumed.and_then(|a| a.draw.no_progress),
         )
@@ -336,7 +298,7 @@ impl Session {
 
     /// Every ply so far, in order, with its mover.
     pub fn history(&self) -> &[(usize, LastPly)] {
-        &self.history
+        self.seen().plies()
     }
 
     /// Whether the start is the usual face-down one (nothing was revealed before play).
@@ -359,8 +321,11 @@ fn believed_progress(progress: u32, event: Option<u32>, believed: Option<u32>) -
 /// engine said is forwarded, and the referee rules on it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Answer {
+    /// Turn up the piece on this cell: `(rev CELL)`.
     Reveal(usize),
+    /// Move the piece of the first cell to the second: `(mov FROM TO)`.
     Move(usize, usize),
+    /// Give the game up: `(resign)`.
     Resign,
 }
 

@@ -198,7 +198,7 @@ impl TcgEngine {
     /// commands), readiness, the time.
     async fn new_game(&mut self, session: &Session) -> Result<(), BridgeError> {
         self.tell(id::RESET_BOARD, "reset_board", "").await?;
-        let draw = session.variant.draw;
+        let draw = session.variant().draw;
         if self.knows_repetition {
             let times = match draw.repetition {
                 Some(Repetition::Occurrence(n)) => Some(n),
@@ -218,7 +218,7 @@ impl TcgEngine {
         }
         self.tell(id::READY, "ready", "").await?;
         if session.has_game_clock() {
-            let game = budget(session.time_control[0]);
+            let game = budget(session.time_control()[0]);
             self.tell(id::TIME_SETTINGS, "time_settings", &game.to_string())
                 .await?;
         }
@@ -244,7 +244,7 @@ impl TcgEngine {
 
     /// `time_left` for both colours, from the referee's clocks (see [`budget`]).
     async fn tell_time(&mut self, session: &Session, mine: Colour) -> Result<(), BridgeError> {
-        let me = session.me;
+        let me = session.me();
         let other = if me == 1 { 2 } else { 1 };
         let limit = session.move_limit().map(|d| d.as_millis() as u64);
         let own = match (session.has_game_clock(), limit) {
@@ -276,7 +276,7 @@ impl TcgEngine {
         session: &mut Session,
         deferred: &mut VecDeque<Event>,
     ) -> Result<Turn, BridgeError> {
-        let colour = session.colour_of(session.me);
+        let colour = session.colour_of(session.me());
         if let Some(c) = colour {
             self.tell_time(session, c).await?;
         }
@@ -341,8 +341,8 @@ impl TcgEngine {
         session: &Session,
         (player, team): (usize, usize),
     ) -> Result<(), BridgeError> {
-        let my_team = session.variant.side_of(session.me) + 1;
-        let result = if player == session.me || (player == 0 && team == my_team) {
+        let my_team = session.variant().side_of(session.me()) + 1;
+        let result = if player == session.me() || (player == 0 && team == my_team) {
             "win"
         } else if player == 0 && team == 0 {
             "draw"

@@ -284,8 +284,8 @@ fn session_movetime(session: &Session) -> u64 {
     movetime_ms(
         session
             .has_game_clock()
-            .then(|| session.clock_ms(session.me)),
-        session.time_control[1],
+            .then(|| session.clock_ms(session.me())),
+        session.time_control()[1],
         session.move_limit().map(|d| d.as_millis() as u64),
     )
 }
@@ -371,8 +371,8 @@ impl UciEngine {
         let answer = match reply {
             Reply::Move(answer) => answer,
             Reply::NoMove => {
-                let v = &session.variant;
-                let control = Control::from(session.colour_of(session.me));
+                let v = session.variant();
+                let control = Control::from(session.colour_of(session.me()));
                 let legal = session
                     .board()
                     .count_actions(&v.topology, &v.capture, control)

@@ -491,6 +491,29 @@ class Observations(unittest.TestCase):
             with self.assertRaises(ValueError, msg=kwargs):
                 Observation.from_public(**args)
 
+    def test_what_the_player_has_seen_of_the_game(self):
+        # From a connection: the pool, the plies without progress and the repetitions follow
+        # the prompts (the kings step out and back: the first position comes back).
+        s = ClientSession("a", 1)
+        s.feed(SETUP_2X4.format(id=1))
+        for board, prompt in [("K.XXXX.k", "(turn 3 1)"), (".KXXXX.k", "(info 3 2)"),
+                              (".KXXXXk.", "(turn 4 1)"), ("K.XXXXk.", "(info 4 2)")]:
+            s.feed(f"((board {board}){prompt})")
+            o = s.observation()
+            self.assertEqual(o.occurrences, 1)
+        s.feed("((board K.XXXX.k)(turn 5 1))")
+        o = s.observation()
+        self.assertEqual((o.pool, o.progress, o.occurrences), ({"P": 3, "p": 3}, 4, 2))
+        # A position shown alone: the pieces not face-up, nothing before it.
+        o = Observation.from_public("traditional-2x4", "K..pXXXX", 1, 1)
+        self.assertEqual((o.pool, o.progress, o.occurrences), ({"P": 3, "k": 1, "p": 2}, 0, 1))
+        # In process: the rules core's exact pool and count.
+        game = anqi.Game("traditional-2x4", seed="s")
+        game.play("(rev 0)")
+        o = game.observation(2)
+        self.assertEqual(sum(o.pool.values()), 7)
+        self.assertEqual((o.progress, o.occurrences), (0, 1))
+
     def test_a_description_text_is_a_variant(self):
         s = ClientSession("a", 1, variant="chain-capture")
         s.feed(SETUP_2X4.replace("(size 8)", "(size 32)").format(id=1).replace(

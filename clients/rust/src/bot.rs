@@ -1,5 +1,6 @@
 //! What a bot is: given what it sees of the game, it chooses an action. And the simplest bot.
 
+use crate::history::History;
 use crate::setup::Setup;
 use anqi_core::rules::{Action, Board, Control, Piece, Variant};
 use anqi_core::wire::ErrorCode;
@@ -9,9 +10,11 @@ use rand_core::{Rng, SeedableRng};
 /// Everything a bot sees when it must act.
 #[derive(Clone, Debug)]
 pub struct View<'a> {
+    /// The setup message of this player's seat (its id, teammates, the board's topology).
     pub setup: &'a Setup,
     /// The rules this client plays by.
     pub variant: &'a Variant,
+    /// The board now (in a bag game a cell that never held a piece is empty).
     pub board: &'a Board,
     /// What this player may move.
     pub control: Control,
@@ -21,10 +24,16 @@ pub struct View<'a> {
     pub turn: u32,
     /// Every legal action.
     pub legal: &'a [Action],
+    /// What this player has seen of the game so far: the pieces still face-down (or in the
+    /// bag) per colour and kind, how often each position occurred (for the repetition rule),
+    /// the plies without progress, and what the protocol extensions told (every ply, the
+    /// clocks). See [`History`] for what is exact and what is inferred.
+    pub history: &'a History,
 }
 
 /// A bot: given what it sees, choose an action.
 pub trait Bot {
+    /// The action to play: one of `view.legal` (the server refuses anything else).
     fn choose(&mut self, view: &View<'_>) -> Action;
 }
 
@@ -34,6 +43,7 @@ pub struct RandomBot {
 }
 
 impl RandomBot {
+    /// A random bot whose generator is seeded with `seed`.
     pub fn new(seed: u64) -> RandomBot {
         RandomBot {
             rng: ChaCha8Rng::seed_from_u64(seed),

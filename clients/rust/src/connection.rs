@@ -2,10 +2,11 @@
 //! join a game and play it to its end for any [`Bot`], driving a [`Tracker`].
 
 use crate::error::{ClientError, Result};
-use crate::tracker::{self, Event, Tracker};
+use crate::tracker::{self, Event, ExtRequest, Tracker};
 use crate::{Bot, GameResult};
 use anqi_core::rules::Variant;
-use anqi_core::wire::{ClientMessage, ErrorCode, FrameReader, ServerClause, ServerMessage};
+use anqi_core::wire::ServerMessage;
+use anqi_core::wire::{ClientMessage, ErrorCode, Extensions, FrameReader, ServerClause};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
@@ -117,8 +118,30 @@ pub struct Seated {
 /// `busy`, is in the message).
 pub async fn join(conn: &mut Connection, name: &str, seed: &str) -> Result<Seated> {
     // Its own message, before init: a server that does not know (ext ...) refuses only that.
-    for msg in tracker::hello(name, seed) {
-        conn.send(&msg).await?;
+    let [ext, init] = tracker::hello(name, seed);
+    seat(conn, &[ext, init]).await
+}
+
+/// [`join`], asking for `extensions` where `request` says ([`tracker::hello_with`]): a
+/// client that reads every ply, the clocks or the no-progress count from the server asks for
+/// `last`, `clock` or `progress` too (`anqi bridge` asks for all of them with its `init`).
+///
+/// # Errors
+/// As [`join`].
+pub async fn join_with(
+    conn: &mut Connection,
+    name: &str,
+    seed: &str,
+    extensions: Extensions,
+    request: ExtRequest,
+) -> Result<Seated> {
+    seat(conn, &tracker::hello_with(name, seed, extensions, request)).await
+}
+
+/// Sends the handshake's messages and waits for the setup message.
+async fn seat(conn: &mut Connection, hello: &[ClientMessage]) -> Result<Seated> {
+    for msg in hello {
+        conn.send(msg).await?;
     }
     let mut errors = Vec::new();
     loop {

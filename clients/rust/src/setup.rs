@@ -4,29 +4,40 @@ use crate::error::{protocol, ClientError, Result};
 use anqi_core::rules::{
     CaptureRules, ColourRule, Objective, Piece, Start, Topology, Variant, MAX_PLAYERS,
 };
-use anqi_core::wire::{ServerClause, ServerMessage};
+use anqi_core::wire::{Extension, Extensions, ServerClause, ServerMessage};
 
 /// What the setup message says.
 #[derive(Clone, Debug)]
 pub struct Setup {
+    /// This client's player id, `(id ID)`.
     pub id: usize,
+    /// The number of players, `(players N)` (2 when the server leaves it out).
     pub players: usize,
     /// `(team T)`, in team games.
     pub team: Option<usize>,
     /// `(teammate ID)` clauses.
     pub teammates: Vec<usize>,
+    /// The game type, `(game TYPE)`.
     pub game: String,
+    /// The pieces of the game, `(pieces STRING)`.
     pub pieces: String,
+    /// The board: its cells, moves and cannon jumps (`(size ...)`, `(moves ...)`, `(jumps ...)`).
     pub topology: Topology,
     /// The variant's description, when the server sent it (the `variant` extension).
     pub description: Option<String>,
+    /// The extensions the server granted (`(ext NAME ...)`; none from a server without them or
+    /// a client that asked for none).
+    pub extensions: Extensions,
+    /// This player's time control, `(timecontrol GAME_MS INCREMENT_MS MOVE_MS PERIOD_MOVES)`
+    /// (0 = none), when the server sent it (the `clock` extension).
+    pub time_control: Option<[u64; 4]>,
 }
 
 impl Setup {
     pub(crate) fn from_message(msg: &ServerMessage) -> Result<Setup> {
         let (mut id, mut players, mut game, mut size, mut pieces) = (None, None, None, None, None);
         let (mut moves, mut jumps, mut team, mut teammates) = (None, None, None, Vec::new());
-        let mut description = None;
+        let (mut description, mut extensions, mut time_control) = (None, Extensions::NONE, None);
         for clause in &msg.0 {
             match clause {
                 ServerClause::Id(n) => id = Some(*n),
@@ -39,6 +50,14 @@ impl Setup {
                 ServerClause::Moves(m) => moves = Some(m.clone()),
                 ServerClause::Jumps(j) => jumps = Some(j.clone()),
                 ServerClause::Variant(text) => description = Some(text.clone()),
+                // Names this client does not know are left out: it reads no clause of theirs.
+                ServerClause::Ext(names) => {
+                    extensions = names
+                        .iter()
+                        .filter_map(|n| Extension::from_name(n))
+                        .collect()
+                }
+                ServerClause::TimeControl(tc) => time_control = Some(*tc),
                 _ => {}
             }
         }
@@ -63,11 +82,14 @@ impl Setup {
             pieces: pieces.unwrap_or_default(),
             topology,
             description,
+            extensions,
+            time_control,
         })
     }
 
     /// The setup the server sends `player` in a game of `variant`, with the variant's public
-    /// description (what the `variant` extension adds). `player` must be a seat of the game.
+    /// description (what the `variant` extension adds; the other extensions are not granted).
+    /// `player` must be a seat of the game.
     pub fn of_seat(variant: &Variant, player: usize) -> Setup {
         let side = variant.side_of(player);
         Setup {
@@ -84,6 +106,12 @@ impl Setup {
             pieces: variant.pieces_wire(),
             topology: variant.topology.clone(),
             description: (!variant.source.is_empty()).then(|| variant.public_description()),
+            extensions: if variant.source.is_empty() {
+                Extensions::NONE
+            } else {
+                [Extension::Variant].into_iter().collect()
+            },
+            time_control: None,
         }
     }
 

@@ -3,8 +3,9 @@
 //! ([`Event::Over`]).
 //!
 //! It is the state machine behind [`crate::play_seated`], kept apart from the socket so that
-//! any transport can drive it: the async [`crate::Connection`], a blocking socket, or the
-//! Python package's `ClientSession` (clients/python). The loop is always the same:
+//! any transport can drive it: the async [`crate::Connection`], a blocking socket, the Python
+//! package's `ClientSession` (clients/python), or the anqi side of `anqi bridge` (the `anqi`
+//! program's `bridge::session`). The loop is always the same:
 //!
 //! ```
 //! use anqi_client::tracker::{parse_server_line, Event, Tracker};
@@ -31,19 +32,25 @@
 //! # Ok(()) }
 //! ```
 //!
-//! The tracker learns everything from the messages of the base protocol (and the `variant`
-//! extension's description when the server sends it): its own colour from the first reveal or
-//! bag draw (PROTOCOL.md, Your colour), the pieces drawn from the `(hand P)` clauses, and
-//! whether a chain capture goes on from its own last action, so that the legal actions it
-//! offers are exactly those the server accepts.
+//! The tracker learns everything from the messages of the base protocol: its own colour from
+//! the first reveal or bag draw (PROTOCOL.md, Your colour), the pieces drawn from the `(hand P)`
+//! clauses, whether a chain capture goes on from its own last action (so that the legal actions
+//! it offers are exactly those the server accepts), and the game's [`History`]: the pieces no
+//! one has seen yet, how often each position occurred and the plies without progress, inferred
+//! from consecutive boards. It reads the extensions' clauses when the server sends them (ask
+//! for them with [`hello_with`]): the rules from `variant`, every ply from `last` (what a
+//! reveal turned up is then told rather than read off the boards, and the result message adds
+//! the final ply), the clocks and the time control from `clock`, the server's count from
+//! `progress`.
 
+use crate::history::{History, Sight};
 use crate::{ClientError, GameResult, Result, Setup, View};
 use anqi_core::rules::{
     Action, ActionCounts, Board, Cell, Colour, ColourRule, Control, Objective, Piece, PublicState,
     Square, Start, Variant,
 };
-use anqi_core::wire::{ClientClause, ClientMessage, ErrorCode, FrameLimits, FrameScanner};
-use anqi_core::wire::{ServerClause, ServerMessage};
+use anqi_core::wire::{ClientClause, ClientMessage, ErrorCode, Extensions, FrameLimits};
+use anqi_core::wire::{FrameScanner, LastPly, ServerClause, ServerMessage};
 use std::sync::Arc;
 
 /// The limits a client reads the server's messages with: far above anything the server sends
@@ -118,11 +125,51 @@ pub fn read_board(variant: &Variant, text: &str) -> Result<Board> {
 pub fn hello(name: &str, seed: &str) -> [ClientMessage; 2] {
     [
         ClientMessage(vec![ClientClause::Ext(vec!["variant".into()])]),
-        ClientMessage(vec![ClientClause::Init {
-            name: name.to_string(),
-            seed: seed.to_string(),
-        }]),
+        init(name, seed),
     ]
+}
+
+/// Where a client's request for extensions goes in its handshake ([`hello_with`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExtRequest {
+    /// In a message of its own before `(init ...)`: a server without extensions refuses only
+    /// that message and seats the client all the same (what [`hello`] does).
+    Apart,
+    /// In the `(init ...)` message, after the `init` clause: one message, for a client that
+    /// cannot play without the extensions anyway (what `anqi bridge` sends).
+    WithInit,
+}
+
+/// The messages a client sends first, asking for `extensions` (none: `(init NAME SEED)`
+/// alone). [`hello`] is `hello_with(name, seed, variant, ExtRequest::Apart)`; `anqi bridge`
+/// asks for every extension with its `init` (`((init NAME TOKEN)(ext last clock progress
+/// variant))`). The tracker reads whatever the server grants.
+pub fn hello_with(
+    name: &str,
+    seed: &str,
+    extensions: Extensions,
+    request: ExtRequest,
+) -> Vec<ClientMessage> {
+    let mut init = init(name, seed);
+    if extensions.is_empty() {
+        return vec![init];
+    }
+    let ext = ClientClause::Ext(extensions.names());
+    match request {
+        ExtRequest::Apart => vec![ClientMessage(vec![ext]), init],
+        ExtRequest::WithInit => {
+            init.0.push(ext);
+            vec![init]
+        }
+    }
+}
+
+/// `(init NAME SEED)`.
+fn init(name: &str, seed: &str) -> ClientMessage {
+    ClientMessage(vec![ClientClause::Init {
+        name: name.to_string(),
+        seed: seed.to_string(),
+    }])
 }
 
 /// What a message means for the client.
@@ -137,9 +184,9 @@ pub enum Event {
     Over(GameResult),
 }
 
-/// What one player knows of the game at one prompt: the public position, its own seat, and its
-/// legal actions when it is to move. It owns its data, so it can be kept, sent to another
-/// thread, or handed to a bot that runs later.
+/// What one player knows of the game at one prompt: the public position, its own seat, what it
+/// has seen of the game so far ([`History`]), and its legal actions when it is to move. It owns
+/// its data, so it can be kept, sent to another thread, or handed to a bot that runs later.
 #[derive(Clone, Debug)]
 pub struct Observation {
     /// The setup of this player's seat (its id is `setup.id`).
@@ -165,6 +212,10 @@ pub struct Observation {
     pub bag_has_pieces: bool,
     /// This player's legal actions: empty unless it is to move.
     pub legal: Vec<Action>,
+    /// What this player has seen of the game up to this prompt: the face-down pool, how often
+    /// each position occurred, the plies without progress, and what the extensions told
+    /// (shared, not copied, between the observations of one game).
+    pub history: Arc<History>,
 }
 
 impl Observation {
@@ -225,6 +276,13 @@ impl Observation {
         self.counts_of(self.player()).unwrap_or_default()
     }
 
+    /// How often the current position has occurred, this time included (see
+    /// [`History::occurrences`]).
+    pub fn occurrences(&self) -> u32 {
+        self.history
+            .occurrences(&self.board, self.history.turn_place())
+    }
+
     /// What a [`crate::Bot`] sees. Its `legal` is empty unless this player is to move, and
     /// bots are asked only then.
     pub fn view(&self) -> View<'_> {
@@ -236,13 +294,17 @@ impl Observation {
             hand: self.hand,
             turn: self.turn,
             legal: &self.legal,
+            history: &self.history,
         }
     }
 
     /// The observation of `player` in a position described by its public facts: the board as
     /// the wire writes it, the player to move, the colour of each side (by side index; `None`
     /// while undecided), the mover's drawn piece and chain, and whether a bag draw is possible.
-    /// The legal actions are computed when `player` is to move.
+    /// The legal actions are computed when `player` is to move. The game before this position
+    /// is unknown: the history is [`History::of_position`]'s (the face-down pool is the
+    /// variant's pieces minus those face-up and in hand, the position has occurred once, no
+    /// plies, clocks or start board).
     ///
     /// # Errors
     /// What does not fit the variant (the text says what): a player or mover that is not a
@@ -280,6 +342,7 @@ impl Observation {
                 variant.name
             ));
         }
+        let history = Arc::new(History::of_position(&variant, &board, hand, to_move));
         let mut o = Observation {
             setup: Arc::new(Setup::of_seat(&variant, player)),
             variant,
@@ -292,6 +355,7 @@ impl Observation {
             side_colours,
             bag_has_pieces,
             legal: Vec::new(),
+            history,
         };
         if player == to_move {
             o.legal = PublicState {
@@ -310,7 +374,9 @@ impl Observation {
     /// The observation of `player` in a game of the rules core: what that player would know
     /// at this point had it played the game over the wire (the face-down pieces stay hidden;
     /// the chain of a chain capture is public, since everyone saw the capture). The setup is
-    /// the one the server would send, with the variant's public description.
+    /// the one the server would send, with the variant's public description. The history is
+    /// [`History::of_game`]'s: the exact face-down pool, no-progress count and place in the
+    /// turn order, and the positions the repetition rule counts (in a variant with one).
     ///
     /// # Errors
     /// When `player` is not a seat of the game (the text says why).
@@ -347,8 +413,23 @@ impl Observation {
             } else {
                 Vec::new()
             },
+            history: Arc::new(History::of_game(game)),
         })
     }
+}
+
+/// The clauses of one server message that the tracker reads, gathered before it acts on them
+/// (the result message carries the final board and ply before `(win ...)`).
+#[derive(Default)]
+struct Clauses<'m> {
+    board: Option<&'m str>,
+    hand: Option<Piece>,
+    /// `(turn T ID)` (`true`) or `(info T ID)` (`false`).
+    turn: Option<(u32, usize, bool)>,
+    last: Option<(usize, LastPly)>,
+    clocks: Option<&'m [u64]>,
+    progress: Option<u32>,
+    win: Option<(usize, usize)>,
 }
 
 /// What the client keeps once seated.
@@ -361,6 +442,9 @@ struct Seat {
     /// What this player knew at the last prompt (its board and mover are what the next prompt
     /// is compared with).
     now: Option<Observation>,
+    /// What this player has seen of the game, the final ply of the result message included
+    /// (`now` holds it as of the last prompt).
+    history: Option<Arc<History>>,
     /// Whether the last prompt is this client's turn, not yet answered.
     awaiting: bool,
     /// Pieces drawn from the bag so far.
@@ -395,6 +479,7 @@ impl Seat {
             variant,
             colour,
             now: None,
+            history: None,
             awaiting: false,
             draws: 0,
             last_had_hand: false,
@@ -433,23 +518,77 @@ impl Seat {
             .collect()
     }
 
-    /// Takes in a prompt: `(board B)`, maybe `(hand P)`, and `(turn T ID)` (`my_turn`) or
-    /// `(info T ID)`.
+    /// Takes in the board of a message (a prompt's, or the result's final board) into the
+    /// history: a new ply when the board, the hand, the player to move or the round differ
+    /// from the last prompt's, or when the server's `(last ...)` is new (a re-prompt after an
+    /// error repeats both). `turn`: the prompt's round and player to move (`None` for the
+    /// result).
+    fn see(
+        &mut self,
+        wire_board: &str,
+        board: &Board,
+        hand: Option<Piece>,
+        turn: Option<(u32, usize)>,
+        c: &Clauses<'_>,
+    ) {
+        let mover = turn.map(|(_, m)| m);
+        let now = Sight { board, hand, mover };
+        // Disjoint fields: the last prompt is read while the history is updated.
+        let turned_up = match (&self.now, &mut self.history) {
+            (Some(prev), Some(history)) => {
+                let last = c.last.filter(|l| history.last_ply() != Some(l));
+                let moved = prev.wire_board != wire_board
+                    || prev.hand != hand
+                    || turn.is_some_and(|(round, m)| (prev.turn, prev.to_move) != (round, m));
+                if last.is_some() || moved {
+                    let before = Sight {
+                        board: &prev.board,
+                        hand: prev.hand,
+                        mover: Some(prev.to_move),
+                    };
+                    // Copied only when someone still holds an observation that shares it.
+                    Arc::make_mut(history).record_ply(&self.variant, before, now, last)
+                } else {
+                    None
+                }
+            }
+            (_, history) => {
+                *history = Some(Arc::new(History::start(&self.variant, now)));
+                None
+            }
+        };
+        if let Some((piece, player)) = turned_up {
+            self.learn_colour(piece, player);
+        }
+        if let Some(history) = self.history.as_mut() {
+            if let Some(clocks) = c.clocks {
+                Arc::make_mut(history).set_clocks(clocks.to_vec());
+            }
+            if let Some(n) = c.progress {
+                Arc::make_mut(history).set_progress(n);
+            }
+        }
+    }
+
+    /// Takes in a prompt: `(board B)`, maybe `(hand P)`, the extensions' clauses, and
+    /// `(turn T ID)` (`my_turn`) or `(info T ID)`.
     fn prompt(
         &mut self,
         wire_board: &str,
-        hand: Option<Piece>,
+        c: &Clauses<'_>,
         round: u32,
         mover: usize,
         my_turn: bool,
     ) -> Result<Event> {
+        let hand = c.hand;
         let board = read_board(&self.variant, wire_board)?;
-        if let Some(prev) = &self.now {
-            if let Some(p) = first_reveal(&prev.board, &board) {
-                let prev_mover = prev.to_move;
-                self.learn_colour(p, prev_mover);
-            }
-        }
+        // Dropped first: the history it shares is then updated in place.
+        let prev = self.now.take().map(|mut o| {
+            o.history = Arc::default();
+            o
+        });
+        self.now = prev;
+        self.see(wire_board, &board, hand, Some((round, mover)), c);
         if let Some(p) = hand {
             // A draw shows as (hand P) on the prompts until the piece is put.
             if !self.last_had_hand {
@@ -480,24 +619,19 @@ impl Seat {
         let bag_has_pieces =
             self.variant.start == Start::Bag && self.draws < self.variant.pieces.len();
         let legal = if my_turn {
-            let state = PublicState {
+            PublicState {
                 variant: &self.variant,
                 board: &board,
                 control: self.control(),
                 hand,
                 chain,
                 bag_has_pieces,
-            };
-            let legal = state.legal_actions();
-            if legal.is_empty() {
-                return Err(ClientError::Protocol(format!(
-                    "asked to move with no legal action on {wire_board}"
-                )));
             }
-            legal
+            .legal_actions()
         } else {
             Vec::new()
         };
+        let stuck = my_turn && legal.is_empty();
         self.now = Some(Observation {
             setup: self.setup.clone(),
             variant: self.variant.clone(),
@@ -510,13 +644,30 @@ impl Seat {
             side_colours: self.side_colours(),
             bag_has_pieces,
             legal,
+            history: self.history.clone().unwrap_or_default(),
         });
+        if stuck {
+            return Err(ClientError::Protocol(format!(
+                "asked to move with no legal action on {wire_board}"
+            )));
+        }
         self.awaiting = my_turn;
         Ok(if my_turn {
             Event::Prompt
         } else {
             Event::Nothing
         })
+    }
+
+    /// Takes in the result message's final board and ply (the `last` extension sends them):
+    /// the history learns the last ply. A board that cannot be read is left out: the result
+    /// stands.
+    fn result_board(&mut self, wire_board: &str, c: &Clauses<'_>) {
+        let Ok(board) = read_board(&self.variant, wire_board) else {
+            return;
+        };
+        // The previous prompt's observation is kept as it was: its history is copied if needed.
+        self.see(wire_board, &board, c.hand, None, c);
     }
 }
 
@@ -561,26 +712,18 @@ impl Tracker {
         if self.result.is_some() {
             return Ok(Event::Nothing);
         }
-        let (mut board, mut turn, mut hand) = (None, None, None);
+        let mut c = Clauses::default();
         for clause in &msg.0 {
             match clause {
                 ServerClause::Id(_) => self.seat_from(msg)?,
-                ServerClause::Board(b) => board = Some(b),
-                ServerClause::Hand(p) => hand = Piece::from_letter(*p),
-                ServerClause::Turn(t, id) => turn = Some((*t, *id, true)),
-                ServerClause::Info(t, id) => turn = Some((*t, *id, false)),
-                ServerClause::Win(p, t) => {
-                    let result = GameResult {
-                        me: self.seat.as_ref().map_or(0, |s| s.setup.id),
-                        win: (*p, *t),
-                        errors: self.errors.clone(),
-                    };
-                    if let Some(seat) = self.seat.as_mut() {
-                        seat.awaiting = false;
-                    }
-                    self.result = Some(result.clone());
-                    return Ok(Event::Over(result));
-                }
+                ServerClause::Board(b) => c.board = Some(b.as_str()),
+                ServerClause::Hand(p) => c.hand = Piece::from_letter(*p),
+                ServerClause::Turn(t, id) => c.turn = Some((*t, *id, true)),
+                ServerClause::Info(t, id) => c.turn = Some((*t, *id, false)),
+                ServerClause::Last(id, ply) => c.last = Some((*id, *ply)),
+                ServerClause::Clock(ms) => c.clocks = Some(ms.as_slice()),
+                ServerClause::Progress(n) => c.progress = Some(*n),
+                ServerClause::Win(p, t) => c.win = Some((*p, *t)),
                 ServerClause::Error(code, text) => {
                     self.errors.push((*code, text.clone()));
                     // The action was refused: nothing changed.
@@ -591,14 +734,29 @@ impl Tracker {
                 _ => {}
             }
         }
-        let (Some(board), Some((round, mover, my_turn))) = (board, turn) else {
+        if let Some(win) = c.win {
+            if let Some(seat) = self.seat.as_mut() {
+                if let Some(board) = c.board {
+                    seat.result_board(board, &c);
+                }
+                seat.awaiting = false;
+            }
+            let result = GameResult {
+                me: self.seat.as_ref().map_or(0, |s| s.setup.id),
+                win,
+                errors: self.errors.clone(),
+            };
+            self.result = Some(result.clone());
+            return Ok(Event::Over(result));
+        }
+        let (Some(board), Some((round, mover, my_turn))) = (c.board, c.turn) else {
             return Ok(Event::Nothing);
         };
         let seat = self
             .seat
             .as_mut()
             .ok_or_else(|| ClientError::Protocol("(turn ...) before the setup message".into()))?;
-        seat.prompt(board, hand, round, mover, my_turn)
+        seat.prompt(board, &c, round, mover, my_turn)
     }
 
     fn seat_from(&mut self, msg: &ServerMessage) -> Result<()> {
@@ -630,6 +788,13 @@ impl Tracker {
         self.seat.as_ref().and_then(|s| s.colour)
     }
 
+    /// Every side's colour, by side index, as far as this client knows them (fixed colours
+    /// from the setup on, else from the first reveal or draw); empty before the setup, and
+    /// all `None` in games where every player moves both colours.
+    pub fn side_colours(&self) -> Vec<Option<Colour>> {
+        self.seat.as_ref().map_or_else(Vec::new, Seat::side_colours)
+    }
+
     /// Pieces drawn from the bag so far (bag games).
     pub fn draws(&self) -> usize {
         self.seat.as_ref().map_or(0, |s| s.draws)
@@ -638,6 +803,13 @@ impl Tracker {
     /// What this player knew at the latest prompt (its own or another player's).
     pub fn observation(&self) -> Option<&Observation> {
         self.seat.as_ref().and_then(|s| s.now.as_ref())
+    }
+
+    /// What this client has seen of the game, from the first prompt on: the observation's
+    /// history, and once the game is over, the final ply of the result message (the `last`
+    /// extension sends it) too.
+    pub fn history(&self) -> Option<&History> {
+        self.seat.as_ref().and_then(|s| s.history.as_deref())
     }
 
     /// Whether a prompt for this client awaits its answer.
@@ -669,6 +841,14 @@ impl Tracker {
         seat.awaiting = false;
     }
 
+    /// Tells the tracker this client resigned (or gave up its turn some other way): no prompt
+    /// awaits an answer any more.
+    pub fn gave_up(&mut self) {
+        if let Some(seat) = self.seat.as_mut() {
+            seat.awaiting = false;
+        }
+    }
+
     /// The message that sends `action` (with the prompt's board, so the server can tell a
     /// client that lost track), recorded as with [`Tracker::sent`].
     pub fn reply(&mut self, action: Action) -> ClientMessage {
@@ -683,9 +863,7 @@ impl Tracker {
 
     /// The message that resigns (accepted at any moment of the game).
     pub fn resign(&mut self) -> ClientMessage {
-        if let Some(seat) = self.seat.as_mut() {
-            seat.awaiting = false;
-        }
+        self.gave_up();
         ClientMessage(vec![ClientClause::Resign])
     }
 
@@ -709,104 +887,99 @@ impl Tracker {
     }
 }
 
-/// The piece that was turned face-up between two boards, if one was.
-fn first_reveal(prev: &Board, now: &Board) -> Option<Piece> {
-    if prev.len() != now.len() {
-        return None;
-    }
-    prev.squares()
-        .iter()
-        .zip(now.squares())
-        .find_map(|(a, b)| match (a, b) {
-            (Square::Hidden, Square::Up(p)) => Some(*p),
-            _ => None,
-        })
-}
-
 #[cfg(test)]
 mod tests {
     //! The tracker fed message text. The main test plays whole games on the rules core, writes
-    //! each prompt as the server would, and checks every player's tracker against the game:
-    //! the legal actions it offers, everyone's counts and controls, and that refused actions
-    //! leave it as it was.
+    //! each prompt as the server would (with and without the extensions), and checks every
+    //! player's tracker against the game: the legal actions it offers, everyone's counts and
+    //! controls, the colours, the face-down pool, the repetition counts and the no-progress
+    //! count, and that refused actions leave it as it was.
 
     use super::*;
-    use anqi_core::rules::{Game, SeedInputs};
+    use crate::testing::{self, parse, prompt_line, result_line, setup_line};
+    use anqi_core::rules::{Game, Repetition, SeedInputs, Termination};
+    use anqi_core::wire::Extension;
     use rand_chacha::ChaCha8Rng;
     use rand_core::{Rng, SeedableRng};
+    use std::collections::HashMap;
 
-    fn parse(line: &str) -> ServerMessage {
-        parse_server_line(line)
-            .unwrap_or_else(|e| panic!("{line}: {e}"))
-            .unwrap_or_else(|| panic!("{line}: no message"))
+    /// The extensions a plain client of the client library asks for.
+    fn described() -> Extensions {
+        [Extension::Variant].into_iter().collect()
     }
 
-    /// The setup message the server sends `player` (PROTOCOL.md, The setup message), with the
-    /// `variant` extension's description when `describe`.
-    fn setup_line(v: &Variant, player: usize, describe: bool) -> String {
-        let t = &v.topology;
-        let mut c = vec![ServerClause::Id(player), ServerClause::Players(v.players)];
-        if v.has_teams() {
-            let side = v.side_of(player);
-            c.push(ServerClause::Team(side + 1));
-            for &m in v.sides[side].iter().filter(|&&m| m != player) {
-                c.push(ServerClause::Teammate(m));
+    /// The positions of a game since its last irreversible ply, as the rules count them for
+    /// the repetition rule: the board and the place in the turn order, kept beside the game.
+    #[derive(Default)]
+    struct Positions {
+        place: usize,
+        seen: HashMap<(Board, usize), u32>,
+    }
+
+    impl Positions {
+        fn start(game: &Game) -> Positions {
+            let mut p = Positions::default();
+            p.seen.insert((game.board().clone(), 0), 1);
+            p
+        }
+
+        /// After `action`, which `played` says what it did, on `game` (played already).
+        fn after(&mut self, game: &Game, action: Action, played: &anqi_core::rules::Played) {
+            // A draw keeps the turn for the put; a capture that goes on keeps it for the chain.
+            let kept = action == Action::Bag || game.public_state().chain.is_some();
+            if !kept {
+                self.place = (self.place + 1) % game.variant().order.len();
             }
+            let irreversible = !matches!(action, Action::Move { .. }) || played.captured.is_some();
+            if irreversible {
+                self.seen.clear();
+            }
+            *self
+                .seen
+                .entry((game.board().clone(), self.place))
+                .or_default() += 1;
         }
-        c.extend([
-            ServerClause::Game(v.game_type.clone()),
-            ServerClause::Size(t.size()),
-            ServerClause::Pieces(v.pieces_wire()),
-            ServerClause::Moves(t.moves().to_vec()),
-            ServerClause::Jumps(t.wire_jumps()),
-        ]);
-        if describe {
-            c.push(ServerClause::Ext(vec!["variant".into()]));
-            c.push(ServerClause::Variant(v.public_description()));
-        }
-        ServerMessage(c).to_string()
     }
 
-    /// The prompt the server sends `player` in this position.
-    fn prompt_line(game: &Game, player: usize) -> String {
-        let mut c = vec![ServerClause::Board(game.wire_board())];
-        if let Some(p) = game.hand() {
-            c.push(ServerClause::Hand(p.letter()));
-        }
-        let (round, mover) = (game.round(), game.to_move());
-        c.push(if player == mover {
-            ServerClause::Turn(round, mover)
-        } else {
-            ServerClause::Info(round, mover)
-        });
-        ServerMessage(c).to_string()
-    }
-
-    /// Plays a random game of `variant` with one tracker per player (`describe`: whether the
-    /// setup carries the description), refusing about one action in four with an error and a
+    /// Plays a random game of `variant` with one tracker per player, the server granting `ext`
+    /// (`variant`: the setup carries the description; `last`, `clock`, `progress`: their
+    /// clauses in every prompt), refusing about one action in four with an error and a
     /// re-prompt, and checks every tracker at every prompt. Returns the plies played.
-    fn follow(variant: &str, seed: u64, describe: bool) -> u32 {
-        let v = Arc::new(Variant::shipped(variant).unwrap());
+    fn follow(variant: &str, seed: u64, ext: Extensions) -> u32 {
+        follow_variant(Arc::new(Variant::shipped(variant).unwrap()), seed, ext)
+    }
+
+    /// [`follow`] for any variant.
+    fn follow_variant(v: Arc<Variant>, seed: u64, ext: Extensions) -> u32 {
+        let variant = v.name.clone();
+        let variant = variant.as_str();
         let seeds = SeedInputs {
             clients: vec![seed.to_string()],
             server: "tracker".into(),
         };
         let mut game = Game::new(v.clone(), seeds.deal_for(&v));
+        let start = game.board().clone();
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let players = 1..=v.players;
         let mut trackers: Vec<Tracker> = players.clone().map(|_| Tracker::new(None)).collect();
         for p in players.clone() {
             let t = &mut trackers[p - 1];
             assert_eq!(
-                t.feed(&parse(&setup_line(&v, p, describe))).unwrap(),
+                t.feed(&parse(&setup_line(&v, p, ext))).unwrap(),
                 Event::Nothing
             );
-            assert_eq!(t.setup().unwrap().id, p);
+            let setup = t.setup().unwrap();
+            assert_eq!((setup.id, setup.extensions), (p, ext));
+            let clock = ext.contains(Extension::Clock);
+            assert_eq!(setup.time_control, clock.then_some(testing::TIME_CONTROL));
         }
+        let mut positions = Positions::start(&game);
+        let mut plies: Vec<(usize, LastPly)> = Vec::new();
         while game.outcome().is_none() && game.ply() < 600 {
             let mover = game.to_move();
+            let last = plies.last().copied();
             for p in players.clone() {
-                let line = prompt_line(&game, p);
+                let line = prompt_line(&game, p, ext, last);
                 let event = trackers[p - 1].feed(&parse(&line)).unwrap();
                 assert_eq!(
                     event == Event::Prompt,
@@ -815,31 +988,39 @@ mod tests {
                     game.ply()
                 );
                 check(&trackers[p - 1], &game, p);
+                check_history(&trackers[p - 1], &game, ext, &positions, &plies, &start);
             }
             let t = &mut trackers[mover - 1];
             if rng.next_u32() % 4 == 0 {
                 // A move to its own cell is never legal: the server refuses it and prompts
-                // again, and the tracker must be where it was (its chain included).
+                // again, and the tracker must be where it was (its chain and history included).
                 let bad = Action::Move { from: 0, to: 0 };
                 let sent = t.reply(bad).to_string();
                 assert_eq!(sent, format!("((board {})(mov 0 0))", game.wire_board()));
                 assert!(t.view().is_none(), "answered");
                 let refusal = r#"((error illegal "cell 0 cannot move to itself"))"#;
                 assert_eq!(t.feed(&parse(refusal)).unwrap(), Event::Nothing);
-                let again = t.feed(&parse(&prompt_line(&game, mover))).unwrap();
+                let again = t
+                    .feed(&parse(&prompt_line(&game, mover, ext, last)))
+                    .unwrap();
                 assert_eq!(again, Event::Prompt);
                 check(t, &game, mover);
+                check_history(t, &game, ext, &positions, &plies, &start);
             }
             let legal = t.view().expect("a prompt awaits").legal.to_vec();
             let action = legal[rng.next_u32() as usize % legal.len()];
             let sent = t.reply(action).to_string();
             assert_eq!(sent, format!("((board {}){action})", game.wire_board()));
-            game.play(mover, action).unwrap();
+            let played = game.play(mover, action).unwrap();
+            plies.push((mover, testing::last_ply(action, &played)));
+            positions.after(&game, action, &played);
         }
         let (winner, team) = game.win_clause();
+        let outcome = game.outcome();
         for p in players {
             let t = &mut trackers[p - 1];
-            let over = t.feed(&parse(&format!("((win {winner} {team}))"))).unwrap();
+            let line = result_line(&game, ext, plies.last().copied());
+            let over = t.feed(&parse(&line)).unwrap();
             let Event::Over(result) = over else {
                 panic!("{variant}: {over:?} for the result")
             };
@@ -847,8 +1028,28 @@ mod tests {
             // One refusal per injected bad action, all of them the mover's.
             assert!(result.errors.iter().all(|(c, _)| *c == ErrorCode::Illegal));
             assert_eq!(t.result(), Some(&result));
+            if outcome.is_some() && ext.contains(Extension::Last) {
+                // The result message's final board and ply are the history's last.
+                let h = t.history().unwrap();
+                assert_eq!(h.plies(), plies.as_slice(), "{variant}: every ply");
+                assert_eq!(h.pool(), &truth_pool(&game), "{variant}: the final pool");
+                let final_count = h.occurrences(game.board(), positions.place);
+                let truth = positions.seen[&(game.board().clone(), positions.place)];
+                assert_eq!(final_count, truth, "{variant}: the final position");
+                if let (Some(Repetition::Occurrence(n)), Some(o)) = (v.draw.repetition, outcome) {
+                    if o.reason == Termination::Repetition {
+                        assert_eq!(final_count, n, "{variant}: the repetition that drew");
+                    }
+                }
+            }
         }
         game.ply()
+    }
+
+    /// The pieces no player has seen in `game`: face-down, or in the bag.
+    fn truth_pool(game: &Game) -> [u32; 14] {
+        let (down, bag) = (game.face_down_counts(), game.bag_counts());
+        std::array::from_fn(|i| down[i] + bag[i])
     }
 
     /// Checks what `player`'s tracker knows against the game.
@@ -871,6 +1072,10 @@ mod tests {
             assert_eq!(o.chain, truth.chain, "{at}: the chain");
         } else {
             assert!(o.legal.is_empty(), "{at}");
+        }
+        if game.variant().objective == Objective::Capture {
+            assert_eq!(o.side_colours, truth.side_colours, "{at}: the colours");
+            assert_eq!(t.side_colours(), truth.side_colours, "{at}: the colours");
         }
         for q in 1..=game.variant().players {
             assert_eq!(o.control_of(q), game.control_of(q), "{at}: control of {q}");
@@ -897,16 +1102,122 @@ mod tests {
         )
         .unwrap();
         assert_eq!(public.legal, truth.legal, "{at}: from the public facts");
+        assert_eq!(public.occurrences(), 1, "{at}: a position shown alone");
         assert_eq!(o.counts_of(0), None);
         assert_eq!(o.counts_of(game.variant().players + 1), None);
     }
 
+    /// Checks the history `player`'s tracker keeps against the game, and against what the rules
+    /// core's observation knows: the pool, the no-progress count, every position since the last
+    /// irreversible ply and the place in the turn order, and with the extensions every ply, the
+    /// clocks and the start.
+    fn check_history(
+        t: &Tracker,
+        game: &Game,
+        ext: Extensions,
+        positions: &Positions,
+        plies: &[(usize, LastPly)],
+        start: &Board,
+    ) {
+        let o = t.observation().expect("a prompt was fed");
+        let at = format!(
+            "{} ply {} player {}",
+            game.variant().name,
+            game.ply(),
+            o.player()
+        );
+        let h = &o.history;
+        assert!(
+            std::ptr::eq(h.as_ref(), t.history().unwrap()),
+            "{at}: shared"
+        );
+        assert_eq!(h.pool(), &truth_pool(game), "{at}: the pool");
+        let of_game = Observation::of_game(game, o.player()).unwrap();
+        assert_eq!(of_game.history.pool(), h.pool(), "{at}: of_game's pool");
+        assert_eq!(
+            h.progress(),
+            game.quiet_plies(),
+            "{at}: the no-progress count"
+        );
+        assert_eq!(of_game.history.progress(), h.progress(), "{at}");
+        assert_eq!(
+            h.turn_place(),
+            positions.place,
+            "{at}: the place in the order"
+        );
+        let seen: HashMap<(Board, usize), u32> = h
+            .positions()
+            .map(|(b, place, n)| ((b.clone(), place), n))
+            .collect();
+        assert_eq!(seen, positions.seen, "{at}: the positions");
+        assert_eq!(
+            of_game.history.turn_place(),
+            positions.place,
+            "{at}: of_game's place"
+        );
+        if game.variant().draw.repetition.is_some() {
+            let of_game_seen: HashMap<(Board, usize), u32> = of_game
+                .history
+                .positions()
+                .map(|(b, place, n)| ((b.clone(), place), n))
+                .collect();
+            assert_eq!(of_game_seen, positions.seen, "{at}: of_game's positions");
+            assert_eq!(of_game.occurrences(), o.occurrences(), "{at}");
+        }
+        assert!(o.occurrences() >= 1, "{at}");
+        if let Some(Repetition::Occurrence(n)) = game.variant().draw.repetition {
+            assert!(o.occurrences() < n, "{at}: the game would be drawn");
+        }
+        assert_eq!(h.start_board(), Some(start), "{at}: the start");
+        let last = ext.contains(Extension::Last);
+        assert_eq!(h.plies(), if last { plies } else { &[] }, "{at}: the plies");
+        let clocks = ext
+            .contains(Extension::Clock)
+            .then(|| testing::clocks(game));
+        assert_eq!(h.clocks(), clocks.as_deref(), "{at}: the clocks");
+    }
+
     #[test]
     fn trackers_follow_games_of_every_shipped_variant() {
+        let every: Extensions = Extensions::all();
         for (name, _) in anqi_core::rules::SHIPPED {
-            // Long games on the big boards are slow in a debug build: two seeds each.
-            for seed in 0..2 {
-                follow(name, seed, true);
+            // Long games on the big boards are slow in a debug build: two seeds each, one with
+            // the description only (the pool and the counts inferred from the boards), one with
+            // every extension (the plies, clocks and the server's count).
+            follow(name, 0, described());
+            follow(name, 1, every);
+        }
+    }
+
+    #[test]
+    fn every_extension_on_every_seed_of_the_small_boards() {
+        // The same games with and without `last`: what is inferred equals what is told.
+        let with_last: Extensions = [Extension::Last, Extension::Variant].into_iter().collect();
+        for name in ["traditional-2x4", "strategic-2x4", "chain-capture", "1v2"] {
+            for seed in 0..4 {
+                let plies = follow(name, seed, described());
+                assert_eq!(follow(name, seed, with_last), plies, "{name} {seed}");
+            }
+        }
+    }
+
+    #[test]
+    fn turns_kept_by_a_draw_or_a_chain_are_told_from_the_next_place_of_the_same_player() {
+        // Orders that name a player twice in a row: whether the turn was kept (a draw, a chain
+        // capture going on) or passed to the same player's next place takes the ply itself.
+        let chains = Variant::shipped("chain-capture")
+            .unwrap()
+            .source
+            .replace("(chain-capture #t)", "(chain-capture #t) (order 1 2 2)");
+        let bag = Variant::shipped("strategic-2x4")
+            .unwrap()
+            .source
+            .replace("(start bag)", "(start bag) (order 1 1 2)");
+        for text in [chains, bag] {
+            let v = Arc::new(Variant::parse(&text).unwrap());
+            for seed in 0..3 {
+                follow_variant(v.clone(), seed, described());
+                follow_variant(v.clone(), seed, Extensions::all());
             }
         }
     }
@@ -924,7 +1235,7 @@ mod tests {
             "strategic",
         ] {
             for seed in 0..3 {
-                follow(name, seed, false);
+                follow(name, seed, Extensions::NONE);
             }
         }
     }
@@ -935,7 +1246,7 @@ mod tests {
         // plays black.
         let v = Variant::shipped("traditional-2x4").unwrap();
         let mut t = Tracker::new(None);
-        t.feed(&parse(&setup_line(&v, 2, true))).unwrap();
+        t.feed(&parse(&setup_line(&v, 2, described()))).unwrap();
         assert_eq!(t.variant().unwrap().name, "traditional-2x4");
         assert_eq!(t.colour(), None);
         assert_eq!(
@@ -972,10 +1283,11 @@ mod tests {
         let hk = Variant::shipped("hong-kong").unwrap();
         let trad = Variant::shipped("traditional").unwrap();
         let mut t = Tracker::new(Some(hk));
-        t.feed(&parse(&setup_line(&trad, 1, true))).unwrap();
+        t.feed(&parse(&setup_line(&trad, 1, described()))).unwrap();
         assert_eq!(t.variant().unwrap().name, "hong-kong");
         let mut t = Tracker::new(None);
-        t.feed(&parse(&setup_line(&trad, 1, false))).unwrap();
+        t.feed(&parse(&setup_line(&trad, 1, Extensions::NONE)))
+            .unwrap();
         // The default rules are named after the game type.
         assert_eq!(t.variant().unwrap().name, "traditional");
         assert_eq!(t.setup().unwrap().description, None);
@@ -986,7 +1298,8 @@ mod tests {
         let v = Variant::shipped("traditional-2x4").unwrap();
         let mut t = Tracker::new(None).with_errors(vec![(ErrorCode::Unknown, "no ext".into())]);
         t.feed(&parse(r#"((error syntax "first"))"#)).unwrap();
-        t.feed(&parse(&setup_line(&v, 1, false))).unwrap();
+        t.feed(&parse(&setup_line(&v, 1, Extensions::NONE)))
+            .unwrap();
         assert_eq!(
             t.feed(&parse("((board XXXXXXXX)(turn 0 1))")).unwrap(),
             Event::Prompt
@@ -1029,12 +1342,13 @@ mod tests {
             panic!()
         };
         assert_eq!(r.me, 0);
-        t.feed(&parse(&setup_line(&v, 1, false))).unwrap();
+        t.feed(&parse(&setup_line(&v, 1, Extensions::NONE)))
+            .unwrap();
         let e = t.feed(&parse("((board XXXXXXXXX)(turn 0 1))")).unwrap_err();
         assert!(e.to_string().contains("9 cells on a board of 8"), "{e}");
         let e = t.feed(&parse("((board ........)(turn 0 1))")).unwrap_err();
         assert!(e.to_string().contains("no legal action"), "{e}");
-        let seat_3 = setup_line(&v, 3, false);
+        let seat_3 = setup_line(&v, 3, Extensions::NONE);
         let e = Tracker::new(None).feed(&parse(&seat_3)).unwrap_err();
         assert!(e.to_string().contains("player 3 of 2"), "{e}");
         let e = Tracker::new(None)
@@ -1109,5 +1423,128 @@ mod tests {
         let [ext, init] = hello("my bot", "42");
         assert_eq!(ext.to_string(), "((ext variant))");
         assert_eq!(init.to_string(), r#"((init "my bot" 42))"#);
+    }
+
+    #[test]
+    fn hello_with_asks_for_any_extensions_apart_or_with_init() {
+        let lines = |ext, request| -> Vec<String> {
+            hello_with("first", "11", ext, request)
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+        };
+        // What `anqi bridge` sends: one message.
+        assert_eq!(
+            lines(Extensions::all(), ExtRequest::WithInit),
+            ["((init first 11)(ext last clock progress variant))"]
+        );
+        assert_eq!(
+            lines(Extensions::all(), ExtRequest::Apart),
+            ["((ext last clock progress variant))", "((init first 11))"]
+        );
+        assert_eq!(
+            lines(described(), ExtRequest::Apart),
+            hello("first", "11").map(|m| m.to_string())
+        );
+        for request in [ExtRequest::Apart, ExtRequest::WithInit] {
+            assert_eq!(lines(Extensions::NONE, request), ["((init first 11))"]);
+        }
+    }
+
+    /// A tracker of player 1 on the 4x8 board, fed the prompts of `boards` in turn (player 1
+    /// and 2 alternating from player 1).
+    fn fed(boards: &[String]) -> Tracker {
+        let v = Variant::shipped("traditional").unwrap();
+        let mut t = Tracker::new(None);
+        t.feed(&parse(&setup_line(&v, 1, described()))).unwrap();
+        for (ply, board) in boards.iter().enumerate() {
+            let mover = 1 + ply % 2;
+            let line = format!("((board {board})(info {} {mover}))", ply / 2);
+            let line = if mover == 1 {
+                line.replace("(info", "(turn")
+            } else {
+                line
+            };
+            t.feed(&parse(&line)).unwrap();
+        }
+        t
+    }
+
+    /// A board of 32 cells, face-down but for `cells`.
+    fn board_with(cells: &[(usize, char)]) -> String {
+        let mut b: Vec<char> = "X".repeat(32).chars().collect();
+        for &(c, letter) in cells {
+            b[c] = letter;
+        }
+        b.into_iter().collect()
+    }
+
+    fn pool_of(t: &Tracker, letter: char) -> u32 {
+        t.history()
+            .unwrap()
+            .unseen(Piece::from_letter(letter).unwrap())
+    }
+
+    #[test]
+    fn the_pool_follows_reveals_and_captures_ply_by_ply() {
+        // Red king turned up at 0, black guard at 1, the king takes the guard: 30 face-down.
+        let t = fed(&[
+            board_with(&[]),
+            board_with(&[(0, 'K')]),
+            board_with(&[(0, 'K'), (1, 'g')]),
+            board_with(&[(0, '.'), (1, 'K')]),
+        ]);
+        let h = t.history().unwrap();
+        assert_eq!(h.pool().iter().sum::<u32>(), 30);
+        assert_eq!((pool_of(&t, 'K'), pool_of(&t, 'g')), (0, 1));
+        assert_eq!(h.progress(), 0, "a capture");
+        assert_eq!(t.colour(), Some(Colour::Red), "player 1 turned up the king");
+    }
+
+    #[test]
+    fn a_capture_onto_a_piece_revealed_unseen_is_not_a_reveal() {
+        // A prompt is missed: the guard turned up at 1 and was taken by the king at once. The
+        // king on 1 is no second king; the guard stays in the pool (nobody saw it).
+        let t = fed(&[
+            board_with(&[]),
+            board_with(&[(0, 'K')]),
+            board_with(&[(0, '.'), (1, 'K')]),
+        ]);
+        let h = t.history().unwrap();
+        assert_eq!(h.pool().iter().sum::<u32>(), 31);
+        assert_eq!((pool_of(&t, 'K'), pool_of(&t, 'g')), (0, 2));
+    }
+
+    #[test]
+    fn quiet_moves_count_towards_progress_and_repetitions() {
+        // Two pieces step out and back: the position of ply 0 (after the reveals) comes back
+        // every 4 plies.
+        let start = board_with(&[(0, 'K'), (1, '.'), (30, '.'), (31, 'k')]);
+        let step = |a: usize, b: usize, board: &str| -> String {
+            let mut cells: Vec<char> = board.chars().collect();
+            cells.swap(a, b);
+            cells.into_iter().collect()
+        };
+        let b1 = step(0, 1, &start);
+        let b2 = step(31, 30, &b1);
+        let b3 = step(1, 0, &b2);
+        let boards = [
+            start.clone(),
+            b1.clone(),
+            b2.clone(),
+            b3.clone(),
+            start.clone(),
+            b1,
+        ];
+        let t = fed(&boards);
+        let h = t.history().unwrap();
+        assert_eq!(h.progress(), 5);
+        let board = |s: &str| Board::parse(s).unwrap();
+        assert_eq!(h.occurrences(&board(&start), 0), 2);
+        assert_eq!(h.occurrences(&board(&boards[5]), 1), 2);
+        assert_eq!(h.occurrences(&board(&b2), 0), 1);
+        assert_eq!(h.occurrences(&board(&b2), 1), 0, "another mover");
+        assert_eq!(h.turn_place(), 1);
+        assert_eq!(t.observation().unwrap().occurrences(), 2);
     }
 }

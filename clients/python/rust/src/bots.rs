@@ -11,8 +11,10 @@ use pyo3::prelude::*;
 ///
 /// Strategies, weakest first: `"random"` (a uniformly random legal action), `"greedy"` (one
 /// ply of material bookkeeping), `"search"` (expectiminimax over the public state, `depth`
-/// plies). Every choice is deterministic given the seed. A bot remembers what it saw (the
-/// search bot recognises repeated positions), so give each player its own.
+/// plies). Every choice is deterministic given the seed. A bot keeps no memory of the game:
+/// what it knows beyond the board (the face-down pool, how often each position occurred)
+/// comes with the observation. Its tie-breaking generator is its own, so give each player its
+/// own bot for games that replay the same way.
 #[pyclass(module = "anqi._anqi", name = "ReferenceBot")]
 pub struct ReferenceBot {
     bot: Box<dyn Bot + Send + Sync>,

@@ -5,6 +5,7 @@
 //! ([`observation_of`]) or from public facts (`Observation.from_public`) is the same object with
 //! the same legal actions: the ones the server accepts.
 
+use anqi_client::history::piece_at_index;
 use anqi_client::Observation as Known;
 use anqi_core::rules::{self, ActionCounts, Colour, ColourRule, Piece, Start, Variant};
 use pyo3::exceptions::PyValueError;
@@ -13,7 +14,8 @@ use pyo3::types::PyDict;
 use std::sync::Arc;
 
 /// What one player knows: the public board, the player to move, the piece in hand, the
-/// colours, and its own legal actions when it is to move. Never the face-down pieces.
+/// colours, what it has seen of the game (the face-down pool, the repetitions, the no-progress
+/// count), and its own legal actions when it is to move. Never the face-down pieces.
 #[pyclass(module = "anqi", name = "Observation", frozen)]
 pub struct Observation {
     pub(crate) inner: Known,
@@ -246,6 +248,38 @@ impl Observation {
     #[getter]
     fn turn(&self) -> u32 {
         self.inner.turn
+    }
+
+    /// The pieces no player has seen yet (face-down, or in the bag), as `{letter: count}` in
+    /// the order `KGBRNCPkgbrncp`, pieces with a count only: what a reveal or a draw may turn
+    /// up, each as likely as its count. Exact from a connection (the tracker follows every ply)
+    /// and from `Game.observation`; from `from_public`, the variant's pieces minus those
+    /// face-up and in hand (captured pieces count as face-down).
+    #[getter]
+    fn pool<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let out = PyDict::new(py);
+        for (i, &n) in self.inner.history.pool().iter().enumerate() {
+            if n > 0 {
+                out.set_item(piece_at_index(i).letter().to_string(), n)?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Plies since the last reveal, capture, draw or put: what the no-progress draw rule counts
+    /// (0 from `from_public`, which knows no earlier ply).
+    #[getter]
+    fn progress(&self) -> u32 {
+        self.inner.history.progress()
+    }
+
+    /// How often the current position (the board and the place in the turn order of the
+    /// player to move) has occurred since the last reveal, capture, draw or put, this time
+    /// included: what the repetition rule counts. From a connection, counted over the game;
+    /// `Game.observation` and `from_public` know only this position (1).
+    #[getter]
+    fn occurrences(&self) -> u32 {
+        self.inner.occurrences()
     }
 
     /// This player's legal actions as wire clauses, in the rules' order: empty unless it is

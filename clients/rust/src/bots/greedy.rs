@@ -7,8 +7,8 @@
 //! * minus **risk**: after the action, the most the opponent can win with one capture. A piece
 //!   of ours that the opponent can capture costs its value, or only its value minus the
 //!   capturer's if we could capture back (so an even trade costs nothing);
-//! * minus, for a **reveal**, the **expected loss** from what may appear: over the pieces still
-//!   unseen (the variant's multiset minus the face-up pieces, captured pieces not subtracted),
+//! * minus, for a **reveal**, the **expected loss** from what may appear: over the face-down
+//!   pool ([`crate::History::pool`]: the pieces no one has seen yet, as the tracker keeps them),
 //!   the chance that one of ours appears where an enemy can capture it times its value, plus the
 //!   chance that an enemy appears next to pieces of ours it can capture times the best of them.
 //!
@@ -26,8 +26,8 @@
 //! put where the resulting position has the least risk (for an enemy piece: where it threatens
 //! nothing of ours), preferring cells where our own piece attacks an enemy.
 
-use super::{cheapest_attackers, face_up_counts, pick, piece_at_index, piece_values};
-use super::{variant_counts, Distances};
+use super::{cheapest_attackers, pick, piece_values, Distances};
+use crate::history::piece_at_index;
 use crate::{Bot, View};
 use anqi_core::rules::{Action, Board, Cell, Colour, Control, Piece, Square, Variant};
 use rand_chacha::ChaCha8Rng;
@@ -85,14 +85,14 @@ impl GreedyBot {
             dist,
         };
         let risk_now = ctx.risk(view.board);
-        let unseen = unseen_pieces(v, view.board);
+        let pool = view.history.pool();
         let mut after = view.board.clone();
         view.legal
             .iter()
             .map(|&a| {
                 let rating = match a {
                     Action::Reveal(cell) => Rating {
-                        material: -risk_now - ctx.reveal_loss(view.board, cell, &unseen),
+                        material: -risk_now - ctx.reveal_loss(view.board, cell, pool),
                         class: 2,
                         chase: 0,
                     },
@@ -155,14 +155,6 @@ impl Bot for GreedyBot {
     }
 }
 
-/// The pieces not seen face-up (a greedy approximation of the face-down pool: pieces captured
-/// earlier are not subtracted).
-fn unseen_pieces(v: &Variant, board: &Board) -> [u32; 14] {
-    let all = variant_counts(v);
-    let up = face_up_counts(board);
-    std::array::from_fn(|i| all[i].saturating_sub(up[i]))
-}
-
 struct Ctx<'a> {
     v: &'a Variant,
     values: &'a [i32; 7],
@@ -223,19 +215,20 @@ impl Ctx<'_> {
         found
     }
 
-    /// Expected material lost to the opponent's reply because of what a reveal at `cell` shows.
-    fn reveal_loss(&self, board: &Board, cell: Cell, unseen: &[u32; 14]) -> f64 {
+    /// Expected material lost to the opponent's reply because of what a reveal at `cell` shows,
+    /// a piece of `pool` (per piece index) as likely as its count.
+    fn reveal_loss(&self, board: &Board, cell: Cell, pool: &[u32; 14]) -> f64 {
         let Some(mine) = self.mine else {
             return 0.0;
         };
-        let total: u32 = unseen.iter().sum();
+        let total: u32 = pool.iter().sum();
         if total == 0 {
             return 0.0;
         }
         let mut scratch = board.clone();
         let mut attackers = Vec::new();
         let mut expected = 0.0;
-        for (i, &n) in unseen.iter().enumerate() {
+        for (i, &n) in pool.iter().enumerate() {
             if n == 0 {
                 continue;
             }

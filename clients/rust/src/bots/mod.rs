@@ -11,7 +11,11 @@
 //! generator), and all of them only ever return an action of [`crate::View::legal`].
 //!
 //! Both strong bots value pieces by the variant's ranks ([`piece_values`]), so a variant with
-//! other ranks (`paper-ranks`, `hong-kong`) is valued by its own table.
+//! other ranks (`paper-ranks`, `hong-kong`) is valued by its own table, and both read what they
+//! know of the game beyond the board from [`crate::View::history`]: the pieces still face-down
+//! (what a reveal may turn up) and, for the search, how often each position occurred (the
+//! repetition rule). They keep no memory of their own, so a bot may be asked about any player's
+//! position in any order.
 
 pub mod greedy;
 pub mod search;
@@ -19,7 +23,7 @@ pub mod search;
 pub use greedy::GreedyBot;
 pub use search::SearchBot;
 
-use anqi_core::rules::{Board, CaptureRules, Cell, Colour, Kind, Piece, Square, Topology, Variant};
+use anqi_core::rules::{Board, CaptureRules, Cell, Colour, Kind, Square, Topology, Variant};
 use rand_chacha::ChaCha8Rng;
 use rand_core::Rng;
 
@@ -38,38 +42,6 @@ pub fn piece_values(rules: &CaptureRules) -> [i32; 7] {
         .unwrap_or(0);
     v[Kind::King.index()] = v[Kind::King.index()].max(best_other + 20);
     v
-}
-
-/// Index of a piece in per-piece arrays of 14: red kinds 0..7, black kinds 7..14.
-#[inline]
-pub(crate) fn piece_index(p: Piece) -> usize {
-    p.colour.index() * 7 + p.kind.index()
-}
-
-/// The piece of a per-piece index.
-#[inline]
-pub(crate) fn piece_at_index(i: usize) -> Piece {
-    Piece::new(Colour::ALL[i / 7], Kind::ALL[i % 7])
-}
-
-/// Counts of each piece (per-piece index) among the face-up pieces of `board`.
-pub(crate) fn face_up_counts(board: &Board) -> [u32; 14] {
-    let mut n = [0u32; 14];
-    for sq in board.squares() {
-        if let Square::Up(p) = sq {
-            n[piece_index(*p)] += 1;
-        }
-    }
-    n
-}
-
-/// Counts of each piece in the variant's multiset.
-pub(crate) fn variant_counts(variant: &Variant) -> [u32; 14] {
-    let mut n = [0u32; 14];
-    for p in &variant.pieces {
-        n[piece_index(*p)] += 1;
-    }
-    n
 }
 
 /// Every cell `colour` can capture on right now, with the cheapest capturer: `out[cell]` is
@@ -165,10 +137,13 @@ pub(crate) fn pick<T: Copy>(rng: &mut ChaCha8Rng, items: &[T]) -> T {
 
 #[cfg(test)]
 pub(crate) mod testing {
-    //! Building a [`View`] by hand for unit tests.
+    //! Building a [`View`] by hand for unit tests, and whole games on the rules core.
 
-    use crate::{Setup, View};
+    use crate::history::History;
+    use crate::testing::{prompt, setup_line};
+    use crate::{Setup, Tracker, View};
     use anqi_core::rules::{Action, Board, Control, Piece, PublicState, Start, Variant};
+    use anqi_core::wire::{Extension, Extensions};
 
     /// Owns what a [`View`] borrows.
     pub struct Scene {
@@ -179,6 +154,8 @@ pub(crate) mod testing {
         pub hand: Option<Piece>,
         pub chain: Option<usize>,
         pub legal: Vec<Action>,
+        /// A position shown alone ([`History::of_position`]).
+        pub history: History,
     }
 
     impl Scene {
@@ -186,17 +163,9 @@ pub(crate) mod testing {
         pub fn new(variant: &str, board: &str, control: Control) -> Scene {
             let variant = Variant::shipped(variant).unwrap();
             let board = Board::parse(board).unwrap();
-            let setup = Setup {
-                id: 1,
-                players: variant.players,
-                team: None,
-                teammates: Vec::new(),
-                game: variant.game_type.clone(),
-                pieces: variant.pieces_wire(),
-                topology: variant.topology.clone(),
-                description: None,
-            };
+            let setup = Setup::of_seat(&variant, 1);
             let mut s = Scene {
+                history: History::of_position(&variant, &board, None, 1),
                 setup,
                 variant,
                 board,
@@ -209,7 +178,8 @@ pub(crate) mod testing {
             s
         }
 
-        /// Recomputes the legal actions (after changing the board, hand or chain).
+        /// Recomputes the legal actions and the history (after changing the board, hand or
+        /// chain).
         pub fn refresh(&mut self) {
             self.legal = PublicState {
                 variant: &self.variant,
@@ -220,6 +190,7 @@ pub(crate) mod testing {
                 bag_has_pieces: self.variant.start == Start::Bag && self.hand.is_none(),
             }
             .legal_actions();
+            self.history = History::of_position(&self.variant, &self.board, self.hand, 1);
         }
 
         pub fn view(&self) -> View<'_> {
@@ -231,6 +202,7 @@ pub(crate) mod testing {
                 hand: self.hand,
                 turn: 0,
                 legal: &self.legal,
+                history: &self.history,
             }
         }
     }
@@ -255,7 +227,9 @@ pub(crate) mod testing {
         play_deal(variant, &seeds, bots, after)
     }
 
-    /// As [`play_local`], with the deal of the given seeds (as the server makes it).
+    /// As [`play_local`], with the deal of the given seeds (as the server makes it). Every
+    /// player has a [`Tracker`] fed what the server would send a client of this library (the
+    /// `variant` extension), so the bots see what they would over the wire.
     pub fn play_deal(
         variant: &str,
         seeds: &anqi_core::rules::SeedInputs,
@@ -266,19 +240,26 @@ pub(crate) mod testing {
         let v = std::sync::Arc::new(Variant::shipped(variant).unwrap());
         let deal = seeds.deal_for(&v);
         let mut game = Game::new(v.clone(), deal);
-        let mut scene = Scene::new(variant, &game.board().to_wire(), Control::Nothing);
+        let ext: Extensions = [Extension::Variant].into_iter().collect();
+        let mut trackers: Vec<Tracker> = (1..=v.players)
+            .map(|p| {
+                let mut t = Tracker::new(None);
+                t.feed(&crate::testing::parse(&setup_line(&v, p, ext)))
+                    .expect("the setup is read");
+                t
+            })
+            .collect();
         while game.outcome().is_none() {
             let player = game.to_move();
-            scene.board = game.board().clone();
-            scene.control = game.control_of(player);
-            scene.hand = game.hand();
-            scene.legal = game.legal_actions();
-            let t = std::time::Instant::now();
-            let a = bots[player - 1].choose(&View {
-                turn: game.round(),
-                ..scene.view()
-            });
-            after(player, t.elapsed());
+            for (i, t) in trackers.iter_mut().enumerate() {
+                t.feed(&prompt(&game, i + 1, ext, None))
+                    .expect("the prompt is read");
+            }
+            let tracker = &mut trackers[player - 1];
+            let start = std::time::Instant::now();
+            let a = bots[player - 1].choose(&tracker.view().expect("the mover is prompted"));
+            after(player, start.elapsed());
+            tracker.sent(a);
             game.play(player, a).expect("the bot plays legal actions");
         }
         let (p, _) = game.win_clause();

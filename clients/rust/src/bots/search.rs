@@ -9,11 +9,9 @@
 //!   captures, as the rules say. Alpha-beta pruning (negamax), captures searched first.
 //! * **Chance nodes**: a reveal turns up each piece of the face-down *pool* with probability
 //!   proportional to its count, and the search goes on below each outcome. The pool is the
-//!   variant's multiset minus every piece this bot has seen face-up during the game (it keeps the
-//!   tally across the boards it receives: a cell that went from `X` to a letter was a reveal; any
-//!   more face-up pieces of a kind than tallied are added). Approximation: a piece revealed and
-//!   captured between two of our turns (e.g. the opponent takes the piece we just turned up) is
-//!   never seen, so it stays in the pool.
+//!   tracker's ([`crate::History::pool`]): the variant's pieces minus every piece turned up so
+//!   far, exact when the client saw every ply (it is prompted after each) or was told them (the
+//!   `last` extension).
 //! * **Cost control for chance nodes**, the three approximations that keep depth 3 fast:
 //!   1. *Quiet reveals are grouped*: a face-down cell with no face-up piece next to it nor at
 //!      jump distance (the second piece along a line) cannot take part in a capture on the next
@@ -32,14 +30,16 @@
 //!   legal move more than the opponent, plus a small bonus per capture along the line that
 //!   shrinks with its depth (so a sure gain is taken now rather than later). A side with no
 //!   piece left, or no legal action, has lost.
-//! * **Draws**: the no-progress rule is not modelled. Repetitions are, near the root: the bot
-//!   remembers the positions of the game, an opponent reply (ply 1) that completes the
-//!   repetition count is a draw, and a quiet move of ours to a position seen before has its
-//!   value pulled towards a draw, all the way when it completes the count. A draw is worth a
-//!   little less than even to this bot (it expects to outplay its opponent), so it avoids
-//!   repeating when ahead or level and welcomes it when clearly behind. The count is the
-//!   variant's (a cycle rule approximated by its count), or 3 when the variant has none (a
-//!   client told no variant does not know the draw rules).
+//! * **Draws**: the no-progress rule is not modelled. Repetitions are, near the root: the
+//!   tracker counts the positions of the game ([`crate::History::occurrences`], by board and
+//!   place in the turn order), an opponent reply (ply 1) that completes the repetition count is a
+//!   draw, and a quiet move of ours to a position seen before has its value pulled towards a
+//!   draw, all the way when it completes the count. A draw is worth a little less than even to
+//!   this bot (it expects to outplay its opponent), so it avoids repeating when ahead or level
+//!   and welcomes it when clearly behind. The count is the variant's (a cycle rule
+//!   approximated by its count), or 3 when the variant has none (a client told no variant does
+//!   not know the draw rules). The place after our move and after the reply is the next one in
+//!   the turn order, and the one after (teams included: the opponent, then our teammate).
 //! * **Budget**: iterative deepening from depth 1 to the configured depth, within a node budget
 //!   (by default [`SearchBot::DEFAULT_BUDGET`] on boards of up to 32 cells, proportionally less
 //!   on larger ones, whose nodes cost more); an iteration that runs out is discarded and the
@@ -55,14 +55,14 @@
 //! to minimise over), and before it owns a colour (its first reveal).
 
 use super::GreedyBot;
-use super::{face_up_counts, pick, piece_at_index, piece_index, piece_values, variant_counts};
+use super::{pick, piece_values};
+use crate::history::{face_up_counts, piece_at_index, History};
 use crate::{Bot, View};
 use anqi_core::rules::{
     Action, Board, Cell, Colour, Control, Piece, PublicState, Repetition, Square, Variant,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
-use std::collections::HashMap;
 
 /// Larger than any material difference.
 const WIN: f64 = 1_000_000.0;
@@ -99,7 +99,6 @@ pub struct SearchBot {
     budget: Option<u64>,
     rng: ChaCha8Rng,
     fallback: GreedyBot,
-    memory: GameMemory,
     stats: SearchStats,
 }
 
@@ -122,7 +121,6 @@ impl SearchBot {
             budget: None,
             rng: ChaCha8Rng::seed_from_u64(seed),
             fallback: GreedyBot::new(seed ^ 0x9e37_79b9_7f4a_7c15),
-            memory: GameMemory::default(),
             stats: SearchStats::default(),
         }
     }
@@ -141,7 +139,6 @@ impl SearchBot {
     /// Each root action with its value (for the side to move), from the deepest completed
     /// iteration, or `None` when the search model does not apply to this view.
     pub fn evaluate(&mut self, view: &View<'_>) -> Option<Vec<(Action, f64)>> {
-        self.memory.observe(view.board, view.turn);
         self.stats = SearchStats::default();
         let Control::Colour(me) = view.control else {
             return None;
@@ -154,12 +151,12 @@ impl SearchBot {
         {
             return None;
         }
-        let pool = self.memory.pool(view.variant);
         let budget = self
             .budget
             .unwrap_or_else(|| SearchBot::DEFAULT_BUDGET * 32 / (view.board.len().max(32) as u64));
+        let pool = *view.history.pool();
         let mut s = Search::new(view.variant, view.board.clone(), pool, budget);
-        s.history = Some((&self.memory, repetition_count(view.variant)));
+        s.seen = Some(SeenPositions::of(view));
         let mut order: Vec<Action> = view.legal.to_vec();
         let mut result = None;
         for depth in 1..=self.depth {
@@ -180,8 +177,7 @@ impl SearchBot {
 
 impl Bot for SearchBot {
     fn choose(&mut self, view: &View<'_>) -> Action {
-        let a = if view.legal.len() == 1 {
-            self.memory.observe(view.board, view.turn);
+        if view.legal.len() == 1 {
             self.stats = SearchStats::default();
             view.legal[0]
         } else if let Some(values) = self.evaluate(view) {
@@ -198,9 +194,7 @@ impl Bot for SearchBot {
         } else {
             self.stats.fallback = true;
             self.fallback.choose(view)
-        };
-        self.memory.played(view.board, a);
-        a
+        }
     }
 }
 
@@ -216,88 +210,28 @@ fn repetition_count(v: &Variant) -> u32 {
     }
 }
 
-/// What the bot remembers of the game: the tally of pieces seen face-up (for the face-down
-/// pool) and how often each position occurred (for the repetition rule).
-#[derive(Clone, Debug, Default)]
-struct GameMemory {
-    prev: Option<(Board, u32)>,
-    revealed: [u32; 14],
-    /// Positions seen: the board and whether we were to move on it.
-    positions: HashMap<(Board, bool), u32>,
+/// The positions of the game so far, as the search consults them near the root.
+#[derive(Clone, Copy)]
+struct SeenPositions<'a> {
+    history: &'a History,
+    /// How many occurrences of a position draw.
+    count: u32,
+    /// The place in the turn order after a move of ours (the opponent to move).
+    after_ours: usize,
+    /// The place after the opponent's reply.
+    after_reply: usize,
 }
 
-impl GameMemory {
-    fn observe(&mut self, board: &Board, turn: u32) {
-        let now = face_up_counts(board);
-        let new_game = match &self.prev {
-            None => true,
-            Some((prev, prev_turn)) => {
-                prev.len() != board.len()
-                    || board.hidden_count() > prev.hidden_count()
-                    || turn < *prev_turn
-            }
-        };
-        if new_game {
-            self.revealed = now;
-            self.positions.clear();
-        } else if let Some((prev, _)) = &self.prev {
-            let before = face_up_counts(prev);
-            for (cell, (a, b)) in prev.squares().iter().zip(board.squares()).enumerate() {
-                let (Square::Hidden, Square::Up(p)) = (*a, *b) else {
-                    continue;
-                };
-                // The same letter left another cell and there are no more of it than before: a
-                // capture onto a piece revealed since (whose identity we never saw).
-                let moved_in = prev.squares().iter().enumerate().any(|(c, s)| {
-                    c != cell && *s == Square::Up(p) && board.get(c) != Square::Up(p)
-                });
-                let i = piece_index(p);
-                if !(moved_in && now[i] <= before[i]) {
-                    self.revealed[i] += 1;
-                }
-            }
-            for (r, n) in self.revealed.iter_mut().zip(now) {
-                *r = (*r).max(n);
-            }
+impl<'a> SeenPositions<'a> {
+    fn of(view: &View<'a>) -> SeenPositions<'a> {
+        let places = view.variant.order.len().max(1);
+        let now = view.history.turn_place();
+        SeenPositions {
+            history: view.history,
+            count: repetition_count(view.variant),
+            after_ours: (now + 1) % places,
+            after_reply: (now + 2) % places,
         }
-        *self.positions.entry((board.clone(), true)).or_default() += 1;
-        self.prev = Some((board.clone(), turn));
-    }
-
-    /// Records the position our move `a` on `board` leads to (a quiet move: the only kind
-    /// that can lead back to an earlier position).
-    fn played(&mut self, board: &Board, a: Action) {
-        if let Action::Move { from, to } = a {
-            if board.get(to) == Square::Empty {
-                let mut after = board.clone();
-                after.set(to, board.get(from));
-                after.set(from, Square::Empty);
-                *self.positions.entry((after, false)).or_default() += 1;
-            }
-        }
-    }
-
-    /// How often `board`, with the opponent to move, occurred.
-    fn occurrences(&self, board: &Board) -> u32 {
-        // The key is owned; positions are few, so the clone is cheap enough.
-        self.positions
-            .get(&(board.clone(), false))
-            .copied()
-            .unwrap_or(0)
-    }
-
-    /// How often `board`, with us to move, occurred.
-    fn occurrences_to_move(&self, board: &Board) -> u32 {
-        self.positions
-            .get(&(board.clone(), true))
-            .copied()
-            .unwrap_or(0)
-    }
-
-    /// The face-down pool: the variant's pieces minus those seen.
-    fn pool(&self, variant: &Variant) -> [u32; 14] {
-        let all = variant_counts(variant);
-        std::array::from_fn(|i| all[i].saturating_sub(self.revealed[i]))
     }
 }
 
@@ -320,7 +254,7 @@ struct Search<'a> {
     /// Action lists, one per ply, reused.
     bufs: Vec<Vec<Action>>,
     /// The positions of the game so far and how often a position occurs before it draws.
-    history: Option<(&'a GameMemory, u32)>,
+    seen: Option<SeenPositions<'a>>,
 }
 
 impl<'a> Search<'a> {
@@ -340,7 +274,7 @@ impl<'a> Search<'a> {
             budget,
             aborted: false,
             bufs: Vec::new(),
-            history: None,
+            seen: None,
         }
     }
 
@@ -508,7 +442,8 @@ impl<'a> Search<'a> {
     /// Expected value for `side` of revealing `cell`, searching `depth - 1` plies after it.
     fn chance(&mut self, side: Colour, cell: Cell, depth: u32, ply: u32) -> f64 {
         if self.pool_total == 0 {
-            // Our tally is off (it cannot know what was captured unseen): treat as a pass.
+            // The pool is off (a position shown alone counts captured pieces as face-down, and
+            // a missed prompt hides a reveal): treat as a pass.
             return -self.negamax(
                 side.other(),
                 None,
@@ -610,7 +545,7 @@ impl<'a> Search<'a> {
     /// seen before (so its value is pulled towards a draw); 0 when it completes the repetition
     /// count (a draw).
     fn repetition_factor(&mut self, from: Cell, to: Cell) -> f64 {
-        let Some((memory, n)) = self.history else {
+        let Some(seen_positions) = self.seen else {
             return 1.0;
         };
         if self.board.get(to) != Square::Empty {
@@ -619,7 +554,13 @@ impl<'a> Search<'a> {
         let mover = self.board.get(from);
         self.board.set(to, mover);
         self.board.set(from, Square::Empty);
-        let seen = memory.occurrences(&self.board);
+        let SeenPositions {
+            history,
+            count: n,
+            after_ours,
+            ..
+        } = seen_positions;
+        let seen = history.occurrences(&self.board, after_ours);
         self.board.set(from, mover);
         self.board.set(to, Square::Empty);
         if seen + 1 >= n {
@@ -631,8 +572,8 @@ impl<'a> Search<'a> {
 
     /// Whether the current board, with the root's side to move, would complete a repetition.
     fn repeats_for_root(&self) -> bool {
-        self.history
-            .is_some_and(|(memory, n)| memory.occurrences_to_move(&self.board) + 1 >= n)
+        self.seen
+            .is_some_and(|s| s.history.occurrences(&self.board, s.after_reply) + 1 >= s.count)
     }
 
     fn can_capture_from(&self, cell: Cell) -> bool {
@@ -873,35 +814,38 @@ mod tests {
     }
 
     #[test]
-    fn the_pool_tally_follows_reveals_and_captures() {
-        let v = Variant::shipped("traditional").unwrap();
-        let mut seen = GameMemory::default();
-        let mut b = Board::hidden(32);
-        seen.observe(&b, 0);
-        b.set(
-            0,
-            Square::Up(anqi_core::rules::Piece::from_letter('K').unwrap()),
-        );
-        seen.observe(&b, 1);
-        b.set(
-            1,
-            Square::Up(anqi_core::rules::Piece::from_letter('g').unwrap()),
-        );
-        seen.observe(&b, 2);
-        // The king takes the guard: no new reveal.
-        b.set(1, b.get(0));
-        b.set(0, Square::Empty);
-        seen.observe(&b, 3);
-        let pool = seen.pool(&v);
-        assert_eq!(pool.iter().sum::<u32>(), 30);
-        assert_eq!(
-            pool[piece_index(anqi_core::rules::Piece::from_letter('K').unwrap())],
-            0
-        );
-        assert_eq!(
-            pool[piece_index(anqi_core::rules::Piece::from_letter('g').unwrap())],
-            1
-        );
+    fn a_move_that_completes_a_repetition_is_a_draw() {
+        // Red is a rook behind (a black rook at 16): the quiet king moves are all worth less
+        // than a draw, except one back to a position the history has seen twice, which draws.
+        let b = rows(["K.......", "........", "r.......", ".......k"]);
+        let mut s = Scene::new("traditional", &b, Control::Colour(Colour::Red));
+        let mut bot = SearchBot::with_depth(1, 2);
+        let fresh = bot.evaluate(&s.view()).unwrap();
+        let value = |values: &[(Action, f64)], a: Action| {
+            values
+                .iter()
+                .find(|(b, _)| *b == a)
+                .map(|(_, v)| *v)
+                .unwrap()
+        };
+        let right = Action::Move { from: 0, to: 1 };
+        assert!(value(&fresh, right) < -CONTEMPT, "behind: {fresh:?}");
+        // The position after the king's step to 1, with black to move, occurred twice.
+        let mut after = s.board.clone();
+        after.set(1, after.get(0));
+        after.set(0, Square::Empty);
+        let mut facts = History::of_position(&s.variant, &s.board, None, 1);
+        facts = with_occurrences(facts, &after, 1, 2);
+        s.history = facts;
+        let repeated = bot.evaluate(&s.view()).unwrap();
+        assert_eq!(value(&repeated, right), -CONTEMPT, "{repeated:?}");
+    }
+
+    /// `history` with the position (`board`, `place`) seen `n` times.
+    fn with_occurrences(history: History, board: &Board, place: usize, n: u32) -> History {
+        let mut h = history;
+        h.set_occurrences(board, place, n);
+        h
     }
 
     /// A search bot that logs the time and statistics of each of its moves.

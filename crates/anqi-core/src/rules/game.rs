@@ -407,6 +407,34 @@ impl Game {
         self.ply
     }
 
+    /// The place in the variant's turn order (`Variant::order`, from 0) of the player to move:
+    /// what tells apart two turns of a player the order names more than once.
+    pub fn turn_place(&self) -> usize {
+        self.turn_pos
+    }
+
+    /// The positions since the last reveal, capture, draw or put, oldest first and the
+    /// current one last, as the repetition rule compares them: the board, and the place in the
+    /// turn order of the player to move then. The game keeps them only when its variant has a
+    /// repetition rule (otherwise this is empty).
+    pub fn recent_positions(&self) -> Vec<(Board, usize)> {
+        let cells = self.board.len();
+        // Each key: the board's codes, the place (u32) and the chain (u32); see
+        // `push_position_key`.
+        self.history
+            .chunks_exact(cells + 8)
+            .map(|key| {
+                let squares: String = key[..cells]
+                    .iter()
+                    .map(|&code| Square::from_code(code).map_or('?', Square::letter))
+                    .collect();
+                let board = Board::parse(&squares).expect("kept codes are squares");
+                let place = u32::from_le_bytes(key[cells..cells + 4].try_into().expect("4 bytes"));
+                (board, place as usize)
+            })
+            .collect()
+    }
+
     /// Plies since the last reveal, capture, draw or put: what the no-progress rule counts.
     pub fn quiet_plies(&self) -> u32 {
         self.quiet_plies

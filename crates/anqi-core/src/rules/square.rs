@@ -1,7 +1,7 @@
 //! What one cell holds as every player sees it (a face-down piece as `X`), and the byte the
 //! move generator reads for it.
 
-use super::piece::{Colour, Piece};
+use super::piece::{Colour, Kind, Piece};
 
 /// The content of one cell as everyone sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -32,6 +32,19 @@ impl Square {
             Square::Empty => EMPTY,
             Square::Hidden => HIDDEN,
             Square::Up(p) => 2 + (p.colour.index() * 7 + p.kind.index()) as u8,
+        }
+    }
+
+    /// The square of a [`Square::code`] (`None` for a byte that is no square's code).
+    pub fn from_code(code: u8) -> Option<Square> {
+        match code {
+            EMPTY => Some(Square::Empty),
+            HIDDEN => Some(Square::Hidden),
+            2..=15 => {
+                let i = usize::from(code - 2);
+                Some(Square::Up(Piece::new(Colour::ALL[i / 7], Kind::ALL[i % 7])))
+            }
+            _ => None,
         }
     }
 
