@@ -239,7 +239,9 @@ pub fn spawn_server(mut command: std::process::Command) -> (std::process::Child,
 
 /// The reference Rust bot, `anqi-bot`, beside the anqi binary under test. `cargo test` builds
 /// the anqi binary only: the first caller builds the bot into the same target directory and
-/// profile.
+/// profile, with the features of the whole workspace (`--workspace`), so that it reuses every
+/// crate the tests were built with (with `-p anqi-client`, tokio and every crate with a
+/// derive would compile again).
 #[allow(dead_code)]
 pub fn anqi_bot() -> PathBuf {
     static BUILT: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -252,7 +254,7 @@ pub fn anqi_bot() -> PathBuf {
         let mut build = std::process::Command::new(env!("CARGO"));
         build
             .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(["build", "-p", "anqi-client", "--bin", "anqi-bot"])
+            .args(["build", "--workspace", "--bin", "anqi-bot"])
             .env("CARGO_TARGET_DIR", target);
         if profile_dir.ends_with("release") {
             build.arg("--release");
