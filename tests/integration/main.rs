@@ -23,6 +23,7 @@ mod extensions;
 mod faults;
 mod hostile;
 mod hostile_files;
+mod layout;
 mod legal_counts;
 mod python_variants;
 mod random_games;
