@@ -30,7 +30,8 @@ fn init_logging_at(default: tracing::Level) {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     tracing_subscriber::registry()
-        .with(output.with_filter(filter))
+        .with(filter)
+        .with(output)
         .init();
 }
 

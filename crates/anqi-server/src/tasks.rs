@@ -3,6 +3,8 @@
 //! shutdown pattern of mini-redis). A task that ends, panics or is aborted drops its clone.
 
 use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -32,12 +34,30 @@ impl Tasks {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let alive = self.alive.clone();
-        tokio::spawn(async move {
-            let output = task.await;
-            drop(alive);
-            output
+        tokio::spawn(Counted {
+            task,
+            _alive: self.alive.clone(),
         })
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A task and its place in the count, released when the task is dropped. A struct rather
+    /// than `async move { task.await }`: the compiler lays an async block out with room for
+    /// the moved-in task and for the future it awaits, both, which added 0.5 KiB to every
+    /// idle connection and 5 KiB to every game (S3 in BENCHMARKS.md, measured).
+    struct Counted<F> {
+        #[pin]
+        task: F,
+        _alive: mpsc::Sender<()>,
+    }
+}
+
+impl<F: Future> Future for Counted<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        self.project().task.poll(cx)
     }
 }
 
