@@ -30,6 +30,7 @@ mod random_games;
 mod records_sides;
 mod report_stats;
 mod rules_properties;
+mod storage;
 mod teams;
 mod tournament;
 mod tournament_one_side;

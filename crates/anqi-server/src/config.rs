@@ -126,6 +126,9 @@ impl<'de> Deserialize<'de> for SeedSource {
 pub struct RecordsConfig {
     pub path: String,
     pub fsync: bool,
+    /// How long a finished game's result waits for its record while the records file cannot
+    /// be written, in milliseconds; then it goes out with `(error unrecorded ...)` first.
+    pub write_wait_ms: u64,
     /// Whose legal-action counts each ply records.
     #[serde(default)]
     pub legal_counts: LegalCounts,

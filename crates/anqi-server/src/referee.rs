@@ -11,7 +11,7 @@
 use super::clock::{Clocks, TimeControl};
 use super::connection::{Inbound, Player};
 use crate::config::{Config, LegalCounts, Ruling};
-use crate::record_sink::RecordSink;
+use crate::record_sink::{Committed, RecordSink};
 use anqi_core::record::{
     wire_team, FaultLog, FaultRecord, GameHeader, GameRecord, PlayerRecord, PlyRecord,
 };
@@ -595,11 +595,37 @@ impl Referee {
             "game over"
         );
         let done = self.done.take().map(|done| (done, record.clone()));
-        self.ctx.records.commit(record).await;
+        let game_no = record.game;
+        let aborted = outcome.reason == Termination::Aborted;
+        // An aborted game's players have been told already (and get no result): the server
+        // waits for its record when it stops, not the game.
+        let wait = if aborted {
+            std::time::Duration::ZERO
+        } else {
+            std::time::Duration::from_millis(self.ctx.config.records.write_wait_ms)
+        };
+        let committed = self.ctx.records.commit(record, wait).await;
         if let Some((done, record)) = done {
             let _ = done.send(record);
         }
-        if outcome.reason != Termination::Aborted {
+        if !aborted {
+            // The players are told when the result they get next is not on disk (the record
+            // is kept and written when the file can be: protocol/RECORDS.md).
+            if let Committed::Pending(why) = &committed {
+                tracing::error!(
+                    game = game_no,
+                    error = %why,
+                    "announcing a result that is not on disk: the records file cannot be written"
+                );
+                for seat in &self.seats {
+                    seat.player.outbox.error(
+                        ErrorCode::Unrecorded,
+                        format!(
+                            "this game's record could not be written ({why}); the result that follows is not on disk yet"
+                        ),
+                    );
+                }
+            }
             let (player, team) = self.game.win_clause();
             let win = ServerClause::Win(player, team);
             let line: Arc<str> = ServerMessage(vec![win.clone()]).to_line().into();

@@ -60,6 +60,17 @@ pub fn raise_descriptor_limit() -> Option<u64> {
     None
 }
 
+/// Ignores SIGXFSZ, so that a write past the file-size limit (`ulimit -f`) fails with EFBIG,
+/// which the record sink handles, instead of killing the process with every game it runs.
+pub fn ignore_file_size_signal() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code; it only
+    // changes what the kernel does with the signal.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
 /// Asks the kernel to kill the process `cmd` starts when the thread that started it dies (a
 /// bridge, a tournament runner, a bench run), even by SIGKILL: no engine is left behind, and
 /// some engines never exit by themselves. The child fails to start, with the error, if the

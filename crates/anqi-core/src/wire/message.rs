@@ -37,12 +37,15 @@ pub enum ErrorCode {
     Timeout,
     /// The server is shutting down and aborted the game.
     Shutdown,
-    /// The server has no room for another connection.
+    /// The server has no room for another connection, or cannot start games now.
     Busy,
+    /// The game's record could not be written to the records file: the result that follows
+    /// is not on disk.
+    Unrecorded,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 12] = [
+    pub const ALL: [ErrorCode; 13] = [
         ErrorCode::Version,
         ErrorCode::Syntax,
         ErrorCode::TooLarge,
@@ -55,6 +58,7 @@ impl ErrorCode {
         ErrorCode::Timeout,
         ErrorCode::Shutdown,
         ErrorCode::Busy,
+        ErrorCode::Unrecorded,
     ];
 
     /// The wire name.
@@ -72,6 +76,7 @@ impl ErrorCode {
             ErrorCode::Timeout => "timeout",
             ErrorCode::Shutdown => "shutdown",
             ErrorCode::Busy => "busy",
+            ErrorCode::Unrecorded => "unrecorded",
         }
     }
 

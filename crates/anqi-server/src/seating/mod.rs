@@ -90,6 +90,21 @@ pub async fn run(
                 continue;
             }
         };
+        // No game starts while records cannot be written: it would end with a result that is
+        // not on disk. A player ready to play is told why and let go.
+        let event = match (event, ctx.records.failing()) {
+            (SeatingEvent::Ready(player), Some(why)) => {
+                tracing::warn!(name = ?player.name, peer = %player.peer, "refused a player: the records file cannot be written");
+                player.outbox.error(
+                    ErrorCode::Busy,
+                    format!(
+                        "the server cannot write game records ({why}), so it starts no game until it can; try again later"
+                    ),
+                );
+                continue;
+            }
+            (event, _) => event,
+        };
         let tables: Vec<Table> = match (&mut policy, event) {
             (Policy::Arrival(arrival), SeatingEvent::Ready(player)) => arrival
                 .arrive(player)
