@@ -445,6 +445,22 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 /// The protocol version this server speaks.
 pub const VERSION: &str = "1.0";
 
+/// The longest NAME of `(init NAME SEED)`, in characters: names go into every record, log line
+/// and standings table.
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// How many unknown extension names one error reply names.
+const SHOWN_MISTAKES: usize = 5;
+
+/// ` (and N more)` when `shown` of `count` mistakes were named.
+fn more(count: usize, shown: usize) -> String {
+    if count > shown {
+        format!(" (and {} more)", count - shown)
+    } else {
+        String::new()
+    }
+}
+
 /// Runs the handshake: send `((version 1.0))`, then wait for `(init NAME SEED)`. A client
 /// `(version 1.0)` and `(ext NAME ...)` before it, in the same message or not, are accepted; an
 /// unknown extension name is answered with an `unknown` error and left out, and the handshake
@@ -494,6 +510,10 @@ pub async fn handshake(
             Inbound::Message(m, _) => m,
         };
         let mut init = None;
+        // Mistakes are counted, and each kind answered once per message with the first few
+        // named: a message of thousands of bad clauses gets a few lines back, not thousands.
+        let (mut unknown, mut unknown_count) = (Vec::new(), 0usize);
+        let (mut unexpected, mut unexpected_count) = (None, 0usize);
         for clause in msg.0 {
             match clause {
                 ClientClause::Version(v) if v == VERSION => {}
@@ -507,30 +527,56 @@ pub async fn handshake(
                     );
                     return None;
                 }
+                ClientClause::Init { name, .. } if name.chars().count() > MAX_NAME_CHARS => {
+                    outbox.error(
+                        ErrorCode::Syntax,
+                        format!(
+                            "a NAME has at most {MAX_NAME_CHARS} characters, not {}: {}",
+                            name.chars().count(),
+                            anqi_core::sexp::excerpt(&name)
+                        ),
+                    );
+                }
                 ClientClause::Init { name, seed } => init = Some((name, seed)),
                 ClientClause::Ext(names) => {
                     for name in names {
                         match Extension::from_name(&name) {
                             Some(e) => ext.insert(e),
-                            None => outbox.error(
-                                ErrorCode::Unknown,
-                                format!(
-                                    "no extension is named {}; known: {}",
-                                    anqi_core::sexp::excerpt(&name),
-                                    Extension::known_names()
-                                ),
-                            ),
+                            None => {
+                                unknown_count += 1;
+                                if unknown.len() < SHOWN_MISTAKES {
+                                    unknown.push(anqi_core::sexp::excerpt(&name));
+                                }
+                            }
                         }
                     }
                 }
-                other => outbox.error(
-                    ErrorCode::Unexpected,
-                    format!(
-                        "{} before (init NAME SEED); the game has not started",
-                        anqi_core::sexp::excerpt(&other.to_string())
-                    ),
-                ),
+                other => {
+                    unexpected_count += 1;
+                    unexpected.get_or_insert(other);
+                }
             }
+        }
+        if unknown_count > 0 {
+            outbox.error(
+                ErrorCode::Unknown,
+                format!(
+                    "no extension is named {}{}; known: {}",
+                    unknown.join(", "),
+                    more(unknown_count, unknown.len()),
+                    Extension::known_names()
+                ),
+            );
+        }
+        if let Some(first) = unexpected {
+            outbox.error(
+                ErrorCode::Unexpected,
+                format!(
+                    "{}{} before (init NAME SEED); the game has not started",
+                    anqi_core::sexp::excerpt(&first.to_string()),
+                    more(unexpected_count, 1)
+                ),
+            );
         }
         if let Some((name, seed)) = init {
             tracing::Span::current().record("name", name.as_str());
