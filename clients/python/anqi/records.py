@@ -287,12 +287,19 @@ def _record(d: dict[str, Any], where: str) -> Record:
             faults_dropped=int(d.get("faults_dropped", 0)), tournament=d.get("tournament"),
             source=where, raw=d,
         )
-    except (KeyError, TypeError, ValueError) as e:
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError, RecursionError) as e:
+        # Whatever a line holds, it is a RecordError: a number too large for an int, a
+        # string where a list should be, a nesting too deep...
         raise RecordError(f"{where}: not a game record ({type(e).__name__}: {e})") from None
 
 
 class Records(list):
-    """A list of `Record`s, with tables for pandas."""
+    """A list of `Record`s, with tables for pandas. `skipped`: the RecordErrors of the lines
+    `load(..., bad_lines="skip")` left out."""
+
+    def __init__(self, records: Iterable[Record] = (), skipped: Iterable[RecordError] = ()):
+        super().__init__(records)
+        self.skipped: list[RecordError] = list(skipped)
 
     def to_pandas(self, kind: str = "plies"):
         """A pandas DataFrame (pandas must be installed: `pip install pandas`).
@@ -368,24 +375,61 @@ def _files(paths: Any) -> list[Path]:
     return out
 
 
-def iter_records(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> Iterator[Record]:
+def iter_records(
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    bad_lines: str = "raise",
+    skipped: list[RecordError] | None = None,
+) -> Iterator[Record]:
     """Reads records one at a time (for files too big to hold): as `load`."""
+    if bad_lines not in ("raise", "skip"):
+        raise ValueError(f'bad_lines must be "raise" or "skip", not {bad_lines!r}')
     for path in _files(paths):
-        with open(path, encoding="utf-8") as f:
-            for n, line in enumerate(f, start=1):
-                if not line.strip():
-                    continue
+        with open(path, "rb") as f:
+            for n, raw in enumerate(f, start=1):
                 where = f"{path}:{n}"
                 try:
-                    d = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise RecordError(f"{where}: not JSON ({e})") from None
-                if not isinstance(d, dict):
-                    raise RecordError(f"{where}: not a game record (a JSON {type(d).__name__})")
-                yield _record(d, where)
+                    record = _line(raw, where)
+                except RecordError as e:
+                    if bad_lines == "raise":
+                        raise
+                    if skipped is not None:
+                        skipped.append(e)
+                    continue
+                if record is not None:
+                    yield record
 
 
-def load(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> Records:
+def _line(raw: bytes, where: str) -> Record | None:
+    """The record on one line of a records file, `None` for a blank line. Raises RecordError
+    for anything else, whatever is wrong with it."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise RecordError(f"{where}: not UTF-8 text ({e})") from None
+    if not line.strip():
+        return None
+    if not line.endswith("\n"):
+        torn = " (the file ends in the middle of this line: a write cut short)"
+    else:
+        torn = ""
+    try:
+        d = json.loads(line)
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise RecordError(f"{where}: not JSON ({type(e).__name__}: {e}){torn}") from None
+    if not isinstance(d, dict):
+        raise RecordError(f"{where}: not a game record (a JSON {type(d).__name__})")
+    return _record(d, where)
+
+
+def load(
+    paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    bad_lines: str = "raise",
+) -> Records:
     """The records of one or more JSON-lines files (a directory means its `*.jsonl` files), in
-    file and line order. Raises RecordError naming the file and line of a bad line."""
-    return Records(iter_records(paths))
+    file and line order. A line that is not a record (a write cut short by a crash, another
+    file's line) raises RecordError naming its file and line; with `bad_lines="skip"` it is
+    left out instead, and kept in the result's `skipped` list (RecordErrors), as `anqi replay`
+    reports such lines and goes on."""
+    skipped: list[RecordError] = []
+    records = list(iter_records(paths, bad_lines, skipped))
+    return Records(records, skipped)

@@ -203,6 +203,46 @@ class RecordsAndAnalysis(unittest.TestCase):
                 anqi.records.load(path)
             self.assertIn("bad.jsonl:2", str(e.exception))
 
+    def test_whatever_is_wrong_with_a_line_it_is_a_record_error(self):
+        good = (DATA / "one-game.jsonl").read_text().splitlines()[0]
+        d = json.loads(good)
+        huge = json.dumps({**d, "game": 0}).replace('"game": 0', '"game": 1e400')
+        lines = {
+            "huge number": huge.encode(),
+            "deep nesting": b"[" * 100_000 + b"]" * 100_000,
+            "not UTF-8": b'{"format": 1, "name": "\xff\xfe"}',
+            "wrong types": json.dumps({**d, "players": 5}).encode(),
+            "a string for a dict": json.dumps({**d, "result": "won"}).encode(),
+        }
+        with tempfile.TemporaryDirectory() as tmp:
+            for what, line in lines.items():
+                path = Path(tmp) / "bad.jsonl"
+                path.write_bytes(good.encode() + b"\n" + line + b"\n")
+                with self.subTest(what), self.assertRaises(RecordError) as e:
+                    anqi.records.load(path)
+                self.assertIn("bad.jsonl:2", str(e.exception))
+
+    def test_a_torn_line_is_named_and_can_be_skipped(self):
+        good = (DATA / "one-game.jsonl").read_text().splitlines()[0]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "torn.jsonl"
+            # A record, half of one (a write cut short), and the record the server appends
+            # after ending the cut line.
+            path.write_text(f"{good}\n{good[:len(good) // 2]}\n{good}\n")
+            with self.assertRaises(RecordError) as e:
+                anqi.records.load(path)
+            self.assertIn("torn.jsonl:2", str(e.exception))
+            records = anqi.records.load(path, bad_lines="skip")
+            self.assertEqual(len(records), 2)
+            self.assertEqual(len(records.skipped), 1)
+            self.assertIn("torn.jsonl:2", str(records.skipped[0]))
+            # Cut at the very end: the message says so.
+            path.write_text(f"{good}\n{good[:len(good) // 2]}")
+            with self.assertRaises(RecordError) as e:
+                anqi.records.load(path)
+            self.assertIn("ends in the middle of this line", str(e.exception))
+            self.assertEqual(len(anqi.records.load(path, bad_lines="skip")), 1)
+
     def test_tampered_record_fails_replay(self):
         d = json.loads((DATA / "one-game.jsonl").read_text().splitlines()[0])
         d["plies"][3]["legal"]["reveals"] += 1

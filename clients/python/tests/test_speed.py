@@ -6,7 +6,11 @@ Run by clients/python/test.sh (see test_game.py).
 
 import contextlib
 import io
+import os
 import random
+import signal
+import threading
+import time
 import unittest
 
 import anqi
@@ -33,6 +37,26 @@ class NativePlayouts(unittest.TestCase):
         self.assertEqual([a[k] for k in keys], [b[k] for k in keys])
         c = anqi.playouts("traditional-2x4", 50, seed=8)
         self.assertNotEqual((a["plies"], a["by_reason"]), (c["plies"], c["by_reason"]))
+
+    def test_chunks_do_not_change_the_games(self):
+        # Enough games that the batch runs in several chunks, which grow as they go.
+        a = anqi.playouts("traditional-2x4", 20_000, seed="c")
+        b = anqi.playouts("traditional-2x4", 20_000, seed="c", threads=2)
+        keys = ("games", "plies", "by_reason", "by_winner_side")
+        self.assertEqual([a[k] for k in keys], [b[k] for k in keys])
+
+    def test_ctrl_c_stops_a_long_batch(self):
+        # SIGINT to this process a moment after a batch of minutes starts (not endless, so that
+        # a build that ignores Ctrl-C fails this test instead of hanging it).
+        timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+        started = time.monotonic()
+        timer.start()
+        try:
+            with self.assertRaises(KeyboardInterrupt):
+                anqi.playouts("traditional", 2_000_000, seed="long", threads=2)
+        finally:
+            timer.cancel()
+        self.assertLess(time.monotonic() - started, 5)
 
     def test_max_plies_stops_games_as_draws(self):
         r = anqi.playouts(anqi.Variant("traditional"), 10, seed=1, max_plies=5)
