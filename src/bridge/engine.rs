@@ -13,6 +13,66 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 /// cannot make the bridge hold unbounded memory.
 const MAX_LINE: usize = 64 * 1024;
 
+/// How many lines an engine's output the protocol does not expect (debug output on stdout)
+/// are shown on the bridge's stderr in one game, and how much of each: an engine printing
+/// megabytes a second must not fill the disk of a tournament's logs.
+pub const NOISE_LINES: u32 = 100;
+/// The most of one such line shown, in bytes.
+pub const NOISE_LINE_BYTES: usize = 1024;
+
+/// The lines an engine printed that its protocol does not expect, shown as `engine: ...` on
+/// stderr: the first [`NOISE_LINES`], each cut at [`NOISE_LINE_BYTES`], then only counted
+/// (and the count said when the game ends).
+#[derive(Debug, Default)]
+pub struct Noise {
+    shown: u32,
+    left_out: u64,
+}
+
+impl Noise {
+    /// Shows (or counts) one line.
+    pub fn line(&mut self, text: &str) {
+        if self.shown < NOISE_LINES {
+            self.shown += 1;
+            let mut end = text.len().min(NOISE_LINE_BYTES);
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            let cut = if end < text.len() { " [...]" } else { "" };
+            say(&format!("engine: {}{cut}", &text[..end]));
+            if self.shown == NOISE_LINES {
+                say(&format!(
+                    "anqi bridge: the engine printed {NOISE_LINES} lines its protocol does not expect; further ones are counted, not shown"
+                ));
+            }
+        } else {
+            self.left_out += 1;
+        }
+    }
+
+    /// Says how many lines were counted and not shown, if any.
+    pub fn finish(&mut self) {
+        if self.left_out > 0 {
+            say(&format!(
+                "anqi bridge: {} more lines the engine printed were not shown",
+                std::mem::take(&mut self.left_out)
+            ));
+        }
+    }
+}
+
+impl Drop for Noise {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// One line on stderr, in one write (a line of a shared log stays whole).
+fn say(line: &str) {
+    use std::io::Write as _;
+    let _ = std::io::stderr().write_all(format!("{line}\n").as_bytes());
+}
+
 /// A running line-protocol engine.
 pub struct LineEngine {
     child: Child,
@@ -22,6 +82,7 @@ pub struct LineEngine {
     pending: Vec<u8>,
     program: String,
     verbose: bool,
+    noise: Noise,
 }
 
 impl LineEngine {
@@ -50,6 +111,7 @@ impl LineEngine {
             stdin,
             stdout: BufReader::new(stdout),
             pending: Vec::new(),
+            noise: Noise::default(),
             program: program.clone(),
             verbose,
         })
@@ -145,7 +207,7 @@ impl LineEngine {
                     return Ok(t);
                 }
                 if !self.verbose {
-                    eprintln!("engine: {line}");
+                    self.noise.line(&line);
                 }
             }
         };

@@ -465,6 +465,7 @@ pub fn engine_command(command: &[String], port: u16) -> Result<(String, Vec<Stri
 async fn log_stdout(mut out: ChildStdout) {
     let mut chunk = vec![0u8; CHUNK];
     let mut line = Vec::new();
+    let mut noise = super::engine::Noise::default();
     loop {
         let n = match out.read(&mut chunk).await {
             Ok(0) | Err(_) => break,
@@ -472,7 +473,7 @@ async fn log_stdout(mut out: ChildStdout) {
         };
         for &b in &chunk[..n] {
             if b == b'\n' {
-                log!("engine: {}", String::from_utf8_lossy(&line).trim_end());
+                noise.line(String::from_utf8_lossy(&line).trim_end());
                 line.clear();
             } else if line.len() < MAX_NOISE_LINE {
                 line.push(b);
@@ -480,7 +481,7 @@ async fn log_stdout(mut out: ChildStdout) {
         }
     }
     if !line.is_empty() {
-        log!("engine: {}", String::from_utf8_lossy(&line).trim_end());
+        noise.line(String::from_utf8_lossy(&line).trim_end());
     }
 }
 

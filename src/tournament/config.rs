@@ -56,6 +56,9 @@ pub struct TournamentConfig {
     /// How the engines' output is kept.
     #[serde(default)]
     pub engine_logs: EngineLogs,
+    /// The most bytes of one engine's output kept per game; the rest is dropped and counted.
+    #[serde(default = "default_engine_log_bytes")]
+    pub engine_log_bytes: u64,
     /// Time an engine has to connect and send `init` after it is started.
     #[serde(default = "default_connect_timeout")]
     pub connect_timeout_ms: u64,
@@ -189,6 +192,10 @@ fn default_seed() -> String {
 fn default_output() -> String {
     "tournament.jsonl".into()
 }
+pub fn default_engine_log_bytes() -> u64 {
+    8 << 20
+}
+
 fn default_logs() -> String {
     "tournament-logs".into()
 }

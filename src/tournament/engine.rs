@@ -74,8 +74,8 @@ pub enum Log {
     Off,
 }
 
-/// Longest line copied to a shared log in one piece; longer ones are cut into several, so an
-/// engine that never writes a newline cannot make anqi buffer without end.
+/// Longest line copied to a log in one piece; longer ones are cut into several, so an engine
+/// that never writes a newline cannot make anqi buffer without end.
 const MAX_LOG_LINE: u64 = 64 * 1024;
 
 impl Log {
@@ -106,48 +106,54 @@ impl Log {
     }
 
     /// The stdout and stderr to give the process (one destination for both, so their lines
-    /// stay in order), and for a shared log the copier to start once the process runs.
-    fn outputs(&self) -> std::io::Result<(Stdio, Stdio, Option<Copier>)> {
-        match self {
-            Log::Off => Ok((Stdio::null(), Stdio::null(), None)),
-            Log::File(path) => {
-                let out = std::fs::File::create(path)?;
-                let err = out.try_clone()?;
-                Ok((out.into(), err.into(), None))
-            }
-            Log::Shared { path, prefix } => {
-                let file = std::fs::OpenOptions::new()
+    /// stay in order), and the copier to start once the process runs: the output goes through
+    /// a pipe, so that at most `limit` bytes of it are kept (`engine_log_bytes`).
+    fn outputs(&self, limit: u64) -> std::io::Result<(Stdio, Stdio, Option<Copier>)> {
+        let (to, prefix) = match self {
+            Log::Off => return Ok((Stdio::null(), Stdio::null(), None)),
+            Log::File(path) => (std::fs::File::create(path)?, String::new()),
+            Log::Shared { path, prefix } => (
+                std::fs::OpenOptions::new()
                     .create(true)
                     .append(true)
-                    .open(path)?;
-                let (read, write) = anqi_server::sys::pipe()?;
-                let err = write.try_clone()?;
-                let copier = Copier {
-                    from: read,
-                    to: file,
-                    prefix: prefix.clone(),
-                };
-                Ok((write.into(), err.into(), Some(copier)))
-            }
-        }
+                    .open(path)?,
+                prefix.clone(),
+            ),
+        };
+        let (read, write) = anqi_server::sys::pipe()?;
+        let err = write.try_clone()?;
+        let copier = Copier {
+            from: read,
+            to,
+            prefix,
+            limit,
+        };
+        Ok((write.into(), err.into(), Some(copier)))
     }
 }
 
-/// Copies an engine's output from its pipe to a shared log, a prefixed line at a time.
+/// Copies an engine's output from its pipe to its log, a line at a time (each starting with
+/// the prefix of a shared log), up to a number of bytes.
 struct Copier {
     from: std::fs::File,
     to: std::fs::File,
     prefix: String,
+    /// The most bytes written to the log (prefixes included); the rest of the output is read
+    /// and dropped, and counted.
+    limit: u64,
 }
 
 impl Copier {
     /// Runs on a thread of its own until every writer of the pipe is gone (the engine and its
-    /// children), writing each line with one `write`, which appending files keep whole.
+    /// children), writing each line with one `write`, which appending files keep whole. Past
+    /// the limit, says so once, goes on reading (an engine writing to a pipe nobody reads
+    /// would block, or die of SIGPIPE) and, at the end, says how much was dropped.
     fn start(self) {
         let Copier {
             from,
             mut to,
             prefix,
+            limit,
         } = self;
         // Without a thread (the system is out of them) the pipe is closed: the engine loses its
         // output, anqi does not panic.
@@ -156,20 +162,39 @@ impl Copier {
             .spawn(move || {
                 let mut reader = std::io::BufReader::new(from);
                 let mut line = prefix.clone().into_bytes();
+                let (mut kept, mut dropped) = (0u64, 0u64);
                 loop {
                     line.truncate(prefix.len());
                     match std::io::Read::take(&mut reader, MAX_LOG_LINE)
                         .read_until(b'\n', &mut line)
                     {
-                        Ok(0) | Err(_) => return,
+                        Ok(0) | Err(_) => break,
                         Ok(_) => {}
                     }
                     if line.last() != Some(&b'\n') {
                         line.push(b'\n');
                     }
-                    // On a write error (a full disk) the output is dropped but still read: an
-                    // engine writing to a pipe nobody reads would block, or die of SIGPIPE.
+                    // What goes into the log, prefix included: the limit is on the disk it takes.
+                    let bytes = line.len() as u64;
+                    if dropped > 0 || kept + bytes > limit {
+                        if dropped == 0 {
+                            let note = format!(
+                                "{prefix}anqi: the engine's output passed engine_log_bytes ({limit} bytes); the rest is dropped\n"
+                            );
+                            let _ = to.write_all(note.as_bytes());
+                        }
+                        dropped += bytes;
+                        continue;
+                    }
+                    kept += bytes;
+                    // On a write error (a full disk) the output is dropped but still read.
                     let _ = to.write_all(&line);
+                }
+                if dropped > 0 {
+                    let note = format!(
+                        "{prefix}anqi: {dropped} bytes of the engine's output were dropped\n"
+                    );
+                    let _ = to.write_all(note.as_bytes());
                 }
             });
     }
@@ -374,9 +399,10 @@ impl Engine {
         config: &EngineConfig,
         values: &Placeholders<'_>,
         log: &Log,
+        log_limit: u64,
     ) -> std::io::Result<Engine> {
         let (program, args) = launch(config, values)?;
-        let (out, err, copier) = log.outputs()?;
+        let (out, err, copier) = log.outputs(log_limit)?;
         let mut cmd = Command::new(&program);
         cmd.args(args)
             .env(TOKEN_ENV, values.token)

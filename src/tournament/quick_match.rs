@@ -147,6 +147,7 @@ pub fn config(request: &MatchRequest, bots: &Bots) -> Result<TournamentConfig, S
         } else {
             EngineLogs::Off
         },
+        engine_log_bytes: super::config::default_engine_log_bytes(),
         connect_timeout_ms: 10_000,
         max_plies: 0,
         tc: request.tc.clone(),

@@ -499,7 +499,7 @@ async fn play(
             game: game.index,
             seat: s + 1,
         };
-        match Engine::start(engine, &values, &log) {
+        match Engine::start(engine, &values, &log, config.engine_log_bytes) {
             Ok(p) => ends.push(Some(tokio::spawn(watch(
                 p,
                 desk.clone(),

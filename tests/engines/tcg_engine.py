@@ -17,6 +17,8 @@ The map: files a-d are anqi's rows 0-3, ranks 1-8 its columns 7-0 (`a8` is anqi 
 
 Modes:
   --noise       prints debug lines on stdout before every answer (the bridge must skip them);
+  --flood N     prints N long debug lines (2 KB) before every answer (the bridge must not log
+                them all);
   --never-exit  answers `quit` but does not exit, ignores the end of its input and SIGTERM
                 (the bridge must kill it);
   --illegal N   at its Nth genmove, answers an illegal (but well-formed) action once;
@@ -82,6 +84,8 @@ class Engine:
         if self.args.noise:
             for n in self.noise_rng.sample(NOISE, 3):
                 sys.stdout.write(n + "\n")
+        for i in range(self.args.flood):
+            sys.stdout.write(f"flood {i} " + "x" * 2000 + "\n")
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
 
@@ -218,6 +222,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--noise", action="store_true")
+    parser.add_argument("--flood", type=int, default=0)
     parser.add_argument("--never-exit", action="store_true")
     parser.add_argument("--illegal", type=int, default=0)
     parser.add_argument("--stall", type=int, default=0)

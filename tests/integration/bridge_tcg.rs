@@ -159,6 +159,43 @@ async fn debug_lines_on_the_engines_stdout_are_skipped() {
     server.stop_and_replay(1).await;
 }
 
+/// An engine printing debug output by the megabyte leaves a bounded trace on the bridge's
+/// stderr: the first lines (cut), then a count (issue 18: 184 MB of stderr in one game).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_debug_lines_is_shown_in_part_and_counted() {
+    let server = TestServer::start("traditional", CLOCK).await;
+    let addr = server.addr();
+    let engine = bridge(&addr, "flood", &["--flood", "500", "--seed", "6"]);
+    // Read the bridge's output as it comes: a full pipe would stop the bridge.
+    let output = tokio::spawn(finished(engine, Duration::from_secs(120)));
+    let result = play_game(&addr, "random", "6", &mut RandomBot::new(6), None)
+        .await
+        .unwrap();
+    assert!(result.errors.is_empty(), "{:?}", result.errors);
+    let out = output.await.unwrap();
+    assert_clean(&out);
+    let err = stderr(&out);
+    let shown = err
+        .lines()
+        .filter(|l| l.starts_with("engine: flood"))
+        .count();
+    assert_eq!(shown, 100, "the first lines only");
+    assert!(err
+        .lines()
+        .filter(|l| l.starts_with("engine: flood"))
+        .all(|l| l.len() < 1100 && l.ends_with(" [...]")));
+    assert!(
+        err.contains("further ones are counted, not shown"),
+        "{err:.2000}"
+    );
+    assert!(
+        err.contains("more lines the engine printed were not shown"),
+        "{err:.2000}"
+    );
+    assert!(err.len() < 200_000, "{} bytes of stderr", err.len());
+    server.stop_and_replay(1).await;
+}
+
 /// Whether a process whose command line holds `marker` is still running.
 fn running_with(marker: &str) -> bool {
     std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {

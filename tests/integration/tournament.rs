@@ -233,6 +233,40 @@ fn misbehaving_engines_lose_with_the_right_reason_while_the_event_goes_on() {
     assert_eq!(logs, 16);
 }
 
+/// An engine that prints without end keeps `engine_log_bytes` of its output in its log, which
+/// then says what was dropped (issue 18: 317 MB of engine logs in 4 games).
+#[test]
+fn an_engine_printing_megabytes_keeps_a_bounded_log() {
+    let dir = TempDir::new("t-loud");
+    let loud = format!(
+        "[[tournament.engine]]\nname = \"loud\"\ncommand = \"sh\"\nargs = [\"-c\", \"head -c 3000000 /dev/zero | tr '\\\\0' x | fold -w 99 >&2; exec python3 {ROOT}/clients/python/anqi_random_bot.py --connect {{addr}} --seed {{seed}} --name {{name}} --quiet\"]\n"
+    );
+    // The limit holds per game: a shared log (engine_logs = "engine") has both games' output.
+    for (logs, file, games) in [
+        ("game", "game-00000-seat1-loud.log", 1),
+        ("engine", "loud.log", 2),
+    ] {
+        let dir = TempDir::new(&format!("t-loud-{logs}"));
+        let head = format!("engine_logs = \"{logs}\"\nengine_log_bytes = 100000");
+        tournament(
+            &config(&dir.0, &head, &[loud.clone(), python_bot("quiet")]),
+            &[],
+        );
+        let log = std::fs::read_to_string(dir.0.join("logs").join(file)).unwrap();
+        assert!(log.len() < games * 102_000, "{logs}: {} bytes", log.len());
+        assert!(
+            log.contains("anqi: the engine's output passed engine_log_bytes (100000 bytes); the rest is dropped"),
+            "{logs}"
+        );
+        assert!(
+            log.contains("bytes of the engine's output were dropped"),
+            "{logs}"
+        );
+        assert!(replay_summary(&dir.0.join("out.jsonl")).ends_with("2 verified, 0 failed\n"));
+    }
+    drop(dir);
+}
+
 #[test]
 fn sprt_stops_a_match_once_the_stronger_engine_is_clear() {
     let dir = TempDir::new("t-sprt");

@@ -269,6 +269,36 @@ fn a_stranger_who_knows_the_master_seed_takes_no_seat() {
     }
 }
 
+/// Someone trying tokens by the hundred gets each one refused, and leaves a few lines in the
+/// log, not one per try (issue 18: 20,000 tries wrote 3.4 MB of warnings).
+#[test]
+fn tokens_tried_by_the_hundred_leave_a_few_log_lines() {
+    let dir = TempDir::new("tok-flood");
+    let gate = fifo(&dir.0.join("gate"));
+    let gated = wrapped(
+        "alpha",
+        &format!("\"--gate\", \"{}\", ", gate.display()),
+        &python_bot_args(),
+    );
+    let file = config(&dir.0, "", &[gated, python_bot("beta")]);
+    let run = Tournament::start(&file, &["--shard", "0/2"]);
+    let held = open_gate(&gate);
+    for i in 0..200 {
+        Client::join(&run.addr, "guesser", &format!("guess{i}"))
+            .expect_refused("no game is waiting for this token");
+    }
+    drop(held);
+    let stderr = run.finish();
+    let warnings = stderr
+        .lines()
+        .filter(|l| l.contains("no game waits for"))
+        .count();
+    assert!(
+        (1..=5).contains(&warnings),
+        "{warnings} warnings:\n{stderr}"
+    );
+}
+
 #[test]
 fn started_engines_get_their_token_in_the_environment_not_on_the_command_line() {
     let dir = TempDir::new("tok-env");

@@ -25,6 +25,7 @@
 //! - `record_sink`: the one task that appends records to the records file (group commit,
 //!   optional fsync) and acknowledges each once it is on disk.
 //! - `tasks`: the server's tasks, counted so that shutdown waits for every one.
+//! - `throttle`: log lines an outsider can cause, a few per source and window.
 //! - [`sys`]: the operating-system calls std and tokio do not wrap (all of anqi's `unsafe`
 //!   code), for the server's descriptor limit and the program's engine processes.
 //!
@@ -41,6 +42,7 @@ mod seating;
 mod server;
 pub mod sys;
 mod tasks;
+mod throttle;
 
 pub use clock::{Clocks, TimeControl};
 pub use config::Config;

@@ -67,6 +67,8 @@ pub struct Admission {
     per_address: Arc<PerAddress>,
     /// Closed to make room for one `busy` answer when descriptors run out.
     spare: Option<std::fs::File>,
+    /// Failed accepts, logged a few per window: a crowd can make them fail all the time.
+    accept_failures: crate::throttle::LogThrottle<()>,
 }
 
 impl Admission {
@@ -95,6 +97,7 @@ impl Admission {
             per_address_cap: per_address,
             per_address: Arc::default(),
             spare: std::fs::File::open("/dev/null").ok(),
+            accept_failures: Default::default(),
         }
     }
 
@@ -146,7 +149,9 @@ impl Admission {
             error.raw_os_error(),
             Some(libc::EMFILE) | Some(libc::ENFILE)
         );
-        tracing::warn!(%error, "accept failed");
+        if let Some(n) = self.accept_failures.allow(&(), std::time::Instant::now()) {
+            tracing::warn!(%error, "accept failed{}", crate::throttle::left_out(n));
+        }
         if !out_of_descriptors {
             return None;
         }

@@ -18,6 +18,7 @@ pub use tokens::{GameOrder, OrderDesk, Orders, ServerStopped, Table};
 use super::connection::{Inbound, Player};
 use super::referee::{self, GameContext};
 use crate::tasks::Tasks;
+use crate::throttle::{left_out, LogThrottle};
 use anqi_core::wire::ErrorCode;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -73,6 +74,9 @@ pub async fn run(
     tracker: Tasks,
 ) {
     let mut game_no = 0u64;
+    // Players refused while records cannot be written: a few log lines per window, whatever
+    // the crowd.
+    let mut refusals = LogThrottle::<()>::default();
     let mut tick = tokio::time::interval(TEND_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -94,7 +98,9 @@ pub async fn run(
         // not on disk. A player ready to play is told why and let go.
         let event = match (event, ctx.records.failing()) {
             (SeatingEvent::Ready(player), Some(why)) => {
-                tracing::warn!(name = ?player.name, peer = %player.peer, "refused a player: the records file cannot be written");
+                if let Some(n) = refusals.allow(&(), std::time::Instant::now()) {
+                    tracing::warn!(name = ?player.name, peer = %player.peer, "refused a player: the records file cannot be written{}", left_out(n));
+                }
                 player.outbox.error(
                     ErrorCode::Busy,
                     format!(

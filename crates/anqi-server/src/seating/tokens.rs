@@ -16,6 +16,7 @@
 use super::{departed, SeatingEvent};
 use crate::connection::Player;
 use crate::referee::GameSpec;
+use crate::throttle::{left_out, LogThrottle};
 use anqi_core::record::GameRecord;
 use anqi_core::wire::ErrorCode;
 use sha2::{Digest, Sha256};
@@ -139,9 +140,24 @@ pub struct Orders {
     spent: HashSet<TokenDigest>,
     /// The same, oldest first, to forget in order.
     spent_order: VecDeque<TokenDigest>,
+    /// Refused tokens are logged a few per address and window: someone trying tokens by the
+    /// thousand must not fill the log.
+    refusals: LogThrottle<std::net::IpAddr>,
 }
 
 impl Orders {
+    /// Refuses a player presenting a token that seats nobody: logged with its address (someone
+    /// may be trying tokens), a few lines per address and window, and told why.
+    fn refuse(&mut self, player: &Player, log: &'static str, reply: &'static str) {
+        if let Some(n) = self
+            .refusals
+            .allow(&player.peer.ip(), std::time::Instant::now())
+        {
+            tracing::warn!(peer = %player.peer, name = ?player.name, "{log}{}", left_out(n));
+        }
+        player.outbox.error(ErrorCode::Unexpected, reply);
+    }
+
     /// Registers standing tokens.
     pub fn expect(&mut self, tokens: Vec<String>) {
         self.standing
@@ -204,13 +220,13 @@ impl Orders {
                 return None;
             }
             if self.spent.contains(&token) {
-                refuse(
+                self.refuse(
                     &player,
                     "refused a connection presenting a tournament token whose seat is already taken",
                     "this token's seat is already taken: a tournament token seats one connection per game",
                 );
             } else {
-                refuse(
+                self.refuse(
                     &player,
                     "refused a connection presenting a token no game waits for",
                     "no game is waiting for this token: send the token you were given as the SEED of (init NAME SEED)",
@@ -371,13 +387,6 @@ impl OrderDesk {
 #[derive(Debug, thiserror::Error)]
 #[error("the server has stopped")]
 pub struct ServerStopped;
-
-/// Refuses a player presenting a token that seats nobody: logged with its address (someone may
-/// be trying tokens) and told why.
-fn refuse(player: &Player, log: &'static str, reply: &'static str) {
-    tracing::warn!(peer = %player.peer, name = ?player.name, "{log}");
-    player.outbox.error(ErrorCode::Unexpected, reply);
-}
 
 #[cfg(test)]
 mod tests {
