@@ -21,6 +21,8 @@
 //!   layer over `anqi-client`'s connection and tracker), line engines (`engine`), one
 //!   translator per protocol with its coordinate map, what a protocol can play (`assess`) and
 //!   the rule presets engines believe (`presets`).
+//! - `keeper`: engines die with their games: `anqi keep` (and the bridge) run an engine as a
+//!   child subreaper and end every process below it when the game, or the runner, ends.
 //! - `bench`: `anqi bench`, every performance figure beside its floor measured in the same
 //!   run (the server, an echo server and the clients as separate processes of this binary).
 //!
@@ -37,6 +39,7 @@
 mod bench;
 mod bridge;
 mod cmd;
+mod keeper;
 mod tournament;
 
 use clap::{Parser, Subcommand};
@@ -70,6 +73,7 @@ enum Command {
     Token(cmd::token::Args),
     Variant(cmd::variant::Args),
     Bridge(cmd::bridge::Args),
+    Keep(cmd::keep::Args),
 }
 
 fn main() -> ExitCode {
@@ -87,6 +91,7 @@ fn main() -> ExitCode {
         Command::Token(args) => cmd::token::run(args),
         Command::Variant(args) => cmd::variant::run(args),
         Command::Bridge(args) => cmd::bridge::run(args),
+        Command::Keep(args) => cmd::keep::run(args),
     };
     match result {
         Ok(code) => code,

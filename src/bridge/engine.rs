@@ -99,7 +99,9 @@ impl LineEngine {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
-            .kill_on_drop(true);
+            .kill_on_drop(true)
+            // A group of its own, ended with the game (see `keeper`).
+            .process_group(0);
         anqi_server::sys::die_with_parent(cmd.as_std_mut());
         let mut child = cmd
             .spawn()
@@ -238,6 +240,10 @@ impl LineEngine {
             .await
             .is_err()
         {
+            // Its whole group, while the leader's pid cannot have been reused (not reaped).
+            if let Some(pid) = self.child.id() {
+                let _ = anqi_server::sys::kill_process_group(pid);
+            }
             let _ = self.child.start_kill();
             let _ = self.child.wait().await;
         }

@@ -552,7 +552,9 @@ impl Translator for PlatformEngine {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
-            .kill_on_drop(true);
+            .kill_on_drop(true)
+            // A group of its own, ended with the game (see `keeper`).
+            .process_group(0);
         // A cdc-platform engine never exits by itself.
         anqi_server::sys::die_with_parent(cmd.as_std_mut());
         let mut child = cmd

@@ -83,32 +83,53 @@ pub fn run(args: Args) -> Result<ExitCode> {
         verbose: args.verbose,
     };
     let check = args.check;
+    // Everything the engine starts ends with the bridge (see `keeper`): orphans come here.
+    let _ = anqi_server::sys::become_subreaper();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let outcome = runtime.block_on(async {
-        if check {
-            crate::bridge::check(&options).await.map(|name| {
-                println!(
-                    "{}: the engine answered its handshake{}",
-                    options.protocol,
-                    name.map(|n| format!(" as {n:?}")).unwrap_or_default()
-                );
-            })
-        } else {
-            crate::bridge::run(&options).await.map(|s| {
-                eprintln!(
-                    "anqi bridge: game over after {} plies: (win {} {}), the engine was player {}",
-                    s.plies, s.win.0, s.win.1, s.me
-                );
-            })
+        // Told to stop (by a runner, or by the kernel when the runner dies): end the engine
+        // and everything below it.
+        let signals = super::stop_signals()?;
+        tokio::select! {
+            outcome = bridge(check, &options) => Ok(outcome),
+            _ = signals => Err(anyhow::anyhow!("stopped by a signal")),
         }
     });
+    crate::keeper::end_descendants(std::time::Duration::from_secs(2));
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            eprintln!("anqi bridge: {e}");
+            return Ok(ExitCode::from(143));
+        }
+    };
     match outcome {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) => {
             eprintln!("anqi bridge: {e}");
             Ok(ExitCode::from(e.exit_code()))
         }
+    }
+}
+
+/// One bridged game, or the engine's handshake alone (`--check`).
+async fn bridge(check: bool, options: &BridgeOptions) -> Result<(), crate::bridge::BridgeError> {
+    if check {
+        crate::bridge::check(options).await.map(|name| {
+            println!(
+                "{}: the engine answered its handshake{}",
+                options.protocol,
+                name.map(|n| format!(" as {n:?}")).unwrap_or_default()
+            );
+        })
+    } else {
+        crate::bridge::run(options).await.map(|s| {
+            eprintln!(
+                "anqi bridge: game over after {} plies: (win {} {}), the engine was player {}",
+                s.plies, s.win.0, s.win.1, s.me
+            );
+        })
     }
 }

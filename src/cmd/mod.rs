@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod bridge;
+pub mod keep;
 pub mod r#match;
 pub mod merge;
 pub mod replay;

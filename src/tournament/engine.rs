@@ -11,15 +11,21 @@ use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 use tokio::process::{Child, Command};
 
-/// Process groups of the engines running now, so that a stopping tournament can kill them all.
+/// How long a keeper (or bridge) told to stop has to end its engine and exit before it is
+/// killed.
+const KEEPER_GRACE: Duration = Duration::from_secs(3);
+
+/// The keepers (and bridges) of the engines running now, so that a stopping tournament can end
+/// them all.
 static RUNNING: std::sync::Mutex<std::collections::BTreeSet<u32>> =
     std::sync::Mutex::new(std::collections::BTreeSet::new());
 
-/// Kills every running engine's process group (the tournament is stopping: SIGINT, SIGTERM).
+/// Tells every running engine's keeper to stop (the tournament is stopping: SIGINT, SIGTERM).
 pub fn kill_all() {
-    let groups = std::mem::take(&mut *RUNNING.lock().unwrap_or_else(|e| e.into_inner()));
-    for pid in groups {
-        kill_group(Some(pid));
+    let keepers = std::mem::take(&mut *RUNNING.lock().unwrap_or_else(|e| e.into_inner()));
+    for pid in keepers {
+        // The keeper (or bridge) ends its engine and everything below it, then exits.
+        let _ = anqi_server::sys::terminate(pid);
     }
 }
 
@@ -273,17 +279,18 @@ fn executable(path: &Path) -> Result<PathBuf, &'static str> {
 
 /// The program and arguments that start an engine, placeholders filled: its own command, or,
 /// for an engine of another protocol, `anqi bridge` with its command after `--` (the bridge
-/// starts the engine, in the same process group, and translates).
+/// starts the engine and translates); an engine of anqi's protocol under `anqi keep`. Either
+/// way the engine's keeper ends everything the engine started (see `keeper`).
 fn launch(
     config: &EngineConfig,
     values: &Placeholders<'_>,
 ) -> std::io::Result<(String, Vec<String>)> {
     if !config.protocol.is_bridged() {
+        // Under `anqi keep`, which ends every process the engine starts (see `keeper`).
         let program = values.fill(config.command.as_deref().unwrap_or_default());
-        return Ok((
-            program,
-            config.args.iter().map(|a| values.fill(a)).collect(),
-        ));
+        let mut keep = vec!["keep".to_string(), "--".to_string(), program];
+        keep.extend(config.args.iter().map(|a| values.fill(a)));
+        return Ok((anqi_program()?, keep));
     }
     let program = values.fill_but_address(config.command.as_deref().unwrap_or_default());
     let args: Vec<String> = config
@@ -415,8 +422,9 @@ impl Engine {
         if let Some(dir) = &config.dir {
             cmd.current_dir(dir);
         }
-        // A crashed runner leaves no engine behind.
-        anqi_server::sys::die_with_parent(cmd.as_std_mut());
+        // A crashed runner leaves no engine behind: its keeper (or bridge) is told to stop,
+        // and ends everything below it.
+        anqi_server::sys::stop_with_parent(cmd.as_std_mut());
         let child = cmd
             .spawn()
             .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start {program:?}: {e}")))?;
@@ -444,18 +452,26 @@ impl Engine {
     /// Gives the engine `grace` to exit by itself, then kills its process group; reaps it.
     /// Returns the exit status when it exited by itself, `None` when it had to be killed.
     pub async fn stop(mut self, grace: Duration) -> Option<ExitStatus> {
-        let exited = tokio::time::timeout(grace, self.child.wait()).await;
-        // Kill the group while the leader's pid cannot have been reused: it is a zombie or
-        // just reaped, and nothing else runs in between.
-        kill_group(self.forget());
-        match exited {
-            Ok(Ok(status)) => Some(status),
-            _ => {
-                let _ = self.child.start_kill();
-                let _ = self.child.wait().await;
-                None
-            }
+        if let Ok(Ok(status)) = tokio::time::timeout(grace, self.child.wait()).await {
+            self.forget();
+            return Some(status);
         }
+        // Told to stop, the keeper (or bridge) ends its engine and everything below it, then
+        // exits; one that does not is killed.
+        if let Some(pid) = self.child.id() {
+            let _ = anqi_server::sys::terminate(pid);
+        }
+        if tokio::time::timeout(KEEPER_GRACE, self.child.wait())
+            .await
+            .is_err()
+        {
+            // Kill the group while the leader's pid cannot have been reused: not reaped yet.
+            kill_group(self.child.id());
+            let _ = self.child.start_kill();
+            let _ = self.child.wait().await;
+        }
+        self.forget();
+        None
     }
 }
 
@@ -474,11 +490,12 @@ impl Engine {
 }
 
 impl Drop for Engine {
-    /// An engine dropped without `stop` (an error path, a panic) still takes its whole group
-    /// down, not only its own process.
+    /// An engine dropped without `stop` (an error path, a panic) is still ended: its keeper
+    /// (or bridge) is told to stop, and ends everything below it.
     fn drop(&mut self) {
-        let pid = self.forget();
-        kill_group(pid);
+        if let Some(pid) = self.forget() {
+            let _ = anqi_server::sys::terminate(pid);
+        }
     }
 }
 

@@ -19,6 +19,7 @@ mod bridge_tcg;
 mod bridge_tournament;
 mod bridge_uci;
 mod cli;
+mod engine_processes;
 mod extensions;
 mod faults;
 mod hostile;

@@ -78,15 +78,36 @@ pub fn ignore_file_size_signal() {
 ///
 /// For a `tokio::process::Command`, pass `command.as_std_mut()`.
 pub fn die_with_parent(cmd: &mut std::process::Command) {
+    signal_at_parent_death(cmd, SignalOnDeath::Kill);
+}
+
+/// As [`die_with_parent`], but with SIGTERM: for a child that cleans up after itself before it
+/// exits (an engine's keeper, a bridge), so that what it started dies with it.
+pub fn stop_with_parent(cmd: &mut std::process::Command) {
+    signal_at_parent_death(cmd, SignalOnDeath::Terminate);
+}
+
+/// The signal a child gets when its parent dies.
+#[derive(Clone, Copy)]
+enum SignalOnDeath {
+    Kill,
+    Terminate,
+}
+
+fn signal_at_parent_death(cmd: &mut std::process::Command, signal: SignalOnDeath) {
     #[cfg(target_os = "linux")]
     {
         use std::os::unix::process::CommandExt;
+        let signal = match signal {
+            SignalOnDeath::Kill => libc::SIGKILL,
+            SignalOnDeath::Terminate => libc::SIGTERM,
+        };
         // SAFETY: the closure runs in the child between fork and exec, where only
         // async-signal-safe calls are allowed: prctl is one, and it changes nothing but the
         // child's death signal.
         unsafe {
-            cmd.pre_exec(|| {
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+            cmd.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, signal) != 0 {
                     return Err(io::Error::last_os_error());
                 }
                 Ok(())
@@ -94,7 +115,106 @@ pub fn die_with_parent(cmd: &mut std::process::Command) {
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = cmd;
+    let _ = (cmd, signal);
+}
+
+/// Makes this process a child subreaper (Linux): a process it started, or one of theirs, that
+/// loses its parent (a helper started in a new session by an engine that then exits) becomes
+/// this process's child instead of init's, so that it can still be found and ended.
+///
+/// # Errors
+/// When the kernel refuses; outside Linux, `Unsupported`.
+pub fn become_subreaper() -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: prctl with PR_SET_CHILD_SUBREAPER sets a flag of this process; no memory is
+        // passed.
+        if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+/// Reaps every child of this process that has exited, without waiting; returns how many. For
+/// a subreaper, whose adopted children no one else waits for. Never call it while a child is
+/// waited for by someone else (tokio's `Child::wait`): it would take that child's status.
+#[cfg(unix)]
+pub fn reap_exited() -> usize {
+    let mut n = 0;
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid writes the status into the integer passed; WNOHANG never blocks.
+        let pid = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+        if pid <= 0 {
+            return n;
+        }
+        n += 1;
+    }
+}
+
+/// Sends SIGKILL to the process `pid`.
+///
+/// # Errors
+/// When the process no longer exists (`ESRCH`) or may not be signalled.
+#[cfg(unix)]
+pub fn kill(pid: u32) -> io::Result<()> {
+    let pid = libc::pid_t::try_from(pid).map_err(|_| io::ErrorKind::InvalidInput)?;
+    // SAFETY: kill(2) on one process; it has no memory effects.
+    if unsafe { libc::kill(pid, libc::SIGKILL) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The living descendants of the process `root` (children, theirs, ...; zombies left out), from
+/// `/proc`: a process that started a new session or group is still found by its parent. Empty
+/// where `/proc` is not there.
+pub fn descendants(root: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut children: std::collections::HashMap<u32, Vec<u32>> = Default::default();
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // The command name (field 2) may hold spaces: count fields after its closing ')'.
+        let mut fields = stat
+            .rsplit_once(')')
+            .map(|(_, rest)| rest.split_whitespace())
+            .into_iter()
+            .flatten();
+        let (Some(state), Some(ppid)) = (fields.next(), fields.next()) else {
+            continue;
+        };
+        if state == "Z" {
+            continue;
+        }
+        if let Ok(ppid) = ppid.parse::<u32>() {
+            children.entry(ppid).or_default().push(pid);
+        }
+    }
+    let mut out = Vec::new();
+    let mut todo = vec![root];
+    while let Some(p) = todo.pop() {
+        for &c in children.get(&p).into_iter().flatten() {
+            if !out.contains(&c) {
+                out.push(c);
+                todo.push(c);
+            }
+        }
+    }
+    out
 }
 
 /// A pipe whose ends are closed on exec, so that a child started meanwhile inherits neither
