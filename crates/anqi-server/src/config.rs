@@ -26,6 +26,10 @@ pub struct ServerConfig {
     pub variant: String,
     pub max_connections: usize,
     pub max_connections_per_address: usize,
+    /// The prefixes a client's network is counted by for the per-address cap: an IPv4
+    /// address's first `ipv4_prefix` bits, an IPv6 address's first `ipv6_prefix`.
+    pub ipv4_prefix: u8,
+    pub ipv6_prefix: u8,
     pub handshake_timeout_ms: u64,
     pub max_frame_bytes: usize,
     pub max_nesting: usize,
@@ -229,6 +233,12 @@ impl Config {
         if s.write_queue_bytes < MIN_WRITE_QUEUE_BYTES {
             return Err(ConfigError(format!(
                 "server: write_queue_bytes below {MIN_WRITE_QUEUE_BYTES} cannot hold a setup message"
+            )));
+        }
+        if s.ipv4_prefix > 32 || s.ipv6_prefix > 128 {
+            return Err(ConfigError(format!(
+                "server: ipv4_prefix is 0..32 and ipv6_prefix 0..128, not {} and {}",
+                s.ipv4_prefix, s.ipv6_prefix
             )));
         }
         if s.max_frame_bytes > MAX_FRAME_BYTES {

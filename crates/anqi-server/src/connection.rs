@@ -464,8 +464,9 @@ fn more(count: usize, shown: usize) -> String {
 /// Runs the handshake: send `((version 1.0))`, then wait for `(init NAME SEED)`. A client
 /// `(version 1.0)` and `(ext NAME ...)` before it, in the same message or not, are accepted; an
 /// unknown extension name is answered with an `unknown` error and left out, and the handshake
-/// goes on. Returns `None` when the client leaves, times out or speaks another version; it has
-/// been told why.
+/// goes on. Returns `None` when the client leaves, times out, speaks another version or has to
+/// make room (`evicted`: the server is full and this is the oldest connection still in its
+/// handshake); it has been told why.
 pub async fn handshake(
     conn: u64,
     peer: std::net::SocketAddr,
@@ -473,6 +474,7 @@ pub async fn handshake(
     outbox: Outbox,
     timeout: Duration,
     shutdown: &tokio_util::sync::CancellationToken,
+    evicted: &tokio_util::sync::CancellationToken,
 ) -> Option<Player> {
     if outbox
         .send(&ServerMessage(vec![ServerClause::Version(VERSION.into())]))
@@ -487,6 +489,13 @@ pub async fn handshake(
             r = tokio::time::timeout_at(deadline, inbox.recv()) => r,
             _ = shutdown.cancelled() => {
                 outbox.error(ErrorCode::Shutdown, "the server is shutting down");
+                return None;
+            }
+            _ = evicted.cancelled() => {
+                outbox.error(
+                    ErrorCode::Busy,
+                    "the server is full, and the connection that has waited longest without sending its (init NAME SEED) makes room for a new one; send it at once",
+                );
                 return None;
             }
         };

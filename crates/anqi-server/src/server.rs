@@ -127,6 +127,8 @@ impl Server {
         let mut admission = Admission::new(
             cfg.server.max_connections,
             cfg.server.max_connections_per_address,
+            cfg.server.ipv4_prefix,
+            cfg.server.ipv6_prefix,
         );
         tracing::info!(
             max_connections = admission.cap(),
@@ -153,8 +155,23 @@ impl Server {
                     }
                 },
             };
+            // Full, the oldest connection still in its handshake makes room (the wait for its
+            // place is that connection's goodbye: moments).
             let slot = match admission.admit(peer.ip()) {
                 Ok(slot) => slot,
+                Err(Refusal::Full(_)) => {
+                    match admission
+                        .admit_making_room(peer.ip(), Duration::from_secs(1))
+                        .await
+                    {
+                        Ok(slot) => slot,
+                        Err(refusal) => {
+                            tracing::debug!(%peer, ?refusal, "connection refused: busy");
+                            tracker.spawn(refuse_busy(stream, refusal));
+                            continue;
+                        }
+                    }
+                }
                 Err(refusal) => {
                     tracing::debug!(%peer, ?refusal, "connection refused: busy");
                     tracker.spawn(refuse_busy(stream, refusal));
@@ -168,6 +185,7 @@ impl Server {
             let (inbox, outbox) = connection::spawn_io(stream, conn, limits, slot, span.clone());
             let seating_tx = seating_tx.clone();
             let shutdown = shutdown.clone();
+            let (evicted, handshaking) = admission.handshaking(conn);
             tracker.spawn(
                 async move {
                     let handshake = connection::handshake(
@@ -177,10 +195,13 @@ impl Server {
                         outbox,
                         limits.handshake_timeout,
                         &shutdown,
+                        &evicted,
                     );
                     // Only a completed handshake reaches the seating task: a connection that
                     // is slow or silent in its handshake holds no seat.
-                    if let Some(player) = handshake.await {
+                    let player = handshake.await;
+                    drop(handshaking);
+                    if let Some(player) = player {
                         // Client text goes to logs escaped (`?`): a newline in a name cannot
                         // forge a line.
                         tracing::debug!(name = ?player.name, peer = %player.peer, "handshake done");
