@@ -77,7 +77,20 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let result = match Cli::parse().command {
+    let command = Cli::parse().command;
+    // The commands that only print end quietly when their reader goes away (`| head`).
+    if matches!(
+        command,
+        Command::Replay(_)
+            | Command::Variants(_)
+            | Command::Report(_)
+            | Command::Merge(_)
+            | Command::Token(_)
+            | Command::Variant(_)
+    ) {
+        anqi_server::sys::default_sigpipe();
+    }
+    let result = match command {
         Command::Serve(args) => cmd::serve::run(args),
         Command::Replay(args) => cmd::replay::run(args),
         Command::Variants(args) => cmd::variants::run(args),

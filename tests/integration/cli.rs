@@ -280,3 +280,26 @@ fn the_python_bot_without_its_package_says_what_is_missing() {
         "{err}"
     );
 }
+
+/// A command that prints ends quietly when its reader stops reading (`| head`), like any Unix
+/// tool, instead of a panic about a broken pipe. The output is longer than a pipe holds, so the
+/// write after `head` has gone does fail.
+#[test]
+fn printing_into_a_closed_pipe_ends_quietly() {
+    let dir = TempDir::new("epipe");
+    let records = dir.0.join("many.jsonl");
+    let game = include_str!("../data/one-game.jsonl").trim_end();
+    std::fs::write(&records, format!("{game}\n").repeat(3000)).unwrap();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "\"{}\" replay \"{}\" | head -1",
+            env!("CARGO_BIN_EXE_anqi"),
+            records.display()
+        ))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("verified"));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}

@@ -60,6 +60,18 @@ pub fn raise_descriptor_limit() -> Option<u64> {
     None
 }
 
+/// Gives SIGPIPE back its default action (the process ends quietly), for a command that only
+/// prints: `anqi variants | head -1` then stops like any Unix tool, instead of failing on the
+/// closed pipe. Never for the server, a bridge or a tournament, whose writes to a closed
+/// socket or pipe must fail as errors, not end the process.
+pub fn default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to SIG_DFL installs no handler code.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// Ignores SIGXFSZ, so that a write past the file-size limit (`ulimit -f`) fails with EFBIG,
 /// which the record sink handles, instead of killing the process with every game it runs.
 pub fn ignore_file_size_signal() {
