@@ -5,10 +5,11 @@
 //! # Layout
 //!
 //! The game and its bytes are `anqi-core` (`crates/anqi-core`), the server `anqi-server`
-//! (`crates/anqi-server`); each opens with a map of its own. The program adds:
+//! (`crates/anqi-server`), the web pages `anqi-web` (`crates/anqi-web`); each opens with a
+//! map of its own. The program adds:
 //!
 //! - this file: the command line's list of commands.
-//! - `cmd/`: one module per command (`serve`, `replay`, `variants`, `variant`, `tournament`,
+//! - `cmd/`: one module per command (`serve`, `replay`, `view`, `variants`, `variant`, `tournament`,
 //!   `match`, `report`, `merge`, `token`, `bridge`, `bench`): its options, whose doc comments
 //!   are its `--help`, and its `run`.
 //! - `tournament`: headless events on an in-process server: configuration (with
@@ -62,6 +63,7 @@ struct Cli {
 enum Command {
     Serve(cmd::serve::Args),
     Replay(cmd::replay::Args),
+    View(cmd::view::Args),
     Variants(cmd::variants::Args),
     Bench(bench::BenchArgs),
     BenchClient(bench::client::ClientArgs),
@@ -93,6 +95,7 @@ fn main() -> ExitCode {
     let result = match command {
         Command::Serve(args) => cmd::serve::run(args),
         Command::Replay(args) => cmd::replay::run(args),
+        Command::View(args) => cmd::view::run(args),
         Command::Variants(args) => cmd::variants::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::BenchClient(args) => cmd::bench::run_client(args),

@@ -14,6 +14,7 @@ pub mod token;
 pub mod tournament;
 pub mod variant;
 pub mod variants;
+pub mod view;
 
 use anyhow::{Context, Result};
 use tracing_subscriber::filter::Targets;

@@ -1,8 +1,9 @@
 //! `anqi serve`: the server, with the configuration file and the command line's overrides.
 
 use anqi_core::rules::Variant;
-use anqi_server::config::Config;
-use anqi_server::Server;
+use anqi_server::config::{Config, SeedSource};
+use anqi_server::{Hub, Server};
+use anqi_web::Web;
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,7 +14,9 @@ use tokio_util::sync::CancellationToken;
 /// order the connections were accepted), as many per game as the variant has
 /// players, and referee the games.
 ///
-/// Prints `listening on HOST:PORT` on stdout once clients can connect. Every finished game
+/// Prints `listening on HOST:PORT` on stdout once clients can connect, and with --http (or
+/// [http] listen) `web on http://HOST:PORT/`, where every game can be watched live in a
+/// browser (protocol/WEB.md). Every finished game
 /// is appended to the records file as one JSON line. Ctrl-C (SIGINT) or SIGTERM stops the
 /// server gracefully: running games are aborted and recorded.
 ///
@@ -34,6 +37,11 @@ pub struct Args {
     /// Records file, overriding [records] path ("" keeps no records).
     #[arg(long, value_name = "FILE")]
     records: Option<String>,
+    /// Also serve web pages where every game is watched live, and their JSON API
+    /// (protocol/WEB.md), overriding [http] listen; port 0 picks a free port. Keep it on
+    /// loopback (127.0.0.1:8080) unless the games are public.
+    #[arg(long, value_name = "HOST:PORT")]
+    http: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -50,13 +58,32 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(r) = args.records {
         cfg.records.path = r;
     }
+    if let Some(h) = args.http {
+        cfg.http.listen = h;
+    }
     let variant = Variant::load(&cfg.server.variant)?;
     super::init_logging_at(tracing::Level::INFO);
     let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     rt.block_on(async move {
-        let server = Server::bind(cfg.clone(), variant).await?;
+        let mut server = Server::bind(cfg.clone(), variant).await?;
         let addr = server.local_addr()?;
         let shutdown = CancellationToken::new();
+        let web = if cfg.http.listen.is_empty() {
+            None
+        } else {
+            let hub = Hub::new(&cfg.http, cfg.seed.server != SeedSource::Random);
+            server.watch(hub.clone());
+            let web = Web::bind(
+                &cfg.http.listen,
+                &cfg.http,
+                cfg.server.ipv4_prefix,
+                cfg.server.ipv6_prefix,
+                hub,
+                shutdown.clone(),
+            )
+            .await?;
+            Some(web)
+        };
         let signals = super::stop_signals()?;
         let on_signal = shutdown.clone();
         tokio::spawn(async move {
@@ -64,9 +91,27 @@ pub fn run(args: Args) -> Result<ExitCode> {
             on_signal.cancel();
         });
         println!("listening on {addr}");
+        let web_task = match web {
+            Some(web) => {
+                let web_addr = web.local_addr()?;
+                println!("web on http://{web_addr}/");
+                tracing::info!(%web_addr, "serving the web pages");
+                Some(tokio::spawn(web.run(shutdown.clone())))
+            }
+            None => None,
+        };
         std::io::stdout().flush()?;
         tracing::info!(%addr, variant = %cfg.server.variant, records = %cfg.records.path, "serving");
-        server.run(shutdown).await?;
+        server.run(shutdown.clone()).await?;
+        // The server stops on the token; so do the pages (live ones are closed).
+        shutdown.cancel();
+        if let Some(task) = web_task {
+            match task.await {
+                Ok(Err(e)) => tracing::warn!(error = %e, "the web pages stopped with an error"),
+                Err(e) => tracing::warn!(error = %e, "the web pages' task failed"),
+                Ok(Ok(())) => {}
+            }
+        }
         tracing::info!("stopped");
         Ok(ExitCode::SUCCESS)
     })

@@ -2,6 +2,8 @@
 //! raw line-oriented TCP client for speaking the protocol by hand.
 #![allow(dead_code)]
 
+pub mod webdriver;
+
 use anqi_core::record::GameRecord;
 use anqi_core::rules::Variant;
 use anqi_server::config::Config;
@@ -61,19 +63,51 @@ impl TestServer {
         toml: &str,
         records: Option<PathBuf>,
     ) -> TestServer {
+        TestServer::start_inner(variant, toml, records, false)
+            .await
+            .0
+    }
+
+    /// As [`TestServer::start`], with the web pages served too (`[http]` of `toml`, on
+    /// 127.0.0.1:0): the server and the pages' address (`HOST:PORT`).
+    pub async fn start_watched(variant: &str, toml: &str) -> (TestServer, String) {
+        let (server, web) = TestServer::start_inner(variant, toml, None, true).await;
+        (server, web.expect("the pages' address"))
+    }
+
+    async fn start_inner(
+        variant: &str,
+        toml: &str,
+        records: Option<PathBuf>,
+        watched: bool,
+    ) -> (TestServer, Option<String>) {
         let dir = TempDir::new(variant);
         let records_path = records.unwrap_or_else(|| dir.0.join("games.jsonl"));
         let mut config = Config::parse(toml).expect("test config");
         config.server.listen = "127.0.0.1:0".into();
         config.records.path = records_path.to_string_lossy().into_owned();
+        let config_http = config.http.clone();
         let variant = Variant::load(variant).expect("variant");
         let mut server = Server::bind(config, variant).await.expect("bind");
         let (tx, records) = mpsc::unbounded_channel();
         server.observe_records(tx);
         let addr = server.local_addr().unwrap();
         let shutdown = CancellationToken::new();
+        let web = if watched {
+            let hub = anqi_server::Hub::new(&config_http, false);
+            server.watch(hub.clone());
+            let web =
+                anqi_web::Web::bind("127.0.0.1:0", &config_http, 32, 64, hub, shutdown.clone())
+                    .await
+                    .expect("bind the pages");
+            let web_addr = web.local_addr().unwrap().to_string();
+            tokio::spawn(web.run(shutdown.clone()));
+            Some(web_addr)
+        } else {
+            None
+        };
         let task = tokio::spawn(server.run(shutdown.clone()));
-        TestServer {
+        let server = TestServer {
             addr,
             records_path,
             records,
@@ -81,7 +115,8 @@ impl TestServer {
             task,
             stash: Vec::new(),
             _dir: dir,
-        }
+        };
+        (server, web)
     }
 
     pub fn addr(&self) -> String {

@@ -58,9 +58,11 @@
 //!   (with each player's side and team), the bounded fault log, and reading a records file
 //!   line by line. Writing them is the server's (`anqi-server`'s record sink).
 //! - [`replay`]: re-deriving a record's deal and re-playing its actions through the rules.
+//! - [`view`]: the public view of a game, what anyone watching may see, as JSON events
+//!   (setup, plies, faults, end); built live by the server and rebuilt from records.
 //!
 //! Dependencies point down this list's spine: `sexp` needs nothing, `rules` needs `sexp` (the
-//! description parser), `wire` needs `rules` and `sexp`, `record` and `replay` need the rest.
+//! description parser), `wire` needs `rules` and `sexp`, `record`, `replay` and `view` need the rest.
 //!
 //! # Where to read next
 //! `protocol/PROTOCOL.md` for the protocol as clients see it, `protocol/VARIANTS.md` for the
@@ -70,4 +72,5 @@ pub mod record;
 pub mod replay;
 pub mod rules;
 pub mod sexp;
+pub mod view;
 pub mod wire;

@@ -229,7 +229,7 @@ fn clip(text: &str) -> String {
 const MAX_ACTION_BYTES: usize = 64;
 
 /// Reads an action clause such as `(mov 4 0)`.
-fn parse_action(text: &str) -> Option<Action> {
+pub(crate) fn parse_action(text: &str) -> Option<Action> {
     if text.len() > MAX_ACTION_BYTES {
         return None;
     }

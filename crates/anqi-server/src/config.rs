@@ -16,6 +16,7 @@ pub struct Config {
     pub clock: ClockConfig,
     pub seed: SeedConfig,
     pub records: RecordsConfig,
+    pub http: HttpConfig,
 }
 
 /// `[server]`: listening, limits, the variant.
@@ -138,6 +139,25 @@ pub struct RecordsConfig {
     pub legal_counts: LegalCounts,
 }
 
+/// `[http]`: watching games in a web browser (protocol/WEB.md).
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct HttpConfig {
+    /// Where the pages are served; empty: nowhere.
+    pub listen: String,
+    /// Observers see a ply once this many later plies have been played...
+    pub delay_plies: u32,
+    /// ... and this long after it was played, in milliseconds.
+    pub delay_ms: u64,
+    /// Finished games kept for the pages (their records), the most recent ones.
+    pub keep_finished: usize,
+    pub max_connections: usize,
+    pub max_connections_per_address: usize,
+    pub max_observers_per_game: usize,
+    /// Events an observer may fall behind by before it is dropped.
+    pub observer_queue: usize,
+}
+
 /// Whose legal-action counts a record keeps at every ply: `legal_counts = "mover" | "all"`
 /// (`[records]`, and a tournament's `[tournament]`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -245,6 +265,12 @@ impl Config {
             return Err(ConfigError(format!(
                 "server: max_frame_bytes above {MAX_FRAME_BYTES} lets one client make the server buffer too much"
             )));
+        }
+        let h = &self.http;
+        if h.max_connections == 0 || h.observer_queue == 0 {
+            return Err(ConfigError(
+                "http: max_connections and observer_queue must be at least 1".into(),
+            ));
         }
         if s.max_nesting < 2 {
             return Err(ConfigError(

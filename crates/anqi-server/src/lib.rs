@@ -12,7 +12,7 @@
 //! - [`config`]: the `config.toml` file, built in as the defaults, overlaid table by table with
 //!   unknown keys refused.
 //! - `server`: the listener and the accept loop, shutdown, and the `busy` answer.
-//! - `limits`: the connection caps (in all, per address, under the descriptor limit).
+//! - [`limits`]: the connection caps (in all, per address, under the descriptor limit).
 //! - `connection`: per-connection reader and writer tasks (the write queue bounded in bytes),
 //!   and the handshake.
 //! - `seating/`: who plays with whom, one policy chosen when the server is built: `arrival`
@@ -26,16 +26,18 @@
 //!   optional fsync) and acknowledges each once it is on disk.
 //! - `tasks`: the server's tasks, counted so that shutdown waits for every one.
 //! - `throttle`: log lines an outsider can cause, a few per source and window.
+//! - [`watch`]: the hub where referees publish each game's public events and observers (the
+//!   web pages of `anqi-web`) read them, never holding a game up.
 //! - [`sys`]: the operating-system calls std and tokio do not wrap (all of anqi's `unsafe`
 //!   code), for the server's descriptor limit and the program's engine processes.
 //!
 //! Inside the crate, `server` uses `seating`, which starts `referee`s; a referee uses `clock`,
-//! `connection`'s player handles and the `record_sink`. Nothing points back up.
+//! `connection`'s player handles, the `record_sink` and the `watch` hub. Nothing points back up.
 
 mod clock;
 pub mod config;
 mod connection;
-mod limits;
+pub mod limits;
 mod record_sink;
 mod referee;
 mod seating;
@@ -43,6 +45,7 @@ mod server;
 pub mod sys;
 mod tasks;
 mod throttle;
+pub mod watch;
 
 pub use clock::{Clocks, TimeControl};
 pub use config::Config;
@@ -51,3 +54,4 @@ pub use record_sink::{Durability, RecordSink};
 pub use referee::GameSpec;
 pub use seating::{GameOrder, OrderDesk, ServerStopped};
 pub use server::Server;
+pub use watch::Hub;

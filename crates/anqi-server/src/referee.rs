@@ -12,12 +12,14 @@ use super::clock::{Clocks, TimeControl};
 use super::connection::{Inbound, Player};
 use crate::config::{Config, LegalCounts, Ruling};
 use crate::record_sink::{Committed, RecordSink};
+use crate::watch::GameFeed;
 use anqi_core::record::{
     wire_team, FaultLog, FaultRecord, GameHeader, GameRecord, PlayerRecord, PlyRecord,
 };
 use anqi_core::rules::{
     Action, ActionCounts, Game, PlayError, SeedInputs, Square, Start, Termination, Variant,
 };
+use anqi_core::view;
 use anqi_core::wire::{
     ClientClause, ClientMessage, ErrorCode, Extension, Extensions, LastPly, ServerClause,
     ServerMessage,
@@ -40,6 +42,8 @@ pub struct GameContext {
     pub config: Arc<Config>,
     pub records: RecordSink,
     pub shutdown: CancellationToken,
+    /// Where the game's public events go, when games are watched (`[http]`).
+    pub watch: Option<crate::watch::Hub>,
 }
 
 impl GameContext {
@@ -182,6 +186,8 @@ struct Referee {
     next_poll: usize,
     /// The last ply played and its mover, for the `last` extension.
     last: Option<(usize, LastPly)>,
+    /// The game's feed to observers, when games are watched.
+    feed: Option<GameFeed>,
 }
 
 impl Referee {
@@ -206,7 +212,8 @@ impl Referee {
             seeds,
         };
         let variant = ctx.variant.clone();
-        let game = Game::new(variant.clone(), header.seeds.deal_for(&variant));
+        let deal = header.seeds.deal_for(&variant);
+        let game = Game::new(variant.clone(), deal.clone());
         let clocks = Clocks::per_player(
             (0..players.len())
                 .map(|i| {
@@ -215,6 +222,19 @@ impl Referee {
                 })
                 .collect(),
         );
+        let feed = ctx.watch.as_ref().map(|hub| {
+            let names: Vec<String> = players.iter().map(|p| p.name.clone()).collect();
+            let mut setup = view::Setup::of(
+                header.game,
+                header.started_unix_ms,
+                header.max_plies,
+                &game,
+                &names,
+            );
+            setup.position.clocks_ms = Some(clocks_left(&clocks, players.len()));
+            setup.position.at_unix_ms = Some(header.started_unix_ms);
+            hub.open(setup, deal)
+        });
         Referee {
             header,
             game,
@@ -229,6 +249,7 @@ impl Referee {
             done: spec.done,
             next_poll: 0,
             last: None,
+            feed,
             ctx,
         }
     }
@@ -503,6 +524,7 @@ impl Referee {
                         if cap > 0 && self.game.ply() >= cap && self.game.outcome().is_none() {
                             self.game.adjudicate_draw(Termination::PlyCap);
                         }
+                        self.publish_ply();
                         return Step::Played;
                     }
                     Err(PlayError::Illegal(e)) => (ErrorCode::Illegal, e.0, referee.illegal_action),
@@ -527,6 +549,14 @@ impl Referee {
         Step::Answered
     }
 
+    /// Shows observers the ply just played and the position after it.
+    fn publish_ply(&mut self) {
+        let Some(feed) = &mut self.feed else { return };
+        let Some(ply) = self.plies.last() else { return };
+        let clocks = clocks_left(&self.clocks, self.seats.len());
+        feed.ply(ply, &self.game, clocks, unix_ms());
+    }
+
     /// The mover's flag fell: they are told, and lose.
     fn lose_on_time(&mut self, turn: &Turn) {
         self.clocks.charge(turn.mover, turn.started.elapsed());
@@ -539,12 +569,16 @@ impl Referee {
         let seat = &mut self.seats[player - 1];
         seat.player.outbox.error(code, text.clone());
         seat.errors += 1;
-        self.faults.push(FaultRecord {
+        let fault = FaultRecord {
             ply: self.game.ply() + 1,
             player,
             code: code.name().to_string(),
             text,
-        });
+        };
+        if let Some(feed) = &mut self.feed {
+            feed.push(&view::Event::Fault(view::FaultView::of(&fault)));
+        }
+        self.faults.push(fault);
     }
 
     /// Writes the record, then tells everyone the result: a player who has seen `(win ...)`
@@ -595,6 +629,7 @@ impl Referee {
             "game over"
         );
         let done = self.done.take().map(|done| (done, record.clone()));
+        let watched = self.feed.take().map(|feed| (feed, record.clone()));
         let game_no = record.game;
         let aborted = outcome.reason == Termination::Aborted;
         // An aborted game's players have been told already (and get no result): the server
@@ -647,7 +682,24 @@ impl Referee {
                 let _ = seat.player.outbox.send_line(line.clone());
             }
         }
+        if let Some((feed, record)) = watched {
+            feed.finish(&record);
+        }
     }
+}
+
+/// Each player's time left, in ms (`None`: untimed).
+fn clocks_left(clocks: &Clocks, players: usize) -> Vec<Option<u64>> {
+    (1..=players)
+        .map(|p| clocks.remaining(p).map(|d| d.as_millis() as u64))
+        .collect()
+}
+
+/// Now, in ms since the Unix epoch.
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// The setup clause that lists the cells where the game starts: `(puts ...)` in a bag game (as in
@@ -736,6 +788,7 @@ mod tests {
             config: Arc::new(Config::parse(config).unwrap()),
             records: sink,
             shutdown: CancellationToken::new(),
+            watch: None,
         };
         let (p1, out1, in1) = Player::for_test(1, "a");
         let (p2, out2, in2) = Player::for_test(2, "b");

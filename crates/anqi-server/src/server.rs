@@ -30,6 +30,7 @@ pub struct Server {
     config: Arc<Config>,
     variant: Arc<Variant>,
     observer: Option<mpsc::UnboundedSender<GameRecord>>,
+    watch: Option<crate::watch::Hub>,
     seating_tx: mpsc::UnboundedSender<SeatingEvent>,
     seating_rx: mpsc::UnboundedReceiver<SeatingEvent>,
     policy: Policy,
@@ -56,6 +57,7 @@ impl Server {
             policy: Policy::Arrival(Arrival::new(variant.players)),
             variant: Arc::new(variant),
             observer: None,
+            watch: None,
             seating_tx,
             seating_rx,
         })
@@ -72,6 +74,11 @@ impl Server {
     /// Also hands every finished game's record to `observer` (after it is written to the file).
     pub fn observe_records(&mut self, observer: mpsc::UnboundedSender<GameRecord>) {
         self.observer = Some(observer);
+    }
+
+    /// Publishes every game's public events to `hub`, for observers (`anqi-web`).
+    pub fn watch(&mut self, hub: crate::watch::Hub) {
+        self.watch = Some(hub);
     }
 
     /// Switches the server to token seating and returns the desk where games are ordered: each
@@ -114,7 +121,19 @@ impl Server {
             config: cfg.clone(),
             records: records.clone(),
             shutdown: shutdown.clone(),
+            watch: self.watch.clone(),
         };
+        // A broadcast delay in time: held events are released as their time comes.
+        if let Some(hub) = self.watch.as_ref().filter(|h| h.delay().is_some()) {
+            let (hub, shutdown) = (hub.clone(), shutdown.clone());
+            tracker.spawn(async move {
+                let mut tick = tokio::time::interval(Duration::from_millis(100));
+                while tokio::select! { _ = shutdown.cancelled() => false, _ = tick.tick() => true }
+                {
+                    hub.release_due();
+                }
+            });
+        }
         let seating_tx = self.seating_tx;
         let seating = tracker.spawn(seating::run(
             self.policy,

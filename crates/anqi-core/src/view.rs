@@ -1,0 +1,451 @@
+//! The public view of a game: what anyone watching may see, as JSON events.
+//!
+//! A game is watched as a list of events: one [`Setup`], then a [`PlyView`] per ply and a
+//! [`FaultView`] per error reply, in the order they happened, then one [`EndView`]. The server
+//! builds them as the game is played (its `watch` hub) and `anqi view` rebuilds them from a
+//! record ([`events_of_record`]); both go through the same builders here, so a finished game
+//! looks the same whichever way it is watched.
+//!
+//! # What is public
+//! Before the end: the board as the players see it (face-down pieces as `X`), what each ply
+//! revealed, captured or drew (every player sees that too), the unseen pool's counts (known
+//! from the variant's pieces), everyone's mobility and clocks. Never a face-down piece's
+//! identity, a seed or a token. The [`EndView`] adds the deal, the seeds and the record, since
+//! nothing is hidden any more once a game is over; a caller may still leave out the server's
+//! seed (a fixed one would tell future deals).
+
+use crate::record::{wire_team, GameRecord, PlyRecord, ResultRecord};
+use crate::rules::{ActionCounts, Colour, Deal, Game, Kind, Piece, Start, Variant};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// One event of a watched game, as JSON `{"type": "setup" | "ply" | "fault" | "end", ...}`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    Setup(Box<Setup>),
+    Ply(Box<PlyView>),
+    Fault(FaultView),
+    End(Box<EndView>),
+}
+
+/// The game as it starts.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Setup {
+    /// The server's game number.
+    pub game: u64,
+    pub variant: String,
+    /// The variant's public description (what the `variant` extension sends players): its
+    /// rules as data, without a fixed start's secret deal.
+    pub description: String,
+    pub started_unix_ms: u64,
+    /// The referee's ply cap (0: none).
+    pub max_plies: u32,
+    pub players: Vec<SeatView>,
+    pub topology: TopologyView,
+    /// `"deal"`: pieces start on the board; `"bag"`: they are drawn from a bag and put.
+    pub start: String,
+    /// The letters the 14-entry counts use, in their order: `KGBRNCPkgbrncp`.
+    pub piece_letters: String,
+    /// The position before the first ply.
+    pub position: Position,
+}
+
+/// A seat: who plays it and for which side.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SeatView {
+    pub id: usize,
+    pub name: String,
+    /// The side (0-based) the player plays for; teammates share one.
+    pub side: usize,
+    /// The wire's team number (`(team T)`), 0 in games without teams.
+    pub team: usize,
+}
+
+/// The board's shape, for drawing it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct TopologyView {
+    pub cells: usize,
+    /// `[lines, columns]` for a rectangle numbered row by row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rectangle: Option<[usize; 2]>,
+    /// Each cell's display position `[row, column]`, when the board was drawn as a grid.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coords: Option<Vec<[usize; 2]>>,
+    /// The steps between cells, each pair once (lower cell first).
+    pub links: Vec<[usize; 2]>,
+}
+
+/// Everything public about a position.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Position {
+    /// The wire board: one letter per cell, `X` face-down, `.` empty (and `X` for a cell of a
+    /// bag game still waiting for its piece).
+    pub board: String,
+    /// The drawn piece waiting to be put (bag games).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hand: Option<char>,
+    /// Pieces left in the bag (bag games).
+    pub bag: usize,
+    /// The player to move, `None` once the game is over.
+    pub to_move: Option<usize>,
+    /// The turn number (`(turn N ...)`).
+    pub turn: u32,
+    /// Plies since the last capture or reveal (the no-progress count).
+    pub quiet: u32,
+    /// Pieces nobody has seen yet (face-down and in the bag), counted per piece in the order
+    /// of `piece_letters`.
+    pub unseen: [u32; 14],
+    /// Each player's legal actions in this position, player 1 first: the mobility curves.
+    pub mobility: Vec<ActionCounts>,
+    /// The colour each player plays, once known (`"red"`, `"black"`).
+    pub colours: Vec<Option<String>>,
+    /// Time each player has used so far, in ms.
+    pub used_ms: Vec<u64>,
+    /// Time each player has left, in ms, when the game is timed and watched live (a rebuilt
+    /// game does not know it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks_ms: Option<Vec<Option<u64>>>,
+    /// When this position was reached (ms since the Unix epoch), when watched live.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_unix_ms: Option<u64>,
+}
+
+/// One ply and the position after it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct PlyView {
+    pub ply: u32,
+    pub turn: u32,
+    pub player: usize,
+    /// The action as the wire writes it: `(rev 3)`, `(mov 4 5)`, `(bag)`, `(put K 7)`.
+    pub action: String,
+    pub think_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revealed: Option<char>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub captured: Option<char>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drawn: Option<char>,
+    pub position: Position,
+}
+
+/// An error reply the referee gave a player (as the record's `faults` keep them).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FaultView {
+    /// The ply being waited for when it happened.
+    pub ply: u32,
+    pub player: usize,
+    pub code: String,
+    pub text: String,
+}
+
+/// The end: the result, and everything that was hidden.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct EndView {
+    pub result: ResultRecord,
+    pub final_board: String,
+    /// The deal: each cell's piece at the start, face-down ones included (`.` for none).
+    pub deal: String,
+    /// The bag at the start, the first draw first (bag games).
+    pub deal_bag: String,
+    /// The record, as written (its `seeds.server` left out when the server's seed is fixed).
+    pub record: GameRecord,
+}
+
+/// The letters of the 14 piece counts, in their order.
+pub fn piece_letters() -> String {
+    Colour::ALL
+        .iter()
+        .flat_map(|&c| Kind::ALL.iter().map(move |&k| Piece::new(c, k).letter()))
+        .collect()
+}
+
+impl TopologyView {
+    pub fn of(variant: &Variant) -> TopologyView {
+        let t = &variant.topology;
+        TopologyView {
+            cells: t.size(),
+            rectangle: t.rectangle_dims().map(|(l, c)| [l, c]),
+            coords: t.coords().map(|c| c.iter().map(|&(r, c)| [r, c]).collect()),
+            links: t
+                .moves()
+                .iter()
+                .filter(|(a, b)| a < b)
+                .map(|&(a, b)| [a, b])
+                .collect(),
+        }
+    }
+}
+
+impl Position {
+    /// The public position of `game`, with the time each player has used.
+    pub fn of(game: &Game, used_ms: Vec<u64>) -> Position {
+        let players = game.variant().players;
+        let face_down = game.face_down_counts();
+        let bag = game.bag_counts();
+        let mut unseen = [0; 14];
+        for (u, (f, b)) in unseen.iter_mut().zip(face_down.iter().zip(&bag)) {
+            *u = f + b;
+        }
+        Position {
+            board: game.wire_board(),
+            hand: game.hand().map(|p| p.letter()),
+            bag: game.bag_len(),
+            to_move: game.outcome().is_none().then(|| game.to_move()),
+            turn: game.round(),
+            quiet: game.quiet_plies(),
+            unseen,
+            mobility: (1..=players).map(|p| game.counts_of(p)).collect(),
+            colours: (1..=players)
+                .map(|p| {
+                    game.colour_of_side(game.side_of(p))
+                        .map(|c| c.name().to_string())
+                })
+                .collect(),
+            used_ms,
+            clocks_ms: None,
+            at_unix_ms: None,
+        }
+    }
+}
+
+impl Setup {
+    /// The setup of a game just dealt, with its players' names (player 1 first).
+    pub fn of(
+        game_no: u64,
+        started_unix_ms: u64,
+        max_plies: u32,
+        game: &Game,
+        names: &[String],
+    ) -> Setup {
+        let variant = game.variant();
+        Setup {
+            game: game_no,
+            variant: variant.name.clone(),
+            description: variant.public_description(),
+            started_unix_ms,
+            max_plies,
+            players: names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| SeatView {
+                    id: i + 1,
+                    name: name.clone(),
+                    side: variant.side_of(i + 1),
+                    team: wire_team(variant, i + 1),
+                })
+                .collect(),
+            topology: TopologyView::of(variant),
+            start: if variant.start == Start::Bag {
+                "bag"
+            } else {
+                "deal"
+            }
+            .into(),
+            piece_letters: piece_letters(),
+            position: Position::of(game, vec![0; variant.players]),
+        }
+    }
+}
+
+impl PlyView {
+    /// The ply `ply` (as recorded) and the position `game` is in after it.
+    pub fn of(ply: &PlyRecord, game: &Game, used_ms: Vec<u64>) -> PlyView {
+        PlyView {
+            ply: ply.ply,
+            turn: ply.turn,
+            player: ply.player,
+            action: ply.action.clone(),
+            think_ms: ply.think_ms,
+            revealed: ply.revealed,
+            captured: ply.captured,
+            drawn: ply.drawn,
+            position: Position::of(game, used_ms),
+        }
+    }
+}
+
+impl EndView {
+    /// The end of the game `record` records, dealt as `deal`. With `hide_server_seed`, the
+    /// record's `seeds.server` is left empty.
+    pub fn of(record: &GameRecord, deal: &Deal, hide_server_seed: bool) -> EndView {
+        let letter = |p: &Option<Piece>| p.map_or('.', |p| p.letter());
+        let mut record = record.clone();
+        if hide_server_seed {
+            record.seeds.server.clear();
+        }
+        EndView {
+            result: record.result.clone(),
+            final_board: record.final_board.clone(),
+            deal: deal.cells.iter().map(letter).collect(),
+            deal_bag: deal.bag.iter().map(|p| p.letter()).collect(),
+            record,
+        }
+    }
+}
+
+/// The events of a recorded game, rebuilt by replaying it: what watching it live showed,
+/// less what only the live game knew (the clocks' time left and the wall-clock times).
+///
+/// # Errors
+/// When the record does not replay (`anqi replay` says where).
+pub fn events_of_record(record: &GameRecord, hide_server_seed: bool) -> Result<Vec<Event>, String> {
+    let variant = Arc::new(
+        Variant::parse(&record.variant_source)
+            .map_err(|e| format!("the variant description does not parse: {e}"))?,
+    );
+    let players = variant.players;
+    if record.players.len() != players {
+        return Err(format!(
+            "{} players for a {players}-player variant",
+            record.players.len()
+        ));
+    }
+    let deal = record.seeds.deal_for(&variant);
+    let mut game = Game::new(variant, deal.clone());
+    let names: Vec<String> = record.players.iter().map(|p| p.name.clone()).collect();
+    let mut events = vec![Event::Setup(Box::new(Setup::of(
+        record.game,
+        record.started_unix_ms,
+        record.max_plies.unwrap_or(0),
+        &game,
+        &names,
+    )))];
+    let mut used = vec![0u64; players];
+    let mut faults = record.faults.iter().peekable();
+    for ply in &record.plies {
+        while let Some(f) = faults.next_if(|f| f.ply <= ply.ply) {
+            events.push(Event::Fault(FaultView::of(f)));
+        }
+        let action = crate::replay::parse_action(&ply.action)
+            .ok_or_else(|| format!("ply {}: cannot read the action", ply.ply))?;
+        game.play(ply.player, action)
+            .map_err(|e| format!("ply {}: {e}", ply.ply))?;
+        // The referee's ply cap ends the game on its last ply (outside the rules).
+        if record.result.reason == crate::rules::Termination::PlyCap
+            && record.max_plies == Some(ply.ply)
+            && game.outcome().is_none()
+        {
+            game.adjudicate_draw(crate::rules::Termination::PlyCap);
+        }
+        if let Some(u) = used.get_mut(ply.player.wrapping_sub(1)) {
+            *u += ply.think_ms;
+        }
+        events.push(Event::Ply(Box::new(PlyView::of(ply, &game, used.clone()))));
+    }
+    events.extend(faults.map(|f| Event::Fault(FaultView::of(f))));
+    events.push(Event::End(Box::new(EndView::of(
+        record,
+        &deal,
+        hide_server_seed,
+    ))));
+    Ok(events)
+}
+
+impl FaultView {
+    pub fn of(f: &crate::record::FaultRecord) -> FaultView {
+        FaultView {
+            ply: f.ply,
+            player: f.player,
+            code: f.code.clone(),
+            text: f.text.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::SeedInputs;
+
+    fn played_record(variant: &str) -> GameRecord {
+        let variant = Arc::new(Variant::shipped(variant).unwrap());
+        let seeds = SeedInputs {
+            clients: vec!["a".into(), "b".into()],
+            server: "s".into(),
+        };
+        let mut game = Game::new(variant.clone(), seeds.deal_for(&variant));
+        let mut plies = Vec::new();
+        while game.outcome().is_none() && game.ply() < 60 {
+            let legal = game.legal_actions();
+            let action = legal[game.ply() as usize * 7 % legal.len()];
+            let (player, turn) = (game.to_move(), game.round());
+            let counts = game.counts();
+            let played = game.play(player, action).unwrap();
+            plies.push(PlyRecord {
+                ply: game.ply(),
+                turn,
+                player,
+                action: action.to_string(),
+                think_ms: 3,
+                legal: counts,
+                legal_all: None,
+                revealed: played.revealed.map(|p| p.letter()),
+                drawn: played.drawn.map(|p| p.letter()),
+                captured: played.captured.map(|p| p.letter()),
+            });
+        }
+        if game.outcome().is_none() {
+            game.adjudicate_draw(crate::rules::Termination::PlyCap);
+        }
+        let header = crate::record::GameHeader {
+            game: 7,
+            started_unix_ms: 1,
+            seeds,
+            max_plies: 60,
+        };
+        let players = (1..=variant.players)
+            .map(|id| crate::record::PlayerRecord {
+                id,
+                name: format!("p{id}"),
+                seed: String::new(),
+                side: None,
+                team: None,
+                colour: None,
+                time_used_ms: 0,
+            })
+            .collect();
+        GameRecord::of_game(header, &game, players, plies, Default::default())
+    }
+
+    #[test]
+    fn a_rebuilt_game_ends_on_the_records_board_and_hides_nothing_before_its_end() {
+        for name in ["traditional", "cross", "strategic", "2v2"] {
+            let record = played_record(name);
+            let events = events_of_record(&record, true).unwrap();
+            let Some(Event::End(end)) = events.last() else {
+                panic!("no end")
+            };
+            assert_eq!(end.record.seeds.server, "", "{name}: server seed hidden");
+            let last_ply = events.iter().rev().find_map(|e| match e {
+                Event::Ply(p) => Some(p),
+                _ => None,
+            });
+            assert_eq!(last_ply.unwrap().position.board, record.final_board);
+            for e in &events[..events.len() - 1] {
+                let json = serde_json::to_string(e).unwrap();
+                assert!(!json.contains("seed"), "{name}: {json}");
+                assert!(!json.contains("\"deal\":"), "{name}: {json}");
+            }
+            // Face-down cells are X in every position, and the deal matches what was revealed.
+            for e in &events {
+                if let Event::Ply(p) = e {
+                    if let Some(r) = p.revealed {
+                        let cell: usize = p.action[5..p.action.len() - 1].parse().unwrap();
+                        assert_eq!(end.deal.as_bytes()[cell] as char, r, "{name}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn events_read_back_as_written() {
+        let record = played_record("traditional-2x4");
+        for e in events_of_record(&record, false).unwrap() {
+            let json = serde_json::to_string(&e).unwrap();
+            let back: Event = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, e);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! anqi-web: the web pages where anyone watches the games of an anqi server (`anqi serve
+//! --http`), of a records file (`anqi view`), or of a tournament, live; and the JSON API and
+//! WebSocket feed under them. The HTTP API is documented, as transcripts, in
+//! `protocol/WEB.md`.
+//!
+//! It serves from the process and runtime that play the games, and reads them only through
+//! `anqi_server::watch::Hub`: a game never waits for a page. What it shows is
+//! `anqi_core::view`'s public view, which holds no face-down piece, seed or token before a
+//! game's end.
+//!
+//! # Layout
+//!
+//! - `listener`: the HTTP listener, with its own connection caps (in all and per client
+//!   network, as the game server counts them) and a bounded send buffer per connection.
+//! - `api`: the JSON routes: the game list and one game's events.
+//! - `live`: a game's events over a WebSocket as they happen, after the ones so far; the
+//!   observer that falls behind is dropped.
+//! - `assets`: the page (plain HTML, CSS and JavaScript modules under `assets/`, embedded in
+//!   the binary: no build step, no CDN, works offline).
+//!
+//! `lib.rs` puts them together in [`serve`]; `api` and `live` read the hub, `listener` knows
+//! nothing of games.
+
+mod api;
+mod assets;
+mod listener;
+mod live;
+
+use anqi_server::config::HttpConfig;
+use anqi_server::Hub;
+use axum::routing::get;
+use axum::serve::Listener as _;
+use axum::Router;
+use std::net::SocketAddr;
+use tokio_util::sync::CancellationToken;
+
+/// What the routes share.
+#[derive(Clone)]
+struct Shared {
+    hub: Hub,
+    shutdown: CancellationToken,
+}
+
+/// A bound web server.
+pub struct Web {
+    listener: listener::CappedListener,
+    router: Router,
+}
+
+impl Web {
+    /// Binds `addr` for the games of `hub`, with `[http]`'s caps (`v4_bits`/`v6_bits`: the
+    /// prefixes a client network is counted by, `[server]`'s). Stops when `shutdown` fires.
+    ///
+    /// # Errors
+    /// When the address cannot be bound.
+    pub async fn bind(
+        addr: &str,
+        cfg: &HttpConfig,
+        v4_bits: u8,
+        v6_bits: u8,
+        hub: Hub,
+        shutdown: CancellationToken,
+    ) -> std::io::Result<Web> {
+        let listener = listener::CappedListener::bind(addr, cfg, v4_bits, v6_bits)
+            .await
+            .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}")))?;
+        let shared = Shared { hub, shutdown };
+        let router = Router::new()
+            .route("/", get(assets::index))
+            .route("/assets/{name}", get(assets::asset))
+            .route("/api/games", get(api::games))
+            .route("/api/games/{id}", get(api::game))
+            .route("/api/games/{id}/live", get(live::live))
+            .fallback(api::not_found)
+            .with_state(shared);
+        Ok(Web { listener, router })
+    }
+
+    /// The address the pages are served at (the real port when 0 was asked for).
+    ///
+    /// # Errors
+    /// When the socket cannot tell.
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Serves until the shutdown token fires; live pages are closed then.
+    ///
+    /// # Errors
+    /// When serving fails for good.
+    pub async fn run(self, shutdown: CancellationToken) -> std::io::Result<()> {
+        axum::serve(self.listener, self.router)
+            .with_graceful_shutdown(shutdown.cancelled_owned())
+            .await
+    }
+}

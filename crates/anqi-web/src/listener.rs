@@ -1,0 +1,147 @@
+//! The HTTP listener: connections within `[http]`'s caps, each with a bounded send buffer.
+//!
+//! Past a cap, a connection gets `503 Service Unavailable` with the reason and is closed, as
+//! the game server answers `busy`. The send buffer is fixed (the kernel's automatic sizing
+//! would let one page that does not read hold megabytes), so a page that stops reading soon
+//! blocks its own feed, falls behind and is dropped (`live`).
+
+use anqi_server::config::HttpConfig;
+use anqi_server::limits::{Admission, Refusal, Slot};
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+
+/// Bytes the kernel holds for one HTTP connection's unsent data.
+const SEND_BUFFER_BYTES: usize = 64 * 1024;
+
+pub struct CappedListener {
+    listener: TcpListener,
+    admission: Admission,
+}
+
+impl CappedListener {
+    pub async fn bind(
+        addr: &str,
+        cfg: &HttpConfig,
+        v4_bits: u8,
+        v6_bits: u8,
+    ) -> io::Result<CappedListener> {
+        Ok(CappedListener {
+            listener: TcpListener::bind(addr).await?,
+            admission: Admission::new(
+                cfg.max_connections,
+                cfg.max_connections_per_address,
+                v4_bits,
+                v6_bits,
+            ),
+        })
+    }
+}
+
+/// A connection and its place under the caps, given back when it closes.
+pub struct Capped {
+    stream: TcpStream,
+    _slot: Slot,
+}
+
+impl axum::serve::Listener for CappedListener {
+    type Io = Capped;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Capped, SocketAddr) {
+        loop {
+            let (stream, peer) = match self.listener.accept().await {
+                Ok(x) => x,
+                Err(e) => {
+                    // Out of descriptors, or a connection reset before it was taken: wait a
+                    // moment rather than spin.
+                    tracing::debug!(error = %e, "web: accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            match self.admission.admit(peer.ip()) {
+                Ok(slot) => {
+                    let sock = socket2::SockRef::from(&stream);
+                    let _ = sock.set_send_buffer_size(SEND_BUFFER_BYTES);
+                    let _ = stream.set_nodelay(true);
+                    return (
+                        Capped {
+                            stream,
+                            _slot: slot,
+                        },
+                        peer,
+                    );
+                }
+                Err(refusal) => {
+                    tracing::debug!(%peer, ?refusal, "web: connection refused");
+                    tokio::spawn(refuse(stream, refusal));
+                }
+            }
+        }
+    }
+
+    fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+}
+
+/// Answers a connection over a cap with `503` and its reason, and closes it.
+async fn refuse(mut stream: TcpStream, refusal: Refusal) {
+    use tokio::io::AsyncWriteExt;
+    let body = format!("{refusal}\n");
+    let response = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {}\r\nretry-after: 5\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = tokio::time::timeout(
+        Duration::from_secs(1),
+        stream.write_all(response.as_bytes()),
+    )
+    .await;
+    let _ = stream.shutdown().await;
+}
+
+impl AsyncRead for Capped {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Capped {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+}

@@ -1,0 +1,91 @@
+//! `anqi view`: the web pages over records files, without a server.
+
+use anqi_core::record::RecordLines;
+use anqi_server::config::Config;
+use anqi_server::Hub;
+use anqi_web::Web;
+use anyhow::{Context, Result};
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tokio_util::sync::CancellationToken;
+
+/// Watch recorded games in a web browser: step through every game of some records files.
+///
+/// Serves the pages `anqi serve --http` serves (protocol/WEB.md), over the games of the
+/// files: the lobby lists them, and each game steps forward and back by ply, in the public
+/// view or with the whole deal shown. Opens nothing but the files and the address; prints
+/// `web on http://HOST:PORT/` on stdout once the pages are up, and stops on Ctrl-C. A line
+/// that is not a record is reported on stderr and skipped.
+///
+/// Example: anqi view games.jsonl --http 127.0.0.1:8080
+#[derive(clap::Args)]
+pub struct Args {
+    /// JSON-lines record files (`anqi serve`, `anqi tournament`).
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Where to serve the pages; port 0 picks a free port.
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080")]
+    http: String,
+    /// Configuration file, for its [http] caps (its listen address is not used).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let mut cfg = match &args.config {
+        Some(path) => Config::load(path)?,
+        None => Config::default(),
+    };
+    super::init_logging_at(tracing::Level::INFO);
+    let mut games = Vec::new();
+    for file in &args.files {
+        let lines =
+            RecordLines::open(file).with_context(|| format!("cannot read {}", file.display()))?;
+        for item in lines {
+            match item {
+                Ok((_, Ok(record))) => games.push(record),
+                Ok((line, Err(e))) => {
+                    eprintln!("{}:{line}: skipped, not a record: {e}", file.display());
+                }
+                Err(e) => {
+                    eprintln!("{}: cannot read further: {e}", file.display());
+                    break;
+                }
+            }
+        }
+    }
+    // Every game of the files is shown; two files may number their games alike, so the pages
+    // number them in the order read.
+    cfg.http.keep_finished = games.len().max(1);
+    let hub = Hub::new(&cfg.http, false);
+    let count = games.len();
+    for (i, mut record) in games.into_iter().enumerate() {
+        record.game = i as u64 + 1;
+        hub.add_record(record);
+    }
+    let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    rt.block_on(async move {
+        let shutdown = CancellationToken::new();
+        let web = Web::bind(
+            &args.http,
+            &cfg.http,
+            cfg.server.ipv4_prefix,
+            cfg.server.ipv6_prefix,
+            hub,
+            shutdown.clone(),
+        )
+        .await?;
+        let signals = super::stop_signals()?;
+        let on_signal = shutdown.clone();
+        tokio::spawn(async move {
+            signals.await;
+            on_signal.cancel();
+        });
+        println!("web on http://{}/", web.local_addr()?);
+        std::io::stdout().flush()?;
+        tracing::info!(games = count, "serving recorded games");
+        web.run(shutdown).await?;
+        Ok(ExitCode::SUCCESS)
+    })
+}

@@ -1,0 +1,528 @@
+//! Watching games over HTTP and WebSocket (protocol/WEB.md): the real server and the real web
+//! pages' server in this process, bots over TCP, observers over real HTTP and WebSocket.
+//!
+//! Games are held at a gate (a bot that waits before a given move of its own) so that an
+//! observer is surely watching a running game, at its start or in its middle.
+
+use crate::common::TestServer;
+use anqi_client::{Bot, RandomBot, View};
+use anqi_core::record::GameRecord;
+use anqi_core::rules::{Action, Variant};
+use anqi_core::view::{events_of_record, Event};
+use futures_util::{SinkExt, StreamExt};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+
+/// A gate that bots wait at until the test opens it (or drops it: a failing test must not
+/// leave a bot blocking a runtime thread forever).
+#[derive(Clone, Default)]
+pub struct Gate(Arc<(Mutex<bool>, Condvar)>);
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        self.open();
+    }
+}
+
+impl Gate {
+    pub fn open(&self) {
+        *self.0 .0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.0 .1.notify_all();
+    }
+
+    fn wait(&self) {
+        let mut open = self.0 .0.lock().unwrap();
+        while !*open {
+            open = self.0 .1.wait(open).unwrap();
+        }
+    }
+}
+
+/// A random bot that waits at `gate` before its move number `wait_before` (1 = its first).
+struct GatedBot {
+    inner: RandomBot,
+    gate: Gate,
+    wait_before: usize,
+    moves: usize,
+}
+
+impl Bot for GatedBot {
+    fn choose(&mut self, view: &View<'_>) -> Action {
+        self.moves += 1;
+        if self.moves == self.wait_before {
+            // Blocking a runtime thread outright could leave nobody to poll the runtime's
+            // I/O and timers: let the runtime move its other work elsewhere first.
+            tokio::task::block_in_place(|| self.gate.wait());
+        }
+        self.inner.choose(view)
+    }
+}
+
+/// Starts the variant's players, each a gated random bot (seed `SEED-secret-i`), one game.
+pub fn gated_players(
+    addr: &str,
+    players: usize,
+    gate: &Gate,
+    wait_before: usize,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    (0..players)
+        .map(|i| {
+            let addr = addr.to_string();
+            let gate = gate.clone();
+            tokio::spawn(async move {
+                let mut bot = GatedBot {
+                    inner: RandomBot::new(i as u64 + 11),
+                    gate,
+                    wait_before,
+                    moves: 0,
+                };
+                let seed = format!("SEED-secret-{i}");
+                anqi_client::play_game(&addr, &format!("bot{i}"), &seed, &mut bot, None)
+                    .await
+                    .expect("a bot plays its game");
+            })
+        })
+        .collect()
+}
+
+/// `GET path` over a fresh HTTP/1.1 connection: the status and the body.
+pub async fn get(web: &str, path: &str) -> (u16, String) {
+    let mut s = tokio::time::timeout(Duration::from_secs(10), TcpStream::connect(web))
+        .await
+        .expect("connected in time")
+        .unwrap();
+    s.write_all(
+        format!("GET {path} HTTP/1.1\r\nhost: {web}\r\nconnection: close\r\n\r\n").as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut raw))
+        .await
+        .expect("an answer in time")
+        .unwrap();
+    let text = String::from_utf8(raw).unwrap();
+    let status = text[9..12].parse().unwrap();
+    let (_, body) = text.split_once("\r\n\r\n").unwrap();
+    (status, body.to_string())
+}
+
+pub async fn get_json(web: &str, path: &str) -> serde_json::Value {
+    let (status, body) = get(web, path).await;
+    assert_eq!(status, 200, "{path}: {body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+/// Waits until game `game` is listed as running.
+pub async fn until_running(web: &str, game: u64) {
+    until_state(web, game, "running").await;
+}
+
+/// Waits until game `game` is listed as `state`.
+pub async fn until_state(web: &str, game: u64, state: &str) {
+    for _ in 0..500 {
+        let list = get_json(web, "/api/games").await;
+        if list["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["game"] == game && g["state"] == state)
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("game {game} never {state}");
+}
+
+type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
+
+async fn open_live(web: &str, game: u64) -> Socket {
+    let url = format!("ws://{web}/api/games/{game}/live");
+    let (socket, _) = tokio::time::timeout(
+        Duration::from_secs(10),
+        tokio_tungstenite::connect_async(url),
+    )
+    .await
+    .expect("the live feed opens in time")
+    .expect("the live feed opens");
+    socket
+}
+
+/// Reads a live feed: every text message until the feed closes, and whether it was caught up
+/// before the end.
+async fn read_feed(socket: &mut Socket) -> Vec<String> {
+    let mut texts = Vec::new();
+    loop {
+        let next = tokio::time::timeout(Duration::from_secs(30), socket.next())
+            .await
+            .expect("the feed goes on");
+        match next {
+            Some(Ok(Message::Text(t))) => texts.push(t.to_string()),
+            Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return texts,
+            Some(Ok(_)) => {}
+        }
+    }
+}
+
+/// Asserts two lists of events are equal, naming the first that differs.
+fn assert_same(watched: &[Event], rebuilt: &[Event], what: &str) {
+    for (i, (w, r)) in watched.iter().zip(rebuilt).enumerate() {
+        assert_eq!(w, r, "{what}: event {i} differs");
+    }
+    assert_eq!(watched.len(), rebuilt.len(), "{what}: as many events");
+}
+
+/// The events of a feed, without the live-only fields (time left, wall-clock times), and the
+/// `seq` numbers checked to run 0, 1, 2, ...
+fn events(texts: &[String]) -> Vec<Event> {
+    let mut out = Vec::new();
+    for t in texts {
+        let v: serde_json::Value = serde_json::from_str(t).unwrap();
+        if v["type"] == "caught_up" {
+            continue;
+        }
+        assert_eq!(v["seq"], out.len(), "events in order, none missing: {t}");
+        let mut e: Event = serde_json::from_value(v).unwrap();
+        match &mut e {
+            Event::Setup(s) => {
+                s.position.clocks_ms = None;
+                s.position.at_unix_ms = None;
+            }
+            Event::Ply(p) => {
+                p.position.clocks_ms = None;
+                p.position.at_unix_ms = None;
+            }
+            _ => {}
+        }
+        out.push(e);
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_observer_joins_a_game_in_its_middle_and_ends_with_the_records_state() {
+    let (mut server, web) = TestServer::start_watched("traditional", "").await;
+    let gate = Gate::default();
+    // Each bot waits before its 10th move: the game stops at ply 18 or 19.
+    let players = gated_players(&server.addr(), 2, &gate, 10);
+    until_running(&web, 1).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut socket = open_live(&web, 1).await;
+    gate.open();
+    let texts = read_feed(&mut socket).await;
+    for p in players {
+        p.await.unwrap();
+    }
+    let record = server.next_record().await;
+    let caught_up = texts
+        .iter()
+        .position(|t| t.contains("\"caught_up\""))
+        .unwrap();
+    let plies_before = texts[..caught_up]
+        .iter()
+        .filter(|t| t.contains("\"type\":\"ply\""))
+        .count();
+    assert!(
+        (17..=19).contains(&plies_before),
+        "joined in the middle: {plies_before} plies before"
+    );
+    assert!(
+        record.plies.len() > plies_before,
+        "and watched the rest live"
+    );
+    let watched = events(&texts);
+    let Some(Event::Ply(last)) = watched.iter().rev().find(|e| matches!(e, Event::Ply(_))) else {
+        panic!("no ply")
+    };
+    assert_eq!(last.position.board, record.final_board);
+    // Everything watched equals what the record rebuilds, ply by ply.
+    assert_same(
+        &watched,
+        &events_of_record(&record, false).unwrap(),
+        "the feed",
+    );
+    // The game as served afterwards is the same.
+    let after = get_json(&web, "/api/games/1").await;
+    let texts: Vec<String> = after["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
+    assert_same(&events(&texts), &watched, "served afterwards");
+    server.stop_and_replay(1).await;
+}
+
+/// Watches one whole game of `variant` live from its first ply; returns the feed and the record.
+async fn watch_whole_game(variant: &str) -> (Vec<String>, GameRecord) {
+    eprintln!("watching a game of {variant}");
+    let players = Variant::load(variant).unwrap().players;
+    let (mut server, web) =
+        TestServer::start_watched(variant, "[referee]\nmax_plies = 400\n").await;
+    let gate = Gate::default();
+    let bots = gated_players(&server.addr(), players, &gate, 1);
+    until_running(&web, 1).await;
+    let mut socket = open_live(&web, 1).await;
+    gate.open();
+    let texts = read_feed(&mut socket).await;
+    for b in bots {
+        b.await.unwrap();
+    }
+    let record = server.next_record().await;
+    server.stop().await;
+    (texts, record)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn no_message_of_a_watched_game_shows_a_hidden_piece_a_seed_or_a_token_before_its_end() {
+    let names: Vec<&str> = anqi_core::rules::SHIPPED.iter().map(|(n, _)| *n).collect();
+    assert_eq!(names.len(), 21);
+    for name in names {
+        let (texts, record) = watch_whole_game(name).await;
+        let end = texts
+            .iter()
+            .position(|t| t.contains("\"type\":\"end\""))
+            .unwrap_or_else(|| panic!("{name}: the feed has an end"));
+        // Nothing secret before the end: no seed (the clients' or the server's), no deal, no
+        // record, no variant source (a fixed start's deal is in it).
+        let secrets: Vec<&str> = record
+            .players
+            .iter()
+            .map(|p| p.seed.as_str())
+            .chain([record.seeds.server.as_str()])
+            .collect();
+        assert!(secrets.iter().all(|s| s.len() >= 8), "{name}: {secrets:?}");
+        for t in &texts[..end] {
+            for s in &secrets {
+                assert!(!t.contains(s), "{name}: {s} shown before the end: {t}");
+            }
+            for key in ["\"deal\":", "\"seeds\":", "\"record\":", "variant_source"] {
+                assert!(!t.contains(key), "{name}: {key} before the end: {t}");
+            }
+        }
+        // Every position shown is the public position the rules give (face-down cells X): the
+        // feed equals the record's public replay.
+        let watched = events(&texts);
+        assert_same(
+            &watched,
+            &events_of_record(&record, false).unwrap(),
+            &format!("{name}: the feed is the public replay"),
+        );
+        let plies = watched
+            .iter()
+            .filter(|e| matches!(e, Event::Ply(_)))
+            .count();
+        assert_eq!(plies, record.plies.len(), "{name}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stalled_observer_is_dropped_while_the_game_goes_on() {
+    let (mut server, web) = TestServer::start_watched(
+        "2v2-8x16",
+        "[http]\nobserver_queue = 64\n[referee]\nmax_plies = 3000\n",
+    )
+    .await;
+    let gate = Gate::default();
+    let bots = gated_players(&server.addr(), 4, &gate, 1);
+    until_running(&web, 1).await;
+    // An observer that asks for the feed and never reads: a small receive buffer, so the
+    // server's bounded send buffer fills within a few hundred events.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut stalled = socket.connect(web.parse().unwrap()).await.unwrap();
+    stalled
+        .write_all(
+            format!(
+                "GET /api/games/1/live HTTP/1.1\r\nhost: {web}\r\nupgrade: websocket\r\nconnection: upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n"
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    gate.open();
+    // The game ends while the stalled observer has read nothing: had the referee waited for
+    // it, no record would come (`next_record` waits 30 s).
+    for b in bots {
+        b.await.unwrap();
+    }
+    let record = server.next_record().await;
+    assert!(
+        record.plies.len() > 300,
+        "a long game: {}",
+        record.plies.len()
+    );
+    // The stalled observer was let go: its stream ends without the game's end.
+    let mut got = Vec::new();
+    tokio::time::timeout(Duration::from_secs(20), stalled.read_to_end(&mut got))
+        .await
+        .expect("the stalled observer's connection is closed")
+        .ok();
+    let got = String::from_utf8_lossy(&got);
+    assert!(
+        got.starts_with("HTTP/1.1 101"),
+        "{}",
+        &got[..80.min(got.len())]
+    );
+    assert!(
+        !got.contains("\"type\":\"end\""),
+        "the stalled observer got the whole game"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn observers_and_connections_are_capped_and_every_refusal_says_why() {
+    let (mut server, web) = TestServer::start_watched(
+        "traditional-2x4",
+        "[http]\nmax_observers_per_game = 1\nmax_connections_per_address = 3\n",
+    )
+    .await;
+    let gate = Gate::default();
+    let bots = gated_players(&server.addr(), 2, &gate, 1);
+    until_running(&web, 1).await;
+    let mut first = open_live(&web, 1).await;
+    // A second observer of the same game: 503, with the reason.
+    let (status, body) = get_ws_upgrade(&web, "/api/games/1/live").await;
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("observers already"), "{body}");
+    // Unknown games and bad numbers.
+    assert_eq!(get(&web, "/api/games/99").await.0, 404);
+    assert_eq!(get(&web, "/api/games/x1").await.0, 400);
+    assert_eq!(get_ws_upgrade(&web, "/api/games/99/live").await.0, 404);
+    // Connections per address: three are open (the observer and two idle ones), the fourth
+    // is answered 503 and closed.
+    let _idle = TcpStream::connect(&web).await.unwrap();
+    let _idle2 = TcpStream::connect(&web).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let (status, body) = get(&web, "/api/games").await;
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("from your address"), "{body}");
+    drop((_idle, _idle2));
+    // A page may not send big messages: the feed closes.
+    first
+        .send(Message::Text("x".repeat(10_000).into()))
+        .await
+        .unwrap();
+    let texts = read_feed(&mut first).await;
+    assert!(!texts.iter().any(|t| t.contains("\"type\":\"end\"")));
+    gate.open();
+    for b in bots {
+        b.await.unwrap();
+    }
+    server.next_record().await;
+    server.stop().await;
+}
+
+/// A WebSocket upgrade request by hand: the status and the body of a refusal.
+async fn get_ws_upgrade(web: &str, path: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(web).await.unwrap();
+    s.write_all(
+        format!(
+            "GET {path} HTTP/1.1\r\nhost: {web}\r\nupgrade: websocket\r\nconnection: upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut raw = vec![0u8; 4096];
+    let n = tokio::time::timeout(Duration::from_secs(5), s.read(&mut raw))
+        .await
+        .unwrap()
+        .unwrap();
+    let text = String::from_utf8_lossy(&raw[..n]).to_string();
+    let status = text[9..12].parse().unwrap();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_string();
+    (status, body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_broadcast_delay_holds_plies_back_until_the_end() {
+    let (mut server, web) =
+        TestServer::start_watched("traditional", "[http]\ndelay_plies = 10000\n").await;
+    let gate = Gate::default();
+    let bots = gated_players(&server.addr(), 2, &gate, 15);
+    until_running(&web, 1).await;
+    // The game is held at ply 28 or so; observers see its setup only.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let game = get_json(&web, "/api/games/1").await;
+    assert_eq!(game["events"].as_array().unwrap().len(), 1, "{game}");
+    let list = get_json(&web, "/api/games").await;
+    assert_eq!(list["games"][0]["ply"], 0);
+    gate.open();
+    for b in bots {
+        b.await.unwrap();
+    }
+    let record = server.next_record().await;
+    // Finished, the game is shown whole (the players hear the result first).
+    until_state(&web, 1, "finished").await;
+    let game = get_json(&web, "/api/games/1").await;
+    let shown = game["events"].as_array().unwrap();
+    assert_eq!(
+        shown.iter().filter(|e| e["type"] == "ply").count(),
+        record.plies.len()
+    );
+    server.stop().await;
+}
+
+#[test]
+fn anqi_view_serves_the_games_of_a_records_file() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // Two games recorded by a server.
+    let (records, _dir) = rt.block_on(async {
+        let mut server = TestServer::start("traditional-2x4", "").await;
+        for _ in 0..2 {
+            for b in crate::common::random_bots(&server.addr(), 2, 5) {
+                b.await.unwrap().unwrap();
+            }
+            server.next_record().await;
+        }
+        server.stop().await
+    });
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
+        .args(["view", "--http", "127.0.0.1:0"])
+        .arg(&records)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let web = line
+        .trim()
+        .strip_prefix("web on http://")
+        .and_then(|a| a.strip_suffix('/'))
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_string();
+    let file: Vec<GameRecord> = std::fs::read_to_string(&records)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    rt.block_on(async {
+        let list = get_json(&web, "/api/games").await;
+        assert_eq!(list["games"].as_array().unwrap().len(), 2);
+        let game = get_json(&web, "/api/games/1").await;
+        let events = game["events"].as_array().unwrap();
+        let end = events.last().unwrap();
+        assert_eq!(end["type"], "end");
+        assert_eq!(end["final_board"], file[0].final_board);
+        let (status, page) = get(&web, "/").await;
+        assert_eq!(status, 200);
+        assert!(page.contains("/assets/app.js"));
+        assert_eq!(get(&web, "/assets/board.js").await.0, 200);
+    });
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
