@@ -17,6 +17,10 @@
 //! - `idle` (S3): opens connections and holds them, doing nothing after the greeting.
 //! - `seated` (S3): seats games and holds them, nobody moving.
 //!
+//! With `--watch WEB` (S5), `latency` also opens `--connections` live feeds (protocol/WEB.md)
+//! on each game once it is seated and before its first action, from a thread and runtime of
+//! their own, and measures each ply's delay from its position's `at_unix_ms` to its arrival.
+//!
 //! `idle` and `seated` print `ready N` once everything is open, and hold it until their stdin
 //! closes; the other modes print one JSON line of results. Progress goes to stderr.
 
@@ -74,9 +78,16 @@ pub struct ClientArgs {
     /// Games at once (`load`).
     #[arg(long, default_value_t = 1)]
     pub concurrency: usize,
-    /// Connections to open (`idle`).
+    /// Connections to open (`idle`), or live feeds per game (`observe`).
     #[arg(long, default_value_t = 0)]
     pub connections: usize,
+    /// `latency`: also watch each game on the web pages at this address (S5), with
+    /// `--connections` live feeds; the server numbers this run's first game `--first-game`.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub watch: Option<String>,
+    /// `latency --watch`: the server's number of this run's first game.
+    #[arg(long, default_value_t = 1)]
+    pub first_game: u64,
     /// `load`: think a random 0 to MS milliseconds before each action, and measure the clock.
     #[arg(long, value_name = "MS")]
     pub think_ms: Option<u64>,
@@ -98,6 +109,8 @@ pub struct LatencyReport {
     pub echo_p50_us: f64,
     /// 99th percentile of the same.
     pub echo_p99_us: f64,
+    /// With `--watch`: what the live feeds saw.
+    pub watched: Option<WatchReport>,
 }
 
 /// What `load` prints.
@@ -120,6 +133,22 @@ pub struct LoadReport {
     /// The mean of charged - measured (signed): above 0, the server charges delays that are
     /// not the client's thinking (its own queues, or the client's late reading).
     pub clock_excess_mean_ms: Option<f64>,
+}
+
+/// What the live feeds of `latency --watch` saw.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct WatchReport {
+    /// Games watched, and the live feeds opened on them.
+    pub games: u64,
+    pub feeds: u64,
+    /// Feeds that closed before their game's end (dropped as stalled).
+    pub dropped: u64,
+    /// Plies received live (after the feed caught up), over all feeds.
+    pub plies: u64,
+    /// Delay from a ply to its arrival, in ms: median, 99th percentile, largest.
+    pub delay_p50_ms: f64,
+    pub delay_p99_ms: f64,
+    pub delay_max_ms: f64,
 }
 
 /// Runs the client.
@@ -438,6 +467,120 @@ fn quantile(values: &mut [f64], q: f64) -> f64 {
     values[rank.clamp(1, values.len()) - 1]
 }
 
+/// The live feeds of `latency --watch`: a thread with its own runtime, so that reading a
+/// hundred feeds does not delay the timed client's own reads.
+struct Watchers {
+    orders: std::sync::mpsc::Sender<u64>,
+    attached: std::sync::mpsc::Receiver<Result<()>>,
+    thread: std::thread::JoinHandle<Result<WatchReport>>,
+}
+
+impl Watchers {
+    fn start(web: String, feeds: usize, games: u64) -> Watchers {
+        let (orders, order_rx) = std::sync::mpsc::channel::<u64>();
+        let (attached_tx, attached) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            rt.block_on(async move {
+                let mut tasks = tokio::task::JoinSet::new();
+                while let Ok(game) = order_rx.recv() {
+                    let url = format!("ws://{web}/api/games/{game}/live");
+                    let mut result = Ok(());
+                    for _ in 0..feeds.max(1) {
+                        match tokio_tungstenite::connect_async(url.as_str()).await {
+                            Ok((socket, _)) => {
+                                tasks.spawn(watch_feed(socket));
+                            }
+                            Err(e) => {
+                                result = Err(anyhow!("cannot watch {url}: {e}"));
+                                break;
+                            }
+                        }
+                    }
+                    let _ = attached_tx.send(result);
+                }
+                let mut delays = Vec::new();
+                let (mut opened, mut dropped) = (0u64, 0u64);
+                while let Some(done) = tasks.join_next().await {
+                    let (d, ended) = done??;
+                    opened += 1;
+                    dropped += u64::from(!ended);
+                    delays.extend(d);
+                }
+                Ok(WatchReport {
+                    games,
+                    feeds: opened,
+                    dropped,
+                    plies: delays.len() as u64,
+                    delay_p50_ms: quantile(&mut delays, 0.5),
+                    delay_p99_ms: quantile(&mut delays, 0.99),
+                    delay_max_ms: quantile(&mut delays, 1.0),
+                })
+            })
+        });
+        Watchers {
+            orders,
+            attached,
+            thread,
+        }
+    }
+
+    /// Opens the feeds on game `game` (seated, waiting for its first action).
+    fn watch(&self, game: u64) -> Result<()> {
+        self.orders.send(game)?;
+        self.attached.recv()?
+    }
+
+    /// Waits for every feed to end with its game: what they saw.
+    fn finish(self) -> Result<WatchReport> {
+        drop(self.orders);
+        self.thread
+            .join()
+            .map_err(|_| anyhow!("the watching thread panicked"))?
+    }
+}
+
+type Feed = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
+
+/// Reads one live feed to its end: each live ply's delay in ms, and whether the end came.
+async fn watch_feed(mut socket: Feed) -> Result<(Vec<f64>, bool)> {
+    use futures_util::StreamExt;
+    let (mut caught_up, mut ended) = (false, false);
+    let mut delays = Vec::new();
+    while let Some(Ok(message)) = socket.next().await {
+        let tokio_tungstenite::tungstenite::Message::Text(text) = message else {
+            continue;
+        };
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64() * 1e3);
+        // By the fields' names alone, as the other modes read the server's lines: a hundred
+        // feeds must be read as fast as the game goes.
+        let text = text.as_str();
+        if text.starts_with("{\"type\":\"caught_up\"") {
+            caught_up = true;
+        } else if text.contains(",\"type\":\"end\"") {
+            ended = true;
+        } else if caught_up && text.contains(",\"type\":\"ply\"") {
+            if let Some(at) = number_after(text, "\"at_unix_ms\":") {
+                delays.push(now_ms - at);
+            }
+        }
+    }
+    Ok((delays, ended))
+}
+
+/// The number right after `key` in `text`.
+fn number_after(text: &str, key: &str) -> Option<f64> {
+    let rest = &text[text.find(key)? + key.len()..];
+    let end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    rest[..end].parse().ok()
+}
+
 async fn latency(args: &ClientArgs, variant: &Arc<Variant>) -> Result<LatencyReport> {
     let echo_addr = args
         .echo_addr
@@ -448,9 +591,16 @@ async fn latency(args: &ClientArgs, variant: &Arc<Variant>) -> Result<LatencyRep
         latencies: true,
     };
     let (mut server, mut echo) = (Tally::default(), Tally::default());
+    let watchers = args
+        .watch
+        .clone()
+        .map(|web| Watchers::start(web, args.connections, args.games));
     for g in 0..args.games {
         let script = Script::random(variant, &args.seed, g);
         let mut players = seat(&args.addr, &script.seeds, false).await?;
+        if let Some(w) = &watchers {
+            w.watch(args.first_game + g)?;
+        }
         let mut conns = connect_all(echo_addr, script.seeds.len()).await?;
         let mut rng = SplitMix64::new(g);
         let floor = Some((conns.as_mut_slice(), &mut echo));
@@ -465,6 +615,7 @@ async fn latency(args: &ClientArgs, variant: &Arc<Variant>) -> Result<LatencyRep
         server_p99_us: quantile(&mut s, 0.99),
         echo_p50_us: quantile(&mut e, 0.5),
         echo_p99_us: quantile(&mut e, 0.99),
+        watched: watchers.map(Watchers::finish).transpose()?,
     })
 }
 

@@ -37,9 +37,11 @@ pub enum Part {
     S3,
     /// Clock accuracy and time losses under many games at once.
     S4,
+    /// Observers: time per ply with many pages watching the game, and their delay.
+    S5,
 }
 
-/// Measure the performance figures (R1 S1 S2 S3 S4), each beside a floor taken in the
+/// Measure the performance figures (R1 S1 S2 S3 S4 S5), each beside a floor taken in the
 /// same run, and print one line per figure:
 /// `NAME: VALUE UNIT; floor: VALUE UNIT; ratio: R; target: ... (met|not met)`.
 ///
@@ -63,6 +65,11 @@ pub enum Part {
 /// (the `clock` extension, in whole milliseconds); the p99 of the difference, and the
 /// games lost on time (a per-ply limit far above the think time makes every one
 /// spurious). The JSON's details also give the mean of charged minus measured.
+/// S5 ply / S5 delay: with the web pages on (`--http`), S1's games replayed one at a time
+/// while --s5-observers live feeds watch each (protocol/WEB.md): the median time per ply
+/// beside the same games with nobody watching (played before and after, on the same server);
+/// and the p99 delay from a ply (its position's `at_unix_ms`) to its arrival at an
+/// observer, in ms (the time is in whole ms: up to 1 ms too high).
 ///
 /// The server, the echo server and the clients are this binary, run as child processes
 /// on 127.0.0.1 and killed at the end; the server keeps no records, has no connection
@@ -142,6 +149,12 @@ pub struct BenchArgs {
     /// loss on time is spurious; each player also has an hour of game time.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     pub s4_move_ms: u64,
+    /// S5: games watched (and as many unwatched, before and after) [full 20, quick 4].
+    #[arg(long, value_name = "N")]
+    pub s5_games: Option<u64>,
+    /// S5: live feeds watching each game.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub s5_observers: usize,
     /// S1-S4: run this program as the server instead of this binary (another build of anqi,
     /// to compare two builds against the same clients and floors: run once with each). It is
     /// killed at the end of each figure; a wrapper script must `exec` the server, or the
@@ -167,6 +180,8 @@ struct Sizes {
     s4_concurrency: usize,
     s4_think_ms: u64,
     s4_move_ms: u64,
+    s5_games: u64,
+    s5_observers: usize,
 }
 
 impl Sizes {
@@ -188,6 +203,8 @@ impl Sizes {
             s4_concurrency: args.s4_concurrency.unwrap_or(pick(args.quick, 1000, 100)),
             s4_think_ms: args.s4_think_ms.unwrap_or(pick(args.quick, 100, 20)),
             s4_move_ms: args.s4_move_ms,
+            s5_games: args.s5_games.unwrap_or(pick(args.quick, 20, 4)),
+            s5_observers: args.s5_observers,
         };
         if let Some(fit) = connections_that_fit() {
             if sizes.s3_connections > fit {
@@ -243,7 +260,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
         details: serde_json::Map::new(),
     };
     let started = Instant::now();
-    for part in [Part::R1, Part::S1, Part::S2, Part::S3, Part::S4] {
+    for part in [Part::R1, Part::S1, Part::S2, Part::S3, Part::S4, Part::S5] {
         if !args.only.is_empty() && !args.only.contains(&part) {
             continue;
         }
@@ -253,6 +270,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
             Part::S2 => run.s2()?,
             Part::S3 => run.s3()?,
             Part::S4 => run.s4()?,
+            Part::S5 => run.s5()?,
         }
     }
     let seconds = started.elapsed().as_secs_f64();
@@ -281,11 +299,16 @@ impl Run {
     /// `[clock]` section. The configuration file is removed once the server has read it (it
     /// listens only after), so that nothing is left behind however the run ends.
     fn server(&self, part: &str, clock: &str) -> Result<(Child, String)> {
+        self.server_with(part, clock, &[])
+    }
+
+    /// As [`Run::server`], with `extra` arguments to `anqi serve`.
+    fn server_with(&self, part: &str, clock: &str, extra: &[&str]) -> Result<(Child, String)> {
         let config =
             std::env::temp_dir().join(format!("anqi-bench-{}-{part}.toml", std::process::id()));
         std::fs::write(&config, server_config(clock))
             .with_context(|| format!("cannot write {}", config.display()))?;
-        let args = [
+        let mut args = [
             "serve",
             "--listen",
             "127.0.0.1:0",
@@ -296,7 +319,9 @@ impl Run {
             "--records",
             "",
         ]
-        .map(String::from);
+        .map(String::from)
+        .to_vec();
+        args.extend(extra.iter().map(|a| a.to_string()));
         let started = Child::listening(self.server.as_deref(), "server", &args);
         let _ = std::fs::remove_file(&config);
         started
@@ -526,12 +551,71 @@ impl Run {
 /// The bench server's configuration: no connection caps in the way, handshakes that wait,
 /// deals the clients know in advance ([`script::SERVER_SEED`], client seeds mixed in), no
 /// records; `clock` is the `[clock]` section's body.
+impl Run {
+    fn s5(&mut self) -> Result<()> {
+        let (games, observers) = (self.sizes.s5_games, self.sizes.s5_observers);
+        eprintln!(
+            "S5: {games} games unwatched, the same {games} with {observers} observers each, then unwatched again..."
+        );
+        let (mut server, addr) =
+            self.server_with("S5", "game_ms = 0\n", &["--http", "127.0.0.1:0"])?;
+        let web = loop {
+            let line = server.line()?;
+            if let Some(web) = line.trim().strip_prefix("web on http://") {
+                break web.trim_end_matches('/').to_string();
+            }
+        };
+        let (_echo, echo_addr) = Run::echo()?;
+        let latency = |label: &str, watch: &[String]| -> Result<LatencyReport> {
+            let mut extra = vec![
+                "--echo-addr".to_string(),
+                echo_addr.clone(),
+                "--games".into(),
+                games.to_string(),
+            ];
+            extra.extend_from_slice(watch);
+            Run::report(self.client(label, "latency", &addr, &extra)?)
+        };
+        // The server numbers games from 1: the watched ones are games+1 ..= 2*games.
+        let before = latency("S5 unwatched", &[])?;
+        let watched = latency(
+            "S5 watched",
+            &[
+                "--watch".into(),
+                web,
+                "--connections".into(),
+                observers.to_string(),
+                "--first-game".into(),
+                (games + 1).to_string(),
+            ],
+        )?;
+        let after = latency("S5 unwatched again", &[])?;
+        let seen = watched
+            .watched
+            .clone()
+            .context("the watched run reports its feeds")?;
+        let unwatched = (before.server_p50_us + after.server_p50_us) / 2.0;
+        self.figures.push(
+            Figure::new("S5 ply", watched.server_p50_us, "us")
+                .floor(Some(unwatched), "us unwatched")
+                .target(Target::RatioAtMost { ratio: 1.1 }),
+        );
+        self.figures
+            .push(Figure::new("S5 delay p99", seen.delay_p99_ms, "ms"));
+        self.detail("S5 unwatched", &before)?;
+        self.detail("S5 watched", &watched)?;
+        self.detail("S5 unwatched again", &after)?;
+        self.detail("S5 observers", &seen)
+    }
+}
+
 fn server_config(clock: &str) -> String {
     format!(
         "[server]\nmax_connections = 1000000\nmax_connections_per_address = 0\n\
          handshake_timeout_ms = 3600000\n\
          [seed]\nserver = \"{}\"\nclients = true\n\
          [records]\npath = \"\"\n\
+         [http]\nmax_connections_per_address = 0\nmax_observers_per_game = 100000\n\
          [clock]\n{clock}",
         script::SERVER_SEED
     )

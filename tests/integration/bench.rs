@@ -5,7 +5,7 @@
 use std::process::{Command, Output};
 
 /// Every figure name of a full run, in the order printed.
-const FIGURES: [&str; 9] = [
+const FIGURES: [&str; 11] = [
     "R1",
     "S1 p50",
     "S1 p99",
@@ -15,10 +15,12 @@ const FIGURES: [&str; 9] = [
     "S3 game",
     "S4 p99",
     "S4 time losses",
+    "S5 ply",
+    "S5 delay p99",
 ];
 
 /// Small sizes: a few seconds in all, the same code paths as a full run.
-const SMALL: [&str; 18] = [
+const SMALL: [&str; 22] = [
     "--r1-seconds",
     "0.2",
     "--s1-games",
@@ -35,6 +37,10 @@ const SMALL: [&str; 18] = [
     "4",
     "--s4-concurrency",
     "2",
+    "--s5-games",
+    "2",
+    "--s5-observers",
+    "5",
     "--seed",
     "test",
 ];
@@ -88,8 +94,9 @@ fn json_has_every_figure_with_a_positive_value() {
             assert!(value > 0.0, "{name} is not positive: {f}");
         }
         assert!(f["unit"].as_str().is_some_and(|u| !u.is_empty()), "{f}");
-        // Every figure has a target but S1 cpu, which explains S1 p50.
-        assert_eq!(f["target"].is_string(), name != "S1 cpu", "{f}");
+        // Every figure has a target but S1 cpu, which explains S1 p50, and S5's delay.
+        let untargeted = ["S1 cpu", "S5 delay p99"].contains(&name);
+        assert_eq!(f["target"].is_string(), !untargeted, "{f}");
         // A floor comes with its unit and a ratio, or none of the three.
         match f["floor"].as_f64() {
             Some(floor) => {
@@ -106,7 +113,7 @@ fn json_has_every_figure_with_a_positive_value() {
     }
     // The server's figures all have floors (S1 cpu's only past the kernel's tick); R1's
     // needs pyspiel, S4's have none.
-    for name in ["S1 p50", "S1 p99", "S2", "S3 idle", "S3 game"] {
+    for name in ["S1 p50", "S1 p99", "S2", "S3 idle", "S3 game", "S5 ply"] {
         let f = figures.iter().find(|f| f["name"] == name).unwrap();
         assert!(f["floor"].is_number(), "{name} has no floor: {f}");
     }
@@ -117,6 +124,11 @@ fn json_has_every_figure_with_a_positive_value() {
     assert_eq!(report["details"]["S2"]["games"], 6);
     assert_eq!(report["details"]["S4"]["games"], 4);
     assert!(report["details"]["S4"]["clock_samples"].as_u64().unwrap() > 0);
+    // S5's feeds watched both games to their end.
+    let watched = &report["details"]["S5 observers"];
+    assert_eq!(watched["feeds"], 10, "{watched}");
+    assert_eq!(watched["dropped"], 0, "{watched}");
+    assert!(watched["plies"].as_u64().unwrap() > 0, "{watched}");
 }
 
 /// Checks one text line: `NAME: VALUE UNIT; floor: VALUE UNIT|none; ratio: R|none`, then
@@ -124,8 +136,10 @@ fn json_has_every_figure_with_a_positive_value() {
 fn check_line(line: &str) -> String {
     let fields: Vec<&str> = line.split("; ").collect();
     assert!(
-        fields.len() == 4 || (fields.len() == 3 && line.starts_with("S1 cpu:")),
-        "four fields (three for S1 cpu) in {line:?}"
+        fields.len() == 4
+            || (fields.len() == 3
+                && (line.starts_with("S1 cpu:") || line.starts_with("S5 delay p99:"))),
+        "four fields (three for S1 cpu and S5 delay p99) in {line:?}"
     );
     let (name, value) = fields[0].split_once(": ").expect("NAME: VALUE UNIT");
     let (number, unit) = value.split_once(' ').expect("VALUE UNIT");

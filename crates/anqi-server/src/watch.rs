@@ -81,7 +81,6 @@ pub struct GameSummary {
 struct Feed {
     game: u64,
     state: Mutex<FeedState>,
-    live: broadcast::Sender<Arc<str>>,
 }
 
 struct FeedState {
@@ -93,6 +92,9 @@ struct FeedState {
     ply: u32,
     summary: GameSummary,
     observers: usize,
+    /// The live observers' queue, made when the first one comes (its slots are allocated
+    /// at once: thousands of unwatched games would hold them for nothing).
+    live: Option<broadcast::Sender<Arc<str>>>,
 }
 
 struct Held {
@@ -199,7 +201,6 @@ impl Hub {
             observers: 0,
         };
         let game = setup.game;
-        let (live, _) = broadcast::channel(self.inner.observer_queue);
         let feed = Arc::new(Feed {
             game,
             state: Mutex::new(FeedState {
@@ -208,8 +209,8 @@ impl Hub {
                 ply: 0,
                 summary,
                 observers: 0,
+                live: None,
             }),
-            live,
         });
         self.games().running.insert(game, feed.clone());
         let mut feed = GameFeed {
@@ -298,7 +299,12 @@ impl Hub {
             state.summary.observers = state.observers;
             return Ok(Watcher {
                 backlog,
-                live: Some(feed.live.subscribe()),
+                live: Some(
+                    state
+                        .live
+                        .get_or_insert_with(|| broadcast::channel(self.inner.observer_queue).0)
+                        .subscribe(),
+                ),
                 _seat: Some(ObserverSeat(Arc::downgrade(&feed))),
             });
         }
@@ -326,7 +332,7 @@ impl Hub {
     pub fn release_due(&self) {
         let feeds: Vec<Arc<Feed>> = self.games().running.values().cloned().collect();
         for feed in feeds {
-            self.release(&feed, &mut feed.lock(), false);
+            self.release(&mut feed.lock(), false);
         }
     }
 
@@ -335,7 +341,7 @@ impl Hub {
         (!self.inner.delay.is_zero()).then_some(self.inner.delay)
     }
 
-    fn release(&self, feed: &Feed, state: &mut FeedState, all: bool) {
+    fn release(&self, state: &mut FeedState, all: bool) {
         let now = Instant::now();
         while let Some(front) = state.held.front() {
             let plies_ok = front.ply + self.inner.delay_plies <= state.ply;
@@ -354,7 +360,9 @@ impl Hub {
             }
             state.released.push(held.json.clone());
             // No receiver is fine: nobody is watching.
-            let _ = feed.live.send(held.json);
+            if let Some(live) = &state.live {
+                let _ = live.send(held.json);
+            }
         }
     }
 }
@@ -427,7 +435,7 @@ impl GameFeed {
             json,
             progress,
         });
-        self.hub.release(feed, &mut state, false);
+        self.hub.release(&mut state, false);
     }
 
     /// Ends the feed with the game's record: everything held is released, the end goes out,
@@ -441,7 +449,9 @@ impl GameFeed {
         self.push(&end);
         let feed = self.feed.clone();
         let mut state = feed.lock();
-        self.hub.release(&feed, &mut state, true);
+        self.hub.release(&mut state, true);
+        // The end is out: live observers' feeds close once they have read it.
+        state.live = None;
         let summary = finished_summary(record, state.observers);
         state.summary = summary.clone();
         state.summary.state = "finished";

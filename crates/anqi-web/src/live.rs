@@ -13,12 +13,15 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 
 /// The most a page may send (it has nothing to say but its close).
 const MAX_INBOUND_BYTES: usize = 1024;
 
-/// How long one event may take to go out before the observer is dropped.
+/// The shortest time between two writes of live events to one page.
+const BATCH: Duration = Duration::from_millis(20);
+
+/// How long one event (or batch) may take to go out before the observer is dropped.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The WebSocket close code for "going away" (the server stops) and for a policy violation
@@ -96,31 +99,73 @@ async fn feed(
     let Some(mut live) = live else {
         return Stop::Done;
     };
+    // Events go out in batches, at most one write per BATCH: a game between bots makes
+    // thousands of plies a second, and a hundred pages each woken and written to for every
+    // one of them would take the processor from the game. A person sees nothing of 20 ms,
+    // and an event after a quiet moment goes out at once.
+    let mut last_write = tokio::time::Instant::now() - BATCH;
     loop {
+        let first = tokio::select! {
+            _ = shared.shutdown.cancelled() => return Stop::Shutdown,
+            event = live.recv() => event,
+            incoming = socket.recv() => match incoming {
+                // Pings are answered by the library; anything else is ignored.
+                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return Stop::Done,
+                Some(Ok(_)) => continue,
+            },
+        };
         tokio::select! {
             _ = shared.shutdown.cancelled() => return Stop::Shutdown,
-            event = live.recv() => match event {
-                Ok(event) => {
-                    if let Err(stop) = send(socket, &event).await {
-                        return stop;
-                    }
-                    if is_end(&event) {
-                        return Stop::Done;
-                    }
-                }
+            _ = tokio::time::sleep_until(last_write + BATCH) => {}
+        }
+        let mut batch = Vec::new();
+        let mut next = first;
+        let closed = loop {
+            match next {
+                Ok(event) => batch.push(event),
                 Err(RecvError::Lagged(n)) => {
                     return Stop::Behind(format!(
                         "fell {n} events behind the game; reconnect to catch up"
                     ))
                 }
-                Err(RecvError::Closed) => return Stop::Done,
-            },
-            incoming = socket.recv() => match incoming {
-                // Pings are answered by the library; anything else is ignored.
-                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return Stop::Done,
-                Some(Ok(_)) => {}
-            },
+                Err(RecvError::Closed) => break true,
+            }
+            next = match live.try_recv() {
+                Ok(event) => Ok(event),
+                Err(TryRecvError::Lagged(n)) => Err(RecvError::Lagged(n)),
+                Err(TryRecvError::Closed) => Err(RecvError::Closed),
+                Err(TryRecvError::Empty) => break false,
+            };
+        };
+        let ended = batch.last().is_some_and(|e| is_end(e));
+        if let Err(stop) = send_all(socket, &batch).await {
+            return stop;
         }
+        last_write = tokio::time::Instant::now();
+        if ended || closed {
+            return Stop::Done;
+        }
+    }
+}
+
+/// Sends events in one write (the last one flushes them all).
+async fn send_all(socket: &mut WebSocket, events: &[Arc<str>]) -> Result<(), Stop> {
+    use futures_util::SinkExt;
+    let write = async {
+        for event in events {
+            socket
+                .feed(Message::Text(Utf8Bytes::from(event.as_ref())))
+                .await?;
+        }
+        socket.flush().await
+    };
+    match tokio::time::timeout(SEND_TIMEOUT, write).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(_)) => Err(Stop::Done),
+        Err(_) => Err(Stop::Behind(format!(
+            "took no event for {} s",
+            SEND_TIMEOUT.as_secs()
+        ))),
     }
 }
 
