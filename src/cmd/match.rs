@@ -92,6 +92,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             Progress::Text
         },
         output: None,
+        http: None,
     };
     let standings = run_event(event, options)?;
     print!("{}", crate::tournament::report::text(&standings));

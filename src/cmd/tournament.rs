@@ -48,6 +48,10 @@ pub struct Args {
     /// Progress as one JSON object per game, and the standings as JSON.
     #[arg(long)]
     json: bool,
+    /// Serve the event's web pages here (protocol/WEB.md): every game live, and the standings
+    /// as games finish; port 0 picks a free port, printed on stderr as `web on http://...`.
+    #[arg(long, value_name = "HOST:PORT")]
+    http: Option<String>,
 }
 
 /// Settings of an event, for `anqi tournament` (overriding the file) and `anqi match`.
@@ -111,6 +115,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         shard: args.shard,
         progress,
         output: args.output,
+        http: args.http,
     };
     let standings = run_event(config, options)?;
     if args.json {

@@ -42,6 +42,8 @@ pub struct RunOptions {
     pub progress: Progress,
     /// Overrides the configured output file.
     pub output: Option<PathBuf>,
+    /// Where to serve the event's web pages (its games live and its standings), if anywhere.
+    pub http: Option<String>,
 }
 
 /// Plays every scheduled game not yet in the output file, and returns the standings of all
@@ -151,6 +153,24 @@ pub async fn run(
         );
     }
     let stop_server = CancellationToken::new();
+    // The event's pages: every game live, and the standings as games finish.
+    let hub = match &options.http {
+        Some(listen) => {
+            let http = anqi_server::config::Config::default().http;
+            let hub = anqi_server::Hub::new(&http, false);
+            server.watch(hub.clone());
+            let web = anqi_web::Web::bind(listen, &http, 32, 64, hub.clone(), stop_server.clone())
+                .await
+                .map_err(TournamentError::io("cannot serve the event's web pages"))?;
+            let web_addr = web
+                .local_addr()
+                .map_err(TournamentError::io("the web pages have no address"))?;
+            eprintln!("web on http://{web_addr}/");
+            tokio::spawn(web.run(stop_server.clone()));
+            Some(hub)
+        }
+        None => None,
+    };
     let server_task = tokio::spawn(server.run(stop_server.clone()));
 
     let clocks: Vec<ClockConfig> = (0..config.engines.len())
@@ -173,6 +193,7 @@ pub async fn run(
         total: games.len(),
         options,
         output,
+        hub,
     };
     let played = event.play_all(todo, &mut records, &mut out).await;
     if played.is_err() {
@@ -212,6 +233,8 @@ struct Event {
     one_side: bool,
     options: RunOptions,
     output: PathBuf,
+    /// The event's web pages' hub, when they are served.
+    hub: Option<anqi_server::Hub>,
 }
 
 impl Event {
@@ -298,6 +321,22 @@ impl Event {
                 started,
                 &standings,
             );
+            if let Some(hub) = &self.hub {
+                let elapsed = started.elapsed().as_secs_f64();
+                let left = self.total.saturating_sub(finished);
+                let eta = (played_now > 0).then(|| elapsed / played_now as f64 * left as f64);
+                hub.set_event(
+                    serde_json::json!({
+                        "finished": finished,
+                        "total": self.total,
+                        "elapsed_s": elapsed,
+                        "eta_s": eta,
+                        "standings": &standings,
+                        "text": super::report::text(&standings),
+                    })
+                    .to_string(),
+                );
+            }
             let every = config.standings_every as usize;
             if every > 0 && finished % every == 0 && progress != Progress::Quiet {
                 report_standings(progress, finished, self.total, &standings);

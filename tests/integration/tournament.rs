@@ -685,3 +685,68 @@ fn anqi_match_runs_the_reference_bots_beside_the_binary() {
     assert!(dir.0.join("logs/greedy.log").is_file());
     assert!(replay_summary(&output).ends_with("4 verified, 0 failed\n"));
 }
+
+#[test]
+fn the_event_serves_its_games_and_standings_on_the_web_while_it_runs() {
+    let dir = TempDir::new("t-web");
+    let file = two_bots(&dir.0, "deals = 20\nconcurrency = 1");
+    let mut child = Command::new(ANQI)
+        .arg("tournament")
+        .arg(&file)
+        .args(["--http", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let web = loop {
+        let mut line = String::new();
+        assert!(
+            std::io::BufRead::read_line(&mut stderr, &mut line).unwrap() > 0,
+            "no web line"
+        );
+        if let Some(addr) = line.trim().strip_prefix("web on http://") {
+            break addr.trim_end_matches('/').to_string();
+        }
+    };
+    // Drain the progress lines so the event never blocks on a full pipe.
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let mut seen = Vec::new();
+        for _ in 0..600 {
+            let (status, body) = crate::web::get(&web, "/api/event").await;
+            if status == 200 {
+                let event: serde_json::Value = serde_json::from_str(&body).unwrap();
+                let finished = event["finished"].as_u64().unwrap();
+                assert_eq!(event["total"], 40);
+                assert_eq!(event["standings"]["games"], finished, "{event}");
+                let text = event["text"].as_str().unwrap();
+                assert!(text.contains("alpha") && text.contains("beta"), "{text}");
+                if seen.last() != Some(&finished) {
+                    seen.push(finished);
+                }
+                if seen.len() >= 3 {
+                    break;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(
+            seen.len() >= 3,
+            "the standings moved as games finished: {seen:?}"
+        );
+        let list = crate::web::get_json(&web, "/api/games").await;
+        let games = list["games"].as_array().unwrap();
+        assert!(!games.is_empty());
+        assert!(games.iter().all(|g| {
+            let players = g["players"].as_array().unwrap();
+            players.iter().all(|p| p == "alpha" || p == "beta")
+        }));
+        let (status, page) = crate::web::get(&web, "/").await;
+        assert_eq!(status, 200);
+        assert!(page.contains("standings-link"));
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+}

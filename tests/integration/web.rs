@@ -254,6 +254,11 @@ async fn an_observer_joins_a_game_in_its_middle_and_ends_with_the_records_state(
         .map(|e| e.to_string())
         .collect();
     assert_same(&events(&texts), &watched, "served afterwards");
+    // And as a move list with its seeds.
+    let (status, moves) = get(&web, "/api/games/1/moves.txt").await;
+    assert_eq!(status, 200, "{moves}");
+    assert_eq!(moves, anqi_core::view::move_list(&record));
+    assert!(moves.contains("SEED-secret-0"), "{moves}");
     server.stop_and_replay(1).await;
 }
 
@@ -386,6 +391,9 @@ async fn observers_and_connections_are_capped_and_every_refusal_says_why() {
     let bots = gated_players(&server.addr(), 2, &gate, 1);
     until_running(&web, 1).await;
     let mut first = open_live(&web, 1).await;
+    // A running game has no move list yet.
+    let (status, body) = get(&web, "/api/games/1/moves.txt").await;
+    assert_eq!(status, 409, "{body}");
     // A second observer of the same game: 503, with the reason.
     let (status, body) = get_ws_upgrade(&web, "/api/games/1/live").await;
     assert_eq!(status, 503, "{body}");

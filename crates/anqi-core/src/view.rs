@@ -342,6 +342,94 @@ pub fn events_of_record(record: &GameRecord, hide_server_seed: bool) -> Result<V
     Ok(events)
 }
 
+/// A finished game as a readable move list: the players, the seeds that re-derive the deal,
+/// every ply (with what it revealed, captured or drew) and the error replies, and the result.
+pub fn move_list(record: &GameRecord) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "anqi game {}, variant {}, started {}",
+        record.game,
+        record.variant,
+        utc(record.started_unix_ms)
+    );
+    for p in &record.players {
+        let colour = p
+            .colour
+            .as_deref()
+            .map_or(String::new(), |c| format!(", {c}"));
+        let team = match p.team {
+            Some(t) if t > 0 => format!(", team {t}"),
+            _ => String::new(),
+        };
+        let _ = writeln!(out, "player {}: {}{colour}{team}", p.id, p.name);
+    }
+    let quoted = |s: &str| format!("{s:?}");
+    let clients: Vec<String> = record.seeds.clients.iter().map(|s| quoted(s)).collect();
+    let _ = writeln!(
+        out,
+        "seeds: clients [{}], server {} (anqi replay re-derives the deal from them)",
+        clients.join(", "),
+        quoted(&record.seeds.server)
+    );
+    let mut faults = record.faults.iter().peekable();
+    for ply in &record.plies {
+        while let Some(f) = faults.next_if(|f| f.ply <= ply.ply) {
+            let _ = writeln!(out, "      ! player {}: {} {:?}", f.player, f.code, f.text);
+        }
+        let mut line = format!("{:>5}. P{} {}", ply.ply, ply.player, ply.action);
+        if let Some(r) = ply.revealed {
+            let _ = write!(line, " reveals {r}");
+        }
+        if let Some(c) = ply.captured {
+            let _ = write!(line, " captures {c}");
+        }
+        if let Some(d) = ply.drawn {
+            let _ = write!(line, " draws {d}");
+        }
+        let _ = writeln!(out, "{line}  ({} ms)", ply.think_ms);
+    }
+    for f in faults {
+        let _ = writeln!(out, "      ! player {}: {} {:?}", f.player, f.code, f.text);
+    }
+    let r = &record.result;
+    let win = if r.win.is_empty() { "aborted" } else { &r.win };
+    let loser = r
+        .loser
+        .map_or(String::new(), |l| format!(", player {l} lost"));
+    let _ = writeln!(
+        out,
+        "result: {win} by {}{loser}, after {} plies",
+        r.reason.name(),
+        r.plies
+    );
+    let _ = writeln!(out, "final board: {}", record.final_board);
+    out
+}
+
+/// `YYYY-MM-DD HH:MM:SS UTC` of a time in ms since the Unix epoch (the civil calendar from a
+/// day count, as in H. Hinnant's `civil_from_days`).
+fn utc(unix_ms: u64) -> String {
+    let secs = unix_ms / 1000;
+    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rest / 3600,
+        rest / 60 % 60,
+        rest % 60
+    )
+}
+
 impl FaultView {
     pub fn of(f: &crate::record::FaultRecord) -> FaultView {
         FaultView {
@@ -437,6 +525,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_move_list_names_every_ply_the_seeds_and_the_result() {
+        let record = played_record("traditional-2x4");
+        let text = move_list(&record);
+        assert!(text.starts_with(
+            "anqi game 7, variant traditional-2x4, started 1970-01-01 00:00:00 UTC\n"
+        ));
+        assert!(text.contains("seeds: clients [\"a\", \"b\"], server \"s\""));
+        assert_eq!(
+            text.lines()
+                .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+                .count(),
+            record.plies.len()
+        );
+        assert!(text.contains(&format!("final board: {}", record.final_board)));
+        assert_eq!(utc(1_795_731_825_858), "2026-11-26 22:23:45 UTC");
+        assert_eq!(utc(951_782_400_000), "2000-02-29 00:00:00 UTC");
     }
 
     #[test]

@@ -37,6 +37,8 @@ struct HubInner {
     /// Whether the server's seed is fixed (it is then left out of the records shown).
     hide_server_seed: bool,
     games: Mutex<Games>,
+    /// An event's progress and standings (tournaments), as JSON.
+    event: Mutex<Option<Arc<str>>>,
 }
 
 #[derive(Default)]
@@ -176,6 +178,7 @@ impl Hub {
                 observer_queue: cfg.observer_queue,
                 hide_server_seed,
                 games: Mutex::default(),
+                event: Mutex::default(),
             }),
         }
     }
@@ -254,6 +257,31 @@ impl Hub {
             .map(|f| f.lock().summary.clone());
         let finished = games.finished.values().rev().map(|f| f.summary.clone());
         running.chain(finished).collect()
+    }
+
+    /// Sets the event's progress and standings (a JSON object: `anqi tournament --http`).
+    pub fn set_event(&self, json: String) {
+        *self.inner.event.lock().unwrap_or_else(|e| e.into_inner()) = Some(json.into());
+    }
+
+    /// The event's progress and standings, when the games are a tournament's.
+    pub fn event(&self) -> Option<Arc<str>> {
+        self.inner
+            .event
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The record of game `game`, once it is finished (and still kept).
+    pub fn record(&self, game: u64) -> Option<GameRecord> {
+        let games = self.games();
+        let finished = games.finished.get(&game)?;
+        let mut record = finished.record.clone();
+        if self.inner.hide_server_seed {
+            record.seeds.server.clear();
+        }
+        Some(record)
     }
 
     /// The events of game `game` so far (all of them once it is over), each a JSON text.

@@ -18,8 +18,13 @@ route();
 function route() {
   if (view) view.stop();
   const m = location.hash.match(/^#\/game\/(\d+)/);
-  view = m ? gameView(Number(m[1])) : lobby();
+  view = m ? gameView(Number(m[1])) : location.hash === "#/standings" ? standings() : lobby();
 }
+
+// A tournament's pages have standings: show their link once there are some.
+fetch("/api/event").then((r) => {
+  if (r.ok) document.getElementById("standings-link").hidden = false;
+}).catch(() => {});
 
 function h(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -80,6 +85,45 @@ function lobby() {
   return { stop() { stopped = true; clearTimeout(timer); }, redraw() {} };
 }
 
+// ---- A tournament's standings ---------------------------------------------------------
+
+function standings() {
+  const progress = h("progress", { id: "event-progress", max: 1, value: 0 });
+  const summary = h("p", { id: "event-summary" });
+  const sprt = h("div", { id: "event-sprt" });
+  const table = h("pre", { id: "event-standings", class: "standings" });
+  app.replaceChildren(h("h1", {}, "Standings"), progress, summary, sprt, table);
+  let stopped = false, timer = null;
+  const secs = (s) => s === null || s === undefined ? "–" : ms(s * 1000);
+  const poll = async () => {
+    try {
+      const r = await fetch("/api/event");
+      if (r.ok) {
+        const e = await r.json();
+        progress.max = e.total;
+        progress.value = e.finished;
+        summary.textContent = `${e.finished} of ${e.total} games · ${secs(e.elapsed_s)} elapsed · ${e.finished < e.total ? `about ${secs(e.eta_s)} left` : "done"}`;
+        const s = e.standings.sprt;
+        if (s) {
+          const at = Math.max(0, Math.min(1, (s.llr - s.lower) / (s.upper - s.lower)));
+          sprt.replaceChildren(
+            h("span", {}, `SPRT ${s.first} vs ${s.second} [${s.elo0}, ${s.elo1}]: LLR ${s.llr.toFixed(2)} in (${s.lower.toFixed(2)}, ${s.upper.toFixed(2)}), ${s.verdict} `),
+            h("meter", { min: 0, max: 1, value: at }));
+        }
+        table.textContent = e.text;
+        document.body.dataset.finishedGames = e.finished;
+      } else {
+        summary.textContent = "No standings yet: they come once a game has finished.";
+      }
+    } catch (err) {
+      summary.textContent = `Cannot reach the server: ${err}`;
+    }
+    if (!stopped) timer = setTimeout(poll, 2000);
+  };
+  poll();
+  return { stop() { stopped = true; clearTimeout(timer); delete document.body.dataset.finishedGames; }, redraw() {} };
+}
+
 // ---- One game --------------------------------------------------------------------------
 
 function gameView(id) {
@@ -105,7 +149,8 @@ function gameView(id) {
     h("button", { id: "last", title: "last (End)", onclick: () => go(state.plies.length) }, "▶|"),
     plyLabel,
     h("label", {}, dealBox, " show the deal"),
-    h("a", { href: `/api/games/${id}`, download: `game-${id}.json` }, "JSON"));
+    h("a", { href: `/api/games/${id}`, download: `game-${id}.json` }, "JSON"),
+    h("a", { href: `/api/games/${id}/moves.txt`, id: "moves-link", hidden: true, download: `game-${id}.txt` }, "moves"));
   dealBox.addEventListener("change", () => { state.showDeal = dealBox.checked; redraw(); });
   app.replaceChildren(
     h("h1", {}, `Game #${id}`, h("span", { class: "note", id: "variant" })),
@@ -163,6 +208,7 @@ function gameView(id) {
     drawCurve(curve, positions(), state.at, colours);
     result.textContent = state.end ? `${state.end.result.win || "aborted"} by ${state.end.result.reason}${state.end.result.loser ? ` (player ${state.end.result.loser})` : ""}` : "";
     dealBox.disabled = !state.end;
+    document.getElementById("moves-link").hidden = !state.end;
     moves.replaceChildren(...state.plies.map((p, i) => {
       const extra = [p.revealed && `→${p.revealed}`, p.captured && `×${p.captured}`, p.drawn && `drew ${p.drawn}`].filter(Boolean).join(" ");
       return h("div", { class: i + 1 === state.at ? "current" : "", onclick: () => go(i + 1) }, `${p.ply}. P${p.player} ${p.action} ${extra}`);

@@ -61,11 +61,52 @@ pub async fn game(State(shared): State<Shared>, Path(id): Path<String>) -> Respo
     }
 }
 
+/// `GET /api/games/{id}/moves.txt`: a finished game as a readable move list, with the seeds
+/// that re-derive its deal (`anqi_core::view::move_list`). A running game has none yet (409).
+pub async fn moves(State(shared): State<Shared>, Path(id): Path<String>) -> Response {
+    let id = match parse_id(&id) {
+        Ok(id) => id,
+        Err(response) => return *response,
+    };
+    match shared.hub.record(id) {
+        Some(record) => (
+            StatusCode::OK,
+            [
+                (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+                (header::CACHE_CONTROL, "no-store"),
+            ],
+            anqi_core::view::move_list(&record),
+        )
+            .into_response(),
+        None => match shared.hub.events(id) {
+            Ok(_) => error(
+                StatusCode::CONFLICT,
+                &format!(
+                    "game {id} is still running: its move list, with the seeds, comes at its end"
+                ),
+            ),
+            Err(refusal) => refused(&refusal),
+        },
+    }
+}
+
+/// `GET /api/event`: a tournament's progress and standings (`anqi tournament --http`), updated
+/// as games finish; 404 on a server that is not running an event.
+pub async fn event(State(shared): State<Shared>) -> Response {
+    match shared.hub.event() {
+        Some(json) => self::json(StatusCode::OK, json.to_string()),
+        None => error(
+            StatusCode::NOT_FOUND,
+            "no event here: the standings are served by anqi tournament --http, once a game has finished",
+        ),
+    }
+}
+
 /// Any other path: 404 with what is served.
 pub async fn not_found() -> Response {
     error(
         StatusCode::NOT_FOUND,
-        "no such page; the API is /api/games, /api/games/ID and /api/games/ID/live (protocol/WEB.md)",
+        "no such page; the API is /api/games, /api/games/ID, /api/games/ID/live and /api/games/ID/moves.txt (protocol/WEB.md)",
     )
 }
 

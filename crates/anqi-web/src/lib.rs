@@ -12,7 +12,8 @@
 //!
 //! - `listener`: the HTTP listener, with its own connection caps (in all and per client
 //!   network, as the game server counts them) and a bounded send buffer per connection.
-//! - `api`: the JSON routes: the game list and one game's events.
+//! - `api`: the JSON routes (the game list, one game's events) and a finished game's move
+//!   list as text.
 //! - `live`: a game's events over a WebSocket as they happen, after the ones so far; the
 //!   observer that falls behind is dropped.
 //! - `assets`: the page (plain HTML, CSS and JavaScript modules under `assets/`, embedded in
@@ -71,6 +72,8 @@ impl Web {
             .route("/api/games", get(api::games))
             .route("/api/games/{id}", get(api::game))
             .route("/api/games/{id}/live", get(live::live))
+            .route("/api/games/{id}/moves.txt", get(api::moves))
+            .route("/api/event", get(api::event))
             .fallback(api::not_found)
             .with_state(shared);
         Ok(Web { listener, router })
