@@ -259,6 +259,33 @@ async fn an_observer_joins_a_game_in_its_middle_and_ends_with_the_records_state(
     assert_eq!(status, 200, "{moves}");
     assert_eq!(moves, anqi_core::view::move_list(&record));
     assert!(moves.contains("SEED-secret-0"), "{moves}");
+    // And the exchange between the referee and each player: the setup first, every action
+    // each sent, the result last; never the handshake (its SEED may be a token).
+    let x = get_json(&web, "/api/games/1/exchange").await;
+    let lines = x["lines"].as_array().unwrap();
+    for player in [1, 2] {
+        let mine: Vec<&serde_json::Value> =
+            lines.iter().filter(|l| l["player"] == player).collect();
+        let first = mine.first().unwrap()["text"].as_str().unwrap();
+        assert!(first.starts_with(&format!("((id {player})")), "{first}");
+        let last = mine.last().unwrap()["text"].as_str().unwrap();
+        assert!(last.contains("(win "), "{last}");
+    }
+    for ply in &record.plies {
+        assert!(
+            lines.iter().any(|l| l["by"] == "player"
+                && l["player"] == ply.player
+                && l["ply"] == ply.ply
+                && l["text"].as_str().unwrap().contains(&ply.action)),
+            "ply {} ({}) is in the exchange",
+            ply.ply,
+            ply.action
+        );
+    }
+    assert!(
+        !x.to_string().contains("SEED-secret"),
+        "no seed in the exchange"
+    );
     server.stop_and_replay(1).await;
 }
 
@@ -394,6 +421,8 @@ async fn observers_and_connections_are_capped_and_every_refusal_says_why() {
     // A running game has no move list yet.
     let (status, body) = get(&web, "/api/games/1/moves.txt").await;
     assert_eq!(status, 409, "{body}");
+    let (status, body) = get(&web, "/api/games/1/exchange").await;
+    assert_eq!(status, 409, "{body}");
     // A second observer of the same game: 503, with the reason.
     let (status, body) = get_ws_upgrade(&web, "/api/games/1/live").await;
     assert_eq!(status, 503, "{body}");
@@ -406,8 +435,17 @@ async fn observers_and_connections_are_capped_and_every_refusal_says_why() {
     // is answered 503 and closed.
     let _idle = TcpStream::connect(&web).await.unwrap();
     let _idle2 = TcpStream::connect(&web).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let (status, body) = get(&web, "/api/games").await;
+    // Once the server has taken the two idle connections (moments, but a busy machine may
+    // take longer), a fourth is refused.
+    let mut answer = (0, String::new());
+    for _ in 0..100 {
+        answer = get(&web, "/api/games").await;
+        if answer.0 == 503 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (status, body) = answer;
     assert_eq!(status, 503, "{body}");
     assert!(body.contains("from your address"), "{body}");
     drop((_idle, _idle2));

@@ -26,6 +26,7 @@
 //!   optional fsync) and acknowledges each once it is on disk.
 //! - `tasks`: the server's tasks, counted so that shutdown waits for every one.
 //! - `throttle`: log lines an outsider can cause, a few per source and window.
+//! - [`exchange`]: the lines between the referee and each player of a watched game, bounded.
 //! - [`watch`]: the hub where referees publish each game's public events and observers (the
 //!   web pages of `anqi-web`) read them, never holding a game up.
 //! - [`sys`]: the operating-system calls std and tokio do not wrap (all of anqi's `unsafe`
@@ -37,6 +38,7 @@
 mod clock;
 pub mod config;
 mod connection;
+pub mod exchange;
 pub mod limits;
 mod record_sink;
 mod referee;

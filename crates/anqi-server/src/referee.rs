@@ -11,6 +11,7 @@
 use super::clock::{Clocks, TimeControl};
 use super::connection::{Inbound, Player};
 use crate::config::{Config, LegalCounts, Ruling};
+use crate::exchange::Exchange;
 use crate::record_sink::{Committed, RecordSink};
 use crate::watch::GameFeed;
 use anqi_core::record::{
@@ -188,6 +189,8 @@ struct Referee {
     last: Option<(usize, LastPly)>,
     /// The game's feed to observers, when games are watched.
     feed: Option<GameFeed>,
+    /// What each player was sent and what was read from them, when games are watched.
+    exchange: Option<Exchange>,
 }
 
 impl Referee {
@@ -249,6 +252,7 @@ impl Referee {
             done: spec.done,
             next_poll: 0,
             last: None,
+            exchange: feed.as_ref().map(|_| Exchange::default()),
             feed,
             ctx,
         }
@@ -289,6 +293,9 @@ impl Referee {
                 tail,
                 self.setup_extensions(player)
             );
+            if let Some(x) = &mut self.exchange {
+                x.sent(player, 1, &line);
+            }
             if self.seats[player - 1]
                 .player
                 .outbox
@@ -367,6 +374,8 @@ impl Referee {
         // Most games have at most two kinds of clients (with and without extensions).
         let mut made: Vec<(Extensions, bool, Arc<str>)> = Vec::new();
         let mut prompt = None;
+        let logging = self.exchange.is_some();
+        let mut sent = Vec::new();
         for i in 0..self.seats.len() {
             let ext = self.seats[i].player.ext;
             let to_move = i + 1 == mover;
@@ -386,9 +395,18 @@ impl Referee {
             if to_move {
                 prompt = Some(line.clone());
             }
+            if logging {
+                sent.push((i + 1, line.clone()));
+            }
             if self.seats[i].player.outbox.send_line(line).is_err() {
                 self.game.forfeit(i + 1, Termination::Disconnect);
                 return None;
+            }
+        }
+        if let Some(x) = &mut self.exchange {
+            let ply = self.game.ply() + 1;
+            for (player, line) in sent {
+                x.sent(player, ply, &line);
             }
         }
         let prompt = prompt.expect("the mover has a seat");
@@ -432,6 +450,14 @@ impl Referee {
                     return;
                 }
             };
+            if let Some(x) = &mut self.exchange {
+                let ply = self.game.ply() + 1;
+                match &inbound {
+                    Inbound::Message(m, _) => x.read(from, ply, &m.to_string()),
+                    Inbound::Bad(e, _) => x.read(from, ply, &format!("(unreadable: {})", e.text)),
+                    Inbound::Closed => x.read(from, ply, "(closed the connection)"),
+                }
+            }
             let (request, read_at) = match inbound {
                 Inbound::Closed => {
                     self.game.forfeit(from, Termination::Disconnect);
@@ -542,6 +568,12 @@ impl Referee {
             self.game.forfeit(from, Termination::Illegal);
             return Step::Over;
         }
+        if from == turn.mover {
+            if let Some(x) = &mut self.exchange {
+                x.sent(from, self.game.ply() + 1, &turn.prompt);
+            }
+        }
+        let seat = &self.seats[from - 1];
         if from == turn.mover && seat.player.outbox.send_line(turn.prompt.clone()).is_err() {
             self.game.forfeit(from, Termination::Disconnect);
             return Step::Over;
@@ -566,6 +598,10 @@ impl Referee {
 
     /// Sends `((error CODE "text"))` to a player, counts it against them and records it.
     fn reply_fault(&mut self, player: usize, code: ErrorCode, text: String) {
+        if let Some(x) = &mut self.exchange {
+            let line = ServerMessage(vec![ServerClause::Error(code, text.clone())]).to_line();
+            x.sent(player, self.game.ply() + 1, &line);
+        }
         let seat = &mut self.seats[player - 1];
         seat.player.outbox.error(code, text.clone());
         seat.errors += 1;
@@ -652,13 +688,21 @@ impl Referee {
                     error = %why,
                     "announcing a result that is not on disk: the records file cannot be written"
                 );
-                for seat in &self.seats {
-                    seat.player.outbox.error(
-                        ErrorCode::Unrecorded,
-                        format!(
-                            "this game's record could not be written ({why}); the result that follows is not on disk yet"
-                        ),
-                    );
+                let text = format!(
+                    "this game's record could not be written ({why}); the result that follows is not on disk yet"
+                );
+                for (i, seat) in self.seats.iter().enumerate() {
+                    if let Some(x) = &mut self.exchange {
+                        let line = ServerMessage(vec![ServerClause::Error(
+                            ErrorCode::Unrecorded,
+                            text.clone(),
+                        )])
+                        .to_line();
+                        x.sent(i + 1, self.game.ply() + 1, &line);
+                    }
+                    seat.player
+                        .outbox
+                        .error(ErrorCode::Unrecorded, text.clone());
                 }
             }
             let (player, team) = self.game.win_clause();
@@ -673,17 +717,20 @@ impl Referee {
             )
             .to_line()
             .into();
-            for seat in &self.seats {
+            for (i, seat) in self.seats.iter().enumerate() {
                 let line = if seat.player.ext.contains(Extension::Last) {
                     &with_last
                 } else {
                     &line
                 };
+                if let Some(x) = &mut self.exchange {
+                    x.sent(i + 1, self.game.ply() + 1, line);
+                }
                 let _ = seat.player.outbox.send_line(line.clone());
             }
         }
         if let Some((feed, record)) = watched {
-            feed.finish(&record);
+            feed.finish(&record, self.exchange.take().unwrap_or_default());
         }
     }
 }

@@ -13,6 +13,7 @@
 //! `anqi view` does for a records file.
 
 use crate::config::HttpConfig;
+use crate::exchange::Exchange;
 use anqi_core::record::GameRecord;
 use anqi_core::rules::Deal;
 use anqi_core::view::{self, EndView, Event};
@@ -47,7 +48,13 @@ struct Games {
     finished: BTreeMap<u64, Arc<Finished>>,
     /// Finished games in the order they finished, to let the oldest go.
     finished_order: VecDeque<u64>,
+    /// The exchanges of the last [`KEEP_EXCHANGES`] finished games, oldest first.
+    exchanges: VecDeque<(u64, Arc<Exchange>)>,
 }
+
+/// Finished games whose exchange between referee and players is kept (each up to
+/// `exchange::MAX_BYTES`, a few tens of KB for most games).
+const KEEP_EXCHANGES: usize = 100;
 
 /// A finished game: its record, and what the list shows of it.
 struct Finished {
@@ -121,6 +128,12 @@ struct Progress {
 pub enum WatchRefusal {
     #[error("no game {0} here (finished games are kept for a while: see the records file)")]
     Unknown(u64),
+    #[error("game {0} is still running: this comes at its end")]
+    Running(u64),
+    #[error(
+        "game {0}'s exchange is no longer kept (the last {KEEP_EXCHANGES} finished games' are)"
+    )]
+    Forgotten(u64),
     #[error("game {0} has {1} observers already, the most allowed; try again later")]
     Full(u64, usize),
 }
@@ -282,6 +295,25 @@ impl Hub {
             record.seeds.server.clear();
         }
         Some(record)
+    }
+
+    /// What the referee and each player of game `game` said to each other, once it is
+    /// finished (for the last [`KEEP_EXCHANGES`] finished games watched live).
+    ///
+    /// # Errors
+    /// When the game is unknown, still running, or its exchange no longer kept.
+    pub fn exchange(&self, game: u64) -> Result<Arc<Exchange>, WatchRefusal> {
+        let games = self.games();
+        if let Some((_, x)) = games.exchanges.iter().find(|(g, _)| *g == game) {
+            return Ok(x.clone());
+        }
+        if games.running.contains_key(&game) {
+            Err(WatchRefusal::Running(game))
+        } else if games.finished.contains_key(&game) {
+            Err(WatchRefusal::Forgotten(game))
+        } else {
+            Err(WatchRefusal::Unknown(game))
+        }
     }
 
     /// The events of game `game` so far (all of them once it is over), each a JSON text.
@@ -468,7 +500,7 @@ impl GameFeed {
 
     /// Ends the feed with the game's record: everything held is released, the end goes out,
     /// and the game is kept as its record.
-    pub fn finish(mut self, record: &GameRecord) {
+    pub fn finish(mut self, record: &GameRecord, exchange: Exchange) {
         let end = Event::End(Box::new(EndView::of(
             record,
             &self.deal,
@@ -484,6 +516,13 @@ impl GameFeed {
         state.summary = summary.clone();
         state.summary.state = "finished";
         drop(state);
+        {
+            let mut games = self.hub.games();
+            games.exchanges.push_back((record.game, Arc::new(exchange)));
+            while games.exchanges.len() > KEEP_EXCHANGES {
+                games.exchanges.pop_front();
+            }
+        }
         self.hub.keep(Arc::new(Finished {
             record: record.clone(),
             summary,

@@ -138,6 +138,28 @@ function gameView(id) {
   const result = h("div", { class: "result" });
   const moves = h("div", { class: "moves" });
   const pool = h("div", { class: "pool" });
+  const exchangeWho = h("select", { id: "exchange-player" }, h("option", { value: "" }, "every player"));
+  const exchangeLines = h("div", { class: "moves", id: "exchange-lines" });
+  const exchange = h("details", { id: "exchange", hidden: true },
+    h("summary", {}, "The exchange between the referee and the players"), exchangeWho, exchangeLines);
+  let exchangeData = null;
+  const showExchange = () => {
+    if (!exchangeData) return;
+    const who = exchangeWho.value;
+    exchangeLines.replaceChildren(...exchangeData.lines.filter((l) => !who || String(l.player) === who).map((l) =>
+      h("div", { class: l.by === "referee" ? "sent" : "got" },
+        `ply ${l.ply} ${l.by === "referee" ? `→ P${l.player}` : `P${l.player} →`} ${l.text}`)),
+      exchangeData.dropped ? h("div", {}, `(${exchangeData.dropped} more lines not kept)`) : "");
+  };
+  exchangeWho.addEventListener("change", showExchange);
+  exchange.addEventListener("toggle", async () => {
+    if (!exchange.open || exchangeData) return;
+    const r = await fetch(`/api/games/${id}/exchange`);
+    const body = await r.json();
+    if (!r.ok) { exchangeLines.textContent = body.error; return; }
+    exchangeData = body;
+    showExchange();
+  });
   const status = h("p", { class: "note" }, "Connecting…");
   const plyLabel = h("span", { id: "ply-label" });
   const dealBox = h("input", { type: "checkbox", id: "show-deal", disabled: true });
@@ -156,7 +178,7 @@ function gameView(id) {
     h("h1", {}, `Game #${id}`, h("span", { class: "note", id: "variant" })),
     h("div", { class: "game" },
       h("div", { class: "board-wrap" }, svg, controls, status),
-      h("div", { class: "side" }, players, result, facts, pool, h("h3", {}, "Mobility"), curve, h("h3", {}, "Plies"), moves)));
+      h("div", { class: "side" }, players, result, facts, pool, h("h3", {}, "Mobility"), curve, h("h3", {}, "Plies"), moves, exchange)));
 
   const onKey = (e) => {
     if (e.target.tagName === "INPUT") return;
@@ -209,6 +231,10 @@ function gameView(id) {
     result.textContent = state.end ? `${state.end.result.win || "aborted"} by ${state.end.result.reason}${state.end.result.loser ? ` (player ${state.end.result.loser})` : ""}` : "";
     dealBox.disabled = !state.end;
     document.getElementById("moves-link").hidden = !state.end;
+    exchange.hidden = !state.end;
+    if (s.players.length + 1 !== exchangeWho.options.length) {
+      exchangeWho.append(...s.players.map((p) => h("option", { value: p.id }, `player ${p.id}, ${p.name}`)));
+    }
     moves.replaceChildren(...state.plies.map((p, i) => {
       const extra = [p.revealed && `→${p.revealed}`, p.captured && `×${p.captured}`, p.drawn && `drew ${p.drawn}`].filter(Boolean).join(" ");
       return h("div", { class: i + 1 === state.at ? "current" : "", onclick: () => go(i + 1) }, `${p.ply}. P${p.player} ${p.action} ${extra}`);

@@ -90,6 +90,22 @@ pub async fn moves(State(shared): State<Shared>, Path(id): Path<String>) -> Resp
     }
 }
 
+/// `GET /api/games/{id}/exchange`: every line the referee sent each player and read from them,
+/// once the game is over (`{"lines": [{"player", "ply", "by", "text"}], "dropped"}`).
+pub async fn exchange(State(shared): State<Shared>, Path(id): Path<String>) -> Response {
+    let id = match parse_id(&id) {
+        Ok(id) => id,
+        Err(response) => return *response,
+    };
+    match shared.hub.exchange(id) {
+        Ok(x) => json(
+            StatusCode::OK,
+            serde_json::to_string(&*x).expect("an exchange serializes"),
+        ),
+        Err(refusal) => refused(&refusal),
+    }
+}
+
 /// `GET /api/event`: a tournament's progress and standings (`anqi tournament --http`), updated
 /// as games finish; 404 on a server that is not running an event.
 pub async fn event(State(shared): State<Shared>) -> Response {
@@ -126,7 +142,8 @@ pub fn parse_id(text: &str) -> Result<u64, Box<Response>> {
 /// The HTTP answer to a refusal to watch.
 pub fn refused(refusal: &WatchRefusal) -> Response {
     let status = match refusal {
-        WatchRefusal::Unknown(_) => StatusCode::NOT_FOUND,
+        WatchRefusal::Unknown(_) | WatchRefusal::Forgotten(_) => StatusCode::NOT_FOUND,
+        WatchRefusal::Running(_) => StatusCode::CONFLICT,
         WatchRefusal::Full(..) => StatusCode::SERVICE_UNAVAILABLE,
     };
     error(status, &refusal.to_string())

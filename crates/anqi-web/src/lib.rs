@@ -73,6 +73,7 @@ impl Web {
             .route("/api/games/{id}", get(api::game))
             .route("/api/games/{id}/live", get(live::live))
             .route("/api/games/{id}/moves.txt", get(api::moves))
+            .route("/api/games/{id}/exchange", get(api::exchange))
             .route("/api/event", get(api::event))
             .fallback(api::not_found)
             .with_state(shared);
