@@ -152,6 +152,14 @@ pub async fn run(
             super::engine::TOKEN_ENV
         );
     }
+    let mut records: Vec<GameRecord> = read_records(&output)
+        .map_err(TournamentError::io(format!(
+            "cannot read {}",
+            output.display()
+        )))?
+        .into_iter()
+        .filter_map(|(_, r)| r.ok())
+        .collect();
     let stop_server = CancellationToken::new();
     // The event's pages: every game live, and the standings as games finish.
     let hub = match &options.http {
@@ -159,6 +167,16 @@ pub async fn run(
             let http = anqi_server::config::Config::default().http;
             let hub = anqi_server::Hub::new(&http, false);
             server.watch(hub.clone());
+            // The standings are there from the start (a resumed run's: its games so far).
+            let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
+            let standings = stats::standings(&records, &names, config.sprt.as_ref());
+            hub.set_event(event_json(
+                records.len(),
+                games.len(),
+                0.0,
+                None,
+                &standings,
+            ));
             let web = anqi_web::Web::bind(listen, &http, 32, 64, hub.clone(), stop_server.clone())
                 .await
                 .map_err(TournamentError::io("cannot serve the event's web pages"))?;
@@ -175,14 +193,6 @@ pub async fn run(
 
     let clocks: Vec<ClockConfig> = (0..config.engines.len())
         .map(|e| config.clock_of(e, &variant.clock))
-        .collect();
-    let mut records: Vec<GameRecord> = read_records(&output)
-        .map_err(TournamentError::io(format!(
-            "cannot read {}",
-            output.display()
-        )))?
-        .into_iter()
-        .filter_map(|(_, r)| r.ok())
         .collect();
     let event = Event {
         one_side: super::one_side(&variant),
@@ -238,6 +248,15 @@ struct Event {
 }
 
 impl Event {
+    /// Gives the event's pages its progress and standings (`--http`).
+    fn publish(&self, finished: usize, played_now: usize, started: Instant, standings: &Standings) {
+        let Some(hub) = &self.hub else { return };
+        let elapsed = started.elapsed().as_secs_f64();
+        let left = self.total.saturating_sub(finished);
+        let eta = (played_now > 0).then(|| elapsed / played_now as f64 * left as f64);
+        hub.set_event(event_json(finished, self.total, elapsed, eta, standings));
+    }
+
     /// Plays `todo`, `concurrency` games at a time, appending each record to `out` (and to
     /// `records`) as it comes, until the schedule is done or the SPRT decides.
     ///
@@ -321,22 +340,7 @@ impl Event {
                 started,
                 &standings,
             );
-            if let Some(hub) = &self.hub {
-                let elapsed = started.elapsed().as_secs_f64();
-                let left = self.total.saturating_sub(finished);
-                let eta = (played_now > 0).then(|| elapsed / played_now as f64 * left as f64);
-                hub.set_event(
-                    serde_json::json!({
-                        "finished": finished,
-                        "total": self.total,
-                        "elapsed_s": elapsed,
-                        "eta_s": eta,
-                        "standings": &standings,
-                        "text": super::report::text(&standings),
-                    })
-                    .to_string(),
-                );
-            }
+            self.publish(finished, played_now, started, &standings);
             let every = config.standings_every as usize;
             if every > 0 && finished % every == 0 && progress != Progress::Quiet {
                 report_standings(progress, finished, self.total, &standings);
@@ -355,6 +359,25 @@ impl Event {
         }
         Ok(())
     }
+}
+
+/// What the event's pages show of it (`GET /api/event`, protocol/WEB.md).
+fn event_json(
+    finished: usize,
+    total: usize,
+    elapsed_s: f64,
+    eta_s: Option<f64>,
+    standings: &Standings,
+) -> String {
+    serde_json::json!({
+        "finished": finished,
+        "total": total,
+        "elapsed_s": elapsed_s,
+        "eta_s": eta_s,
+        "standings": standings,
+        "text": super::report::text(standings),
+    })
+    .to_string()
 }
 
 /// The standings so far, on stderr (`standings_every`).

@@ -2,8 +2,9 @@
 //! `tests/common/webdriver.rs`), against the real server and what it recorded: the lobby
 //! lists a running game, a page opened mid-game catches up and follows it live, and the
 //! board drawn after every ply of whole games of `traditional`, `cross`, `2v2` and
-//! `strategic` is the one the record replays to, stepping back by key and forward by click.
-//! Screenshots go to `target/browser/`.
+//! `strategic` is the one the record replays to, stepping back by key and forward by click;
+//! a tournament's standings page moves as its games finish. Screenshots go to
+//! `target/browser/`.
 
 use crate::common::webdriver::Browser;
 use crate::common::TestServer;
@@ -168,4 +169,94 @@ async fn the_page_draws_every_ply_of_whole_games_as_the_record_replays_them() {
         watch_in_browser(&browser, variant, 1).await;
     }
     browser.quit().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournaments_standings_page_moves_as_its_games_finish() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let dir = crate::common::TempDir::new("browser-event");
+    let root = env!("CARGO_MANIFEST_DIR");
+    let bot = |name: &str| {
+        format!(
+            "[[tournament.engine]]\nname = \"{name}\"\ncommand = \"python3\"\nargs = [\"{root}/clients/python/anqi_random_bot.py\", \"--connect\", \"{{addr}}\", \"--seed\", \"{{seed}}\", \"--name\", \"{{name}}\", \"--quiet\"]\n"
+        )
+    };
+    let file = dir.0.join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[tournament]\nvariant = \"traditional-2x4\"\nseed = \"web\"\ndeals = 30\nconcurrency = 1\noutput = \"{}\"\nlogs = \"{}\"\n{}{}",
+            dir.0.join("out.jsonl").display(),
+            dir.0.join("logs").display(),
+            bot("alpha"),
+            bot("beta")
+        ),
+    )
+    .unwrap();
+    let mut event = tokio::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
+        .arg("tournament")
+        .arg(&file)
+        .args(["--http", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stderr = tokio::io::BufReader::new(event.stderr.take().unwrap());
+    let web = loop {
+        let mut line = String::new();
+        let n = tokio::io::AsyncBufReadExt::read_line(&mut stderr, &mut line)
+            .await
+            .unwrap();
+        assert!(n > 0, "no web line");
+        if let Some(addr) = line.trim().strip_prefix("web on http://") {
+            break addr.trim_end_matches('/').to_string();
+        }
+    };
+    tokio::spawn(async move { tokio::io::copy(&mut stderr, &mut tokio::io::sink()).await });
+    browser.open(&format!("http://{web}/")).await;
+    // The link appears on a tournament's pages once a game has finished; it opens the page.
+    browser
+        .wait_for(
+            "const a = document.getElementById('standings-link'); return a && !a.hidden;",
+            30,
+        )
+        .await;
+    browser.click("#standings-link").await;
+    let first = browser
+        .wait_for(
+            "return Number(document.body.dataset.finishedGames || 0)",
+            30,
+        )
+        .await
+        .as_u64()
+        .unwrap();
+    let later = browser
+        .wait_for(
+            &format!("const n = Number(document.body.dataset.finishedGames || 0); return n > {first} ? n : 0;"),
+            60,
+        )
+        .await
+        .as_u64()
+        .unwrap();
+    assert!(later > first);
+    let shown = browser
+        .eval(
+            "return [document.getElementById('event-progress').value, document.getElementById('event-progress').max, document.getElementById('event-standings').textContent, document.getElementById('event-summary').textContent];",
+            json!([]),
+        )
+        .await;
+    assert!(shown[0].as_f64().unwrap() >= later as f64, "{shown}");
+    assert_eq!(shown[1], 60, "{shown}");
+    let table = shown[2].as_str().unwrap();
+    assert!(table.contains("alpha") && table.contains("beta"), "{table}");
+    assert!(
+        shown[3].as_str().unwrap().contains("of 60 games"),
+        "{shown}"
+    );
+    browser.screenshot("standings").await;
+    browser.quit().await;
+    let _ = event.kill().await;
 }

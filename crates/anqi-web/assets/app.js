@@ -21,7 +21,7 @@ function route() {
   view = m ? gameView(Number(m[1])) : location.hash === "#/standings" ? standings() : lobby();
 }
 
-// A tournament's pages have standings: show their link once there are some.
+// A tournament's pages have standings (from its start): show their link.
 fetch("/api/event").then((r) => {
   if (r.ok) document.getElementById("standings-link").hidden = false;
 }).catch(() => {});

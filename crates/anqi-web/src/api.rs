@@ -106,14 +106,14 @@ pub async fn exchange(State(shared): State<Shared>, Path(id): Path<String>) -> R
     }
 }
 
-/// `GET /api/event`: a tournament's progress and standings (`anqi tournament --http`), updated
-/// as games finish; 404 on a server that is not running an event.
+/// `GET /api/event`: a tournament's progress and standings (`anqi tournament --http`), from its
+/// start and after every finished game; 404 on a server that is not running an event.
 pub async fn event(State(shared): State<Shared>) -> Response {
     match shared.hub.event() {
         Some(json) => self::json(StatusCode::OK, json.to_string()),
         None => error(
             StatusCode::NOT_FOUND,
-            "no event here: the standings are served by anqi tournament --http, once a game has finished",
+            "no event here: standings are served by anqi tournament --http",
         ),
     }
 }
