@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 use serde_json::{json, Value};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -45,7 +46,10 @@ impl Browser {
             .local_addr()
             .unwrap()
             .port();
+        // In a process group of its own, with the browser it starts: a test that fails
+        // before it quits the session still ends them all (see `Drop`).
         let driver = Command::new(CHROMEDRIVER)
+            .process_group(0)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -252,8 +256,15 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        // The session's browser ends with its driver.
-        let _ = self.driver.kill();
+        // The driver and every browser process it started (killing the driver alone leaves
+        // Chromium running when a test fails before `quit`).
+        if let Ok(pgid) = i32::try_from(self.driver.id()) {
+            // SAFETY: kill(2) with a negative pid signals a process group; no memory is
+            // involved.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
         let _ = self.driver.wait();
     }
 }
