@@ -73,16 +73,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         } else {
             let hub = Hub::new(&cfg.http, cfg.seed.server != SeedSource::Random);
             server.watch(hub.clone());
-            let web = Web::bind(
-                &cfg.http.listen,
-                &cfg.http,
-                cfg.server.ipv4_prefix,
-                cfg.server.ipv6_prefix,
-                hub,
-                shutdown.clone(),
-            )
-            .await?;
-            Some(web)
+            Some(Web::bind(&cfg.http.listen, &cfg, hub, shutdown.clone()).await?)
         };
         let signals = super::stop_signals()?;
         let on_signal = shutdown.clone();

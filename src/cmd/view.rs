@@ -67,15 +67,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     rt.block_on(async move {
         let shutdown = CancellationToken::new();
-        let web = Web::bind(
-            &args.http,
-            &cfg.http,
-            cfg.server.ipv4_prefix,
-            cfg.server.ipv6_prefix,
-            hub,
-            shutdown.clone(),
-        )
-        .await?;
+        let web = Web::bind(&args.http, &cfg, hub, shutdown.clone()).await?;
         let signals = super::stop_signals()?;
         let on_signal = shutdown.clone();
         tokio::spawn(async move {

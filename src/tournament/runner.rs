@@ -164,8 +164,8 @@ pub async fn run(
     // The event's pages: every game live, and the standings as games finish.
     let hub = match &options.http {
         Some(listen) => {
-            let http = anqi_server::config::Config::default().http;
-            let hub = anqi_server::Hub::new(&http, false);
+            let defaults = Config::default();
+            let hub = anqi_server::Hub::new(&defaults.http, false);
             server.watch(hub.clone());
             // The standings are there from the start (a resumed run's: its games so far).
             let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
@@ -177,7 +177,7 @@ pub async fn run(
                 None,
                 &standings,
             ));
-            let web = anqi_web::Web::bind(listen, &http, 32, 64, hub.clone(), stop_server.clone())
+            let web = anqi_web::Web::bind(listen, &defaults, hub.clone(), stop_server.clone())
                 .await
                 .map_err(TournamentError::io("cannot serve the event's web pages"))?;
             let web_addr = web

@@ -86,7 +86,7 @@ impl TestServer {
         let mut config = Config::parse(toml).expect("test config");
         config.server.listen = "127.0.0.1:0".into();
         config.records.path = records_path.to_string_lossy().into_owned();
-        let config_http = config.http.clone();
+        let web_config = config.clone();
         let variant = Variant::load(variant).expect("variant");
         let mut server = Server::bind(config, variant).await.expect("bind");
         let (tx, records) = mpsc::unbounded_channel();
@@ -94,12 +94,11 @@ impl TestServer {
         let addr = server.local_addr().unwrap();
         let shutdown = CancellationToken::new();
         let web = if watched {
-            let hub = anqi_server::Hub::new(&config_http, false);
+            let hub = anqi_server::Hub::new(&web_config.http, false);
             server.watch(hub.clone());
-            let web =
-                anqi_web::Web::bind("127.0.0.1:0", &config_http, 32, 64, hub, shutdown.clone())
-                    .await
-                    .expect("bind the pages");
+            let web = anqi_web::Web::bind("127.0.0.1:0", &web_config, hub, shutdown.clone())
+                .await
+                .expect("bind the pages");
             let web_addr = web.local_addr().unwrap().to_string();
             tokio::spawn(web.run(shutdown.clone()));
             Some(web_addr)
@@ -297,6 +296,15 @@ pub fn anqi_bot() -> PathBuf {
         assert!(build.status().unwrap().success(), "cannot build anqi-bot");
     }
     bot
+}
+
+/// A tournament file's engine entry running the Python reference bot (which reads its token
+/// from ANQI_TOKEN).
+pub fn python_bot_engine(name: &str) -> String {
+    let root = env!("CARGO_MANIFEST_DIR");
+    format!(
+        "[[tournament.engine]]\nname = \"{name}\"\ncommand = \"python3\"\nargs = [\"{root}/clients/python/anqi_random_bot.py\", \"--connect\", \"{{addr}}\", \"--seed\", \"{{seed}}\", \"--name\", \"{{name}}\", \"--quiet\"]\n"
+    )
 }
 
 /// `anqi replay --quiet FILE`: asserts it succeeds (every record verified), returns its

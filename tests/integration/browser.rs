@@ -177,12 +177,7 @@ async fn a_tournaments_standings_page_moves_as_its_games_finish() {
         return;
     };
     let dir = crate::common::TempDir::new("browser-event");
-    let root = env!("CARGO_MANIFEST_DIR");
-    let bot = |name: &str| {
-        format!(
-            "[[tournament.engine]]\nname = \"{name}\"\ncommand = \"python3\"\nargs = [\"{root}/clients/python/anqi_random_bot.py\", \"--connect\", \"{{addr}}\", \"--seed\", \"{{seed}}\", \"--name\", \"{{name}}\", \"--quiet\"]\n"
-        )
-    };
+    let bot = crate::common::python_bot_engine;
     let file = dir.0.join("t.toml");
     std::fs::write(
         &file,

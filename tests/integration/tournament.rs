@@ -13,12 +13,7 @@ use std::time::Duration;
 const ANQI: &str = env!("CARGO_BIN_EXE_anqi");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// An engine entry running the Python reference bot (which reads its token from ANQI_TOKEN).
-fn python_bot(name: &str) -> String {
-    format!(
-        "[[tournament.engine]]\nname = \"{name}\"\ncommand = \"python3\"\nargs = [\"{ROOT}/clients/python/anqi_random_bot.py\", \"--connect\", \"{{addr}}\", \"--seed\", \"{{seed}}\", \"--name\", \"{{name}}\", \"--quiet\"]\n"
-    )
-}
+use common::python_bot_engine as python_bot;
 
 /// An engine entry running tests/engines/misbehave.py in `mode` (token from ANQI_TOKEN).
 fn misbehaving(mode: &str) -> String {

@@ -368,12 +368,7 @@ async fn a_stalled_observer_is_dropped_while_the_game_goes_on() {
     socket.set_recv_buffer_size(4096).unwrap();
     let mut stalled = socket.connect(web.parse().unwrap()).await.unwrap();
     stalled
-        .write_all(
-            format!(
-                "GET /api/games/1/live HTTP/1.1\r\nhost: {web}\r\nupgrade: websocket\r\nconnection: upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n"
-            )
-            .as_bytes(),
-        )
+        .write_all(upgrade_request(&web, "/api/games/1/live").as_bytes())
         .await
         .unwrap();
     gate.open();
@@ -464,17 +459,19 @@ async fn observers_and_connections_are_capped_and_every_refusal_says_why() {
     server.stop().await;
 }
 
+/// A WebSocket upgrade request for `path`, as a browser sends it.
+fn upgrade_request(web: &str, path: &str) -> String {
+    format!(
+        "GET {path} HTTP/1.1\r\nhost: {web}\r\nupgrade: websocket\r\nconnection: upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n"
+    )
+}
+
 /// A WebSocket upgrade request by hand: the status and the body of a refusal.
 async fn get_ws_upgrade(web: &str, path: &str) -> (u16, String) {
     let mut s = TcpStream::connect(web).await.unwrap();
-    s.write_all(
-        format!(
-            "GET {path} HTTP/1.1\r\nhost: {web}\r\nupgrade: websocket\r\nconnection: upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n"
-        )
-        .as_bytes(),
-    )
-    .await
-    .unwrap();
+    s.write_all(upgrade_request(web, path).as_bytes())
+        .await
+        .unwrap();
     let mut raw = vec![0u8; 4096];
     let n = tokio::time::timeout(Duration::from_secs(5), s.read(&mut raw))
         .await

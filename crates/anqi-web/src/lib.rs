@@ -27,7 +27,7 @@ mod assets;
 mod listener;
 mod live;
 
-use anqi_server::config::HttpConfig;
+use anqi_server::config::Config;
 use anqi_server::Hub;
 use axum::routing::get;
 use axum::serve::Listener as _;
@@ -49,22 +49,26 @@ pub struct Web {
 }
 
 impl Web {
-    /// Binds `addr` for the games of `hub`, with `[http]`'s caps (`v4_bits`/`v6_bits`: the
-    /// prefixes a client network is counted by, `[server]`'s). Stops when `shutdown` fires.
+    /// Binds `addr` for the games of `hub`, with `config`'s `[http]` caps (client networks
+    /// counted by `[server]`'s `ipv4_prefix` and `ipv6_prefix`, as the game server counts
+    /// them). Stops when `shutdown` fires.
     ///
     /// # Errors
     /// When the address cannot be bound.
     pub async fn bind(
         addr: &str,
-        cfg: &HttpConfig,
-        v4_bits: u8,
-        v6_bits: u8,
+        config: &Config,
         hub: Hub,
         shutdown: CancellationToken,
     ) -> std::io::Result<Web> {
-        let listener = listener::CappedListener::bind(addr, cfg, v4_bits, v6_bits)
-            .await
-            .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}")))?;
+        let listener = listener::CappedListener::bind(
+            addr,
+            &config.http,
+            config.server.ipv4_prefix,
+            config.server.ipv6_prefix,
+        )
+        .await
+        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}")))?;
         let shared = Shared { hub, shutdown };
         let router = Router::new()
             .route("/", get(assets::index))
