@@ -515,6 +515,35 @@ async fn a_broadcast_delay_holds_plies_back_until_the_end() {
     server.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_delay_in_time_releases_plies_as_their_time_comes() {
+    let (mut server, web) =
+        TestServer::start_watched("traditional", "[http]\ndelay_ms = 1500\n").await;
+    let gate = Gate::default();
+    let bots = gated_players(&server.addr(), 2, &gate, 15);
+    until_running(&web, 1).await;
+    // The game is held at ply 28 or so within moments; its plies are not shown yet...
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let shown = |g: serde_json::Value| g["events"].as_array().unwrap().len();
+    assert_eq!(shown(get_json(&web, "/api/games/1").await), 1);
+    // ... and are once 1.5 s have passed, while the game is still held.
+    let mut all = 0;
+    for _ in 0..100 {
+        all = shown(get_json(&web, "/api/games/1").await);
+        if all >= 28 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(all >= 28, "{all} events shown");
+    gate.open();
+    for b in bots {
+        b.await.unwrap();
+    }
+    server.next_record().await;
+    server.stop().await;
+}
+
 #[test]
 fn anqi_view_serves_the_games_of_a_records_file() {
     let rt = tokio::runtime::Runtime::new().unwrap();
