@@ -21,6 +21,9 @@ use tokio_util::sync::CancellationToken;
 /// server gracefully: running games are aborted and recorded.
 ///
 /// Example: anqi serve --listen 127.0.0.1:0 --variant traditional-2x4
+///
+/// In a browser, to watch every game and play the bots: anqi serve --http 127.0.0.1:8080
+/// --humans
 #[derive(clap::Args)]
 pub struct Args {
     /// Configuration file (see config.toml for every key); keys left out keep the defaults.
@@ -42,6 +45,11 @@ pub struct Args {
     /// loopback (127.0.0.1:8080) unless the games are public.
     #[arg(long, value_name = "HOST:PORT")]
     http: Option<String>,
+    /// Let people play from the pages, overriding [http] humans: a visitor takes a waiting
+    /// player's seat, or plays against anqi-bot (random, greedy or search) by clicking the
+    /// board (protocol/WEB.md, Play). Needs --http.
+    #[arg(long)]
+    humans: bool,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -61,11 +69,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(h) = args.http {
         cfg.http.listen = h;
     }
+    if args.humans {
+        cfg.http.humans = true;
+    }
+    cfg.validate()?;
     let variant = Variant::load(&cfg.server.variant)?;
+    if cfg.http.humans && cfg.http.listen.is_empty() {
+        anyhow::bail!(
+            "[http] humans = true seats people from the web pages, which are off: give --http ADDR (or [http] listen)"
+        );
+    }
     super::init_logging_at(tracing::Level::INFO);
     let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     rt.block_on(async move {
-        let mut server = Server::bind(cfg.clone(), variant).await?;
+        let mut server = Server::bind(cfg.clone(), variant.clone()).await?;
         let addr = server.local_addr()?;
         let shutdown = CancellationToken::new();
         let web = if cfg.http.listen.is_empty() {
@@ -73,7 +90,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         } else {
             let hub = Hub::new(&cfg.http, cfg.seed.server != SeedSource::Random);
             server.watch(hub.clone());
-            Some(Web::bind(&cfg.http.listen, &cfg, hub, shutdown.clone()).await?)
+            let mut web = Web::bind(&cfg.http.listen, &cfg, hub, shutdown.clone()).await?;
+            if cfg.http.humans {
+                web.seat_people(server.door(), &variant, &cfg);
+            }
+            Some(web)
         };
         let signals = super::stop_signals()?;
         let on_signal = shutdown.clone();

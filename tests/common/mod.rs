@@ -88,7 +88,7 @@ impl TestServer {
         config.records.path = records_path.to_string_lossy().into_owned();
         let web_config = config.clone();
         let variant = Variant::load(variant).expect("variant");
-        let mut server = Server::bind(config, variant).await.expect("bind");
+        let mut server = Server::bind(config, variant.clone()).await.expect("bind");
         let (tx, records) = mpsc::unbounded_channel();
         server.observe_records(tx);
         let addr = server.local_addr().unwrap();
@@ -96,9 +96,13 @@ impl TestServer {
         let web = if watched {
             let hub = anqi_server::Hub::new(&web_config.http, false);
             server.watch(hub.clone());
-            let web = anqi_web::Web::bind("127.0.0.1:0", &web_config, hub, shutdown.clone())
-                .await
-                .expect("bind the pages");
+            let mut web =
+                anqi_web::Web::bind("127.0.0.1:0", &web_config, hub, shutdown.clone())
+                    .await
+                    .expect("bind the pages");
+            if web_config.http.humans {
+                web.seat_people(server.door(), &variant, &web_config);
+            }
             let web_addr = web.local_addr().unwrap().to_string();
             tokio::spawn(web.run(shutdown.clone()));
             Some(web_addr)

@@ -232,6 +232,13 @@ impl Browser {
         .await;
     }
 
+    /// Empties the text field `css` selects.
+    pub async fn clear(&self, css: &str) {
+        let id = self.find(css).await;
+        self.call("POST", &self.at(&format!("/element/{id}/clear")), json!({}))
+            .await;
+    }
+
     /// Saves a screenshot of the page as a PNG file under `target/browser/`; returns its path.
     pub async fn screenshot(&self, name: &str) -> PathBuf {
         use base64::Engine;

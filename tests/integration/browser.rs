@@ -255,3 +255,140 @@ async fn a_tournaments_standings_page_moves_as_its_games_finish() {
     browser.quit().await;
     let _ = event.kill().await;
 }
+
+/// What the seat's page offers now, once it is the person's turn on the position shown:
+/// `[ply shown, board shown, the legal actions]`; or the seat's end: `["over", words]`.
+const SEAT_TURN: &str = "
+    const seat = document.getElementById('seat');
+    const svg = document.querySelector('svg.board');
+    if (!seat || !svg) return null;
+    if (seat.dataset.state === 'over' || seat.dataset.state === 'gone')
+        return [seat.dataset.state, document.getElementById('seat-words').textContent];
+    if (seat.dataset.synced !== '1' || Number(svg.dataset.ply) <= arguments[0]) return null;
+    return [Number(svg.dataset.ply), svg.dataset.board, JSON.parse(seat.dataset.actions)];";
+
+/// The person's choice: a capture if there is one, else a reveal, else a move picked by the
+/// ply (deterministic, so that the game is reproduced by the same seeds).
+fn choose(board: &[u8], actions: &[String], ply: u64) -> String {
+    let cells = |a: &str| -> Vec<usize> {
+        a.trim_matches(|c| c == '(' || c == ')')
+            .split(' ')
+            .skip(1)
+            .filter_map(|w| w.parse().ok())
+            .collect()
+    };
+    let capture = actions.iter().find(|a| {
+        a.starts_with("(mov") && {
+            let c = cells(a);
+            board[c[1]] != b'.'
+        }
+    });
+    if let Some(a) = capture {
+        return a.clone();
+    }
+    if let Some(a) = actions.iter().find(|a| a.starts_with("(rev")) {
+        return a.clone();
+    }
+    actions[(ply as usize * 7 + 3) % actions.len()].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_person_plays_a_whole_game_against_anqi_bot_random_by_clicks_alone() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    // A fixed server seed and the person's typed seed make the deal and the bot's choices,
+    // and so the whole game, the same at every run.
+    let (mut server, web) = TestServer::start_watched(
+        "traditional",
+        "[http]\nhumans = true\n[seed]\nserver = \"person\"\n",
+    )
+    .await;
+    browser.open(&format!("http://{web}/")).await;
+    // The lobby's form: a name, against anqi-bot random, as player 1.
+    browser
+        .wait_for("const p = document.getElementById('play'); return p && !p.hidden;", 20)
+        .await;
+    browser.clear("#play-name").await;
+    browser.keys("#play-name", "tester").await;
+    browser
+        .click("#play-against option[value=\"random\"]")
+        .await;
+    browser.click("#play-seat option[value=\"1\"]").await;
+    browser.keys("#play-seed", "clicks1").await;
+    browser.click("#play-start").await;
+    browser
+        .wait_for(
+            "const s = document.getElementById('seat'); return s && s.dataset.state === 'playing';",
+            20,
+        )
+        .await;
+    let mut clicked = Vec::new();
+    let mut shown_ply = -1i64;
+    let mut tried_an_idle_click = false;
+    let words = loop {
+        let turn = browser
+            .eval(SEAT_TURN, json!([shown_ply]))
+            .await;
+        let Some(turn) = turn.as_array().cloned() else {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            continue;
+        };
+        if turn[0] == "over" || turn[0] == "gone" {
+            break turn[1].as_str().unwrap().to_string();
+        }
+        shown_ply = turn[0].as_i64().unwrap();
+        let board = turn[1].as_str().unwrap().as_bytes().to_vec();
+        let actions: Vec<String> = turn[2]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap().to_string())
+            .collect();
+        let action = choose(&board, &actions, shown_ply as u64);
+        // A click on an empty cell does nothing (once, when there is one).
+        if !tried_an_idle_click {
+            if let Some(empty) = board.iter().position(|&c| c == b'.') {
+                browser
+                    .click(&format!("svg.board g[data-cell=\"{empty}\"]"))
+                    .await;
+                tried_an_idle_click = true;
+            }
+        }
+        for cell in action
+            .trim_matches(|c| c == '(' || c == ')')
+            .split(' ')
+            .filter_map(|w| w.parse::<usize>().ok())
+        {
+            browser
+                .click(&format!("svg.board g[data-cell=\"{cell}\"]"))
+                .await;
+        }
+        clicked.push(action);
+    };
+    browser.screenshot("play-traditional").await;
+    let record = server.next_record().await;
+    assert_eq!(record.players[0].name, "tester");
+    assert_eq!(record.players[1].name, "random_bot");
+    // Every ply of player 1 is a click of the person, in order.
+    let mine: Vec<String> = record
+        .plies
+        .iter()
+        .filter(|p| p.player == 1)
+        .map(|p| p.action.clone())
+        .collect();
+    assert_eq!(mine, clicked, "the person's plies are their clicks");
+    assert!(tried_an_idle_click);
+    let win = (record.result.winner, record.result.winner_team);
+    assert_ne!(win, (0, 0), "a decisive game ({words}): {:?}", record.result);
+    let expected = if win.0 == 1 { "You won" } else { "You lost" };
+    assert!(words.starts_with(expected), "{words} for {:?}", record.result);
+    // The referee ruled nothing against the person.
+    assert!(
+        record.faults.iter().all(|f| f.player != 1),
+        "{:?}",
+        record.faults
+    );
+    browser.quit().await;
+    server.stop().await;
+}

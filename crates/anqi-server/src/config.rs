@@ -156,6 +156,14 @@ pub struct HttpConfig {
     pub max_observers_per_game: usize,
     /// Events an observer may fall behind by before it is dropped.
     pub observer_queue: usize,
+    /// Whether a person may take a seat from the pages (`anqi serve` only).
+    pub humans: bool,
+    /// Seats held by people at once, in all and per client network (0 = no per-address cap).
+    pub max_humans: usize,
+    pub max_humans_per_address: usize,
+    /// How long a person's seat stays with no page open on it before its connection is
+    /// closed, in milliseconds.
+    pub human_away_ms: u64,
 }
 
 /// Whose legal-action counts a record keeps at every ply: `legal_counts = "mover" | "all"`
@@ -236,7 +244,12 @@ impl Config {
         Config::parse(&text).map_err(|e| ConfigError(format!("{}: {}", path.display(), e.0)))
     }
 
-    fn validate(&self) -> Result<(), ConfigError> {
+    /// Checks values that are each valid but do not work together (called by [`Config::parse`]; call
+    /// it again after changing a configuration, as the command line does).
+    ///
+    /// # Errors
+    /// The first problem, named.
+    pub fn validate(&self) -> Result<(), ConfigError> {
         let r = &self.referee;
         if r.illegal_action == Ruling::Ignore || r.out_of_turn == Ruling::Ignore {
             return Err(ConfigError(
@@ -270,6 +283,16 @@ impl Config {
         if h.max_connections == 0 || h.observer_queue == 0 {
             return Err(ConfigError(
                 "http: max_connections and observer_queue must be at least 1".into(),
+            ));
+        }
+        if h.humans && (h.delay_plies > 0 || h.delay_ms > 0) {
+            return Err(ConfigError(
+                "http: humans = true with a broadcast delay (delay_plies, delay_ms): a person's page draws the game from the public feed, which the delay holds back from the person too; use one or the other".into(),
+            ));
+        }
+        if h.humans && h.max_humans == 0 {
+            return Err(ConfigError(
+                "http: humans = true with max_humans = 0 seats nobody".into(),
             ));
         }
         if s.max_nesting < 2 {

@@ -74,8 +74,8 @@ pub struct Outbox {
 enum Sink {
     /// A real connection.
     Socket(Arc<Sender>),
-    /// Lines handed to a channel: unit tests' players, and the closed stand-in of an absent
-    /// seat (its receiver is dropped).
+    /// Lines handed to a channel: local players (`door`), unit tests' players, and the closed
+    /// stand-in of an absent seat (its receiver is dropped).
     Channel(mpsc::UnboundedSender<Arc<str>>),
 }
 
@@ -106,6 +106,13 @@ impl Outbox {
     /// Sends an `((error CODE "text"))` message, ignoring a gone client.
     pub fn error(&self, code: ErrorCode, text: impl Into<String>) {
         let _ = self.send(&ServerMessage(vec![ServerClause::Error(code, text.into())]));
+    }
+
+    /// An outbox whose lines go to a channel: a local player's (`door`).
+    pub(crate) fn channel(tx: mpsc::UnboundedSender<Arc<str>>) -> Outbox {
+        Outbox {
+            sink: Sink::Channel(tx),
+        }
     }
 
     /// An outbox whose connection is closed.
@@ -273,6 +280,9 @@ pub struct Player {
     pub ext: Extensions,
     pub inbox: mpsc::Receiver<Inbound>,
     pub outbox: Outbox,
+    /// Told the game's number when the player is seated: a local player's (`door`), which
+    /// has no other way to learn which game it plays.
+    pub seated: Option<tokio::sync::oneshot::Sender<u64>>,
 }
 
 impl std::fmt::Debug for Player {
@@ -307,6 +317,7 @@ impl Player {
             ext: Extensions::NONE,
             inbox,
             outbox: Outbox::closed(),
+            seated: None,
         }
     }
 }
@@ -335,6 +346,7 @@ impl Player {
             outbox: Outbox {
                 sink: Sink::Channel(tx),
             },
+            seated: None,
         };
         (player, out_rx, in_tx)
     }
@@ -597,6 +609,7 @@ pub async fn handshake(
                 ext,
                 inbox,
                 outbox,
+                seated: None,
             });
         }
     }

@@ -15,6 +15,8 @@
 //! - [`limits`]: the connection caps (in all, per address, under the descriptor limit).
 //! - `connection`: per-connection reader and writer tasks (the write queue bounded in bytes),
 //!   and the handshake.
+//! - [`door`]: seats for players inside the process (a person playing from a web page, the
+//!   bots started for them), with channels where a connection has a socket.
 //! - `seating/`: who plays with whom, one policy chosen when the server is built: `arrival`
 //!   (completed handshakes, N per game, in acceptance order) or `tokens` (tournaments: games
 //!   ordered by the organizer through an [`OrderDesk`], seats taken by secret token).
@@ -38,6 +40,7 @@
 mod clock;
 pub mod config;
 mod connection;
+pub mod door;
 pub mod exchange;
 pub mod limits;
 mod record_sink;
@@ -52,6 +55,7 @@ pub mod watch;
 pub use clock::{Clocks, TimeControl};
 pub use config::Config;
 pub use connection::{is_absent_name, VERSION};
+pub use door::{Door, Guest, LocalSeat};
 pub use record_sink::{Durability, RecordSink};
 pub use referee::GameSpec;
 pub use seating::{GameOrder, OrderDesk, ServerStopped};

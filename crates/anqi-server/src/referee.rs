@@ -207,10 +207,7 @@ impl Referee {
         });
         let header = GameHeader {
             game: game_no,
-            started_unix_ms: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_millis() as u64)
-                .unwrap_or(0),
+            started_unix_ms: unix_ms(),
             max_plies: spec.max_plies.unwrap_or(cfg.referee.max_plies),
             seeds,
         };
@@ -743,7 +740,7 @@ fn clocks_left(clocks: &Clocks, players: usize) -> Vec<Option<u64>> {
 }
 
 /// Now, in ms since the Unix epoch.
-fn unix_ms() -> u64 {
+pub(crate) fn unix_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)

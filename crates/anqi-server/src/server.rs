@@ -17,6 +17,7 @@ use anqi_core::rules::Variant;
 use anqi_core::wire::{ErrorCode, FrameLimits};
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
@@ -34,6 +35,8 @@ pub struct Server {
     seating_tx: mpsc::UnboundedSender<SeatingEvent>,
     seating_rx: mpsc::UnboundedReceiver<SeatingEvent>,
     policy: Policy,
+    /// Connection numbers, shared with the local door.
+    conn_no: Arc<AtomicU64>,
 }
 
 impl Server {
@@ -60,6 +63,7 @@ impl Server {
             watch: None,
             seating_tx,
             seating_rx,
+            conn_no: Arc::default(),
         })
     }
 
@@ -79,6 +83,15 @@ impl Server {
     /// Publishes every game's public events to `hub`, for observers (`anqi-web`).
     pub fn watch(&mut self, hub: crate::watch::Hub) {
         self.watch = Some(hub);
+    }
+
+    /// The door where players inside this process join its games (`door`): a person playing
+    /// from a web page, and the bots started for them.
+    pub fn door(&self) -> crate::door::Door {
+        crate::door::Door {
+            seating: self.seating_tx.clone(),
+            conn_no: self.conn_no.clone(),
+        }
     }
 
     /// Switches the server to token seating and returns the desk where games are ordered: each
@@ -154,7 +167,6 @@ impl Server {
             per_address = cfg.server.max_connections_per_address,
             "accepting connections"
         );
-        let mut conn_no = 0u64;
         loop {
             let (stream, peer) = tokio::select! {
                 _ = shutdown.cancelled() => break,
@@ -197,8 +209,7 @@ impl Server {
                     continue;
                 }
             };
-            let conn = conn_no;
-            conn_no += 1;
+            let conn = self.conn_no.fetch_add(1, Ordering::Relaxed);
             let span =
                 tracing::info_span!("conn", conn, peer = %peer, name = tracing::field::Empty);
             let (inbox, outbox) = connection::spawn_io(stream, conn, limits, slot, span.clone());

@@ -40,6 +40,16 @@ struct HubInner {
     games: Mutex<Games>,
     /// An event's progress and standings (tournaments), as JSON.
     event: Mutex<Option<Arc<str>>>,
+    /// Who waits for a game on a server seating by arrival.
+    waiting: Mutex<Vec<Waiting>>,
+}
+
+/// A player waiting for a game (`GET /api/seats`): a seat a person can take.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Waiting {
+    pub name: String,
+    /// Since when, in ms since the Unix epoch.
+    pub since_unix_ms: u64,
 }
 
 #[derive(Default)]
@@ -192,6 +202,7 @@ impl Hub {
                 hide_server_seed,
                 games: Mutex::default(),
                 event: Mutex::default(),
+                waiting: Mutex::default(),
             }),
         }
     }
@@ -270,6 +281,20 @@ impl Hub {
             .map(|f| f.lock().summary.clone());
         let finished = games.finished.values().rev().map(|f| f.summary.clone());
         running.chain(finished).collect()
+    }
+
+    /// Sets who waits for a game, longest first (the seating task, whenever it changes).
+    pub fn set_waiting(&self, waiting: Vec<Waiting>) {
+        *self.inner.waiting.lock().unwrap_or_else(|e| e.into_inner()) = waiting;
+    }
+
+    /// Who waits for a game, longest first.
+    pub fn waiting(&self) -> Vec<Waiting> {
+        self.inner
+            .waiting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Sets the event's progress and standings (a JSON object: `anqi tournament --http`).

@@ -1,5 +1,6 @@
-// The anqi page: the lobby (#/) and one game (#/game/ID), live over the server's WebSocket
-// feed (protocol/WEB.md). Plain JavaScript modules, no build step.
+// The anqi page: the lobby (#/), one game (#/game/ID), live over the server's WebSocket feed,
+// a tournament's standings (#/standings), and a person's seat (#/play/TOKEN) where the game is
+// played by clicking (protocol/WEB.md). Plain JavaScript modules, no build step.
 
 import { layout, drawBoard, drawCurve, actionCells, pieceLabel, isRed } from "./board.js";
 
@@ -18,7 +19,8 @@ route();
 function route() {
   if (view) view.stop();
   const m = location.hash.match(/^#\/game\/(\d+)/);
-  view = m ? gameView(Number(m[1])) : location.hash === "#/standings" ? standings() : lobby();
+  const play = location.hash.match(/^#\/play\/([0-9a-f]+)/);
+  view = m ? gameView(Number(m[1])) : play ? playView(play[1]) : location.hash === "#/standings" ? standings() : lobby();
 }
 
 // A tournament's pages have standings (from its start): show their link.
@@ -49,7 +51,9 @@ function lobby() {
   const variant = h("input", { placeholder: "variant", id: "filter-variant" });
   const body = h("tbody");
   const status = h("p", { class: "note" });
+  const play = h("div", { class: "play", id: "play", hidden: true });
   app.replaceChildren(
+    play,
     h("h1", {}, "Games"),
     h("div", { class: "filters" }, player, variant),
     h("table", { class: "games" },
@@ -71,11 +75,13 @@ function lobby() {
   player.addEventListener("input", show);
   variant.addEventListener("input", show);
   let stopped = false;
+  const seats = playPanel(play);
   const poll = async () => {
     try {
       const r = await fetch("/api/games");
       games = (await r.json()).games;
       show();
+      seats.update(await (await fetch("/api/seats")).json());
     } catch (e) {
       status.textContent = `Cannot reach the server: ${e}`;
     }
@@ -83,6 +89,103 @@ function lobby() {
   };
   let timer = setTimeout(poll, 0);
   return { stop() { stopped = true; clearTimeout(timer); }, redraw() {} };
+}
+
+// ---- Sitting down to play (a server with [http] humans = true) --------------------------
+
+function playPanel(box) {
+  const name = h("input", { id: "play-name", placeholder: "your name", size: 14, value: localStorage.getItem("anqi.name") || "guest" });
+  const against = h("select", { id: "play-against" });
+  const seat = h("select", { id: "play-seat" }, h("option", { value: 0 }, "any seat"));
+  const seed = h("input", { id: "play-seed", placeholder: "your seed (optional)", size: 20 });
+  const waitingList = h("ul", { id: "waiting" });
+  const message = h("span", { class: "error", id: "play-error" });
+  let built = false;
+  const sit = async (who) => {
+    message.textContent = "";
+    localStorage.setItem("anqi.name", name.value.trim());
+    // The person's contribution to the deal: typed, or made up here.
+    const mine = seed.value.trim() || [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const r = await fetch("/api/seats", {
+      method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: name.value.trim(), against: who, seat: Number(seat.value), seed: mine }),
+    });
+    const body = await r.json();
+    if (!r.ok) { message.textContent = body.error; return; }
+    location.hash = `#/play/${body.token}`;
+  };
+  return {
+    update(info) {
+      if (!info.humans) { box.hidden = true; return; }
+      box.hidden = false;
+      if (!built) {
+        built = true;
+        against.replaceChildren(...info.bots.map((b) => h("option", { value: b }, `anqi-bot ${b}`)), h("option", { value: "waiting" }, "whoever comes to play"));
+        seat.append(...[...Array(info.players).keys()].map((i) => h("option", { value: i + 1 }, `player ${i + 1}${i === 0 ? " (moves first)" : ""}`)));
+        box.replaceChildren(
+          h("h2", {}, `Play ${info.variant}`),
+          h("form", { onsubmit: (e) => { e.preventDefault(); sit(against.value); } },
+            name, "against", against, seat, h("button", { type: "submit", id: "play-start" }, "Play"), seed),
+          h("div", {}, waitingList), message);
+      }
+      waitingList.replaceChildren(...info.waiting.map((w) => h("li", {},
+        `${w.name} waits for a game (${Math.max(0, Math.round((Date.now() - w.since_unix_ms) / 1000))} s) `,
+        h("button", { class: "take-seat", onclick: () => sit("waiting") }, "take the seat"))));
+    },
+  };
+}
+
+// ---- A person's seat: the game, played by clicking --------------------------------------
+
+function playView(token) {
+  const seat = { state: null, send: null, game: null, view: null };
+  const note = h("p", { class: "note", id: "seat-note" }, "Connecting to your seat…");
+  app.replaceChildren(h("h1", {}, "Your seat"), note);
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${proto}//${location.host}/api/seats/${token}/live`);
+  seat.send = (msg) => ws.send(JSON.stringify(msg));
+  seat.refused = "";
+  ws.onmessage = (m) => {
+    const e = JSON.parse(m.data);
+    if (e.type === "refused") {
+      seat.refused = e.text;
+    } else if (e.type === "seat") {
+      seat.state = e;
+      seat.refused = "";
+      if (e.state === "waiting") {
+        note.textContent = `Waiting for ${e.against === "waiting" ? "players to come" : "the game to start"}… (keep this page open)`;
+      } else if (e.game !== null && !seat.view) {
+        seat.view = gameView(e.game, seat);
+      }
+    }
+    if (seat.view) seat.view.redraw();
+    else if (e.state === "gone") note.textContent = `This seat was given up: ${e.why}`;
+  };
+  ws.onclose = (c) => {
+    seat.closed = c.reason || "the connection to your seat closed";
+    if (seat.view) seat.view.redraw();
+    else note.textContent = c.reason || "No such seat (or no longer kept).";
+  };
+  return {
+    stop() { ws.close(); if (seat.view) seat.view.stop(); },
+    redraw() { if (seat.view) seat.view.redraw(); },
+  };
+}
+
+// What a person's click does: the legal actions of their prompt, by cell.
+function clickPlan(actions) {
+  const plan = { rev: new Set(), put: new Map(), from: new Map(), bag: false };
+  for (const a of actions) {
+    let m;
+    if ((m = a.match(/^\(rev (\d+)\)$/))) plan.rev.add(Number(m[1]));
+    else if ((m = a.match(/^\(put (\S+) (\d+)\)$/))) plan.put.set(Number(m[2]), a);
+    else if ((m = a.match(/^\(mov (\d+) (\d+)\)$/))) {
+      const f = Number(m[1]);
+      if (!plan.from.has(f)) plan.from.set(f, new Map());
+      plan.from.get(f).set(Number(m[2]), a);
+    } else if (a === "(bag)") plan.bag = true;
+  }
+  return plan;
 }
 
 // ---- A tournament's standings ---------------------------------------------------------
@@ -126,10 +229,13 @@ function standings() {
 
 // ---- One game --------------------------------------------------------------------------
 
-function gameView(id) {
+// `seat`, on a person's seat (playView): its state from the server, and `send` for clicks.
+function gameView(id, seat = null) {
   const state = {
     setup: null, plies: [], faults: [], end: null, at: 0, follow: true, showDeal: false, live: false,
   };
+  let selected = null; // the piece chosen to move, on a person's seat
+  const seatBox = h("div", { class: "seat", id: "seat", hidden: !seat });
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   const curve = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   curve.classList.add("curve");
@@ -177,7 +283,7 @@ function gameView(id) {
   app.replaceChildren(
     h("h1", {}, `Game #${id}`, h("span", { class: "note", id: "variant" })),
     h("div", { class: "game" },
-      h("div", { class: "board-wrap" }, svg, controls, status),
+      h("div", { class: "board-wrap" }, seatBox, svg, controls, status),
       h("div", { class: "side" }, players, result, facts, pool, h("h3", {}, "Mobility"), curve, h("h3", {}, "Plies"), moves, exchange)));
 
   const onKey = (e) => {
@@ -199,8 +305,10 @@ function gameView(id) {
     const pos = positions()[state.at];
     const ply = state.at > 0 ? state.plies[state.at - 1] : null;
     const deal = state.showDeal && state.end ? state.end.deal : null;
+    const pick = seat ? seatPanel(pos) : null;
     drawBoard(svg, s.topology, state.lay, pos.board, {
       chinese: chineseBox.checked, bagGame: s.start === "bag", deal, marks: ply ? actionCells(ply.action) : [],
+      pick: pick && pick.draw, onCell: pick ? pick.click : null,
     });
     svg.dataset.ply = state.at;
     svg.dataset.board = pos.board;
@@ -241,6 +349,62 @@ function gameView(id) {
     }), ...state.faults.map((f) => h("div", { class: "fault" }, `ply ${f.ply}: player ${f.player}: ${f.code}: ${f.text}`)));
     const cur = moves.querySelector(".current");
     if (cur) cur.scrollIntoView({ block: "nearest" });
+  }
+
+  // A person's seat: what they may click now, and the words above the board. Clicks act only
+  // on the position their prompt is about, shown at its end (not while stepping back).
+  function seatPanel(pos) {
+    const st = seat.state;
+    const mine = st && st.player;
+    const synced = st && st.my_turn && state.at === state.plies.length && pos.board === st.board &&
+      pos.turn === st.turn && pos.to_move === st.to_move;
+    const plan = clickPlan(synced ? st.actions : []);
+    if (selected !== null && !plan.from.has(selected)) selected = null;
+    const act = (a) => { selected = null; seat.send({ act: a, turn: st.turn }); };
+    const click = (cell) => {
+      if (!synced) return;
+      if (selected !== null && plan.from.get(selected).has(cell)) return act(plan.from.get(selected).get(cell));
+      if (plan.rev.has(cell)) return act(`(rev ${cell})`);
+      if (plan.put.has(cell)) return act(plan.put.get(cell));
+      selected = plan.from.has(cell) && selected !== cell ? cell : null;
+      redraw();
+    };
+    const can = new Set([...plan.rev, ...plan.put.keys(), ...plan.from.keys()]);
+    const targets = selected !== null ? new Set(plan.from.get(selected).keys()) : new Set();
+    // The words.
+    let words;
+    if (!st) words = "Connecting to your seat…";
+    else if (st.state === "over") words = outcome(st);
+    else if (st.state === "gone") words = `This seat was given up: ${st.why}`;
+    else if (st.my_turn) words = synced ? (selected !== null ? "Your turn: where to?" : "Your turn: click a piece.") : "Your turn…";
+    else words = `You are player ${mine}. Waiting for player ${st.to_move}…`;
+    const buttons = [];
+    if (synced && plan.bag) buttons.push(h("button", { id: "seat-bag", onclick: () => act("(bag)") }, "draw from the bag"));
+    if (st && st.state === "playing") buttons.push(h("button", { id: "seat-resign", onclick: () => { if (confirm("Resign this game?")) seat.send({ resign: true }); } }, "resign"));
+    if (st && (st.state === "over" || st.state === "gone")) buttons.push(h("a", { href: "#/" }, "back to the games"));
+    seatBox.className = "seat" + (synced ? " my-turn" : "");
+    seatBox.dataset.state = st ? st.state : "";
+    seatBox.dataset.synced = synced ? "1" : "";
+    seatBox.dataset.actions = JSON.stringify(synced ? st.actions : []);
+    seatBox.replaceChildren(
+      h("div", { id: "seat-words" }, words),
+      ...(st ? st.errors : []).slice(-1).map((e) => h("div", { class: "error" }, `${e.code}: ${e.text}`)),
+      seat.refused ? h("div", { class: "error", id: "seat-refused" }, seat.refused) : "",
+      seat.closed && !(st && (st.state === "over" || st.state === "gone")) ? h("div", { class: "error" }, seat.closed) : "",
+      h("div", { class: "buttons" }, ...buttons));
+    return { draw: { can, selected, targets }, click };
+  }
+
+  // "You won", "You lost" or "Draw", from (win P T) and the seat.
+  function outcome(st) {
+    const m = (st.result || "").match(/\(win (\d+) (\d+)\)/);
+    if (!m) return "The game was stopped.";
+    const [p, t] = [Number(m[1]), Number(m[2])];
+    const me = state.setup && state.setup.players.find((x) => x.id === st.player);
+    const single = state.setup && state.setup.players.length === 1;
+    if (p === 0 && t === 0) return single ? "Goal missed." : "Draw.";
+    const won = p === st.player || (p === 0 && me && me.team === t);
+    return `${won ? "You won" : "You lost"} ${st.result}.`;
   }
 
   // Clocks run between events.

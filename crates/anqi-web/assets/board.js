@@ -46,8 +46,10 @@ function el(name, attrs, parent) {
 }
 
 // Draws `board` (the wire board: a letter per cell, X face-down, . empty) into `svg`.
-// opts: { chinese, bagGame (X is then a cell waiting for its piece), deal (the deal's letters, to show face-down pieces), marks (cells of the
-// last ply), onCell (click handler, for a person's seat) }.
+// opts: { chinese, bagGame (X is then a cell waiting for its piece), deal (the deal's letters,
+// to show face-down pieces), marks (cells of the last ply), and for a person's seat: onCell
+// (click handler) and pick ({ can, selected, targets }: the cells a click acts on, the piece
+// chosen to move, and where it may go) }.
 export function drawBoard(svg, topology, lay, board, opts = {}) {
   svg.replaceChildren();
   svg.setAttribute("viewBox", `0 0 ${lay.width} ${lay.height}`);
@@ -64,9 +66,11 @@ export function drawBoard(svg, topology, lay, board, opts = {}) {
     const [x, y] = lay.points[cell];
     const letter = board[cell];
     const g = el("g", { "data-cell": cell, "data-letter": letter }, svg);
+    const pick = opts.pick || {};
     el("rect", {
       x: x - STEP / 2 + 3, y: y - STEP / 2 + 3, width: STEP - 6, height: STEP - 6, rx: 6,
-      class: "slot" + (marks.has(cell) ? " last" : ""),
+      class: "slot" + (marks.has(cell) ? " last" : "") + (pick.can && pick.can.has(cell) ? " can" : "") +
+        (pick.selected === cell ? " selected" : "") + (pick.targets && pick.targets.has(cell) ? " target" : ""),
     }, g);
     el("text", { x: x - STEP / 2 + 9, y: y - STEP / 2 + 10, class: "num" }, g).textContent = cell;
     if (letter === "X" && opts.bagGame) {

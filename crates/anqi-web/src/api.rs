@@ -154,7 +154,7 @@ pub fn error(status: StatusCode, text: &str) -> Response {
     json(status, serde_json::json!({ "error": text }).to_string())
 }
 
-fn json(status: StatusCode, body: String) -> Response {
+pub fn json(status: StatusCode, body: String) -> Response {
     (
         status,
         [

@@ -19,16 +19,24 @@
 //! - `assets`: the page (plain HTML, CSS and JavaScript modules under `assets/`, embedded in
 //!   the binary: no build step, no CDN, works offline).
 //!
-//! `lib.rs` puts them together in [`serve`]; `api` and `live` read the hub, `listener` knows
-//! nothing of games.
+//! - [`seats`]: a seat for a person (`[http] humans = true`): the relay that speaks the
+//!   protocol for them through the server's local door, and the bots started against them.
+//! - `play`: the seats' routes (sit down, the seat's own WebSocket).
+//!
+//! `lib.rs` puts them together in [`Web`]; `api` and `live` read the hub, `play` the seats,
+//! `listener` knows nothing of games.
 
 mod api;
 mod assets;
 mod listener;
 mod live;
+mod play;
+pub mod seats;
 
 use anqi_server::config::Config;
-use anqi_server::Hub;
+use anqi_core::rules::Variant;
+use anqi_server::{Door, Hub};
+use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
 use axum::serve::Listener as _;
 use axum::Router;
@@ -40,12 +48,14 @@ use tokio_util::sync::CancellationToken;
 struct Shared {
     hub: Hub,
     shutdown: CancellationToken,
+    /// People's seats, when this server seats people.
+    seats: Option<std::sync::Arc<seats::Seats>>,
 }
 
 /// A bound web server.
 pub struct Web {
     listener: listener::CappedListener,
-    router: Router,
+    shared: Shared,
 }
 
 impl Web {
@@ -69,19 +79,20 @@ impl Web {
         )
         .await
         .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}")))?;
-        let shared = Shared { hub, shutdown };
-        let router = Router::new()
-            .route("/", get(assets::index))
-            .route("/assets/{name}", get(assets::asset))
-            .route("/api/games", get(api::games))
-            .route("/api/games/{id}", get(api::game))
-            .route("/api/games/{id}/live", get(live::live))
-            .route("/api/games/{id}/moves.txt", get(api::moves))
-            .route("/api/games/{id}/exchange", get(api::exchange))
-            .route("/api/event", get(api::event))
-            .fallback(api::not_found)
-            .with_state(shared);
-        Ok(Web { listener, router })
+        let shared = Shared {
+            hub,
+            shutdown,
+            seats: None,
+        };
+        Ok(Web { listener, shared })
+    }
+
+    /// Lets people play from the pages (`[http] humans = true`): they take seats through
+    /// `door`, the local door of the server that plays `variant`.
+    pub fn seat_people(&mut self, door: Door, variant: &Variant, config: &Config) {
+        self.shared.seats = Some(std::sync::Arc::new(seats::Seats::new(
+            door, variant, config,
+        )));
     }
 
     /// The address the pages are served at (the real port when 0 was asked for).
@@ -97,8 +108,29 @@ impl Web {
     /// # Errors
     /// When serving fails for good.
     pub async fn run(self, shutdown: CancellationToken) -> std::io::Result<()> {
-        axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(shutdown.cancelled_owned())
-            .await
+        let router = Router::new()
+            .route("/", get(assets::index))
+            .route("/assets/{name}", get(assets::asset))
+            .route("/api/games", get(api::games))
+            .route("/api/games/{id}", get(api::game))
+            .route("/api/games/{id}/live", get(live::live))
+            .route("/api/games/{id}/moves.txt", get(api::moves))
+            .route("/api/games/{id}/exchange", get(api::exchange))
+            .route("/api/event", get(api::event))
+            .route(
+                "/api/seats",
+                get(play::info)
+                    .post(play::sit)
+                    .layer(DefaultBodyLimit::max(play::MAX_BODY_BYTES)),
+            )
+            .route("/api/seats/{token}/live", get(play::live))
+            .fallback(api::not_found)
+            .with_state(self.shared);
+        axum::serve(
+            self.listener,
+            router.into_make_service_with_connect_info::<listener::Peer>(),
+        )
+        .with_graceful_shutdown(shutdown.cancelled_owned())
+        .await
     }
 }

@@ -145,3 +145,15 @@ impl AsyncWrite for Capped {
         self.stream.is_write_vectored()
     }
 }
+
+/// The address a request came from (the routes that count per client network read it).
+#[derive(Clone, Copy, Debug)]
+pub struct Peer(pub SocketAddr);
+
+impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, CappedListener>>
+    for Peer
+{
+    fn connect_info(stream: axum::serve::IncomingStream<'_, CappedListener>) -> Peer {
+        Peer(*stream.remote_addr())
+    }
+}

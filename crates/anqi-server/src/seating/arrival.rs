@@ -16,8 +16,9 @@ use std::collections::BTreeMap;
 #[derive(Debug)]
 pub struct Arrival {
     seats: usize,
-    /// Clients ready to play, by acceptance order.
-    ready: BTreeMap<u64, Player>,
+    /// Clients ready to play, by acceptance order, and when each became ready (ms since the
+    /// Unix epoch).
+    ready: BTreeMap<u64, (Player, u64)>,
 }
 
 impl Arrival {
@@ -32,23 +33,40 @@ impl Arrival {
     /// A client completed its handshake; returns the players of the game it completes, in
     /// seat order.
     pub fn arrive(&mut self, player: Player) -> Option<Vec<Player>> {
-        self.ready.insert(player.conn, player);
+        self.ready
+            .insert(player.conn, (player, crate::referee::unix_ms()));
         self.tend();
         if self.ready.len() < self.seats {
             return None;
         }
         let conns: Vec<u64> = self.ready.keys().take(self.seats).copied().collect();
-        Some(conns.iter().filter_map(|c| self.ready.remove(c)).collect())
+        Some(
+            conns
+                .iter()
+                .filter_map(|c| self.ready.remove(c).map(|(p, _)| p))
+                .collect(),
+        )
     }
 
     /// Answers whatever waiting players sent (nothing is valid before the game starts) and
     /// drops those whose connection closed.
     pub fn tend(&mut self) {
-        self.ready.retain(|_, p| !departed(p));
+        self.ready.retain(|_, (p, _)| !departed(p));
+    }
+
+    /// Who waits for a game, longest first: names, and since when (ms since the Unix epoch).
+    pub fn waiting(&self) -> Vec<(String, u64)> {
+        self.ready
+            .values()
+            .map(|(p, since)| (p.name.clone(), *since))
+            .collect()
     }
 
     /// Players waiting for opponents (to tell them the server is going away).
     pub fn drain(&mut self) -> Vec<Player> {
-        std::mem::take(&mut self.ready).into_values().collect()
+        std::mem::take(&mut self.ready)
+            .into_values()
+            .map(|(p, _)| p)
+            .collect()
     }
 }

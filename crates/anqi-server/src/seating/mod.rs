@@ -25,8 +25,11 @@ use tokio::sync::mpsc;
 
 /// What the seating task hears.
 pub enum SeatingEvent {
-    /// A client completed its handshake.
+    /// A client completed its handshake (or a local player came in by the door).
     Ready(Player),
+    /// Local players to seat together at once, in this order (`door`): seating by arrival
+    /// only.
+    Table(Vec<Player>),
     /// A tournament orders a game (token seating).
     Order(GameOrder),
     /// An order's connect timeout is over.
@@ -60,6 +63,38 @@ pub fn departed(player: &mut Player) -> bool {
     }
 }
 
+/// Shows the pages who waits for a game (seating by arrival, when watched), when it changed.
+fn publish_waiting(policy: &Policy, ctx: &GameContext, shown: &mut Vec<(String, u64)>) {
+    let (Policy::Arrival(arrival), Some(hub)) = (policy, &ctx.watch) else {
+        return;
+    };
+    let now = arrival.waiting();
+    if &now != shown {
+        hub.set_waiting(
+            now.iter()
+                .map(|(name, since)| crate::watch::Waiting {
+                    name: name.clone(),
+                    since_unix_ms: *since,
+                })
+                .collect(),
+        );
+        *shown = now;
+    }
+}
+
+/// Tells a player ready to play that no game starts while records cannot be written.
+fn refuse_unrecorded(refusals: &mut LogThrottle<()>, player: &Player, why: &str) {
+    if let Some(n) = refusals.allow(&(), std::time::Instant::now()) {
+        tracing::warn!(name = ?player.name, peer = %player.peer, "refused a player: the records file cannot be written{}", left_out(n));
+    }
+    player.outbox.error(
+        ErrorCode::Busy,
+        format!(
+            "the server cannot write game records ({why}), so it starts no game until it can; try again later"
+        ),
+    );
+}
+
 /// How often waiting players are answered and departures noticed, even when nothing else
 /// happens.
 const TEND_EVERY: Duration = Duration::from_millis(500);
@@ -77,6 +112,8 @@ pub async fn run(
     // Players refused while records cannot be written: a few log lines per window, whatever
     // the crowd.
     let mut refusals = LogThrottle::<()>::default();
+    // Who waits, as last shown to the pages.
+    let mut shown = Vec::new();
     let mut tick = tokio::time::interval(TEND_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -91,6 +128,7 @@ pub async fn run(
                     Policy::Arrival(a) => a.tend(),
                     Policy::Tokens(o) => o.tend(),
                 }
+                publish_waiting(&policy, &ctx, &mut shown);
                 continue;
             }
         };
@@ -98,15 +136,13 @@ pub async fn run(
         // not on disk. A player ready to play is told why and let go.
         let event = match (event, ctx.records.failing()) {
             (SeatingEvent::Ready(player), Some(why)) => {
-                if let Some(n) = refusals.allow(&(), std::time::Instant::now()) {
-                    tracing::warn!(name = ?player.name, peer = %player.peer, "refused a player: the records file cannot be written{}", left_out(n));
+                refuse_unrecorded(&mut refusals, &player, &why);
+                continue;
+            }
+            (SeatingEvent::Table(players), Some(why)) => {
+                for player in &players {
+                    refuse_unrecorded(&mut refusals, player, &why);
                 }
-                player.outbox.error(
-                    ErrorCode::Busy,
-                    format!(
-                        "the server cannot write game records ({why}), so it starts no game until it can; try again later"
-                    ),
-                );
                 continue;
             }
             (event, _) => event,
@@ -124,6 +160,23 @@ pub async fn run(
                 })
                 .into_iter()
                 .collect(),
+            (Policy::Arrival(_), SeatingEvent::Table(players)) => {
+                game_no += 1;
+                vec![Table {
+                    game_no,
+                    players,
+                    spec: Default::default(),
+                }]
+            }
+            (Policy::Tokens(_), SeatingEvent::Table(players)) => {
+                for p in players {
+                    p.outbox.error(
+                        ErrorCode::Busy,
+                        "this server seats only the players its organizer ordered",
+                    );
+                }
+                Vec::new()
+            }
             (Policy::Arrival(_), _) => {
                 // Not logged in full: tournament events carry secret tokens.
                 tracing::error!("a tournament event reached a server seating by arrival; ignored");
@@ -158,9 +211,15 @@ pub async fn run(
                 Vec::new()
             }
         };
-        for t in tables {
+        for mut t in tables {
+            for p in &mut t.players {
+                if let Some(tell) = p.seated.take() {
+                    let _ = tell.send(t.game_no);
+                }
+            }
             tracker.spawn(referee::run_game(ctx.clone(), t.game_no, t.players, t.spec));
         }
+        publish_waiting(&policy, &ctx, &mut shown);
     }
     let waiting = match &mut policy {
         Policy::Arrival(a) => a.drain(),

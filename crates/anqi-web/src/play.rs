@@ -1,0 +1,175 @@
+//! The routes of a person's seat (`seats`): `GET /api/seats` (can people play here, against
+//! what, and who waits), `POST /api/seats` (sit down), and `GET /api/seats/{token}/live` (the
+//! seat over a WebSocket: its state at every change; the page's clicks back).
+
+use crate::api;
+use crate::listener::Peer;
+use crate::seats::{PageAction, Request, SeatRefusal};
+use crate::Shared;
+use axum::body::Bytes;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::Response;
+use std::time::Duration;
+
+/// The most a page may send in one message (a click is a few dozen bytes).
+pub const MAX_INBOUND_BYTES: usize = 1024;
+
+/// The largest `POST /api/seats` body.
+pub const MAX_BODY_BYTES: usize = 4096;
+
+/// Why a server has no seats for people.
+const NO_SEATS: &str = "this server seats no people: they play on `anqi serve --http` with `[http] humans = true` (protocol/WEB.md, Play), never in a tournament";
+
+/// `GET /api/seats`: `{"humans": bool, "waiting": [...]}`, and when people can play, the
+/// variant, its number of players and the bots.
+pub async fn info(State(shared): State<Shared>) -> Response {
+    let mut body = match &shared.seats {
+        Some(seats) => seats.info(),
+        None => serde_json::json!({ "humans": false }),
+    };
+    body["waiting"] = serde_json::json!(shared.hub.waiting());
+    api::json(StatusCode::OK, body.to_string())
+}
+
+/// `POST /api/seats` with `{"name", "seed", "against", "seat"}`: `201 {"token"}`.
+pub async fn sit(
+    State(shared): State<Shared>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let Some(seats) = &shared.seats else {
+        return api::error(StatusCode::FORBIDDEN, NO_SEATS);
+    };
+    if let Err(why) = same_origin(&headers) {
+        return api::error(StatusCode::FORBIDDEN, &why);
+    }
+    let req: Request = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(e) => {
+            return api::error(
+                StatusCode::BAD_REQUEST,
+                &format!("{e}: send {{\"name\": \"alice\", \"against\": \"random\" | \"greedy\" | \"search\" | \"waiting\", \"seat\": 0, \"seed\": \"\"}}"),
+            )
+        }
+    };
+    match seats.sit(req, peer) {
+        Ok(token) => api::json(
+            StatusCode::CREATED,
+            serde_json::json!({ "token": token }).to_string(),
+        ),
+        Err(SeatRefusal::Bad(why)) => api::error(StatusCode::BAD_REQUEST, &why),
+        Err(SeatRefusal::Full(why)) => api::error(StatusCode::SERVICE_UNAVAILABLE, &why),
+        Err(SeatRefusal::Closed) => api::error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is shutting down",
+        ),
+    }
+}
+
+/// A request from a page of another site may not seat anyone: browsers send `Origin` with
+/// every POST and WebSocket request, and it must name the host the request went to.
+fn same_origin(headers: &HeaderMap) -> Result<(), String> {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        // Not a browser (curl, a script): nothing for another site to abuse.
+        return Ok(());
+    };
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let origin = origin.to_str().unwrap_or("");
+    let origin_host = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .unwrap_or("");
+    if !host.is_empty() && origin_host == host {
+        Ok(())
+    } else {
+        Err(format!(
+            "a page of {:?} may not use this server's seats",
+            origin.chars().take(80).collect::<String>()
+        ))
+    }
+}
+
+/// `GET /api/seats/{token}/live`: the seat's state now and at every change; the page sends
+/// `{"act": "(rev 3)", "turn": N}` or `{"resign": true}` and gets `{"type": "refused",
+/// "text"}` when it was not sent to the referee.
+pub async fn live(
+    State(shared): State<Shared>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+    ws: WebSocketUpgrade,
+) -> Response {
+    let human = shared.seats.as_ref().and_then(|s| s.human(&token));
+    let Some(human) = human else {
+        return api::error(
+            StatusCode::NOT_FOUND,
+            "no such seat here (a seat's page can be opened again until a while after its game)",
+        );
+    };
+    if let Err(why) = same_origin(&headers) {
+        return api::error(StatusCode::FORBIDDEN, &why);
+    }
+    ws.max_message_size(MAX_INBOUND_BYTES)
+        .max_frame_size(MAX_INBOUND_BYTES)
+        .on_upgrade(move |socket| page(socket, human, shared))
+}
+
+async fn page(mut socket: WebSocket, human: std::sync::Arc<crate::seats::Human>, shared: Shared) {
+    let mut state = human.subscribe();
+    // The state now, then at every change (a page that is slow to read gets the latest).
+    let mut first = true;
+    loop {
+        if !first {
+            tokio::select! {
+                changed = state.changed() => if changed.is_err() { break },
+                msg = socket.recv() => match msg {
+                    Some(Ok(Message::Text(text))) => {
+                        let answer = match serde_json::from_str::<PageAction>(&text) {
+                            Ok(action) => human.ask(action).await,
+                            Err(e) => Err(format!("{e}")),
+                        };
+                        if let Err(why) = answer {
+                            let refused = serde_json::json!({"type": "refused", "text": why});
+                            if send(&mut socket, refused.to_string()).await.is_err() {
+                                return;
+                            }
+                        }
+                        continue;
+                    }
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                    Some(Ok(_)) => continue,
+                },
+                _ = shared.shutdown.cancelled() => {
+                    let frame = CloseFrame { code: 1001, reason: Utf8Bytes::from_static("the server is shutting down") };
+                    let _ = tokio::time::timeout(Duration::from_secs(1), socket.send(Message::Close(Some(frame)))).await;
+                    return;
+                }
+            }
+        }
+        first = false;
+        let now = state.borrow_and_update().clone();
+        if now.is_empty() {
+            continue;
+        }
+        if send(&mut socket, now.to_string()).await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn send(socket: &mut WebSocket, text: String) -> Result<(), ()> {
+    match tokio::time::timeout(
+        Duration::from_secs(10),
+        socket.send(Message::Text(text.into())),
+    )
+    .await
+    {
+        Ok(Ok(())) => Ok(()),
+        _ => Err(()),
+    }
+}

@@ -1,0 +1,592 @@
+//! A seat for a person (`[http] humans = true`, `anqi serve` only): a visitor takes the seat of
+//! a player waiting for a game, or plays against anqi-bots the server starts in its own
+//! process, by clicking the board.
+//!
+//! To the referee the person is a seat like any other. The server's local door
+//! (`anqi_server::door`) seats a [`LocalSeat`] where a client has a socket; a relay task here
+//! speaks the protocol for the person: it feeds the referee's lines to the client library's
+//! [`Tracker`] (what any client knows of its game), publishes what the person's page needs
+//! (whose turn, the legal actions, errors, the result) and sends the referee only an action
+//! the tracker lists as legal, on the person's own turn. A page cannot act for another seat:
+//! each seat is reached by its own secret token, which appears nowhere else.
+//!
+//! The seat outlives its page: a page closed and opened again (the token is in its address)
+//! takes it back. With no page open for `[http] human_away_ms`, the relay lets the seat go,
+//! and the referee rules as for any player whose connection closes.
+//!
+//! The bots are the reference bots of `anqi-bot` (`anqi_client::bots`), each driven by its own
+//! tracker on the same door; their choices run on tokio's blocking threads, so a search never
+//! holds up the runtime that serves the games.
+
+use anqi_client::bots::{GreedyBot, SearchBot};
+use anqi_client::tracker::{parse_server_line, Event, Tracker};
+use anqi_client::{Bot, RandomBot};
+use anqi_core::rules::Action;
+use anqi_server::config::{Config, SeedSource};
+use anqi_server::door::{Door, Guest, LocalSeat};
+use anqi_server::limits::{Admission, Refusal, Slot};
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, VecDeque};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, oneshot, watch};
+
+/// The bots a person can play against, by the name the page and the API use.
+pub const BOTS: [&str; 3] = ["random", "greedy", "search"];
+
+/// How long an ended seat's page can still be reopened (to see how it ended).
+const KEEP_ENDED: Duration = Duration::from_secs(600);
+
+/// How often a relay looks whether its page is still there.
+const AWAY_CHECK: Duration = Duration::from_millis(250);
+
+/// Error replies a seat's page is shown (the latest).
+const SHOWN_ERRORS: usize = 5;
+
+/// The people's seats of one server.
+pub struct Seats {
+    door: Door,
+    variant: String,
+    players: usize,
+    admission: Admission,
+    away: Duration,
+    bot_seeds: SeedSource,
+    held: Mutex<HashMap<String, Arc<Human>>>,
+}
+
+/// One person's seat, as the pages reach it.
+pub struct Human {
+    /// The seat's state for its pages, as JSON; pages subscribe to it (their number is how
+    /// the relay knows whether anyone is there).
+    state: watch::Sender<Arc<str>>,
+    acts: mpsc::Sender<(PageAction, oneshot::Sender<Result<(), String>>)>,
+}
+
+/// What a person's page asks for.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageAction {
+    /// An action as the wire writes it (`(rev 3)`, `(mov 4 5)`, `(bag)`, `(put K 7)`).
+    #[serde(default)]
+    pub act: Option<String>,
+    /// The TURN of the prompt the action answers (to catch a click on an old position).
+    #[serde(default)]
+    pub turn: Option<u32>,
+    /// Resign the game.
+    #[serde(default)]
+    pub resign: bool,
+}
+
+/// `POST /api/seats`: who sits down, and against whom.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    pub name: String,
+    /// The person's seed contribution to the deal (the page makes one up when left empty).
+    #[serde(default)]
+    pub seed: String,
+    /// `"random"`, `"greedy"`, `"search"`: a game at once against the server's bots in every
+    /// other seat; `"waiting"`: join the players waiting for a game.
+    pub against: String,
+    /// The seat wanted against bots, 1-based; 0 or absent: any.
+    #[serde(default)]
+    pub seat: usize,
+}
+
+/// Why a seat is not given.
+#[derive(Debug)]
+pub enum SeatRefusal {
+    Bad(String),
+    Full(String),
+    Closed,
+}
+
+impl Seats {
+    /// The seats of a server seating by arrival through `door`, with `config`'s `[http]`
+    /// caps and `[seed]` (the bots' seeds draw on it, so that with a fixed server seed a game
+    /// against them is reproduced by the same clicks).
+    pub fn new(door: Door, variant: &anqi_core::rules::Variant, config: &Config) -> Seats {
+        Seats {
+            door,
+            variant: variant.name.clone(),
+            players: variant.players,
+            admission: Admission::new(
+                config.http.max_humans,
+                config.http.max_humans_per_address,
+                config.server.ipv4_prefix,
+                config.server.ipv6_prefix,
+            ),
+            away: Duration::from_millis(config.http.human_away_ms),
+            bot_seeds: config.seed.server.clone(),
+            held: Mutex::default(),
+        }
+    }
+
+    fn held(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Human>>> {
+        self.held.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// What `GET /api/seats` says besides who waits: the variant, and the bots.
+    pub fn info(&self) -> serde_json::Value {
+        serde_json::json!({
+            "humans": true,
+            "variant": self.variant,
+            "players": self.players,
+            "bots": BOTS,
+        })
+    }
+
+    /// Seats a person; returns the seat's token.
+    ///
+    /// # Errors
+    /// A request that does not say what it must, a cap reached, or a server shutting down.
+    pub fn sit(self: &Arc<Self>, req: Request, peer: SocketAddr) -> Result<String, SeatRefusal> {
+        check_name(&req.name).map_err(SeatRefusal::Bad)?;
+        let seed = if req.seed.is_empty() {
+            SeedSource::Random.contribution()
+        } else {
+            check_seed(&req.seed).map_err(SeatRefusal::Bad)?;
+            req.seed
+        };
+        let bot = match req.against.as_str() {
+            "waiting" => None,
+            b if BOTS.contains(&b) => Some(b.to_string()),
+            other => {
+                return Err(SeatRefusal::Bad(format!(
+                    "against = {:?}: one of \"random\", \"greedy\", \"search\" (the server's bots) or \"waiting\" (the players waiting for a game)",
+                    other.chars().take(40).collect::<String>()
+                )))
+            }
+        };
+        if req.seat > self.players {
+            return Err(SeatRefusal::Bad(format!(
+                "seat = {}: this variant has seats 1 to {} (0: any)",
+                req.seat, self.players
+            )));
+        }
+        let slot = self.admission.admit(peer.ip()).map_err(|r| {
+            SeatRefusal::Full(match r {
+                Refusal::PerAddress(n) => format!(
+                    "your network holds {n} seats already, the most allowed; finish a game first"
+                ),
+                _ => format!(
+                    "{} people are playing, the most this server seats at once; try again later",
+                    self.admission.cap()
+                ),
+            })
+        })?;
+        let person = Guest {
+            name: req.name.clone(),
+            seed: seed.clone(),
+            peer,
+        };
+        let seat = match &bot {
+            None => self.door.arrive(person),
+            Some(strategy) => {
+                let me = if req.seat == 0 {
+                    random_below(self.players)
+                } else {
+                    req.seat - 1
+                };
+                let mut guests = Vec::with_capacity(self.players);
+                let mut bots = Vec::new();
+                for s in 0..self.players {
+                    if s == me {
+                        guests.push(person.clone());
+                    } else {
+                        let bot_seed = fnv1a(&[
+                            self.bot_seeds.contribution().as_bytes(),
+                            seed.as_bytes(),
+                            &(s as u64).to_le_bytes(),
+                        ]);
+                        guests.push(Guest {
+                            name: format!("{strategy}_bot"),
+                            seed: format!("{bot_seed:016x}"),
+                            peer,
+                        });
+                        bots.push((s, bot_seed));
+                    }
+                }
+                self.door.table(guests).map(|mut seats| {
+                    // Drained back to front, so that the indices still to come stay valid.
+                    for (s, bot_seed) in bots.into_iter().rev() {
+                        tokio::spawn(run_bot(seats.remove(s), new_bot(strategy, bot_seed)));
+                    }
+                    seats.remove(0)
+                })
+            }
+        }
+        .map_err(|_| SeatRefusal::Closed)?;
+        let token = new_token();
+        let (state, _) = watch::channel(Arc::from(""));
+        let (acts_tx, acts) = mpsc::channel(4);
+        let human = Arc::new(Human {
+            state,
+            acts: acts_tx,
+        });
+        self.held().insert(token.clone(), human.clone());
+        tracing::info!(name = ?req.name, %peer, against = %req.against, "web: a person sat down");
+        let relay = Relay {
+            name: req.name,
+            variant: self.variant.clone(),
+            against: req.against,
+            tracker: Tracker::new(None),
+            game: None,
+            errors: VecDeque::new(),
+            phase: Phase::Waiting,
+            why: None,
+            human: human.clone(),
+        };
+        let seats = self.clone();
+        let token_kept = token.clone();
+        tokio::spawn(async move {
+            relay.run(seat, acts, slot, seats.away).await;
+            // The page may still come to see how it ended, for a while.
+            tokio::time::sleep(KEEP_ENDED).await;
+            seats.held().remove(&token_kept);
+        });
+        Ok(token)
+    }
+
+    /// The seat a token opens.
+    pub fn human(&self, token: &str) -> Option<Arc<Human>> {
+        self.held().get(token).cloned()
+    }
+}
+
+impl Human {
+    /// A page's view of the seat: its state now and at every change.
+    pub fn subscribe(&self) -> watch::Receiver<Arc<str>> {
+        self.state.subscribe()
+    }
+
+    /// Hands the relay what the page asked for; the answer says whether it went to the
+    /// referee, or why not.
+    pub async fn ask(&self, action: PageAction) -> Result<(), String> {
+        let (tx, rx) = oneshot::channel();
+        self.acts
+            .try_send((action, tx))
+            .map_err(|_| "one thing at a time: wait for the answer to the last click".to_string())?;
+        rx.await
+            .unwrap_or_else(|_| Err("this seat's game is over".into()))
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+enum Phase {
+    /// In the queue of players waiting for a game.
+    Waiting,
+    Playing,
+    /// The game ended by its rules (or was aborted).
+    Over,
+    /// The seat was let go before its game ended (no page, or the server stopped).
+    Gone,
+}
+
+/// Speaks the protocol for one person.
+struct Relay {
+    name: String,
+    variant: String,
+    against: String,
+    tracker: Tracker,
+    game: Option<u64>,
+    errors: VecDeque<(String, String)>,
+    phase: Phase,
+    why: Option<String>,
+    human: Arc<Human>,
+}
+
+impl Relay {
+    async fn run(
+        mut self,
+        mut seat: LocalSeat,
+        mut acts: mpsc::Receiver<(PageAction, oneshot::Sender<Result<(), String>>)>,
+        slot: Slot,
+        away: Duration,
+    ) {
+        self.publish();
+        let mut check = tokio::time::interval(AWAY_CHECK);
+        let mut alone_since: Option<Instant> = None;
+        loop {
+            tokio::select! {
+                line = seat.recv() => match line {
+                    Some(line) => {
+                        if self.game.is_none() {
+                            self.game = seat.game();
+                        }
+                        self.on_line(&line);
+                    }
+                    None => {
+                        if self.phase != Phase::Over {
+                            self.phase = Phase::Gone;
+                            if self.why.is_none() {
+                                self.why = Some(match self.errors.back() {
+                                    Some((code, text)) => format!("{code}: {text}"),
+                                    None => "the server let the seat go".into(),
+                                });
+                            }
+                        }
+                        break;
+                    }
+                },
+                Some((action, reply)) = acts.recv() => {
+                    let _ = reply.send(self.on_page(action, &seat));
+                }
+                _ = check.tick() => {
+                    // No page open on the seat for `away`: let it go.
+                    if self.human.state.receiver_count() > 0 {
+                        alone_since = None;
+                        continue;
+                    }
+                    let since = *alone_since.get_or_insert_with(Instant::now);
+                    if since.elapsed() >= away {
+                        self.phase = Phase::Gone;
+                        self.why = Some(format!(
+                            "no page was open on this seat for {} s, so it was given up",
+                            away.as_secs_f64()
+                        ));
+                        tracing::info!(name = ?self.name, game = ?self.game, "web: a person's seat given up: no page open on it");
+                        break;
+                    }
+                    continue;
+                }
+            }
+            self.publish();
+        }
+        // The seat's connection closes here (the referee rules on it if the game still runs),
+        // and its place under the caps is given back.
+        drop(seat);
+        drop(slot);
+        self.publish();
+    }
+
+    /// A line from the referee.
+    fn on_line(&mut self, line: &str) {
+        let msg = match parse_server_line(line) {
+            Ok(Some(msg)) => msg,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!(error = %e, "web: a person's seat got a line it cannot read");
+                return;
+            }
+        };
+        let before = self.tracker.errors().len();
+        match self.tracker.feed(&msg) {
+            Ok(Event::Over(_)) => self.phase = Phase::Over,
+            Ok(_) => {
+                if self.tracker.setup().is_some() && self.phase == Phase::Waiting {
+                    self.phase = Phase::Playing;
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "web: a person's seat cannot follow its game"),
+        }
+        for (code, text) in &self.tracker.errors()[before..] {
+            self.errors.push_back((code.name().to_string(), text.clone()));
+            if self.errors.len() > SHOWN_ERRORS {
+                self.errors.pop_front();
+            }
+        }
+    }
+
+    /// What a page asked for: sent to the referee only when it is a legal action of the
+    /// person's own prompt (or a resignation during the game).
+    fn on_page(&mut self, action: PageAction, seat: &LocalSeat) -> Result<(), String> {
+        if self.phase != Phase::Playing {
+            return Err(match self.phase {
+                Phase::Waiting => "the game has not started yet".into(),
+                _ => "the game is over".into(),
+            });
+        }
+        let msg = if action.resign {
+            self.tracker.resign()
+        } else {
+            let text = action
+                .act
+                .ok_or("say what to do: {\"act\": \"(rev 3)\", \"turn\": N} or {\"resign\": true}")?;
+            let view = self.tracker.view().ok_or("it is not your turn")?;
+            if action.turn.is_some_and(|t| t != view.turn) {
+                return Err(format!(
+                    "that was for turn {}, and this is turn {}",
+                    action.turn.unwrap_or_default(),
+                    view.turn
+                ));
+            }
+            let chosen: Action = *view
+                .legal
+                .iter()
+                .find(|a| a.to_string() == text)
+                .ok_or_else(|| {
+                    format!(
+                        "{:?} is not one of your legal actions now",
+                        text.chars().take(40).collect::<String>()
+                    )
+                })?;
+            self.tracker.reply(chosen)
+        };
+        seat.send(msg)
+            .map_err(|_| "the referee is not listening to this seat any more".to_string())
+    }
+
+    /// Tells the pages the seat's state.
+    fn publish(&self) {
+        let observation = self.tracker.observation();
+        let awaiting = self.phase == Phase::Playing && self.tracker.awaiting();
+        let actions: Vec<String> = match (awaiting, self.tracker.view()) {
+            (true, Some(view)) => view.legal.iter().map(ToString::to_string).collect(),
+            _ => Vec::new(),
+        };
+        let state = serde_json::json!({
+            "type": "seat",
+            "state": self.phase,
+            "name": self.name,
+            "variant": self.variant,
+            "against": self.against,
+            "game": self.game,
+            "player": self.tracker.setup().map(|s| s.id),
+            "board": observation.map(|o| o.wire_board.as_str()),
+            "turn": observation.map(|o| o.turn),
+            "to_move": observation.filter(|_| self.phase == Phase::Playing).map(|o| o.to_move),
+            "my_turn": awaiting,
+            "actions": actions,
+            "errors": self.errors.iter().map(|(c, t)| serde_json::json!({"code": c, "text": t})).collect::<Vec<_>>(),
+            "result": self.tracker.result().map(|r| format!("(win {} {})", r.win.0, r.win.1)),
+            "why": self.why,
+        });
+        self.human.state.send_replace(state.to_string().into());
+    }
+}
+
+/// Plays one seat with a reference bot until the referee lets it go.
+async fn run_bot(mut seat: LocalSeat, bot: Box<dyn Bot + Send>) {
+    let mut tracker = Some(Tracker::new(None));
+    let mut bot = Some(bot);
+    while let Some(line) = seat.recv().await {
+        let (Some(mut t), Some(mut b)) = (tracker.take(), bot.take()) else {
+            break;
+        };
+        let msg = match parse_server_line(&line) {
+            Ok(Some(msg)) => msg,
+            _ => {
+                (tracker, bot) = (Some(t), Some(b));
+                continue;
+            }
+        };
+        match t.feed(&msg) {
+            Ok(Event::Prompt) => {
+                // The choice may be a search: on a blocking thread, not the runtime's.
+                let chosen = tokio::task::spawn_blocking(move || {
+                    let action = t.view().map(|v| b.choose(&v));
+                    (t, b, action)
+                })
+                .await;
+                let Ok((mut t, b, Some(action))) = chosen else {
+                    break;
+                };
+                let reply = t.reply(action);
+                if seat.send(reply).is_err() {
+                    break;
+                }
+                (tracker, bot) = (Some(t), Some(b));
+            }
+            Ok(_) => (tracker, bot) = (Some(t), Some(b)),
+            Err(e) => {
+                tracing::warn!(error = %e, "web: a bot cannot follow its game; it leaves");
+                break;
+            }
+        }
+    }
+}
+
+fn new_bot(strategy: &str, seed: u64) -> Box<dyn Bot + Send> {
+    match strategy {
+        "greedy" => Box::new(GreedyBot::new(seed)),
+        "search" => Box::new(SearchBot::new(seed)),
+        _ => Box::new(RandomBot::new(seed)),
+    }
+}
+
+/// A person's name: what the records and the other players' pages show.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.chars().count() <= 32
+        && name.starts_with(|c: char| c.is_alphabetic())
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "name {:?}: 1 to 32 letters, digits, '-', '_' or '.', beginning with a letter",
+            name.chars().take(40).collect::<String>()
+        ))
+    }
+}
+
+fn check_seed(seed: &str) -> Result<(), String> {
+    if seed.len() <= 64 && seed.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        Ok(())
+    } else {
+        Err("seed: up to 64 ASCII letters, digits, '-' or '_' (or empty: one is made up)".into())
+    }
+}
+
+/// A seat's token: 128 bits from the operating system, in hex.
+fn new_token() -> String {
+    SeedSource::Random.contribution()
+}
+
+/// A number below `n` from the operating system.
+fn random_below(n: usize) -> usize {
+    let mut bytes = [0u8; 8];
+    let _ = getrandom::fill(&mut bytes);
+    (u64::from_le_bytes(bytes) % n.max(1) as u64) as usize
+}
+
+/// FNV-1a over the parts: a stable 64-bit mix (the bots' seeds).
+fn fnv1a(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in *part {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_plain_words() {
+        assert!(check_name("alice").is_ok());
+        assert!(check_name("Zhang_3.x-y").is_ok());
+        assert!(check_name("張三").is_ok());
+        for bad in ["", "3x", "a b", "(absent", "a)", &"x".repeat(33), "a\nb"] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn seeds_are_plain() {
+        assert!(check_seed("").is_ok());
+        assert!(check_seed("abc-12_Z").is_ok());
+        assert!(check_seed("a b").is_err());
+        assert!(check_seed(&"x".repeat(65)).is_err());
+    }
+
+    #[test]
+    fn bot_seeds_depend_on_every_part() {
+        let a = fnv1a(&[b"s", b"p", &0u64.to_le_bytes()]);
+        assert_ne!(a, fnv1a(&[b"s", b"p", &1u64.to_le_bytes()]));
+        assert_ne!(a, fnv1a(&[b"s", b"q", &0u64.to_le_bytes()]));
+        assert_ne!(fnv1a(&[b"ab", b""]), fnv1a(&[b"a", b"b"]));
+        assert_eq!(a, fnv1a(&[b"s", b"p", &0u64.to_le_bytes()]));
+    }
+}
