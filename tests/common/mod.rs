@@ -96,10 +96,9 @@ impl TestServer {
         let web = if watched {
             let hub = anqi_server::Hub::new(&web_config.http, false);
             server.watch(hub.clone());
-            let mut web =
-                anqi_web::Web::bind("127.0.0.1:0", &web_config, hub, shutdown.clone())
-                    .await
-                    .expect("bind the pages");
+            let mut web = anqi_web::Web::bind("127.0.0.1:0", &web_config, hub, shutdown.clone())
+                .await
+                .expect("bind the pages");
             if web_config.http.humans {
                 web.seat_people(server.door(), &variant, &web_config);
             }

@@ -9,6 +9,7 @@
 use crate::common::webdriver::Browser;
 use crate::common::TestServer;
 use crate::web::{gated_players, until_running, Gate};
+use anqi_core::rules::Termination;
 use anqi_core::view::{events_of_record, Event};
 use serde_json::json;
 
@@ -292,30 +293,39 @@ fn choose(board: &[u8], actions: &[String], ply: u64) -> String {
     actions[(ply as usize * 7 + 3) % actions.len()].clone()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_person_plays_a_whole_game_against_anqi_bot_random_by_clicks_alone() {
-    let Some(browser) = Browser::start().await else {
-        return;
-    };
-    // A fixed server seed and the person's typed seed make the deal and the bot's choices,
+/// A person sits down from the lobby's form (name, bot, seat, seed) and plays a whole game by
+/// clicking the board (and the bag's button); the record holds exactly their clicks. Returns
+/// the record and the seat's last words.
+async fn play_by_clicks(
+    browser: &Browser,
+    variant: &str,
+    against: &str,
+    seat: usize,
+    seed: &str,
+) -> (anqi_core::record::GameRecord, String) {
+    // A fixed server seed and the person's typed seed make the deal and the bots' choices,
     // and so the whole game, the same at every run.
     let (mut server, web) = TestServer::start_watched(
-        "traditional",
+        variant,
         "[http]\nhumans = true\n[seed]\nserver = \"person\"\n",
     )
     .await;
     browser.open(&format!("http://{web}/")).await;
-    // The lobby's form: a name, against anqi-bot random, as player 1.
     browser
-        .wait_for("const p = document.getElementById('play'); return p && !p.hidden;", 20)
+        .wait_for(
+            "const p = document.getElementById('play'); return p && !p.hidden;",
+            20,
+        )
         .await;
     browser.clear("#play-name").await;
     browser.keys("#play-name", "tester").await;
     browser
-        .click("#play-against option[value=\"random\"]")
+        .click(&format!("#play-against option[value=\"{against}\"]"))
         .await;
-    browser.click("#play-seat option[value=\"1\"]").await;
-    browser.keys("#play-seed", "clicks1").await;
+    browser
+        .click(&format!("#play-seat option[value=\"{seat}\"]"))
+        .await;
+    browser.keys("#play-seed", seed).await;
     browser.click("#play-start").await;
     browser
         .wait_for(
@@ -326,10 +336,9 @@ async fn a_person_plays_a_whole_game_against_anqi_bot_random_by_clicks_alone() {
     let mut clicked = Vec::new();
     let mut shown_ply = -1i64;
     let mut tried_an_idle_click = false;
+    let mut shot = false;
     let words = loop {
-        let turn = browser
-            .eval(SEAT_TURN, json!([shown_ply]))
-            .await;
+        let turn = browser.eval(SEAT_TURN, json!([shown_ply])).await;
         let Some(turn) = turn.as_array().cloned() else {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
             continue;
@@ -346,49 +355,138 @@ async fn a_person_plays_a_whole_game_against_anqi_bot_random_by_clicks_alone() {
             .map(|a| a.as_str().unwrap().to_string())
             .collect();
         let action = choose(&board, &actions, shown_ply as u64);
-        // A click on an empty cell does nothing (once, when there is one).
+        // A click on an empty cell that no action names does nothing (once).
         if !tried_an_idle_click {
-            if let Some(empty) = board.iter().position(|&c| c == b'.') {
+            let named: Vec<usize> = actions.iter().flat_map(|a| cells_of(a)).collect();
+            if let Some(empty) = (0..board.len()).find(|&c| board[c] == b'.' && !named.contains(&c))
+            {
                 browser
                     .click(&format!("svg.board g[data-cell=\"{empty}\"]"))
                     .await;
                 tried_an_idle_click = true;
             }
         }
-        for cell in action
-            .trim_matches(|c| c == '(' || c == ')')
-            .split(' ')
-            .filter_map(|w| w.parse::<usize>().ok())
-        {
+        if action == "(bag)" {
+            browser.click("#seat-bag").await;
+        }
+        for (i, cell) in cells_of(&action).into_iter().enumerate() {
             browser
                 .click(&format!("svg.board g[data-cell=\"{cell}\"]"))
                 .await;
+            if i == 0 && action.starts_with("(mov") {
+                // The piece chosen: where it may go is marked, and nothing was sent yet.
+                let targets = browser
+                    .eval("return [...document.querySelectorAll('svg.board rect.target')].map((r) => Number(r.parentNode.dataset.cell));", json!([]))
+                    .await;
+                assert!(
+                    targets
+                        .as_array()
+                        .unwrap()
+                        .contains(&json!(cells_of(&action)[1])),
+                    "{action}: {targets}"
+                );
+                if !shot && clicked.len() >= 10 {
+                    shot = true;
+                    browser
+                        .screenshot(&format!("play-{variant}-choosing"))
+                        .await;
+                }
+            }
         }
         clicked.push(action);
     };
-    browser.screenshot("play-traditional").await;
+    browser.screenshot(&format!("play-{variant}")).await;
     let record = server.next_record().await;
-    assert_eq!(record.players[0].name, "tester");
-    assert_eq!(record.players[1].name, "random_bot");
-    // Every ply of player 1 is a click of the person, in order.
+    assert_eq!(record.players[seat - 1].name, "tester");
+    let bot = format!("{against}_bot");
+    assert!(
+        record
+            .players
+            .iter()
+            .enumerate()
+            .all(|(i, p)| i == seat - 1 || p.name == bot),
+        "{:?}",
+        record.players
+    );
+    // Every ply of the person is one of their clicks, in order.
     let mine: Vec<String> = record
         .plies
         .iter()
-        .filter(|p| p.player == 1)
+        .filter(|p| p.player == seat)
         .map(|p| p.action.clone())
         .collect();
-    assert_eq!(mine, clicked, "the person's plies are their clicks");
-    assert!(tried_an_idle_click);
-    let win = (record.result.winner, record.result.winner_team);
-    assert_ne!(win, (0, 0), "a decisive game ({words}): {:?}", record.result);
-    let expected = if win.0 == 1 { "You won" } else { "You lost" };
-    assert!(words.starts_with(expected), "{words} for {:?}", record.result);
-    // The referee ruled nothing against the person.
+    assert_eq!(
+        mine, clicked,
+        "{variant}: the person's plies are their clicks"
+    );
+    assert!(tried_an_idle_click, "{variant}");
+    // The referee ruled nothing against the person, and the game ended by its rules.
     assert!(
-        record.faults.iter().all(|f| f.player != 1),
-        "{:?}",
+        record.faults.iter().all(|f| f.player != seat),
+        "{variant}: {:?}",
         record.faults
     );
-    browser.quit().await;
+    assert!(
+        !matches!(
+            record.result.reason,
+            Termination::Aborted | Termination::Disconnect | Termination::Time
+        ),
+        "{variant}: {:?}",
+        record.result
+    );
     server.stop().await;
+    (record, words)
+}
+
+/// The cells an action names: `(mov 4 5)` -> [4, 5], `(put K 7)` -> [7], `(bag)` -> [].
+fn cells_of(action: &str) -> Vec<usize> {
+    action
+        .trim_matches(|c| c == '(' || c == ')')
+        .split(' ')
+        .skip(1)
+        .filter_map(|w| w.parse().ok())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_person_plays_whole_games_against_anqi_bots_by_clicks_alone() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    // Against anqi-bot random on traditional, as player 1: a decisive game, and the page says
+    // who won.
+    let (record, words) = play_by_clicks(&browser, "traditional", "random", 1, "clicks1").await;
+    let winner = record.result.winner;
+    assert!(
+        winner != 0,
+        "a decisive game ({words}): {:?}",
+        record.result
+    );
+    let expected = if winner == 1 { "You won" } else { "You lost" };
+    assert!(
+        words.starts_with(expected),
+        "{words} for {:?}",
+        record.result
+    );
+    // The strategic game's bag and puts, as player 2 against greedy; and a team of two
+    // (with a bot for a teammate) against two bots.
+    let (record, words) = play_by_clicks(&browser, "strategic", "greedy", 2, "clicks2").await;
+    assert!(record
+        .plies
+        .iter()
+        .any(|p| p.player == 2 && p.action.starts_with("(put")));
+    assert!(!words.is_empty());
+    let (record, words) = play_by_clicks(&browser, "2v2", "random", 3, "clicks3").await;
+    let team = anqi_core::record::wire_team(&anqi_core::rules::Variant::load("2v2").unwrap(), 3);
+    let expected = match (record.result.winner, record.result.winner_team) {
+        (0, 0) => "Draw",
+        (_, t) if t == team => "You won",
+        _ => "You lost",
+    };
+    assert!(
+        words.starts_with(expected),
+        "{words} for {:?}",
+        record.result
+    );
+    browser.quit().await;
 }

@@ -32,6 +32,7 @@ mod random_games;
 mod records_sides;
 mod report_stats;
 mod rules_properties;
+mod seats;
 mod storage;
 mod teams;
 mod tournament;

@@ -745,6 +745,20 @@ fn the_event_serves_its_games_and_standings_on_the_web_while_it_runs() {
         let (status, page) = crate::web::get(&web, "/").await;
         assert_eq!(status, 200);
         assert!(page.contains("standings-link"));
+        // A tournament seats its engines only, never a person.
+        assert_eq!(
+            crate::web::get_json(&web, "/api/seats").await["humans"],
+            false
+        );
+        let (status, body) = crate::seats::post(
+            &web,
+            "/api/seats",
+            r#"{"name": "alice", "against": "random"}"#,
+            "",
+        )
+        .await;
+        assert_eq!(status, 403, "{body}");
+        assert!(body.contains("never in a tournament"), "{body}");
     });
     let _ = child.kill();
     let _ = child.wait();

@@ -467,7 +467,7 @@ fn upgrade_request(web: &str, path: &str) -> String {
 }
 
 /// A WebSocket upgrade request by hand: the status and the body of a refusal.
-async fn get_ws_upgrade(web: &str, path: &str) -> (u16, String) {
+pub async fn get_ws_upgrade(web: &str, path: &str) -> (u16, String) {
     let mut s = TcpStream::connect(web).await.unwrap();
     s.write_all(upgrade_request(web, path).as_bytes())
         .await

@@ -369,6 +369,16 @@ mod tests {
     }
 
     #[test]
+    fn people_play_without_a_broadcast_delay_and_only_when_asked() {
+        assert!(!Config::default().http.humans, "off by default");
+        assert!(Config::parse("[http]\nhumans = true\n").is_ok());
+        let e = Config::parse("[http]\nhumans = true\ndelay_plies = 2\n").unwrap_err();
+        assert!(e.0.contains("humans") && e.0.contains("delay"), "{e}");
+        let e = Config::parse("[http]\nhumans = true\nmax_humans = 0\n").unwrap_err();
+        assert!(e.0.contains("max_humans"), "{e}");
+    }
+
+    #[test]
     fn legal_counts_default_to_the_mover() {
         assert_eq!(Config::default().records.legal_counts, LegalCounts::Mover);
         let c = Config::parse("[records]\nlegal_counts = \"all\"\n").unwrap();

@@ -33,8 +33,8 @@ mod live;
 mod play;
 pub mod seats;
 
-use anqi_server::config::Config;
 use anqi_core::rules::Variant;
+use anqi_server::config::Config;
 use anqi_server::{Door, Hub};
 use axum::extract::DefaultBodyLimit;
 use axum::routing::get;

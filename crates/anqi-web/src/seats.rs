@@ -265,9 +265,9 @@ impl Human {
     /// referee, or why not.
     pub async fn ask(&self, action: PageAction) -> Result<(), String> {
         let (tx, rx) = oneshot::channel();
-        self.acts
-            .try_send((action, tx))
-            .map_err(|_| "one thing at a time: wait for the answer to the last click".to_string())?;
+        self.acts.try_send((action, tx)).map_err(|_| {
+            "one thing at a time: wait for the answer to the last click".to_string()
+        })?;
         rx.await
             .unwrap_or_else(|_| Err("this seat's game is over".into()))
     }
@@ -383,7 +383,8 @@ impl Relay {
             Err(e) => tracing::warn!(error = %e, "web: a person's seat cannot follow its game"),
         }
         for (code, text) in &self.tracker.errors()[before..] {
-            self.errors.push_back((code.name().to_string(), text.clone()));
+            self.errors
+                .push_back((code.name().to_string(), text.clone()));
             if self.errors.len() > SHOWN_ERRORS {
                 self.errors.pop_front();
             }
@@ -402,9 +403,9 @@ impl Relay {
         let msg = if action.resign {
             self.tracker.resign()
         } else {
-            let text = action
-                .act
-                .ok_or("say what to do: {\"act\": \"(rev 3)\", \"turn\": N} or {\"resign\": true}")?;
+            let text = action.act.ok_or(
+                "say what to do: {\"act\": \"(rev 3)\", \"turn\": N} or {\"resign\": true}",
+            )?;
             let view = self.tracker.view().ok_or("it is not your turn")?;
             if action.turn.is_some_and(|t| t != view.turn) {
                 return Err(format!(
@@ -454,7 +455,15 @@ impl Relay {
             "result": self.tracker.result().map(|r| format!("(win {} {})", r.win.0, r.win.1)),
             "why": self.why,
         });
-        self.human.state.send_replace(state.to_string().into());
+        let state = state.to_string();
+        // Pages hear of changes only.
+        self.human.state.send_if_modified(|now| {
+            let changed = **now != *state;
+            if changed {
+                *now = state.into();
+            }
+            changed
+        });
     }
 }
 
@@ -526,7 +535,11 @@ pub fn check_name(name: &str) -> Result<(), String> {
 }
 
 fn check_seed(seed: &str) -> Result<(), String> {
-    if seed.len() <= 64 && seed.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+    if seed.len() <= 64
+        && seed
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
         Ok(())
     } else {
         Err("seed: up to 64 ASCII letters, digits, '-' or '_' (or empty: one is made up)".into())
