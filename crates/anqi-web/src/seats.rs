@@ -265,8 +265,11 @@ impl Human {
     /// referee, or why not.
     pub async fn ask(&self, action: PageAction) -> Result<(), String> {
         let (tx, rx) = oneshot::channel();
-        self.acts.try_send((action, tx)).map_err(|_| {
-            "one thing at a time: wait for the answer to the last click".to_string()
+        self.acts.try_send((action, tx)).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(_) => {
+                "one thing at a time: wait for the answer to the last click".to_string()
+            }
+            mpsc::error::TrySendError::Closed(_) => "this seat's game is over".to_string(),
         })?;
         rx.await
             .unwrap_or_else(|_| Err("this seat's game is over".into()))
