@@ -478,6 +478,16 @@ class VariantReaderTest(unittest.TestCase):
         self.assertTrue(variant.capture.can_step_capture("C", "p"))
         self.assertFalse(variant.capture.can_step_capture("C", "c"))
 
+    def test_an_explicit_board_gives_its_size(self) -> None:
+        # VARIANTS.md's ring: the topology itself comes in the setup message.
+        variant = parse_variant(
+            "(variant (name ring) (board (cells 6) (moves (0 1) (0 5) (1 2) (1 0) (2 3) (2 1)"
+            " (3 4) (3 2) (4 5) (4 3) (5 0) (5 4)) (jumps (0 2 2) (3 1 1))"
+            " (coords (0 0) (0 1) (0 2) (1 2) (1 1) (1 0))) (pieces Cp) (colours fixed) (start open))")
+        self.assertEqual(variant.size, 6)
+        with self.assertRaises(VariantError):
+            parse_variant("(variant (name x) (board (cells 1) (moves)) (pieces K))")
+
     def test_mistakes_are_refused(self) -> None:
         base = "(variant (name x) (board (rectangle 2 4)) (pieces KPPPkppp)"
         for tail in [" (colour red))", ")  (extra)", " (ranks (K 7)))", " (players 3))",

@@ -288,6 +288,13 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
         }
     }
     eprintln!("anqi bench: done in {seconds:.1} s");
+    if run.figures.iter().any(|f| f.met() == Some(false)) {
+        // A verdict is only as good as the conditions it was measured under.
+        eprintln!(
+            "anqi bench: a target is not met{}. The targets hold for a full run (without --quick) on a machine doing nothing else (BENCHMARKS.md, How to measure): a loaded or quick run measures noise and smaller sizes, so run again that way before reading a verdict.",
+            if args.quick { " in a --quick run" } else { "" }
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

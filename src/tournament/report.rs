@@ -129,7 +129,7 @@ fn competitive(o: &mut String, s: &Standings) {
     );
     let _ = writeln!(
         o,
-        "{:>3}  {:<20} {:>6} {:>7} {:>5} {:>5} {:>5} {:>7}  Elo [95%]",
+        "{:>3}  {:<20} {:>6} {:>7} {:>5} {:>5} {:>5} {:>7}  Elo [95%] from single games",
         "#", "engine", "games", "points", "W", "D", "L", "score"
     );
     for (i, e) in s.engines.iter().enumerate() {
@@ -177,20 +177,28 @@ fn competitive(o: &mut String, s: &Standings) {
             o,
             "\nCrosstable (points of the row engine against the column engine):"
         );
-        let _ = write!(o, "{:<20}", "");
+        // Whole names: two engines whose names share a beginning (`anqi-bot-greedy`,
+        // `anqi-bot-search`) must not look alike.
+        let width = names
+            .iter()
+            .map(|n| n.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(9);
+        let _ = write!(o, "{:<width$}", "");
         for n in &names {
-            let _ = write!(o, " {:>12}", truncate(n, 12));
+            let _ = write!(o, " {n:>width$}");
         }
         let _ = writeln!(o);
         for a in &names {
-            let _ = write!(o, "{:<20}", truncate(a, 20));
+            let _ = write!(o, "{a:<width$}");
             for b in &names {
                 match s.crosstable.get(*a).and_then(|row| row.get(*b)) {
                     Some(c) if a != b => {
-                        let _ = write!(o, " {:>12}", format!("{:.1}/{}", c.points, c.games));
+                        let _ = write!(o, " {:>width$}", format!("{:.1}/{}", c.points, c.games));
                     }
                     _ => {
-                        let _ = write!(o, " {:>12}", "-");
+                        let _ = write!(o, " {:>width$}", "-");
                     }
                 }
             }
@@ -201,17 +209,19 @@ fn competitive(o: &mut String, s: &Standings) {
         let _ = writeln!(
             o,
             "\nPairs (the first engine's results against the second; Elo, nElo and LOS from the\n\
-             pairs of games listed under Pentanomial below where there are any, else from games):"
+             pairs of games listed under Pentanomial below where there are any, else from single\n\
+             games, as the `from` column says: an interval from pairs is usually narrower than the\n\
+             standings' one, which always counts single games):"
         );
         let _ = writeln!(
             o,
-            "  {:<24} {:>5} {:>4} {:>4} {:>4} {:>6} {:>5} {:<17} {:>9} {:>6}",
-            "pair", "games", "W", "D", "L", "score", "draws", "Elo [95%]", "nElo", "LOS"
+            " {:<24} {:>5} {:>4} {:>4} {:>4} {:>6} {:>5} {:<17} {:>9} {:>6} {:<5}",
+            "pair", "games", "W", "D", "L", "score", "draws", "Elo [95%]", "nElo", "LOS", "from"
         );
         for p in &s.pairs {
             let _ = writeln!(
                 o,
-                "  {:<24} {:>5} {:>4} {:>4} {:>4} {:>5.1}% {:>4.0}% {:<17} {:>9} {:>6}",
+                " {:<24} {:>5} {:>4} {:>4} {:>4} {:>5.1}% {:>4.0}% {:<17} {:>9} {:>6} {:<5}",
                 format!("{} vs {}", p.first, p.second),
                 p.games,
                 p.wins,
@@ -222,6 +232,10 @@ fn competitive(o: &mut String, s: &Standings) {
                 elo_interval(p),
                 nelo(p),
                 percent(p.los),
+                match p.model {
+                    Model::Pentanomial => "pairs",
+                    Model::Trinomial => "games",
+                },
             );
         }
     }
@@ -238,14 +252,14 @@ fn competitive(o: &mut String, s: &Standings) {
         );
         let _ = writeln!(
             o,
-            "  {:<24} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5}  {:>11} {:>11}",
+            " {:<24} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5}  {:>11} {:>11}",
             "pair", "pairs", "0", "0.5", "1", "1.5", "2", "Elo", "nElo"
         );
         for p in paired {
             let c = p.pentanomial.unwrap_or_default();
             let _ = writeln!(
                 o,
-                "  {:<24} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5}  {:>11} {:>11}",
+                " {:<24} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5}  {:>11} {:>11}",
                 format!("{} vs {}", p.first, p.second),
                 p.observations,
                 c[0],
@@ -314,8 +328,4 @@ pub fn sprt(t: &SprtResult) -> String {
         t.lower,
         t.upper,
     )
-}
-
-fn truncate(s: &str, n: usize) -> String {
-    s.chars().take(n).collect()
 }

@@ -431,10 +431,19 @@ fn resume_point(
             )));
         };
         let Some(g) = games.iter().find(|g| g.index == tag.index) else {
+            let beyond = games.iter().all(|g| g.index < tag.index);
             return Err(TournamentError::Records(format!(
-                "{}:{line}: game {} is not in this schedule (another event's file, or another shard's?)",
+                "{}:{line}: game {} is not in this schedule of {} games ({} deals per pairing{}): {}",
                 output.display(),
-                tag.index
+                tag.index,
+                games.len(),
+                config.deals,
+                if config.cycles > 1 { format!(", {} cycles", config.cycles) } else { String::new() },
+                if beyond {
+                    "the file holds more games than this configuration schedules; were `deals` (or --deals, or `cycles`) lowered? Resume with the same numbers, or more"
+                } else {
+                    "another event's file, or another shard's?"
+                }
             )));
         };
         let expected: Vec<&str> = g

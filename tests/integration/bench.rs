@@ -177,4 +177,10 @@ fn text_has_one_line_per_figure_asked_for() {
     );
     let progress = String::from_utf8_lossy(&out.stderr);
     assert!(progress.contains("S4: "), "progress on stderr: {progress}");
+    // A verdict missed on a quick run comes with what it is worth.
+    assert_eq!(
+        text.contains("(not met)"),
+        progress.contains("not met in a --quick run"),
+        "{text}\n{progress}"
+    );
 }

@@ -173,7 +173,7 @@ fn pairs_come_with_elo_nelo_los_and_pentanomial_error_bars() {
         cells,
         [
             "new", "vs", "old", "20", "11", "5", "4", "67.5%", "25%", "+127", "[+25,", "+257]",
-            "+191", "±152", "99.3%"
+            "+191", "±152", "99.3%", "pairs"
         ],
         "{text}"
     );
@@ -441,4 +441,30 @@ fn the_runners_sprt_line_names_the_pair() {
         text.contains("H1 accepted: player - resigner is 100 Elo rather than 0"),
         "{text}"
     );
+}
+
+#[test]
+fn the_crosstable_shows_whole_names_and_the_pairs_say_their_model() {
+    let dir = TempDir::new("rs-names");
+    let file = write(
+        &dir.0,
+        "names.jsonl",
+        &three_engines_named("anqi-bot-greedy", "anqi-bot-search", "base"),
+    );
+    let text = ok(&["report", file.to_str().unwrap()]);
+    let cross = text
+        .split("Crosstable")
+        .nth(1)
+        .expect("a crosstable")
+        .lines()
+        .nth(1)
+        .unwrap();
+    assert!(
+        cross.contains("anqi-bot-greedy") && cross.contains("anqi-bot-search"),
+        "{text}"
+    );
+    assert!(text.contains("Elo [95%] from single games"), "{text}");
+    // Every pair here played paired deals.
+    let row = line_with(&text, "anqi-bot-greedy vs anqi-bot-search")[0];
+    assert!(row.trim_end().ends_with("pairs"), "{row}");
 }

@@ -597,6 +597,14 @@ fn command_line_overrides_apply_and_resume_refuses_another_schedule() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {stderr}");
         assert!(stderr.contains("out.jsonl:"), "{stderr}");
+        if extra.len() == 2 {
+            // Fewer deals: the refusal says so.
+            assert!(
+                stderr.contains("schedule of 2 games (1 deals per pairing)")
+                    && stderr.contains("were `deals` (or --deals"),
+                "{stderr}"
+            );
+        }
     }
     // More deals extend the same schedule: the run resumes.
     tournament(&file, &["--deals", "3", "--seed", "other"]);
@@ -679,6 +687,47 @@ fn anqi_match_runs_the_reference_bots_beside_the_binary() {
     assert_eq!(lines(&output), 4);
     assert!(dir.0.join("logs/greedy.log").is_file());
     assert!(replay_summary(&output).ends_with("4 verified, 0 failed\n"));
+}
+
+#[test]
+fn the_python_bot_plays_an_explicit_board_from_its_description() {
+    // VARIANTS.md's ring: a board given as (cells N) (moves ...) (jumps ...), with a jump
+    // clause listed out of wire order.
+    common::anqi_bot();
+    let dir = TempDir::new("t-ring");
+    let ring = dir.0.join("ring.sexp");
+    std::fs::write(
+        &ring,
+        "(variant (name ring)\n  (board (cells 6)\n    (moves (0 1) (0 5) (1 2) (1 0) (2 3) (2 1) (3 4) (3 2) (4 5) (4 3) (5 0) (5 4))\n    (jumps (3 1 1) (0 2 2))\n    (coords (0 0) (0 1) (0 2) (1 2) (1 1) (1 0)))\n  (pieces Cp) (colours fixed) (start open) (no-progress 20))\n",
+    )
+    .unwrap();
+    let output = dir.0.join("ring.jsonl");
+    let out = Command::new(ANQI)
+        .args([
+            "match",
+            "python-random",
+            "random",
+            "--games",
+            "2",
+            "--variant",
+        ])
+        .arg(&ring)
+        .arg("--output")
+        .arg(&output)
+        .args(["--logs"])
+        .arg(dir.0.join("logs"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}\n{stdout}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("Standings: 2 games of ring"), "{stdout}");
+    assert!(replay_summary(&output).ends_with("2 verified, 0 failed\n"));
+    let log = std::fs::read_to_string(dir.0.join("logs/python-random.log")).unwrap_or_default();
+    assert!(!log.contains("expected (rectangle"), "{log}");
 }
 
 #[test]

@@ -223,10 +223,18 @@ def _boolean(clauses: dict[str, list[Value]], key: str, default: bool) -> bool:
 
 
 def _board_size(args: list[Value]) -> int:
-    """The number of cells of ``(board (rectangle L C))`` or ``(board (shape "ROW" ...))``.
+    """The number of cells of ``(board (rectangle L C))``, ``(board (shape "ROW" ...))`` or
+    ``(board (cells N) (moves ...) ...)``.
 
-    In a shape, every character but ``.`` and space is a cell (the server's rule).
+    In a shape, every character but ``.`` and space is a cell (the server's rule). Of an
+    explicit board only the size is read here: its moves and jumps reach the client in the
+    setup message, as every board's do, and the server has checked them.
     """
+    first = args[0] if args and isinstance(args[0], list) and args[0] else None
+    if first is not None and first[0] == "cells":
+        if len(first) == 2 and isinstance(first[1], int) and first[1] >= 2:
+            return first[1]
+        raise VariantError("(board (cells N) ...): expected a whole number of cells, at least 2")
     shape = args[0] if len(args) == 1 and isinstance(args[0], list) and args[0] else None
     if shape is not None and shape[0] == "rectangle":
         dims = [d for d in shape[1:] if isinstance(d, int) and d > 0]
@@ -240,7 +248,7 @@ def _board_size(args: list[Value]) -> int:
             if size >= 2:
                 return size
         raise VariantError('(board ...): expected (shape "ROW" ...), X a cell and . a hole, with at least 2 cells')
-    raise VariantError('(board ...): expected (rectangle LINES COLUMNS) or (shape "ROW" ...)')
+    raise VariantError('(board ...): expected (rectangle LINES COLUMNS), (shape "ROW" ...) or (cells N) (moves ...) ...')
 
 
 def _kind(value: Value) -> str:

@@ -493,6 +493,16 @@ impl Topology {
                 "jump ({origin} {a} {b}) is not the unique shortest path of moves from {origin}, with its first target at distance 2"
             ));
         }
+        // Each origin's rays in wire order (by their targets, as `wire_jumps` lists them),
+        // whatever the order of the clauses: a description's explicit board and the setup
+        // message it is sent as then give every client the same legal actions in the same
+        // order.
+        for list in &mut rays {
+            list.sort_by_key(|ray: &Vec<Cell>| {
+                let (near, far) = (ray[1], ray[ray.len() - 1]);
+                (near.min(far), near.max(far))
+            });
+        }
         // Every ray was built as the only shortest path of moves: nothing left to check.
         Ok(Topology::assembled(size, moves, links.neighbours, rays))
     }
@@ -1047,6 +1057,26 @@ mod tests {
         rays[0].push(vec![1, 3]);
         let e = Topology::from_parts(4, moves, rays).unwrap_err();
         assert!(e.0.contains("not the only shortest path"), "{e}");
+    }
+
+    #[test]
+    fn rays_come_in_wire_order_whatever_the_order_of_the_clauses() {
+        // A line of five cells: from the middle, one ray each way.
+        let moves = vec![
+            (0, 1),
+            (1, 0),
+            (1, 2),
+            (2, 1),
+            (2, 3),
+            (3, 2),
+            (3, 4),
+            (4, 3),
+        ];
+        let given = Topology::from_wire(5, moves.clone(), &[(2, 4, 4), (2, 0, 0)]).unwrap();
+        let sorted = Topology::from_wire(5, moves, &[(2, 0, 0), (2, 4, 4)]).unwrap();
+        assert_eq!(given.rays(2), sorted.rays(2));
+        assert_eq!(given.rays(2), [vec![1, 0], vec![3, 4]]);
+        assert_eq!(given.wire_jumps(), [(2, 0, 0), (2, 4, 4)]);
     }
 
     #[test]
