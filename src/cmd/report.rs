@@ -12,7 +12,8 @@ use std::process::ExitCode;
 /// variants (single-player, cooperative) get success rates with 95% intervals instead, per
 /// engine and per team.
 ///
-/// Example: anqi report all.jsonl --sprt 0,5 --pair new,old
+/// Examples: anqi report all.jsonl --sprt 0,5 --pair new,old
+///           anqi report --pool spring.jsonl summer.jsonl      (two events, one table)
 #[derive(clap::Args)]
 pub struct Args {
     #[arg(required = true, value_name = "FILE")]
@@ -33,12 +34,23 @@ pub struct Args {
     /// more than two engines; with two, the first is the one seated first in the first game.
     #[arg(long, value_name = "FIRST,SECOND", requires = "sprt")]
     pair: Option<String>,
+    /// Pool several events into one table (a season): each FILE is one event, whose games
+    /// are kept apart from the other files' (their game numbers and deals may be the same);
+    /// engines are matched by name, and pairs of games on one deal are paired within their
+    /// own event. Without it the files are shards of one event, merged by game number. Merge
+    /// an event's shards first (anqi merge) to pool it with others.
+    #[arg(long)]
+    pool: bool,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
     let pair = args.pair.as_deref().map(parse_pair).transpose()?;
-    let records = crate::tournament::load(&args.files)?;
+    let records = if args.pool {
+        crate::tournament::pool(&args.files)?
+    } else {
+        crate::tournament::load(&args.files)?
+    };
     let mut standings = crate::tournament::stats::standings(&records, &[], None);
     if let Some(cfg) = &sprt {
         standings

@@ -97,9 +97,16 @@ pub fn merge_records(inputs: &[PathBuf]) -> Result<Vec<GameRecord>, TournamentEr
             match by_index.get(&index) {
                 Some((prev, _)) if same_game(prev, &r) => {}
                 Some((_, where_)) => {
+                    let other_event =
+                        inputs.len() > 1 && !where_.starts_with(&format!("{}:", path.display()));
                     return Err(TournamentError::Records(format!(
-                        "{at}: game {index} differs from the one at {where_}"
-                    )))
+                        "{at}: game {index} differs from the one at {where_}{}",
+                        if other_event {
+                            ": the files are not shards of one event; to pool events into one table, give --pool (anqi report --pool)"
+                        } else {
+                            ""
+                        }
+                    )));
                 }
                 None => {
                     by_index.insert(index, (r, at));
@@ -119,6 +126,33 @@ fn same_game(a: &GameRecord, b: &GameRecord) -> bool {
             .iter()
             .map(|p| &p.action)
             .eq(b.plies.iter().map(|p| &p.action))
+}
+
+/// Reads the records of several events, one per file (`anqi report --pool`): each file's
+/// games are merged by game number as [`merge_records`] does, then numbered after the previous
+/// files' games and deals, so that no two events' games or deals share a number (pairs of
+/// games on one deal stay within their event).
+///
+/// # Errors
+/// As [`merge_records`], for each file.
+pub fn pool(inputs: &[PathBuf]) -> Result<Vec<GameRecord>, TournamentError> {
+    let mut out = Vec::new();
+    let (mut index_base, mut deal_base) = (0u64, 0u64);
+    for path in inputs {
+        let mut records = merge_records(std::slice::from_ref(path))?;
+        let (mut next_index, mut next_deal) = (index_base, deal_base);
+        for r in &mut records {
+            if let Some(tag) = r.tournament.as_mut() {
+                tag.index += index_base;
+                tag.deal += deal_base;
+                next_index = next_index.max(tag.index + 1);
+                next_deal = next_deal.max(tag.deal + 1);
+            }
+        }
+        (index_base, deal_base) = (next_index, next_deal);
+        out.extend(records);
+    }
+    Ok(out)
 }
 
 /// Reads all tournament records of the given files (for `anqi report`).

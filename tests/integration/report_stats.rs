@@ -468,3 +468,47 @@ fn the_crosstable_shows_whole_names_and_the_pairs_say_their_model() {
     let row = line_with(&text, "anqi-bot-greedy vs anqi-bot-search")[0];
     assert!(row.trim_end().ends_with("pairs"), "{row}");
 }
+
+#[test]
+fn two_events_pool_into_one_table_with_pairs_kept_within_each_event() {
+    let dir = TempDir::new("rs-pool");
+    // Two events numbered alike from 0: new vs old on 10 deals, then the same again.
+    let spring = write(&dir.0, "spring.jsonl", &three_engines());
+    let mut other = three_engines();
+    for r in &mut other {
+        // The second event's games differ from the first's (another result on deal 0).
+        if r.tournament.as_ref().is_some_and(|t| t.deal == 0) {
+            r.result.reason = Termination::Resign;
+        }
+    }
+    let summer = write(&dir.0, "summer.jsonl", &other);
+    let (a, b) = (spring.to_str().unwrap(), summer.to_str().unwrap());
+    // As shards of one event they conflict, and the refusal says what to do.
+    let out = run(&["report", a, b]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("differs") && err.contains("--pool"), "{err}");
+    // Pooled: every game counts once, and the pairs of games on one deal stay paired.
+    let json: Value = serde_json::from_str(&ok(&["report", "--pool", "--json", a, b])).unwrap();
+    let one: Value = serde_json::from_str(&ok(&["report", "--json", a])).unwrap();
+    assert_eq!(json["games"], 2 * one["games"].as_u64().unwrap());
+    let pair = |j: &Value| {
+        j["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["first"] == "new" && p["second"] == "old")
+            .cloned()
+            .unwrap()
+    };
+    let (pooled, single) = (pair(&json), pair(&one));
+    assert_eq!(pooled["model"], "pentanomial", "{pooled}");
+    assert_eq!(
+        pooled["observations"],
+        2 * single["observations"].as_u64().unwrap()
+    );
+    assert_eq!(pooled["games"], 2 * single["games"].as_u64().unwrap());
+    // The same file twice is the same event twice: pooled, it counts twice too.
+    let twice: Value = serde_json::from_str(&ok(&["report", "--pool", "--json", a, a])).unwrap();
+    assert_eq!(twice["games"], json["games"]);
+}
