@@ -32,6 +32,9 @@ use std::process::ExitCode;
 ///   anqi match greedy "mine=python3 bot.py --server {addr}" --tc 40/60 --output mine.jsonl
 ///
 ///   anqi match search "misty=uci-banqi:/opt/banqi-engine" --games 20 --tc 60+1
+///
+///   anqi match search "misty=uci-banqi:/opt/banqi-engine" --assumes misty=misty-banqi \
+///       --sprt 0,10 --games 2000
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -53,6 +56,20 @@ pub struct Args {
     /// Keep each engine's output in DIR/NAME.log.
     #[arg(long, value_name = "DIR")]
     logs: Option<PathBuf>,
+    /// The rules an engine of another protocol believes, as its tournament entry's `assumes`
+    /// (protocol/BRIDGES.md): NAME is the engine's name in the standings. Repeat for each
+    /// engine. Example: --assumes misty=misty-banqi
+    #[arg(long, value_name = "NAME=PRESET")]
+    assumes: Vec<String>,
+    /// Run an SPRT of the first engine against the second, and stop the match once it
+    /// decides: H0 says the first is ELO0 stronger, H1 that it is ELO1 stronger (logistic
+    /// Elo); ALPHA and BETA are the error rates (0.05 each when left out).
+    #[arg(
+        long,
+        value_name = "ELO0,ELO1[,ALPHA,BETA]",
+        allow_hyphen_values = true
+    )]
+    sprt: Option<String>,
     #[command(flatten)]
     event: EventFlags,
     /// Print no progress.
@@ -82,7 +99,32 @@ pub fn run(args: Args) -> Result<ExitCode> {
         request.output = scratch.join("records.jsonl");
     }
     let bots = Bots::beside_this_binary(scratch).map_err(anyhow::Error::msg)?;
-    let event = config(&request, &bots).map_err(anyhow::Error::msg)?;
+    let mut event = config(&request, &bots).map_err(anyhow::Error::msg)?;
+    for a in &args.assumes {
+        let (name, preset) = a
+            .split_once('=')
+            .filter(|(n, p)| !n.is_empty() && !p.is_empty())
+            .ok_or_else(|| {
+                anyhow::anyhow!("--assumes {a:?}: give NAME=PRESET, such as misty=misty-banqi")
+            })?;
+        let names: Vec<String> = event.engines.iter().map(|e| e.name.clone()).collect();
+        let engine = event
+            .engines
+            .iter_mut()
+            .find(|e| e.name == name)
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--assumes {a:?}: no engine is named {name:?} (the engines are {names:?})"
+                )
+            })?;
+        if !engine.protocol.is_bridged() {
+            anyhow::bail!("--assumes {a:?}: {name} speaks anqi's own protocol, which tells it the rules; assumes is for engines of another protocol (PROTOCOL:COMMAND)");
+        }
+        engine.assumes = Some(preset.to_string());
+    }
+    if let Some(s) = &args.sprt {
+        event.sprt = Some(super::report::parse_sprt(s)?);
+    }
     super::init_logging_at(tracing::Level::WARN);
     let options = RunOptions {
         shard: None,

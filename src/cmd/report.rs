@@ -74,7 +74,7 @@ fn parse_pair(p: &str) -> Result<(String, String)> {
 }
 
 /// `ELO0,ELO1[,ALPHA,BETA]`, checked as the tournament file's `[tournament.sprt]` is.
-fn parse_sprt(s: &str) -> Result<SprtConfig> {
+pub(super) fn parse_sprt(s: &str) -> Result<SprtConfig> {
     let v: Vec<f64> = s
         .split(',')
         .map(|x| x.trim().parse::<f64>())

@@ -11,7 +11,7 @@ use super::engine::{Engine, Log, Placeholders};
 use super::schedule::{self, ScheduledGame};
 use super::stats::{self, Standings};
 use super::TournamentError;
-use anqi_core::record::{read_records, GameRecord, TournamentTag};
+use anqi_core::record::{read_records, GameRecord, SeatTag, TournamentTag};
 use anqi_core::rules::{SeedInputs, Termination, Variant};
 use anqi_server::config::{ClockConfig, Config, Ruling};
 use anqi_server::{GameOrder, GameSpec, Server};
@@ -191,8 +191,18 @@ pub async fn run(
     };
     let server_task = tokio::spawn(server.run(stop_server.clone()));
 
-    let clocks: Vec<ClockConfig> = (0..config.engines.len())
-        .map(|e| config.clock_of(e, &variant.clock))
+    let clocks: Vec<EngineClock> = (0..config.engines.len())
+        .map(|e| {
+            let clock = config.clock_of(e, &variant.clock);
+            let label = match config.engines[e].tc.as_ref().or(config.tc.as_ref()) {
+                Some(tc) => tc.text.clone(),
+                None => super::time_control::label(&anqi_server::TimeControl::resolve(
+                    &clock,
+                    &variant.clock,
+                )),
+            };
+            EngineClock { clock, label }
+        })
         .collect();
     let event = Event {
         one_side: super::one_side(&variant),
@@ -230,13 +240,20 @@ pub async fn run(
     ))
 }
 
+/// An engine's clock: its settings, and how the records name them.
+struct EngineClock {
+    clock: ClockConfig,
+    /// As the tournament file writes a time control (`60+1`, `40/60`, `st=2`, `inf`).
+    label: String,
+}
+
 /// What every game of one run shares.
 struct Event {
     config: Arc<TournamentConfig>,
     desk: anqi_server::OrderDesk,
     addr: std::net::SocketAddr,
     /// Each engine's clock settings (index = engine).
-    clocks: Arc<Vec<ClockConfig>>,
+    clocks: Arc<Vec<EngineClock>>,
     /// Games in the schedule (of this shard).
     total: usize,
     /// Whether the variant is a one-side game (its engines play together).
@@ -513,7 +530,7 @@ async fn play(
     desk: &anqi_server::OrderDesk,
     addr: std::net::SocketAddr,
     game: ScheduledGame,
-    clocks: &[ClockConfig],
+    clocks: &[EngineClock],
 ) -> Result<Played, TournamentError> {
     let master = &config.seed;
     // A fresh secret per seat and game: the master seed is public (it is in the tournament
@@ -532,7 +549,11 @@ async fn play(
             clients: Vec::new(),
             server: schedule::deal_seed(master, game.deal),
         }),
-        clocks: game.seats.iter().map(|&e| clocks[e].clone()).collect(),
+        clocks: game
+            .seats
+            .iter()
+            .map(|&e| clocks[e].clock.clone())
+            .collect(),
         max_plies: Some(config.max_plies),
         ..Default::default()
     };
@@ -652,6 +673,15 @@ async fn play(
             .iter()
             .map(|&e| config.engines[e].name.clone())
             .collect(),
+        seats: game
+            .seats
+            .iter()
+            .map(|&e| SeatTag {
+                protocol: config.engines[e].protocol.to_string(),
+                assumes: config.engines[e].assumes.clone(),
+                tc: clocks[e].label.clone(),
+            })
+            .collect(),
     });
     Ok(Played {
         record,
@@ -725,9 +755,22 @@ fn report_progress(
     let elapsed = started.elapsed().as_secs_f64().max(1e-9);
     let rate = played_now as f64 / elapsed;
     let eta = (total - finished) as f64 / rate.max(1e-9);
-    // The leader: by points, or in a one-side event by success rate.
-    let leader: Option<(&str, String)> = match standings.engines.first() {
-        Some(l) => Some((&l.name, format!("{}/{}", l.points, l.games))),
+    // The leader: by score (points per game: engines may have played different numbers of
+    // games so far), or in a one-side event by success rate.
+    let best = standings
+        .engines
+        .iter()
+        .filter(|e| e.games > 0)
+        .max_by(|a, b| {
+            a.score
+                .total_cmp(&b.score)
+                .then(a.points.total_cmp(&b.points))
+        });
+    let leader: Option<(&str, String)> = match best {
+        Some(l) => Some((
+            &l.name,
+            format!("{:.0}% ({}/{})", 100.0 * l.score, l.points, l.games),
+        )),
         None => standings
             .one_side
             .first()

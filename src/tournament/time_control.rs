@@ -143,6 +143,36 @@ fn milliseconds(text: &str) -> Result<u64, String> {
     Ok((seconds * 1000.0).round() as u64)
 }
 
+/// A resolved clock written as a time control is (`900+0`, `40/60+0.6`, `st=2`, `inf`), for
+/// records: what an engine played with when no `tc` named it.
+pub fn label(tc: &anqi_server::TimeControl) -> String {
+    let secs = |d: std::time::Duration| {
+        let s = d.as_secs_f64();
+        if s.fract() == 0.0 {
+            format!("{}", s as u64)
+        } else {
+            format!("{s}")
+        }
+    };
+    let mut parts = Vec::new();
+    if let Some(game) = tc.game {
+        let period = if tc.period_moves > 0 {
+            format!("{}/", tc.period_moves)
+        } else {
+            String::new()
+        };
+        parts.push(format!("{period}{}+{}", secs(game), secs(tc.increment)));
+    }
+    if let Some(m) = tc.per_move {
+        parts.push(format!("st={}", secs(m)));
+    }
+    if parts.is_empty() {
+        "inf".into()
+    } else {
+        parts.join(" ")
+    }
+}
+
 impl fmt::Display for Tc {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)

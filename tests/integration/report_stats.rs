@@ -55,6 +55,7 @@ fn game(
         index,
         deal,
         engines: engines.iter().map(|e| e.to_string()).collect(),
+        seats: Vec::new(),
     });
     r
 }

@@ -690,6 +690,92 @@ fn anqi_match_runs_the_reference_bots_beside_the_binary() {
 }
 
 #[test]
+fn anqi_match_takes_assumes_and_an_sprt_and_records_how_each_seat_played() {
+    common::anqi_bot();
+    let dir = TempDir::new("t-match-flags");
+    let output = dir.0.join("m.jsonl");
+    let engine =
+        format!("misty=uci-banqi:python3 {ROOT}/tests/engines/uci_engine.py --seed {{seed}}");
+    let out = Command::new(ANQI)
+        .args([
+            "match",
+            "greedy",
+            &engine,
+            "--games",
+            "40",
+            "--variant",
+            "traditional",
+        ])
+        .args([
+            "--assumes",
+            "misty=misty-banqi",
+            "--sprt",
+            "0,400",
+            "--tc",
+            "60+1",
+        ])
+        .arg("--output")
+        .arg(&output)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    // The SPRT decided before the 40 games (greedy takes what it can; the test engine plays
+    // a capture when it has one, else any legal action).
+    let records = normalized(&output);
+    assert!(records.len() < 40, "{} games: {stderr}", records.len());
+    for r in &records {
+        let tag = r.tournament.as_ref().unwrap();
+        for (name, seat) in tag.engines.iter().zip(&tag.seats) {
+            assert_eq!(seat.tc, "60+1");
+            match name.as_str() {
+                "greedy" => {
+                    assert_eq!(
+                        (seat.protocol.as_str(), seat.assumes.as_deref()),
+                        ("anqi", None)
+                    )
+                }
+                _ => assert_eq!(
+                    (seat.protocol.as_str(), seat.assumes.as_deref()),
+                    ("uci-banqi", Some("misty-banqi"))
+                ),
+            }
+        }
+    }
+    // The leader is the better score, with its games.
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.contains("| leader ") && l.contains("% (")),
+        "{stderr}"
+    );
+    // What cannot be meant is refused, with the names there are.
+    for (flag, words) in [
+        ("nobody=misty-banqi", "no engine is named"),
+        ("greedy=misty-banqi", "anqi's own protocol"),
+        ("misty", "NAME=PRESET"),
+    ] {
+        let out = Command::new(ANQI)
+            .args([
+                "match",
+                "greedy",
+                &engine,
+                "--games",
+                "2",
+                "--assumes",
+                flag,
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(words),
+            "{flag}: {err}"
+        );
+    }
+}
+
+#[test]
 fn the_python_bot_plays_an_explicit_board_from_its_description() {
     // VARIANTS.md's ring: a board given as (cells N) (moves ...) (jumps ...), with a jump
     // clause listed out of wire order.

@@ -155,6 +155,23 @@ pub struct TournamentTag {
     pub deal: u64,
     /// The engine in each seat, seat 1 first.
     pub engines: Vec<String>,
+    /// How each seat's engine played, seat 1 first: its protocol, the rules it was assumed to
+    /// believe, and its time control. Empty in records written before it was kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seats: Vec<SeatTag>,
+}
+
+/// How one engine played its seat of a tournament game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatTag {
+    /// `anqi`, `tcg`, `uci-banqi` or `cdc-platform`.
+    pub protocol: String,
+    /// The `assumes` of a bridged engine: the rules it believes, when not the event's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assumes: Option<String>,
+    /// Its time control, as the tournament file writes one (`60+1`, `40/60`, ...), or
+    /// `variant` for the variant's own clock.
+    pub tc: String,
 }
 
 /// A seat.
