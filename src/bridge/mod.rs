@@ -74,6 +74,9 @@ pub struct BridgeOptions {
     pub command: Vec<String>,
     /// Log every line exchanged with the engine on stderr.
     pub verbose: bool,
+    /// Send the protocol's optional commands (tcg: `num_repetition`, `num_moves_to_draw`)
+    /// to an engine that says it knows them.
+    pub optional_commands: bool,
 }
 
 /// How long an engine has for its protocol's handshake.
@@ -85,6 +88,12 @@ pub(crate) trait Translator: Sized {
     async fn start(options: &BridgeOptions) -> Result<Self, BridgeError>;
     /// The name the engine gave in its handshake, if the protocol has one.
     fn engine_name(&self) -> Option<String>;
+    /// After the handshake, the commands of a game's start under `variant`'s rules and a first
+    /// move, without a server (`anqi bridge --check`): nothing more by default.
+    async fn rehearse(&mut self, variant: &Variant) -> Result<(), BridgeError> {
+        let _ = variant;
+        Ok(())
+    }
     /// Plays the session's game to its end.
     async fn play(
         &mut self,
@@ -120,23 +129,45 @@ pub async fn run(options: &BridgeOptions) -> Result<BridgeSummary, BridgeError> 
     }
 }
 
-/// Starts the engine and runs its protocol's handshake only (`anqi bridge --check`, and the
-/// check a tournament makes before its first game). Returns the name the engine gave.
+/// Starts the engine, runs its protocol's handshake and rehearses the start of a game under
+/// `variant`'s rules (`anqi bridge --check`, and the check a tournament makes before its first
+/// game), without a server. Returns the name the engine gave.
 ///
 /// # Errors
-/// [`BridgeError::EngineStart`].
-pub async fn check(options: &BridgeOptions) -> Result<Option<String>, BridgeError> {
-    async fn with<T: Translator>(options: &BridgeOptions) -> Result<Option<String>, BridgeError> {
-        let engine = T::start(options).await?;
+/// [`BridgeError::EngineStart`], naming what the engine failed on.
+pub async fn check(
+    options: &BridgeOptions,
+    variant: &Variant,
+) -> Result<Option<String>, BridgeError> {
+    async fn with<T: Translator>(
+        options: &BridgeOptions,
+        variant: &Variant,
+    ) -> Result<Option<String>, BridgeError> {
+        let mut engine = T::start(options).await?;
         let name = engine.engine_name();
+        let rehearsed = engine.rehearse(variant).await;
         engine.quit().await;
+        rehearsed.map_err(|e| {
+            BridgeError::EngineStart(format!(
+                "it answered its handshake, then failed at the start of a game: {}{}",
+                match e {
+                    BridgeError::Engine(why) => why,
+                    other => other.to_string(),
+                },
+                if options.protocol == Protocol::Tcg && options.optional_commands {
+                    " (if it fails on num_repetition or num_moves_to_draw, leave them out: --no-optional-commands, or optional_commands = false in its tournament entry)"
+                } else {
+                    ""
+                }
+            ))
+        })?;
         Ok(name)
     }
     match options.protocol {
         Protocol::Anqi => Ok(None),
-        Protocol::Tcg => with::<tcg::TcgEngine>(options).await,
-        Protocol::UciBanqi => with::<uci::UciEngine>(options).await,
-        Protocol::CdcPlatform => with::<platform::PlatformEngine>(options).await,
+        Protocol::Tcg => with::<tcg::TcgEngine>(options, variant).await,
+        Protocol::UciBanqi => with::<uci::UciEngine>(options, variant).await,
+        Protocol::CdcPlatform => with::<platform::PlatformEngine>(options, variant).await,
     }
 }
 

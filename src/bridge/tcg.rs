@@ -197,8 +197,20 @@ impl TcgEngine {
     /// A new game: a face-down board, the event's draw rules (when the engine knows the
     /// commands), readiness, the time.
     async fn new_game(&mut self, session: &Session) -> Result<(), BridgeError> {
+        let game_ms = session.has_game_clock().then(|| session.time_control()[0]);
+        self.start_game(&session.variant().draw, game_ms).await
+    }
+
+    /// What starts every game: `reset_board`, the draw rules (`num_repetition`,
+    /// `num_moves_to_draw`: optional commands, sent when the engine says it knows them and the
+    /// bridge was not told to leave them out), `ready`, and `time_settings` with a game clock.
+    async fn start_game(
+        &mut self,
+        draw: &anqi_core::rules::DrawRules,
+        game_ms: Option<u64>,
+    ) -> Result<(), BridgeError> {
         self.tell(id::RESET_BOARD, "reset_board", "").await?;
-        let draw = session.variant().draw;
+        let draw = *draw;
         if self.knows_repetition {
             let times = match draw.repetition {
                 Some(Repetition::Occurrence(n)) => Some(n),
@@ -217,8 +229,8 @@ impl TcgEngine {
             }
         }
         self.tell(id::READY, "ready", "").await?;
-        if session.has_game_clock() {
-            let game = budget(session.time_control()[0]);
+        if let Some(ms) = game_ms {
+            let game = budget(ms);
             self.tell(id::TIME_SETTINGS, "time_settings", &game.to_string())
                 .await?;
         }
@@ -381,10 +393,16 @@ impl Translator for TcgEngine {
                 .command(id::NAME, "name", "", Some(HANDSHAKE_TIMEOUT))
                 .await?;
             me.name = (name.ok && !name.text.is_empty()).then_some(name.text);
-            for (command, known) in [
-                ("num_repetition", &mut me.knows_repetition),
-                ("num_moves_to_draw", &mut me.knows_moves_to_draw),
-            ] {
+            // Left out when told to: an engine may say it knows a command it then fails on.
+            let optional = if options.optional_commands {
+                vec![
+                    ("num_repetition", &mut me.knows_repetition),
+                    ("num_moves_to_draw", &mut me.knows_moves_to_draw),
+                ]
+            } else {
+                Vec::new()
+            };
+            for (command, known) in optional {
                 let line = format!("{} known_command {command}", id::KNOWN_COMMAND);
                 me.engine.send(&line).await?;
                 let reply = me
@@ -412,6 +430,29 @@ impl Translator for TcgEngine {
 
     fn engine_name(&self) -> Option<String> {
         self.name.clone()
+    }
+
+    /// The start of a game as the event would play it, and a first move: every command the
+    /// engine gets at the start of each game, so that an engine that cannot take one of them
+    /// fails here, before the event, rather than in every game.
+    async fn rehearse(&mut self, variant: &anqi_core::rules::Variant) -> Result<(), BridgeError> {
+        let game_ms = variant.clock.game_ms.filter(|&ms| ms > 0);
+        self.start_game(&variant.draw, game_ms).await?;
+        let line = format!("{} genmove unknown", id::GENMOVE);
+        self.engine.send(&line).await?;
+        let reply = self
+            .engine
+            .expect(&line, Some(HANDSHAKE_TIMEOUT), |l| reply_to(id::GENMOVE, l))
+            .await?;
+        match (reply.ok, parse_move(&reply.text)) {
+            (true, Some(_)) => Ok(()),
+            _ => Err(BridgeError::Engine(format!(
+                "its answer to `{line}` on the opening board is not a move: {}{} {}",
+                if reply.ok { '=' } else { '?' },
+                id::GENMOVE,
+                reply.text
+            ))),
+        }
     }
 
     /// Plays the game. When the engine fails (it died, or stopped answering), the bridge

@@ -18,7 +18,8 @@ use std::process::ExitCode;
 ///
 /// Examples:
 ///   anqi bridge --protocol uci-banqi --connect 127.0.0.1:7700 -- ./misty --uci
-///   anqi bridge --protocol tcg --check -- ./hw3
+///   anqi bridge --protocol tcg --check --variant traditional -- ./hw3
+///   anqi bridge --protocol tcg --no-optional-commands --connect 127.0.0.1:7700 -- ./proto
 ///   anqi bridge --print-map tcg
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
@@ -44,9 +45,23 @@ pub struct Args {
     /// and translates the counters the protocol carries.
     #[arg(long, value_name = "VARIANT")]
     assumes: Option<String>,
-    /// Start the engine, run its protocol's handshake, stop it; connect to nothing.
+    /// Start the engine, run its protocol's handshake and the start of a game (tcg: every
+    /// command a game starts with, and a first genmove), stop it; connect to nothing.
     #[arg(long)]
     check: bool,
+    /// The rules --check rehearses a game's start with (a shipped variant or a description
+    /// file): the event's. The game played otherwise comes from the server.
+    #[arg(
+        long,
+        value_name = "NAME|FILE",
+        default_value = "traditional",
+        requires = "check"
+    )]
+    variant: String,
+    /// Leave the protocol's optional commands out (tcg: num_repetition and
+    /// num_moves_to_draw), for an engine that says it knows them and then fails on them.
+    #[arg(long)]
+    no_optional_commands: bool,
     /// Log every line exchanged with the engine on stderr.
     #[arg(long, short)]
     verbose: bool,
@@ -81,8 +96,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
         assumes,
         command: args.engine,
         verbose: args.verbose,
+        optional_commands: !args.no_optional_commands,
     };
-    let check = args.check;
+    let check = if args.check {
+        Some(anqi_core::rules::Variant::load(&args.variant)?)
+    } else {
+        None
+    };
     // Everything the engine starts ends with the bridge (see `keeper`): orphans come here.
     let _ = anqi_server::sys::become_subreaper();
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -93,7 +113,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         // and everything below it.
         let signals = super::stop_signals()?;
         tokio::select! {
-            outcome = bridge(check, &options) => Ok(outcome),
+            outcome = bridge(check.as_ref(), &options) => Ok(outcome),
             _ = signals => Err(anyhow::anyhow!("stopped by a signal")),
         }
     });
@@ -115,13 +135,17 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 /// One bridged game, or the engine's handshake alone (`--check`).
-async fn bridge(check: bool, options: &BridgeOptions) -> Result<(), crate::bridge::BridgeError> {
-    if check {
-        crate::bridge::check(options).await.map(|name| {
+async fn bridge(
+    check: Option<&anqi_core::rules::Variant>,
+    options: &BridgeOptions,
+) -> Result<(), crate::bridge::BridgeError> {
+    if let Some(variant) = check {
+        crate::bridge::check(options, variant).await.map(|name| {
             println!(
-                "{}: the engine answered its handshake{}",
+                "{}: the engine answered its handshake{} and the start of a game of {}",
                 options.protocol,
-                name.map(|n| format!(" as {n:?}")).unwrap_or_default()
+                name.map(|n| format!(" as {n:?}")).unwrap_or_default(),
+                variant.name
             );
         })
     } else {

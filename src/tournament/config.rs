@@ -162,6 +162,10 @@ pub struct EngineConfig {
     /// translates the counters the protocol carries.
     #[serde(default)]
     pub assumes: Option<String>,
+    /// Whether a bridged engine gets its protocol's optional commands (tcg: `num_repetition`,
+    /// `num_moves_to_draw`) when it says it knows them; `false` leaves them out.
+    #[serde(default = "yes")]
+    pub optional_commands: bool,
     /// The engine's own time control (`40/60+0.6`): its clock follows it, whatever its
     /// opponents play with (time odds).
     #[serde(default)]
@@ -183,6 +187,10 @@ fn default_variant() -> String {
 fn default_listen() -> String {
     "127.0.0.1:0".into()
 }
+fn yes() -> bool {
+    true
+}
+
 fn one() -> u32 {
     1
 }
@@ -325,6 +333,12 @@ impl TournamentConfig {
                 }
                 _ => {}
             }
+            if !e.optional_commands && e.protocol != crate::bridge::Protocol::Tcg {
+                return fail(format!(
+                    "engine {:?}: optional_commands = false leaves out the tcg protocol's optional commands; its protocol is {}",
+                    e.name, e.protocol
+                ));
+            }
         }
         if self.tc.is_some() && self.clock.is_some() {
             return fail(
@@ -441,6 +455,22 @@ mod tests {
         assert!(
             !t.engines[1].token_on_command_line(),
             "the environment is private"
+        );
+    }
+
+    #[test]
+    fn optional_commands_are_left_out_of_tcg_engines_only() {
+        let entry = |protocol: &str| {
+            format!(
+                "{HEAD}[[tournament.engine]]\nname = \"a\"\nprotocol = \"{protocol}\"\ncommand = \"e\"\noptional_commands = false\n[[tournament.engine]]\nname = \"b\"\ncommand = \"own\"\n"
+            )
+        };
+        let t = TournamentConfig::parse(&entry("tcg")).unwrap();
+        assert!(!t.engines[0].optional_commands && t.engines[1].optional_commands);
+        let e = TournamentConfig::parse(&entry("uci-banqi")).unwrap_err();
+        assert!(
+            e.0.contains("optional_commands") && e.0.contains("uci-banqi"),
+            "{e}"
         );
     }
 

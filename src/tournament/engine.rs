@@ -321,6 +321,9 @@ fn bridge_args(config: &EngineConfig, name: &str) -> Vec<String> {
     if let Some(a) = &config.assumes {
         out.extend(["--assumes".to_string(), a.clone()]);
     }
+    if !config.optional_commands {
+        out.push("--no-optional-commands".to_string());
+    }
     out
 }
 
@@ -336,7 +339,7 @@ fn anqi_program() -> std::io::Result<String> {
 ///
 /// # Errors
 /// What the bridge said, naming the engine.
-pub async fn check_handshake(config: &EngineConfig) -> Result<(), String> {
+pub async fn check_handshake(config: &EngineConfig, variant: &str) -> Result<(), String> {
     let Some(command) = config.command.as_deref() else {
         return Ok(());
     };
@@ -356,6 +359,7 @@ pub async fn check_handshake(config: &EngineConfig) -> Result<(), String> {
     let mut cmd = Command::new(program);
     cmd.args(bridge_args(config, &config.name))
         .arg("--check")
+        .args(["--variant", variant])
         .arg("--")
         .arg(command)
         .args(config.args.iter().map(|a| values.fill_but_address(a)))

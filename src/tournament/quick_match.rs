@@ -177,6 +177,7 @@ fn engine(spec: &str, bots: &Bots, rules: &Path) -> Result<EngineConfig, String>
         token: None,
         protocol: Default::default(),
         assumes: None,
+        optional_commands: true,
         tc: None,
     };
     let known = match command.trim() {

@@ -81,8 +81,11 @@ pub async fn run(
             eprintln!("anqi: warning: engine {:?}: {w}", engine.name);
         }
     }
+    // The event's rules, as the bridge's check reads them from its engine's directory.
+    let rules = std::fs::canonicalize(&config.variant)
+        .map_or_else(|_| config.variant.clone(), |p| p.display().to_string());
     for engine in &config.engines {
-        super::engine::check_handshake(engine)
+        super::engine::check_handshake(engine, &rules)
             .await
             .map_err(TournamentError::Engine)?;
     }

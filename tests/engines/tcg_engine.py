@@ -23,7 +23,9 @@ Modes:
                 (the bridge must kill it);
   --illegal N   at its Nth genmove, answers an illegal (but well-formed) action once;
   --stall N     at its Nth genmove, never answers (the referee's clock must end the game);
-  --crash N     at its Nth genmove, exits at once with status 3.
+  --crash N     at its Nth genmove, exits at once with status 3;
+  --crash-on C  exits at once with status 3 when it gets the command C, though it says it
+                knows it (as an engine that lists num_repetition and dies on it).
 """
 
 import argparse
@@ -94,6 +96,8 @@ class Engine:
 
     def handle(self, ident, name, args):
         """The answer's text, and whether it succeeded; None for no answer at all."""
+        if name == self.args.crash_on:
+            sys.exit(3)
         if name == "protocol_version":
             return True, "1.1.0"
         if name == "name":
@@ -227,6 +231,7 @@ def main():
     parser.add_argument("--illegal", type=int, default=0)
     parser.add_argument("--stall", type=int, default=0)
     parser.add_argument("--crash", type=int, default=0)
+    parser.add_argument("--crash-on", default="")
     args = parser.parse_args()
     if args.never_exit:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)

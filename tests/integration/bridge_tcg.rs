@@ -340,6 +340,79 @@ fn check_answers_0_for_a_good_engine_and_3_for_one_that_cannot_start() {
     assert!(stderr_of(&out).contains("did not start"));
 }
 
+#[test]
+fn check_rehearses_a_games_start_and_optional_commands_can_be_left_out() {
+    let script = engine_script();
+    let check = |extra: &[&str], engine_args: &[&str]| {
+        std::process::Command::new(ANQI)
+            .args([
+                "bridge",
+                "--protocol",
+                "tcg",
+                "--check",
+                "--variant",
+                "traditional",
+            ])
+            .args(extra)
+            .args(["--", "python3", &script])
+            .args(engine_args)
+            .output()
+            .unwrap()
+    };
+    // An engine that says it knows num_repetition and dies on it (as ProtoAI does): the
+    // handshake alone passed it; the rehearsal of a game's start does not.
+    let out = check(&[], &["--crash-on", "num_repetition"]);
+    let err = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("start of a game") && err.contains("--no-optional-commands"),
+        "{err}"
+    );
+    // Told to leave the optional commands out, it passes, and so does its first genmove.
+    let out = check(
+        &["--no-optional-commands"],
+        &["--crash-on", "num_repetition"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("start of a game of traditional"));
+    // One that dies on a command every game needs fails whatever is left out.
+    let out = check(&["--no-optional-commands"], &["--crash-on", "ready"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+    let out = check(&[], &["--crash", "1"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_without_the_optional_commands_is_played_whole() {
+    let server = TestServer::start("traditional", "").await;
+    let script = engine_script();
+    let bridged = |name: &str| {
+        std::process::Command::new(ANQI)
+            .args([
+                "bridge",
+                "--protocol",
+                "tcg",
+                "--no-optional-commands",
+                "--name",
+                name,
+            ])
+            .args(["--connect", &server.addr(), "--", "python3", &script])
+            .args(["--crash-on", "num_repetition", "--seed", "4"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (bridged("proto1"), bridged("proto2"));
+    for child in [a, b] {
+        let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+            .await
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr_of(&out));
+    }
+    server.stop_and_replay(1).await;
+}
+
 fn stderr_of(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
