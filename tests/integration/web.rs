@@ -598,3 +598,45 @@ fn anqi_view_serves_the_games_of_a_records_file() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_idle_http_connection_is_closed_and_a_quiet_live_feed_is_not() {
+    let (mut server, web) = TestServer::start_watched(
+        "traditional-2x4",
+        "[http]\nidle_timeout_ms = 300\nmax_connections_per_address = 2\n",
+    )
+    .await;
+    let gate = Gate::default();
+    let bots = gated_players(&server.addr(), 2, &gate, 2);
+    until_running(&web, 1).await;
+    // A live feed, then a quiet game (held at the gate) for several idle limits.
+    let mut live = open_live(&web, 1).await;
+    // A keep-alive connection that asks once and then says nothing.
+    let mut idle = TcpStream::connect(&web).await.unwrap();
+    idle.write_all(format!("GET /api/games HTTP/1.1\r\nhost: {web}\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let mut got = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), idle.read_to_end(&mut got))
+        .await
+        .expect("the idle connection is closed")
+        .unwrap();
+    assert!(String::from_utf8_lossy(&got).starts_with("HTTP/1.1 200"));
+    assert!(started.elapsed() >= Duration::from_millis(250));
+    // Its place under the per-address cap (2) is free again: two more connections get in.
+    assert_eq!(get(&web, "/api/games").await.0, 200);
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    // The quiet feed was not closed: it follows the game to its end.
+    gate.open();
+    let texts = read_feed(&mut live).await;
+    assert!(
+        texts.iter().any(|t| t.contains("\"type\":\"end\"")),
+        "the live feed saw the end"
+    );
+    for b in bots {
+        b.await.unwrap();
+    }
+    server.next_record().await;
+    server.stop().await;
+}

@@ -154,6 +154,9 @@ pub struct HttpConfig {
     pub max_connections: usize,
     pub max_connections_per_address: usize,
     pub max_observers_per_game: usize,
+    /// A plain HTTP connection with nothing read or written for this long is closed (ms);
+    /// WebSockets are not.
+    pub idle_timeout_ms: u64,
     /// Events an observer may fall behind by before it is dropped.
     pub observer_queue: usize,
     /// Whether a person may take a seat from the pages (`anqi serve` only).
@@ -280,9 +283,10 @@ impl Config {
             )));
         }
         let h = &self.http;
-        if h.max_connections == 0 || h.observer_queue == 0 {
+        if h.max_connections == 0 || h.observer_queue == 0 || h.idle_timeout_ms == 0 {
             return Err(ConfigError(
-                "http: max_connections and observer_queue must be at least 1".into(),
+                "http: max_connections, observer_queue and idle_timeout_ms must be at least 1"
+                    .into(),
             ));
         }
         if h.humans && (h.delay_plies > 0 || h.delay_ms > 0) {

@@ -4,9 +4,15 @@
 //! the game server answers `busy`. The send buffer is fixed (the kernel's automatic sizing
 //! would let one page that does not read hold megabytes), so a page that stops reading soon
 //! blocks its own feed, falls behind and is dropped (`live`).
+//!
+//! A plain HTTP connection with nothing read or written for `[http] idle_timeout_ms` is closed
+//! (hyper keeps a keep-alive connection open for as long as the client does, and each one
+//! holds a place under the caps). A WebSocket is not: a live feed may be quiet for as long as
+//! a player thinks, and its end is `live`'s business.
 
 use anqi_server::config::HttpConfig;
 use anqi_server::limits::{Admission, Refusal, Slot};
+use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -21,6 +27,7 @@ const SEND_BUFFER_BYTES: usize = 64 * 1024;
 pub struct CappedListener {
     listener: TcpListener,
     admission: Admission,
+    idle: Duration,
 }
 
 impl CappedListener {
@@ -31,6 +38,7 @@ impl CappedListener {
         v6_bits: u8,
     ) -> io::Result<CappedListener> {
         Ok(CappedListener {
+            idle: Duration::from_millis(cfg.idle_timeout_ms),
             listener: TcpListener::bind(addr).await?,
             admission: Admission::new(
                 cfg.max_connections,
@@ -46,6 +54,23 @@ impl CappedListener {
 pub struct Capped {
     stream: TcpStream,
     _slot: Slot,
+    /// Closes a plain HTTP connection once nothing has moved on it for `idle`.
+    idle: Duration,
+    deadline: Pin<Box<tokio::time::Sleep>>,
+    /// Whether the connection became a WebSocket (its first answer was `101`): no idle limit.
+    upgraded: bool,
+    /// Whether anything was written yet (the first answer's status line says `upgraded`).
+    answered: bool,
+}
+
+impl Capped {
+    /// Something moved: the idle limit counts from now.
+    fn active(&mut self) {
+        if !self.upgraded {
+            let at = tokio::time::Instant::now() + self.idle;
+            self.deadline.as_mut().reset(at);
+        }
+    }
 }
 
 impl axum::serve::Listener for CappedListener {
@@ -73,6 +98,10 @@ impl axum::serve::Listener for CappedListener {
                         Capped {
                             stream,
                             _slot: slot,
+                            idle: self.idle,
+                            deadline: Box::pin(tokio::time::sleep(self.idle)),
+                            upgraded: false,
+                            answered: false,
                         },
                         peer,
                     );
@@ -112,7 +141,18 @@ impl AsyncRead for Capped {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_read(cx, buf)
+        let before = buf.filled().len();
+        match Pin::new(&mut self.stream).poll_read(cx, buf) {
+            Poll::Ready(Ok(())) if buf.filled().len() > before => {
+                self.active();
+                Poll::Ready(Ok(()))
+            }
+            Poll::Pending if !self.upgraded && self.deadline.as_mut().poll(cx).is_ready() => {
+                // Idle for too long: the end of the input, and hyper closes the connection.
+                Poll::Ready(Ok(()))
+            }
+            other => other,
+        }
     }
 }
 
@@ -122,7 +162,15 @@ impl AsyncWrite for Capped {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
+        if !self.answered && !buf.is_empty() {
+            self.answered = true;
+            self.upgraded = buf.starts_with(b"HTTP/1.1 101");
+        }
+        let written = Pin::new(&mut self.stream).poll_write(cx, buf);
+        if matches!(written, Poll::Ready(Ok(n)) if n > 0) {
+            self.active();
+        }
+        written
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -138,7 +186,17 @@ impl AsyncWrite for Capped {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+        if !self.answered {
+            if let Some(first) = bufs.iter().find(|b| !b.is_empty()) {
+                self.answered = true;
+                self.upgraded = first.starts_with(b"HTTP/1.1 101");
+            }
+        }
+        let written = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        if matches!(written, Poll::Ready(Ok(n)) if n > 0) {
+            self.active();
+        }
+        written
     }
 
     fn is_write_vectored(&self) -> bool {
