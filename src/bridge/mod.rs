@@ -79,6 +79,26 @@ pub struct BridgeOptions {
     pub optional_commands: bool,
 }
 
+/// The environment variable naming the file where a bridge writes why it gave its engine's
+/// game up (a tournament's runner sets it, and puts the reason in the record's faults).
+pub const REPORT_ENV: &str = "ANQI_BRIDGE_REPORT";
+
+/// The most of a reason kept in the report file.
+const MAX_REPORT_BYTES: usize = 1024;
+
+/// Says why the engine's game ends early, on stderr (the engine's log) and in the report file
+/// when the runner asked for one (see [`REPORT_ENV`]); the last reason wins.
+pub(crate) fn report(reason: &str) {
+    eprintln!("anqi bridge: {reason}");
+    if let Some(path) = std::env::var_os(REPORT_ENV) {
+        let mut end = reason.len().min(MAX_REPORT_BYTES);
+        while !reason.is_char_boundary(end) {
+            end -= 1;
+        }
+        let _ = std::fs::write(path, &reason[..end]);
+    }
+}
+
 /// How long an engine has for its protocol's handshake.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -192,6 +212,7 @@ async fn run_with<T: Translator>(options: &BridgeOptions) -> Result<BridgeSummar
     ) {
         Err(refusal) => {
             // Nothing faithful can be played: give the game up rather than play it wrong.
+            report(&format!("resigned: {refusal}"));
             let _ = session.answer(session::Answer::Resign).await;
             Err(BridgeError::Unplayable(refusal))
         }
@@ -203,6 +224,11 @@ async fn run_with<T: Translator>(options: &BridgeOptions) -> Result<BridgeSummar
         }
     };
     engine.quit().await;
+    if let Err(e @ BridgeError::Engine(_)) = &played {
+        // The engine broke off (it died, or stopped answering): the bridge leaves the game, as
+        // the engine's own connection would close, and the referee rules on that.
+        report(&format!("left the game: {e}"));
+    }
     played?;
     let win = session
         .result()

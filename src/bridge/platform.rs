@@ -486,19 +486,10 @@ async fn log_stdout(mut out: ChildStdout) {
 }
 
 impl PlatformEngine {
-    /// The engine broke off: resign for it, wait (briefly) for the result, and report.
-    async fn give_up(session: &mut Session, error: BridgeError) -> Result<(), BridgeError> {
-        log!("anqi bridge: {error}; resigning for the engine");
-        if session.answer(Answer::Resign).await.is_ok() {
-            let _ = tokio::time::timeout(Duration::from_secs(5), async {
-                while let Ok(event) = session.next().await {
-                    if matches!(event, Event::Over { .. }) {
-                        break;
-                    }
-                }
-            })
-            .await;
-        }
+    /// The engine broke off: the bridge leaves the game (as every bridge does when its engine
+    /// dies), and the referee rules on that; the reason is reported.
+    async fn give_up(_session: &mut Session, error: BridgeError) -> Result<(), BridgeError> {
+        super::report(&format!("left the game: {error}"));
         Err(error)
     }
 
@@ -636,10 +627,9 @@ impl Translator for PlatformEngine {
                             match parse_answer(&frame) {
                                 Ok(answer) => session.answer(answer).await?,
                                 Err(why) => {
-                                    log!(
-                                        "anqi bridge: the engine's answer is no move ({why}); \
-                                         resigning for it"
-                                    );
+                                    super::report(&format!(
+                                        "resigned: the engine's answer is no move ({why})"
+                                    ));
                                     session.answer(Answer::Resign).await?;
                                 }
                             }
@@ -660,9 +650,8 @@ impl Translator for PlatformEngine {
                     }
                 }
                 Event::MyTurn if refused => {
-                    log!(
-                        "anqi bridge: the protocol cannot ask the engine again after a refusal; \
-                         resigning for it"
+                    super::report(
+                        "resigned: the protocol cannot ask the engine again after a refusal",
                     );
                     session.answer(Answer::Resign).await?;
                 }

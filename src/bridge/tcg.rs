@@ -114,6 +114,14 @@ fn budget(ms: u64) -> u64 {
     (ms - (ms / 10).min(MAX_RESERVE_MS)).min(i32::MAX as u64)
 }
 
+/// An engine's text as a reason: at most 200 characters, control characters shown escaped.
+fn sexp_safe(text: &str) -> String {
+    text.chars()
+        .take(200)
+        .flat_map(char::escape_debug)
+        .collect()
+}
+
 /// The colour word of `genmove` and `time_left`.
 fn colour_word(colour: Colour) -> &'static str {
     match colour {
@@ -313,12 +321,12 @@ impl TcgEngine {
             None
         };
         Ok(Turn::Answer(answer.unwrap_or_else(|| {
-            eprintln!(
-                "anqi bridge: the engine's answer to `{line}` is not a move: {}{} {}; resigning for it",
+            super::report(&format!(
+                "resigned: the engine's answer to `{line}` is not a move: {}{} {}",
                 if reply.ok { '=' } else { '?' },
                 id::GENMOVE,
-                reply.text
-            );
+                sexp_safe(&reply.text)
+            ));
             Answer::Resign
         })))
     }
@@ -455,16 +463,18 @@ impl Translator for TcgEngine {
         }
     }
 
-    /// Plays the game. When the engine fails (it died, or stopped answering), the bridge
-    /// resigns for it, waits for the result, and reports the failure.
+    /// Plays the game. When the engine fails (it died, or stopped answering), the failure is
+    /// returned: the bridge leaves the game, as every bridge does. When the game cannot go
+    /// on in this protocol (a bag), the bridge resigns for the engine and waits for the
+    /// result.
     async fn play(
         &mut self,
         session: &mut Session,
         _options: &BridgeOptions,
     ) -> Result<(), BridgeError> {
         match self.game(session).await {
-            Err(e @ (BridgeError::Engine(_) | BridgeError::Unplayable(_))) => {
-                eprintln!("anqi bridge: {e}; resigning for the engine");
+            Err(e @ BridgeError::Unplayable(_)) => {
+                super::report(&format!("resigned: {e}"));
                 if session.result().is_none() && session.answer(Answer::Resign).await.is_ok() {
                     let _ = tokio::time::timeout(RESULT_TIMEOUT, async {
                         while !matches!(session.next().await, Ok(Event::Over { .. }) | Err(_)) {}

@@ -377,17 +377,17 @@ impl UciEngine {
                     .board()
                     .count_actions(&v.topology, &v.capture, control)
                     .total();
-                eprintln!(
-                    "anqi bridge: the engine answered `bestmove (none)` ({legal} actions are \
-                     legal here by the event's rules): resigning for it"
-                );
+                super::report(&format!(
+                    "resigned: the engine answered `bestmove (none)` ({legal} actions are \
+                     legal here by the event's rules)"
+                ));
                 Answer::Resign
             }
             Reply::NotAMove(line) => {
-                eprintln!(
-                    "anqi bridge: the engine answered {line:?}, which is not a move \
-                     (bestmove FROMTO, squares a0..h3): resigning for it"
-                );
+                super::report(&format!(
+                    "resigned: the engine answered {line:?}, which is not a move \
+                     (bestmove FROMTO, squares a0..h3)"
+                ));
                 Answer::Resign
             }
             Reply::Info => unreachable!("info lines are skipped"),

@@ -411,10 +411,15 @@ impl Engine {
         values: &Placeholders<'_>,
         log: &Log,
         log_limit: u64,
+        report: Option<&std::path::Path>,
     ) -> std::io::Result<Engine> {
         let (program, args) = launch(config, values)?;
         let (out, err, copier) = log.outputs(log_limit)?;
         let mut cmd = Command::new(&program);
+        if let Some(path) = report {
+            // Where the bridge says why it gave the game up (`bridge::report`).
+            cmd.env(crate::bridge::REPORT_ENV, path);
+        }
         cmd.args(args)
             .env(TOKEN_ENV, values.token)
             .envs(config.env.iter().map(|(k, v)| (k, values.fill(v))))

@@ -224,6 +224,10 @@ pub async fn run(
         super::engine::kill_all();
     }
     stop_server.cancel();
+    // The bridges' report files are read and removed game by game; their directory goes too.
+    let _ = std::fs::remove_dir(
+        std::env::temp_dir().join(format!("anqi-reports-{}", std::process::id())),
+    );
     let stopped = server_task
         .await
         .map_err(|e| TournamentError::Server(format!("the server task failed: {e}")))
@@ -241,6 +245,14 @@ pub async fn run(
         &names,
         event.config.sprt.as_ref(),
     ))
+}
+
+/// The file where the bridge of seat `seat` (1-based) of `game` says why it gave the game up
+/// (see `bridge::report`): in a directory of this process's, under the system's temporary one.
+fn report_path(game: &ScheduledGame, seat: usize) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("anqi-reports-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    dir.join(format!("game-{}-seat-{seat}", game.index))
 }
 
 /// An engine's clock: its settings, and how the records name them.
@@ -574,6 +586,8 @@ async fn play(
     let mut ends = Vec::new();
     let mut start_failures: Vec<Option<String>> = Vec::new();
     let mut logs = Vec::new();
+    // Where each seat's bridge says why it gave the game up, if it did.
+    let mut reports: Vec<Option<PathBuf>> = Vec::new();
     for (s, &e) in game.seats.iter().enumerate() {
         let engine = &config.engines[e];
         start_failures.push(None);
@@ -581,6 +595,7 @@ async fn play(
             // An external engine: its output is its operator's.
             logs.push(Log::Off);
             ends.push(None);
+            reports.push(None);
             continue;
         }
         let log = log_for(config, &game, s + 1, &engine.name);
@@ -594,7 +609,21 @@ async fn play(
             game: game.index,
             seat: s + 1,
         };
-        match Engine::start(engine, &values, &log, config.engine_log_bytes) {
+        let report = engine
+            .protocol
+            .is_bridged()
+            .then(|| report_path(&game, s + 1));
+        if let Some(path) = &report {
+            let _ = std::fs::remove_file(path);
+        }
+        reports.push(report.clone());
+        match Engine::start(
+            engine,
+            &values,
+            &log,
+            config.engine_log_bytes,
+            report.as_deref(),
+        ) {
             Ok(p) => ends.push(Some(tokio::spawn(watch(
                 p,
                 desk.clone(),
@@ -643,6 +672,28 @@ async fn play(
             if crashed.get(loser - 1).copied().unwrap_or(false) {
                 record.result.reason = Termination::Crash;
             }
+        }
+    }
+    // Why a bridge gave its engine's game up (it resigned for an answer that is no move, or
+    // left when the engine died): in the record, where the loss is.
+    for (s, path) in reports.iter().enumerate() {
+        let Some(path) = path else { continue };
+        let reason = std::fs::read_to_string(path).ok();
+        let _ = std::fs::remove_file(path);
+        let Some(reason) = reason.filter(|r| !r.trim().is_empty()) else {
+            continue;
+        };
+        let gave_up = matches!(
+            record.result.reason,
+            Termination::Resign | Termination::Crash | Termination::Disconnect
+        );
+        if gave_up && record.result.loser == Some(s + 1) {
+            record.faults.push(anqi_core::record::FaultRecord {
+                ply: record.plies.len() as u32 + 1,
+                player: s + 1,
+                code: "engine".into(),
+                text: reason.trim().to_string(),
+            });
         }
     }
     let absent = (0..game.seats.len())

@@ -24,6 +24,7 @@ Modes:
   --illegal N   at its Nth genmove, answers an illegal (but well-formed) action once;
   --stall N     at its Nth genmove, never answers (the referee's clock must end the game);
   --crash N     at its Nth genmove, exits at once with status 3;
+  --say N TEXT  at its Nth genmove, answers `=ID TEXT` (something that is no move, say);
   --crash-on C  exits at once with status 3 when it gets the command C, though it says it
                 knows it (as an engine that lists num_repetition and dies on it).
 """
@@ -200,6 +201,8 @@ class Engine:
             self.inconsistent("genmove without time_left")
         if self.args.illegal == self.genmoves:
             return True, self.illegal()
+        if self.args.say and self.args.say[0] == self.genmoves:
+            return True, self.args.say[1]
         action = self.board.choose(colour, self.rng)
         if action is None:
             return False, "no legal move"
@@ -232,7 +235,10 @@ def main():
     parser.add_argument("--stall", type=int, default=0)
     parser.add_argument("--crash", type=int, default=0)
     parser.add_argument("--crash-on", default="")
+    parser.add_argument("--say", nargs=2, metavar=("N", "TEXT"))
     args = parser.parse_args()
+    if args.say:
+        args.say = (int(args.say[0]), args.say[1])
     if args.never_exit:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     engine = Engine(args)

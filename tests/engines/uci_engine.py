@@ -27,6 +27,7 @@ Modes:
   --never-exit     ignores quit, the end of its input and SIGTERM: it must be killed;
   --illegal N      answers an illegal move (a3h0) once, at its Nth go;
   --say N LINE     answers LINE instead of its move once, at its Nth go;
+  --crash N        exits at once with status 3 at its Nth go;
   --pidfile PATH   writes its process id to PATH;
   --seed S         seeds its choices.
 """
@@ -188,6 +189,8 @@ class Engine:
         if self.goes == self.args.illegal:
             self.out("bestmove a3h0")
             return
+        if self.goes == self.args.crash:
+            sys.exit(3)
         if self.args.say and self.goes == self.args.say[0]:
             self.out(self.args.say[1])
             return
@@ -231,6 +234,7 @@ def main():
     parser.add_argument("--noise", action="store_true")
     parser.add_argument("--never-exit", action="store_true")
     parser.add_argument("--illegal", type=int, default=0)
+    parser.add_argument("--crash", type=int, default=0)
     parser.add_argument("--say", nargs=2, metavar=("N", "LINE"))
     parser.add_argument("--pidfile")
     parser.add_argument("--seed", default="0")

@@ -145,3 +145,105 @@ fn reference_bots_and_an_engine_of_each_protocol_play_one_event() {
         assert!(text.contains(name), "{name} missing from:\n{text}");
     }
 }
+
+/// Issue 20, item 2: an engine that dies mid-game is a `crash` whatever its protocol, an answer
+/// that is no move a `resign`, and in both the record's faults say why (code `engine`).
+#[test]
+fn the_same_failure_is_named_alike_in_every_protocol_and_the_record_says_why() {
+    let bot = common::anqi_bot();
+    let dir = TempDir::new("t-faults");
+    let output = dir.0.join("out.jsonl");
+    let py = |script: &str| format!("{ROOT}/tests/engines/{script}");
+    let engines = [
+        engine(
+            "greedy",
+            "anqi",
+            &bot.display().to_string(),
+            &[
+                "--connect",
+                "{addr}",
+                "--strategy",
+                "greedy",
+                "--seed",
+                "{seed}",
+                "--name",
+                "{name}",
+            ],
+        ),
+        engine(
+            "tcg-dies",
+            "tcg",
+            "python3",
+            &[&py("tcg_engine.py"), "--crash", "3"],
+        ),
+        engine(
+            "uci-dies",
+            "uci-banqi",
+            "python3",
+            &[&py("uci_engine.py"), "--crash", "3"],
+        ),
+        engine(
+            "tcg-babbles",
+            "tcg",
+            "python3",
+            &[&py("tcg_engine.py"), "--say", "3", "a8 `8"],
+        ),
+        engine(
+            "uci-babbles",
+            "uci-banqi",
+            "python3",
+            &[&py("uci_engine.py"), "--say", "3", "bestmove e9"],
+        ),
+    ];
+    let file = dir.0.join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[tournament]\nvariant = \"traditional\"\nseed = \"faults\"\nformat = \"gauntlet\"\ngauntlet = \"greedy\"\nconcurrency = 2\ntc = \"60+0\"\noutput = \"{}\"\n{}",
+            output.display(),
+            engines.concat()
+        ),
+    )
+    .unwrap();
+    let run = Command::new(ANQI)
+        .args(["tournament", "--quiet"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "the event failed:\n{stderr}");
+    let records: Vec<GameRecord> = std::fs::read_to_string(&output)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 8, "4 pairings, 2 games each");
+    for r in &records {
+        let tag = r.tournament.as_ref().unwrap();
+        let loser = r
+            .result
+            .loser
+            .expect("each game lost by the failing engine");
+        let name = &tag.engines[loser - 1];
+        let (reason, words): (Termination, &[&str]) = match name.as_str() {
+            "tcg-dies" | "uci-dies" => (Termination::Crash, &["left the game", "exit"]),
+            "tcg-babbles" => (Termination::Resign, &["resigned", "not a move", "a8 `8"]),
+            "uci-babbles" => (
+                Termination::Resign,
+                &["resigned", "not a move", "bestmove e9"],
+            ),
+            other => panic!("{other} lost game {}: {:?}", tag.index, r.result),
+        };
+        assert_eq!(r.result.reason, reason, "{name}: {:?}", r.result);
+        let fault = r
+            .faults
+            .iter()
+            .find(|f| f.code == "engine" && f.player == loser)
+            .unwrap_or_else(|| panic!("{name}: no engine fault in {:?}", r.faults));
+        for w in words {
+            assert!(fault.text.contains(w), "{name}: {:?}", fault.text);
+        }
+    }
+    // The runner's note takes nothing from the record's proof: each game replays.
+    assert_eq!(common::replay(&output), "8 verified, 0 failed");
+}

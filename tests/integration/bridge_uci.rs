@@ -311,10 +311,7 @@ async fn off_board_squares_go_to_the_referee_and_non_moves_resign() {
         )
         .await;
         assert!(out.status.success(), "{err}");
-        assert!(
-            err.contains(why) && err.contains("resigning for it"),
-            "{err}"
-        );
+        assert!(err.contains(why) && err.contains("resigned:"), "{err}");
         assert_eq!(record.result.reason.name(), "resign");
         assert_eq!(record.result.loser, Some(me));
     }
