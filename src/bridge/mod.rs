@@ -416,11 +416,22 @@ fn differences(event: &Variant, assumed: &Variant) -> Vec<String> {
     }
     if event.draw.no_progress != assumed.draw.no_progress {
         let n = |x: Option<u32>| x.map_or("none".to_string(), |n| format!("{n} plies"));
-        out.push(what(
+        let mut warning = what(
             "a no-progress draw after",
             n(event.draw.no_progress),
             n(assumed.draw.no_progress),
-        ));
+        );
+        if let (Some(e), Some(a)) = (event.draw.no_progress, assumed.draw.no_progress) {
+            if a < e {
+                warning.push_str(&format!(
+                    "; the engine's count is the event's minus {}, 0 until the event's passes {}, where its protocol carries a count (uci-banqi: it still gets the last {} quiet plies for its repetition rule, so its count reads at least that many)",
+                    e - a,
+                    e - a,
+                    (a as usize / 2).min(uci::REPETITION_WINDOW)
+                ));
+            }
+        }
+        out.push(warning);
     }
     if event.draw.repetition != assumed.draw.repetition {
         out.push(what(

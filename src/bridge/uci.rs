@@ -122,6 +122,11 @@ pub struct Position {
     pub moves: Vec<(usize, usize)>,
 }
 
+/// The fewest quiet plies of history an engine is given for its repetition rule, even when the
+/// no-progress count it should believe is lower: a position repeated within them is seen (a
+/// back-and-forth repeats every 4 plies).
+pub const REPETITION_WINDOW: usize = 20;
+
 impl Position {
     /// The position of `session` now, for an engine that believes the rules of `assumes`.
     ///
@@ -130,15 +135,24 @@ impl Position {
     /// repetition rule. It must never be given a reveal in `moves` (it panics), so the window
     /// starts after the last reveal or capture; the referee's `(progress N)` says how many
     /// plies that is. CLOCK is what the engine should see now
-    /// ([`Session::progress_as_believed`]) minus the moves replayed; when the engine believes
-    /// in a shorter no-progress rule than the event's, that number can be smaller than the
-    /// window, and the window is cut to it (the count is kept exact; repetitions further back
-    /// are not shown).
+    /// ([`Session::progress_as_believed`]) minus the moves replayed. When the engine believes
+    /// in a shorter no-progress rule than the event's, that count can be smaller than the
+    /// window (it stays 0 for MistyBanqi's 40 plies until the event's count passes 140): the
+    /// window is then cut, but never below [`REPETITION_WINDOW`] plies (nor half the engine's
+    /// own rule), so that the engine still sees the positions its repetition rule looks for.
+    /// Its count then reads the length of that window: higher than the exact translation,
+    /// far from its own draw. Cut to the exact count, the engine saw no history at all and
+    /// walked into repetitions while winning (issue 20: 16 of 34 games drawn by repetition).
     pub fn of(session: &Session, assumes: Option<&Variant>) -> Position {
         let history = session.history();
         let believed = session.progress_as_believed(assumes);
+        let floor = assumes
+            .and_then(|a| a.draw.no_progress)
+            .map_or(REPETITION_WINDOW, |n| {
+                (n as usize / 2).min(REPETITION_WINDOW)
+            });
         let quiet = (session.progress() as usize)
-            .min(believed as usize)
+            .min((believed as usize).max(floor))
             .min(history.len());
         let (board, moves) = window(session.board(), history, quiet).unwrap_or_else(|| {
             eprintln!(
@@ -161,7 +175,7 @@ impl Position {
             board,
             turn: session.colour_of(mover),
             pool,
-            clock: believed - moves.len() as u32,
+            clock: believed.saturating_sub(moves.len() as u32),
             movenum: start / 2 + 1,
             moves,
         }
