@@ -102,6 +102,12 @@ pub fn config(request: &MatchRequest, bots: &Bots) -> Result<TournamentConfig, S
     // plays the deal alone).
     let (per_deal, why) = if variant.players == 1 {
         (2, "once by each engine")
+    } else if variant.players > 2 && variant.sides.len() == 2 {
+        // Each engine fields a side (every seat of it); the sides swap on each deal.
+        (
+            2,
+            "twice, each engine fielding a whole side, the sides swapped",
+        )
     } else {
         (variant.players as u32, "once per seat arrangement")
     };

@@ -18,8 +18,13 @@ pub struct ScheduledGame {
 
 /// Builds the schedule of `variant`'s games.
 ///
+/// With fewer engines than seats in a game of two sides (two engines in `2v2` or `1v2`), each
+/// engine fields a whole side, and each deal is played twice, the sides swapped.
+///
 /// Round robin: every group of as many engines as the variant has seats (every pair in a
-/// two-player game, every engine alone in a single-player one), in config order; gauntlet: the
+/// two-player game, every engine alone in a single-player one), in config order: in a team
+/// game the seats go in that order, so the listing makes the teams (with sides `(1 3) (2 4)`,
+/// engines A B C D play A + C against B + D, then rotated); gauntlet: the
 /// gauntlet engine with each other one (two-player variants; with more seats, the gauntlet
 /// engine and the others in turn fill the groups). For each group, `cycles` times `deals`
 /// deals, each played once per cyclic rotation of the seats.
@@ -33,11 +38,16 @@ pub fn build(config: &TournamentConfig, variant: &Variant) -> Result<Vec<Schedul
     let seats = variant.players;
     let shared_deals = super::one_side(variant);
     let n = config.engines.len();
+    // Fewer engines than seats in a game of two sides: each engine fields a whole side (every
+    // seat of it), and the two engines of a pairing swap sides on each deal.
+    if n >= 2 && n < seats && variant.sides.len() == 2 && !shared_deals {
+        return Ok(sides_schedule(config, variant, n));
+    }
     let groups: Vec<Vec<usize>> = match config.format {
         Format::RoundRobin => {
             if n < seats {
                 return Err(format!(
-                    "a {seats}-player variant needs at least {seats} engines (list an engine twice under two names to fill seats)"
+                    "a {seats}-player variant needs at least {seats} engines, or two engines that each field a side (a game of two sides)"
                 ));
             }
             combinations(n, seats)
@@ -103,6 +113,54 @@ pub fn build(config: &TournamentConfig, variant: &Variant) -> Result<Vec<Schedul
         }
     }
     Ok(games)
+}
+
+/// The games of engines that each field a whole side (see [`build`]): every pair of engines
+/// (round robin) or the gauntlet engine with each other one, `cycles` times `deals` deals each,
+/// every deal played twice, the sides swapped.
+fn sides_schedule(config: &TournamentConfig, variant: &Variant, n: usize) -> Vec<ScheduledGame> {
+    let pairs: Vec<(usize, usize)> = match config.format {
+        Format::RoundRobin => combinations(n, 2)
+            .into_iter()
+            .map(|c| (c[0], c[1]))
+            .collect(),
+        Format::Gauntlet => {
+            let g = config
+                .gauntlet
+                .as_ref()
+                .and_then(|name| config.engines.iter().position(|e| &e.name == name))
+                .unwrap_or(0);
+            (0..n).filter(|&i| i != g).map(|i| (g, i)).collect()
+        }
+    };
+    let seating = |first: usize, second: usize| -> Vec<usize> {
+        (1..=variant.players)
+            .map(|p| {
+                if variant.side_of(p) == 0 {
+                    first
+                } else {
+                    second
+                }
+            })
+            .collect()
+    };
+    let mut games = Vec::new();
+    let mut deal = 0u64;
+    for _cycle in 0..config.cycles {
+        for &(a, b) in &pairs {
+            for _ in 0..config.deals {
+                for seats in [seating(a, b), seating(b, a)] {
+                    games.push(ScheduledGame {
+                        index: games.len() as u64,
+                        deal,
+                        seats,
+                    });
+                }
+                deal += 1;
+            }
+        }
+    }
+    games
 }
 
 /// Every k-element subset of 0..n, in lexicographic order.
@@ -174,7 +232,31 @@ mod tests {
         assert_eq!(s.len(), 4);
         let firsts: Vec<usize> = s.iter().map(|g| g.seats[0]).collect();
         assert_eq!(firsts, vec![0, 1, 2, 3]);
-        assert!(build(&config(3, "round-robin", 1), "2v2").is_err());
+    }
+
+    #[test]
+    fn fewer_engines_than_seats_each_field_a_side_and_swap_sides_on_each_deal() {
+        // Three engines in 2v2 (sides (1 3) (2 4)): every pair, each engine in both seats of
+        // its side, each deal twice.
+        let s = build(&config(3, "round-robin", 1), "2v2").unwrap();
+        let seats: Vec<(Vec<usize>, u64)> = s.iter().map(|g| (g.seats.clone(), g.deal)).collect();
+        assert_eq!(
+            seats,
+            [
+                (vec![0, 1, 0, 1], 0),
+                (vec![1, 0, 1, 0], 0),
+                (vec![0, 2, 0, 2], 1),
+                (vec![2, 0, 2, 0], 1),
+                (vec![1, 2, 1, 2], 2),
+                (vec![2, 1, 2, 1], 2),
+            ]
+        );
+        // 1v2 (sides (1) (2 3)): the lone seat, then the pair of seats.
+        let s = build(&config(2, "round-robin", 1), "1v2").unwrap();
+        assert_eq!(s[0].seats, vec![0, 1, 1]);
+        assert_eq!(s[1].seats, vec![1, 0, 0]);
+        // One engine has nobody to play.
+        assert!(build(&config(1, "round-robin", 1), "2v2").is_err());
     }
 
     #[test]

@@ -654,8 +654,10 @@ struct Table<'r> {
     pair_games: BTreeMap<(usize, usize), Vec<f64>>,
     /// Pairs that met in two-player games, and their pentanomial counts.
     two_player: BTreeMap<(usize, usize), [usize; 5]>,
-    /// Deal -> the two-player games played on it (index order), for pentanomials.
-    deals: BTreeMap<u64, Vec<(&'r GameRecord, Vec<f64>)>>,
+    /// Deal -> its games of two sides each held by one engine (two-player games, or team
+    /// games where each engine fields a side), as (the engines by side, their results), in
+    /// index order, for pentanomials.
+    deals: BTreeMap<u64, Vec<(Vec<&'r str>, [f64; 2])>>,
     /// Team (engine ranks, sorted) -> its results.
     team_games: BTreeMap<Vec<usize>, Vec<f64>>,
     /// One-side games, by variant name, in the order first seen.
@@ -711,9 +713,29 @@ impl<'r> Table<'r> {
         self.add_engines(r, &v, &engines[..seats], &results);
         self.add_pairs(&v, &engines[..seats], &results);
         self.add_teams(&v, &engines[..seats], &results);
-        if seats == 2 && v.side_of(1) != v.side_of(2) {
-            let deal = r.tournament.as_ref().expect("filtered").deal;
-            self.deals.entry(deal).or_default().push((r, results));
+        // Two sides, each one engine's (a two-player game, or a team game where each engine
+        // fields a side): the game joins its deal's pair for the pentanomial counts.
+        if seats == v.players && v.sides.len() == 2 {
+            let by_side: Vec<Vec<&'r str>> = v
+                .sides
+                .iter()
+                .map(|members| {
+                    let mut names: Vec<&'r str> =
+                        members.iter().map(|&p| engines[p - 1].as_str()).collect();
+                    names.dedup();
+                    names
+                })
+                .collect();
+            if let [first, second] = by_side.as_slice() {
+                if first.len() == 1 && second.len() == 1 {
+                    let deal = r.tournament.as_ref().expect("filtered").deal;
+                    let results = [results[v.sides[0][0] - 1], results[v.sides[1][0] - 1]];
+                    self.deals
+                        .entry(deal)
+                        .or_default()
+                        .push((vec![first[0], second[0]], results));
+                }
+            }
         }
     }
 
@@ -763,7 +785,13 @@ impl<'r> Table<'r> {
     /// every two engines on opposite sides.
     fn add_engines(&mut self, r: &GameRecord, v: &Variant, engines: &[String], results: &[f64]) {
         let side = |seat_index: usize| v.side_of(seat_index + 1);
+        // An engine in several seats of one side (it fields the side) plays the game once: its
+        // first seat counts, and each opponent once.
+        let first_seat = |i: usize| engines.iter().position(|e| *e == engines[i]) == Some(i);
         for (i, e) in engines.iter().enumerate() {
+            if !first_seat(i) {
+                continue;
+            }
             self.per_engine
                 .entry(e.clone())
                 .or_default()
@@ -775,7 +803,7 @@ impl<'r> Table<'r> {
                 .entry(r.result.reason.name().to_string())
                 .or_default() += 1;
             for (j, other) in engines.iter().enumerate() {
-                if side(i) != side(j) {
+                if side(i) != side(j) && first_seat(j) {
                     let cell = self
                         .cross
                         .entry(e.clone())
@@ -839,6 +867,11 @@ impl<'r> Table<'r> {
                 .map(|&p| self.rank(&engines[p - 1]))
                 .collect();
             team.sort_unstable();
+            team.dedup();
+            // An engine fielding a side alone is no team: the engines' table has it.
+            if team.len() < 2 {
+                continue;
+            }
             if let Some(&first) = members.first().filter(|&&p| p <= seats) {
                 self.team_games
                     .entry(team)
@@ -884,11 +917,7 @@ impl<'r> Table<'r> {
     /// by the same two engines, swapped.
     fn pair_stats(&mut self) -> Vec<PairStats> {
         for games in self.deals.values() {
-            if let [(a, ra), (b, rb)] = games.as_slice() {
-                let (ea, eb) = (
-                    &a.tournament.as_ref().expect("tagged").engines,
-                    &b.tournament.as_ref().expect("tagged").engines,
-                );
+            if let [(ea, ra), (eb, rb)] = games.as_slice() {
                 if ea.len() != 2
                     || eb.len() != 2
                     || ea[0] != eb[1]
@@ -897,7 +926,7 @@ impl<'r> Table<'r> {
                 {
                     continue;
                 }
-                let (i, j) = (rank_of(&self.names, &ea[0]), rank_of(&self.names, &ea[1]));
+                let (i, j) = (rank_of(&self.names, ea[0]), rank_of(&self.names, ea[1]));
                 let (first, first_seat_a) = if i < j { ((i, j), 0) } else { ((j, i), 1) };
                 let first_points = ra[first_seat_a] + rb[1 - first_seat_a];
                 self.two_player.entry(first).or_insert([0; 5])

@@ -6,6 +6,7 @@ use crate::common;
 
 use anqi_core::record::GameRecord;
 use common::TempDir;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -773,6 +774,91 @@ fn anqi_match_takes_assumes_and_an_sprt_and_records_how_each_seat_played() {
             "{flag}: {err}"
         );
     }
+}
+
+#[test]
+fn a_match_of_two_engines_in_a_team_variant_fields_each_engines_team() {
+    common::anqi_bot();
+    let dir = TempDir::new("t-teams");
+    for variant in ["2v2", "1v2"] {
+        let output = dir.0.join(format!("{variant}.jsonl"));
+        let out = Command::new(ANQI)
+            .args([
+                "match",
+                "greedy",
+                "random",
+                "--variant",
+                variant,
+                "--games",
+                "8",
+            ])
+            .arg("--output")
+            .arg(&output)
+            .args(["--quiet"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{variant}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v = anqi_core::rules::Variant::load(variant).unwrap();
+        let records = normalized(&output);
+        assert_eq!(records.len(), 8, "{variant}");
+        for pair in records.chunks(2) {
+            let (a, b) = (
+                pair[0].tournament.as_ref().unwrap(),
+                pair[1].tournament.as_ref().unwrap(),
+            );
+            // One deal, played twice, the sides swapped; each side held by one engine.
+            assert_eq!(a.deal, b.deal, "{variant}");
+            for tag in [a, b] {
+                for side in &v.sides {
+                    let names: BTreeSet<&str> =
+                        side.iter().map(|&p| tag.engines[p - 1].as_str()).collect();
+                    assert_eq!(names.len(), 1, "{variant}: {:?}", tag.engines);
+                }
+            }
+            assert_eq!(a.engines[0], b.engines[v.sides[1][0] - 1], "{variant}");
+        }
+        // Each engine played 8 games (once each, not once per seat), and the pairs of games on
+        // one deal give pentanomial counts.
+        let standings = stdout
+            .lines()
+            .filter(|l| l.contains("greedy") || l.contains("random"));
+        let rows: Vec<&str> = standings
+            .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+            .collect();
+        assert_eq!(rows.len(), 2, "{stdout}");
+        for row in rows {
+            assert_eq!(row.split_whitespace().nth(2), Some("8"), "{row}");
+        }
+        assert!(stdout.contains("Pentanomial"), "{stdout}");
+        assert!(
+            !stdout.contains("Teams ("),
+            "an engine fielding a side alone is no team: {stdout}"
+        );
+        assert!(replay_summary(&output).ends_with("8 verified, 0 failed\n"));
+    }
+    // An odd number of games cannot be paired.
+    let out = Command::new(ANQI)
+        .args([
+            "match",
+            "greedy",
+            "random",
+            "--variant",
+            "2v2",
+            "--games",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("multiple of 2"),
+        "{err}"
+    );
 }
 
 #[test]
