@@ -637,6 +637,9 @@ fn table(records: &[GameRecord], order: &[String]) -> (Standings, Vec<String>) {
 
 /// The standings as the records come, one field per section, each filled by its own method
 /// and turned into its part of [`Standings`] by another.
+/// A game of two sides, each one engine's: the engines by side, and each side's result.
+type SidesGame<'r> = (Vec<&'r str>, [f64; 2]);
+
 struct Table<'r> {
     /// Engines in tie-break order: the given order, then as the records show them. An
     /// engine's rank is its place here.
@@ -657,7 +660,7 @@ struct Table<'r> {
     /// Deal -> its games of two sides each held by one engine (two-player games, or team
     /// games where each engine fields a side), as (the engines by side, their results), in
     /// index order, for pentanomials.
-    deals: BTreeMap<u64, Vec<(Vec<&'r str>, [f64; 2])>>,
+    deals: BTreeMap<u64, Vec<SidesGame<'r>>>,
     /// Team (engine ranks, sorted) -> its results.
     team_games: BTreeMap<Vec<usize>, Vec<f64>>,
     /// One-side games, by variant name, in the order first seen.
