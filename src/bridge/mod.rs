@@ -424,7 +424,7 @@ fn differences(event: &Variant, assumed: &Variant) -> Vec<String> {
         if let (Some(e), Some(a)) = (event.draw.no_progress, assumed.draw.no_progress) {
             if a < e {
                 warning.push_str(&format!(
-                    "; the engine's count is the event's minus {}, 0 until the event's passes {}, where its protocol carries a count (uci-banqi: it still gets the last {} quiet plies for its repetition rule, so its count reads at least that many)",
+                    "; where its protocol carries a count, the engine's is the event's minus {}, 0 until the event's passes {} (uci-banqi: it still gets up to {} quiet plies of history for its repetition rule, and its count then reads their number)",
                     e - a,
                     e - a,
                     (a as usize / 2).min(uci::REPETITION_WINDOW)
