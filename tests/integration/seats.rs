@@ -184,6 +184,21 @@ async fn a_seat_acts_only_on_its_own_turn_only_legally_and_only_through_its_toke
     assert_eq!(ask(&mut b, json!({"resign": true})).await, None);
     let over = until(&mut a, |s| s["state"] == "over").await;
     assert_eq!(over["result"], "(win 1 0)", "{over}");
+    // The seat is done with: its pages are told so and closed (they held connections).
+    for socket in [&mut a, &mut b] {
+        let end = tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                match socket.next().await {
+                    Some(Ok(Message::Close(frame))) => return frame.map(|f| f.code.into()),
+                    None | Some(Err(_)) => return None,
+                    Some(Ok(_)) => {}
+                }
+            }
+        })
+        .await
+        .expect("the seat's page is closed once the game is over");
+        assert_eq!(end, Some(1000u16));
+    }
     let record = server.next_record().await;
     assert_eq!(record.players[0].name, "alice");
     assert_eq!(record.players[1].name, "bob");
@@ -320,6 +335,48 @@ async fn a_seat_with_no_page_open_is_given_up_and_ruled_on_as_a_player_who_leave
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_answers_nothing_does_not_hold_its_seat() {
+    let (mut server, web) = TestServer::start_watched(
+        "traditional-2x4",
+        "[http]\nhumans = true\nhuman_away_ms = 300\n",
+    )
+    .await;
+    let token = sit(
+        &web,
+        json!({"name": "ghost", "against": "random", "seat": 1}),
+    )
+    .await;
+    // A page that opens the seat and then never reads nor answers (a browser gone without
+    // closing its connection): pinged, silent, let go; then the seat is given up.
+    let mut ghost = TcpStream::connect(&web).await.unwrap();
+    ghost
+        .write_all(
+            format!(
+                "GET /api/seats/{token}/live HTTP/1.1\r\nhost: {web}\r\nupgrade: websocket\r\nconnection: upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n"
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let record = server.next_record().await;
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(record.players[0].name, "ghost");
+    assert_eq!(
+        record.result.reason,
+        Termination::Disconnect,
+        "{:?}",
+        record.result
+    );
+    drop(ghost);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_request_that_cannot_be_served_says_why() {
     let (server, web) = TestServer::start_watched(
         "traditional-2x4",
@@ -342,6 +399,10 @@ async fn every_request_that_cannot_be_served_says_why() {
             "seed",
         ),
         (r#"{"name": "alice"}"#, "against"),
+        (
+            r#"{"name": "random_bot", "against": "random"}"#,
+            "the server's bots",
+        ),
         (r#"not json"#, "name"),
     ] {
         let (status, body) = post(&web, "/api/seats", request, "").await;

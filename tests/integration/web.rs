@@ -626,6 +626,29 @@ async fn an_idle_http_connection_is_closed_and_a_quiet_live_feed_is_not() {
     assert!(started.elapsed() >= Duration::from_millis(250));
     // Its place under the per-address cap (2) is free again: two more connections get in.
     assert_eq!(get(&web, "/api/games").await.0, 200);
+    // Pipelined requests whose answers are not read: the server waits to write, not to read,
+    // and the idle limit holds there too.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut pipelined = socket.connect(web.parse().unwrap()).await.unwrap();
+    let one = format!("GET /assets/app.js HTTP/1.1\r\nhost: {web}\r\n\r\n");
+    pipelined
+        .write_all(one.repeat(30).as_bytes())
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let mut got = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), pipelined.read_to_end(&mut got))
+        .await
+        .expect("the stalled connection is closed")
+        .ok();
+    let answers = String::from_utf8_lossy(&got)
+        .matches("HTTP/1.1 200")
+        .count();
+    assert!(
+        answers < 30,
+        "{answers} answers: all were written to a reader that waited"
+    );
     tokio::time::sleep(Duration::from_millis(1200)).await;
     // The quiet feed was not closed: it follows the game to its end.
     gate.open();

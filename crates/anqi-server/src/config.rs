@@ -299,6 +299,11 @@ impl Config {
                 "http: humans = true with max_humans = 0 seats nobody".into(),
             ));
         }
+        if h.humans && h.human_away_ms < 100 {
+            return Err(ConfigError(
+                "http: human_away_ms below 100 gives a seat up before its page can open".into(),
+            ));
+        }
         if s.max_nesting < 2 {
             return Err(ConfigError(
                 "server: max_nesting below 2 refuses every message".into(),

@@ -138,36 +138,50 @@ function playPanel(box) {
 // ---- A person's seat: the game, played by clicking --------------------------------------
 
 function playView(token) {
-  const seat = { state: null, send: null, game: null, view: null };
+  const seat = { state: null, send: () => {}, game: null, view: null, refused: "", closed: "" };
   const note = h("p", { class: "note", id: "seat-note" }, "Connecting to your seat…");
   app.replaceChildren(h("h1", {}, "Your seat"), note);
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  const ws = new WebSocket(`${proto}//${location.host}/api/seats/${token}/live`);
-  seat.send = (msg) => ws.send(JSON.stringify(msg));
-  seat.refused = "";
-  ws.onmessage = (m) => {
-    const e = JSON.parse(m.data);
-    if (e.type === "refused") {
-      seat.refused = e.text;
-    } else if (e.type === "seat") {
-      seat.state = e;
-      seat.refused = "";
-      if (e.state === "waiting") {
-        note.textContent = `Waiting for ${e.against === "waiting" ? "players to come" : "the game to start"}… (keep this page open)`;
-      } else if (e.game !== null && !seat.view) {
-        seat.view = gameView(e.game, seat);
+  let ws = null, stopped = false, retry = null;
+  const ended = () => seat.state && (seat.state.state === "over" || seat.state.state === "gone");
+  // The seat outlives its page's connection: reconnect (the token is in the address) until
+  // the seat is done with.
+  const connect = () => {
+    ws = new WebSocket(`${proto}//${location.host}/api/seats/${token}/live`);
+    seat.send = (msg) => { if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg)); };
+    ws.onopen = () => { seat.closed = ""; };
+    ws.onmessage = (m) => {
+      const e = JSON.parse(m.data);
+      if (e.type === "refused") {
+        seat.refused = e.text;
+      } else if (e.type === "seat") {
+        seat.state = e;
+        seat.refused = "";
+        if (e.state === "waiting") {
+          note.textContent = `Waiting for ${e.against === "waiting" ? "players to come" : "the game to start"}… (keep this page open)`;
+        } else if (e.game !== null && !seat.view) {
+          seat.view = gameView(e.game, seat);
+        }
       }
-    }
-    if (seat.view) seat.view.redraw();
-    else if (e.state === "gone") note.textContent = `This seat was given up: ${e.why}`;
+      if (seat.view) seat.view.redraw();
+      else if (e.state === "gone") note.textContent = `This seat was given up: ${e.why}`;
+    };
+    ws.onclose = (c) => {
+      if (stopped) return;
+      if (!seat.state && c.code === 1006) {
+        note.textContent = "No such seat (or no longer kept).";
+        return;
+      }
+      if (!ended()) {
+        seat.closed = "Reconnecting to your seat…";
+        retry = setTimeout(connect, 1000);
+      }
+      if (seat.view) seat.view.redraw();
+    };
   };
-  ws.onclose = (c) => {
-    seat.closed = c.reason || "the connection to your seat closed";
-    if (seat.view) seat.view.redraw();
-    else note.textContent = c.reason || "No such seat (or no longer kept).";
-  };
+  connect();
   return {
-    stop() { ws.close(); if (seat.view) seat.view.stop(); },
+    stop() { stopped = true; clearTimeout(retry); if (ws) ws.close(); if (seat.view) seat.view.stop(); },
     redraw() { if (seat.view) seat.view.redraw(); },
   };
 }

@@ -7,8 +7,11 @@
 //!
 //! A plain HTTP connection with nothing read or written for `[http] idle_timeout_ms` is closed
 //! (hyper keeps a keep-alive connection open for as long as the client does, and each one
-//! holds a place under the caps). A WebSocket is not: a live feed may be quiet for as long as
-//! a player thinks, and its end is `live`'s business.
+//! holds a place under the caps), whether it waits to read or to write (pipelined requests
+//! whose answers the client does not read). A WebSocket is not: a live feed may be quiet for
+//! as long as a player thinks, and its end is `live`'s business (and `play`'s pings). Only a
+//! connection's first answer is looked at: browsers open a WebSocket on a connection of its
+//! own.
 
 use anqi_server::config::HttpConfig;
 use anqi_server::limits::{Admission, Refusal, Slot};
@@ -156,6 +159,21 @@ impl AsyncRead for Capped {
     }
 }
 
+impl Capped {
+    /// A write that waits (the client reads nothing) past the idle limit fails: hyper may be
+    /// writing pipelined answers and not reading, so the read side alone would never notice.
+    fn write_waited_too_long(&mut self, cx: &mut Context<'_>) -> bool {
+        !self.upgraded && self.deadline.as_mut().poll(cx).is_ready()
+    }
+}
+
+fn idle_error() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::TimedOut,
+        "nothing moved on the connection for idle_timeout_ms",
+    )
+}
+
 impl AsyncWrite for Capped {
     fn poll_write(
         mut self: Pin<&mut Self>,
@@ -170,11 +188,18 @@ impl AsyncWrite for Capped {
         if matches!(written, Poll::Ready(Ok(n)) if n > 0) {
             self.active();
         }
+        if written.is_pending() && self.write_waited_too_long(cx) {
+            return Poll::Ready(Err(idle_error()));
+        }
         written
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
+        let flushed = Pin::new(&mut self.stream).poll_flush(cx);
+        if flushed.is_pending() && self.write_waited_too_long(cx) {
+            return Poll::Ready(Err(idle_error()));
+        }
+        flushed
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -195,6 +220,9 @@ impl AsyncWrite for Capped {
         let written = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
         if matches!(written, Poll::Ready(Ok(n)) if n > 0) {
             self.active();
+        }
+        if written.is_pending() && self.write_waited_too_long(cx) {
+            return Poll::Ready(Err(idle_error()));
         }
         written
     }

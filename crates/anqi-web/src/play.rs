@@ -119,47 +119,88 @@ pub async fn live(
         .on_upgrade(move |socket| page(socket, human, shared))
 }
 
+/// One page on a seat: the seat's state now and at every change (a page slow to read gets the
+/// latest), its clicks to the relay, and pings: a page that answers nothing for half of
+/// `human_away_ms` (a browser gone without closing, a network lost) is let go, so that the
+/// seat counts it gone. Once the seat is done with, the page gets its last state and the
+/// socket is closed.
 async fn page(mut socket: WebSocket, human: std::sync::Arc<crate::seats::Human>, shared: Shared) {
     let mut state = human.subscribe();
-    // The state now, then at every change (a page that is slow to read gets the latest).
+    let mut ping = tokio::time::interval((human.away / 4).max(Duration::from_millis(25)));
+    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let silent_for = (human.away / 2).max(Duration::from_millis(50));
+    let mut heard = tokio::time::Instant::now();
     let mut first = true;
     loop {
         if !first {
             tokio::select! {
                 changed = state.changed() => if changed.is_err() { break },
-                msg = socket.recv() => match msg {
-                    Some(Ok(Message::Text(text))) => {
-                        let answer = match serde_json::from_str::<PageAction>(&text) {
-                            Ok(action) => human.ask(action).await,
-                            Err(e) => Err(format!("{e}")),
-                        };
-                        if let Err(why) = answer {
-                            let refused = serde_json::json!({"type": "refused", "text": why});
-                            if send(&mut socket, refused.to_string()).await.is_err() {
-                                return;
+                msg = socket.recv() => {
+                    heard = tokio::time::Instant::now();
+                    match msg {
+                        Some(Ok(Message::Text(text))) => {
+                            let answer = match serde_json::from_str::<PageAction>(&text) {
+                                Ok(action) => human.ask(action).await,
+                                Err(e) => Err(format!("{e}")),
+                            };
+                            if let Err(why) = answer {
+                                let refused = serde_json::json!({"type": "refused", "text": why});
+                                if send(&mut socket, refused.to_string()).await.is_err() {
+                                    return;
+                                }
                             }
+                            continue;
                         }
-                        continue;
+                        Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                        Some(Ok(_)) => continue,
                     }
-                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
-                    Some(Ok(_)) => continue,
                 },
+                _ = ping.tick() => {
+                    if heard.elapsed() > silent_for {
+                        close(&mut socket, 1001, "this page answered nothing for too long").await;
+                        return;
+                    }
+                    let sent = tokio::time::timeout(
+                        Duration::from_secs(1),
+                        socket.send(Message::Ping(Default::default())),
+                    )
+                    .await;
+                    if !matches!(sent, Ok(Ok(()))) {
+                        return;
+                    }
+                    continue;
+                }
                 _ = shared.shutdown.cancelled() => {
-                    let frame = CloseFrame { code: 1001, reason: Utf8Bytes::from_static("the server is shutting down") };
-                    let _ = tokio::time::timeout(Duration::from_secs(1), socket.send(Message::Close(Some(frame)))).await;
+                    close(&mut socket, 1001, "the server is shutting down").await;
                     return;
                 }
             }
         }
         first = false;
         let now = state.borrow_and_update().clone();
-        if now.is_empty() {
+        if now.json.is_empty() {
             continue;
         }
-        if send(&mut socket, now.to_string()).await.is_err() {
+        if send(&mut socket, now.json.to_string()).await.is_err() {
+            return;
+        }
+        if now.ended {
+            close(&mut socket, 1000, "the seat is done with").await;
             return;
         }
     }
+}
+
+async fn close(socket: &mut WebSocket, code: u16, reason: &'static str) {
+    let frame = CloseFrame {
+        code,
+        reason: Utf8Bytes::from_static(reason),
+    };
+    let _ = tokio::time::timeout(
+        Duration::from_secs(1),
+        socket.send(Message::Close(Some(frame))),
+    )
+    .await;
 }
 
 async fn send(socket: &mut WebSocket, text: String) -> Result<(), ()> {

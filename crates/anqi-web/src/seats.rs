@@ -24,7 +24,7 @@ use anqi_client::{Bot, RandomBot};
 use anqi_core::rules::Action;
 use anqi_server::config::{Config, SeedSource};
 use anqi_server::door::{Door, Guest, LocalSeat};
-use anqi_server::limits::{Admission, Refusal, Slot};
+use anqi_server::limits::{Admission, Refusal};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
@@ -35,8 +35,9 @@ use tokio::sync::{mpsc, oneshot, watch};
 /// The bots a person can play against, by the name the page and the API use.
 pub const BOTS: [&str; 3] = ["random", "greedy", "search"];
 
-/// How long an ended seat's page can still be reopened (to see how it ended).
-const KEEP_ENDED: Duration = Duration::from_secs(600);
+/// How long an ended seat's page can still be reopened (to see how it ended); the seat holds
+/// its place under the caps until then.
+const KEEP_ENDED: Duration = Duration::from_secs(60);
 
 /// How often a relay looks whether its page is still there.
 const AWAY_CHECK: Duration = Duration::from_millis(250);
@@ -57,10 +58,22 @@ pub struct Seats {
 
 /// One person's seat, as the pages reach it.
 pub struct Human {
-    /// The seat's state for its pages, as JSON; pages subscribe to it (their number is how
-    /// the relay knows whether anyone is there).
-    state: watch::Sender<Arc<str>>,
+    /// The seat's state for its pages; pages subscribe to it (their number is how the relay
+    /// knows whether anyone is there).
+    state: watch::Sender<SeatState>,
     acts: mpsc::Sender<(PageAction, oneshot::Sender<Result<(), String>>)>,
+    /// `[http] human_away_ms`: a page that answers nothing (not even a ping) for half of it
+    /// is let go, so that a dead browser does not hold the seat.
+    pub away: Duration,
+}
+
+/// A seat's state as its pages get it.
+#[derive(Clone, Default)]
+pub struct SeatState {
+    /// The `{"type": "seat", ...}` message.
+    pub json: Arc<str>,
+    /// The seat is done with (its game over, or the seat given up): nothing more will change.
+    pub ended: bool,
 }
 
 /// What a person's page asks for.
@@ -165,6 +178,9 @@ impl Seats {
                 req.seat, self.players
             )));
         }
+        let token = new_token().ok_or_else(|| {
+            SeatRefusal::Full("the server cannot draw a secret for the seat just now".into())
+        })?;
         let slot = self.admission.admit(peer.ip()).map_err(|r| {
             SeatRefusal::Full(match r {
                 Refusal::PerAddress(n) => format!(
@@ -218,12 +234,12 @@ impl Seats {
             }
         }
         .map_err(|_| SeatRefusal::Closed)?;
-        let token = new_token();
-        let (state, _) = watch::channel(Arc::from(""));
+        let (state, _) = watch::channel(SeatState::default());
         let (acts_tx, acts) = mpsc::channel(4);
         let human = Arc::new(Human {
             state,
             acts: acts_tx,
+            away: self.away,
         });
         self.held().insert(token.clone(), human.clone());
         tracing::info!(name = ?req.name, %peer, against = %req.against, "web: a person sat down");
@@ -241,10 +257,13 @@ impl Seats {
         let seats = self.clone();
         let token_kept = token.clone();
         tokio::spawn(async move {
-            relay.run(seat, acts, slot, seats.away).await;
-            // The page may still come to see how it ended, for a while.
+            relay.run(seat, acts, seats.away).await;
+            // The page may still come to see how it ended, for a while; the seat keeps its
+            // place under the caps until then, so that seats cannot be piled up faster than
+            // they are let go.
             tokio::time::sleep(KEEP_ENDED).await;
             seats.held().remove(&token_kept);
+            drop(slot);
         });
         Ok(token)
     }
@@ -257,7 +276,7 @@ impl Seats {
 
 impl Human {
     /// A page's view of the seat: its state now and at every change.
-    pub fn subscribe(&self) -> watch::Receiver<Arc<str>> {
+    pub fn subscribe(&self) -> watch::Receiver<SeatState> {
         self.state.subscribe()
     }
 
@@ -306,7 +325,6 @@ impl Relay {
         mut self,
         mut seat: LocalSeat,
         mut acts: mpsc::Receiver<(PageAction, oneshot::Sender<Result<(), String>>)>,
-        slot: Slot,
         away: Duration,
     ) {
         self.publish();
@@ -358,11 +376,9 @@ impl Relay {
             }
             self.publish();
         }
-        // The seat's connection closes here (the referee rules on it if the game still runs),
-        // and its place under the caps is given back.
+        // The seat's connection closes here (the referee rules on it if the game still runs).
         drop(seat);
-        drop(slot);
-        self.publish();
+        self.publish_as(true);
     }
 
     /// A line from the referee.
@@ -435,6 +451,11 @@ impl Relay {
 
     /// Tells the pages the seat's state.
     fn publish(&self) {
+        self.publish_as(false);
+    }
+
+    /// Tells the pages the seat's state, and whether it is its last.
+    fn publish_as(&self, ended: bool) {
         let observation = self.tracker.observation();
         let awaiting = self.phase == Phase::Playing && self.tracker.awaiting();
         let actions: Vec<String> = match (awaiting, self.tracker.view()) {
@@ -461,9 +482,12 @@ impl Relay {
         let state = state.to_string();
         // Pages hear of changes only.
         self.human.state.send_if_modified(|now| {
-            let changed = **now != *state;
+            let changed = *now.json != *state || now.ended != ended;
             if changed {
-                *now = state.into();
+                *now = SeatState {
+                    json: state.into(),
+                    ended,
+                };
             }
             changed
         });
@@ -521,6 +545,14 @@ fn new_bot(strategy: &str, seed: u64) -> Box<dyn Bot + Send> {
 
 /// A person's name: what the records and the other players' pages show.
 pub fn check_name(name: &str) -> Result<(), String> {
+    if BOTS
+        .iter()
+        .any(|b| name.eq_ignore_ascii_case(&format!("{b}_bot")))
+    {
+        return Err(format!(
+            "name {name:?} is the name of the server's bots: choose another"
+        ));
+    }
     let ok = !name.is_empty()
         && name.chars().count() <= 32
         && name.starts_with(|c: char| c.is_alphabetic())
@@ -549,9 +581,12 @@ fn check_seed(seed: &str) -> Result<(), String> {
     }
 }
 
-/// A seat's token: 128 bits from the operating system, in hex.
-fn new_token() -> String {
-    SeedSource::Random.contribution()
+/// A seat's token: 128 bits from the operating system, in hex; none when the system cannot
+/// give them (a token made up from the clock could be guessed).
+fn new_token() -> Option<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// A number below `n` from the operating system.
