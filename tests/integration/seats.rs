@@ -42,6 +42,24 @@ pub async fn post(web: &str, path: &str, body: &str, headers: &str) -> (u16, Str
     (status, body)
 }
 
+/// Who the lobby lists as waiting, once someone is (the list follows the seating task).
+async fn waiting_names(web: &str) -> Vec<String> {
+    for _ in 0..250 {
+        let listed = get_json(web, "/api/seats").await;
+        let names: Vec<String> = listed["waiting"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w["name"].as_str().unwrap().to_string())
+            .collect();
+        if !names.is_empty() {
+            return names;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Vec::new()
+}
+
 /// Sits a person down: the seat's token.
 async fn sit(web: &str, request: Value) -> String {
     let (status, body) = post(web, "/api/seats", &request.to_string(), "").await;
@@ -128,8 +146,8 @@ async fn a_seat_acts_only_on_its_own_turn_only_legally_and_only_through_its_toke
     .await;
     let mut a = open_seat(&web, &alice).await;
     until(&mut a, |s| s["state"] == "waiting").await;
-    let waiting = get_json(&web, "/api/seats").await;
-    assert_eq!(waiting["waiting"][0]["name"], "alice", "{waiting}");
+    // The lobby lists her once the seating task has taken her in.
+    assert_eq!(waiting_names(&web).await, ["alice"]);
     let bob = sit(&web, json!({"name": "bob", "against": "waiting"})).await;
     assert_ne!(alice, bob);
     let mut b = open_seat(&web, &bob).await;
@@ -242,15 +260,7 @@ async fn a_person_takes_the_seat_of_a_program_waiting_over_tcp_and_plays_to_the_
         .unwrap()
     });
     // The program waits; the lobby lists it.
-    let mut listed = Value::Null;
-    for _ in 0..200 {
-        listed = get_json(&web, "/api/seats").await;
-        if listed["waiting"].as_array().is_some_and(|w| !w.is_empty()) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert_eq!(listed["waiting"][0]["name"], "waiter", "{listed}");
+    assert_eq!(waiting_names(&web).await, ["waiter"]);
     let token = sit(&web, json!({"name": "visitor", "against": "waiting"})).await;
     let mut seat = open_seat(&web, &token).await;
     // The person plays the first legal action offered, every turn, to the end.
