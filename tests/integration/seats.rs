@@ -453,3 +453,50 @@ async fn every_request_that_cannot_be_served_says_why() {
     refused(status, &body, "your network holds 1 seats");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_message_over_the_bound_closes_that_page_only() {
+    let (server, web) =
+        TestServer::start_watched("traditional-2x4", "[http]\nhumans = true\n").await;
+    let token = sit(
+        &web,
+        json!({"name": "alice", "against": "random", "seat": 2}),
+    )
+    .await;
+    let mut page = open_seat(&web, &token).await;
+    until(&mut page, |s| s["state"] == "playing").await;
+    // 2 KiB where a click is a few dozen bytes (the bound is 1 KiB): the page is closed...
+    let big = json!({"act": "x".repeat(2048)}).to_string();
+    let _ = page.send(Message::Text(big.into())).await;
+    let closed = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match page.next().await {
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
+                Some(Ok(_)) => {}
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "the page over the bound is closed");
+    // ...and the seat is not: a page opened again takes it back, still playing.
+    let mut again = open_seat(&web, &token).await;
+    let s = next(&mut again).await;
+    assert_eq!(s["state"], "playing", "{s}");
+    // The same bound holds on a game's live feed.
+    let (mut live, _) = tokio_tungstenite::connect_async(format!("ws://{web}/api/games/1/live"))
+        .await
+        .unwrap();
+    let _ = live.send(Message::Text("y".repeat(4096).into())).await;
+    let closed = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match live.next().await {
+                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
+                Some(Ok(_)) => {}
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "the live feed over the bound is closed");
+    drop(again);
+    server.stop().await;
+}
