@@ -59,11 +59,7 @@ pub fn build(config: &TournamentConfig, variant: &Variant) -> Result<Vec<Schedul
             ))
         }
         Format::Gauntlet => {
-            let g = config
-                .gauntlet
-                .as_ref()
-                .and_then(|name| config.engines.iter().position(|e| &e.name == name))
-                .unwrap_or(0);
+            let g = gauntlet_index(config);
             let others: Vec<usize> = (0..n).filter(|&i| i != g).collect();
             if others.len() < seats - 1 {
                 return Err(format!(
@@ -115,6 +111,15 @@ pub fn build(config: &TournamentConfig, variant: &Variant) -> Result<Vec<Schedul
     Ok(games)
 }
 
+/// The gauntlet engine's index: the one named, else the first listed.
+fn gauntlet_index(config: &TournamentConfig) -> usize {
+    config
+        .gauntlet
+        .as_ref()
+        .and_then(|name| config.engines.iter().position(|e| &e.name == name))
+        .unwrap_or(0)
+}
+
 /// The games of engines that each field a whole side (see [`build`]): every pair of engines
 /// (round robin) or the gauntlet engine with each other one, `cycles` times `deals` deals each,
 /// every deal played twice, the sides swapped.
@@ -125,11 +130,7 @@ fn sides_schedule(config: &TournamentConfig, variant: &Variant, n: usize) -> Vec
             .map(|c| (c[0], c[1]))
             .collect(),
         Format::Gauntlet => {
-            let g = config
-                .gauntlet
-                .as_ref()
-                .and_then(|name| config.engines.iter().position(|e| &e.name == name))
-                .unwrap_or(0);
+            let g = gauntlet_index(config);
             (0..n).filter(|&i| i != g).map(|i| (g, i)).collect()
         }
     };

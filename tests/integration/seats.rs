@@ -5,7 +5,7 @@
 //! served says why; and no token shows anywhere but to its seat.
 
 use crate::common::TestServer;
-use crate::web::{get, get_json, get_ws_upgrade};
+use crate::web::{get, get_json, get_ws_upgrade, upgrade_request};
 use anqi_core::rules::Termination;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
@@ -91,6 +91,22 @@ async fn next(socket: &mut Socket) -> Value {
             return serde_json::from_str(&t).unwrap();
         }
     }
+}
+
+/// Reads a socket until the server closes it (within 10 s): the close code, if the frame had
+/// one; `None` when it was not closed in time.
+async fn closed(socket: &mut Socket) -> Option<Option<u16>> {
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match socket.next().await {
+                Some(Ok(Message::Close(frame))) => return frame.map(|f| f.code.into()),
+                None | Some(Err(_)) => return None,
+                Some(Ok(_)) => {}
+            }
+        }
+    })
+    .await
+    .ok()
 }
 
 /// The seat's state once `done` holds for it.
@@ -204,17 +220,9 @@ async fn a_seat_acts_only_on_its_own_turn_only_legally_and_only_through_its_toke
     assert_eq!(over["result"], "(win 1 0)", "{over}");
     // The seat is done with: its pages are told so and closed (they held connections).
     for socket in [&mut a, &mut b] {
-        let end = tokio::time::timeout(Duration::from_secs(10), async {
-            loop {
-                match socket.next().await {
-                    Some(Ok(Message::Close(frame))) => return frame.map(|f| f.code.into()),
-                    None | Some(Err(_)) => return None,
-                    Some(Ok(_)) => {}
-                }
-            }
-        })
-        .await
-        .expect("the seat's page is closed once the game is over");
+        let end = closed(socket)
+            .await
+            .expect("the seat's page is closed once the game is over");
         assert_eq!(end, Some(1000u16));
     }
     let record = server.next_record().await;
@@ -360,12 +368,7 @@ async fn a_page_that_answers_nothing_does_not_hold_its_seat() {
     // closing its connection): pinged, silent, let go; then the seat is given up.
     let mut ghost = TcpStream::connect(&web).await.unwrap();
     ghost
-        .write_all(
-            format!(
-                "GET /api/seats/{token}/live HTTP/1.1\r\nhost: {web}\r\nupgrade: websocket\r\nconnection: upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n"
-            )
-            .as_bytes(),
-        )
+        .write_all(upgrade_request(&web, &format!("/api/seats/{token}/live")).as_bytes())
         .await
         .unwrap();
     let started = std::time::Instant::now();
@@ -468,16 +471,10 @@ async fn a_page_message_over_the_bound_closes_that_page_only() {
     // 2 KiB where a click is a few dozen bytes (the bound is 1 KiB): the page is closed...
     let big = json!({"act": "x".repeat(2048)}).to_string();
     let _ = page.send(Message::Text(big.into())).await;
-    let closed = tokio::time::timeout(Duration::from_secs(10), async {
-        loop {
-            match page.next().await {
-                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
-                Some(Ok(_)) => {}
-            }
-        }
-    })
-    .await;
-    assert!(closed.is_ok(), "the page over the bound is closed");
+    assert!(
+        closed(&mut page).await.is_some(),
+        "the page over the bound is closed"
+    );
     // ...and the seat is not: a page opened again takes it back, still playing.
     let mut again = open_seat(&web, &token).await;
     let s = next(&mut again).await;
@@ -487,16 +484,10 @@ async fn a_page_message_over_the_bound_closes_that_page_only() {
         .await
         .unwrap();
     let _ = live.send(Message::Text("y".repeat(4096).into())).await;
-    let closed = tokio::time::timeout(Duration::from_secs(10), async {
-        loop {
-            match live.next().await {
-                None | Some(Err(_)) | Some(Ok(Message::Close(_))) => return,
-                Some(Ok(_)) => {}
-            }
-        }
-    })
-    .await;
-    assert!(closed.is_ok(), "the live feed over the bound is closed");
+    assert!(
+        closed(&mut live).await.is_some(),
+        "the live feed over the bound is closed"
+    );
     drop(again);
     server.stop().await;
 }

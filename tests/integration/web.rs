@@ -462,7 +462,7 @@ async fn observers_and_connections_are_capped_and_every_refusal_says_why() {
 }
 
 /// A WebSocket upgrade request for `path`, as a browser sends it.
-fn upgrade_request(web: &str, path: &str) -> String {
+pub fn upgrade_request(web: &str, path: &str) -> String {
     format!(
         "GET {path} HTTP/1.1\r\nhost: {web}\r\nupgrade: websocket\r\nconnection: upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n\r\n"
     )

@@ -160,6 +160,14 @@ impl AsyncRead for Capped {
 }
 
 impl Capped {
+    /// The first bytes written say whether the connection became a WebSocket (`101`).
+    fn note_first_answer(&mut self, bytes: &[u8]) {
+        if !self.answered && !bytes.is_empty() {
+            self.answered = true;
+            self.upgraded = bytes.starts_with(b"HTTP/1.1 101");
+        }
+    }
+
     /// A write that waits (the client reads nothing) past the idle limit fails: hyper may be
     /// writing pipelined answers and not reading, so the read side alone would never notice.
     fn write_waited_too_long(&mut self, cx: &mut Context<'_>) -> bool {
@@ -180,10 +188,7 @@ impl AsyncWrite for Capped {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        if !self.answered && !buf.is_empty() {
-            self.answered = true;
-            self.upgraded = buf.starts_with(b"HTTP/1.1 101");
-        }
+        self.note_first_answer(buf);
         let written = Pin::new(&mut self.stream).poll_write(cx, buf);
         if matches!(written, Poll::Ready(Ok(n)) if n > 0) {
             self.active();
@@ -211,11 +216,8 @@ impl AsyncWrite for Capped {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        if !self.answered {
-            if let Some(first) = bufs.iter().find(|b| !b.is_empty()) {
-                self.answered = true;
-                self.upgraded = first.starts_with(b"HTTP/1.1 101");
-            }
+        if let Some(first) = bufs.iter().find(|b| !b.is_empty()) {
+            self.note_first_answer(first);
         }
         let written = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
         if matches!(written, Poll::Ready(Ok(n)) if n > 0) {
