@@ -122,6 +122,9 @@ pub(crate) trait Translator: Sized {
     ) -> Result<(), BridgeError>;
     /// Tells the engine the game is over and stops it.
     async fn quit(self);
+    /// Whether the engine says something of its moves that the record should keep (the
+    /// `comment` extension is asked for).
+    const COMMENTS: bool = false;
 }
 
 /// What a bridged game came to.
@@ -198,13 +201,14 @@ async fn run_with<T: Translator>(options: &BridgeOptions) -> Result<BridgeSummar
         .clone()
         .or_else(|| engine.engine_name())
         .unwrap_or_else(|| "engine".into());
-    let mut session = match Session::join(&options.connect, &name, &options.token).await {
-        Ok(s) => s,
-        Err(e) => {
-            engine.quit().await;
-            return Err(e);
-        }
-    };
+    let mut session =
+        match Session::join(&options.connect, &name, &options.token, T::COMMENTS).await {
+            Ok(s) => s,
+            Err(e) => {
+                engine.quit().await;
+                return Err(e);
+            }
+        };
     let played = match assess(
         options.protocol,
         session.variant(),

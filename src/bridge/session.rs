@@ -11,7 +11,7 @@ use super::BridgeError;
 use anqi_client::tracker::{ExtRequest, Tracker};
 use anqi_client::{ClientError, Connection, History};
 use anqi_core::rules::{Action, Board, Colour, Kind, Piece, Start, Variant};
-use anqi_core::wire::{ClientClause, ClientMessage, ErrorCode, Extensions, LastPly};
+use anqi_core::wire::{ClientClause, ClientMessage, ErrorCode, Extension, Extensions, LastPly};
 use anqi_core::wire::{ServerClause, ServerMessage};
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -52,29 +52,34 @@ fn server_error(e: ClientError) -> BridgeError {
 }
 
 impl Session {
-    /// Connects to `addr`, introduces itself as `name` with `token` as its SEED, asks for every
-    /// extension, and waits to be seated.
+    /// Connects to `addr`, introduces itself as `name` with `token` as its SEED, asks for the
+    /// extensions that describe the game (and `comment` when the engine's protocol has
+    /// something to say), and waits to be seated.
     ///
     /// # Errors
     /// The server cannot be reached, refuses, or sends a setup without the extensions.
-    pub async fn join(addr: &str, name: &str, token: &str) -> Result<Session, BridgeError> {
+    pub async fn join(
+        addr: &str,
+        name: &str,
+        token: &str,
+        comments: bool,
+    ) -> Result<Session, BridgeError> {
         let mut conn = Connection::connect(addr).await.map_err(server_error)?;
         // One message, `((init NAME TOKEN)(ext last clock progress variant))`: a server without
         // extensions cannot be bridged anyway.
-        let seated = anqi_client::join_with(
-            &mut conn,
-            name,
-            token,
-            Extensions::all(),
-            ExtRequest::WithInit,
-        )
-        .await
-        .map_err(|e| match e {
-            ClientError::Closed { .. } => BridgeError::Server(
-                "the server closed the connection before seating this engine".into(),
-            ),
-            e => server_error(e),
-        })?;
+        let ext = if comments {
+            Extensions::TRACKING.with(Extension::Comment)
+        } else {
+            Extensions::TRACKING
+        };
+        let seated = anqi_client::join_with(&mut conn, name, token, ext, ExtRequest::WithInit)
+            .await
+            .map_err(|e| match e {
+                ClientError::Closed { .. } => BridgeError::Server(
+                    "the server closed the connection before seating this engine".into(),
+                ),
+                e => server_error(e),
+            })?;
         for (code, text) in &seated.errors {
             tracing::warn!("server: {} {text}", code.name());
         }
@@ -160,6 +165,20 @@ impl Session {
     /// # Errors
     /// The connection fails.
     pub async fn answer(&mut self, answer: Answer) -> Result<(), BridgeError> {
+        self.answer_with(answer, None).await
+    }
+
+    /// Forwards the engine's answer with what it said of it (its last `info` line), as a
+    /// `(comment ...)` when the server granted the `comment` extension (the server cuts it to
+    /// its own bound).
+    ///
+    /// # Errors
+    /// The connection fails.
+    pub async fn answer_with(
+        &mut self,
+        answer: Answer,
+        comment: Option<String>,
+    ) -> Result<(), BridgeError> {
         let clause = match answer {
             Answer::Reveal(cell) => {
                 self.tracker.sent(Action::Reveal(cell));
@@ -180,7 +199,14 @@ impl Session {
             .tracker
             .observation()
             .map_or_else(String::new, |o| o.wire_board.clone());
-        let msg = ClientMessage(vec![ClientClause::Board(board), clause]);
+        let mut msg = ClientMessage(vec![ClientClause::Board(board), clause]);
+        let granted = self
+            .tracker
+            .setup()
+            .is_some_and(|s| s.extensions.contains(Extension::Comment));
+        if let Some(c) = comment.filter(|c| granted && !c.is_empty()) {
+            msg.0.push(ClientClause::Comment(c));
+        }
         self.conn.send(&msg).await.map_err(server_error)
     }
 

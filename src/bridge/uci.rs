@@ -307,8 +307,8 @@ fn session_movetime(session: &Session) -> u64 {
 /// A line the engine sent while it searched.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reply {
-    /// `info ...`: progress, ignored.
-    Info,
+    /// `info ...`: what the engine says of its search (the words after `info`).
+    Info(String),
     /// `bestmove FROMTO`.
     Move(Answer),
     /// `bestmove (none)`: no move (or no position it could read).
@@ -321,7 +321,9 @@ pub enum Reply {
 pub fn parse_reply(line: &str) -> Option<Reply> {
     let mut words = line.split_whitespace();
     match words.next()? {
-        "info" => Some(Reply::Info),
+        "info" => Some(Reply::Info(
+            line.trim_start()["info".len()..].trim().to_string(),
+        )),
         "bestmove" => Some(match words.next() {
             Some("(none)") => Reply::NoMove,
             Some(token) => {
@@ -369,10 +371,20 @@ impl UciEngine {
         self.engine
             .send(&format!("go movetime {}", session_movetime(session)))
             .await?;
+        // The record keeps the last `info` line with a score or a principal variation (the
+        // search's conclusion), else the last one.
+        let mut said: Option<String> = None;
         let reply = loop {
             tokio::select! {
                 line = self.engine.expect("go", None, parse_reply) => match line? {
-                    Reply::Info => {}
+                    Reply::Info(words) => {
+                        let telling = |w: &str| w.split_whitespace().any(|x| x == "score" || x == "pv");
+                        if !words.is_empty()
+                            && (telling(&words) || !said.as_deref().is_some_and(telling))
+                        {
+                            said = Some(words);
+                        }
+                    }
                     reply => break reply,
                 },
                 event = session.next() => match event? {
@@ -404,9 +416,9 @@ impl UciEngine {
                 ));
                 Answer::Resign
             }
-            Reply::Info => unreachable!("info lines are skipped"),
+            Reply::Info(_) => unreachable!("info lines are taken in above"),
         };
-        session.answer(answer).await?;
+        session.answer_with(answer, said).await?;
         Ok(true)
     }
 }
@@ -416,6 +428,9 @@ fn refused(code: &str, text: &str) {
 }
 
 impl Translator for UciEngine {
+    /// Its `info` lines: depth, score, nodes, principal variation.
+    const COMMENTS: bool = true;
+
     async fn start(options: &BridgeOptions) -> Result<Self, BridgeError> {
         let engine = LineEngine::spawn(&options.command, options.verbose)?;
         let mut uci = UciEngine { engine, name: None };
@@ -549,7 +564,10 @@ mod tests {
             Some(Reply::Move(Answer::Move(24, 40)))
         );
         assert_eq!(parse_reply("bestmove (none)"), Some(Reply::NoMove));
-        assert_eq!(parse_reply("info depth 3 score cp 12"), Some(Reply::Info));
+        assert_eq!(
+            parse_reply("info depth 3 score cp 12"),
+            Some(Reply::Info("depth 3 score cp 12".into()))
+        );
         for bad in ["bestmove", "bestmove e2", "bestmove E2E4", "bestmove d1e1x"] {
             assert_eq!(
                 parse_reply(bad),

@@ -65,6 +65,10 @@ pub struct TournamentConfig {
     /// Adjudicate a draw after this many plies (0: only the variant's rules end games).
     #[serde(default)]
     pub max_plies: u32,
+    /// How long a seat waits for an engine whose connection is lost, to take it back with its
+    /// per-game token, as `[referee] rejoin_grace_ms` (0: a lost connection loses at once).
+    #[serde(default)]
+    pub rejoin_grace_ms: u64,
     /// Time control of every engine without a `tc` of its own, as a string (`40/60+0.6`).
     #[serde(default)]
     pub tc: Option<Tc>,

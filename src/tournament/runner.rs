@@ -129,6 +129,7 @@ pub async fn run(
     server_config.referee.illegal_action = Ruling::Lose;
     server_config.referee.out_of_turn = Ruling::Lose;
     server_config.referee.max_errors = 3;
+    server_config.referee.rejoin_grace_ms = config.rejoin_grace_ms;
     let mut server = Server::bind(server_config, variant.clone())
         .await
         .map_err(TournamentError::io("cannot start the tournament's server"))?;

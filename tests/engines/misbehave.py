@@ -15,6 +15,10 @@ first time it is asked to move:
   pause    (with --tell FIFO --gate FIFO) once seated, writes its token to the --tell FIFO and
            waits until the test opens and closes the --gate FIFO; then reveals a piece on its
            first turn and resigns on its second (the game goes on after whatever the test did).
+  drop     closes its connection without a word, waits --delay seconds (default 3), connects
+           again presenting the same token (what takes a seat back in a tournament with
+           rejoin_grace_ms), then reveals a piece on the turn it is given and resigns on the
+           next one.
 """
 
 import argparse
@@ -27,7 +31,7 @@ import time
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("mode", choices=["crash", "hang", "illegal", "slow", "resign", "pause"])
+    parser.add_argument("mode", choices=["crash", "hang", "illegal", "slow", "resign", "pause", "drop"])
     parser.add_argument("--connect", required=True)
     parser.add_argument("--token", default=os.environ.get("ANQI_TOKEN"))
     parser.add_argument("--tell")
@@ -39,10 +43,17 @@ def main() -> int:
     if args.mode == "pause" and not (args.tell and args.gate):
         parser.error("pause needs --tell and --gate")
     host, port = args.connect.rsplit(":", 1)
-    sock = socket.create_connection((host, int(port)))
-    stream = sock.makefile("r")
-    stream.readline()  # ((version 1.0))
-    sock.sendall(f"((init {args.mode} {args.token}))\n".encode())
+
+    def join():
+        sock = socket.create_connection((host, int(port)))
+        stream = sock.makefile("r")
+        stream.readline()  # ((version 1.0))
+        sock.sendall(f"((init {args.mode} {args.token}))\n".encode())
+        return sock, stream
+
+    sock, stream = join()
+    if args.mode == "drop":
+        return drop(sock, stream, join, args.delay)
     turns = 0
     for line in stream:
         if "(win " in line:
@@ -75,6 +86,31 @@ def main() -> int:
         else:
             sock.sendall(b"((resign))\n")
     return 0
+
+
+def drop(sock, stream, join, delay):
+    """Leaves on its first turn, comes back after `delay` seconds with the same token, reveals
+    a piece on the turn it is given, and resigns on the next."""
+    step = "leave"
+    while True:
+        line = stream.readline()
+        if not line or "(win " in line:
+            return 0
+        if "(turn " not in line:
+            continue
+        board = line.split("(board ", 1)[1].split(")", 1)[0]
+        if step == "leave":
+            # The reader holds the socket open too: close both, or nothing is closed.
+            stream.close()
+            sock.close()
+            time.sleep(delay)
+            sock, stream = join()
+            step = "reveal"
+        elif step == "reveal" and "X" in board:
+            sock.sendall(f"((board {board})(rev {board.index('X')}))\n".encode())
+            step = "resign"
+        else:
+            sock.sendall(b"((resign))\n")
 
 
 if __name__ == "__main__":

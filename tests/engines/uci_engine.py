@@ -185,6 +185,8 @@ class Engine:
         self.goes += 1
         board, turn = self.position
         self.noise("info depth 1 nodes 1 score cp 0")
+        self.noise(f"info depth 2 nodes 7 score cp {self.goes} pv a0a1 b0b1")
+        self.noise("info string searched")
         self.noise(f"thinking for {limits.get('movetime', '?')} ms, {limits.get('nodes', 'any')} nodes")
         if self.goes == self.args.illegal:
             self.out("bestmove a3h0")

@@ -201,13 +201,28 @@ async fn face_up_starts_and_fixed_colours_reach_the_engine() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_noisy_engine_plays_normally_and_its_noise_is_logged() {
-    let (out, err, record, _) =
+    let (out, err, record, me) =
         against_bot("traditional", "[clock]\ngame_ms = 0\n", &[], &["--noise"]).await;
     assert_clean(&out, &err, &record);
     assert!(err.contains("engine: uci_engine.py starting up"), "{err}");
     assert!(err.contains("engine: thinking for 1000 ms"), "{err}");
-    // `info` lines belong to the protocol: not noise.
+    // `info` lines belong to the protocol: not noise. The last one with a score is the ply's
+    // comment in the record (the bridge asks for the `comment` extension).
     assert!(!err.contains("engine: info"), "{err}");
+    let mine: Vec<_> = record.plies.iter().filter(|p| p.player == me).collect();
+    assert!(!mine.is_empty());
+    for (n, ply) in mine.iter().enumerate() {
+        assert_eq!(
+            ply.comment.as_deref(),
+            Some(format!("depth 2 nodes 7 score cp {} pv a0a1 b0b1", n + 1).as_str()),
+            "ply {}",
+            ply.ply
+        );
+    }
+    assert!(record
+        .plies
+        .iter()
+        .all(|p| p.player == me || p.comment.is_none()));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -79,6 +79,9 @@ class Ply:
     revealed: str | None = None
     captured: str | None = None
     drawn: str | None = None
+    #: What the mover said of the ply (the server's `comment` extension: an engine's depth,
+    #: score and principal variation), None when it said nothing.
+    comment: str | None = None
 
     @property
     def kind(self) -> str:
@@ -266,7 +269,7 @@ def _record(d: dict[str, Any], where: str) -> Record:
                 legal_all=(tuple(Counts.from_json(c) for c in q["legal_all"])
                            if q.get("legal_all") is not None else None),
                 revealed=q.get("revealed"), captured=q.get("captured"),
-                drawn=q.get("drawn"),
+                drawn=q.get("drawn"), comment=q.get("comment"),
             )
             for q in d["plies"]
         )
@@ -306,7 +309,7 @@ class Records(list):
 
         `kind="plies"`: one row per ply: game (its position in this list), source, variant,
         ply, turn, player, side, team, engine, action, kind, think_ms, the mover's counts
-        (moves, jumps, reveals, bags, puts), revealed/captured/drawn, and the game's
+        (moves, jumps, reveals, bags, puts), revealed/captured/drawn, comment, and the game's
         winner_side, reason and the mover's score. With every player's counts in the records,
         also `<kind>_p<N>` columns for each player N.
         `kind="games"`: one row per game: variant, engines, plies, turns, reason, winner_side,
@@ -335,6 +338,7 @@ class Records(list):
                     "action": p.action, "kind": p.kind, "think_ms": p.think_ms,
                     **{k: p.legal.get(k) for k in COUNT_KINDS},
                     "revealed": p.revealed, "captured": p.captured, "drawn": p.drawn,
+                    "comment": p.comment,
                     "winner_side": r.result.winner_side, "reason": r.result.reason,
                     "score": r.score(p.player),
                 }

@@ -195,6 +195,19 @@ class RecordsAndAnalysis(unittest.TestCase):
         self.assertEqual(r.board_at(len(r.plies)), r.final_board)
         r.replay()
 
+    def test_comments_load_and_reach_the_table(self):
+        d = json.loads((DATA / "one-game.jsonl").read_text().splitlines()[0])
+        self.assertNotIn("comment", d["plies"][0])
+        d["plies"][0]["comment"] = "depth 6 score cp 35 pv a1a2"
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "commented.jsonl"
+            path.write_text(json.dumps(d) + "\n")
+            r = anqi.records.load(path)
+        self.assertEqual(r[0].plies[0].comment, "depth 6 score cp 35 pv a1a2")
+        self.assertIsNone(r[0].plies[1].comment)
+        rows = r.ply_rows()
+        self.assertEqual([row["comment"] for row in rows[:2]], ["depth 6 score cp 35 pv a1a2", None])
+
     def test_bad_lines_name_their_place(self):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "bad.jsonl"

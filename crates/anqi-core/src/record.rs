@@ -43,6 +43,25 @@ pub struct GameRecord {
     /// Where the game stands in a tournament (absent outside tournaments).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<TournamentTag>,
+    /// Every lost connection of a player whose seat was kept for it (`[referee]
+    /// rejoin_grace_ms`), in the order they ended: taken back, or not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drops: Vec<DropRecord>,
+}
+
+/// A player's connection lost during the game while its seat was kept for it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DropRecord {
+    pub player: usize,
+    /// The ply being waited for when the connection was lost (1-based).
+    pub ply: u32,
+    /// How long the seat was without its player, in milliseconds (0: a new connection took
+    /// the seat while the old one still looked open).
+    pub away_ms: u64,
+    /// Whether the player took its seat back. A player not back when its grace or its clock
+    /// ran out lost the game as `disconnect`; one still away when the game ended otherwise
+    /// (its side lost on the board, another player left...) is `false` too.
+    pub back: bool,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -107,6 +126,7 @@ impl GameRecord {
             },
             final_board: game.wire_board(),
             tournament: None,
+            drops: Vec::new(),
         }
     }
 }
@@ -225,6 +245,10 @@ pub struct PlyRecord {
     /// The piece a bag draw gave.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drawn: Option<char>,
+    /// What the mover said of its ply (the `comment` extension: an engine's depth, score and
+    /// principal variation), cut to the server's `[records] comment_bytes`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
 }
 
 /// An error reply sent to a player.

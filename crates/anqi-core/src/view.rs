@@ -126,6 +126,9 @@ pub struct PlyView {
     pub captured: Option<char>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drawn: Option<char>,
+    /// What the mover said of the ply (the `comment` extension), as the record keeps it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
     pub position: Position,
 }
 
@@ -260,6 +263,7 @@ impl PlyView {
             revealed: ply.revealed,
             captured: ply.captured,
             drawn: ply.drawn,
+            comment: ply.comment.clone(),
             position: Position::of(game, used_ms),
         }
     }
@@ -471,6 +475,7 @@ mod tests {
                 revealed: played.revealed.map(|p| p.letter()),
                 drawn: played.drawn.map(|p| p.letter()),
                 captured: played.captured.map(|p| p.letter()),
+                comment: None,
             });
         }
         if game.outcome().is_none() {

@@ -58,6 +58,10 @@ pub struct RefereeConfig {
     pub out_of_turn: Ruling,
     pub max_errors: u32,
     pub max_plies: u32,
+    /// How long a seat waits for its player after a lost connection (the `rejoin`
+    /// extension, or a tournament's per-game token), in milliseconds; 0: a lost connection
+    /// loses at once.
+    pub rejoin_grace_ms: u64,
 }
 
 /// `[clock]`: time control, in milliseconds (0 = off; absent = the variant's default).
@@ -137,6 +141,9 @@ pub struct RecordsConfig {
     /// Whose legal-action counts each ply records.
     #[serde(default)]
     pub legal_counts: LegalCounts,
+    /// The longest comment a ply's record keeps, in bytes (the `comment` extension); longer
+    /// ones are cut. 0: comments are not taken (the extension is not granted).
+    pub comment_bytes: usize,
 }
 
 /// `[http]`: watching games in a web browser (protocol/WEB.md).
@@ -210,6 +217,9 @@ pub const MIN_WRITE_QUEUE_BYTES: usize = 64 * 1024;
 /// The largest frame limit accepted: a client message is at most a board and an action.
 pub const MAX_FRAME_BYTES: usize = 1024 * 1024;
 
+/// The most `[records] comment_bytes` may be: a record holds one comment per ply.
+pub const MAX_COMMENT_BYTES: usize = 65_536;
+
 /// A configuration that cannot be used, with what is wrong.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -280,6 +290,12 @@ impl Config {
         if s.max_frame_bytes > MAX_FRAME_BYTES {
             return Err(ConfigError(format!(
                 "server: max_frame_bytes above {MAX_FRAME_BYTES} lets one client make the server buffer too much"
+            )));
+        }
+        if self.records.comment_bytes > MAX_COMMENT_BYTES {
+            return Err(ConfigError(format!(
+                "records: comment_bytes is at most {MAX_COMMENT_BYTES}, not {}",
+                self.records.comment_bytes
             )));
         }
         let h = &self.http;

@@ -283,6 +283,9 @@ pub struct Player {
     /// Told the game's number when the player is seated: a local player's (`door`), which
     /// has no other way to learn which game it plays.
     pub seated: Option<tokio::sync::oneshot::Sender<u64>>,
+    /// The secret of a `(rejoin "SECRET")` handshake: this connection comes back for a seat
+    /// in a game under way, not for a new game.
+    pub rejoin: Option<String>,
 }
 
 impl std::fmt::Debug for Player {
@@ -318,6 +321,7 @@ impl Player {
             inbox,
             outbox: Outbox::closed(),
             seated: None,
+            rejoin: None,
         }
     }
 }
@@ -347,6 +351,7 @@ impl Player {
                 sink: Sink::Channel(tx),
             },
             seated: None,
+            rejoin: None,
         };
         (player, out_rx, in_tx)
     }
@@ -531,6 +536,7 @@ pub async fn handshake(
             Inbound::Message(m, _) => m,
         };
         let mut init = None;
+        let mut rejoin = None;
         // Mistakes are counted, and each kind answered once per message with the first few
         // named: a message of thousands of bad clauses gets a few lines back, not thousands.
         let (mut unknown, mut unknown_count) = (Vec::new(), 0usize);
@@ -559,6 +565,7 @@ pub async fn handshake(
                     );
                 }
                 ClientClause::Init { name, seed } => init = Some((name, seed)),
+                ClientClause::Rejoin(secret) => rejoin = Some(secret),
                 ClientClause::Ext(names) => {
                     for name in names {
                         match Extension::from_name(&name) {
@@ -599,6 +606,10 @@ pub async fn handshake(
                 ),
             );
         }
+        // A connection coming back for its seat needs no (init ...): the seat has a name.
+        if rejoin.is_some() && init.is_none() {
+            init = Some((String::new(), String::new()));
+        }
         if let Some((name, seed)) = init {
             tracing::Span::current().record("name", name.as_str());
             return Some(Player {
@@ -610,6 +621,7 @@ pub async fn handshake(
                 inbox,
                 outbox,
                 seated: None,
+                rejoin,
             });
         }
     }

@@ -8,7 +8,7 @@
 //! into the inbox a connection's reader task would fill ([`LocalSeat::send`]), stamped with the
 //! moment it was sent (the clock charges up to then, as for a socket's read). There is no
 //! handshake: the door is told the name and seed an `(init NAME SEED)` would carry, and grants
-//! every protocol extension (a local player's driver reads them all).
+//! the extensions that describe the game (a local player's driver reads them all).
 //!
 //! Dropping a [`LocalSeat`] is the local player closing its connection: the referee rules on
 //! it as on any client that leaves.
@@ -97,10 +97,11 @@ impl Door {
             peer: guest.peer,
             name: guest.name,
             seed: guest.seed,
-            ext: Extensions::all(),
+            ext: Extensions::TRACKING,
             inbox,
             outbox: Outbox::channel(out_tx),
             seated: Some(seated_tx),
+            rejoin: None,
         };
         (
             player,

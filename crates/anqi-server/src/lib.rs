@@ -22,6 +22,10 @@
 //!   ordered by the organizer through an [`OrderDesk`], seats taken by secret token).
 //! - `referee`: one actor per game (`Referee`, a method per step), which owns the game, rules
 //!   on every message, and has the record written before anyone hears the result.
+//! - `secret`: the secrets that seat players (tournament tokens, seats' rejoin secrets),
+//!   looked up by digest; the rejoin secrets are made here.
+//! - `rejoin`: seats kept for players who lost their connection, and the proofs (a seat's
+//!   secret, a tournament's per-game token) that hand a new connection to the seat's referee.
 //! - `clock`: each player's own time control (game time, moves per period, increment, move
 //!   limit) and the time they have left.
 //! - `record_sink`: the one task that appends records to the records file (group commit,
@@ -45,7 +49,9 @@ pub mod exchange;
 pub mod limits;
 mod record_sink;
 mod referee;
+mod rejoin;
 mod seating;
+mod secret;
 mod server;
 pub mod sys;
 mod tasks;

@@ -13,9 +13,11 @@ use super::connection::{Inbound, Player};
 use crate::config::{Config, LegalCounts, Ruling};
 use crate::exchange::Exchange;
 use crate::record_sink::{Committed, RecordSink};
+use crate::rejoin::{Registration, Return};
+use crate::secret::TokenDigest;
 use crate::watch::GameFeed;
 use anqi_core::record::{
-    wire_team, FaultLog, FaultRecord, GameHeader, GameRecord, PlayerRecord, PlyRecord,
+    wire_team, DropRecord, FaultLog, FaultRecord, GameHeader, GameRecord, PlayerRecord, PlyRecord,
 };
 use anqi_core::rules::{
     Action, ActionCounts, Game, PlayError, SeedInputs, Square, Start, Termination, Variant,
@@ -28,6 +30,8 @@ use anqi_core::wire::{
 use std::future::poll_fn;
 use std::sync::Arc;
 use std::task::Poll;
+use std::time::Duration;
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -45,6 +49,8 @@ pub struct GameContext {
     pub shutdown: CancellationToken,
     /// Where the game's public events go, when games are watched (`[http]`).
     pub watch: Option<crate::watch::Hub>,
+    /// Where connections that come back for a seat are handed to its referee.
+    pub rejoins: crate::rejoin::Rejoins,
 }
 
 impl GameContext {
@@ -74,14 +80,21 @@ pub struct GameSpec {
     pub done: Option<tokio::sync::oneshot::Sender<GameRecord>>,
 }
 
-/// Plays one game to its end and records it.
-pub async fn run_game(ctx: GameContext, game_no: u64, players: Vec<Player>, spec: GameSpec) {
+/// Plays one game to its end and records it. `seat_tokens`: each seat's per-game tournament
+/// token, which takes the seat back after a lost connection (empty outside tournaments).
+pub async fn run_game(
+    ctx: GameContext,
+    game_no: u64,
+    players: Vec<Player>,
+    spec: GameSpec,
+    seat_tokens: Vec<Option<TokenDigest>>,
+) {
     // Names are client text: logged escaped (`?`), so a newline cannot forge a log line.
     let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
     let span =
         tracing::info_span!("game", game = game_no, variant = %ctx.variant.name, players = ?names);
     drop(names);
-    let referee = Referee::new(ctx, game_no, players, spec);
+    let referee = Referee::new(ctx, game_no, players, spec, seat_tokens);
     tracing::Instrument::instrument(referee.run(), span).await
 }
 
@@ -90,6 +103,13 @@ struct Seat {
     player: Player,
     /// Error replies earned in this game.
     errors: u32,
+    /// Whether the seat is kept for its player after a lost connection (`rejoin`).
+    kept: bool,
+    /// The seat's `rejoin` secret, sent in its setup message.
+    secret: Option<String>,
+    /// Since when, and from which ply, the seat has been without its player (its connection
+    /// was lost and it has not come back yet).
+    away: Option<(Instant, u32)>,
 }
 
 /// One turn being waited for: who moves, what they were sent, and their clock.
@@ -97,6 +117,9 @@ struct Turn {
     mover: usize,
     /// The prompt, sent again after an error reply.
     prompt: Arc<str>,
+    /// The extensions the prompt was written for (a mover that came back on a connection
+    /// asking for others is prompted anew).
+    prompt_ext: Extensions,
     /// The board as sent, which an action's `(board ...)` must match.
     board: String,
     round: u32,
@@ -114,6 +137,8 @@ enum Request {
     Act {
         board: Option<String>,
         action: Action,
+        /// `(comment "TEXT")`, the `comment` extension's.
+        comment: Option<String>,
     },
     /// Understood, but not acceptable; the error to reply.
     Refused(ErrorCode, String),
@@ -122,6 +147,7 @@ enum Request {
 impl Request {
     fn of(msg: ClientMessage) -> Request {
         let mut board = None;
+        let mut comment = None;
         let mut actions = Vec::new();
         for clause in msg.0 {
             match clause {
@@ -133,9 +159,18 @@ impl Request {
                         );
                     }
                 }
+                ClientClause::Comment(c) => {
+                    if comment.replace(c).is_some() {
+                        return Request::Refused(
+                            ErrorCode::Syntax,
+                            "more than one (comment ...) clause".into(),
+                        );
+                    }
+                }
                 ClientClause::Resign => return Request::Resign,
                 c @ (ClientClause::Version(_)
                 | ClientClause::Init { .. }
+                | ClientClause::Rejoin(_)
                 | ClientClause::Ext(_)) => {
                     return Request::Refused(
                         ErrorCode::Unexpected,
@@ -152,6 +187,7 @@ impl Request {
             [action] => Request::Act {
                 board,
                 action: *action,
+                comment,
             },
             [] => Request::Refused(
                 ErrorCode::Syntax,
@@ -191,12 +227,29 @@ struct Referee {
     feed: Option<GameFeed>,
     /// What each player was sent and what was read from them, when games are watched.
     exchange: Option<Exchange>,
+    /// Connections that come back for a seat, and the sender their registrations hold.
+    returns: mpsc::UnboundedReceiver<Return>,
+    /// Each kept seat's registered proofs (secret, token), removed when the game ends.
+    registrations: Vec<Registration>,
+    /// How long a kept seat waits for its player.
+    grace: Duration,
+    /// Lost connections, once they ended (taken back, or not).
+    drops: Vec<DropRecord>,
 }
 
 impl Referee {
     /// Deals the game from the seeds and sets the clocks.
-    fn new(ctx: GameContext, game_no: u64, players: Vec<Player>, spec: GameSpec) -> Referee {
+    fn new(
+        ctx: GameContext,
+        game_no: u64,
+        mut players: Vec<Player>,
+        spec: GameSpec,
+        seat_tokens: Vec<Option<TokenDigest>>,
+    ) -> Referee {
         let cfg = &ctx.config;
+        for p in &mut players {
+            p.ext = granted(p.ext, cfg);
+        }
         let seeds = spec.seeds.unwrap_or_else(|| SeedInputs {
             clients: if cfg.seed.clients {
                 players.iter().map(|p| p.seed.clone()).collect()
@@ -235,14 +288,46 @@ impl Referee {
             setup.position.at_unix_ms = Some(header.started_unix_ms);
             hub.open(setup, deal)
         });
+        // Seats kept after a lost connection: those whose player can prove it is back, with the
+        // secret of the `rejoin` extension or its per-game tournament token.
+        let grace = Duration::from_millis(cfg.referee.rejoin_grace_ms);
+        let (returns_tx, returns) = mpsc::unbounded_channel();
+        let mut registrations = Vec::new();
+        let seats = players
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut player)| {
+                let absent = spec.absent.contains(&(i + 1));
+                let secret = (player.ext.contains(Extension::Rejoin) && !absent)
+                    .then(crate::secret::new_secret)
+                    .flatten();
+                if secret.is_none() {
+                    player.ext = player.ext.without(Extension::Rejoin);
+                }
+                let token = seat_tokens.get(i).copied().flatten().filter(|_| !absent);
+                let kept = !grace.is_zero() && (secret.is_some() || token.is_some());
+                if kept {
+                    registrations.push(ctx.rejoins.register(
+                        i + 1,
+                        secret.as_deref(),
+                        token,
+                        &returns_tx,
+                    ));
+                }
+                Seat {
+                    player,
+                    errors: 0,
+                    kept,
+                    secret,
+                    away: None,
+                }
+            })
+            .collect();
         Referee {
             header,
             game,
             clocks,
-            seats: players
-                .into_iter()
-                .map(|player| Seat { player, errors: 0 })
-                .collect(),
+            seats,
             plies: Vec::new(),
             faults: FaultLog::default(),
             absent: spec.absent,
@@ -252,6 +337,10 @@ impl Referee {
             exchange: feed.as_ref().map(|_| Exchange::default()),
             feed,
             ctx,
+            returns,
+            registrations,
+            grace,
+            drops: Vec::new(),
         }
     }
 
@@ -276,33 +365,38 @@ impl Referee {
         } else if let Some(&absent) = self.absent.first() {
             self.game.forfeit(absent, Termination::NoConnect);
         }
-        let tail = setup_tail(&self.game);
         for player in 1..=self.seats.len() {
             if self.absent.contains(&player) {
                 continue;
             }
-            let line = format!(
-                "({}{}{}{}{}{})\n",
-                ServerClause::Id(player),
-                ServerClause::Players(variant.players),
-                team_clauses(&variant, player),
-                self.ctx.setup_common,
-                tail,
-                self.setup_extensions(player)
-            );
-            if let Some(x) = &mut self.exchange {
-                x.sent(player, 1, &line);
-            }
-            if self.seats[player - 1]
-                .player
-                .outbox
-                .send_line(line.into())
-                .is_err()
-            {
-                self.game.forfeit(player, Termination::Disconnect);
+            if !self.send_setup(player) {
+                self.lost(player);
             }
         }
         tracing::debug!(server_seed = %self.header.seeds.server, "game started");
+    }
+
+    /// Sends `player` its setup message (at the start, and again when it takes its seat back).
+    /// `false` when its connection is gone.
+    fn send_setup(&mut self, player: usize) -> bool {
+        let variant = &self.ctx.variant;
+        let line = format!(
+            "({}{}{}{}{}{})\n",
+            ServerClause::Id(player),
+            ServerClause::Players(variant.players),
+            team_clauses(variant, player),
+            self.ctx.setup_common,
+            setup_tail(&self.game),
+            self.setup_extensions(player)
+        );
+        if let Some(x) = &mut self.exchange {
+            x.sent(player, self.game.ply() + 1, &line);
+        }
+        self.seats[player - 1]
+            .player
+            .outbox
+            .send_line(line.into())
+            .is_ok()
     }
 
     /// The extension clauses ending `player`'s setup message: `(ext ...)` (what was granted),
@@ -327,6 +421,13 @@ impl Referee {
         if ext.contains(Extension::Variant) {
             out.push_str(&self.ctx.public_variant);
         }
+        if let Some(secret) = self.seats[player - 1]
+            .secret
+            .as_ref()
+            .filter(|_| ext.contains(Extension::Rejoin))
+        {
+            out.push_str(&ServerClause::Rejoin(secret.clone()).to_string());
+        }
         out
     }
 
@@ -350,54 +451,57 @@ impl Referee {
         out
     }
 
-    /// Sends the board with `(turn ...)` to the mover and `(info ...)` to everyone else (with
-    /// the extension clauses each asked for before them). `None` when the game ended on the way
-    /// (a player who cannot be written to is gone).
-    fn prompt(&mut self) -> Option<Turn> {
+    /// The message of the position as it stands, for a player that asked for `ext`:
+    /// `(board ...)`, the drawn piece while it waits to be put, the extension clauses, then
+    /// `(turn ...)` for the mover or `(info ...)` for everyone else.
+    fn position_line(&self, ext: Extensions, to_move: bool) -> Arc<str> {
         let game = &self.game;
-        let mover = game.to_move();
-        let board = game.wire_board();
-        let round = game.round();
-        // The board, the drawn piece while it waits to be put, extensions, then turn or info.
-        let message = |ext: Extensions, last: ServerClause| -> Arc<str> {
-            let mut clauses = vec![ServerClause::Board(board.clone())];
-            clauses.extend(game.hand().map(|p| ServerClause::Hand(p.letter())));
-            if !ext.is_empty() {
-                clauses.extend(self.prompt_extensions(ext));
-            }
-            clauses.push(last);
-            ServerMessage(clauses).to_line().into()
-        };
+        let mut clauses = vec![ServerClause::Board(game.wire_board())];
+        clauses.extend(game.hand().map(|p| ServerClause::Hand(p.letter())));
+        if !ext.is_empty() {
+            clauses.extend(self.prompt_extensions(ext));
+        }
+        clauses.push(if to_move {
+            ServerClause::Turn(game.round(), game.to_move())
+        } else {
+            ServerClause::Info(game.round(), game.to_move())
+        });
+        ServerMessage(clauses).to_line().into()
+    }
+
+    /// Sends the board with `(turn ...)` to the mover and `(info ...)` to everyone else (with
+    /// the extension clauses each asked for before them). A seat without its player (its
+    /// connection lost, the seat kept) is skipped: it gets the position when it comes back.
+    /// `None` when the game ended on the way (a player who cannot be written to is gone).
+    fn prompt(&mut self) -> Option<Turn> {
+        let mover = self.game.to_move();
         // Most games have at most two kinds of clients (with and without extensions).
         let mut made: Vec<(Extensions, bool, Arc<str>)> = Vec::new();
         let mut prompt = None;
-        let logging = self.exchange.is_some();
         let mut sent = Vec::new();
+        let mut gone = Vec::new();
         for i in 0..self.seats.len() {
             let ext = self.seats[i].player.ext;
             let to_move = i + 1 == mover;
+            if self.seats[i].away.is_some() {
+                continue;
+            }
             let line = match made.iter().find(|(e, m, _)| *e == ext && *m == to_move) {
                 Some((_, _, line)) => line.clone(),
                 None => {
-                    let last = if to_move {
-                        ServerClause::Turn(round, mover)
-                    } else {
-                        ServerClause::Info(round, mover)
-                    };
-                    let line = message(ext, last);
+                    let line = self.position_line(ext, to_move);
                     made.push((ext, to_move, line.clone()));
                     line
                 }
             };
             if to_move {
-                prompt = Some(line.clone());
+                prompt = Some((line.clone(), ext));
             }
-            if logging {
+            if self.exchange.is_some() {
                 sent.push((i + 1, line.clone()));
             }
             if self.seats[i].player.outbox.send_line(line).is_err() {
-                self.game.forfeit(i + 1, Termination::Disconnect);
-                return None;
+                gone.push(i + 1);
             }
         }
         if let Some(x) = &mut self.exchange {
@@ -406,13 +510,26 @@ impl Referee {
                 x.sent(player, ply, &line);
             }
         }
-        let prompt = prompt.expect("the mover has a seat");
+        for player in gone {
+            if self.lost(player) {
+                return None;
+            }
+        }
+        let (prompt, prompt_ext) = match prompt {
+            Some(p) => p,
+            // The mover is away: it is prompted when it comes back.
+            None => (
+                self.position_line(self.seats[mover - 1].player.ext, true),
+                Extensions::NONE,
+            ),
+        };
         let started = Instant::now();
         Some(Turn {
             mover,
             prompt,
-            board,
-            round,
+            prompt_ext,
+            board: self.game.wire_board(),
+            round: self.game.round(),
             started,
             deadline: self.clocks.deadline(mover, started),
             counts: self.game.counts(),
@@ -433,6 +550,13 @@ impl Referee {
     async fn await_action(&mut self, turn: &Turn) {
         loop {
             let shutdown = self.ctx.shutdown.clone();
+            // The first kept seat whose player's grace runs out.
+            let grace_over = self
+                .seats
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| s.away.map(|(since, _)| (since + self.grace, i + 1)))
+                .min();
             let (from, inbound) = tokio::select! {
                 biased;
                 _ = shutdown.cancelled() => {
@@ -442,8 +566,18 @@ impl Referee {
                 }
                 // Before the deadline: what was read in time is ruled on first.
                 e = next_event(&mut self.seats, &mut self.next_poll) => e,
+                Some((seat, player)) = self.returns.recv() => {
+                    self.take_back(seat, player, turn);
+                    continue;
+                }
                 _ = sleep_until_opt(turn.deadline) => {
                     self.lose_on_time(turn);
+                    return;
+                }
+                _ = sleep_until_opt(grace_over.map(|(at, _)| at)) => {
+                    let player = grace_over.expect("a grace ran out").1;
+                    tracing::info!(player, "a player did not come back in time");
+                    self.game.forfeit(player, Termination::Disconnect);
                     return;
                 }
             };
@@ -457,8 +591,10 @@ impl Referee {
             }
             let (request, read_at) = match inbound {
                 Inbound::Closed => {
-                    self.game.forfeit(from, Termination::Disconnect);
-                    return;
+                    if self.lost(from) {
+                        return;
+                    }
+                    continue;
                 }
                 Inbound::Bad(e, at) => (Request::Refused(e.code, e.text), at.instant()),
                 Inbound::Message(m, at) => (Request::of(m), at.instant()),
@@ -511,7 +647,20 @@ impl Referee {
                 ),
                 referee.stale_board,
             ),
-            Request::Act { action, .. } => {
+            Request::Act {
+                comment: Some(_), ..
+            } if !self.seats[from - 1].player.ext.contains(Extension::Comment) => (
+                ErrorCode::Unexpected,
+                if self.ctx.config.records.comment_bytes == 0 {
+                    "this server keeps no comments ([records] comment_bytes = 0): send the action without its (comment ...)".into()
+                } else {
+                    "(comment ...) is the comment extension's: ask for it with (ext comment) in your handshake, or send the action without it".into()
+                },
+                Ruling::Error,
+            ),
+            Request::Act {
+                action, comment, ..
+            } => {
                 if self.clocks.would_fall(turn.mover, spent) {
                     self.lose_on_time(turn);
                     return Step::Over;
@@ -542,6 +691,8 @@ impl Referee {
                             revealed: played.revealed.map(|p| p.letter()),
                             drawn: played.drawn.map(|p| p.letter()),
                             captured: played.captured.map(|p| p.letter()),
+                            comment: comment
+                                .map(|c| cut_comment(c, self.ctx.config.records.comment_bytes)),
                         });
                         let cap = self.header.max_plies;
                         if cap > 0 && self.game.ply() >= cap && self.game.outcome().is_none() {
@@ -565,17 +716,103 @@ impl Referee {
             self.game.forfeit(from, Termination::Illegal);
             return Step::Over;
         }
-        if from == turn.mover {
-            if let Some(x) = &mut self.exchange {
-                x.sent(from, self.game.ply() + 1, &turn.prompt);
-            }
+        if from != turn.mover {
+            return Step::Answered;
         }
-        let seat = &self.seats[from - 1];
-        if from == turn.mover && seat.player.outbox.send_line(turn.prompt.clone()).is_err() {
-            self.game.forfeit(from, Termination::Disconnect);
+        // The prompt again, as it was sent (written anew for a mover that came back asking
+        // for other extensions).
+        let ext = self.seats[from - 1].player.ext;
+        let prompt = if ext == turn.prompt_ext {
+            turn.prompt.clone()
+        } else {
+            self.position_line(ext, true)
+        };
+        if let Some(x) = &mut self.exchange {
+            x.sent(from, self.game.ply() + 1, &prompt);
+        }
+        if self.seats[from - 1]
+            .player
+            .outbox
+            .send_line(prompt)
+            .is_err()
+            && self.lost(from)
+        {
             return Step::Over;
         }
         Step::Answered
+    }
+
+    /// `player`'s connection is lost. A kept seat waits for its player's return (until its
+    /// grace runs out); any other player loses by `disconnect`. Returns whether the game is
+    /// over.
+    fn lost(&mut self, player: usize) -> bool {
+        let seat = &mut self.seats[player - 1];
+        if !seat.kept {
+            self.game.forfeit(player, Termination::Disconnect);
+            return true;
+        }
+        if seat.away.is_none() {
+            tracing::info!(
+                player,
+                grace_ms = self.grace.as_millis() as u64,
+                "a player's connection is lost; its seat waits for it"
+            );
+            seat.away = Some((Instant::now(), self.game.ply() + 1));
+        }
+        false
+    }
+
+    /// A connection came back for `seat` with its proof: it takes the seat (from the old
+    /// connection, if that one still looked open), is sent the setup message again and the
+    /// position as it stands, and plays on. The clock ran on meanwhile.
+    fn take_back(&mut self, seat: usize, mut player: Player, turn: &Turn) {
+        let now = Instant::now();
+        let s = &mut self.seats[seat - 1];
+        let (away_ms, ply) = match s.away.take() {
+            Some((since, ply)) => (now.duration_since(since).as_millis() as u64, ply),
+            None => {
+                // A half-open connection (the peer vanished without a word) still looks open:
+                // the proof is what counts, and the old connection is let go.
+                s.player.outbox.error(
+                    ErrorCode::Unexpected,
+                    "another connection took this seat back with its proof; this one is closed",
+                );
+                (0, self.game.ply() + 1)
+            }
+        };
+        tracing::info!(
+            player = seat,
+            peer = %player.peer,
+            away_ms,
+            "a player took its seat back"
+        );
+        self.drops.push(DropRecord {
+            player: seat,
+            ply,
+            away_ms,
+            back: true,
+        });
+        // The seat keeps its name and seed for the record; the connection is the new one,
+        // with the extensions it asked for (as far as this server grants them).
+        player.name = std::mem::take(&mut s.player.name);
+        player.seed = std::mem::take(&mut s.player.seed);
+        player.ext = granted(player.ext, &self.ctx.config);
+        if s.secret.is_none() {
+            player.ext = player.ext.without(Extension::Rejoin);
+        }
+        s.player = player;
+        let ext = s.player.ext;
+        if !self.send_setup(seat) {
+            self.lost(seat);
+            return;
+        }
+        let line = self.position_line(ext, seat == turn.mover);
+        if let Some(x) = &mut self.exchange {
+            x.sent(seat, self.game.ply() + 1, &line);
+        }
+        if self.seats[seat - 1].player.outbox.send_line(line).is_err() {
+            self.lost(seat);
+        }
     }
 
     /// Shows observers the ply just played and the position after it.
@@ -586,9 +823,14 @@ impl Referee {
         feed.ply(ply, &self.game, clocks, unix_ms());
     }
 
-    /// The mover's flag fell: they are told, and lose.
+    /// The mover's flag fell: they are told, and lose. A mover away from its kept seat loses
+    /// by `disconnect`: it was not there to play.
     fn lose_on_time(&mut self, turn: &Turn) {
         self.clocks.charge(turn.mover, turn.started.elapsed());
+        if self.seats[turn.mover - 1].away.is_some() {
+            self.game.forfeit(turn.mover, Termination::Disconnect);
+            return;
+        }
         self.game.forfeit(turn.mover, Termination::Time);
         self.reply_fault(turn.mover, ErrorCode::Timeout, "your clock ran out".into());
     }
@@ -617,10 +859,23 @@ impl Referee {
     /// Writes the record, then tells everyone the result: a player who has seen `(win ...)`
     /// can count on the record being on disk. An aborted game's players are told why instead.
     async fn finish(mut self) {
+        // No connection is handed to this game any more.
+        self.registrations.clear();
         let outcome = self
             .game
             .outcome()
             .expect("the game loop ends with an outcome");
+        let end = Instant::now();
+        for (i, seat) in self.seats.iter().enumerate() {
+            if let Some((since, ply)) = seat.away {
+                self.drops.push(DropRecord {
+                    player: i + 1,
+                    ply,
+                    away_ms: end.duration_since(since).as_millis() as u64,
+                    back: false,
+                });
+            }
+        }
         if outcome.reason == Termination::Aborted {
             for player in 1..=self.seats.len() {
                 self.reply_fault(
@@ -647,13 +902,14 @@ impl Referee {
                 time_used_ms: self.clocks.used(i + 1).as_millis() as u64,
             })
             .collect();
-        let record = GameRecord::of_game(
+        let mut record = GameRecord::of_game(
             self.header,
             &self.game,
             players,
             std::mem::take(&mut self.plies),
             std::mem::take(&mut self.faults),
         );
+        record.drops = std::mem::take(&mut self.drops);
         let win = record.result.win.clone();
         tracing::info!(
             result = %if win.is_empty() { "aborted" } else { &win },
@@ -732,6 +988,38 @@ impl Referee {
     }
 }
 
+/// The extensions a player that asked for `asked` is granted. The handshake grants every name
+/// it knows; the ones this server's settings switch off are taken back here, before the setup
+/// message lists what was granted.
+fn granted(asked: Extensions, cfg: &Config) -> Extensions {
+    let mut ext = asked;
+    if cfg.records.comment_bytes == 0 {
+        ext = ext.without(Extension::Comment);
+    }
+    if cfg.referee.rejoin_grace_ms == 0 {
+        ext = ext.without(Extension::Rejoin);
+    }
+    ext
+}
+
+/// A comment as a record keeps it: at most `max` bytes, cut at a character boundary and
+/// ending with `...` when it was longer.
+fn cut_comment(mut text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    const MORE: &str = "...";
+    let mut end = max.saturating_sub(MORE.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    if max >= MORE.len() {
+        text.push_str(MORE);
+    }
+    text
+}
+
 /// Each player's time left, in ms (`None`: untimed).
 fn clocks_left(clocks: &Clocks, players: usize) -> Vec<Option<u64>> {
     (1..=players)
@@ -788,6 +1076,10 @@ async fn next_event(seats: &mut [Seat], next: &mut usize) -> (usize, Inbound) {
         let n = seats.len();
         for k in 0..n {
             let i = (*next + k) % n;
+            // A seat without its player has nothing to say until it is back.
+            if seats[i].away.is_some() {
+                continue;
+            }
             match seats[i].player.inbox.poll_recv(cx) {
                 Poll::Ready(Some(msg)) => {
                     *next = (i + 1) % n;
@@ -833,6 +1125,7 @@ mod tests {
             records: sink,
             shutdown: CancellationToken::new(),
             watch: None,
+            rejoins: Default::default(),
         };
         let (p1, out1, in1) = Player::for_test(1, "a");
         let (p2, out2, in2) = Player::for_test(2, "b");
@@ -843,7 +1136,7 @@ mod tests {
             absent: Vec::new(),
             done: None,
         };
-        tokio::spawn(run_game(ctx, 1, vec![p1, p2], spec));
+        tokio::spawn(run_game(ctx, 1, vec![p1, p2], spec, Vec::new()));
         ([(out1, in1), (out2, in2)], records)
     }
 

@@ -123,6 +123,7 @@ impl Server {
             write_queue_bytes: cfg.server.write_queue_bytes,
             handshake_timeout: Duration::from_millis(cfg.server.handshake_timeout_ms),
         };
+        let rejoins = crate::rejoin::Rejoins::default();
         let ctx = GameContext {
             setup_common: GameContext::setup_common(&self.variant),
             public_variant: anqi_core::wire::ServerClause::Variant(
@@ -135,6 +136,7 @@ impl Server {
             records: records.clone(),
             shutdown: shutdown.clone(),
             watch: self.watch.clone(),
+            rejoins: rejoins.clone(),
         };
         // A broadcast delay in time: held events are released as their time comes.
         if let Some(hub) = self.watch.as_ref().filter(|h| h.delay().is_some()) {
@@ -215,6 +217,7 @@ impl Server {
             let (inbox, outbox) = connection::spawn_io(stream, conn, limits, slot, span.clone());
             let seating_tx = seating_tx.clone();
             let shutdown = shutdown.clone();
+            let rejoins = rejoins.clone();
             let (evicted, handshaking) = admission.handshaking(conn);
             tracker.spawn(
                 async move {
@@ -235,6 +238,22 @@ impl Server {
                         // Client text goes to logs escaped (`?`): a newline in a name cannot
                         // forge a line.
                         tracing::debug!(name = ?player.name, peer = %player.peer, "handshake done");
+                        // Back for a seat in a game under way, or ready for a new game.
+                        let player = match rejoins.proof_of(&player) {
+                            Some(proof) => match rejoins.hand_back(proof, player) {
+                                None => return,
+                                Some(player) => player,
+                            },
+                            None => player,
+                        };
+                        if player.rejoin.is_some() {
+                            tracing::info!(peer = %player.peer, "refused a rejoin secret no seat waits for");
+                            player.outbox.error(
+                                ErrorCode::Unexpected,
+                                "no seat waits for this rejoin secret: its game is over, or its grace ran out",
+                            );
+                            return;
+                        }
                         let _ = seating_tx.send(SeatingEvent::Ready(player));
                     }
                 }

@@ -359,7 +359,8 @@ function gameView(id, seat = null) {
     }
     moves.replaceChildren(...state.plies.map((p, i) => {
       const extra = [p.revealed && `→${p.revealed}`, p.captured && `×${p.captured}`, p.drawn && `drew ${p.drawn}`].filter(Boolean).join(" ");
-      return h("div", { class: i + 1 === state.at ? "current" : "", onclick: () => go(i + 1) }, `${p.ply}. P${p.player} ${p.action} ${extra}`);
+      return h("div", { class: i + 1 === state.at ? "current" : "", onclick: () => go(i + 1) }, `${p.ply}. P${p.player} ${p.action} ${extra}`,
+        p.comment ? h("span", { class: "comment", title: p.comment }, ` { ${p.comment} }`) : "");
     }), ...state.faults.map((f) => h("div", { class: "fault" }, `ply ${f.ply}: player ${f.player}: ${f.code}: ${f.text}`)));
     const cur = moves.querySelector(".current");
     if (cur) cur.scrollIntoView({ block: "nearest" });

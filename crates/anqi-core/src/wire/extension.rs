@@ -26,14 +26,25 @@ pub enum Extension {
     /// `protocol/VARIANTS.md` format, secrets such as a fixed deal left out), so that a generic
     /// bot knows the capture, draw and colour rules without being told.
     Variant,
+    /// `(comment "TEXT")` accepted beside an action: the player's own words on the ply (an
+    /// engine's depth, score and principal variation), kept in the ply's record, cut to the
+    /// server's `[records] comment_bytes`. Granted only by a server that keeps comments.
+    Comment,
+    /// `(rejoin "SECRET")` in the setup message: the seat's secret. A client that loses its
+    /// connection may connect again within the server's grace (`[referee] rejoin_grace_ms`)
+    /// and send `(rejoin "SECRET")` instead of `(init NAME SEED)` to take its seat back.
+    /// Granted only by a server that keeps seats.
+    Rejoin,
 }
 
 impl Extension {
-    pub const ALL: [Extension; 4] = [
+    pub const ALL: [Extension; 6] = [
         Extension::Last,
         Extension::Clock,
         Extension::Progress,
         Extension::Variant,
+        Extension::Comment,
+        Extension::Rejoin,
     ];
 
     /// The name a client asks for.
@@ -43,6 +54,8 @@ impl Extension {
             Extension::Clock => "clock",
             Extension::Progress => "progress",
             Extension::Variant => "variant",
+            Extension::Comment => "comment",
+            Extension::Rejoin => "rejoin",
         }
     }
 
@@ -70,6 +83,22 @@ impl Extensions {
     /// Every extension.
     pub fn all() -> Extensions {
         Extension::ALL.into_iter().collect()
+    }
+
+    /// The extensions that describe the game as it goes (`last`, `clock`, `progress`,
+    /// `variant`): everything a client needs to follow the game without working out what the
+    /// server knows. What the bridges and the server's local seats ask for.
+    pub const TRACKING: Extensions = Extensions(0b1111);
+
+    /// The set without `e`.
+    pub fn without(self, e: Extension) -> Extensions {
+        Extensions(self.0 & !e.bit())
+    }
+
+    /// The set with `e`.
+    pub fn with(mut self, e: Extension) -> Extensions {
+        self.insert(e);
+        self
     }
 
     pub fn contains(self, e: Extension) -> bool {
@@ -137,6 +166,18 @@ mod tests {
         let set: Extensions = [Extension::Variant, Extension::Last].into_iter().collect();
         assert_eq!(set.names(), ["last", "variant"]);
         assert!(set.contains(Extension::Last) && !set.contains(Extension::Clock));
-        assert_eq!(Extensions::all().iter().count(), 4);
+        assert_eq!(Extensions::all().iter().count(), 6);
+        assert_eq!(
+            Extensions::TRACKING.names(),
+            ["last", "clock", "progress", "variant"]
+        );
+        assert_eq!(
+            Extensions::all()
+                .without(Extension::Rejoin)
+                .names()
+                .last()
+                .unwrap(),
+            "comment"
+        );
     }
 }

@@ -137,6 +137,8 @@ pub enum ServerClause {
     Progress(u32),
     /// `(variant "DESCRIPTION")`.
     Variant(String),
+    /// `(rejoin "SECRET")`: the seat's secret, in the setup message.
+    Rejoin(String),
 }
 
 /// Client-to-server clauses (Table III).
@@ -156,6 +158,12 @@ pub enum ClientClause {
     Put(char, usize),
     /// `(ext NAME ...)`: the extensions asked for, during the handshake (an anqi extension).
     Ext(Vec<String>),
+    /// `(comment "TEXT")` beside an action: the player's words on it (the `comment`
+    /// extension).
+    Comment(String),
+    /// `(rejoin "SECRET")` instead of `(init NAME SEED)`: takes a seat back after a lost
+    /// connection (the `rejoin` extension).
+    Rejoin(String),
 }
 
 impl ClientClause {
@@ -174,6 +182,8 @@ impl ClientClause {
             | ClientClause::Init { .. }
             | ClientClause::Board(_)
             | ClientClause::Ext(_)
+            | ClientClause::Comment(_)
+            | ClientClause::Rejoin(_)
             | ClientClause::Resign => None,
         }
     }
@@ -359,6 +369,11 @@ impl fmt::Display for ServerClause {
                 write_string(&mut o, text);
                 o.push(')');
             }
+            ServerClause::Rejoin(secret) => {
+                o.push_str("(rejoin ");
+                write_string(&mut o, secret);
+                o.push(')');
+            }
         }
         f.write_str(&o)
     }
@@ -391,6 +406,16 @@ impl fmt::Display for ClientClause {
             ClientClause::Bag => o.push_str("(bag)"),
             ClientClause::Put(p, c) => write!(o, "(put {p} {c})")?,
             ClientClause::Ext(names) => write_names(&mut o, "ext", names),
+            ClientClause::Comment(text) => {
+                o.push_str("(comment ");
+                write_string(&mut o, text);
+                o.push(')');
+            }
+            ClientClause::Rejoin(secret) => {
+                o.push_str("(rejoin ");
+                write_string(&mut o, secret);
+                o.push(')');
+            }
         }
         f.write_str(&o)
     }
@@ -646,11 +671,13 @@ impl ClientMessage {
                 "ext" => ClientClause::Ext(
                     args.iter().map(|a| text(head, a)).collect::<Result<_, _>>()?,
                 ),
+                "comment" => ClientClause::Comment(text(head, arity(head, &args, 1, "(comment \"TEXT\")")?[0])?),
+                "rejoin" => ClientClause::Rejoin(text(head, arity(head, &args, 1, "(rejoin \"SECRET\")")?[0])?),
                 other => {
                     return Err(MessageError {
                         code: ErrorCode::Unknown,
                         text: format!(
-                            "unknown clause ({} ...); a client sends version, init, ext, board, rev, mov, resign, bag, put",
+                            "unknown clause ({} ...); a client sends version, init, ext, board, rev, mov, resign, bag, put (and comment, rejoin with their extensions)",
                             excerpt(other)
                         ),
                     })
@@ -757,6 +784,7 @@ impl ServerMessage {
                     })?)
                 }
                 "variant" => ServerClause::Variant(text(head, one("(variant \"DESCRIPTION\")")?)?),
+                "rejoin" => ServerClause::Rejoin(text(head, one("(rejoin \"SECRET\")")?)?),
                 other => {
                     return Err(MessageError {
                         code: ErrorCode::Unknown,
@@ -893,6 +921,21 @@ mod tests {
         let m = ClientMessage(vec![ClientClause::Board("".into()), ClientClause::Rev(0)]);
         assert_eq!(m.to_string(), "((board \"\")(rev 0))");
         assert_eq!(ClientMessage::parse(m.to_string().as_bytes()).unwrap(), m);
+    }
+
+    #[test]
+    fn comments_and_rejoin_secrets_are_strings_either_way() {
+        client_round_trip(
+            "((board XXXXXXXX)(rev 3)(comment \"depth 6 score cp 35 pv a1a2 \\\"q\\\"\"))",
+        );
+        client_round_trip("((version 1.0)(rejoin \"k3\"))");
+        server_round_trip("((id 1)(size 8)(ext rejoin)(rejoin \"00ff\"))");
+        // A bare word reads too, and prints quoted.
+        let m = ClientMessage::parse(b"((rev 3)(comment hi))").unwrap();
+        assert_eq!(m.0[1], ClientClause::Comment("hi".into()));
+        assert_eq!(m.to_string(), "((rev 3)(comment \"hi\"))");
+        let e = ClientMessage::parse(b"((rev 3)(comment a b))").unwrap_err();
+        assert!(e.text.contains("(comment \"TEXT\")"), "{}", e.text);
     }
 
     #[test]

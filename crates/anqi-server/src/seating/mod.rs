@@ -156,6 +156,7 @@ pub async fn run(
                         game_no,
                         players,
                         spec: Default::default(),
+                        seat_tokens: Vec::new(),
                     }
                 })
                 .into_iter()
@@ -166,6 +167,7 @@ pub async fn run(
                     game_no,
                     players,
                     spec: Default::default(),
+                    seat_tokens: Vec::new(),
                 }]
             }
             (Policy::Tokens(_), SeatingEvent::Table(players)) => {
@@ -217,7 +219,13 @@ pub async fn run(
                     let _ = tell.send(t.game_no);
                 }
             }
-            tracker.spawn(referee::run_game(ctx.clone(), t.game_no, t.players, t.spec));
+            tracker.spawn(referee::run_game(
+                ctx.clone(),
+                t.game_no,
+                t.players,
+                t.spec,
+                t.seat_tokens,
+            ));
         }
         publish_waiting(&policy, &ctx, &mut shown);
     }

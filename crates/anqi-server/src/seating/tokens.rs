@@ -16,10 +16,10 @@
 use super::{departed, SeatingEvent};
 use crate::connection::Player;
 use crate::referee::GameSpec;
+use crate::secret::TokenDigest;
 use crate::throttle::{left_out, LogThrottle};
 use anqi_core::record::GameRecord;
 use anqi_core::wire::ErrorCode;
-use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
@@ -54,56 +54,15 @@ impl std::fmt::Debug for GameOrder {
 /// only refused as unknown, with a less specific message.
 pub const SPENT_MEMORY: usize = 65_536;
 
-/// The SHA-256 digest of a token: what the seating maps are keyed by, instead of the token.
-///
-/// Comparing secret strings with `==` stops at the first differing byte, so a stranger timing
-/// the server's answers could in principle learn a token byte by byte; a `HashMap<String, _>`
-/// compares keys that way. Keyed by digest, no lookup ever compares token bytes: the hash
-/// table's probing and comparisons see only digests, whose bytes a stranger cannot steer
-/// (choosing a token for a digest prefix is a preimage attack on SHA-256), and equality of
-/// digests is itself constant-time, so no comparison of secret-derived bytes exits early.
-#[derive(Clone, Copy, Eq)]
-struct TokenDigest([u8; 32]);
-
-impl std::hash::Hash for TokenDigest {
-    /// Hashes the digest's bytes, as the derived impl would (equal digests, equal hashes).
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.0.hash(state);
-    }
-}
-
-impl TokenDigest {
-    fn of(token: &str) -> TokenDigest {
-        TokenDigest(Sha256::digest(token.as_bytes()).into())
-    }
-}
-
-impl PartialEq for TokenDigest {
-    /// Constant time: xor-folds every byte, with no early exit.
-    fn eq(&self, other: &TokenDigest) -> bool {
-        let diff = self
-            .0
-            .iter()
-            .zip(other.0.iter())
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b));
-        // The fold has no branch on the data. black_box hides from the compiler that only
-        // `diff == 0` matters, which is what could tempt it into an early-exit comparison.
-        std::hint::black_box(diff) == 0
-    }
-}
-
-impl std::fmt::Debug for TokenDigest {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("TokenDigest(..)")
-    }
-}
-
 /// A game ready to start: its players in seat order (absent ones are stand-ins) and its spec.
 #[derive(Debug)]
 pub struct Table {
     pub game_no: u64,
     pub players: Vec<Player>,
     pub spec: GameSpec,
+    /// Each seat's per-game token, which takes the seat back after a lost connection
+    /// (`crate::rejoin`); none for standing tokens and seating by arrival.
+    pub(crate) seat_tokens: Vec<Option<TokenDigest>>,
 }
 
 struct Pending {
@@ -297,6 +256,13 @@ impl Orders {
                 }
             }
         }
+        // A seat's per-game token takes it back after a lost connection (`rejoin`); a
+        // standing token names no one game.
+        let seat_tokens = p
+            .tokens
+            .iter()
+            .map(|t| (!self.standing.contains(t)).then_some(*t))
+            .collect();
         let mut players = Vec::new();
         for (i, seat) in p.seats.into_iter().enumerate() {
             let present = seat.and_then(|mut player| (!departed(&mut player)).then_some(player));
@@ -312,6 +278,7 @@ impl Orders {
             game_no: p.game_no,
             players,
             spec: p.spec,
+            seat_tokens,
         })
     }
 

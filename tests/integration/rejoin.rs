@@ -1,0 +1,284 @@
+//! A seat kept for a player whose connection is lost (`[referee] rejoin_grace_ms`), over real
+//! TCP: taken back with the `rejoin` extension's secret, or in a tournament with the engine's
+//! per-game token; lost as `disconnect` (never `time`) when the player is not back in time.
+
+use crate::common;
+
+use anqi_core::record::{DropRecord, GameRecord};
+use anqi_core::rules::Termination;
+use anqi_core::wire::{ServerClause, ServerMessage};
+use common::{RawClient, TempDir, TestServer};
+use std::time::Duration;
+
+/// The secret of a setup message's `(rejoin "SECRET")`.
+fn secret_of(setup: &str) -> String {
+    ServerMessage::parse(setup.as_bytes())
+        .unwrap_or_else(|e| panic!("{setup}: {e}"))
+        .0
+        .into_iter()
+        .find_map(|c| match c {
+            ServerClause::Rejoin(s) => Some(s),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no (rejoin ...) in {setup}"))
+}
+
+/// The board of a prompt.
+fn board_of(prompt: &str) -> String {
+    prompt.split(['(', ' ', ')']).nth(3).unwrap().to_string()
+}
+
+/// Player 1 asks for `rejoin` (and `last`), player 2 for nothing; both set up.
+async fn pair(server: &TestServer) -> (RawClient, RawClient, String) {
+    let addr = server.addr();
+    let mut a = RawClient::connect(&addr).await;
+    a.line().await;
+    a.send("((version 1.0)(init keeper 1)(ext last rejoin))\n")
+        .await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut b = RawClient::join(&addr, "plain", "2").await;
+    let setup = a.line().await;
+    b.line().await;
+    (a, b, setup)
+}
+
+/// A connection that comes back with `secret`, after the server's version line, asking for
+/// the extensions again (the secret is sent again only to a connection that asks).
+async fn come_back(addr: &str, secret: &str) -> RawClient {
+    let mut c = RawClient::connect(addr).await;
+    assert_eq!(c.line().await, "((version 1.0))");
+    c.send(&format!(
+        "((version 1.0)(rejoin \"{secret}\")(ext last rejoin))\n"
+    ))
+    .await;
+    c
+}
+
+#[tokio::test]
+async fn a_player_takes_its_seat_back_with_its_secret_and_the_game_goes_on() {
+    let mut server =
+        TestServer::start("traditional-2x4", "[referee]\nrejoin_grace_ms = 10000\n").await;
+    let addr = server.addr();
+    let (mut a, mut b, setup) = pair(&server).await;
+    assert!(setup.contains("(ext last rejoin)"), "{setup}");
+    let secret = secret_of(&setup);
+    assert_eq!(secret.len(), 32, "128 bits in hex: {secret}");
+
+    a.until("(turn 0 1)").await;
+    a.send("((board XXXXXXXX)(rev 0))\n").await;
+    // Player 1 vanishes while player 2 thinks; the game goes on without a word about it.
+    drop(a);
+    let prompt = b.until("(turn 0 2)").await;
+    b.send(&format!("((board {})(rev 1))\n", board_of(&prompt)))
+        .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    // A stranger's secret takes nothing.
+    let mut stranger = come_back(&addr, "0123456789abcdef0123456789abcdef").await;
+    let refusal = stranger.line().await;
+    assert!(
+        refusal.starts_with("((error unexpected \"no seat waits for this rejoin secret"),
+        "{refusal}"
+    );
+    stranger.expect_closed().await;
+
+    // Back with its secret: the setup again (same seat, same secret), then its turn.
+    let mut a = come_back(&addr, &secret).await;
+    let again = a.line().await;
+    assert!(again.starts_with("((id 1)(players 2)"), "{again}");
+    assert_eq!(secret_of(&again), secret);
+    let prompt = a.line().await;
+    assert!(prompt.contains("(last 2 rev 1 "), "{prompt}");
+    assert!(prompt.ends_with("(turn 1 1))"), "{prompt}");
+    a.send(&format!("((board {})(rev 2))\n", board_of(&prompt)))
+        .await;
+    b.until("(turn 1 2)").await;
+    b.send("((resign))\n").await;
+    assert!(a.until("(win").await.ends_with("(win 1 0))"));
+
+    let r = server.next_record().await;
+    assert_eq!(
+        (r.result.reason, r.result.loser),
+        (Termination::Resign, Some(2))
+    );
+    assert_eq!(r.plies.len(), 3);
+    assert_eq!(r.players[0].name, "keeper", "the seat keeps its name");
+    assert_eq!(r.drops.len(), 1, "{:?}", r.drops);
+    let d = &r.drops[0];
+    assert_eq!((d.player, d.ply, d.back), (1, 2, true), "{d:?}");
+    assert!(d.away_ms >= 200, "{d:?}");
+    // Nothing of the secret in the record.
+    assert!(!serde_json::to_string(&r).unwrap().contains(&secret));
+    server.stop_and_replay(1).await;
+}
+
+#[tokio::test]
+async fn a_player_not_back_in_time_loses_by_disconnect() {
+    let mut server =
+        TestServer::start("traditional-2x4", "[referee]\nrejoin_grace_ms = 300\n").await;
+    let (mut a, mut b, _) = pair(&server).await;
+    a.until("(turn 0 1)").await;
+    a.send("((board XXXXXXXX)(rev 0))\n").await;
+    drop(a);
+    // Not the absent player's turn: the game goes on until its grace runs out.
+    b.until("(turn 0 2)").await;
+    assert_eq!(b.line().await, "((win 2 0))");
+    let r = server.next_record().await;
+    assert_eq!(
+        (r.result.reason, r.result.loser),
+        (Termination::Disconnect, Some(1))
+    );
+    assert_eq!(r.drops.len(), 1);
+    let d = &r.drops[0];
+    assert_eq!((d.player, d.ply, d.back), (1, 2, false), "{d:?}");
+    assert!(d.away_ms >= 250, "{d:?}");
+    server.stop().await;
+}
+
+/// The clock runs on while the player is away; the flag falling then is a `disconnect`, not a
+/// `time` loss: the player was not there to play.
+#[tokio::test]
+async fn a_player_away_when_its_clock_runs_out_loses_by_disconnect_not_time() {
+    let mut server = TestServer::start(
+        "traditional-2x4",
+        "[referee]\nrejoin_grace_ms = 60000\n[clock]\ngame_ms = 0\nmove_ms = 400\n",
+    )
+    .await;
+    let (mut a, mut b, _) = pair(&server).await;
+    a.until("(turn 0 1)").await;
+    drop(a);
+    assert_eq!(b.until("(win").await, "((win 2 0))");
+    let r = server.next_record().await;
+    assert_eq!(
+        (r.result.reason, r.result.loser),
+        (Termination::Disconnect, Some(1))
+    );
+    assert!(r.faults.is_empty(), "{:?}", r.faults);
+    assert_eq!(r.drops.len(), 1);
+    assert!(!r.drops[0].back);
+    server.stop().await;
+}
+
+/// A player that did not ask for the extension is not kept: it loses at once, as in the paper.
+/// A server with no grace does not grant the extension.
+#[tokio::test]
+async fn only_players_that_asked_are_kept_and_only_by_a_server_with_a_grace() {
+    let mut server =
+        TestServer::start("traditional-2x4", "[referee]\nrejoin_grace_ms = 60000\n").await;
+    let (mut a, b, _) = pair(&server).await;
+    a.until("(turn 0 1)").await;
+    a.send("((board XXXXXXXX)(rev 0))\n").await;
+    drop(b);
+    assert!(a.until("(win").await.ends_with("(win 1 0))"));
+    let r = server.next_record().await;
+    assert_eq!(
+        (r.result.reason, r.result.loser),
+        (Termination::Disconnect, Some(2))
+    );
+    assert!(r.drops.is_empty());
+    server.stop().await;
+
+    let server = TestServer::start("traditional-2x4", "").await;
+    let (_a, _b, setup) = pair(&server).await;
+    assert!(setup.ends_with("(ext last))"), "{setup}");
+    server.stop().await;
+}
+
+/// The old connection still looks open (a half-open socket): a new one with the secret takes
+/// the seat, and the old one is told and let go.
+#[tokio::test]
+async fn a_new_connection_with_the_secret_takes_the_seat_from_a_half_open_one() {
+    let mut server =
+        TestServer::start("traditional-2x4", "[referee]\nrejoin_grace_ms = 10000\n").await;
+    let addr = server.addr();
+    let (mut old, mut b, setup) = pair(&server).await;
+    old.until("(turn 0 1)").await;
+    let mut a = come_back(&addr, &secret_of(&setup)).await;
+    let told = old.line().await;
+    assert!(
+        told.starts_with("((error unexpected \"another connection took this seat back"),
+        "{told}"
+    );
+    old.expect_closed().await;
+    a.line().await; // the setup
+    assert!(a.line().await.ends_with("(turn 0 1))"));
+    a.send("((resign))\n").await;
+    b.until("(win").await;
+    let r = server.next_record().await;
+    assert_eq!(r.result.loser, Some(1));
+    assert_eq!(
+        r.drops,
+        [DropRecord {
+            player: 1,
+            ply: 1,
+            away_ms: 0,
+            back: true
+        }]
+    );
+    server.stop().await;
+}
+
+/// In a tournament with `rejoin_grace_ms`, an engine that loses its connection and connects
+/// again with its per-game token plays on; without it, the same engine loses the game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tournament_engine_takes_its_seat_back_with_its_token() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let run = move |grace: u64| {
+        let dir = TempDir::new(&format!("rejoin-tournament-{grace}"));
+        let file = dir.0.join("t.toml");
+        std::fs::write(
+            &file,
+            format!(
+                "[tournament]\nvariant = \"traditional-2x4\"\nseed = \"rejoin\"\noutput = \"{out}\"\nlogs = \"{logs}\"\ntc = \"inf\"\nrejoin_grace_ms = {grace}\n\
+                 [[tournament.engine]]\nname = \"dropper\"\ncommand = \"python3\"\nargs = [\"{root}/tests/engines/misbehave.py\", \"drop\", \"--delay\", \"0.3\", \"--connect\", \"{{addr}}\"]\n\
+                 [[tournament.engine]]\nname = \"random\"\ncommand = \"{bot}\"\nargs = [\"--connect\", \"{{addr}}\", \"--token\", \"{{token}}\", \"--strategy\", \"random\", \"--seed\", \"{{seed}}\", \"--games\", \"1\"]\n",
+                out = dir.0.join("out.jsonl").display(),
+                logs = dir.0.join("logs").display(),
+                bot = common::anqi_bot().display(),
+            ),
+        )
+        .unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
+            .arg("tournament")
+            .arg(&file)
+            .arg("--quiet")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let records: Vec<GameRecord> = anqi_core::record::read_records(&dir.0.join("out.jsonl"))
+            .unwrap()
+            .into_iter()
+            .map(|(_, r)| r.unwrap())
+            .collect();
+        (records, dir)
+    };
+    let (kept, _dir) = tokio::task::spawn_blocking(move || run(10_000))
+        .await
+        .unwrap();
+    assert_eq!(kept.len(), 2, "one deal, seats swapped");
+    for r in &kept {
+        let seat = r.players.iter().find(|p| p.name == "drop").unwrap().id;
+        // It came back, revealed a piece, and resigned: nothing was lost to the drop.
+        assert_eq!(r.result.reason, Termination::Resign, "{:?}", r.result);
+        assert_eq!(r.result.loser, Some(seat));
+        assert!(r.plies.iter().any(|p| p.player == seat), "{:?}", r.plies);
+        assert_eq!(r.drops.len(), 1, "{:?}", r.drops);
+        assert_eq!((r.drops[0].player, r.drops[0].back), (seat, true));
+        assert!(r.drops[0].away_ms >= 250, "{:?}", r.drops);
+    }
+    let (lost, _dir) = tokio::task::spawn_blocking(move || run(0)).await.unwrap();
+    for r in &lost {
+        let seat = r.players.iter().find(|p| p.name == "drop").unwrap().id;
+        assert_eq!(
+            (r.result.reason, r.result.loser),
+            (Termination::Disconnect, Some(seat)),
+            "{:?}",
+            r.result
+        );
+        assert!(r.drops.is_empty());
+    }
+}
