@@ -20,9 +20,11 @@ pub struct Args {
     /// Print only failures and the summary.
     #[arg(long, short)]
     quiet: bool,
-    /// Also print every ply of each verified record, a line each: the mover, the action, what
-    /// it revealed, captured or drew, the thinking time, and the mover's comment (the
-    /// `comment` extension: an engine's depth, score and principal variation) in braces.
+    /// Also print each verified record's move list, as the web pages' "moves" link gives it:
+    /// the players, the seeds, every ply a line (the mover, the action, what it revealed,
+    /// captured or drew, the thinking time, and the mover's comment in braces: the `comment`
+    /// extension, an engine's depth, score and principal variation), the error replies, the
+    /// lost connections, and the result.
     #[arg(long, conflicts_with = "quiet")]
     plies: bool,
 }
@@ -75,7 +77,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                             r.result.plies
                         );
                         if args.plies {
-                            print_plies(&r);
+                            print!("{}", anqi_core::view::move_list(&r));
                         }
                     }
                 }
@@ -94,26 +96,4 @@ pub fn run(args: Args) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// The plies of a record, a line each: `  12. P1 (mov 4 5) x k  310 ms  { depth 6 score cp 35 }`.
-fn print_plies(r: &anqi_core::record::GameRecord) {
-    for p in &r.plies {
-        let mut line = format!("  {:>4}. P{} {}", p.ply, p.player, p.action);
-        for (what, piece) in [("->", p.revealed), ("x", p.captured), ("drew", p.drawn)] {
-            if let Some(piece) = piece {
-                line.push_str(&format!(" {what} {piece}"));
-            }
-        }
-        line.push_str(&format!("  {} ms", p.think_ms));
-        if let Some(c) = &p.comment {
-            // One line per ply whatever the comment holds.
-            let c: String = c
-                .chars()
-                .map(|ch| if ch.is_control() { ' ' } else { ch })
-                .collect();
-            line.push_str(&format!("  {{ {c} }}"));
-        }
-        println!("{line}");
-    }
 }

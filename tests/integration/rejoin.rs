@@ -109,7 +109,19 @@ async fn a_player_takes_its_seat_back_with_its_secret_and_the_game_goes_on() {
     assert!(d.away_ms >= 200, "{d:?}");
     // Nothing of the secret in the record.
     assert!(!serde_json::to_string(&r).unwrap().contains(&secret));
-    server.stop_and_replay(1).await;
+    // The record replays, and its move list says when the connection was lost.
+    let (path, _dir) = server.stop().await;
+    assert_eq!(common::replay(&path), "1 verified, 0 failed");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
+        .args(["replay", "--plies"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("      ~ player 1 lost its connection at ply 2: back for "),
+        "{text}"
+    );
 }
 
 #[tokio::test]

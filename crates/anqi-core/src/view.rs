@@ -392,10 +392,29 @@ pub fn move_list(record: &GameRecord) -> String {
         if let Some(d) = ply.drawn {
             let _ = write!(line, " draws {d}");
         }
-        let _ = writeln!(out, "{line}  ({} ms)", ply.think_ms);
+        let _ = write!(line, "  ({} ms)", ply.think_ms);
+        if let Some(c) = &ply.comment {
+            // One line per ply whatever the comment holds.
+            let c: String = c
+                .chars()
+                .map(|ch| if ch.is_control() { ' ' } else { ch })
+                .collect();
+            let _ = write!(line, "  {{ {c} }}");
+        }
+        let _ = writeln!(out, "{line}");
     }
     for f in faults {
         let _ = writeln!(out, "      ! player {}: {} {:?}", f.player, f.code, f.text);
+    }
+    for d in &record.drops {
+        let _ = writeln!(
+            out,
+            "      ~ player {} lost its connection at ply {}: {} for {} ms",
+            d.player,
+            d.ply,
+            if d.back { "back" } else { "not back" },
+            d.away_ms
+        );
     }
     let r = &record.result;
     let win = if r.win.is_empty() { "aborted" } else { &r.win };
@@ -547,6 +566,14 @@ mod tests {
             record.plies.len()
         );
         assert!(text.contains(&format!("final board: {}", record.final_board)));
+        let mut commented = record.clone();
+        commented.plies[0].comment = Some("depth 3\nscore cp 12".into());
+        let text = move_list(&commented);
+        assert!(
+            text.lines().any(|l| l.starts_with("    1. P1 (rev ")
+                && l.ends_with(" ms)  { depth 3 score cp 12 }")),
+            "{text}"
+        );
         assert_eq!(utc(1_795_731_825_858), "2026-11-26 22:23:45 UTC");
         assert_eq!(utc(951_782_400_000), "2000-02-29 00:00:00 UTC");
     }
