@@ -198,18 +198,25 @@ fn engine(spec: &str, bots: &Bots, rules: &Path) -> Result<EngineConfig, String>
             Some(EngineConfig {
                 name: strategy.to_string(),
                 command: Some(bots.anqi_bot.display().to_string()),
-                args: words(&[
-                    "--connect",
-                    "{addr}",
-                    "--strategy",
-                    strategy,
-                    "--seed",
-                    "{seed}",
-                    "--name",
-                    "{name}",
-                    "--variant",
-                    &rules,
-                ]),
+                args: words(
+                    &[
+                        "--connect",
+                        "{addr}",
+                        "--strategy",
+                        strategy,
+                        "--seed",
+                        "{seed}",
+                        "--name",
+                        "{name}",
+                        "--variant",
+                        &rules,
+                    ][..]
+                        .iter()
+                        .copied()
+                        // The search says what it found with each move: the records keep it.
+                        .chain((strategy == "search").then_some("--comment"))
+                        .collect::<Vec<_>>(),
+                ),
                 ..bare.clone()
             })
         }

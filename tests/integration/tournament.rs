@@ -690,6 +690,42 @@ fn anqi_match_runs_the_reference_bots_beside_the_binary() {
     assert!(replay_summary(&output).ends_with("4 verified, 0 failed\n"));
 }
 
+/// The reference search bot says what its search found with each move; the records keep it,
+/// and nothing of the others'.
+#[test]
+fn anqi_match_keeps_the_search_bots_comments() {
+    common::anqi_bot();
+    let dir = TempDir::new("t-match-comments");
+    let output = dir.0.join("m.jsonl");
+    let out = Command::new(ANQI)
+        .args(["match", "search", "random", "--games", "2"])
+        .args(["--variant", "traditional-2x4", "--output"])
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let records = normalized(&output);
+    assert_eq!(records.len(), 2);
+    let mut searched = 0;
+    for r in &records {
+        let engines = &r.tournament.as_ref().unwrap().engines;
+        for p in &r.plies {
+            match (engines[p.player - 1].as_str(), p.comment.as_deref()) {
+                ("search", Some(c)) if c.starts_with("depth ") => searched += 1,
+                ("search", Some("the only legal action" | "greedy: no search here")) => {}
+                ("random", None) => {}
+                other => panic!("ply {}: {other:?}", p.ply),
+            }
+        }
+    }
+    assert!(searched > 0);
+    assert!(replay_summary(&output).ends_with("2 verified, 0 failed\n"));
+}
+
 #[test]
 fn anqi_match_takes_assumes_and_an_sprt_and_records_how_each_seat_played() {
     common::anqi_bot();

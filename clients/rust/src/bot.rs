@@ -35,6 +35,19 @@ pub struct View<'a> {
 pub trait Bot {
     /// The action to play: one of `view.legal` (the server refuses anything else).
     fn choose(&mut self, view: &View<'_>) -> Action;
+
+    /// Whether the bot says something of its actions ([`Bot::comment`]): the client then asks
+    /// the server for the `comment` extension. No by default.
+    fn comments(&self) -> bool {
+        false
+    }
+
+    /// What the bot says of the action it chose last (its search's depth and score, say),
+    /// sent beside the action as `(comment "TEXT")` when the server granted the `comment`
+    /// extension; the game's record keeps it in the ply's `comment`.
+    fn comment(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Picks uniformly among the legal actions, from its own seeded generator.

@@ -6,7 +6,9 @@ use crate::tracker::{self, Event, ExtRequest, Tracker};
 use crate::{Bot, GameResult};
 use anqi_core::rules::Variant;
 use anqi_core::wire::ServerMessage;
-use anqi_core::wire::{ClientMessage, ErrorCode, Extensions, FrameReader, ServerClause};
+use anqi_core::wire::{
+    ClientClause, ClientMessage, ErrorCode, Extension, Extensions, FrameReader, ServerClause,
+};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
@@ -90,7 +92,14 @@ pub async fn play_on<B: Bot + ?Sized>(
     bot: &mut B,
     variant: Option<&Variant>,
 ) -> Result<GameResult> {
-    let seated = join(conn, name, seed).await?;
+    let seated = if bot.comments() {
+        let ext = [Extension::Variant, Extension::Comment]
+            .into_iter()
+            .collect();
+        join_with(conn, name, seed, ext, ExtRequest::Apart).await?
+    } else {
+        join(conn, name, seed).await?
+    };
     play_seated(conn, seated, bot, variant).await
 }
 
@@ -188,7 +197,13 @@ pub async fn play_seated<B: Bot + ?Sized>(
             Event::Prompt => {
                 let view = tracker.view().expect("a prompt awaits its answer");
                 let action = bot.choose(&view);
-                let reply = tracker.reply(action);
+                let mut reply = tracker.reply(action);
+                let granted = tracker
+                    .setup()
+                    .is_some_and(|s| s.extensions.contains(Extension::Comment));
+                if let Some(comment) = bot.comment().filter(|_| granted) {
+                    reply.0.push(ClientClause::Comment(comment));
+                }
                 conn.send(&reply).await?;
             }
         }

@@ -63,6 +63,11 @@ struct Args {
     /// a server without extensions, assumes the standard rules of the announced (game TYPE).
     #[arg(long, value_name = "NAME|FILE")]
     variant: Option<String>,
+    /// Say with each move what the search found (`depth 3 nodes 5120 score 12.5`, in material
+    /// units, a pawn being 10), as the `comment` protocol extension: the record keeps it in
+    /// the ply's `comment`, and `anqi replay --plies` and the web pages show it. Search only.
+    #[arg(long)]
+    comment: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -84,10 +89,13 @@ impl Strategy {
         }
     }
 
-    fn bot(self, seed: u64, depth: u32) -> Box<dyn Bot> {
+    fn bot(self, seed: u64, depth: u32, comment: bool) -> Box<dyn Bot> {
         match self {
             Strategy::Random => Box::new(RandomBot::new(seed)),
             Strategy::Greedy => Box::new(GreedyBot::new(seed)),
+            Strategy::Search if comment => {
+                Box::new(SearchBot::with_depth(seed, depth).with_comments())
+            }
             Strategy::Search => Box::new(SearchBot::with_depth(seed, depth)),
         }
     }
@@ -98,6 +106,12 @@ async fn main() -> std::process::ExitCode {
     let args = Args::parse();
     if args.depth == 0 {
         eprintln!("anqi-bot: --depth must be at least 1");
+        return std::process::ExitCode::from(2);
+    }
+    if args.comment && args.strategy != Strategy::Search {
+        eprintln!(
+            "anqi-bot: --comment is for --strategy search (the others have no search to tell of)"
+        );
         return std::process::ExitCode::from(2);
     }
     let seed = args.seed.unwrap_or_else(|| {
@@ -123,7 +137,7 @@ async fn main() -> std::process::ExitCode {
         .unwrap_or_else(|| format!("{}_bot", args.strategy.name()));
     for g in 0..args.games {
         let game_seed = seed.wrapping_add(g as u64);
-        let mut bot = args.strategy.bot(game_seed, args.depth);
+        let mut bot = args.strategy.bot(game_seed, args.depth, args.comment);
         match play_game(
             &args.connect,
             &name,

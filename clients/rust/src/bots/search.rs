@@ -100,6 +100,10 @@ pub struct SearchBot {
     rng: ChaCha8Rng,
     fallback: GreedyBot,
     stats: SearchStats,
+    /// The chosen action's value in the last search, for the side to move.
+    score: Option<f64>,
+    /// Whether it says what its search found ([`Bot::comment`]).
+    say: bool,
 }
 
 impl SearchBot {
@@ -122,7 +126,16 @@ impl SearchBot {
             rng: ChaCha8Rng::seed_from_u64(seed),
             fallback: GreedyBot::new(seed ^ 0x9e37_79b9_7f4a_7c15),
             stats: SearchStats::default(),
+            score: None,
+            say: false,
         }
+    }
+
+    /// A bot that says of each move what its search found (`depth 3 nodes 5120 score 12.5`,
+    /// in material units of the evaluation, a pawn being 10), for the record's comments.
+    pub fn with_comments(mut self) -> SearchBot {
+        self.say = true;
+        self
     }
 
     /// Sets the node budget per move, whatever the board's size.
@@ -176,7 +189,21 @@ impl SearchBot {
 }
 
 impl Bot for SearchBot {
+    fn comments(&self) -> bool {
+        self.say
+    }
+
+    fn comment(&self) -> Option<String> {
+        let s = self.stats;
+        Some(match self.score {
+            Some(score) => format!("depth {} nodes {} score {score:.1}", s.depth, s.nodes),
+            None if s.fallback => "greedy: no search here".to_string(),
+            None => "the only legal action".to_string(),
+        })
+    }
+
     fn choose(&mut self, view: &View<'_>) -> Action {
+        self.score = None;
         if view.legal.len() == 1 {
             self.stats = SearchStats::default();
             view.legal[0]
@@ -185,6 +212,7 @@ impl Bot for SearchBot {
                 .iter()
                 .map(|(_, v)| *v)
                 .fold(f64::NEG_INFINITY, f64::max);
+            self.score = Some(best);
             let ties: Vec<Action> = values
                 .iter()
                 .filter(|(_, v)| *v >= best - EPS)
