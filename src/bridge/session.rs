@@ -16,6 +16,11 @@ use anqi_core::wire::{ServerClause, ServerMessage};
 use std::collections::VecDeque;
 use std::time::Duration;
 
+/// The longest comment the bridge sends (an engine's `info` line): the server keeps at most
+/// its `[records] comment_bytes` (512 by default), and a message must fit its frame limit
+/// (16 KiB by default).
+const MAX_COMMENT_BYTES: usize = 2048;
+
 /// What happened in the game, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
@@ -204,7 +209,16 @@ impl Session {
             .tracker
             .setup()
             .is_some_and(|s| s.extensions.contains(Extension::Comment));
-        if let Some(c) = comment.filter(|c| granted && !c.is_empty()) {
+        if let Some(mut c) = comment.filter(|c| granted && !c.is_empty()) {
+            // The server cuts it to its own bound; a line longer than this would only put the
+            // message past the server's frame limit, and the move with it.
+            if c.len() > MAX_COMMENT_BYTES {
+                let mut end = MAX_COMMENT_BYTES;
+                while !c.is_char_boundary(end) {
+                    end -= 1;
+                }
+                c.truncate(end);
+            }
             msg.0.push(ClientClause::Comment(c));
         }
         self.conn.send(&msg).await.map_err(server_error)

@@ -86,6 +86,24 @@ async fn watch_in_browser(browser: &Browser, variant: &str, hold_at: usize) {
         "{variant}: the last ply, live"
     );
     browser.screenshot(&format!("finished-{variant}")).await;
+    // The move list shows each ply's comment (player 1's bot comments its moves).
+    let shown = browser
+        .eval(
+            "return [...document.querySelectorAll('.moves .comment')].map((e) => e.textContent);",
+            json!([]),
+        )
+        .await;
+    let said: Vec<String> = record
+        .plies
+        .iter()
+        .filter_map(|p| p.comment.as_ref().map(|c| format!(" {{ {c} }}")))
+        .collect();
+    assert!(!said.is_empty(), "{variant}: player 1 commented");
+    assert_eq!(
+        shown,
+        json!(said),
+        "{variant}: the comments in the move list"
+    );
     // Back to the start, one ply at a time, by the left arrow key.
     let body = browser.find("body").await;
     for ply in (0..last).rev() {

@@ -230,6 +230,95 @@ async fn a_new_connection_with_the_secret_takes_the_seat_from_a_half_open_one() 
     server.stop().await;
 }
 
+/// The mover that comes back is prompted for its new connection: the extensions it asks for
+/// now (none here, where the old one asked for `clock`), and an error's re-prompt repeats
+/// that prompt. Asking for `clock`, it is told its clock with the time away taken off.
+#[tokio::test]
+async fn a_returning_mover_is_prompted_for_its_new_connection_with_its_clock_run_down() {
+    let server = TestServer::start(
+        "traditional-2x4",
+        "[referee]\nrejoin_grace_ms = 10000\n[clock]\ngame_ms = 10000\n",
+    )
+    .await;
+    let addr = server.addr();
+    let mut a = RawClient::connect(&addr).await;
+    a.line().await;
+    a.send("((version 1.0)(init keeper 1)(ext clock rejoin))\n")
+        .await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let _b = RawClient::join(&addr, "plain", "2").await;
+    let secret = secret_of(&a.line().await);
+    let first = a.until("(turn 0 1)").await;
+    assert!(first.contains("(clock 10000 10000)"), "{first}");
+    drop(a);
+    tokio::time::sleep(Duration::from_millis(600)).await;
+
+    // Back asking for nothing but rejoin: no clause of the old connection's `clock`.
+    let mut a = RawClient::connect(&addr).await;
+    a.line().await;
+    a.send(&format!("((rejoin \"{secret}\")(ext rejoin))\n"))
+        .await;
+    a.line().await;
+    let prompt = a.line().await;
+    assert_eq!(prompt, "((board XXXXXXXX)(turn 0 1))");
+    a.send("((mov 0 1))\n").await;
+    assert!(a.line().await.starts_with("((error illegal"));
+    assert_eq!(a.line().await, prompt, "the re-prompt repeats it");
+    drop(a);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+
+    // Back asking for `clock`: the time away is off the mover's clock.
+    let mut a = RawClient::connect(&addr).await;
+    a.line().await;
+    a.send(&format!("((rejoin \"{secret}\")(ext clock rejoin))\n"))
+        .await;
+    a.line().await;
+    let prompt = a.line().await;
+    let clock: Vec<u64> = prompt
+        .split("(clock ")
+        .nth(1)
+        .and_then(|r| r.split(')').next())
+        .unwrap_or_else(|| panic!("{prompt}"))
+        .split(' ')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert!(clock[0] <= 9_300 && clock[0] > 5_000, "{prompt}");
+    assert_eq!(clock[1], 10_000, "{prompt}");
+    server.stop().await;
+}
+
+/// A seat is taken back at most 20 times a game: a player that drops and comes back without
+/// end cannot hold the game up, a grace at a time, nor grow its record without bound.
+#[tokio::test]
+async fn a_seat_is_taken_back_at_most_twenty_times() {
+    let mut server =
+        TestServer::start("traditional-2x4", "[referee]\nrejoin_grace_ms = 10000\n").await;
+    let addr = server.addr();
+    let (a, mut b, setup) = pair(&server).await;
+    let secret = secret_of(&setup);
+    drop(a);
+    let mut held = None;
+    for n in 1..=20 {
+        let mut back = come_back(&addr, &secret).await;
+        assert!(back.line().await.starts_with("((id 1)"), "return {n}");
+        back.line().await;
+        // The one before is let go: lost, or taken from while it looked open.
+        held = Some(back);
+    }
+    let mut late = come_back(&addr, &secret).await;
+    let refusal = late.line().await;
+    assert!(
+        refusal.contains("this seat has been taken back 20 times in this game"),
+        "{refusal}"
+    );
+    b.send("((resign))\n").await;
+    let r = server.next_record().await;
+    assert_eq!(r.drops.len(), 20, "{:?}", r.drops);
+    assert!(r.drops.iter().all(|d| d.back));
+    drop(held);
+    server.stop().await;
+}
+
 /// In a tournament with `rejoin_grace_ms`, an engine that loses its connection and connects
 /// again with its per-game token plays on; without it, the same engine loses the game.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

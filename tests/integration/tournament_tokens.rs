@@ -385,7 +385,9 @@ fn a_reused_token_is_refused_and_logged_while_the_games_go_on() {
         tell.display(),
         gate.display()
     );
-    let head = "[tournament.clock]\ngame_ms = 120000\nmove_ms = 30000";
+    // With a grace for lost connections too: a token takes back only the seat of an engine
+    // whose connection was lost, never one still connected.
+    let head = "rejoin_grace_ms = 60000\n[tournament.clock]\ngame_ms = 120000\nmove_ms = 30000";
     let file = config(&dir.0, head, &[holder, python_bot("beta")]);
     let run = Tournament::start(&file, &[]);
     let already = "this token's seat is already taken";

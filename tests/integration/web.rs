@@ -41,15 +41,25 @@ impl Gate {
     }
 }
 
-/// A random bot that waits at `gate` before its move number `wait_before` (1 = its first).
+/// A random bot that waits at `gate` before its move number `wait_before` (1 = its first);
+/// with `says`, it comments each move (the `comment` extension).
 struct GatedBot {
     inner: RandomBot,
     gate: Gate,
     wait_before: usize,
     moves: usize,
+    says: bool,
 }
 
 impl Bot for GatedBot {
+    fn comments(&self) -> bool {
+        self.says
+    }
+
+    fn comment(&self) -> Option<String> {
+        Some(format!("move {} of this bot", self.moves))
+    }
+
     fn choose(&mut self, view: &View<'_>) -> Action {
         self.moves += 1;
         if self.moves == self.wait_before {
@@ -62,6 +72,7 @@ impl Bot for GatedBot {
 }
 
 /// Starts the variant's players, each a gated random bot (seed `SEED-secret-i`), one game.
+/// Player 1's bot comments its moves.
 pub fn gated_players(
     addr: &str,
     players: usize,
@@ -78,6 +89,7 @@ pub fn gated_players(
                     gate,
                     wait_before,
                     moves: 0,
+                    says: i == 0,
                 };
                 let seed = format!("SEED-secret-{i}");
                 anqi_client::play_game(&addr, &format!("bot{i}"), &seed, &mut bot, None)

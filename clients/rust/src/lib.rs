@@ -19,7 +19,9 @@
 //!   extensions' plies, clocks and start board.
 //! - `setup`: the setup message, and the rules to assume when no variant is known.
 //! - `bot`: the [`Bot`] trait, the [`View`] a bot is given (the position, its legal actions
-//!   and the [`History`]), [`RandomBot`], and the [`GameResult`].
+//!   and the [`History`]), [`RandomBot`], and the [`GameResult`]. A bot that says something
+//!   of its moves ([`Bot::comments`], [`Bot::comment`]) has it sent as the `comment`
+//!   extension's `(comment "...")`, kept in the game's record.
 //! - [`bots`]: the reference bots, greedy and search.
 //! - `connection` (feature `net`, on by default): the TCP client on tokio, [`Connection`],
 //!   [`join`] ([`join_with`] for more extensions), [`play_game`] and friends.

@@ -1435,11 +1435,11 @@ mod tests {
         };
         // What `anqi bridge` sends: one message.
         assert_eq!(
-            lines(Extensions::all(), ExtRequest::WithInit),
+            lines(Extensions::TRACKING, ExtRequest::WithInit),
             ["((init first 11)(ext last clock progress variant))"]
         );
         assert_eq!(
-            lines(Extensions::all(), ExtRequest::Apart),
+            lines(Extensions::TRACKING, ExtRequest::Apart),
             ["((ext last clock progress variant))", "((init first 11))"]
         );
         assert_eq!(

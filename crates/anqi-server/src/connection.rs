@@ -309,6 +309,14 @@ pub fn is_absent_name(name: &str) -> bool {
 }
 
 impl Player {
+    /// Lets the player's connection go (its seat is kept for a return): what it sends is no
+    /// longer read, and it is closed once what was queued for it is written.
+    pub(crate) fn let_go(&mut self) {
+        let (_, inbox) = mpsc::channel(1);
+        self.inbox = inbox;
+        self.outbox = Outbox::closed();
+    }
+
     /// A stand-in for a seat nobody took: its channels are closed.
     pub fn absent(seat: usize) -> Player {
         let (_, inbox) = mpsc::channel(1);

@@ -13,7 +13,7 @@ use super::connection::{Inbound, Player};
 use crate::config::{Config, LegalCounts, Ruling};
 use crate::exchange::Exchange;
 use crate::record_sink::{Committed, RecordSink};
-use crate::rejoin::{Registration, Return};
+use crate::rejoin::{Proof, Registration, Return};
 use crate::secret::TokenDigest;
 use crate::watch::GameFeed;
 use anqi_core::record::{
@@ -110,16 +110,21 @@ struct Seat {
     /// Since when, and from which ply, the seat has been without its player (its connection
     /// was lost and it has not come back yet).
     away: Option<(Instant, u32)>,
+    /// How often the seat was taken back in this game.
+    returns: u32,
 }
+
+/// How often a seat may be taken back in one game: a player that drops and comes back without
+/// end could otherwise hold an untimed game up for ever, a grace at a time, and grow its
+/// record's `drops` without bound.
+const MAX_RETURNS: u32 = 20;
 
 /// One turn being waited for: who moves, what they were sent, and their clock.
 struct Turn {
     mover: usize,
-    /// The prompt, sent again after an error reply.
+    /// The prompt, sent again after an error reply (written anew for a mover that comes back:
+    /// its connection may ask for other extensions, and its clock has run).
     prompt: Arc<str>,
-    /// The extensions the prompt was written for (a mover that came back on a connection
-    /// asking for others is prompted anew).
-    prompt_ext: Extensions,
     /// The board as sent, which an action's `(board ...)` must match.
     board: String,
     round: u32,
@@ -320,6 +325,7 @@ impl Referee {
                     kept,
                     secret,
                     away: None,
+                    returns: 0,
                 }
             })
             .collect();
@@ -349,7 +355,8 @@ impl Referee {
         self.setup();
         while self.game.outcome().is_none() {
             let Some(turn) = self.prompt() else { break };
-            self.await_action(&turn).await;
+            let mut turn = turn;
+            self.await_action(&mut turn).await;
         }
         self.finish().await;
     }
@@ -390,7 +397,13 @@ impl Referee {
             self.setup_extensions(player)
         );
         if let Some(x) = &mut self.exchange {
-            x.sent(player, self.game.ply() + 1, &line);
+            // The pages show the exchange once the game is over: the secret is dead by then,
+            // and left out all the same.
+            let shown = match &self.seats[player - 1].secret {
+                Some(secret) => line.replace(secret.as_str(), "(secret)"),
+                None => line.clone(),
+            };
+            x.sent(player, self.game.ply() + 1, &shown);
         }
         self.seats[player - 1]
             .player
@@ -433,15 +446,24 @@ impl Referee {
 
     /// The extension clauses of a prompt for a client that asked for `ext`, in a fixed order:
     /// `(last ...)`, `(clock ...)`, `(progress ...)`.
-    fn prompt_extensions(&self, ext: Extensions) -> Vec<ServerClause> {
+    ///
+    /// `thought`: how long the player to move has been thinking on this turn already (zero
+    /// for a new prompt; the time away for a mover that comes back), taken off its clock.
+    fn prompt_extensions(&self, ext: Extensions, thought: Duration) -> Vec<ServerClause> {
         let mut out = Vec::new();
         if ext.contains(Extension::Last) {
             out.extend(self.last.map(|(id, ply)| ServerClause::Last(id, ply)));
         }
         if ext.contains(Extension::Clock) {
+            let mover = self.game.to_move();
             out.push(ServerClause::Clock(
                 (1..=self.seats.len())
-                    .map(|p| self.clocks.remaining(p).map_or(0, |d| d.as_millis() as u64))
+                    .map(|p| {
+                        let spent = if p == mover { thought } else { Duration::ZERO };
+                        self.clocks
+                            .remaining(p)
+                            .map_or(0, |d| d.saturating_sub(spent).as_millis() as u64)
+                    })
                     .collect(),
             ));
         }
@@ -454,12 +476,12 @@ impl Referee {
     /// The message of the position as it stands, for a player that asked for `ext`:
     /// `(board ...)`, the drawn piece while it waits to be put, the extension clauses, then
     /// `(turn ...)` for the mover or `(info ...)` for everyone else.
-    fn position_line(&self, ext: Extensions, to_move: bool) -> Arc<str> {
+    fn position_line(&self, ext: Extensions, to_move: bool, thought: Duration) -> Arc<str> {
         let game = &self.game;
         let mut clauses = vec![ServerClause::Board(game.wire_board())];
         clauses.extend(game.hand().map(|p| ServerClause::Hand(p.letter())));
         if !ext.is_empty() {
-            clauses.extend(self.prompt_extensions(ext));
+            clauses.extend(self.prompt_extensions(ext, thought));
         }
         clauses.push(if to_move {
             ServerClause::Turn(game.round(), game.to_move())
@@ -489,13 +511,13 @@ impl Referee {
             let line = match made.iter().find(|(e, m, _)| *e == ext && *m == to_move) {
                 Some((_, _, line)) => line.clone(),
                 None => {
-                    let line = self.position_line(ext, to_move);
+                    let line = self.position_line(ext, to_move, Duration::ZERO);
                     made.push((ext, to_move, line.clone()));
                     line
                 }
             };
             if to_move {
-                prompt = Some((line.clone(), ext));
+                prompt = Some(line.clone());
             }
             if self.exchange.is_some() {
                 sent.push((i + 1, line.clone()));
@@ -515,19 +537,16 @@ impl Referee {
                 return None;
             }
         }
-        let (prompt, prompt_ext) = match prompt {
+        let prompt = match prompt {
             Some(p) => p,
-            // The mover is away: it is prompted when it comes back.
-            None => (
-                self.position_line(self.seats[mover - 1].player.ext, true),
-                Extensions::NONE,
-            ),
+            // The mover is away: it is prompted when it comes back (and this line is written
+            // anew then).
+            None => self.position_line(self.seats[mover - 1].player.ext, true, Duration::ZERO),
         };
         let started = Instant::now();
         Some(Turn {
             mover,
             prompt,
-            prompt_ext,
             board: self.game.wire_board(),
             round: self.game.round(),
             started,
@@ -547,7 +566,7 @@ impl Referee {
     /// Time is charged up to the moment a message was read from the socket, so a message read
     /// before the deadline is ruled on even when the referee gets to it after the deadline, and
     /// the flag falls only when nothing read in time was a legal action.
-    async fn await_action(&mut self, turn: &Turn) {
+    async fn await_action(&mut self, turn: &mut Turn) {
         loop {
             let shutdown = self.ctx.shutdown.clone();
             // The first kept seat whose player's grace runs out.
@@ -566,10 +585,6 @@ impl Referee {
                 }
                 // Before the deadline: what was read in time is ruled on first.
                 e = next_event(&mut self.seats, &mut self.next_poll) => e,
-                Some((seat, player)) = self.returns.recv() => {
-                    self.take_back(seat, player, turn);
-                    continue;
-                }
                 _ = sleep_until_opt(turn.deadline) => {
                     self.lose_on_time(turn);
                     return;
@@ -579,6 +594,12 @@ impl Referee {
                     tracing::info!(player, "a player did not come back in time");
                     self.game.forfeit(player, Termination::Disconnect);
                     return;
+                }
+                Some(back) = self.returns.recv() => {
+                    if self.take_back(back, turn) {
+                        return;
+                    }
+                    continue;
                 }
             };
             if let Some(x) = &mut self.exchange {
@@ -719,14 +740,8 @@ impl Referee {
         if from != turn.mover {
             return Step::Answered;
         }
-        // The prompt again, as it was sent (written anew for a mover that came back asking
-        // for other extensions).
-        let ext = self.seats[from - 1].player.ext;
-        let prompt = if ext == turn.prompt_ext {
-            turn.prompt.clone()
-        } else {
-            self.position_line(ext, true)
-        };
+        // The prompt again, as it was sent.
+        let prompt = turn.prompt.clone();
         if let Some(x) = &mut self.exchange {
             x.sent(from, self.game.ply() + 1, &prompt);
         }
@@ -742,9 +757,10 @@ impl Referee {
         Step::Answered
     }
 
-    /// `player`'s connection is lost. A kept seat waits for its player's return (until its
-    /// grace runs out); any other player loses by `disconnect`. Returns whether the game is
-    /// over.
+    /// `player`'s connection is lost (closed, or not taking what it is sent). A kept seat
+    /// waits for its player's return (until its grace runs out), and the old connection is let
+    /// go, so that a client that is still there sees it closed and comes back; any other
+    /// player loses by `disconnect`. Returns whether the game is over.
     fn lost(&mut self, player: usize) -> bool {
         let seat = &mut self.seats[player - 1];
         if !seat.kept {
@@ -758,34 +774,76 @@ impl Referee {
                 "a player's connection is lost; its seat waits for it"
             );
             seat.away = Some((Instant::now(), self.game.ply() + 1));
+            seat.player.let_go();
         }
         false
     }
 
-    /// A connection came back for `seat` with its proof: it takes the seat (from the old
-    /// connection, if that one still looked open), is sent the setup message again and the
-    /// position as it stands, and plays on. The clock ran on meanwhile.
-    fn take_back(&mut self, seat: usize, mut player: Player, turn: &Turn) {
+    /// A connection came back for a seat with its proof: it takes the seat, is sent the
+    /// setup message again and the position as it stands, and plays on. The clock ran on
+    /// meanwhile.
+    ///
+    /// A seat still connected is taken from its old connection with the seat's secret (a peer
+    /// that vanished without closing its socket leaves a connection that still looks open),
+    /// not with a tournament token: a token may have been read from a command line, and it
+    /// only stands in for a lost connection. A seat is taken back at most [`MAX_RETURNS`]
+    /// times a game.
+    ///
+    /// A player whose grace or clock ran out while it was away is too late, however soon
+    /// after it came (the timers may not have fired yet when the return is read): it loses as
+    /// `disconnect`, and this returns `true` (the game is over).
+    fn take_back(&mut self, back: Return, turn: &mut Turn) -> bool {
+        let Return {
+            seat,
+            mut player,
+            proof,
+        } = back;
         let now = Instant::now();
         let s = &mut self.seats[seat - 1];
+        if let Some((since, _)) = s.away {
+            let flag_fell = seat == turn.mover && turn.deadline.is_some_and(|d| now >= d);
+            if flag_fell || now >= since + self.grace {
+                player.outbox.error(
+                    ErrorCode::Unexpected,
+                    "too late: this seat's grace or clock ran out while its player was away",
+                );
+                if flag_fell {
+                    self.lose_on_time(turn);
+                } else {
+                    self.game.forfeit(seat, Termination::Disconnect);
+                }
+                return true;
+            }
+        }
+        if s.away.is_none() && proof == Proof::Token {
+            tracing::warn!(player = seat, peer = %player.peer, "refused a connection presenting a tournament token whose seat is already taken: its engine is still connected");
+            player.outbox.error(
+                ErrorCode::Unexpected,
+                "this token's seat is already taken: a tournament token takes a seat back only after its connection is lost",
+            );
+            return false;
+        }
+        if s.returns >= MAX_RETURNS {
+            tracing::warn!(player = seat, peer = %player.peer, "refused a seat's return: it came back too often");
+            player.outbox.error(
+                ErrorCode::Unexpected,
+                format!("this seat has been taken back {MAX_RETURNS} times in this game: no more"),
+            );
+            return false;
+        }
+        s.returns += 1;
         let (away_ms, ply) = match s.away.take() {
             Some((since, ply)) => (now.duration_since(since).as_millis() as u64, ply),
             None => {
-                // A half-open connection (the peer vanished without a word) still looks open:
-                // the proof is what counts, and the old connection is let go.
+                tracing::warn!(player = seat, peer = %player.peer, "a connection took its seat back with its secret while the old one was still open");
                 s.player.outbox.error(
                     ErrorCode::Unexpected,
-                    "another connection took this seat back with its proof; this one is closed",
+                    "another connection took this seat back with its secret; this one is closed",
                 );
                 (0, self.game.ply() + 1)
             }
         };
-        tracing::info!(
-            player = seat,
-            peer = %player.peer,
-            away_ms,
-            "a player took its seat back"
-        );
+        tracing::info!(player = seat, peer = %player.peer, away_ms, "a player took its seat back");
         self.drops.push(DropRecord {
             player: seat,
             ply,
@@ -804,15 +862,21 @@ impl Referee {
         let ext = s.player.ext;
         if !self.send_setup(seat) {
             self.lost(seat);
-            return;
+            return false;
         }
-        let line = self.position_line(ext, seat == turn.mover);
+        // The position as it stands; the mover's clock shows the time it has been away.
+        let to_move = seat == turn.mover;
+        let line = self.position_line(ext, to_move, now.duration_since(turn.started));
+        if to_move {
+            turn.prompt = line.clone();
+        }
         if let Some(x) = &mut self.exchange {
             x.sent(seat, self.game.ply() + 1, &line);
         }
         if self.seats[seat - 1].player.outbox.send_line(line).is_err() {
             self.lost(seat);
         }
+        false
     }
 
     /// Shows observers the ply just played and the position after it.
@@ -985,6 +1049,17 @@ impl Referee {
         if let Some((feed, record)) = watched {
             feed.finish(&record, self.exchange.take().unwrap_or_default());
         }
+        // Connections that came back while the game was ending.
+        while let Ok(late) = self.returns.try_recv() {
+            late.player.outbox.error(
+                ErrorCode::Unexpected,
+                format!(
+                    "the game of this seat is over: {} by {}",
+                    if win.is_empty() { "aborted" } else { &win },
+                    outcome.reason.name()
+                ),
+            );
+        }
     }
 }
 
@@ -1009,14 +1084,14 @@ fn cut_comment(mut text: String, max: usize) -> String {
         return text;
     }
     const MORE: &str = "...";
-    let mut end = max.saturating_sub(MORE.len());
+    // Room for the mark, unless the bound is too small to hold it.
+    let mark = if max > MORE.len() { MORE } else { "" };
+    let mut end = max - mark.len();
     while !text.is_char_boundary(end) {
         end -= 1;
     }
     text.truncate(end);
-    if max >= MORE.len() {
-        text.push_str(MORE);
-    }
+    text.push_str(mark);
     text
 }
 
@@ -1140,6 +1215,127 @@ mod tests {
         ([(out1, in1), (out2, in2)], records)
     }
 
+    /// A two-player game of `traditional-2x4` under `config` where player 1 asked for
+    /// `rejoin`: both players' ends, the records, the server-wide rejoin map, and player 1's
+    /// secret (read from its setup message).
+    async fn kept_table(
+        config: &str,
+    ) -> (
+        [(
+            tokio::sync::mpsc::UnboundedReceiver<Arc<str>>,
+            tokio::sync::mpsc::Sender<Inbound>,
+        ); 2],
+        tokio::sync::mpsc::UnboundedReceiver<GameRecord>,
+        crate::rejoin::Rejoins,
+        String,
+    ) {
+        let variant = Arc::new(Variant::load("traditional-2x4").unwrap());
+        let (observer, records) = tokio::sync::mpsc::unbounded_channel();
+        let (sink, _) = RecordSink::start(None, Durability { fsync: false }, Some(observer))
+            .await
+            .unwrap();
+        let rejoins = crate::rejoin::Rejoins::default();
+        let ctx = GameContext {
+            setup_common: GameContext::setup_common(&variant),
+            public_variant: "".into(),
+            variant,
+            config: Arc::new(Config::parse(config).unwrap()),
+            records: sink,
+            shutdown: CancellationToken::new(),
+            watch: None,
+            rejoins: rejoins.clone(),
+        };
+        let (mut p1, mut out1, in1) = Player::for_test(1, "a");
+        p1.ext = [Extension::Rejoin].into_iter().collect();
+        let (p2, out2, in2) = Player::for_test(2, "b");
+        tokio::spawn(run_game(
+            ctx,
+            1,
+            vec![p1, p2],
+            GameSpec::default(),
+            Vec::new(),
+        ));
+        let setup = out1.recv().await.unwrap();
+        let secret = setup
+            .split("(rejoin \"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .expect("a secret")
+            .to_string();
+        ([(out1, in1), (out2, in2)], records, rejoins, secret)
+    }
+
+    /// Player 1 comes back with `secret` on a new (test) connection.
+    fn come_back(rejoins: &crate::rejoin::Rejoins, secret: &str) {
+        let (mut back, _out, _in) = Player::for_test(3, "");
+        back.rejoin = Some(secret.to_string());
+        assert!(
+            rejoins.hand_back(Proof::Secret, back).is_none(),
+            "handed to the referee"
+        );
+    }
+
+    /// The mover's connection is lost, its clock runs out, and it comes back before the
+    /// referee gets to run (the only thread is blocked): the flag fell while it was away, so it
+    /// loses as `disconnect`, and is not taken back. Before the timers went first, the return
+    /// was taken and the loss recorded as `time`.
+    #[tokio::test]
+    async fn a_return_after_the_flag_fell_is_too_late_and_the_loss_a_disconnect() {
+        let ([(mut out1, in1), _p2], mut records, rejoins, secret) =
+            kept_table("[referee]\nrejoin_grace_ms = 60000\n[clock]\ngame_ms = 0\nmove_ms = 200\n")
+                .await;
+        while !out1.recv().await.unwrap().contains("(turn") {}
+        drop(in1);
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        come_back(&rejoins, &secret);
+        let r = records.recv().await.unwrap();
+        assert_eq!(
+            (r.result.reason, r.result.loser),
+            (Termination::Disconnect, Some(1))
+        );
+        assert!(r.faults.is_empty(), "{:?}", r.faults);
+        assert_eq!(r.drops.len(), 1);
+        assert!(!r.drops[0].back, "{:?}", r.drops);
+    }
+
+    /// The same with the grace: a return queued after it ran out is not taken.
+    #[tokio::test]
+    async fn a_return_after_the_grace_ran_out_is_too_late() {
+        let ([(mut out1, in1), _p2], mut records, rejoins, secret) =
+            kept_table("[referee]\nrejoin_grace_ms = 200\n").await;
+        while !out1.recv().await.unwrap().contains("(turn") {}
+        drop(in1);
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        come_back(&rejoins, &secret);
+        let r = records.recv().await.unwrap();
+        assert_eq!(
+            (r.result.reason, r.result.loser),
+            (Termination::Disconnect, Some(1))
+        );
+        assert!(!r.drops[0].back, "{:?}", r.drops);
+    }
+
+    /// A kept seat's connection that cannot be written to (here: its reader is gone; on a
+    /// socket, a client that stopped reading) is let go, not left open and unread: the client
+    /// sees it closed, and knows to come back.
+    #[tokio::test]
+    async fn a_kept_seat_whose_connection_is_lost_lets_that_connection_go() {
+        let ([(out1, in1), (mut out2, _in2)], _records, _rejoins, _secret) =
+            kept_table("[referee]\nrejoin_grace_ms = 60000\n").await;
+        drop(out1);
+        // Player 1 plays; writing the next prompt to it fails: the seat waits for its
+        // player, and the connection's inbox is closed.
+        in1.send(message("((rev 0))", Instant::now()))
+            .await
+            .unwrap();
+        while !out2.recv().await.unwrap().contains("(turn") {}
+        tokio::time::timeout(std::time::Duration::from_secs(5), in1.closed())
+            .await
+            .expect("the old connection is let go");
+    }
+
     fn message(text: &str, at: Instant) -> Inbound {
         Inbound::Message(
             ClientMessage::parse(text.as_bytes()).unwrap(),
@@ -1170,6 +1366,18 @@ mod tests {
             "charged {} ms",
             r.plies[0].think_ms
         );
+    }
+
+    #[test]
+    fn comments_are_cut_at_a_character_boundary_within_the_bound() {
+        assert_eq!(cut_comment("depth 3".into(), 7), "depth 3");
+        assert_eq!(cut_comment("depth 3".into(), 6), "dep...");
+        // "帥" is 3 bytes: never cut in the middle.
+        assert_eq!(cut_comment("帥帥帥".into(), 8), "帥...");
+        assert_eq!(cut_comment("帥帥帥".into(), 5), "...");
+        // Too small a bound for the mark.
+        assert_eq!(cut_comment("abcdef".into(), 2), "ab");
+        assert_eq!(cut_comment("帥".into(), 2), "");
     }
 
     /// An action read after the deadline loses on time, even when the referee could not look

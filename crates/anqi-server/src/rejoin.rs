@@ -12,12 +12,19 @@
 
 use crate::connection::Player;
 use crate::secret::TokenDigest;
+use crate::throttle::{left_out, LogThrottle};
+use anqi_core::wire::ErrorCode;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
-/// A connection that came back for a seat (1-based), on its way to the referee.
-pub(crate) type Return = (usize, Player);
+/// A connection that came back for a seat, on its way to the referee.
+pub(crate) struct Return {
+    /// The seat (1-based).
+    pub seat: usize,
+    pub player: Player,
+    pub proof: Proof,
+}
 
 /// Where a seat's returning connection goes.
 #[derive(Clone)]
@@ -32,6 +39,9 @@ struct Maps {
     secrets: HashMap<TokenDigest, Door>,
     /// By the digest of a tournament's per-game token.
     tokens: HashMap<TokenDigest, Door>,
+    /// Refused secrets are logged a few per address and window: someone trying secrets by the
+    /// thousand must not fill the log.
+    refusals: LogThrottle<std::net::IpAddr>,
 }
 
 /// Every seat a connection may come back to, server-wide. Cloning is cheap.
@@ -40,7 +50,7 @@ pub struct Rejoins(Arc<Mutex<Maps>>);
 
 /// How a returning connection proves its seat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Proof {
+pub enum Proof {
     /// `(rejoin "SECRET")`.
     Secret,
     /// `(init NAME TOKEN)` with the seat's per-game tournament token.
@@ -108,11 +118,31 @@ impl Rejoins {
         match door {
             Some(door) => door
                 .referee
-                .send((door.seat, player))
+                .send(Return {
+                    seat: door.seat,
+                    player,
+                    proof,
+                })
                 .err()
-                .map(|mpsc::error::SendError((_, player))| player),
+                .map(|mpsc::error::SendError(r)| r.player),
             None => Some(player),
         }
+    }
+
+    /// Tells a connection whose `rejoin` secret no seat waits for, and logs it (a few lines
+    /// per address and window: someone may be trying secrets).
+    pub(crate) fn refuse(&self, player: &Player) {
+        let n = self
+            .maps()
+            .refusals
+            .allow(&player.peer.ip(), std::time::Instant::now());
+        if let Some(n) = n {
+            tracing::warn!(peer = %player.peer, "refused a rejoin secret no seat waits for{}", left_out(n));
+        }
+        player.outbox.error(
+            ErrorCode::Unexpected,
+            "no seat waits for this rejoin secret: its game is over, or its grace ran out",
+        );
     }
 }
 

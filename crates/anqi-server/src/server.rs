@@ -247,11 +247,7 @@ impl Server {
                             None => player,
                         };
                         if player.rejoin.is_some() {
-                            tracing::info!(peer = %player.peer, "refused a rejoin secret no seat waits for");
-                            player.outbox.error(
-                                ErrorCode::Unexpected,
-                                "no seat waits for this rejoin secret: its game is over, or its grace ran out",
-                            );
+                            rejoins.refuse(&player);
                             return;
                         }
                         let _ = seating_tx.send(SeatingEvent::Ready(player));
