@@ -324,6 +324,19 @@ pub fn replay(path: &std::path::Path) -> String {
     stdout.trim().to_string()
 }
 
+/// `anqi replay --plies FILE`: each record's verdict and move list (comments, lost
+/// connections), as printed.
+#[allow(dead_code)]
+pub fn move_lists(path: &std::path::Path) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
+        .args(["replay", "--plies"])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "anqi replay --plies failed");
+    String::from_utf8(out.stdout).unwrap()
+}
+
 /// `anqi bridge --protocol PROTOCOL --connect ADDR --name NAME BRIDGE_ARGS -- python3
 /// tests/engines/SCRIPT ENGINE_ARGS`, its output captured, killed if dropped: a bridged test
 /// engine, ready to spawn.

@@ -85,12 +85,7 @@ async fn comments_are_kept_in_the_record_and_cut_to_the_bound() {
     // The record replays, and `anqi replay --plies` shows each ply with its comment.
     let (path, _dir) = server.stop().await;
     assert_eq!(common::replay(&path), "1 verified, 0 failed");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
-        .args(["replay", "--plies"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = common::move_lists(&path);
     let lines: Vec<&str> = text.lines().filter(|l| l.contains(". P")).collect();
     assert_eq!(lines.len(), 3, "{text}");
     assert!(lines[0].starts_with("    1. P1 (rev 0) reveals "), "{text}");

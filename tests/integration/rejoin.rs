@@ -1,13 +1,14 @@
 //! A seat kept for a player whose connection is lost (`[referee] rejoin_grace_ms`), over real
-//! TCP: taken back with the `rejoin` extension's secret, or in a tournament with the engine's
-//! per-game token; lost as `disconnect` (never `time`) when the player is not back in time.
+//! TCP: taken back with the `rejoin` extension's secret; lost as `disconnect` (never `time`)
+//! when the player is not back in time. A tournament's engine taking its seat back with its
+//! per-game token is in `tournament.rs`.
 
 use crate::common;
 
-use anqi_core::record::{DropRecord, GameRecord};
+use anqi_core::record::DropRecord;
 use anqi_core::rules::Termination;
 use anqi_core::wire::{ServerClause, ServerMessage};
-use common::{RawClient, TempDir, TestServer};
+use common::{RawClient, TestServer};
 use std::time::Duration;
 
 /// The secret of a setup message's `(rejoin "SECRET")`.
@@ -112,12 +113,7 @@ async fn a_player_takes_its_seat_back_with_its_secret_and_the_game_goes_on() {
     // The record replays, and its move list says when the connection was lost.
     let (path, _dir) = server.stop().await;
     assert_eq!(common::replay(&path), "1 verified, 0 failed");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
-        .args(["replay", "--plies"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = common::move_lists(&path);
     assert!(
         text.contains("      ~ player 1 lost its connection at ply 2: back for "),
         "{text}"
@@ -317,69 +313,4 @@ async fn a_seat_is_taken_back_at_most_twenty_times() {
     assert!(r.drops.iter().all(|d| d.back));
     drop(held);
     server.stop().await;
-}
-
-/// In a tournament with `rejoin_grace_ms`, an engine that loses its connection and connects
-/// again with its per-game token plays on; without it, the same engine loses the game.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_tournament_engine_takes_its_seat_back_with_its_token() {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let run = move |grace: u64| {
-        let dir = TempDir::new(&format!("rejoin-tournament-{grace}"));
-        let file = dir.0.join("t.toml");
-        std::fs::write(
-            &file,
-            format!(
-                "[tournament]\nvariant = \"traditional-2x4\"\nseed = \"rejoin\"\noutput = \"{out}\"\nlogs = \"{logs}\"\ntc = \"inf\"\nrejoin_grace_ms = {grace}\n\
-                 [[tournament.engine]]\nname = \"dropper\"\ncommand = \"python3\"\nargs = [\"{root}/tests/engines/misbehave.py\", \"drop\", \"--delay\", \"0.3\", \"--connect\", \"{{addr}}\"]\n\
-                 [[tournament.engine]]\nname = \"random\"\ncommand = \"{bot}\"\nargs = [\"--connect\", \"{{addr}}\", \"--token\", \"{{token}}\", \"--strategy\", \"random\", \"--seed\", \"{{seed}}\", \"--games\", \"1\"]\n",
-                out = dir.0.join("out.jsonl").display(),
-                logs = dir.0.join("logs").display(),
-                bot = common::anqi_bot().display(),
-            ),
-        )
-        .unwrap();
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
-            .arg("tournament")
-            .arg(&file)
-            .arg("--quiet")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let records: Vec<GameRecord> = anqi_core::record::read_records(&dir.0.join("out.jsonl"))
-            .unwrap()
-            .into_iter()
-            .map(|(_, r)| r.unwrap())
-            .collect();
-        (records, dir)
-    };
-    let (kept, _dir) = tokio::task::spawn_blocking(move || run(10_000))
-        .await
-        .unwrap();
-    assert_eq!(kept.len(), 2, "one deal, seats swapped");
-    for r in &kept {
-        let seat = r.players.iter().find(|p| p.name == "drop").unwrap().id;
-        // It came back, revealed a piece, and resigned: nothing was lost to the drop.
-        assert_eq!(r.result.reason, Termination::Resign, "{:?}", r.result);
-        assert_eq!(r.result.loser, Some(seat));
-        assert!(r.plies.iter().any(|p| p.player == seat), "{:?}", r.plies);
-        assert_eq!(r.drops.len(), 1, "{:?}", r.drops);
-        assert_eq!((r.drops[0].player, r.drops[0].back), (seat, true));
-        assert!(r.drops[0].away_ms >= 250, "{:?}", r.drops);
-    }
-    let (lost, _dir) = tokio::task::spawn_blocking(move || run(0)).await.unwrap();
-    for r in &lost {
-        let seat = r.players.iter().find(|p| p.name == "drop").unwrap().id;
-        assert_eq!(
-            (r.result.reason, r.result.loser),
-            (Termination::Disconnect, Some(seat)),
-            "{:?}",
-            r.result
-        );
-        assert!(r.drops.is_empty());
-    }
 }

@@ -690,6 +690,46 @@ fn anqi_match_runs_the_reference_bots_beside_the_binary() {
     assert!(replay_summary(&output).ends_with("4 verified, 0 failed\n"));
 }
 
+/// With `rejoin_grace_ms`, an engine that loses its connection and connects again with its
+/// per-game token plays on (protocol/PROTOCOL.md, Rejoining); without it, the same engine
+/// loses the game as `disconnect`.
+#[test]
+fn an_engine_takes_its_seat_back_with_its_token_within_the_grace() {
+    let dropper = format!(
+        "[[tournament.engine]]\nname = \"dropper\"\ncommand = \"python3\"\nargs = [\"{ROOT}/tests/engines/misbehave.py\", \"drop\", \"--delay\", \"0.3\", \"--connect\", \"{{addr}}\"]\n"
+    );
+    for grace in [10_000, 0] {
+        let dir = TempDir::new(&format!("t-rejoin-{grace}"));
+        let head = format!("tc = \"inf\"\nrejoin_grace_ms = {grace}");
+        let file = config(&dir.0, &head, &[dropper.clone(), python_bot("other")]);
+        tournament(&file, &[]);
+        let records = normalized(&dir.0.join("out.jsonl"));
+        assert_eq!(records.len(), 2, "one deal, seats swapped");
+        for r in &records {
+            let tag = r.tournament.as_ref().unwrap();
+            let seat = tag.engines.iter().position(|e| e == "dropper").unwrap() + 1;
+            if grace > 0 {
+                // It came back, revealed a piece, and resigned: nothing was lost to the drop.
+                assert_eq!(r.result.reason.name(), "resign", "{:?}", r.result);
+                assert_eq!(r.result.loser, Some(seat));
+                assert!(r.plies.iter().any(|p| p.player == seat), "{:?}", r.plies);
+                assert_eq!(r.drops.len(), 1, "{:?}", r.drops);
+                assert_eq!((r.drops[0].player, r.drops[0].back), (seat, true));
+                assert!(r.drops[0].away_ms >= 250, "{:?}", r.drops);
+            } else {
+                assert_eq!(
+                    (r.result.reason.name(), r.result.loser),
+                    ("disconnect", Some(seat)),
+                    "{:?}",
+                    r.result
+                );
+                assert!(r.drops.is_empty());
+            }
+        }
+        assert!(replay_summary(&dir.0.join("out.jsonl")).ends_with("2 verified, 0 failed\n"));
+    }
+}
+
 /// The reference search bot says what its search found with each move; the records keep it,
 /// and nothing of the others'.
 #[test]

@@ -1176,60 +1176,24 @@ mod tests {
     use crate::record_sink::Durability;
     use anqi_core::wire::ClientMessage;
 
-    /// A referee for a two-player game of `variant` under `config`, with both players' ends.
-    async fn table(
+    /// One player's ends: what the referee sends it, and its inbox.
+    type Ends = (
+        tokio::sync::mpsc::UnboundedReceiver<Arc<str>>,
+        tokio::sync::mpsc::Sender<Inbound>,
+    );
+
+    /// A referee for a two-player game of `variant` under `config`, player 1 asking for
+    /// `ext`: both players' ends, the records, and the server-wide rejoin map.
+    async fn table_with(
         variant: &str,
         config: &str,
+        ext: Extensions,
     ) -> (
-        [(
-            tokio::sync::mpsc::UnboundedReceiver<Arc<str>>,
-            tokio::sync::mpsc::Sender<Inbound>,
-        ); 2],
-        tokio::sync::mpsc::UnboundedReceiver<GameRecord>,
-    ) {
-        let variant = Arc::new(Variant::load(variant).unwrap());
-        let (observer, records) = tokio::sync::mpsc::unbounded_channel();
-        let (sink, _) = RecordSink::start(None, Durability { fsync: false }, Some(observer))
-            .await
-            .unwrap();
-        let ctx = GameContext {
-            setup_common: GameContext::setup_common(&variant),
-            public_variant: "".into(),
-            variant,
-            config: Arc::new(Config::parse(config).unwrap()),
-            records: sink,
-            shutdown: CancellationToken::new(),
-            watch: None,
-            rejoins: Default::default(),
-        };
-        let (p1, out1, in1) = Player::for_test(1, "a");
-        let (p2, out2, in2) = Player::for_test(2, "b");
-        let spec = GameSpec {
-            seeds: None,
-            clocks: Vec::new(),
-            max_plies: None,
-            absent: Vec::new(),
-            done: None,
-        };
-        tokio::spawn(run_game(ctx, 1, vec![p1, p2], spec, Vec::new()));
-        ([(out1, in1), (out2, in2)], records)
-    }
-
-    /// A two-player game of `traditional-2x4` under `config` where player 1 asked for
-    /// `rejoin`: both players' ends, the records, the server-wide rejoin map, and player 1's
-    /// secret (read from its setup message).
-    async fn kept_table(
-        config: &str,
-    ) -> (
-        [(
-            tokio::sync::mpsc::UnboundedReceiver<Arc<str>>,
-            tokio::sync::mpsc::Sender<Inbound>,
-        ); 2],
+        [Ends; 2],
         tokio::sync::mpsc::UnboundedReceiver<GameRecord>,
         crate::rejoin::Rejoins,
-        String,
     ) {
-        let variant = Arc::new(Variant::load("traditional-2x4").unwrap());
+        let variant = Arc::new(Variant::load(variant).unwrap());
         let (observer, records) = tokio::sync::mpsc::unbounded_channel();
         let (sink, _) = RecordSink::start(None, Durability { fsync: false }, Some(observer))
             .await
@@ -1245,8 +1209,8 @@ mod tests {
             watch: None,
             rejoins: rejoins.clone(),
         };
-        let (mut p1, mut out1, in1) = Player::for_test(1, "a");
-        p1.ext = [Extension::Rejoin].into_iter().collect();
+        let (mut p1, out1, in1) = Player::for_test(1, "a");
+        p1.ext = ext;
         let (p2, out2, in2) = Player::for_test(2, "b");
         tokio::spawn(run_game(
             ctx,
@@ -1255,6 +1219,32 @@ mod tests {
             GameSpec::default(),
             Vec::new(),
         ));
+        ([(out1, in1), (out2, in2)], records, rejoins)
+    }
+
+    /// A referee for a two-player game of `variant` under `config`, with both players' ends.
+    async fn table(
+        variant: &str,
+        config: &str,
+    ) -> ([Ends; 2], tokio::sync::mpsc::UnboundedReceiver<GameRecord>) {
+        let (ends, records, _) = table_with(variant, config, Extensions::NONE).await;
+        (ends, records)
+    }
+
+    /// A two-player game of `traditional-2x4` under `config` where player 1 asked for
+    /// `rejoin`: both players' ends, the records, the server-wide rejoin map, and player 1's
+    /// secret (read from its setup message).
+    async fn kept_table(
+        config: &str,
+    ) -> (
+        [Ends; 2],
+        tokio::sync::mpsc::UnboundedReceiver<GameRecord>,
+        crate::rejoin::Rejoins,
+        String,
+    ) {
+        let ext = [Extension::Rejoin].into_iter().collect();
+        let ([(mut out1, in1), p2], records, rejoins) =
+            table_with("traditional-2x4", config, ext).await;
         let setup = out1.recv().await.unwrap();
         let secret = setup
             .split("(rejoin \"")
@@ -1262,7 +1252,7 @@ mod tests {
             .and_then(|rest| rest.split('"').next())
             .expect("a secret")
             .to_string();
-        ([(out1, in1), (out2, in2)], records, rejoins, secret)
+        ([(out1, in1), p2], records, rejoins, secret)
     }
 
     /// Player 1 comes back with `secret` on a new (test) connection.
@@ -1275,46 +1265,38 @@ mod tests {
         );
     }
 
-    /// The mover's connection is lost, its clock runs out, and it comes back before the
-    /// referee gets to run (the only thread is blocked): the flag fell while it was away, so it
-    /// loses as `disconnect`, and is not taken back. Before the timers went first, the return
-    /// was taken and the loss recorded as `time`.
-    #[tokio::test]
-    async fn a_return_after_the_flag_fell_is_too_late_and_the_loss_a_disconnect() {
-        let ([(mut out1, in1), _p2], mut records, rejoins, secret) =
-            kept_table("[referee]\nrejoin_grace_ms = 60000\n[clock]\ngame_ms = 0\nmove_ms = 200\n")
-                .await;
+    /// Player 1, to move, loses its connection; the only thread is blocked for 300 ms (the
+    /// referee cannot run), then player 1 comes back: the game's record.
+    async fn back_after_a_blocked_wait(config: &str) -> GameRecord {
+        let ([(mut out1, in1), _p2], mut records, rejoins, secret) = kept_table(config).await;
         while !out1.recv().await.unwrap().contains("(turn") {}
         drop(in1);
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         std::thread::sleep(std::time::Duration::from_millis(300));
         come_back(&rejoins, &secret);
-        let r = records.recv().await.unwrap();
-        assert_eq!(
-            (r.result.reason, r.result.loser),
-            (Termination::Disconnect, Some(1))
-        );
-        assert!(r.faults.is_empty(), "{:?}", r.faults);
-        assert_eq!(r.drops.len(), 1);
-        assert!(!r.drops[0].back, "{:?}", r.drops);
+        records.recv().await.unwrap()
     }
 
-    /// The same with the grace: a return queued after it ran out is not taken.
+    /// The mover's connection is lost, its clock runs out, and it comes back before the
+    /// referee gets to run: the flag fell while it was away, so it loses as `disconnect`, and
+    /// is not taken back (the return was once taken, and the loss recorded as `time`). So with
+    /// the grace: a return after it ran out is not taken.
     #[tokio::test]
-    async fn a_return_after_the_grace_ran_out_is_too_late() {
-        let ([(mut out1, in1), _p2], mut records, rejoins, secret) =
-            kept_table("[referee]\nrejoin_grace_ms = 200\n").await;
-        while !out1.recv().await.unwrap().contains("(turn") {}
-        drop(in1);
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        std::thread::sleep(std::time::Duration::from_millis(300));
-        come_back(&rejoins, &secret);
-        let r = records.recv().await.unwrap();
-        assert_eq!(
-            (r.result.reason, r.result.loser),
-            (Termination::Disconnect, Some(1))
-        );
-        assert!(!r.drops[0].back, "{:?}", r.drops);
+    async fn a_return_after_the_flag_fell_or_the_grace_ran_out_is_too_late() {
+        for config in [
+            "[referee]\nrejoin_grace_ms = 60000\n[clock]\ngame_ms = 0\nmove_ms = 200\n",
+            "[referee]\nrejoin_grace_ms = 200\n",
+        ] {
+            let r = back_after_a_blocked_wait(config).await;
+            assert_eq!(
+                (r.result.reason, r.result.loser),
+                (Termination::Disconnect, Some(1)),
+                "{config}"
+            );
+            assert!(r.faults.is_empty(), "{config}: {:?}", r.faults);
+            assert_eq!(r.drops.len(), 1, "{config}");
+            assert!(!r.drops[0].back, "{config}: {:?}", r.drops);
+        }
     }
 
     /// A kept seat's connection that cannot be written to (here: its reader is gone; on a

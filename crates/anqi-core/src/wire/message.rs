@@ -324,21 +324,9 @@ impl fmt::Display for ServerClause {
                 }
                 o.push(')');
             }
-            ServerClause::Game(s) => {
-                o.push_str("(game ");
-                write_atom(&mut o, s);
-                o.push(')');
-            }
-            ServerClause::Pieces(s) => {
-                o.push_str("(pieces ");
-                write_atom(&mut o, s);
-                o.push(')');
-            }
-            ServerClause::Board(s) => {
-                o.push_str("(board ");
-                write_atom(&mut o, s);
-                o.push(')');
-            }
+            ServerClause::Game(s) => write_atom_clause(&mut o, "game", s),
+            ServerClause::Pieces(s) => write_atom_clause(&mut o, "pieces", s),
+            ServerClause::Board(s) => write_atom_clause(&mut o, "board", s),
             ServerClause::Hand(c) => write!(o, "(hand {c})")?,
             ServerClause::Turn(t, id) => write!(o, "(turn {t} {id})")?,
             ServerClause::Info(t, id) => write!(o, "(info {t} {id})")?,
@@ -364,16 +352,8 @@ impl fmt::Display for ServerClause {
                 o.push(')');
             }
             ServerClause::Progress(n) => write!(o, "(progress {n})")?,
-            ServerClause::Variant(text) => {
-                o.push_str("(variant ");
-                write_string(&mut o, text);
-                o.push(')');
-            }
-            ServerClause::Rejoin(secret) => {
-                o.push_str("(rejoin ");
-                write_string(&mut o, secret);
-                o.push(')');
-            }
+            ServerClause::Variant(text) => write_string_clause(&mut o, "variant", text),
+            ServerClause::Rejoin(secret) => write_string_clause(&mut o, "rejoin", secret),
         }
         f.write_str(&o)
     }
@@ -395,30 +375,36 @@ impl fmt::Display for ClientClause {
                 write_atom(&mut o, seed);
                 o.push(')');
             }
-            ClientClause::Board(s) => {
-                o.push_str("(board ");
-                write_atom(&mut o, s);
-                o.push(')');
-            }
+            ClientClause::Board(s) => write_atom_clause(&mut o, "board", s),
             ClientClause::Rev(c) => write!(o, "(rev {c})")?,
             ClientClause::Mov(a, b) => write!(o, "(mov {a} {b})")?,
             ClientClause::Resign => o.push_str("(resign)"),
             ClientClause::Bag => o.push_str("(bag)"),
             ClientClause::Put(p, c) => write!(o, "(put {p} {c})")?,
             ClientClause::Ext(names) => write_names(&mut o, "ext", names),
-            ClientClause::Comment(text) => {
-                o.push_str("(comment ");
-                write_string(&mut o, text);
-                o.push(')');
-            }
-            ClientClause::Rejoin(secret) => {
-                o.push_str("(rejoin ");
-                write_string(&mut o, secret);
-                o.push(')');
-            }
+            ClientClause::Comment(text) => write_string_clause(&mut o, "comment", text),
+            ClientClause::Rejoin(secret) => write_string_clause(&mut o, "rejoin", secret),
         }
         f.write_str(&o)
     }
+}
+
+/// `(HEAD "TEXT")`: free text, always quoted.
+fn write_string_clause(out: &mut String, head: &str, text: &str) {
+    out.push('(');
+    out.push_str(head);
+    out.push(' ');
+    write_string(out, text);
+    out.push(')');
+}
+
+/// `(HEAD ATOM)`: bare when it reads back as itself, else quoted.
+fn write_atom_clause(out: &mut String, head: &str, text: &str) {
+    out.push('(');
+    out.push_str(head);
+    out.push(' ');
+    write_atom(out, text);
+    out.push(')');
 }
 
 /// `(HEAD NAME ...)`, each name printed so that it reads back as itself.
