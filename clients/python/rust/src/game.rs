@@ -9,6 +9,7 @@
 
 use crate::actions::{parse_action, piece_index, piece_of, PIECE_LETTERS};
 use crate::observation::{counts_dict, observation_of, Observation};
+use crate::tensor::{self, PLANES};
 use crate::variant::{load_any, Loaded, VariantInfo};
 use anqi_core::rules::{self, Action, Deal, Piece, SeedInputs, Start};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -93,6 +94,25 @@ impl Game {
         self.game.play(player, pending).map_err(value_error)?;
         Ok(())
     }
+}
+
+/// A writable numpy array of `dtype` and `shape` over a copy of `bytes` (numpy is imported
+/// only here: the rest of the package does without it).
+fn numpy_array<'py>(
+    py: Python<'py>,
+    bytes: &[u8],
+    dtype: &str,
+    shape: Vec<usize>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let numpy = py.import("numpy").map_err(|_| {
+        pyo3::exceptions::PyImportError::new_err(
+            "tensors and masks are numpy arrays: pip install numpy",
+        )
+    })?;
+    let buffer = pyo3::types::PyByteArray::new(py, bytes);
+    numpy
+        .call_method1("frombuffer", (buffer, dtype))?
+        .call_method1("reshape", (shape,))
 }
 
 fn value_error(e: impl std::fmt::Display) -> PyErr {
@@ -474,6 +494,52 @@ impl Game {
             return Err(at_chance_node());
         }
         observation_of(&self.game, player)
+    }
+
+    /// `player`'s observation as a numpy `float32` array (`tensor.rs`, PACKAGE.md "Tensors"):
+    /// shape `(50, S)` over the cells, or `(50, rows, columns)` with `grid=True` on a
+    /// rectangle. `player` defaults to the player to move. numpy must be installed.
+    #[pyo3(signature = (player = None, grid = false))]
+    fn observation_tensor<'py>(
+        &self,
+        py: Python<'py>,
+        player: Option<usize>,
+        grid: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let players = self.game.variant().players;
+        let player = player.unwrap_or_else(|| self.game.to_move());
+        if !(1..=players).contains(&player) {
+            return Err(value_error(format!(
+                "player {player} is not in 1..={players}"
+            )));
+        }
+        let cells = self.game.board().len();
+        let shape: Vec<usize> = if grid {
+            let Some((rows, columns)) = self.game.variant().topology.rectangle_dims() else {
+                return Err(value_error(format!(
+                    "grid=True needs a rectangular board; {} is not one: use the cells' vector (grid=False)",
+                    self.game.variant().name
+                )));
+            };
+            vec![PLANES, rows, columns]
+        } else {
+            vec![PLANES, cells]
+        };
+        let mut planes = vec![0f32; PLANES * cells];
+        tensor::write_planes(&self.game, player, &mut planes);
+        let bytes: Vec<u8> = planes.iter().flat_map(|f| f.to_le_bytes()).collect();
+        numpy_array(py, &bytes, "<f4", shape)
+    }
+
+    /// The legal actions of the player to move as a numpy `bool` array over the action ids
+    /// (`num_distinct_actions` long): all false once the game is over and at a chance node.
+    fn legal_action_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let mut mask = vec![false; self.loaded.codec.len()];
+        if self.pending.is_none() {
+            tensor::write_mask(&self.game, &self.loaded.codec, &mut mask);
+        }
+        let bytes: Vec<u8> = mask.iter().map(|&b| u8::from(b)).collect();
+        numpy_array(py, &bytes, "bool", vec![mask.len()])
     }
 
     /// An independent copy: playing on one leaves the other as it was.

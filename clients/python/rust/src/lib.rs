@@ -10,7 +10,7 @@
 //!
 //! Modules: `variant.rs` (`variants()`, `Variant`), `actions.rs` (text and ids), `game.rs`
 //! (`Game`, chance mode), `playouts.rs` (native batch playouts), `observation.rs` (what one
-//! player knows: `Observation`), `client.rs` (`ClientSession`, a sans-IO protocol client over
+//! player knows: `Observation`), `tensor.rs` (observation tensors and action masks), `client.rs` (`ClientSession`, a sans-IO protocol client over
 //! anqi-client's tracker), `bots.rs` (`ReferenceBot`, anqi-bot's strategies).
 
 mod actions;
@@ -19,6 +19,7 @@ mod client;
 mod game;
 mod observation;
 mod playouts;
+mod tensor;
 mod variant;
 
 use pyo3::prelude::*;

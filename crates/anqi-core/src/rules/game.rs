@@ -440,6 +440,22 @@ impl Game {
         self.quiet_plies
     }
 
+    /// How many times the current position occurred before, since the last reveal, capture,
+    /// draw or put (0: the first time), as the repetition rule compares positions. Always 0
+    /// in a variant without a repetition rule (the game keeps no positions then).
+    pub fn repetitions(&self) -> u32 {
+        let len = self.board.len() + 8;
+        let Some(last) = self.hashes.len().checked_sub(1) else {
+            return 0;
+        };
+        let key = &self.history[last * len..(last + 1) * len];
+        (0..last)
+            .filter(|&i| {
+                self.hashes[i] == self.hashes[last] && &self.history[i * len..(i + 1) * len] == key
+            })
+            .count() as u32
+    }
+
     /// The side (0-based) of a player (1-based).
     pub fn side_of(&self, player: usize) -> usize {
         self.variant.side_of(player)
@@ -1434,9 +1450,11 @@ mod tests {
         g.play(1, Action::Reveal(0)).unwrap();
         g.play(2, Action::Reveal(7)).unwrap();
         // Position A (red to move) occurs now, after ply 2: occurrence 1.
+        assert_eq!(g.repetitions(), 0);
         let cycle = [(1, mv(0, 1)), (2, mv(7, 6)), (1, mv(1, 0)), (2, mv(6, 7))];
         for (p, a) in cycle {
             g.play(p, a).unwrap();
+            assert_eq!(g.repetitions(), u32::from(g.ply() == 6), "ply {}", g.ply());
         }
         assert_eq!(g.outcome(), None, "second occurrence after ply 6");
         for (i, (p, a)) in cycle.into_iter().enumerate() {

@@ -1,0 +1,125 @@
+//! A game as numbers for neural networks: the observation tensor and the legal-action mask.
+//!
+//! # The layout (stable across releases; PACKAGE.md, "Tensors")
+//! `Game.observation_tensor(player)` is a `float32` array of [`PLANES`] planes over the cells,
+//! shape `(PLANES, S)` in cell order (any topology), or `(PLANES, rows, columns)` on a
+//! rectangle with `grid=True` (cell `r * columns + c` at `[.., r, c]`). Every variant has the
+//! same planes, so what a network reads depends only on the board's cells:
+//!
+//! | planes | on each cell |
+//! |---|---|
+//! | 0-13 | 1 where a face-up piece of that letter stands, in the order `KGBRNCPkgbrncp` |
+//! | 14 | 1 where a face-down piece stands |
+//! | 15 | 1 where the cell is empty (in a bag game, also a cell no piece was put on yet) |
+//! | 16 | all 1 when the observing player may move red pieces |
+//! | 17 | all 1 when it may move black pieces (16 and 17 both 0 before colours are decided; both 1 in single-player and cooperative games) |
+//! | 18 | all 1 when the observing player is to move |
+//! | 19-32 | the unseen pieces of each letter (face-down or in the bag), over the variant's number of that piece (0 where it has none) |
+//! | 33 | the no-progress count over the variant's limit (0 without the rule), at most 1 |
+//! | 34 | how often the current position occurred before, over the repetition rule's count less one (`(repetition 3)`: 0, 0.5, 1; the cycle rule's `times` likewise; 0 without the rule), at most 1 |
+//! | 35-48 | all 1 on the plane of the piece the player to move holds to put (bag games) |
+//! | 49 | 1 on the cell of the piece that must capture again (a chain capture in progress) |
+//!
+//! Everything in it is public: a face-down piece is hidden from every player alike, and so
+//! only planes 16-18 depend on who observes.
+//!
+//! `Game.legal_action_mask()` is a `bool` array of `num_distinct_actions`: true at the ids of
+//! the player to move's legal actions (`actions.rs` gives the ids).
+
+use crate::actions::{piece_index, Codec};
+use anqi_core::rules::{self, Colour, Control, Repetition, Square};
+
+/// The number of planes of an observation tensor.
+pub const PLANES: usize = 50;
+
+/// Where each group of planes starts.
+const FACE_DOWN: usize = 14;
+const EMPTY: usize = 15;
+const RED: usize = 16;
+const BLACK: usize = 17;
+const TO_MOVE: usize = 18;
+const UNSEEN: usize = 19;
+const NO_PROGRESS: usize = 33;
+const REPEATED: usize = 34;
+const HAND: usize = 35;
+const CHAIN: usize = 49;
+
+/// Writes `player`'s observation of `game` into `out` (`PLANES * cells` values, plane by
+/// plane), every value set.
+pub fn write_planes(game: &rules::Game, player: usize, out: &mut [f32]) {
+    let board = game.board();
+    let n = board.len();
+    debug_assert_eq!(out.len(), PLANES * n);
+    out.fill(0.0);
+    for (cell, sq) in board.squares().iter().enumerate() {
+        let p = match sq {
+            Square::Up(piece) => piece_index(*piece),
+            Square::Hidden => FACE_DOWN,
+            Square::Empty => EMPTY,
+        };
+        plane_of(out, n, p)[cell] = 1.0;
+    }
+    let control = game.control_of(player);
+    let moves = |c: Colour| match control {
+        Control::Nothing => false,
+        Control::Colour(mine) => mine == c,
+        Control::Both => true,
+    };
+    if moves(Colour::Red) {
+        plane_of(out, n, RED).fill(1.0);
+    }
+    if moves(Colour::Black) {
+        plane_of(out, n, BLACK).fill(1.0);
+    }
+    if game.outcome().is_none() && game.to_move() == player {
+        plane_of(out, n, TO_MOVE).fill(1.0);
+    }
+    let variant = game.variant();
+    let mut total = [0u32; 14];
+    for p in &variant.pieces {
+        total[piece_index(*p)] += 1;
+    }
+    let face_down = game.face_down_counts();
+    let bag = game.bag_counts();
+    for i in 0..14 {
+        if total[i] > 0 {
+            let unseen = face_down[i] + bag[i];
+            plane_of(out, n, UNSEEN + i).fill(unseen as f32 / total[i] as f32);
+        }
+    }
+    if let Some(limit) = variant.draw.no_progress.filter(|&l| l > 0) {
+        plane_of(out, n, NO_PROGRESS).fill((game.quiet_plies() as f32 / limit as f32).min(1.0));
+    }
+    let times = match variant.draw.repetition {
+        Some(Repetition::Occurrence(n)) => n,
+        Some(Repetition::Cycle { times, .. }) => times,
+        None => 0,
+    };
+    if times > 1 {
+        plane_of(out, n, REPEATED).fill((game.repetitions() as f32 / (times - 1) as f32).min(1.0));
+    }
+    if let Some(piece) = game.hand() {
+        plane_of(out, n, HAND + piece_index(piece)).fill(1.0);
+    }
+    if let Some(cell) = game.public_state().chain {
+        plane_of(out, n, CHAIN)[cell] = 1.0;
+    }
+}
+
+/// Plane `p` of a tensor of `n` cells.
+fn plane_of(out: &mut [f32], n: usize, p: usize) -> &mut [f32] {
+    &mut out[p * n..(p + 1) * n]
+}
+
+/// Writes the legal-action mask of `game`'s player to move into `out` (`codec.len()` values),
+/// every value set: all false once the game is over.
+pub fn write_mask(game: &rules::Game, codec: &Codec, out: &mut [bool]) {
+    out.fill(false);
+    if game.outcome().is_some() {
+        return;
+    }
+    game.for_each_legal(|a, _| {
+        let id = codec.encode(a).expect("every legal action has an id");
+        out[id as usize] = true;
+    });
+}

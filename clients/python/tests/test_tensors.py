@@ -1,0 +1,141 @@
+"""Observation tensors and legal-action masks (PACKAGE.md, Tensors): the board, the pool and the
+counters read back from the planes, in random games of every shipped variant."""
+
+import random
+import unittest
+
+import anqi
+
+try:
+    import numpy as np
+except ImportError:  # the tests say so rather than pass in silence
+    np = None
+
+LETTERS = "KGBRNCPkgbrncp"
+PLANES = 50
+
+
+def board_from_planes(planes):
+    """The board the planes 0-15 show, one letter per cell (X face-down, . empty)."""
+    cells = []
+    for c in range(planes.shape[1]):
+        on = [p for p in range(16) if planes[p, c] == 1.0]
+        assert len(on) == 1, (c, on)
+        p = on[0]
+        cells.append(LETTERS[p] if p < 14 else ("X" if p == 14 else "."))
+    return "".join(cells)
+
+
+def internal_board(game):
+    """The board as the tensor shows it: the wire's, except that a bag game's cell no piece was
+    put on yet is empty (the wire writes X there)."""
+    board = game.board
+    if game.variant_info.start != "bag":
+        return board
+    # Face-down pieces never exist in a bag game: every X of the wire is such a cell.
+    return board.replace("X", ".")
+
+
+@unittest.skipIf(np is None, "numpy is not installed: pip install numpy")
+class Tensors(unittest.TestCase):
+    def check(self, game):
+        n = len(game.board)
+        for player in range(1, game.players + 1):
+            t = game.observation_tensor(player)
+            self.assertEqual((t.shape, t.dtype), ((PLANES, n), np.float32))
+            # Planes 0-15: exactly one per cell, and they give the board back.
+            self.assertEqual(board_from_planes(t), internal_board(game))
+            # Constant planes are constant.
+            for p in list(range(16, 49)):
+                self.assertTrue((t[p] == t[p, 0]).all(), p)
+            # The pool: unseen over the variant's count, per letter. A face-down piece stays
+            # where it was dealt, so the deal tells which are unseen; in a bag game, every
+            # piece neither on the board, in hand nor captured.
+            pieces = game.variant_info.pieces
+            dealt = game.deal["cells"]
+            for i, letter in enumerate(LETTERS):
+                total = pieces.count(letter)
+                if total == 0:
+                    self.assertEqual(t[19 + i, 0], 0.0, letter)
+                    continue
+                unseen = round(float(t[19 + i, 0]) * total)
+                if game.variant_info.start != "bag":
+                    hidden = sum(1 for c, x in enumerate(game.board) if x == "X" and dealt[c] == letter)
+                    self.assertEqual(unseen, hidden, letter)
+                else:
+                    held = int(t[35 + i, 0])
+                    self.assertLessEqual(unseen + held + game.board.count(letter), total, letter)
+            # Only the observer's planes differ between players.
+            if player > 1:
+                first = game.observation_tensor(1)
+                np.testing.assert_array_equal(t[:16], first[:16])
+                np.testing.assert_array_equal(t[19:], first[19:])
+            self.assertEqual(t[18, 0], 1.0 if player == game.to_move and not game.is_terminal else 0.0)
+        mask = game.legal_action_mask()
+        self.assertEqual((mask.shape, mask.dtype), ((game.num_distinct_actions,), np.bool_))
+        self.assertEqual(sorted(np.flatnonzero(mask).tolist()), sorted(game.legal_action_ids()))
+
+    def test_every_shipped_variant_reads_back_from_its_planes(self):
+        rng = random.Random(7)
+        for name in anqi.variants():
+            with self.subTest(name):
+                game = anqi.Game(name, seed=name)
+                plies = 0
+                while not game.is_terminal and plies < 400:
+                    if plies % 7 == 0:
+                        self.check(game)
+                    game.apply(rng.choice(game.legal_action_ids()))
+                    plies += 1
+                self.check(game)
+
+    def test_the_counters_and_the_colours(self):
+        v = anqi.Variant.from_description(
+            "(variant (name t) (board (rectangle 2 4)) (pieces Kk) (no-progress 10) (repetition 3))"
+        )
+        game = anqi.Game(v, deal="K......k")
+        t = game.observation_tensor(1)
+        self.assertEqual((t[16, 0], t[17, 0], t[18, 0]), (0.0, 0.0, 1.0))
+        self.assertEqual(t[19:33, 0].tolist(), [1.0] + [0.0] * 6 + [1.0] + [0.0] * 6)
+        game.play("(rev 0)")  # K: player 1 is red
+        t1, t2 = game.observation_tensor(1), game.observation_tensor(2)
+        self.assertEqual((t1[16, 0], t1[17, 0], t1[18, 0]), (1.0, 0.0, 0.0))
+        self.assertEqual((t2[16, 0], t2[17, 0], t2[18, 0]), (0.0, 1.0, 1.0))
+        self.assertEqual(t1[19, 0], 0.0)  # no red king unseen any more
+        game.play("(rev 7)")  # k
+        game.play("(mov 0 1)")  # a quiet move: one ply of no progress out of 10
+        self.assertAlmostEqual(float(game.observation_tensor(1)[33, 0]), 0.1, places=6)
+        # Back and forth: the position after the reveals again, its second occurrence: with
+        # (repetition 3), half way to the draw.
+        self.assertEqual(float(game.observation_tensor(1)[34, 0]), 0.0)
+        for a in ("(mov 7 6)", "(mov 1 0)", "(mov 6 7)"):
+            game.play(a)
+        self.assertEqual(float(game.observation_tensor(1)[34, 0]), 0.5)
+
+    def test_a_grid_on_rectangles_only(self):
+        game = anqi.Game("traditional", seed="1")
+        grid = game.observation_tensor(grid=True)
+        flat = game.observation_tensor()
+        self.assertEqual(grid.shape, (PLANES, 4, 8))
+        np.testing.assert_array_equal(grid.reshape(PLANES, 32), flat)
+        ring = anqi.Game("cross", seed="1")
+        if ring.variant_info.rectangle is None:
+            with self.assertRaisesRegex(ValueError, "rectangular"):
+                ring.observation_tensor(grid=True)
+        with self.assertRaisesRegex(ValueError, "player 3"):
+            game.observation_tensor(3)
+
+    def test_hand_and_chain_planes(self):
+        game = anqi.Game("strategic", seed="3")
+        game.play("(bag)")
+        t = game.observation_tensor()
+        held = [LETTERS[i] for i in range(14) if t[35 + i, 0] == 1.0]
+        self.assertEqual(len(held), 1)
+        self.assertTrue(all(a.startswith(f"(put {held[0]} ") for a in game.legal_actions()))
+        # A mask at a chance node is empty.
+        chance = anqi.Game("traditional", seed="1", chance=True)
+        chance.play("(rev 0)")
+        self.assertFalse(chance.legal_action_mask().any())
+
+
+if __name__ == "__main__":
+    unittest.main()
