@@ -137,5 +137,76 @@ class Tensors(unittest.TestCase):
         self.assertFalse(chance.legal_action_mask().any())
 
 
+class Resample(unittest.TestCase):
+    """`Game.resample`: the same public state, the unseen pieces dealt anew."""
+
+    def test_the_public_state_stays_and_the_hidden_one_changes(self):
+        rng = random.Random(5)
+        for name in ("traditional", "strategic", "2v2", "cross"):
+            with self.subTest(name):
+                game = anqi.Game(name, seed="r")
+                for _ in range(12):
+                    game.apply(rng.choice(game.legal_action_ids()))
+                seen = {}
+                for seed in range(40):
+                    copy = game.resample(seed)
+                    self.assertEqual(copy.board, game.board)
+                    self.assertEqual(copy.legal_actions(), game.legal_actions())
+                    self.assertEqual(copy.to_move, game.to_move)
+                    self.assertEqual(copy.counts(), game.counts())
+                    if np is not None:
+                        np.testing.assert_array_equal(
+                            copy.observation_tensor(), game.observation_tensor()
+                        )
+                    # Its deal is one its game is a normal game of: what each face-down cell
+                    # turns up is what the deal says.
+                    for c, x in enumerate(copy.board):
+                        if x == "X" and copy.variant_info.start != "bag":
+                            seen.setdefault(c, set()).add(copy.deal["cells"][c])
+                    self.assertEqual(sorted(copy.deal["cells"]), sorted(game.deal["cells"]))
+                    self.assertEqual(sorted(copy.deal["bag"]), sorted(game.deal["bag"]))
+                # The same seed, the same copy; the original is untouched.
+                self.assertEqual(game.resample(3).deal, game.resample(3).deal)
+                if seen:
+                    self.assertTrue(any(len(v) > 1 for v in seen.values()), seen)
+
+    def test_a_resampled_deal_replays_the_copy(self):
+        game = anqi.Game("traditional", seed="deal")
+        copy = game.resample(random.Random(1))
+        cells = copy.deal["cells"]
+        for c in range(32):
+            before = copy.board
+            if before[c] != "X" or f"(rev {c})" not in copy.legal_actions():
+                continue
+            copy.play(f"(rev {c})")
+            self.assertEqual(copy.board[c], cells[c])
+            break
+        replayed = anqi.Game("traditional", deal=copy.deal)
+        self.assertEqual(replayed.deal, copy.deal)
+
+
+class Revealed(unittest.TestCase):
+    """`Game(..., revealed=k)`: the same deal, k of its pieces face-up."""
+
+    def test_k_pieces_start_face_up_from_the_same_deal(self):
+        for k in (0, 1, 5, 16, 32):
+            game = anqi.Game("traditional", seed="curriculum", revealed=k)
+            plain = anqi.Game("traditional", seed="curriculum")
+            self.assertEqual(game.deal["cells"], plain.deal["cells"])
+            self.assertEqual(len(game.deal["face_up"]), k)
+            self.assertEqual(32 - game.board.count("X"), k)
+            for c in game.deal["face_up"]:
+                self.assertEqual(game.board[c], plain.deal["cells"][c])
+            rng = random.Random(k)
+            while not game.is_terminal:
+                game.apply(rng.choice(game.legal_action_ids()))
+
+    def test_what_cannot_be_revealed_is_refused(self):
+        with self.assertRaisesRegex(ValueError, "does not start face-down"):
+            anqi.Game("strategic", seed="1", revealed=2)
+        with self.assertRaisesRegex(ValueError, "not both"):
+            anqi.Game("traditional-2x4", deal="KPPPkppp", revealed=2)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -19,8 +19,8 @@ use std::sync::Arc;
 
 /// One game of any variant, with the server's knowledge (the face-down pieces too).
 ///
-/// `Game(variant="traditional", seed=None, client_seeds=(), deal=None, chance=False)`; see
-/// PACKAGE.md for the whole reference.
+/// `Game(variant="traditional", seed=None, client_seeds=(), deal=None, chance=False,
+/// revealed=None)`; see PACKAGE.md for the whole reference.
 #[pyclass(module = "anqi", name = "Game", from_py_object)]
 #[derive(Clone)]
 pub struct Game {
@@ -169,17 +169,41 @@ fn deal_error(e: String) -> PyErr {
 #[pymethods]
 impl Game {
     #[new]
-    #[pyo3(signature = (variant = None, seed = None, client_seeds = Vec::new(), deal = None, chance = false))]
+    #[pyo3(signature = (variant = None, seed = None, client_seeds = Vec::new(), deal = None, chance = false, revealed = None))]
     fn new(
         variant: Option<&Bound<'_, PyAny>>,
         seed: Option<String>,
         client_seeds: Vec<String>,
         deal: Option<&Bound<'_, PyAny>>,
         chance: bool,
+        revealed: Option<u32>,
     ) -> PyResult<Game> {
         let loaded = match variant {
             Some(v) => load_any(v)?,
             None => crate::variant::load("traditional")?,
+        };
+        // A curriculum's start: the variant's deal from the same seeds, `k` of its pieces
+        // turned face-up at random, as `(start (reveal k))` deals.
+        let dealt_as = match revealed {
+            None => None,
+            Some(_) if deal.is_some() => {
+                return Err(PyValueError::new_err(
+                    "give revealed= or a deal, not both: a deal says which cells start face-up (its face_up)",
+                ))
+            }
+            Some(k) => match loaded.variant.start {
+                Start::FaceDown | Start::Reveal(_) => {
+                    let mut v = rules::Variant::clone(&loaded.variant);
+                    v.start = Start::Reveal(k);
+                    Some(v)
+                }
+                _ => {
+                    return Err(PyValueError::new_err(format!(
+                        "revealed= turns face-down pieces up: {} does not start face-down",
+                        loaded.variant.name
+                    )))
+                }
+            },
         };
         let (seeds, start) = match deal {
             Some(deal) => {
@@ -195,7 +219,7 @@ impl Game {
                     clients: client_seeds,
                     server: seed.unwrap_or_else(crate::fresh_seed),
                 };
-                let start = seeds.deal_for(&loaded.variant);
+                let start = seeds.deal_for(dealt_as.as_ref().unwrap_or(&loaded.variant));
                 (Some(seeds), start)
             }
         };
@@ -540,6 +564,67 @@ impl Game {
         }
         let bytes: Vec<u8> = mask.iter().map(|&b| u8::from(b)).collect();
         numpy_array(py, &bytes, "bool", vec![mask.len()])
+    }
+
+    /// A copy of this game with the unseen pieces dealt anew: the face-down pieces among the
+    /// face-down cells, the bag in a new order, every arrangement equally likely. The public
+    /// state (board, pool, counters, colours, the player to move, a pending chance node) is the
+    /// same; `deal` of the copy is a deal its game is a normal game of. `rng`: a
+    /// `random.Random` (its `randrange`), an int seed, or `None` (the `random` module).
+    #[pyo3(signature = (rng = None))]
+    fn resample(&self, py: Python<'_>, rng: Option<&Bound<'_, PyAny>>) -> PyResult<Game> {
+        let mut out = Clone::clone(self);
+        let mut error = None;
+        {
+            let mut seeded = match rng {
+                Some(r) if r.is_instance_of::<pyo3::types::PyInt>() => {
+                    Some(crate::playouts::SplitMix64::new(r.extract::<i64>()? as u64))
+                }
+                _ => None,
+            };
+            let random = match rng {
+                None => Some(py.import("random")?.into_any()),
+                Some(r) if seeded.is_none() => Some(r.clone()),
+                Some(_) => None,
+            };
+            out.game.redeal_unseen(|n| {
+                if let Some(s) = seeded.as_mut() {
+                    return s.below(n);
+                }
+                let r = random.as_ref().expect("an rng");
+                match r
+                    .call_method1("randrange", (n,))
+                    .and_then(|x| x.extract::<u32>())
+                {
+                    Ok(x) if x < n => x,
+                    Ok(x) => {
+                        error.get_or_insert_with(|| {
+                            PyValueError::new_err(format!("randrange({n}) gave {x}, out of range"))
+                        });
+                        0
+                    }
+                    Err(e) => {
+                        error.get_or_insert(e);
+                        0
+                    }
+                }
+            });
+        }
+        if let Some(e) = error {
+            return Err(e);
+        }
+        // The deal follows: a face-down piece has never moved, and the bag's next draws are
+        // the deal's after those made.
+        for c in 0..out.start.cells.len() {
+            if let Some(p) = out.game.hidden_piece(c) {
+                out.start.cells[c] = Some(p);
+            }
+        }
+        let draws = out.draws;
+        for (k, p) in out.game.bag_pieces().enumerate() {
+            out.start.bag[draws + k] = p;
+        }
+        Ok(out)
     }
 
     /// An independent copy: playing on one leaves the other as it was.

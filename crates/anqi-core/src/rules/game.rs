@@ -560,6 +560,25 @@ impl Game {
         }
     }
 
+    /// Chance, all at once: deals the unseen pieces anew, the face-down ones among the
+    /// face-down cells and the bag's in a new order, every arrangement equally likely when
+    /// `below(n)` draws uniformly from `0..n`. The multisets stay the same, and so does
+    /// everything a player knows: the same public state, another hidden one (determinized
+    /// search samples these).
+    pub fn redeal_unseen(&mut self, mut below: impl FnMut(u32) -> u32) {
+        let cells: Vec<Cell> = (0..self.hidden.len())
+            .filter(|&c| self.hidden[c].is_some())
+            .collect();
+        for i in (1..cells.len()).rev() {
+            let j = below(i as u32 + 1) as usize;
+            self.hidden.swap(cells[i], cells[j]);
+        }
+        for i in (1..self.bag.len()).rev() {
+            let j = below(i as u32 + 1) as usize;
+            self.bag.swap(i, j);
+        }
+    }
+
     /// Chance: makes the next bag draw be `piece`, by exchanging it with the first later draw
     /// that is `piece`. The bag's multiset stays the same. Returns how many draws after the
     /// next one the exchanged piece was (`None` when the next draw was `piece` already).
