@@ -21,6 +21,7 @@ from ._anqi import ClientSession, Game, Observation, ReferenceBot, Variant, play
 from .bots import Bot, GreedyBot, RandomBot, SearchBot
 from .play import PlayError, play
 from .server import Server, ServerError
+from .symmetry import Symmetry, symmetries
 
 __all__ = [
     "Bot",
@@ -35,11 +36,13 @@ __all__ = [
     "Variant",
     "Server",
     "ServerError",
+    "Symmetry",
     "analysis",
     "client",
     "play",
     "playouts",
     "plot",
     "records",
+    "symmetries",
     "variants",
 ]

@@ -1,0 +1,79 @@
+"""`anqi.symmetries`: every symmetry of every shipped variant maps legal actions to legal actions,
+observation tensors to observation tensors, and games to games that end alike."""
+
+import random
+import unittest
+
+import anqi
+
+try:
+    import numpy as np
+except ImportError:  # the tensor checks say so rather than pass in silence
+    np = None
+
+MAX_PLIES = 150
+
+
+class Symmetries(unittest.TestCase):
+    def test_the_groups_of_some_boards(self):
+        names = lambda v: [s.name for s in anqi.symmetries(v)]  # noqa: E731
+        self.assertEqual(
+            names("traditional"),
+            ["identity", "mirror-rows", "mirror-columns", "rotate-180",
+             "colours", "mirror-rows+colours", "mirror-columns+colours", "rotate-180+colours"],
+        )
+        self.assertEqual(names("puzzle"), ["identity"], "a fixed start is part of the rules")
+        for v in anqi.variants():
+            syms = anqi.symmetries(v)
+            self.assertEqual(syms[0].name, "identity")
+            n = anqi.Variant(v).num_distinct_actions
+            for s in syms:
+                # Permutations, and the identity among them.
+                self.assertEqual(sorted(s.cells), list(range(len(s.cells))), (v, s.name))
+                self.assertEqual(sorted(s.actions), list(range(n)), (v, s.name))
+
+    def test_games_map_to_games_that_play_and_end_alike(self):
+        rng = random.Random(11)
+        for v in anqi.variants():
+            for s in anqi.symmetries(v):
+                with self.subTest(variant=v, symmetry=s.name):
+                    game = anqi.Game(v, seed=f"{v}-{s.name}")
+                    image = anqi.Game(v, deal=s.deal(game.deal))
+                    self.assertEqual(image.board, s.board(game.board))
+                    plies = 0
+                    while not game.is_terminal and plies < MAX_PLIES:
+                        ids = game.legal_action_ids()
+                        self.assertEqual(
+                            sorted(s.actions[i] for i in ids), sorted(image.legal_action_ids())
+                        )
+                        if np is not None and plies % 5 == 0:
+                            p = game.to_move
+                            np.testing.assert_array_equal(
+                                s.tensor(game.observation_tensor(p)), image.observation_tensor(p)
+                            )
+                        i = rng.choice(ids)
+                        game.apply(i)
+                        image.apply(s.actions[i])
+                        self.assertEqual(image.board, s.board(game.board))
+                        plies += 1
+                    self.assertEqual(image.is_terminal, game.is_terminal)
+                    if game.is_terminal:
+                        a, b = game.outcome, image.outcome
+                        self.assertEqual(
+                            (a["winner"], a["winner_side"], a["reason"]),
+                            (b["winner"], b["winner_side"], b["reason"]),
+                        )
+
+    @unittest.skipIf(np is None, "numpy is not installed: pip install numpy")
+    def test_a_grid_tensor_maps_as_the_flat_one(self):
+        game = anqi.Game("traditional", seed="g")
+        for _ in range(10):
+            game.apply(game.legal_action_ids()[0])
+        for s in anqi.symmetries("traditional"):
+            flat = s.tensor(game.observation_tensor())
+            grid = s.tensor(game.observation_tensor(grid=True))
+            np.testing.assert_array_equal(grid.reshape(flat.shape), flat)
+
+
+if __name__ == "__main__":
+    unittest.main()
