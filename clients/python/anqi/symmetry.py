@@ -60,6 +60,15 @@ class Symmetry:
             "bag": "".join(self.piece(x) for x in deal["bag"]),
         }
 
+    def policy(self, v):
+        """The image of a numpy vector over the action ids (a legal-action mask, a policy):
+        `out[actions[i]] = v[i]`."""
+        import numpy as np
+
+        out = np.empty_like(v)
+        out[list(self.actions)] = v
+        return out
+
     def tensor(self, x):
         """The image of an observation tensor (`Game.observation_tensor`, flat `(50, S)` or a
         grid): the cells moved, and with the colour swap the planes of each colour exchanged."""

@@ -51,6 +51,9 @@ class Symmetries(unittest.TestCase):
                             np.testing.assert_array_equal(
                                 s.tensor(game.observation_tensor(p)), image.observation_tensor(p)
                             )
+                            np.testing.assert_array_equal(
+                                s.policy(game.legal_action_mask()), image.legal_action_mask()
+                            )
                         i = rng.choice(ids)
                         game.apply(i)
                         image.apply(s.actions[i])
