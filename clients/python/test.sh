@@ -25,6 +25,10 @@ if ! "$venv/bin/python" -c 'import matplotlib, pandas' 2>/dev/null; then
   echo "== pip install matplotlib pandas (the analysis extras, for their tests)"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'matplotlib>=3.7' 'pandas>=2.0'
 fi
+if ! "$venv/bin/python" -c 'import numpy, pettingzoo, gymnasium' 2>/dev/null; then
+  echo "== pip install numpy pettingzoo gymnasium (the rl extras, for their tests)"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'numpy>=1.24' 'pettingzoo>=1.24' 'gymnasium>=1.0'
+fi
 # The experiment tests run the real server and reference bot (anqi.Server, anqi.play).
 echo "== cargo build --workspace --bins (anqi, anqi-bot)"
 (cd "$repo" && cargo build --quiet --workspace --bins)

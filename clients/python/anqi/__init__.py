@@ -16,7 +16,7 @@ Actions are their wire clauses, as strings: "(rev 3)", "(mov 4 0)", "(bag)", "(p
 See PACKAGE.md beside this package for the whole API.
 """
 
-from . import analysis, client, plot, records
+from . import analysis, client, env, plot, records
 from ._anqi import ClientSession, Game, Observation, ReferenceBot, Variant, playouts, variants
 from .bots import Bot, GreedyBot, RandomBot, SearchBot
 from .play import PlayError, play
@@ -39,6 +39,7 @@ __all__ = [
     "Symmetry",
     "analysis",
     "client",
+    "env",
     "play",
     "playouts",
     "plot",
