@@ -29,6 +29,10 @@ if ! "$venv/bin/python" -c 'import numpy, pettingzoo, gymnasium' 2>/dev/null; th
   echo "== pip install numpy pettingzoo gymnasium (the rl extras, for their tests)"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'numpy>=1.24' 'pettingzoo>=1.24' 'gymnasium>=1.0'
 fi
+if ! "$venv/bin/python" -c 'import pyspiel' 2>/dev/null; then
+  echo "== pip install open_spiel (the openspiel extra, for its tests)"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'open_spiel>=1.5'
+fi
 # The experiment tests run the real server and reference bot (anqi.Server, anqi.play).
 echo "== cargo build --workspace --bins (anqi, anqi-bot)"
 (cd "$repo" && cargo build --quiet --workspace --bins)

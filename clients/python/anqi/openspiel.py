@@ -1,0 +1,207 @@
+"""anqi's variants as OpenSpiel games (PACKAGE.md, OpenSpiel).
+
+    >>> import anqi.openspiel, pyspiel
+    >>> anqi.openspiel.register()            # every shipped variant, as anqi_<name>
+    >>> game = pyspiel.load_game("anqi_traditional_2x4")
+
+A face-down piece is hidden from every player alike, so the state is public: each variant is
+declared a perfect-information game with explicit stochastic chance. A reveal (or a bag draw)
+is a player's action followed by a chance node whose outcomes are the unseen pieces, ids 0-13
+in the order `KGBRNCPkgbrncp`, each with its share of the unseen pool. Player actions are
+anqi's action ids (PACKAGE.md, Action ids); players are counted from 0, as OpenSpiel counts
+them (anqi's player 1 is OpenSpiel's player 0). Returns are +1 for the winning side's players,
+-1 for the others, 0 in a draw (one-side games: +1 when the goal is reached).
+
+Needs the `openspiel` extra (`pip install './clients/python[openspiel]'`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from ._anqi import Game, Variant, variants
+
+__all__ = ["game_name", "register"]
+
+LETTERS = "KGBRNCPkgbrncp"
+PLANES = 50
+
+
+def game_name(variant: str) -> str:
+    """The name a variant is registered under: `anqi_` and the variant's name, `-` as `_`
+    (`traditional-2x4` is `anqi_traditional_2x4`)."""
+    return "anqi_" + variant.replace("-", "_")
+
+
+def _utility(v: Variant):
+    sides = v.sides
+    if len(sides) == 1:
+        return pyspiel.GameType.Utility.IDENTICAL, None
+    if len(sides) == 2 and len(sides[0]) == len(sides[1]):
+        return pyspiel.GameType.Utility.ZERO_SUM, 0.0
+    return pyspiel.GameType.Utility.GENERAL_SUM, None
+
+
+def _max_game_length(v: Variant) -> int:
+    """A bound on the plies of any game: between two reveals, captures, draws or puts (at most
+    four per piece) the no-progress rule (or the ply cap) allows only so many quiet plies."""
+    if v.ply_cap:
+        return v.ply_cap
+    quiet = v.no_progress or 10_000
+    return (4 * len(v.pieces) + 1) * quiet
+
+
+def _returns(game: Game) -> list[float]:
+    if not game.is_terminal:
+        return [0.0] * game.players
+    won = game.outcome["winner_side"]
+    out = []
+    for p in range(1, game.players + 1):
+        side = next(i for i, players in enumerate(game.variant_info.sides) if p in players)
+        out.append(0.0 if won is None else (1.0 if won == side else -1.0))
+    return out
+
+
+class _Observer:
+    """OpenSpiel's PyObserver: the 50-plane tensor of `Game.observation_tensor` (flat, with its
+    `(50, cells)` view in `dict["observation"]`), and a text of the public state."""
+
+    def __init__(self, cells: int, iig_obs_type, params) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported: {params}")
+        self.iig_obs_type = iig_obs_type
+        self.tensor = np.zeros(PLANES * cells, np.float32)
+        self.dict = {"observation": self.tensor.reshape(PLANES, cells)}
+
+    def set_from(self, state: "_State", player: int) -> None:
+        if state.game.is_chance_node:
+            # The public state is the one before the pending reveal or draw.
+            self.tensor[:] = state.before_chance.observation_tensor(player + 1).ravel()
+        else:
+            self.tensor[:] = state.game.observation_tensor(player + 1).ravel()
+
+    def string_from(self, state: "_State", player: int) -> str:
+        return f"player {player}: {state}"
+
+
+class _State(pyspiel.State):
+    """One anqi game, in chance mode."""
+
+    def __init__(self, pygame: "_Game") -> None:
+        super().__init__(pygame)
+        self.game = Game(pygame.variant, seed=pygame.seed, chance=True)
+        # The game before a pending reveal or draw (its public state, for observers).
+        self.before_chance: Game | None = None
+
+    def current_player(self) -> int:
+        if self.game.is_terminal:
+            return pyspiel.PlayerId.TERMINAL
+        if self.game.is_chance_node:
+            return pyspiel.PlayerId.CHANCE
+        return self.game.to_move - 1
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return sorted(self.game.legal_action_ids())
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return [(LETTERS.index(letter), p) for letter, p in self.game.chance_outcomes()]
+
+    def _apply_action(self, action: int) -> None:
+        if self.game.is_chance_node:
+            self.game.apply_chance(LETTERS[action])
+            self.before_chance = None
+            return
+        before = self.game.clone()
+        self.game.apply(action)
+        if self.game.is_chance_node:
+            self.before_chance = before
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"piece {LETTERS[action]}"
+        return self.game.action_text(action)
+
+    def is_terminal(self) -> bool:
+        return self.game.is_terminal
+
+    def returns(self) -> list[float]:
+        return _returns(self.game)
+
+    def __str__(self) -> str:
+        g = self.game
+        if g.is_terminal:
+            return f"{g.board} over: {g.outcome['win']} by {g.outcome['reason']}"
+        chance = " (chance node)" if g.is_chance_node else ""
+        return f"{g.board} ply {g.ply} player {g.to_move - 1} to move{chance}"
+
+
+def _make_game_class(name: str, v: Variant, game_type: "pyspiel.GameType") -> type:
+    cells = v.size
+    utility, utility_sum = _utility(v)
+
+    class _Game(pyspiel.Game):
+        def __init__(self, params: dict[str, Any] | None = None) -> None:
+            params = params or {}
+            super().__init__(
+                game_type,
+                pyspiel.GameInfo(
+                    num_distinct_actions=v.num_distinct_actions,
+                    max_chance_outcomes=len(LETTERS),
+                    num_players=v.players,
+                    min_utility=-1.0 if utility != pyspiel.GameType.Utility.IDENTICAL else 0.0,
+                    max_utility=1.0,
+                    utility_sum=utility_sum,
+                    max_game_length=_max_game_length(v),
+                ),
+                params,
+            )
+            self.variant = v
+            # The start's face-up pieces, in variants that have some, come from this seed;
+            # reveals and draws are chance nodes.
+            self.seed = str(params.get("seed", "0"))
+
+        def new_initial_state(self) -> _State:
+            return _State(self)
+
+        def make_py_observer(self, iig_obs_type=None, params=None) -> _Observer:
+            return _Observer(cells, iig_obs_type, params)
+
+    _Game.__name__ = f"AnqiGame_{name}"
+    return _Game
+
+
+def register(names: list[str] | None = None) -> list[str]:
+    """Registers anqi variants as OpenSpiel games (every shipped one by default; names of
+    shipped variants or description files otherwise) and returns their OpenSpiel names.
+    Registering again is harmless."""
+    out = []
+    registered = set(pyspiel.registered_names())
+    for name in names if names is not None else list(variants()):
+        v = Variant(name)
+        short = game_name(v.name)
+        out.append(short)
+        if short in registered:
+            continue
+        utility, _ = _utility(v)
+        game_type = pyspiel.GameType(
+            short_name=short,
+            long_name=f"anqi {v.name}: {v.summary}",
+            dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+            chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+            information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+            utility=utility,
+            reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+            max_num_players=v.players,
+            min_num_players=v.players,
+            provides_information_state_string=False,
+            provides_information_state_tensor=False,
+            provides_observation_string=True,
+            provides_observation_tensor=True,
+            parameter_specification={"seed": "0"},
+        )
+        pyspiel.register_game(game_type, _make_game_class(short, v, game_type))
+        registered.add(short)
+    return out
