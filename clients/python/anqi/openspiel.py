@@ -161,7 +161,7 @@ def _make_game_class(name: str, v: Variant, game_type: "pyspiel.GameType") -> ty
             self.variant = v
             # The start's face-up pieces, in variants that have some, come from this seed;
             # reveals and draws are chance nodes.
-            self.seed = str(params.get("seed", "0"))
+            self.seed = str(params.get("seed", 0))
 
         def new_initial_state(self) -> _State:
             return _State(self)
@@ -200,7 +200,7 @@ def register(names: list[str] | None = None) -> list[str]:
             provides_information_state_tensor=False,
             provides_observation_string=True,
             provides_observation_tensor=True,
-            parameter_specification={"seed": "0"},
+            parameter_specification={"seed": 0},
         )
         pyspiel.register_game(game_type, _make_game_class(short, v, game_type))
         registered.add(short)

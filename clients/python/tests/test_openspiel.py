@@ -56,6 +56,13 @@ class OpenSpiel(unittest.TestCase):
         self.assertEqual(tensor[6 * 32 + 5], 1.0, "plane P, cell 5")
         self.assertEqual(state.history(), [5, 6])
 
+    def test_the_seed_parameter_deals_the_face_up_start(self):
+        a = pyspiel.load_game("anqi_reveal_4(seed=7)").new_initial_state()
+        b = pyspiel.load_game("anqi_reveal_4(seed=8)").new_initial_state()
+        face_up = lambda s: 32 - str(s).split()[0].count("X")  # noqa: E731
+        self.assertEqual((face_up(a), face_up(b)), (4, 4))
+        self.assertNotEqual(str(a), str(b))
+
     def test_mcts_with_chance_nodes_beats_random_play(self):
         game = pyspiel.load_game("anqi_traditional_2x4")
         rng = random.Random(3)
