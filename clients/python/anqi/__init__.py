@@ -17,7 +17,16 @@ See PACKAGE.md beside this package for the whole API.
 """
 
 from . import analysis, client, env, plot, records
-from ._anqi import ClientSession, Game, Observation, ReferenceBot, Variant, playouts, variants
+from ._anqi import (
+    ClientSession,
+    Game,
+    Observation,
+    ReferenceBot,
+    Variant,
+    VecGame,
+    playouts,
+    variants,
+)
 from .bots import Bot, GreedyBot, RandomBot, SearchBot
 from .play import PlayError, play
 from .server import Server, ServerError
@@ -34,6 +43,7 @@ __all__ = [
     "ReferenceBot",
     "SearchBot",
     "Variant",
+    "VecGame",
     "Server",
     "ServerError",
     "Symmetry",

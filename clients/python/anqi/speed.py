@@ -96,6 +96,42 @@ def native_round(variant: str, seconds: float, seed: str) -> tuple[int, int, flo
     return games, plies, spent
 
 
+def vec_round(variant: str, seconds: float, seed: str, n: int = 256) -> tuple[int, int, float]:
+    """`anqi.VecGame` of `n` games on one thread, stepped with `random_actions()` for about
+    `seconds`, observations and masks written at every step: episodes finished, steps, seconds.
+    """
+    vec = anqi.VecGame(variant, n=n, threads=1)
+    vec.reset(seed=seed)
+    episodes = steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        dones = vec.step(vec.random_actions())[3]
+        episodes += int(dones.sum())
+        steps += n
+    return episodes, steps, time.perf_counter() - start
+
+
+def pyspiel_obs_round(game, rng: random.Random, seconds: float) -> tuple[int, int, float]:
+    """pyspiel's random playouts with the acting player's `observation_tensor()` read at every
+    ply, as a learner reads it: games, plies and seconds."""
+    games = plies = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(rng.choices(outcomes, probs)[0])
+                continue
+            # What the player to act reads, before it acts (after a reveal comes a chance node,
+            # where no player acts).
+            state.observation_tensor(state.current_player())
+            state.apply_action(rng.choice(state.legal_actions()))
+            plies += 1
+        games += 1
+    return games, plies, time.perf_counter() - start
+
+
 def measure(
     seconds: float = 15.0,
     variant: str = OPENSPIEL_VARIANT,
@@ -105,12 +141,20 @@ def measure(
 ) -> dict[str, Figures]:
     """Runs every contender in turn, `rounds` times, for `seconds` in all, and returns their
     figures by name: `pyspiel` (missing when OpenSpiel is not installed), `anqi-ids`,
-    `anqi-ids-chance` (with `chance`) and `anqi-native`."""
+    `anqi-ids-chance` (with `chance`), `anqi-native`, and with observations at every step
+    `pyspiel-obs` (missing without OpenSpiel) and `anqi-vec` (numpy needed)."""
     pyspiel = load_pyspiel()
     spiel_game = pyspiel.load_game("banqi") if pyspiel else None
     names = (["pyspiel"] if spiel_game else []) + ["anqi-ids"]
     names += ["anqi-ids-chance"] if chance else []
     names += ["anqi-native"]
+    names += ["pyspiel-obs"] if spiel_game else []
+    try:
+        import numpy  # noqa: F401, PLC0415 (VecGame's arrays)
+
+        names += ["anqi-vec"]
+    except ImportError:
+        pass
     figures = {name: Figures(name) for name in names}
     slice_ = seconds / rounds / len(names)
     rng = random.Random(seed)
@@ -123,6 +167,10 @@ def measure(
                 f.add(*anqi_round(variant, rng, slice_, first_game=f.games))
             elif name == "anqi-ids-chance":
                 f.add(*anqi_round(variant, rng, slice_, first_game=f.games, chance=True))
+            elif name == "pyspiel-obs":
+                f.add(*pyspiel_obs_round(spiel_game, rng, slice_))
+            elif name == "anqi-vec":
+                f.add(*vec_round(variant, slice_, seed=f"speed-{seed}-{r}"))
             else:
                 f.add(*native_round(variant, slice_, seed=f"speed-{seed}-{r}"))
     return figures
@@ -135,6 +183,8 @@ def report(figures: dict[str, Figures], variant: str = OPENSPIEL_VARIANT) -> str
         "anqi-ids": f"anqi {variant}, driven from Python by action ids",
         "anqi-ids-chance": f"anqi {variant}, the same in chance mode (like pyspiel)",
         "anqi-native": f"anqi {variant}, native anqi.playouts",
+        "pyspiel-obs": "pyspiel banqi, with observation_tensor() at each ply",
+        "anqi-vec": f"anqi {variant}, VecGame x256, obs and masks each ply",
     }
     lines = []
     for name, f in figures.items():
@@ -151,6 +201,11 @@ def report(figures: dict[str, Figures], variant: str = OPENSPIEL_VARIANT) -> str
                 lines.append(
                     f"ratio {name} / pyspiel: {figures[name].plies_per_second / base:6.2f}x"
                 )
+        spiel_obs, vec = figures.get("pyspiel-obs"), figures.get("anqi-vec")
+        if spiel_obs and vec and spiel_obs.plies_per_second > 0:
+            lines.append(
+                f"ratio anqi-vec / pyspiel-obs: {vec.plies_per_second / spiel_obs.plies_per_second:6.2f}x"
+            )
     else:
         lines.append("")
         lines.append(

@@ -43,6 +43,22 @@ impl Game {
         &self.game
     }
 
+    /// A game already under way in the rules core (a `VecGame`'s), dealt from `seeds`: not in
+    /// chance mode.
+    pub(crate) fn of_rules(game: rules::Game, loaded: Arc<Loaded>, seeds: SeedInputs) -> Game {
+        let start = seeds.deal_for(&loaded.variant);
+        let draws = start.bag.len() - game.bag_len();
+        Game {
+            game,
+            loaded,
+            seeds: Some(seeds),
+            start,
+            chance: false,
+            pending: None,
+            draws,
+        }
+    }
+
     /// Plays `action` for the player to move; in chance mode a reveal or a draw stops at a
     /// chance node instead (once checked legal).
     fn act(&mut self, action: Action) -> PyResult<()> {
@@ -558,12 +574,11 @@ impl Game {
     /// The legal actions of the player to move as a numpy `bool` array over the action ids
     /// (`num_distinct_actions` long): all false once the game is over and at a chance node.
     fn legal_action_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let mut mask = vec![false; self.loaded.codec.len()];
+        let mut mask = vec![0u8; self.loaded.codec.len()];
         if self.pending.is_none() {
             tensor::write_mask(&self.game, &self.loaded.codec, &mut mask);
         }
-        let bytes: Vec<u8> = mask.iter().map(|&b| u8::from(b)).collect();
-        numpy_array(py, &bytes, "bool", vec![mask.len()])
+        numpy_array(py, &mask, "bool", vec![mask.len()])
     }
 
     /// A copy of this game with the unseen pieces dealt anew: the face-down pieces among the

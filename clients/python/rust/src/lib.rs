@@ -10,7 +10,8 @@
 //!
 //! Modules: `variant.rs` (`variants()`, `Variant`), `actions.rs` (text and ids), `game.rs`
 //! (`Game`, chance mode), `playouts.rs` (native batch playouts), `observation.rs` (what one
-//! player knows: `Observation`), `tensor.rs` (observation tensors and action masks), `client.rs` (`ClientSession`, a sans-IO protocol client over
+//! player knows: `Observation`), `tensor.rs` (observation tensors and action masks), `vec_game.rs` (`VecGame`, n games stepped
+//! together), `client.rs` (`ClientSession`, a sans-IO protocol client over
 //! anqi-client's tracker), `bots.rs` (`ReferenceBot`, anqi-bot's strategies).
 
 mod actions;
@@ -21,6 +22,7 @@ mod observation;
 mod playouts;
 mod tensor;
 mod variant;
+mod vec_game;
 
 use pyo3::prelude::*;
 
@@ -39,6 +41,7 @@ fn _anqi(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<variant::VariantInfo>()?;
     m.add_class::<game::Game>()?;
     m.add_function(wrap_pyfunction!(playouts::playouts, m)?)?;
+    m.add_class::<vec_game::VecGame>()?;
     m.add_class::<observation::Observation>()?;
     m.add_class::<client::ClientSession>()?;
     m.add_class::<bots::ReferenceBot>()?;

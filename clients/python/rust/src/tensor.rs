@@ -111,15 +111,16 @@ fn plane_of(out: &mut [f32], n: usize, p: usize) -> &mut [f32] {
     &mut out[p * n..(p + 1) * n]
 }
 
-/// Writes the legal-action mask of `game`'s player to move into `out` (`codec.len()` values),
-/// every value set: all false once the game is over.
-pub fn write_mask(game: &rules::Game, codec: &Codec, out: &mut [bool]) {
-    out.fill(false);
+/// Writes the legal-action mask of `game`'s player to move into `out` (`codec.len()` bytes, 1
+/// at a legal action's id, 0 elsewhere: numpy's `bool` layout), every value set: all 0 once the
+/// game is over.
+pub fn write_mask(game: &rules::Game, codec: &Codec, out: &mut [u8]) {
+    out.fill(0);
     if game.outcome().is_some() {
         return;
     }
     game.for_each_legal(|a, _| {
         let id = codec.encode(a).expect("every legal action has an id");
-        out[id as usize] = true;
+        out[id as usize] = 1;
     });
 }

@@ -1,0 +1,77 @@
+"""`anqi.VecGame` (PACKAGE.md, Batched stepping): each game is the `anqi.Game` its seed deals,
+played the same way; the same seed gives the same games whatever the thread count; episodes
+restart by themselves."""
+
+import unittest
+
+import anqi
+
+try:
+    import numpy as np
+except ImportError:  # the tests say so rather than pass in silence
+    np = None
+
+
+@unittest.skipIf(np is None, "numpy is not installed: pip install numpy")
+class VecGames(unittest.TestCase):
+    def test_each_game_is_the_game_its_seed_deals(self):
+        for variant in ("traditional", "strategic", "2v2", "single"):
+            with self.subTest(variant):
+                n = 3
+                vec = anqi.VecGame(variant, n=n, threads=2)
+                obs, masks, rewards, dones, to_move = vec.reset(seed="s")
+                games = [anqi.Game(variant, seed=f"s/{i}/0") for i in range(n)]
+                episodes = [0] * n
+                for step in range(300):
+                    for i, g in enumerate(games):
+                        np.testing.assert_array_equal(obs[i], g.observation_tensor(g.to_move))
+                        np.testing.assert_array_equal(masks[i], g.legal_action_mask())
+                        self.assertEqual(to_move[i], g.to_move)
+                    actions = vec.random_actions()
+                    for i, g in enumerate(games):
+                        g.apply(int(actions[i]))
+                    obs, masks, rewards, dones, to_move = vec.step(actions)
+                    for i, g in enumerate(games):
+                        self.assertEqual(bool(dones[i]), g.is_terminal)
+                        if g.is_terminal:
+                            won = g.outcome["winner_side"]
+                            sides = g.variant_info.sides
+                            for p in range(1, g.players + 1):
+                                side = next(k for k, s in enumerate(sides) if p in s)
+                                want = 0.0 if won is None else 1.0 if won == side else (
+                                    0.0 if len(sides) == 1 else -1.0)
+                                self.assertEqual(rewards[i, p - 1], want)
+                            episodes[i] += 1
+                            games[i] = anqi.Game(variant, seed=f"s/{i}/{episodes[i]}")
+                        else:
+                            self.assertFalse(rewards[i].any())
+                self.assertEqual(vec.episodes, episodes)
+
+    def test_the_same_seed_gives_the_same_games_whatever_the_threads(self):
+        runs = []
+        for threads in (1, 3):
+            vec = anqi.VecGame("traditional", n=7, threads=threads)
+            out = vec.reset(seed=9)
+            trace = [out[0].copy()]
+            for _ in range(200):
+                out = vec.step(vec.random_actions())
+                trace.append(out[0].copy())
+                trace.append(out[2].copy())
+            runs.append(trace)
+        for a, b in zip(*runs):
+            np.testing.assert_array_equal(a, b)
+
+    def test_an_illegal_action_is_refused_before_any_game_steps(self):
+        vec = anqi.VecGame("traditional", n=2)
+        vec.reset(seed=1)
+        actions = vec.random_actions()
+        actions[1] = 351  # a jump, illegal at the start
+        with self.assertRaisesRegex(ValueError, "game 1"):
+            vec.step(actions)
+        self.assertEqual(vec.game(0).ply, 0, "game 0 was not stepped")
+        with self.assertRaisesRegex(ValueError, "2 games"):
+            vec.step([0, 1, 2])
+
+
+if __name__ == "__main__":
+    unittest.main()
