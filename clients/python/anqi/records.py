@@ -313,7 +313,7 @@ class Records(list):
         winner_side, reason and the mover's score. With every player's counts in the records,
         also `<kind>_p<N>` columns for each player N.
         `kind="games"`: one row per game: variant, engines, plies, turns, reason, winner_side,
-        and each seat's score (`score_p<N>`).
+        and each seat's score and engine (`score_p<N>`, `engine_p<N>`).
         """
         try:
             import pandas as pd
@@ -360,6 +360,8 @@ class Records(list):
             }
             for p in r.players:
                 row[f"score_p{p.id}"] = r.score(p.id)
+            for p, engine in enumerate(r.engines, start=1):
+                row[f"engine_p{p}"] = engine
             rows.append(row)
         return rows
 

@@ -195,6 +195,36 @@ class RecordsAndAnalysis(unittest.TestCase):
         self.assertEqual(r.board_at(len(r.plies)), r.final_board)
         r.replay()
 
+    def test_in_process_games_make_records_for_the_analysis(self):
+        rng = __import__("random").Random(2)
+        records = []
+        for i in range(30):
+            game = anqi.Game("traditional-2x4", seed=f"in-process-{i}", record=True)
+            with self.assertRaisesRegex(ValueError, "not over"):
+                game.record()
+            while not game.is_terminal:
+                game.apply(rng.choice(game.legal_action_ids()))
+            r = game.record(names=["alpha", "beta"])
+            self.assertEqual(len(r.plies), game.ply)
+            self.assertEqual(r.result.reason, game.outcome["reason"])
+            self.assertTrue(all(p.legal_all is not None and len(p.legal_all) == 2 for p in r.plies))
+            r.replay()
+            records.append(r)
+        # As the server writes them: anqi replay verifies them.
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "in-process.jsonl"
+            path.write_text("".join(json.dumps(r.raw) + "\n" for r in records))
+            out = replay(path)
+            self.assertEqual(out.returncode, 0, out.stdout)
+            self.assertIn("30 verified, 0 failed", out.stdout)
+        m = anqi.analysis.mobility(records, group="winner")
+        self.assertEqual(m.games + m.skipped, 30)
+        self.assertTrue(m.mean)
+        rows = anqi.records.Records(records).game_rows()
+        self.assertEqual((rows[0]["engine_p1"], rows[0]["engine_p2"]), ("alpha", "beta"))
+        with self.assertRaisesRegex(ValueError, "record=True"):
+            anqi.Game("traditional-2x4", seed="x").record()
+
     def test_comments_load_and_reach_the_table(self):
         d = json.loads((DATA / "one-game.jsonl").read_text().splitlines()[0])
         self.assertNotIn("comment", d["plies"][0])

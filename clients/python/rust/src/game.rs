@@ -11,7 +11,8 @@ use crate::actions::{parse_action, piece_index, piece_of, PIECE_LETTERS};
 use crate::observation::{counts_dict, observation_of, Observation};
 use crate::tensor::{self, PLANES};
 use crate::variant::{load_any, Loaded, VariantInfo};
-use anqi_core::rules::{self, Action, Deal, Piece, SeedInputs, Start};
+use anqi_core::record::{wire_team, GameHeader, GameRecord, PlayerRecord, PlyRecord};
+use anqi_core::rules::{self, Action, ActionCounts, Deal, Piece, SeedInputs, Start};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -20,7 +21,7 @@ use std::sync::Arc;
 /// One game of any variant, with the server's knowledge (the face-down pieces too).
 ///
 /// `Game(variant="traditional", seed=None, client_seeds=(), deal=None, chance=False,
-/// revealed=None)`; see PACKAGE.md for the whole reference.
+/// revealed=None, record=False)`; see PACKAGE.md for the whole reference.
 #[pyclass(module = "anqi", name = "Game", from_py_object)]
 #[derive(Clone)]
 pub struct Game {
@@ -35,6 +36,10 @@ pub struct Game {
     pending: Option<Action>,
     /// Bag draws made so far (where the next draw is in `start.bag`).
     draws: usize,
+    /// With `record=True`: every ply so far, as a record keeps it, every player's counts
+    /// included; and the counts of a reveal or draw waiting at a chance node.
+    log: Option<Vec<PlyRecord>>,
+    pending_counts: Option<(ActionCounts, Vec<ActionCounts>, u32)>,
 }
 
 impl Game {
@@ -56,6 +61,8 @@ impl Game {
             chance: false,
             pending: None,
             draws,
+            log: None,
+            pending_counts: None,
         }
     }
 
@@ -69,13 +76,52 @@ impl Game {
         if self.chance && matches!(action, Action::Reveal(_) | Action::Bag) {
             self.game.check(player, action).map_err(value_error)?;
             self.pending = Some(action);
+            self.pending_counts = self.log.is_some().then(|| self.counts_now());
             return Ok(());
         }
+        let before = self.log.is_some().then(|| self.counts_now());
         let played = self.game.play(player, action).map_err(value_error)?;
         if played.drawn.is_some() {
             self.draws += 1;
         }
+        if let Some(counts) = before {
+            self.log_ply(player, action, &played, counts);
+        }
         Ok(())
+    }
+
+    /// The mover's counts, every player's, and the turn: what a ply's record keeps of the
+    /// position before it.
+    fn counts_now(&self) -> (ActionCounts, Vec<ActionCounts>, u32) {
+        let all = (1..=self.game.variant().players)
+            .map(|p| self.game.counts_of(p))
+            .collect();
+        (self.game.counts(), all, self.game.round())
+    }
+
+    fn log_ply(
+        &mut self,
+        player: usize,
+        action: Action,
+        played: &rules::Played,
+        (legal, legal_all, turn): (ActionCounts, Vec<ActionCounts>, u32),
+    ) {
+        let ply = self.game.ply();
+        if let Some(log) = self.log.as_mut() {
+            log.push(PlyRecord {
+                ply,
+                turn,
+                player,
+                action: action.to_string(),
+                think_ms: 0,
+                legal,
+                legal_all: Some(legal_all),
+                revealed: played.revealed.map(|p| p.letter()),
+                captured: played.captured.map(|p| p.letter()),
+                drawn: played.drawn.map(|p| p.letter()),
+                comment: None,
+            });
+        }
     }
 
     /// The unseen pieces the pending chance node chooses from, counted per piece.
@@ -107,7 +153,10 @@ impl Game {
             }
         }
         self.pending = None;
-        self.game.play(player, pending).map_err(value_error)?;
+        let played = self.game.play(player, pending).map_err(value_error)?;
+        if let Some(counts) = self.pending_counts.take() {
+            self.log_ply(player, pending, &played, counts);
+        }
         Ok(())
     }
 }
@@ -185,7 +234,7 @@ fn deal_error(e: String) -> PyErr {
 #[pymethods]
 impl Game {
     #[new]
-    #[pyo3(signature = (variant = None, seed = None, client_seeds = Vec::new(), deal = None, chance = false, revealed = None))]
+    #[pyo3(signature = (variant = None, seed = None, client_seeds = Vec::new(), deal = None, chance = false, revealed = None, record = false))]
     fn new(
         variant: Option<&Bound<'_, PyAny>>,
         seed: Option<String>,
@@ -193,6 +242,7 @@ impl Game {
         deal: Option<&Bound<'_, PyAny>>,
         chance: bool,
         revealed: Option<u32>,
+        record: bool,
     ) -> PyResult<Game> {
         let loaded = match variant {
             Some(v) => load_any(v)?,
@@ -247,6 +297,8 @@ impl Game {
             chance,
             pending: None,
             draws: 0,
+            log: record.then(Vec::new),
+            pending_counts: None,
         })
     }
 
@@ -640,6 +692,70 @@ impl Game {
             out.start.bag[draws + k] = p;
         }
         Ok(out)
+    }
+
+    /// The game's record, an `anqi.records.Record` as the server writes them, every player's
+    /// counts at every ply included (`legal_all`): for `anqi.analysis` and the records' tables.
+    /// Needs `record=True` at the start, and a finished game. `names`: the players' names
+    /// (default `player1` ...). The record's `seeds` are the game's; a game dealt otherwise
+    /// (`deal=`, chance mode, `revealed=`) has a record that its seeds do not replay.
+    #[pyo3(signature = (names = None))]
+    fn record<'py>(
+        &self,
+        py: Python<'py>,
+        names: Option<Vec<String>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let Some(log) = &self.log else {
+            return Err(value_error(
+                "this game keeps no record: start it with anqi.Game(..., record=True)",
+            ));
+        };
+        if self.game.outcome().is_none() {
+            return Err(value_error(
+                "the game is not over: a record is made of a finished game",
+            ));
+        }
+        let players = self.game.variant().players;
+        let names = names.unwrap_or_else(|| (1..=players).map(|p| format!("player{p}")).collect());
+        if names.len() != players {
+            return Err(value_error(format!(
+                "{} names for {players} players",
+                names.len()
+            )));
+        }
+        let variant = self.game.variant();
+        let seeds = self.seeds.clone().unwrap_or(SeedInputs {
+            clients: Vec::new(),
+            server: String::new(),
+        });
+        let players = names
+            .into_iter()
+            .enumerate()
+            .map(|(i, name)| PlayerRecord {
+                id: i + 1,
+                name,
+                seed: seeds.clients.get(i).cloned().unwrap_or_default(),
+                side: Some(self.game.side_of(i + 1)),
+                team: Some(wire_team(variant, i + 1)),
+                colour: self
+                    .game
+                    .colour_of_side(self.game.side_of(i + 1))
+                    .map(|c| c.name().to_string()),
+                time_used_ms: 0,
+            })
+            .collect();
+        let header = GameHeader {
+            game: 1,
+            started_unix_ms: 0,
+            seeds,
+            max_plies: 0,
+        };
+        let record =
+            GameRecord::of_game(header, &self.game, players, log.clone(), Default::default());
+        let json = serde_json::to_string(&record).map_err(value_error)?;
+        let d = py.import("json")?.call_method1("loads", (json,))?;
+        py.import("anqi.records")?
+            .call_method1("_record", (d, "in process"))
     }
 
     /// An independent copy: playing on one leaves the other as it was.
