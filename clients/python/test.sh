@@ -33,6 +33,10 @@ if ! "$venv/bin/python" -c 'import pyspiel' 2>/dev/null; then
   echo "== pip install open_spiel (the openspiel extra, for its tests)"
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'open_spiel>=1.5'
 fi
+if ! "$venv/bin/python" -c 'import ray' 2>/dev/null; then
+  echo "== pip install ray (the ray extra, for the example's test on a local Ray)"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'ray>=2.9'
+fi
 # The experiment tests run the real server and reference bot (anqi.Server, anqi.play).
 echo "== cargo build --workspace --bins (anqi, anqi-bot)"
 (cd "$repo" && cargo build --quiet --workspace --bins)
