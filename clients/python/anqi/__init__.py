@@ -30,6 +30,7 @@ from ._anqi import (
 from .bots import Bot, GreedyBot, RandomBot, SearchBot
 from .play import PlayError, play
 from .server import Server, ServerError
+from .stats import Standings, standings
 from .symmetry import Symmetry, symmetries
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "VecGame",
     "Server",
     "ServerError",
+    "Standings",
     "Symmetry",
     "analysis",
     "client",
@@ -54,6 +56,7 @@ __all__ = [
     "playouts",
     "plot",
     "records",
+    "standings",
     "symmetries",
     "variants",
 ]

@@ -225,6 +225,51 @@ class RecordsAndAnalysis(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "record=True"):
             anqi.Game("traditional-2x4", seed="x").record()
 
+    def test_standings_agree_with_anqi_report(self):
+        # In-process games of two random bots (wins, losses and draws), tagged as a
+        # tournament's so that anqi report reads them too.
+        lines, records = [], []
+        for i in range(60):
+            game = anqi.Game("traditional-2x4", seed=f"standings-{i}", record=True)
+            names = ["alpha", "beta"] if i % 2 == 0 else ["beta", "alpha"]
+            bots = {p: anqi.ReferenceBot("random", 7 * i + p) for p in (1, 2)}
+            while not game.is_terminal:
+                p = game.to_move
+                game.play(bots[p].choose(game.observation(p)))
+            r = game.record(names=names)
+            raw = dict(r.raw, game=i + 1, tournament={"index": i, "deal": i // 2, "engines": names})
+            lines.append(json.dumps(raw))
+            records.append(anqi.records._record(raw, "test"))
+        mine = anqi.standings(records)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "t.jsonl"
+            path.write_text("\n".join(lines) + "\n")
+            out = subprocess.run([find_anqi(), "report", "--json", str(path)],
+                                 capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        theirs = {e["name"]: e for e in json.loads(out.stdout)["engines"]}
+        self.assertEqual([e["name"] for e in mine.engines], list(theirs))
+        for e in mine.engines:
+            t = theirs[e["name"]]
+            for key in ("games", "points", "wins", "draws", "losses"):
+                self.assertEqual(e[key], t[key], (e["name"], key))
+            for key in ("score", "score_low", "score_high", "elo", "elo_low", "elo_high"):
+                if t[key] is None:
+                    self.assertIsNone(e[key], (e["name"], key))
+                else:
+                    self.assertAlmostEqual(e[key], t[key], places=9, msg=(e["name"], key))
+        # Seats: each engine played each seat; Wilson intervals hold their rates.
+        self.assertEqual({(s["name"], s["seat"]) for s in mine.seats},
+                         {(n, p) for n in ("alpha", "beta") for p in (1, 2)})
+        # Not a degenerate table: every kind of result, and finite Elo ends.
+        for e in mine.engines:
+            self.assertTrue(e["wins"] and e["draws"] and e["losses"], e)
+            self.assertIsNotNone(e["elo_low"])
+        for s in mine.seats:
+            self.assertLessEqual(s["win_low"], s["win_rate"])
+            self.assertLessEqual(s["win_rate"], s["win_high"])
+        self.assertIn("alpha", str(mine))
+
     def test_comments_load_and_reach_the_table(self):
         d = json.loads((DATA / "one-game.jsonl").read_text().splitlines()[0])
         self.assertNotIn("comment", d["plies"][0])
