@@ -84,7 +84,11 @@ class _Observer:
             self.tensor[:] = state.game.observation_tensor(player + 1).ravel()
 
     def string_from(self, state: "_State", player: int) -> str:
-        return f"player {player}: {state}"
+        # With perfect recall (an information state), the history: in a game without private
+        # information it names the state exactly. Otherwise the public state as it stands.
+        if self.iig_obs_type is not None and self.iig_obs_type.perfect_recall:
+            return " ".join(str(a) for a in state.history())
+        return f"player {player}: {state.public_text()}"
 
 
 class _State(pyspiel.State):
@@ -130,12 +134,29 @@ class _State(pyspiel.State):
     def returns(self) -> list[float]:
         return _returns(self.game)
 
+    def public_text(self) -> str:
+        """The public state: the board, each player's colour, who is to move, the piece in
+        hand and the chain, the no-progress and repetition counts (the observation tensor's
+        facts; what it leaves out is which positions occurred before, which the history
+        has)."""
+        g = self.game if not self.game.is_chance_node else self.before_chance
+        colours = []
+        for p in range(1, g.players + 1):
+            x = g.observation_tensor(p)
+            colours.append(("r" if x[16, 0] else "") + ("b" if x[17, 0] else "") or "-")
+        x = g.observation_tensor(g.to_move)
+        held = [LETTERS[i] for i in range(14) if x[35 + i, 0]]
+        chain = [c for c in range(x.shape[1]) if x[49, c]]
+        return (f"{g.board} colours {'/'.join(colours)} ply {g.ply} quiet {x[33, 0]:.4f} "
+                f"repeated {x[34, 0]:.4f} hand {''.join(held) or '-'} "
+                f"chain {chain[0] if chain else '-'}")
+
     def __str__(self) -> str:
         g = self.game
         if g.is_terminal:
             return f"{g.board} over: {g.outcome['win']} by {g.outcome['reason']}"
         chance = " (chance node)" if g.is_chance_node else ""
-        return f"{g.board} ply {g.ply} player {g.to_move - 1} to move{chance}"
+        return f"{self.public_text()} player {g.to_move - 1} to move{chance}"
 
 
 def _make_game_class(name: str, v: Variant, game_type: "pyspiel.GameType") -> type:
@@ -196,7 +217,7 @@ def register(names: list[str] | None = None) -> list[str]:
             reward_model=pyspiel.GameType.RewardModel.TERMINAL,
             max_num_players=v.players,
             min_num_players=v.players,
-            provides_information_state_string=False,
+            provides_information_state_string=True,
             provides_information_state_tensor=False,
             provides_observation_string=True,
             provides_observation_tensor=True,

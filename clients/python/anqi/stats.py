@@ -62,11 +62,15 @@ def _score_interval(wins: int, draws: int, losses: int) -> tuple[float, float, f
 @dataclass
 class Standings:
     """`engines`: a row per engine, most points first; `seats`: a row per engine and seat (player
-    id), with the win rate and its Wilson interval; `games`: the records counted."""
+    id), with the win rate and its Wilson interval; `one_side`: a row per engine of the
+    single-player and cooperative games (a side plays for a goal, not against another), with
+    its success rate and Wilson interval, as `anqi report` gives them; `games`: the records
+    counted."""
 
     games: int
     engines: list[dict[str, Any]] = field(default_factory=list)
     seats: list[dict[str, Any]] = field(default_factory=list)
+    one_side: list[dict[str, Any]] = field(default_factory=list)
 
     def to_pandas(self, kind: str = "engines"):
         """A pandas DataFrame of `engines` or `seats` (pandas must be installed)."""
@@ -74,8 +78,8 @@ class Standings:
             import pandas as pd
         except ImportError:
             raise ImportError("to_pandas needs pandas: pip install pandas") from None
-        if kind not in ("engines", "seats"):
-            raise ValueError(f'kind must be "engines" or "seats", not {kind!r}')
+        if kind not in ("engines", "seats", "one_side"):
+            raise ValueError(f'kind must be "engines", "seats" or "one_side", not {kind!r}')
         return pd.DataFrame(getattr(self, kind))
 
     def __str__(self) -> str:
@@ -101,12 +105,20 @@ def standings(records: Record | Iterable[Record]) -> Standings:
         records = [records]
     tally: dict[str, list[int]] = {}  # name -> [wins, draws, losses]
     seats: dict[tuple[str, int], list[int]] = {}  # (name, seat) -> [games, wins]
+    goals: dict[str, list[int]] = {}  # one-side games: name -> [games, successes]
     order: list[str] = []
     games = 0
     for r in records:
         games += 1
         engines = r.engines
         won = r.result.winner_side
+        if r.one_sided:
+            # A goal reached or missed, not a game won against someone: success rates.
+            for name in dict.fromkeys(engines):
+                g = goals.setdefault(name, [0, 0])
+                g[0] += 1
+                g[1] += int(won is not None)
+            continue
         counted = set()
         for p in r.players:
             name = engines[p.id - 1]
@@ -144,4 +156,10 @@ def standings(records: Record | Iterable[Record]) -> Standings:
         low, high = wilson(wins, n)
         seat_rows.append({"name": name, "seat": seat, "games": n, "wins": wins,
                           "win_rate": wins / n, "win_low": low, "win_high": high})
-    return Standings(games=games, engines=rows, seats=seat_rows)
+    one_side = []
+    for name, (n, successes) in goals.items():
+        low, high = wilson(successes, n)
+        one_side.append({"name": name, "games": n, "successes": successes,
+                         "success_rate": successes / n, "success_low": low, "success_high": high})
+    one_side.sort(key=lambda g: -g["success_rate"])
+    return Standings(games=games, engines=rows, seats=seat_rows, one_side=one_side)

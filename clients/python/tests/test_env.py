@@ -56,6 +56,21 @@ class PettingZoo(unittest.TestCase):
             self.assertEqual(sorted(set(totals.values())), [-1.0, 1.0])
 
 
+    def test_truncated_agents_see_no_legal_action(self):
+        env = anqi.env.pettingzoo_env("2v2", max_plies=10)
+        env.reset(seed=1)
+        truncated = 0
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                truncated += trunc
+                self.assertFalse(obs["action_mask"].any(), agent)
+                env.step(None)
+                continue
+            env.step(int(obs["action_mask"].nonzero()[0][0]))
+        self.assertEqual(truncated, 4)
+
+
 @unittest.skipIf(MISSING, MISSING or "")
 class Gymnasium(unittest.TestCase):
     def test_check_env_passes_against_each_reference_bot_and_a_callable(self):

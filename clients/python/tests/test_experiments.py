@@ -270,6 +270,21 @@ class RecordsAndAnalysis(unittest.TestCase):
             self.assertLessEqual(s["win_rate"], s["win_high"])
         self.assertIn("alpha", str(mine))
 
+    def test_one_side_games_get_success_rates_not_elo(self):
+        records = []
+        for i in range(12):
+            game = anqi.Game("single", seed=f"one-side-{i}", record=True)
+            bot = anqi.ReferenceBot("random", i)
+            while not game.is_terminal:
+                game.play(bot.choose(game.observation(game.to_move)))
+            records.append(game.record(names=["solo"]))
+        s = anqi.standings(records)
+        self.assertEqual(s.engines, [])
+        [row] = s.one_side
+        reached = sum(r.result.winner_side is not None for r in records)
+        self.assertEqual((row["name"], row["games"], row["successes"]), ("solo", 12, reached))
+        self.assertLessEqual(row["success_low"], row["success_rate"])
+
     def test_comments_load_and_reach_the_table(self):
         d = json.loads((DATA / "one-game.jsonl").read_text().splitlines()[0])
         self.assertNotIn("comment", d["plies"][0])

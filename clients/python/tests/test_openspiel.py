@@ -55,6 +55,9 @@ class OpenSpiel(unittest.TestCase):
         self.assertEqual(len(tensor), 50 * 32)
         self.assertEqual(tensor[6 * 32 + 5], 1.0, "plane P, cell 5")
         self.assertEqual(state.history(), [5, 6])
+        # The information state is the history; the observation names the colours.
+        self.assertEqual(state.information_state_string(0), "5 6")
+        self.assertIn("colours r/b", state.observation_string(1))
 
     def test_the_seed_parameter_deals_the_face_up_start(self):
         a = pyspiel.load_game("anqi_reveal_4(seed=7)").new_initial_state()

@@ -189,7 +189,7 @@ class Revealed(unittest.TestCase):
     """`Game(..., revealed=k)`: the same deal, k of its pieces face-up."""
 
     def test_k_pieces_start_face_up_from_the_same_deal(self):
-        for k in (0, 1, 5, 16, 32):
+        for k in (0, 1, 5, 16, 31):
             game = anqi.Game("traditional", seed="curriculum", revealed=k)
             plain = anqi.Game("traditional", seed="curriculum")
             self.assertEqual(game.deal["cells"], plain.deal["cells"])
@@ -206,6 +206,8 @@ class Revealed(unittest.TestCase):
             anqi.Game("strategic", seed="1", revealed=2)
         with self.assertRaisesRegex(ValueError, "not both"):
             anqi.Game("traditional-2x4", deal="KPPPkppp", revealed=2)
+        with self.assertRaisesRegex(ValueError, "at most 31 of the 32"):
+            anqi.Game("traditional", seed="1", revealed=32)
 
 
 if __name__ == "__main__":

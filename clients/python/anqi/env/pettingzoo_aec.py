@@ -65,7 +65,8 @@ class AnqiAEC(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         p = self._player(agent)
-        to_act = agent == self.agent_selection and not self.game.is_terminal
+        to_act = (agent == self.agent_selection and not self.game.is_terminal
+                  and not self.truncations[agent])
         return _common.observe(self.game, p, to_act)
 
     def step(self, action: int | None) -> None:

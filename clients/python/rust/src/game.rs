@@ -257,6 +257,15 @@ impl Game {
                     "give revealed= or a deal, not both: a deal says which cells start face-up (its face_up)",
                 ))
             }
+            Some(k) if k as usize >= loaded.variant.pieces.len()
+                && loaded.variant.colours == rules::ColourRule::FirstReveal =>
+            {
+                return Err(PyValueError::new_err(format!(
+                    "revealed={k}: at most {} of the {} pieces, since colours are decided by a reveal (with every piece face-up, the first player could not move)",
+                    loaded.variant.pieces.len() - 1,
+                    loaded.variant.pieces.len()
+                )))
+            }
             Some(k) => match loaded.variant.start {
                 Start::FaceDown | Start::Reveal(_) => {
                     let mut v = rules::Variant::clone(&loaded.variant);
@@ -636,7 +645,8 @@ impl Game {
     /// A copy of this game with the unseen pieces dealt anew: the face-down pieces among the
     /// face-down cells, the bag in a new order, every arrangement equally likely. The public
     /// state (board, pool, counters, colours, the player to move, a pending chance node) is the
-    /// same; `deal` of the copy is a deal its game is a normal game of. `rng`: a
+    /// same; `deal` of the copy is a deal its game is a normal game of (its `seeds` are
+    /// `None`: they made the original's deal, not this one). `rng`: a
     /// `random.Random` (its `randrange`), an int seed, or `None` (the `random` module).
     #[pyo3(signature = (rng = None))]
     fn resample(&self, py: Python<'_>, rng: Option<&Bound<'_, PyAny>>) -> PyResult<Game> {
@@ -691,6 +701,8 @@ impl Game {
         for (k, p) in out.game.bag_pieces().enumerate() {
             out.start.bag[draws + k] = p;
         }
+        // The seeds no longer make this deal: the copy's deal is its own.
+        out.seeds = None;
         Ok(out)
     }
 

@@ -16,7 +16,7 @@
 //! | 18 | all 1 when the observing player is to move |
 //! | 19-32 | the unseen pieces of each letter (face-down or in the bag), over the variant's number of that piece (0 where it has none) |
 //! | 33 | the no-progress count over the variant's limit (0 without the rule), at most 1 |
-//! | 34 | how often the current position occurred before, over the repetition rule's count less one (`(repetition 3)`: 0, 0.5, 1; the cycle rule's `times` likewise; 0 without the rule), at most 1 |
+//! | 34 | how often the current position occurred before, over the repetition rule's count less one (`(repetition 3)`: 0, then 0.5, then the draw); over `times` under a cycle rule; 0 without the rule; at most 1 |
 //! | 35-48 | all 1 on the plane of the piece the player to move holds to put (bag games) |
 //! | 49 | 1 on the cell of the piece that must capture again (a chain capture in progress) |
 //!
@@ -90,13 +90,16 @@ pub fn write_planes(game: &rules::Game, player: usize, out: &mut [f32]) {
     if let Some(limit) = variant.draw.no_progress.filter(|&l| l > 0) {
         plane_of(out, n, NO_PROGRESS).fill((game.quiet_plies() as f32 / limit as f32).min(1.0));
     }
-    let times = match variant.draw.repetition {
-        Some(Repetition::Occurrence(n)) => n,
+    // Scaled so that the value never reaches 1 before the draw: `(repetition N)` draws at the
+    // N-th occurrence (N - 1 before it); a cycle rule once the last plies repeat one cycle
+    // `times` times (and `extra` plies), which a position's count reaches at most `times`.
+    let scale = match variant.draw.repetition {
+        Some(Repetition::Occurrence(n)) => n.saturating_sub(1),
         Some(Repetition::Cycle { times, .. }) => times,
         None => 0,
     };
-    if times > 1 {
-        plane_of(out, n, REPEATED).fill((game.repetitions() as f32 / (times - 1) as f32).min(1.0));
+    if scale > 0 {
+        plane_of(out, n, REPEATED).fill((game.repetitions() as f32 / scale as f32).min(1.0));
     }
     if let Some(piece) = game.hand() {
         plane_of(out, n, HAND + piece_index(piece)).fill(1.0);
