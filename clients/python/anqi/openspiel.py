@@ -54,17 +54,6 @@ def _max_game_length(v: Variant) -> int:
     return (4 * len(v.pieces) + 1) * quiet
 
 
-def _returns(game: Game) -> list[float]:
-    if not game.is_terminal:
-        return [0.0] * game.players
-    won = game.outcome["winner_side"]
-    out = []
-    for p in range(1, game.players + 1):
-        side = next(i for i, players in enumerate(game.variant_info.sides) if p in players)
-        out.append(0.0 if won is None else (1.0 if won == side else -1.0))
-    return out
-
-
 class _Observer:
     """OpenSpiel's PyObserver: the 50-plane tensor of `Game.observation_tensor` (flat, with its
     `(50, cells)` view in `dict["observation"]`), and a text of the public state."""
@@ -132,7 +121,7 @@ class _State(pyspiel.State):
         return self.game.is_terminal
 
     def returns(self) -> list[float]:
-        return _returns(self.game)
+        return list(self.game.returns())
 
     def public_text(self) -> str:
         """The public state: the board, each player's colour, who is to move, the piece in

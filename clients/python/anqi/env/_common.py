@@ -1,4 +1,5 @@
-"""What both environments share: the spaces, the rewards and the text a board renders as."""
+"""What both environments share: the spaces, the observations and the text a board renders
+as. (Rewards are `Game.returns()`.)"""
 
 from __future__ import annotations
 
@@ -34,24 +35,6 @@ def observe(game: Game, player: int, to_act: bool) -> dict[str, np.ndarray]:
     mask = game.legal_action_mask().astype(np.int8) if to_act else np.zeros(
         game.num_distinct_actions, dtype=np.int8)
     return {"observation": game.observation_tensor(player), "action_mask": mask}
-
-
-def rewards(game: Game) -> dict[int, float]:
-    """Each player's reward at the end: +1 for the winning side's players, -1 for the others,
-    0 for all in a draw; in a single-player or cooperative game (one side), +1 when the goal
-    was reached, 0 when it was not."""
-    outcome = game.outcome
-    v = game.variant_info
-    out = {}
-    for p in range(1, game.players + 1):
-        side = next(i for i, players in enumerate(v.sides) if p in players)
-        if outcome["winner_side"] is None:
-            out[p] = 0.0
-        elif outcome["winner_side"] == side:
-            out[p] = 1.0
-        else:
-            out[p] = -1.0
-    return out
 
 
 def ansi(game: Game) -> str:

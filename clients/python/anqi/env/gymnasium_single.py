@@ -94,7 +94,7 @@ class AnqiGym(gymnasium.Env):
         self._others_play()
         if game.is_terminal:
             info["outcome"] = game.outcome
-            reward = _common.rewards(game)[self.seat]
+            reward = game.returns()[self.seat - 1]
             return self._observation(), reward, True, False, info
         truncated = self.max_plies is not None and game.ply >= self.max_plies
         return self._observation(), 0.0, False, truncated, info

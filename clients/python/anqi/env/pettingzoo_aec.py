@@ -84,8 +84,7 @@ class AnqiAEC(AECEnv):
             game.sample_chance(self._rng)
         self.rewards = {a: 0.0 for a in self.agents}
         if game.is_terminal:
-            for p, r in _common.rewards(game).items():
-                a = self.possible_agents[p - 1]
+            for a, r in zip(self.possible_agents, game.returns()):
                 self.rewards[a] = r
                 self.terminations[a] = True
         elif self.max_plies is not None and game.ply >= self.max_plies:

@@ -706,6 +706,15 @@ impl Game {
         Ok(out)
     }
 
+    /// Each player's return, player 1 first: +1 for the winning side's players, -1 for the
+    /// others, 0 while the game goes on or when nobody won (one-side games: +1 when the goal
+    /// was reached, else 0). The rewards of `anqi.env`, `anqi.openspiel` and `VecGame`.
+    fn returns(&self) -> Vec<f32> {
+        let mut out = vec![0.0; self.game.variant().players];
+        tensor::write_returns(&self.game, &mut out);
+        out
+    }
+
     /// The game's record, an `anqi.records.Record` as the server writes them, every player's
     /// counts at every ply included (`legal_all`): for `anqi.analysis` and the records' tables.
     /// Needs `record=True` at the start, and a finished game. `names`: the players' names

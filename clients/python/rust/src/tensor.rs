@@ -114,6 +114,20 @@ fn plane_of(out: &mut [f32], n: usize, p: usize) -> &mut [f32] {
     &mut out[p * n..(p + 1) * n]
 }
 
+/// Writes each player's return (player 1 first) into `out`: +1 for the winning side's players,
+/// -1 for the others, 0 for everyone while the game goes on or when nobody won. A one-side
+/// game (single-player, cooperative) has no other side: +1 when the goal was reached, else 0.
+pub fn write_returns(game: &rules::Game, out: &mut [f32]) {
+    let winner = game.outcome().and_then(|o| o.winner);
+    for (p, r) in out.iter_mut().enumerate() {
+        *r = match winner {
+            None => 0.0,
+            Some(w) if w == game.side_of(p + 1) => 1.0,
+            Some(_) => -1.0,
+        };
+    }
+}
+
 /// Writes the legal-action mask of `game`'s player to move into `out` (`codec.len()` bytes, 1
 /// at a legal action's id, 0 elsewhere: numpy's `bool` layout), every value set: all 0 once the
 /// game is over.

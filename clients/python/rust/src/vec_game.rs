@@ -95,22 +95,6 @@ fn observe(game: &rules::Game, codec: &Codec, out: &mut Out<'_>) {
     *out.to_move = game.to_move() as i32;
 }
 
-/// Each player's reward at a game's end: +1 for the winning side's players, -1 for the others,
-/// 0 in a draw; one-side games: +1 when the goal was reached, else 0.
-fn write_rewards(game: &rules::Game, out: &mut [f32]) {
-    let winner = game.outcome().and_then(|o| o.winner);
-    let one_side = game.variant().sides.len() == 1;
-    for (p, r) in out.iter_mut().enumerate() {
-        let side = game.side_of(p + 1);
-        *r = match winner {
-            None => 0.0,
-            Some(w) if w == side => 1.0,
-            Some(_) if one_side => 0.0,
-            Some(_) => -1.0,
-        };
-    }
-}
-
 impl Outputs {
     fn new(n: usize, cells: usize, actions: usize, players: usize) -> Outputs {
         Outputs {
@@ -124,13 +108,16 @@ impl Outputs {
 
     /// Splits the outputs into `n` games' shares, in order.
     fn shares(&mut self, n: usize) -> Vec<Out<'_>> {
-        let obs = self.obs.len() / n.max(1);
-        let mask = self.masks.len() / n.max(1);
-        let rewards = self.rewards.len() / n.max(1);
+        // n >= 1, and every game's share is at least one value (a cell, an action, a player).
+        let (obs, mask, rewards) = (
+            self.obs.len() / n,
+            self.masks.len() / n,
+            self.rewards.len() / n,
+        );
         self.obs
-            .chunks_mut(obs.max(1))
-            .zip(self.masks.chunks_mut(mask.max(1)))
-            .zip(self.rewards.chunks_mut(rewards.max(1)))
+            .chunks_mut(obs)
+            .zip(self.masks.chunks_mut(mask))
+            .zip(self.rewards.chunks_mut(rewards))
             .zip(self.dones.iter_mut())
             .zip(self.to_move.iter_mut())
             .map(|((((obs, mask), rewards), done), to_move)| Out {
@@ -332,7 +319,7 @@ impl VecGame {
                     .play(player, decoded[i])
                     .expect("checked before any game was stepped");
                 if slot.game.outcome().is_some() {
-                    write_rewards(&slot.game, o.rewards);
+                    tensor::write_returns(&slot.game, o.rewards);
                     *o.done = 1;
                     slot.episode += 1;
                     slot.game = deal(&loaded, &seed, i, slot.episode);
