@@ -111,6 +111,24 @@ class Tensors(unittest.TestCase):
             game.play(a)
         self.assertEqual(float(game.observation_tensor(1)[34, 0]), 0.5)
 
+    def test_the_repetition_plane_stays_below_one_until_a_cycle_draw(self):
+        for rule in ("(cycle 3 0)", "(cycle 3 1)", "3"):
+            with self.subTest(rule):
+                v = anqi.Variant.from_description(
+                    f"(variant (name t) (board (rectangle 2 4)) (pieces Kk) (no-progress none) (repetition {rule}))"
+                )
+                game = anqi.Game(v, deal="K......k")
+                game.play("(rev 0)")
+                game.play("(rev 7)")
+                seen = []
+                moves = ["(mov 0 1)", "(mov 7 6)", "(mov 1 0)", "(mov 6 7)"]
+                while not game.is_terminal:
+                    seen.append(float(game.observation_tensor(1)[34, 0]))
+                    game.play(moves[(game.ply - 2) % 4])
+                self.assertEqual(game.outcome["reason"], "repetition")
+                self.assertGreater(max(seen), 0.0)
+                self.assertLess(max(seen), 1.0, seen)
+
     def test_a_grid_on_rectangles_only(self):
         game = anqi.Game("traditional", seed="1")
         grid = game.observation_tensor(grid=True)

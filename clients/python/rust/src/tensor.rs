@@ -16,7 +16,7 @@
 //! | 18 | all 1 when the observing player is to move |
 //! | 19-32 | the unseen pieces of each letter (face-down or in the bag), over the variant's number of that piece (0 where it has none) |
 //! | 33 | the no-progress count over the variant's limit (0 without the rule), at most 1 |
-//! | 34 | how often the current position occurred before, over the repetition rule's count less one (`(repetition 3)`: 0, then 0.5, then the draw); over `times` under a cycle rule; 0 without the rule; at most 1 |
+//! | 34 | how often the current position occurred before, over the repetition rule's count less one (`(repetition 3)`: 0, then 0.5, then the draw); over `times + extra` under a cycle rule `(cycle times extra)`; 0 without the rule; at most 1 |
 //! | 35-48 | all 1 on the plane of the piece the player to move holds to put (bag games) |
 //! | 49 | 1 on the cell of the piece that must capture again (a chain capture in progress) |
 //!
@@ -90,12 +90,13 @@ pub fn write_planes(game: &rules::Game, player: usize, out: &mut [f32]) {
     if let Some(limit) = variant.draw.no_progress.filter(|&l| l > 0) {
         plane_of(out, n, NO_PROGRESS).fill((game.quiet_plies() as f32 / limit as f32).min(1.0));
     }
-    // Scaled so that the value never reaches 1 before the draw: `(repetition N)` draws at the
+    // Scaled so that the value stays below 1 before the draw: `(repetition N)` draws at the
     // N-th occurrence (N - 1 before it); a cycle rule once the last plies repeat one cycle
-    // `times` times (and `extra` plies), which a position's count reaches at most `times`.
+    // `times` times and `extra` plies more, before which no position occurred `times + extra`
+    // times before.
     let scale = match variant.draw.repetition {
         Some(Repetition::Occurrence(n)) => n.saturating_sub(1),
-        Some(Repetition::Cycle { times, .. }) => times,
+        Some(Repetition::Cycle { times, extra }) => times + extra,
         None => 0,
     };
     if scale > 0 {
