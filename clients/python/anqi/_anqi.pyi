@@ -170,6 +170,7 @@ def playouts(
     seed: str | int | None = None,
     max_plies: int | None = None,
     threads: int = 1,
+    pick: Literal["count", "list"] = "count",
 ) -> PlayoutResult: ...
 
 class ClientResult(TypedDict):
@@ -274,7 +275,8 @@ class ReferenceBot:
 
 class VecGame:
     def __init__(self, variant: str | Variant = "traditional", n: int = 1, threads: int = 1) -> None: ...
-    # Each returns (obs, masks, rewards, dones, to_move), numpy arrays reused by every call.
+    # Each returns (obs, masks, rewards, dones, to_move): read-only numpy arrays that every
+    # call overwrites.
     def reset(self, seed: Any = None) -> tuple[Any, Any, Any, Any, Any]: ...
     def step(self, actions: Any) -> tuple[Any, Any, Any, Any, Any]: ...
     def random_actions(self) -> Any: ...

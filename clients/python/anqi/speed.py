@@ -80,13 +80,16 @@ def anqi_round(
     return games, plies, time.perf_counter() - start
 
 
-def native_round(variant: str, seconds: float, seed: str) -> tuple[int, int, float]:
-    """`anqi.playouts` in batches for about `seconds`: games, plies and the seconds taken."""
+def native_round(
+    variant: str, seconds: float, seed: str, pick: str = "count"
+) -> tuple[int, int, float]:
+    """`anqi.playouts` in batches for about `seconds`: games, plies and the seconds taken.
+    `pick="list"` lists every ply's legal actions, as `VecGame` must for its masks."""
     games = plies = 0
     spent = 0.0
     batch = 16
     while spent < seconds:
-        result = anqi.playouts(variant, batch, seed=f"{seed}-{games}")
+        result = anqi.playouts(variant, batch, seed=f"{seed}-{games}", pick=pick)
         games += result["games"]
         plies += result["plies"]
         spent += result["seconds"]
@@ -141,13 +144,14 @@ def measure(
 ) -> dict[str, Figures]:
     """Runs every contender in turn, `rounds` times, for `seconds` in all, and returns their
     figures by name: `pyspiel` (missing when OpenSpiel is not installed), `anqi-ids`,
-    `anqi-ids-chance` (with `chance`), `anqi-native`, and with observations at every step
+    `anqi-ids-chance` (with `chance`), `anqi-native`, `anqi-listed` (native, every ply's legal
+    actions listed: the floor under `anqi-vec`), and with observations at every step
     `pyspiel-obs` (missing without OpenSpiel) and `anqi-vec` (numpy needed)."""
     pyspiel = load_pyspiel()
     spiel_game = pyspiel.load_game("banqi") if pyspiel else None
     names = (["pyspiel"] if spiel_game else []) + ["anqi-ids"]
     names += ["anqi-ids-chance"] if chance else []
-    names += ["anqi-native"]
+    names += ["anqi-native", "anqi-listed"]
     names += ["pyspiel-obs"] if spiel_game else []
     try:
         import numpy  # noqa: F401, PLC0415 (VecGame's arrays)
@@ -171,6 +175,8 @@ def measure(
                 f.add(*pyspiel_obs_round(spiel_game, rng, slice_))
             elif name == "anqi-vec":
                 f.add(*vec_round(variant, slice_, seed=f"speed-{seed}-{r}"))
+            elif name == "anqi-listed":
+                f.add(*native_round(variant, slice_, seed=f"speed-{seed}-{r}", pick="list"))
             else:
                 f.add(*native_round(variant, slice_, seed=f"speed-{seed}-{r}"))
     return figures
@@ -183,6 +189,7 @@ def report(figures: dict[str, Figures], variant: str = OPENSPIEL_VARIANT) -> str
         "anqi-ids": f"anqi {variant}, driven from Python by action ids",
         "anqi-ids-chance": f"anqi {variant}, the same in chance mode (like pyspiel)",
         "anqi-native": f"anqi {variant}, native anqi.playouts",
+        "anqi-listed": f"anqi {variant}, the same listing every ply's actions",
         "pyspiel-obs": "pyspiel banqi, with observation_tensor() at each ply",
         "anqi-vec": f"anqi {variant}, VecGame x256, obs and masks each ply",
     }
@@ -196,7 +203,7 @@ def report(figures: dict[str, Figures], variant: str = OPENSPIEL_VARIANT) -> str
     if spiel and spiel.plies_per_second > 0:
         base = spiel.plies_per_second
         lines.append("")
-        for name in ("anqi-ids", "anqi-ids-chance", "anqi-native"):
+        for name in ("anqi-ids", "anqi-ids-chance", "anqi-native", "anqi-listed"):
             if name in figures:
                 lines.append(
                     f"ratio {name} / pyspiel: {figures[name].plies_per_second / base:6.2f}x"

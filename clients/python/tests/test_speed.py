@@ -62,7 +62,17 @@ class NativePlayouts(unittest.TestCase):
         r = anqi.playouts(anqi.Variant("traditional"), 10, seed=1, max_plies=5)
         self.assertEqual((r["plies"], r["by_reason"], r["by_winner_side"]), (50, {"ply-cap": 10}, {None: 10}))
 
+    def test_listing_every_ply_gives_the_same_games_as_counting(self):
+        keys = ("games", "plies", "by_reason", "by_winner_side")
+        for name in ("traditional", "strategic-2x4", "2v2"):
+            with self.subTest(variant=name):
+                counted = anqi.playouts(name, 30, seed="l")
+                listed = anqi.playouts(name, 30, seed="l", pick="list")
+                self.assertEqual([counted[k] for k in keys], [listed[k] for k in keys])
+
     def test_bad_arguments(self):
+        with self.assertRaisesRegex(ValueError, '"count" or "list"'):
+            anqi.playouts("traditional", 1, pick="nth")
         with self.assertRaises(ValueError):
             anqi.playouts("no-such-variant", 1)
         with self.assertRaises(ValueError):
@@ -84,7 +94,7 @@ class SpeedScript(unittest.TestCase):
 
     def test_measure_and_report(self):
         figures = speed.measure(seconds=0.2, variant="traditional-2x4", rounds=1)
-        for name in ("anqi-ids", "anqi-ids-chance", "anqi-native"):
+        for name in ("anqi-ids", "anqi-ids-chance", "anqi-native", "anqi-listed"):
             self.assertIn(name, figures)
             self.assertGreater(figures[name].plies_per_second, 0)
         self.assertEqual("pyspiel" in figures, speed.load_pyspiel() is not None)

@@ -47,6 +47,35 @@ class VecGames(unittest.TestCase):
                             self.assertFalse(rewards[i].any())
                 self.assertEqual(vec.episodes, episodes)
 
+    def test_every_variant_s_arrays_stay_equal_to_its_games_over_episodes(self):
+        # Observations are updated in place, only where a ply changes them: played long enough
+        # to cross episodes (and reveals, captures, chains, draws and puts), every step's arrays
+        # must still equal what each game's own anqi.Game gives.
+        for variant in anqi.variants():
+            with self.subTest(variant):
+                n = 2
+                vec = anqi.VecGame(variant, n=n)
+                obs, masks, rewards, dones, to_move = vec.reset(seed="e")
+                for step in range(600 if "2x4" in variant or "3x4" in variant else 250):
+                    for i in range(n):
+                        g = vec.game(i)
+                        np.testing.assert_array_equal(
+                            obs[i], g.observation_tensor(g.to_move), err_msg=f"step {step} game {i}")
+                        np.testing.assert_array_equal(masks[i], g.legal_action_mask())
+                    obs, masks, rewards, dones, to_move = vec.step(vec.random_actions())
+                if "2x4" in variant:
+                    self.assertGreater(sum(vec.episodes), 0, "no episode ended: the test says nothing about resets")
+
+    def test_the_arrays_are_read_only(self):
+        vec = anqi.VecGame("traditional", n=2)
+        for array in vec.reset(seed=1):
+            self.assertFalse(array.flags.writeable)
+            with self.assertRaises(ValueError):
+                array[0] = 0
+        kept = vec.step(vec.random_actions())[0].copy()
+        kept[0] = 7  # a copy is the caller's own
+        self.assertTrue(kept.flags.writeable)
+
     def test_the_same_seed_gives_the_same_games_whatever_the_threads(self):
         runs = []
         for threads in (1, 3):

@@ -2,7 +2,7 @@
 //! baseline for search.
 
 use crate::variant::load_any;
-use anqi_core::rules::playout::{self, Playouts, Tally};
+use anqi_core::rules::playout::{self, Pick, Playouts, Tally};
 use anqi_core::rules::Variant;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -18,9 +18,11 @@ pub use anqi_core::rules::playout::SplitMix64;
 /// to games). Game `i` is dealt as `Game(variant, seed=f"{seed}/{i}")`. `max_plies`: a game
 /// still going then is stopped as a draw (reason `ply-cap`). `threads`: games are shared out
 /// over this many threads (the results do not depend on it). Ctrl-C (SIGINT) stops it within
-/// about 0.1 s, raising KeyboardInterrupt.
+/// about 0.1 s, raising KeyboardInterrupt. `pick`: `"count"` (count the legal actions, make
+/// only the one drawn) or `"list"` (list every ply's legal actions and pick from the list, as
+/// a caller that needs them all does: a mask, `VecGame`); both give the same games.
 #[pyfunction]
-#[pyo3(signature = (variant = None, n = 100, seed = None, max_plies = None, threads = 1))]
+#[pyo3(signature = (variant = None, n = 100, seed = None, max_plies = None, threads = 1, pick = "count"))]
 pub fn playouts<'py>(
     py: Python<'py>,
     variant: Option<&Bound<'py, PyAny>>,
@@ -28,7 +30,17 @@ pub fn playouts<'py>(
     seed: Option<&Bound<'py, PyAny>>,
     max_plies: Option<u32>,
     threads: usize,
+    pick: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let pick = match pick {
+        "count" => Pick::Nth,
+        "list" => Pick::List,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "pick {other:?}: \"count\" or \"list\""
+            )))
+        }
+    };
     let loaded = match variant {
         Some(v) => load_any(v)?,
         None => crate::variant::load("traditional")?,
@@ -44,6 +56,7 @@ pub fn playouts<'py>(
     let variant = loaded.variant.clone();
     let batch = Playouts {
         max_plies,
+        pick,
         ..Playouts::new(seed.clone(), n)
     };
     // The games are played in chunks, the GIL released for each, so that Ctrl-C (a signal

@@ -1,18 +1,27 @@
 //! `anqi.VecGame`: n games of one variant stepped together in Rust, for reinforcement learning.
 //!
 //! Every call works on all games at once with the GIL released, over `threads` threads, and
-//! writes its results into numpy arrays made once (observations, masks, rewards, dones, the
-//! players to move): no Python object per game or per step. Game `i`'s `k`-th episode is dealt
-//! from the seed text `"{seed}/{i}/{k}"` as `anqi.Game(variant, seed=...)` deals it, so the
-//! games depend on the seed only, whatever the thread count. The deal is the chance: what each
-//! reveal turns up (and each draw gives) was drawn when the episode was dealt.
+//! writes its results straight into numpy arrays made with the `VecGame` (observations, masks,
+//! rewards, dones, the players to move): no Python object per game or per step, and no copy.
+//! Game `i`'s `k`-th episode is dealt from the seed text `"{seed}/{i}/{k}"` as
+//! `anqi.Game(variant, seed=...)` deals it, so the games depend on the seed only, whatever the
+//! thread count. The deal is the chance: what each reveal turns up (and each draw gives) was
+//! drawn when the episode was dealt.
+//!
+//! # Why it is fast
+//! A ply changes a cell or two and a few whole planes of an observation, so each game keeps
+//! what its observation holds ([`tensor::Shown`]) and the next one writes only what differs:
+//! a few hundred bytes instead of 6 KiB on a 4x8 board. Likewise each game keeps its legal
+//! ids, which clear the mask's old ones, check the actions played and give `random_actions`
+//! without listing the actions again. That is why the arrays handed to Python are read-only:
+//! a value changed from Python would stay wrong until its cell next changed.
 
 use crate::actions::Codec;
-use crate::tensor::{self, PLANES};
+use crate::tensor::{self, Change, Shown, PLANES};
 use crate::variant::{load_any, Loaded};
 use anqi_core::rules::playout::SplitMix64;
 use anqi_core::rules::{self, SeedInputs};
-use pyo3::buffer::PyBuffer;
+use pyo3::buffer::{Element, PyBuffer};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::sync::Arc;
@@ -24,18 +33,21 @@ pub struct VecGame {
     seed: String,
     threads: usize,
     slots: Vec<Slot>,
-    /// The results of the last call, in Rust, copied into the numpy arrays after it.
-    out: Outputs,
-    /// The numpy arrays handed to Python, overwritten by every call.
-    arrays: Option<Arrays>,
+    /// The numpy arrays every call writes.
+    arrays: Arrays,
 }
 
-/// One game, how many episodes its slot has started, and its generator of random actions.
-#[derive(Clone)]
+/// One game, how many episodes its slot has started, its generator of random actions, and
+/// what its share of the arrays holds.
 struct Slot {
     game: rules::Game,
     episode: u64,
     rng: SplitMix64,
+    /// What the game's observation in the arrays holds.
+    shown: Shown,
+    /// The ids of the legal actions of the game's player to move, in the order of
+    /// `for_each_legal`: the ones set in its mask.
+    legal: Vec<u32>,
 }
 
 /// The generator of slot `i`'s random actions for `seed` (FNV-1a of `"{seed}/{i}"`).
@@ -47,26 +59,129 @@ fn slot_rng(seed: &str, i: usize) -> SplitMix64 {
     SplitMix64::new(hash)
 }
 
-/// What one call writes, game by game.
-/// (Masks and dones as bytes, 0 or 1: numpy's `bool` layout.)
-struct Outputs {
-    obs: Vec<f32>,
-    masks: Vec<u8>,
-    rewards: Vec<f32>,
-    dones: Vec<u8>,
-    to_move: Vec<i32>,
+/// A numpy array that Rust writes with the GIL released, and the read-only view of it that
+/// Python gets.
+struct Written<T: Element> {
+    view: Py<PyAny>,
+    /// An export of the array's buffer: while it lasts, the memory stays where it is (numpy
+    /// refuses to resize an array whose buffer is exported) and the array stays alive.
+    buffer: PyBuffer<T>,
 }
 
-/// The arrays Python sees; masks and dones are `bool` views of `uint8` arrays (the buffer
-/// protocol has no bool in Rust's reach), written through the `uint8` ones.
+impl<T: Element> Written<T> {
+    /// A new array of zeros of `shape` and numpy `dtype` (of `T`'s layout), seen from Python
+    /// through a read-only view as `view_dtype` (the same layout).
+    fn zeros(
+        numpy: &Bound<'_, PyModule>,
+        shape: Vec<usize>,
+        dtype: &str,
+        view_dtype: &str,
+    ) -> PyResult<Written<T>> {
+        let array = numpy.call_method1("zeros", (shape, dtype))?;
+        let buffer = PyBuffer::<T>::get(&array)?;
+        // numpy.zeros makes a contiguous, writable array; checked, as the writes rely on it.
+        if buffer.readonly() || !buffer.is_c_contiguous() {
+            return Err(PyValueError::new_err(
+                "numpy.zeros made a read-only or strided array",
+            ));
+        }
+        let view = array.call_method1("view", (view_dtype,))?;
+        view.getattr("flags")?.setattr("writeable", false)?;
+        Ok(Written {
+            view: view.unbind(),
+            buffer,
+        })
+    }
+
+    /// The array's values, to write.
+    fn values(&mut self) -> &mut [T] {
+        // SAFETY: the buffer is a contiguous, writable array of `item_count` values of `T`
+        // (checked in `zeros`; `PyBuffer::get` checked the format, size and alignment), kept
+        // alive and in place by the export `self.buffer` holds. No other Rust reference to it
+        // exists while this one lives (`&mut self`), and Python holds only a read-only view.
+        // Python code in another thread may read it while a call writes with the GIL
+        // released, as it may with any numpy operation that releases the GIL.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.buffer.buf_ptr().cast::<T>(),
+                self.buffer.item_count(),
+            )
+        }
+    }
+}
+
+/// The arrays every call writes. Masks and dones are `bool` views of `uint8` arrays (numpy's
+/// `bool` layout: 0 or 1 in a byte), written as bytes.
 struct Arrays {
-    obs: Py<PyAny>,
-    masks: Py<PyAny>,
-    masks_bool: Py<PyAny>,
-    rewards: Py<PyAny>,
-    dones: Py<PyAny>,
-    dones_bool: Py<PyAny>,
-    to_move: Py<PyAny>,
+    obs: Written<f32>,
+    masks: Written<u8>,
+    rewards: Written<f32>,
+    dones: Written<u8>,
+    to_move: Written<i32>,
+}
+
+impl Arrays {
+    fn new(
+        py: Python<'_>,
+        n: usize,
+        cells: usize,
+        actions: usize,
+        players: usize,
+    ) -> PyResult<Arrays> {
+        let numpy = py.import("numpy").map_err(|_| {
+            pyo3::exceptions::PyImportError::new_err(
+                "VecGame writes numpy arrays: pip install numpy",
+            )
+        })?;
+        Ok(Arrays {
+            obs: Written::zeros(&numpy, vec![n, PLANES, cells], "float32", "float32")?,
+            masks: Written::zeros(&numpy, vec![n, actions], "uint8", "bool")?,
+            rewards: Written::zeros(&numpy, vec![n, players], "float32", "float32")?,
+            dones: Written::zeros(&numpy, vec![n], "uint8", "bool")?,
+            to_move: Written::zeros(&numpy, vec![n], "int32", "int32")?,
+        })
+    }
+
+    /// Splits the arrays into `n` games' shares, in order.
+    fn shares(&mut self, n: usize) -> Vec<Out<'_>> {
+        let Arrays {
+            obs,
+            masks,
+            rewards,
+            dones,
+            to_move,
+        } = self;
+        let (obs, masks, rewards) = (obs.values(), masks.values(), rewards.values());
+        // n >= 1, and every game's share is at least one value (a cell, an action, a player).
+        let (o, m, r) = (obs.len() / n, masks.len() / n, rewards.len() / n);
+        obs.chunks_mut(o)
+            .zip(masks.chunks_mut(m))
+            .zip(rewards.chunks_mut(r))
+            .zip(dones.values().iter_mut())
+            .zip(to_move.values().iter_mut())
+            .map(|((((obs, mask), rewards), done), to_move)| Out {
+                obs,
+                mask,
+                rewards,
+                done,
+                to_move,
+            })
+            .collect()
+    }
+
+    /// The arrays as Python sees them: `(obs, masks, rewards, dones, to_move)`.
+    fn views<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
+        pyo3::types::PyTuple::new(
+            py,
+            [
+                self.obs.view.clone_ref(py),
+                self.masks.view.clone_ref(py),
+                self.rewards.view.clone_ref(py),
+                self.dones.view.clone_ref(py),
+                self.to_move.view.clone_ref(py),
+            ],
+        )
+    }
 }
 
 /// The game of slot `i`'s episode `k`.
@@ -79,7 +194,7 @@ fn deal(loaded: &Loaded, seed: &str, i: usize, k: u64) -> rules::Game {
     rules::Game::new(loaded.variant.clone(), start)
 }
 
-/// One game's share of the outputs.
+/// One game's share of the arrays.
 struct Out<'a> {
     obs: &'a mut [f32],
     mask: &'a mut [u8],
@@ -88,50 +203,28 @@ struct Out<'a> {
     to_move: &'a mut i32,
 }
 
-/// Writes a game's observation (from its player to move), mask and player to move.
-fn observe(game: &rules::Game, codec: &Codec, out: &mut Out<'_>) {
-    tensor::write_planes(game, game.to_move(), out.obs);
-    tensor::write_mask(game, codec, out.mask);
+/// Brings a game's share of the arrays up to date with its game, after a change: its
+/// observation (from its player to move), legal ids and mask, and its player to move.
+fn observe(slot: &mut Slot, codec: &Codec, change: Change, out: &mut Out<'_>) {
+    let game = &slot.game;
+    tensor::update_planes(game, game.to_move(), change, &mut slot.shown, out.obs);
+    for &id in &slot.legal {
+        out.mask[id as usize] = 0;
+    }
+    slot.legal.clear();
+    if game.outcome().is_none() {
+        game.for_each_legal(|a, _| {
+            slot.legal
+                .push(codec.encode(a).expect("every legal action has an id"));
+        });
+    }
+    for &id in &slot.legal {
+        out.mask[id as usize] = 1;
+    }
     *out.to_move = game.to_move() as i32;
 }
 
-impl Outputs {
-    fn new(n: usize, cells: usize, actions: usize, players: usize) -> Outputs {
-        Outputs {
-            obs: vec![0.0; n * PLANES * cells],
-            masks: vec![0; n * actions],
-            rewards: vec![0.0; n * players],
-            dones: vec![0; n],
-            to_move: vec![0; n],
-        }
-    }
-
-    /// Splits the outputs into `n` games' shares, in order.
-    fn shares(&mut self, n: usize) -> Vec<Out<'_>> {
-        // n >= 1, and every game's share is at least one value (a cell, an action, a player).
-        let (obs, mask, rewards) = (
-            self.obs.len() / n,
-            self.masks.len() / n,
-            self.rewards.len() / n,
-        );
-        self.obs
-            .chunks_mut(obs)
-            .zip(self.masks.chunks_mut(mask))
-            .zip(self.rewards.chunks_mut(rewards))
-            .zip(self.dones.iter_mut())
-            .zip(self.to_move.iter_mut())
-            .map(|((((obs, mask), rewards), done), to_move)| Out {
-                obs,
-                mask,
-                rewards,
-                done,
-                to_move,
-            })
-            .collect()
-    }
-}
-
-/// Runs `f` on every slot with its share of the outputs, over `threads` threads, slot `i` on
+/// Runs `f` on every slot with its share of the arrays, over `threads` threads, slot `i` on
 /// the same data whatever the split.
 fn for_each<F>(slots: &mut [Slot], outs: Vec<Out<'_>>, threads: usize, f: F)
 where
@@ -167,50 +260,16 @@ where
 }
 
 impl VecGame {
-    /// Copies the outputs into the numpy arrays (made on first use) and returns them.
-    fn publish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
-        if self.arrays.is_none() {
-            let numpy = py.import("numpy").map_err(|_| {
-                pyo3::exceptions::PyImportError::new_err(
-                    "VecGame writes numpy arrays: pip install numpy",
-                )
-            })?;
-            let n = self.slots.len();
-            let cells = self.loaded.variant.topology.size();
-            let zeros = |shape: Vec<usize>, dtype: &str| -> PyResult<Py<PyAny>> {
-                Ok(numpy.call_method1("zeros", (shape, dtype))?.unbind())
-            };
-            let masks = zeros(vec![n, self.loaded.codec.len()], "uint8")?;
-            let dones = zeros(vec![n], "uint8")?;
-            let view = |a: &Py<PyAny>| -> PyResult<Py<PyAny>> {
-                Ok(a.bind(py).call_method1("view", ("bool",))?.unbind())
-            };
-            self.arrays = Some(Arrays {
-                obs: zeros(vec![n, PLANES, cells], "float32")?,
-                masks_bool: view(&masks)?,
-                masks,
-                rewards: zeros(vec![n, self.loaded.variant.players], "float32")?,
-                dones_bool: view(&dones)?,
-                dones,
-                to_move: zeros(vec![n], "int32")?,
+    /// Brings every game's share of the arrays up to date (after `new`: the arrays are zeros,
+    /// and each game's `shown` and `legal` say so).
+    fn observe_all(&mut self, py: Python<'_>) {
+        let (codec, threads, n) = (&self.loaded.codec, self.threads, self.slots.len());
+        let (slots, arrays) = (&mut self.slots, &mut self.arrays);
+        py.detach(|| {
+            for_each(slots, arrays.shares(n), threads, |_, slot, mut o| {
+                observe(slot, codec, Change::Any, &mut o);
             });
-        }
-        let a = self.arrays.as_ref().expect("made above");
-        PyBuffer::<f32>::get(a.obs.bind(py))?.copy_from_slice(py, &self.out.obs)?;
-        PyBuffer::<u8>::get(a.masks.bind(py))?.copy_from_slice(py, &self.out.masks)?;
-        PyBuffer::<f32>::get(a.rewards.bind(py))?.copy_from_slice(py, &self.out.rewards)?;
-        PyBuffer::<u8>::get(a.dones.bind(py))?.copy_from_slice(py, &self.out.dones)?;
-        PyBuffer::<i32>::get(a.to_move.bind(py))?.copy_from_slice(py, &self.out.to_move)?;
-        pyo3::types::PyTuple::new(
-            py,
-            [
-                a.obs.clone_ref(py),
-                a.masks_bool.clone_ref(py),
-                a.rewards.clone_ref(py),
-                a.dones_bool.clone_ref(py),
-                a.to_move.clone_ref(py),
-            ],
-        )
+        });
     }
 }
 
@@ -218,7 +277,12 @@ impl VecGame {
 impl VecGame {
     #[new]
     #[pyo3(signature = (variant = None, n = 1, threads = 1))]
-    fn new(variant: Option<&Bound<'_, PyAny>>, n: usize, threads: usize) -> PyResult<VecGame> {
+    fn new(
+        py: Python<'_>,
+        variant: Option<&Bound<'_, PyAny>>,
+        n: usize,
+        threads: usize,
+    ) -> PyResult<VecGame> {
         let loaded = match variant {
             Some(v) => load_any(v)?,
             None => crate::variant::load("traditional")?,
@@ -227,26 +291,31 @@ impl VecGame {
             return Err(PyValueError::new_err("n and threads must be at least 1"));
         }
         let v = &loaded.variant;
-        let out = Outputs::new(n, v.topology.size(), loaded.codec.len(), v.players);
+        let cells = v.topology.size();
+        let arrays = Arrays::new(py, n, cells, loaded.codec.len(), v.players)?;
         let slots = (0..n)
             .map(|i| Slot {
                 game: deal(&loaded, "", i, 0),
                 episode: 0,
                 rng: slot_rng("", i),
+                shown: Shown::zeros(v),
+                legal: Vec::new(),
             })
             .collect();
-        Ok(VecGame {
+        let mut vec = VecGame {
             loaded,
             seed: String::new(),
             threads,
             slots,
-            out,
-            arrays: None,
-        })
+            arrays,
+        };
+        vec.observe_all(py);
+        Ok(vec)
     }
 
     /// Deals every game's first episode from `seed` and returns `(obs, masks, rewards, dones,
-    /// to_move)`: the numpy arrays every call overwrites (rewards and dones all zero here).
+    /// to_move)`: the read-only numpy arrays every call overwrites (rewards and dones all zero
+    /// here).
     #[pyo3(signature = (seed = None))]
     fn reset<'py>(
         &mut self,
@@ -257,22 +326,20 @@ impl VecGame {
             Some(s) => s.str()?.to_string(),
             None => crate::fresh_seed(),
         };
-        let (loaded, seed, threads) = (self.loaded.clone(), self.seed.clone(), self.threads);
+        let (loaded, seed, threads) = (&self.loaded, &self.seed, self.threads);
         let n = self.slots.len();
-        let slots = &mut self.slots;
-        let out = &mut self.out;
+        let (slots, arrays) = (&mut self.slots, &mut self.arrays);
         py.detach(|| {
-            let shares = out.shares(n);
-            for_each(slots, shares, threads, |i, slot, mut o| {
+            for_each(slots, arrays.shares(n), threads, |i, slot, mut o| {
                 slot.episode = 0;
-                slot.game = deal(&loaded, &seed, i, 0);
-                slot.rng = slot_rng(&seed, i);
+                slot.game = deal(loaded, seed, i, 0);
+                slot.rng = slot_rng(seed, i);
                 o.rewards.fill(0.0);
                 *o.done = 0;
-                observe(&slot.game, &loaded.codec, &mut o);
+                observe(slot, &loaded.codec, Change::Any, &mut o);
             });
         });
-        self.publish(py)
+        self.arrays.views(py)
     }
 
     /// Plays `actions[i]` (an action id of the player to move) in game `i` for every `i`, and
@@ -302,54 +369,59 @@ impl VecGame {
             let action = codec
                 .decode_or_refuse(id)
                 .map_err(|e| PyValueError::new_err(format!("game {i}: {e}")))?;
-            let player = slot.game.to_move();
-            slot.game
-                .check(player, action)
-                .map_err(|e| PyValueError::new_err(format!("game {i}: action {id}: {e}")))?;
+            if !slot.legal.iter().any(|&l| i64::from(l) == id) {
+                let why = match slot.game.check(slot.game.to_move(), action) {
+                    Err(e) => e.to_string(),
+                    Ok(_) => "not a legal action".to_string(),
+                };
+                return Err(PyValueError::new_err(format!(
+                    "game {i}: action {id}: {why}"
+                )));
+            }
             decoded.push(action);
         }
-        let (loaded, seed, threads) = (self.loaded.clone(), self.seed.clone(), self.threads);
-        let slots = &mut self.slots;
-        let out = &mut self.out;
+        let (loaded, seed, threads) = (&self.loaded, &self.seed, self.threads);
+        let (slots, arrays) = (&mut self.slots, &mut self.arrays);
         py.detach(|| {
-            let shares = out.shares(n);
-            for_each(slots, shares, threads, |i, slot, mut o| {
+            for_each(slots, arrays.shares(n), threads, |i, slot, mut o| {
                 let player = slot.game.to_move();
-                slot.game
+                let played = slot
+                    .game
                     .play(player, decoded[i])
                     .expect("checked before any game was stepped");
+                let mut change = Change::Ply(decoded[i], played);
                 if slot.game.outcome().is_some() {
                     tensor::write_returns(&slot.game, o.rewards);
                     *o.done = 1;
                     slot.episode += 1;
-                    slot.game = deal(&loaded, &seed, i, slot.episode);
+                    slot.game = deal(loaded, seed, i, slot.episode);
+                    change = Change::Any;
                 } else {
                     o.rewards.fill(0.0);
                     *o.done = 0;
                 }
-                observe(&slot.game, &loaded.codec, &mut o);
+                observe(slot, &loaded.codec, change, &mut o);
             });
         });
-        self.publish(py)
+        self.arrays.views(py)
     }
 
-    /// A uniformly random legal action id for every game, as a numpy `int64` array, drawn in
-    /// Rust from each game's own generator (seeded by `reset`): a random policy, or random
+    /// A uniformly random legal action id for every game, as a new numpy `int64` array, drawn
+    /// in Rust from each game's own generator (seeded by `reset`): a random policy, or random
     /// opponents, with no per-game Python work. The same seed gives the same draws.
     fn random_actions<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let codec = &self.loaded.codec;
         let ids: Vec<i64> = self
             .slots
             .iter_mut()
-            .map(|slot| {
-                let Slot { game, rng, .. } = slot;
-                game.pick_legal(|n| rng.below(n))
-                    .and_then(|(a, _)| codec.encode(a))
-                    .map_or(-1, i64::from)
+            .map(|slot| match slot.legal.len() {
+                0 => -1,
+                n => i64::from(slot.legal[slot.rng.below(n as u32) as usize]),
             })
             .collect();
         let numpy = py.import("numpy")?;
-        numpy.call_method1("array", (ids, "int64"))
+        let out = numpy.call_method1("empty", (ids.len(), "int64"))?;
+        PyBuffer::<i64>::get(&out)?.copy_from_slice(py, &ids)?;
+        Ok(out)
     }
 
     /// How many games.

@@ -116,6 +116,20 @@ pub struct Played {
     pub drawn: Option<Piece>,
 }
 
+/// A position in play, for [`Game::from_position`]: the squares, the unseen pieces, who is to
+/// move and the colours decided. (No bag, hand, chain or history: a position of a game
+/// without a bag, between two turns.)
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Position {
+    pub squares: Vec<Square>,
+    /// The face-down pieces, one per face-down cell.
+    pub face_down: Vec<Piece>,
+    /// The place in the turn order of the player to move (0 for the first).
+    pub turn_place: usize,
+    /// Each side's colour, once decided.
+    pub side_colours: Vec<Option<Colour>>,
+}
+
 /// Everything the legality of the mover's actions depends on, all of it public: what a client
 /// can rebuild from the messages it receives (see the reference client), and what the server
 /// uses too, so both always agree.
@@ -366,6 +380,90 @@ impl Game {
         };
         game.start_turn();
         game
+    }
+
+    /// Starts a game from a position anywhere in play (what a solver or an endgame table walks
+    /// through): `squares` as everyone sees them, `face_down` the unseen pieces (one per
+    /// face-down cell, in any order: the first face-down cell gets the first), the player at
+    /// `turn_place` of the turn order to move, and each side's colour as decided. Pieces missing
+    /// from the board and the unseen ones are the captured ones. The game counts its plies and
+    /// its no-progress and repetition draws from here.
+    ///
+    /// # Errors
+    /// A bag variant (its bag and hand are not a position's), a board of the wrong size, as
+    /// many unseen pieces as face-down cells, pieces the variant does not have, a turn place
+    /// out of the order, or colours that the variant fixes otherwise.
+    pub fn from_position(variant: Arc<Variant>, position: &Position) -> Result<Game, Illegal> {
+        let refuse = |why: String| Err(Illegal(why));
+        if variant.start == Start::Bag {
+            return refuse("a bag variant's position has a bag and a hand as well".into());
+        }
+        let size = variant.topology.size();
+        if position.squares.len() != size {
+            return refuse(format!(
+                "{} squares for a board of {size} cells",
+                position.squares.len()
+            ));
+        }
+        let down: Vec<Cell> = (0..size)
+            .filter(|&c| position.squares[c] == Square::Hidden)
+            .collect();
+        if down.len() != position.face_down.len() {
+            return refuse(format!(
+                "{} face-down cells and {} unseen pieces",
+                down.len(),
+                position.face_down.len()
+            ));
+        }
+        let mut left = [0u32; 14];
+        for p in &variant.pieces {
+            left[piece_index(*p)] += 1;
+        }
+        let up = position.squares.iter().filter_map(|s| match s {
+            Square::Up(p) => Some(*p),
+            _ => None,
+        });
+        for p in up.chain(position.face_down.iter().copied()) {
+            let n = &mut left[piece_index(p)];
+            if *n == 0 {
+                return refuse(format!("more {p} than the variant has"));
+            }
+            *n -= 1;
+        }
+        if position.turn_place >= variant.order.len() {
+            return refuse(format!(
+                "turn place {} of an order of {}",
+                position.turn_place,
+                variant.order.len()
+            ));
+        }
+        if position.side_colours.len() != variant.sides.len()
+            || (variant.colours == ColourRule::Fixed
+                && position.side_colours != [Some(Colour::Red), Some(Colour::Black)])
+        {
+            return refuse("colours the variant does not allow".into());
+        }
+        // A game on an empty board, then filled in: `new` rules on its empty board at once (no
+        // move: the game is over), so that ruling is cleared before the position's turn starts.
+        let mut game = Game::new(variant, Deal::face_down(vec![None; size]));
+        let mut remaining = [0u32; 2];
+        for (cell, sq) in position.squares.iter().enumerate() {
+            game.board.set(cell, *sq);
+            game.filled[cell] = *sq != Square::Empty;
+            if let Square::Up(p) = sq {
+                remaining[p.colour.index()] += 1;
+            }
+        }
+        for (&cell, &p) in down.iter().zip(&position.face_down) {
+            game.hidden[cell] = Some(p);
+            remaining[p.colour.index()] += 1;
+        }
+        game.remaining = remaining;
+        game.side_colour.clone_from(&position.side_colours);
+        game.turn_pos = position.turn_place;
+        game.outcome = None;
+        game.start_turn();
+        Ok(game)
     }
 
     pub fn variant(&self) -> &Arc<Variant> {
@@ -999,11 +1097,20 @@ fn push_position_key(out: &mut Vec<u8>, codes: &[u8], turn_pos: usize, chain: Op
 /// A hash of a position key (word by word, multiplying as FxHash does): equal keys have
 /// equal hashes, so different hashes settle that two keys differ.
 fn key_hash(key: &[u8]) -> u64 {
-    key.chunks(8).fold(0, |h, chunk| {
-        let mut word = [0; 8];
-        word[..chunk.len()].copy_from_slice(chunk);
-        (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x517c_c1b7_2722_0a95)
-    })
+    let mix = |h: u64, word: u64| (h.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    // Whole words read as such (a copy of a chunk of unknown length is a call to memcpy, a
+    // tenth of a random playout's time), the last partial word zero-padded.
+    let words = key.chunks_exact(8);
+    let tail = words.remainder();
+    let h = words.fold(0, |h, w| {
+        mix(h, u64::from_le_bytes(w.try_into().expect("8 bytes")))
+    });
+    if tail.is_empty() {
+        return h;
+    }
+    let mut word = [0; 8];
+    word[..tail.len()].copy_from_slice(tail);
+    mix(h, u64::from_le_bytes(word))
 }
 
 /// Whether the positions since the last irreversible action (current last), keys of `len`
@@ -1045,6 +1152,25 @@ mod tests {
 
     fn mv(from: usize, to: usize) -> Action {
         Action::Move { from, to }
+    }
+
+    #[test]
+    fn key_hashes_are_the_word_by_word_fold_of_zero_padded_words() {
+        let reference = |key: &[u8]| {
+            key.chunks(8).fold(0u64, |h, chunk| {
+                let mut word = [0; 8];
+                word[..chunk.len()].copy_from_slice(chunk);
+                (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x517c_c1b7_2722_0a95)
+            })
+        };
+        let bytes: Vec<u8> = (0..100u32).map(|i| (i * 37 + 11) as u8).collect();
+        for len in 0..bytes.len() {
+            assert_eq!(
+                key_hash(&bytes[..len]),
+                reference(&bytes[..len]),
+                "{len} bytes"
+            );
+        }
     }
 
     /// The piece of index `i` in per-piece arrays.

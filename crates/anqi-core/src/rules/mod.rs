@@ -25,7 +25,7 @@ pub use deal::{Deal, SeedInputs};
 pub use description::{
     DescriptionError, MAX_DESCRIPTION_BYTES, MAX_LIST_ITEMS, MAX_ORDER, MAX_PLAYERS,
 };
-pub use game::{Game, Outcome, PlayError, Played, PublicState, Termination};
+pub use game::{Game, Outcome, PlayError, Played, Position, PublicState, Termination};
 pub use movegen::Illegal;
 pub use piece::Control;
 pub use piece::{Colour, Kind, Piece};
