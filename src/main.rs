@@ -76,6 +76,7 @@ enum Command {
     Variant(cmd::variant::Args),
     Bridge(cmd::bridge::Args),
     Keep(cmd::keep::Args),
+    Solve(cmd::solve::Args),
 }
 
 fn main() -> ExitCode {
@@ -108,6 +109,7 @@ fn main() -> ExitCode {
         Command::Variant(args) => cmd::variant::run(args),
         Command::Bridge(args) => cmd::bridge::run(args),
         Command::Keep(args) => cmd::keep::run(args),
+        Command::Solve(args) => cmd::solve::run(args),
     };
     match result {
         Ok(code) => code,

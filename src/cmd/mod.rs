@@ -10,6 +10,7 @@ pub mod merge;
 pub mod replay;
 pub mod report;
 pub mod serve;
+pub mod solve;
 pub mod token;
 pub mod tournament;
 pub mod variant;

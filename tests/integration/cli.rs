@@ -303,3 +303,61 @@ fn printing_into_a_closed_pipe_ends_quietly() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("verified"));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+/// `anqi solve` on a small description (traditional-2x4's rules on 2x2, KPkp) prints the
+/// value as a fraction, writes the solution, and `--verify` checks it; a changed byte is
+/// caught.
+#[test]
+fn solve_writes_a_solution_that_verify_checks() {
+    let dir = TempDir::new("solve");
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol/variants/traditional-2x4.sexp"),
+    )
+    .unwrap()
+    .replace("(name traditional-2x4)", "(name tiny)")
+    .replace("(rectangle 2 4)", "(rectangle 2 2)")
+    .replace("(pieces KPPPkppp)", "(pieces KPkp)");
+    let variant = dir.0.join("tiny.sexp");
+    std::fs::write(&variant, text).unwrap();
+    let solution = dir.0.join("tiny.solution");
+    let out = Command::new(ANQI)
+        .args(["solve", variant.to_str().unwrap(), "--out"])
+        .arg(&solution)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("value: "), "{stdout}");
+    assert!(stdout.contains("(rev 0): "), "{stdout}");
+    let verify = |path: &Path| {
+        let out = Command::new(ANQI)
+            .args(["solve", "--verify", path.to_str().unwrap()])
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+        )
+    };
+    let (ok, text) = verify(&solution);
+    assert!(ok && text.contains("verified"), "{text}");
+    // The last state's value, one unit more: not what its children give.
+    let mut bytes = std::fs::read(&solution).unwrap();
+    let last = bytes.len() - 8;
+    bytes[last] ^= 1;
+    let bad = dir.0.join("bad.solution");
+    std::fs::write(&bad, bytes).unwrap();
+    let (ok, text) = verify(&bad);
+    assert!(!ok && text.contains("NOT verified"), "{text}");
+    // A variant the solver cannot hold says why.
+    let out = Command::new(ANQI)
+        .args(["solve", "strategic"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bag"));
+}

@@ -42,6 +42,10 @@
 //!   `piece`, `topology` needs `cell_set`, `board` needs `square`, `movegen` needs the board,
 //!   topology and capture rules, `catalog` needs `variant` and `description`, and `game` the
 //!   rest.
+//! - [`solve`]: exact values of small variants (`anqi solve`; `protocol/SOLVING.md`).
+//!   - `key`: a public state as a 128-bit key.
+//!   - `component`: the retrograde values of one component of quiet moves.
+//!   - `file`: the solution file and its independent check.
 //! - [`wire`]: the protocol's bytes.
 //!   - `frame`: the incremental framing scanner, with size and nesting limits enforced before
 //!     any parser sees the bytes.
@@ -72,5 +76,6 @@ pub mod record;
 pub mod replay;
 pub mod rules;
 pub mod sexp;
+pub mod solve;
 pub mod view;
 pub mod wire;

@@ -1,0 +1,181 @@
+//! `anqi solve`: the exact value of a small variant, and the check of a solution file.
+
+use anqi_core::rules::{Action, Variant};
+use anqi_core::solve::{file, Key, Solver};
+use anyhow::{bail, Context, Result};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Solve a small variant exactly: player 1's expected score (win 1, draw 1/2, loss 0) under
+/// best play, as a fraction and a decimal, the value of every first action and of every piece
+/// a first reveal may turn up, the states by material, and a solution file.
+///
+/// The semantics (protocol/SOLVING.md): a state is the public board, the unseen pieces, the
+/// player to move and the colours; play that never reveals nor captures again is a draw, in
+/// place of the variant's no-progress and repetition rules. Two-player capture variants
+/// without bag or chain captures, on at most 16 cells, whose start puts every piece
+/// face-down on a full board (traditional-2x4 is the smallest shipped).
+///
+/// Examples:
+///   anqi solve traditional-2x4                    # writes traditional-2x4.solution
+///   anqi solve --verify traditional-2x4.solution  # re-derives every stored value
+#[derive(clap::Args)]
+pub struct Args {
+    /// A variant name or description file; with --verify, a solution file.
+    target: String,
+    /// Where to write the solution file (default: NAME.solution in this directory).
+    #[arg(long, value_name = "FILE")]
+    out: Option<std::path::PathBuf>,
+    /// Check a solution file by an independent pass: every stored value re-derived from its
+    /// children's, and every value other than a draw reached without cycling.
+    #[arg(long)]
+    verify: bool,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    if args.verify {
+        return verify(&args.target);
+    }
+    let variant = Variant::load(&args.target).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut solver = Solver::new(&variant)?;
+    let start = solver.start()?;
+    let started = Instant::now();
+    let progress_start = started;
+    solver.on_progress(move |stats| {
+        eprint!(
+            "\rsolving: {} states, {} components, {:.0} s   ",
+            stats.states,
+            stats.components,
+            progress_start.elapsed().as_secs_f64()
+        );
+    });
+    let value = solver.value(&start);
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!();
+    let scale = solver.scale();
+    let show = |v: u64| {
+        let (n, d) = scale.fraction(v);
+        format!("{n}/{d} = {:.6}", scale.decimal(v))
+    };
+    println!(
+        "{}: player 1's expected score under best play",
+        variant.name
+    );
+    println!("  value: {}", show(value));
+    println!("first actions (player 1), and what each reveal may turn up:");
+    let mover = start.to_move();
+    for action in start.legal_actions() {
+        match action {
+            Action::Reveal(cell) => {
+                let v = solver.reveal_value(&start, cell);
+                println!("  (rev {cell}): {}", show(v));
+                for (piece, n, v) in solver.reveal_outcomes(&start, cell) {
+                    println!("      {piece} (x{n}): {}", show(v));
+                }
+            }
+            other => {
+                let mut child = start.clone();
+                child.play(mover, other)?;
+                println!("  {other}: {}", show(solver.value(&child)));
+            }
+        }
+    }
+    let stats = solver.stats().clone();
+    let cells = solver.cells();
+    let mut by_material: BTreeMap<(u32, u32), u64> = BTreeMap::new();
+    for key in solver.values().keys() {
+        *by_material.entry(key.material(cells)).or_default() += 1;
+    }
+    println!("states by pieces on the board (face-up and face-down) and face-down cells:");
+    let mut by_pieces: BTreeMap<u32, u64> = BTreeMap::new();
+    for (&(down, pieces), &n) in &by_material {
+        *by_pieces.entry(pieces).or_default() += n;
+        println!("  {pieces:2} pieces, {down:2} face-down: {n:>12}");
+    }
+    for (pieces, n) in by_pieces.iter().rev() {
+        println!("  {pieces:2} pieces in all: {n:>12}");
+    }
+    println!(
+        "{} states in {} components, {:.1} s, peak memory {}; the longest forced quiet play {} plies",
+        stats.states,
+        stats.components,
+        seconds,
+        peak_memory(),
+        stats.longest_forced
+    );
+    let out = args
+        .out
+        .unwrap_or_else(|| format!("{}.solution", variant.name).into());
+    let mut w = std::io::BufWriter::new(
+        std::fs::File::create(&out).with_context(|| format!("cannot write {}", out.display()))?,
+    );
+    file::write(&mut w, &variant, scale, value, solver.values())
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    w.flush()?;
+    println!(
+        "solution: {} ({} bytes); check it with anqi solve --verify {}",
+        out.display(),
+        std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0),
+        out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn verify(path: &str) -> Result<ExitCode> {
+    let f = std::fs::File::open(path).with_context(|| format!("cannot open {path}"))?;
+    let (header, values) =
+        file::read(&mut std::io::BufReader::new(f)).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
+    let variant = Variant::parse(&header.variant).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let start = Solver::new(&variant)?.start()?;
+    let key = Key::of(&start);
+    if values.get(&key) != Some(&header.value) {
+        bail!("{path}: the header's value is not the start's stored value");
+    }
+    let started = Instant::now();
+    let total = values.len();
+    let result = file::verify(&header, &values, |n| {
+        eprint!("\rverifying: {n} of {total} states   ");
+    });
+    eprintln!();
+    match result {
+        Ok(done) => {
+            let d = header.denominator;
+            let g = gcd(done.start, d);
+            println!(
+                "{path}: verified: {} states, every value re-derived from its children and reached without cycling ({:.1} s); value {}/{} = {:.6}",
+                done.states,
+                started.elapsed().as_secs_f64(),
+                done.start / g,
+                d / g,
+                done.start as f64 / d as f64
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            println!("{path}: NOT verified: {e}");
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a.max(1)
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// The process's peak resident memory (Linux: VmHWM), or "unknown".
+fn peak_memory() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .map(|l| l["VmHWM:".len()..].trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
