@@ -304,12 +304,9 @@ fn printing_into_a_closed_pipe_ends_quietly() {
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
 
-/// `anqi solve` on a small description (traditional-2x4's rules on 2x2, KPkp) prints the
-/// value as a fraction, writes the solution, and `--verify` checks it; a changed byte is
-/// caught.
-#[test]
-fn solve_writes_a_solution_that_verify_checks() {
-    let dir = TempDir::new("solve");
+/// traditional-2x4's rules on a 2x2 board with KPkp, written to `dir/tiny.sexp` and solved by
+/// `anqi solve` into `dir/tiny.solution`: the two paths and what it printed.
+fn solve_tiny(dir: &TempDir) -> (std::path::PathBuf, std::path::PathBuf, String) {
     let text = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("protocol/variants/traditional-2x4.sexp"),
     )
@@ -325,12 +322,22 @@ fn solve_writes_a_solution_that_verify_checks() {
         .arg(&solution)
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(
         out.status.success(),
         "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    (variant, solution, stdout)
+}
+
+/// `anqi solve` on a small description (traditional-2x4's rules on 2x2, KPkp) prints the
+/// value as a fraction, writes the solution, and `--verify` checks it; a changed byte is
+/// caught.
+#[test]
+fn solve_writes_a_solution_that_verify_checks() {
+    let dir = TempDir::new("solve");
+    let (_, solution, stdout) = solve_tiny(&dir);
     assert!(stdout.contains("value: "), "{stdout}");
     assert!(stdout.contains("(rev 0): "), "{stdout}");
     let verify = |path: &Path| {
@@ -360,4 +367,52 @@ fn solve_writes_a_solution_that_verify_checks() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("bag"));
+}
+
+/// The perfect player over TCP: on the 2x2 KPkp board player 1's value is 0 (the second
+/// player wins whatever the first does), so `anqi-bot --strategy perfect` wins every game it
+/// plays second, against a random bot that plays first, through `anqi match`.
+#[test]
+fn the_perfect_player_wins_every_game_its_solution_says_it_wins() {
+    let dir = TempDir::new("perfect");
+    let (variant, solution, stdout) = solve_tiny(&dir);
+    assert!(stdout.contains("value: 0/1"), "{stdout}");
+    let bot = common::anqi_bot();
+    let perfect = format!(
+        "perfect={} --connect {{addr}} --strategy perfect --solution {} --comment --name perfect",
+        bot.display(),
+        solution.display()
+    );
+    let records = dir.0.join("games.jsonl");
+    let out = Command::new(ANQI)
+        .args(["match", &perfect, "random", "--games", "20", "--variant"])
+        .arg(&variant)
+        .arg("--output")
+        .arg(&records)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut second = 0;
+    for line in std::fs::read_to_string(&records).unwrap().lines() {
+        let record: serde_json::Value = serde_json::from_str(line).unwrap();
+        let names: Vec<&str> = record["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        if names[1] == "perfect" {
+            second += 1;
+            assert_eq!(record["result"]["winner"], 2, "{line}");
+            // It says the exact value of each position it plays from.
+            let comment = record["plies"][1]["comment"].as_str().unwrap_or_default();
+            assert!(comment.starts_with("value "), "{line}");
+        }
+    }
+    assert_eq!(second, 10);
 }

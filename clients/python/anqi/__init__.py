@@ -30,6 +30,7 @@ from ._anqi import (
 from .bots import Bot, GreedyBot, RandomBot, SearchBot
 from .play import PlayError, play
 from .server import Server, ServerError
+from .solution import Solution
 from .stats import Standings, standings
 from .symmetry import Symmetry, symmetries
 
@@ -47,6 +48,7 @@ __all__ = [
     "VecGame",
     "Server",
     "ServerError",
+    "Solution",
     "Standings",
     "Symmetry",
     "analysis",

@@ -45,6 +45,7 @@
 //! - [`solve`]: exact values of small variants (`anqi solve`; `protocol/SOLVING.md`).
 //!   - `key`: a public state as a 128-bit key.
 //!   - `component`: the retrograde values of one component of quiet moves.
+//!   - `children`: each action's value read from a table, and a perfect player's choice.
 //!   - `file`: the solution file and its independent check.
 //! - [`wire`]: the protocol's bytes.
 //!   - `frame`: the incremental framing scanner, with size and nesting limits enforced before

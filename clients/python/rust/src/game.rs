@@ -706,6 +706,21 @@ impl Game {
         Ok(out)
     }
 
+    /// The state's key in a solution file of `anqi solve` (protocol/SOLVING.md): the board as
+    /// everyone sees it, the unseen pieces, the player to move and the colours, as one integer
+    /// (128 bits). `anqi.Solution` looks values up by it. ValueError at a chance node, in a
+    /// bag game, on more than 16 cells or with more than two players.
+    fn state_key(&self) -> PyResult<u128> {
+        if self.pending.is_some() {
+            return Err(PyValueError::new_err(
+                "a chance node has no state of its own: apply the chance first",
+            ));
+        }
+        anqi_core::solve::solver_variant(self.game.variant())
+            .map_err(|e| PyValueError::new_err(e.0))?;
+        Ok(anqi_core::solve::Key::of(&self.game).0)
+    }
+
     /// Each player's return, player 1 first: +1 for the winning side's players, -1 for the
     /// others, 0 while the game goes on or when nobody won (one-side games: +1 when the goal
     /// was reached, else 0). The rewards of `anqi.env`, `anqi.openspiel` and `VecGame`.

@@ -1,7 +1,7 @@
 //! The reference bots behind one command: random, greedy and search, of clearly different
 //! strength (see `anqi_client::bots`).
 
-use anqi_client::bots::{GreedyBot, SearchBot};
+use anqi_client::bots::{GreedyBot, PerfectBot, SearchBot};
 use anqi_client::{play_game, Bot, RandomBot};
 use clap::{Parser, ValueEnum};
 
@@ -20,6 +20,9 @@ use clap::{Parser, ValueEnum};
 ///           (default 3: about a millisecond per move on 4x8 in a release build). Beats greedy
 ///           clearly.
 ///
+///   perfect a solved variant played perfectly from its solution file (`anqi solve VARIANT`
+///           writes it; --solution FILE): the best exact expectation at every choice.
+///
 /// Every choice is deterministic given --seed: game k of --games uses seed+k, sent to the server
 /// as the SEED of (init NAME SEED) and used for the bot's tie-breaks.
 ///
@@ -30,6 +33,8 @@ use clap::{Parser, ValueEnum};
 ///   anqi-bot --connect 127.0.0.1:7700 --strategy search --depth 4 --seed 7 --games 10
 ///
 ///   anqi-bot --connect 127.0.0.1:7700 --strategy search --variant strategic
+///
+///   anqi-bot --connect 127.0.0.1:7700 --strategy perfect --solution traditional-2x4.solution
 #[derive(Parser)]
 #[command(name = "anqi-bot", version, about, verbatim_doc_comment)]
 struct Args {
@@ -68,6 +73,10 @@ struct Args {
     /// the ply's `comment`, and `anqi replay --plies` and the web pages show it. Search only.
     #[arg(long)]
     comment: bool,
+    /// The solution file the perfect player plays by (`anqi solve` writes it; perfect only).
+    /// Its variant is the one played: --variant is not needed.
+    #[arg(long, value_name = "FILE")]
+    solution: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -78,6 +87,8 @@ enum Strategy {
     Greedy,
     /// Depth-limited expectiminimax with chance nodes for reveals.
     Search,
+    /// A solved variant, from its solution file (--solution).
+    Perfect,
 }
 
 impl Strategy {
@@ -86,11 +97,27 @@ impl Strategy {
             Strategy::Random => "random",
             Strategy::Greedy => "greedy",
             Strategy::Search => "search",
+            Strategy::Perfect => "perfect",
         }
     }
 
-    fn bot(self, seed: u64, depth: u32, comment: bool) -> Box<dyn Bot> {
+    fn bot(
+        self,
+        seed: u64,
+        depth: u32,
+        comment: bool,
+        perfect: Option<&PerfectBot>,
+    ) -> Box<dyn Bot> {
         match self {
+            Strategy::Perfect => {
+                let p = perfect.expect("a perfect player has its solution");
+                let bot = PerfectBot::new(p.variant().clone(), p.scale(), p.table());
+                if comment {
+                    Box::new(bot.with_comments())
+                } else {
+                    Box::new(bot)
+                }
+            }
             Strategy::Random => Box::new(RandomBot::new(seed)),
             Strategy::Greedy => Box::new(GreedyBot::new(seed)),
             Strategy::Search if comment => {
@@ -108,12 +135,30 @@ async fn main() -> std::process::ExitCode {
         eprintln!("anqi-bot: --depth must be at least 1");
         return std::process::ExitCode::from(2);
     }
-    if args.comment && args.strategy != Strategy::Search {
+    if args.comment && !matches!(args.strategy, Strategy::Search | Strategy::Perfect) {
         eprintln!(
-            "anqi-bot: --comment is for --strategy search (the others have no search to tell of)"
+            "anqi-bot: --comment is for --strategy search or perfect (the others have nothing to tell of)"
         );
         return std::process::ExitCode::from(2);
     }
+    let perfect = match (args.strategy, args.solution.as_deref()) {
+        (Strategy::Perfect, None) => {
+            eprintln!("anqi-bot: --strategy perfect plays from a solution file: give --solution FILE (anqi solve VARIANT writes one)");
+            return std::process::ExitCode::from(2);
+        }
+        (Strategy::Perfect, Some(path)) => match PerfectBot::from_file(path) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                eprintln!("anqi-bot: {e}");
+                return std::process::ExitCode::from(2);
+            }
+        },
+        (_, Some(_)) => {
+            eprintln!("anqi-bot: --solution is for --strategy perfect");
+            return std::process::ExitCode::from(2);
+        }
+        (_, None) => None,
+    };
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -126,6 +171,8 @@ async fn main() -> std::process::ExitCode {
         .map(anqi_core::rules::Variant::load)
         .transpose()
     {
+        // The perfect player plays the variant its solution was made for.
+        Ok(None) if perfect.is_some() => perfect.as_ref().map(|p| (**p.variant()).clone()),
         Ok(v) => v,
         Err(e) => {
             eprintln!("anqi-bot: {e}");
@@ -137,7 +184,9 @@ async fn main() -> std::process::ExitCode {
         .unwrap_or_else(|| format!("{}_bot", args.strategy.name()));
     for g in 0..args.games {
         let game_seed = seed.wrapping_add(g as u64);
-        let mut bot = args.strategy.bot(game_seed, args.depth, args.comment);
+        let mut bot = args
+            .strategy
+            .bot(game_seed, args.depth, args.comment, perfect.as_ref());
         match play_game(
             &args.connect,
             &name,

@@ -6,6 +6,7 @@
 //! | [`crate::RandomBot`] | a uniformly random legal action | none |
 //! | [`GreedyBot`] | one ply of material bookkeeping: win the most, hang the least | beats random |
 //! | [`SearchBot`] | depth-limited expectiminimax with chance nodes for reveals | beats greedy |
+//! | [`PerfectBot`] | a solved variant's solution file (`anqi solve`) | perfect |
 //!
 //! All of them are deterministic given their seed (ties are broken by a seeded `ChaCha8`
 //! generator), and all of them only ever return an action of [`crate::View::legal`].
@@ -18,9 +19,11 @@
 //! position in any order.
 
 pub mod greedy;
+pub mod perfect;
 pub mod search;
 
 pub use greedy::GreedyBot;
+pub use perfect::PerfectBot;
 pub use search::SearchBot;
 
 use anqi_core::rules::{Board, CaptureRules, Cell, Colour, Kind, Square, Topology, Variant};

@@ -21,8 +21,10 @@
 //! - `key`: a state as a 128-bit key (boards of up to 16 cells).
 //! - `component`: the values of one component of quiet moves, exits known.
 //! - this file: the walk from the start (chance averaged exactly), and the table of values.
+//! - `children`: each action's value from a table, and a perfect player's choice.
 //! - `file`: the solution file, and its check by an independent pass.
 
+pub mod children;
 mod component;
 pub mod file;
 mod key;
@@ -35,6 +37,18 @@ use std::sync::Arc;
 
 /// A value: player 1's expected score times the solution's denominator ([`Scale`]): exact.
 pub type Score = u64;
+
+/// What the table keeps of a state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub value: Score,
+    /// For a value other than a draw, the quiet plies before play leaves the state's component
+    /// for a reveal, capture or end worth that value: the side the value favours takes the
+    /// shortest way, the other side the longest among its moves worth the value. 0 for a
+    /// draw, and for a state left at once. A perfect player follows them down, so it never
+    /// goes round a cycle.
+    pub plies: u16,
+}
 
 /// The common denominator of every value of a variant of `n` pieces: `2 * n!` (a draw is ½,
 /// and a value with `m` unseen pieces averages over `m` outcomes of values with `m - 1`).
@@ -132,7 +146,7 @@ pub struct Solver {
     variant: Arc<Variant>,
     scale: Scale,
     cells: usize,
-    values: HashMap<Key, Score>,
+    values: HashMap<Key, Entry>,
     stats: Stats,
     /// Called every so often with the counts so far (a progress line).
     progress: Option<Progress>,
@@ -144,8 +158,11 @@ type Progress = Box<dyn FnMut(&Stats)>;
 
 /// What a move leads to, seen from the component it starts in.
 enum Next {
-    /// Another position of the component (a quiet move).
+    /// Another position of the component (a quiet move), not valued yet.
     Quiet(Key, Box<Game>),
+    /// Another position of the component, valued already (when another part of the
+    /// component was solved).
+    Solved(Key),
     /// Out of the component, with its value.
     Exit(Score),
 }
@@ -186,7 +203,7 @@ impl Solver {
     }
 
     /// The values found so far.
-    pub fn values(&self) -> &HashMap<Key, Score> {
+    pub fn values(&self) -> &HashMap<Key, Entry> {
         &self.values
     }
 
@@ -206,24 +223,15 @@ impl Solver {
 
     /// The value of a game's position (its draw rules aside: see the module documentation).
     pub fn value(&mut self, game: &Game) -> Score {
-        if let Some(outcome) = game.outcome() {
-            return self.ended(outcome.winner);
-        }
-        let key = Key::of(game);
-        if let Some(&v) = self.values.get(&key) {
+        if let Some(v) = children::ended(self.scale, game) {
             return v;
         }
-        self.solve_component(game.clone());
-        self.values[&key]
-    }
-
-    /// The value of an ended game.
-    fn ended(&self, winner: Option<usize>) -> Score {
-        match winner {
-            None => self.scale.draw(),
-            Some(0) => self.scale.win(),
-            Some(_) => 0,
+        let key = Key::of(game);
+        if let Some(e) = self.values.get(&key) {
+            return e.value;
         }
+        self.solve_component(game.clone());
+        self.values[&key].value
     }
 
     /// The value of revealing `cell`: every unseen piece in turn, weighted by its count.
@@ -279,14 +287,14 @@ impl Solver {
                 Action::Move { .. } => {
                     let mut child = game.clone();
                     let played = child.play(mover, a).expect("a legal move");
-                    if let Some(o) = child.outcome() {
-                        out.push(Next::Exit(self.ended(o.winner)));
+                    if let Some(v) = children::ended(self.scale, &child) {
+                        out.push(Next::Exit(v));
                     } else if played.captured.is_some() {
                         out.push(Next::Exit(self.value(&child)));
                     } else {
                         let key = Key::of(&child);
                         match self.values.get(&key) {
-                            Some(&v) => out.push(Next::Exit(v)),
+                            Some(_) => out.push(Next::Solved(key)),
                             None => out.push(Next::Quiet(key, Box::new(child))),
                         }
                     }
@@ -306,13 +314,23 @@ impl Solver {
         let mut games: Vec<Option<Game>> = vec![Some(entry)];
         let mut nodes: Vec<component::Node> = Vec::new();
         while nodes.len() < keys.len() {
-            let game = games[nodes.len()].take().expect("each node expanded once");
-            let max = game.variant().side_of(game.to_move()) == 0;
+            let game = games[nodes.len()].take();
+            let max = game
+                .as_ref()
+                .is_some_and(|g| g.variant().side_of(g.to_move()) == 0);
             let mut node = component::Node {
                 max,
                 exit: None,
                 next: Vec::new(),
+                fixed: None,
             };
+            if let Some(&e) = self.values.get(&keys[nodes.len()]) {
+                // Found solved (a quiet move's target): taken as it is, not expanded.
+                node.fixed = Some((e.value, u32::from(e.plies)));
+                nodes.push(node);
+                continue;
+            }
+            let game = game.expect("a node not valued yet has its game");
             for next in self.moves(&game) {
                 match next {
                     Next::Exit(v) => {
@@ -330,16 +348,28 @@ impl Solver {
                         });
                         node.next.push(j);
                     }
+                    Next::Solved(key) => {
+                        let j = *index.entry(key).or_insert_with(|| {
+                            keys.push(key);
+                            games.push(None);
+                            (keys.len() - 1) as u32
+                        });
+                        node.next.push(j);
+                    }
                 }
             }
             nodes.push(node);
         }
-        let (values, longest) = component::solve(&nodes, self.scale.draw());
-        self.stats.longest_forced = self.stats.longest_forced.max(longest);
+        let solved = component::solve(&nodes, self.scale.draw());
         self.stats.components += 1;
-        self.stats.states += keys.len() as u64;
-        for (key, v) in keys.into_iter().zip(values) {
-            self.values.insert(key, v);
+        for ((key, (value, plies)), node) in keys.into_iter().zip(solved).zip(&nodes) {
+            if node.fixed.is_some() {
+                continue;
+            }
+            self.stats.states += 1;
+            self.stats.longest_forced = self.stats.longest_forced.max(plies);
+            let plies = u16::try_from(plies).expect("fewer quiet plies than a u16 holds");
+            self.values.insert(key, Entry { value, plies });
         }
         if self.stats.states >= self.next_report {
             self.next_report = self.stats.states + (1 << 16);

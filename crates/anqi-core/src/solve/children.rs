@@ -1,0 +1,143 @@
+//! What each action of the mover is worth, read from a table of values: what the check of a
+//! solution file re-derives, and what a perfect player chooses by.
+
+use super::{Entry, Key, Scale, Score};
+use crate::rules::{Action, Colour, Game, Kind, Piece};
+use std::collections::HashMap;
+
+/// One action of the mover, and its value.
+#[derive(Clone, Copy, Debug)]
+pub struct Valued {
+    pub action: Action,
+    pub value: Score,
+    /// For a quiet move (no reveal, no capture, the game going on): the entry of the state it
+    /// leads to, which tells how far from the way out it is.
+    pub quiet: Option<Entry>,
+}
+
+/// The value of an ended game, for player 1: a win for side 0 is the whole scale.
+pub fn ended(scale: Scale, game: &Game) -> Option<Score> {
+    game.outcome().map(|o| match o.winner {
+        None => scale.draw(),
+        Some(0) => scale.win(),
+        Some(_) => 0,
+    })
+}
+
+/// Every legal action of the mover of `game` (a game going on, of a variant without bag or
+/// chain), valued from `table`: an ended game by its result, a reveal by the average over
+/// what it may turn up (exact), anything else by the table. `Err` names a state missing from
+/// the table, or a reveal whose average is not a multiple of the scale's unit.
+pub fn valued_actions(
+    scale: Scale,
+    table: &HashMap<Key, Entry>,
+    game: &Game,
+) -> Result<Vec<Valued>, String> {
+    let mover = game.to_move();
+    let stored = |g: &Game| -> Result<Entry, String> {
+        let k = Key::of(g);
+        table.get(&k).copied().ok_or_else(|| {
+            format!(
+                "state {:032x} (after a move from {:032x}) is missing",
+                k.0,
+                Key::of(game).0
+            )
+        })
+    };
+    let mut out = Vec::new();
+    for action in game.legal_actions() {
+        match action {
+            Action::Reveal(cell) => {
+                let (mut sum, mut total) = (0u128, 0u128);
+                for (i, &n) in game.face_down_counts().iter().enumerate() {
+                    if n == 0 {
+                        continue;
+                    }
+                    let piece = Piece::new(Colour::ALL[i / 7], Kind::ALL[i % 7]);
+                    let mut child = game.clone();
+                    child.arrange_reveal(cell, piece).map_err(|e| e.0)?;
+                    child.play(mover, action).map_err(|e| e.to_string())?;
+                    let v = match ended(scale, &child) {
+                        Some(v) => v,
+                        None => stored(&child)?.value,
+                    };
+                    sum += u128::from(n) * u128::from(v);
+                    total += u128::from(n);
+                }
+                if sum % total != 0 {
+                    return Err(format!(
+                        "state {:032x}: a reveal's average is no multiple of 1/{}",
+                        Key::of(game).0,
+                        scale.denominator
+                    ));
+                }
+                out.push(Valued {
+                    action,
+                    value: (sum / total) as Score,
+                    quiet: None,
+                });
+            }
+            _ => {
+                let mut child = game.clone();
+                let played = child.play(mover, action).map_err(|e| e.to_string())?;
+                let valued = if let Some(v) = ended(scale, &child) {
+                    Valued {
+                        action,
+                        value: v,
+                        quiet: None,
+                    }
+                } else {
+                    let e = stored(&child)?;
+                    Valued {
+                        action,
+                        value: e.value,
+                        quiet: played.captured.is_none().then_some(e),
+                    }
+                };
+                out.push(valued);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The action a perfect player takes: the best value for the mover's side; among actions
+/// worth it, when the value favours the mover, a way out of the component (a reveal, capture
+/// or end) or else the quiet move nearest the way out, so that play never goes round a cycle;
+/// when it favours the other side, the quiet move farthest from it (the longest resistance);
+/// at a draw, the first. `None` when the game is over.
+pub fn best_action(
+    scale: Scale,
+    table: &HashMap<Key, Entry>,
+    game: &Game,
+) -> Result<Option<Valued>, String> {
+    if game.outcome().is_some() {
+        return Ok(None);
+    }
+    let max = game.variant().side_of(game.to_move()) == 0;
+    let actions = valued_actions(scale, table, game)?;
+    let best = if max {
+        actions.iter().map(|a| a.value).max()
+    } else {
+        actions.iter().map(|a| a.value).min()
+    };
+    let Some(best) = best else {
+        return Ok(None);
+    };
+    let worth = actions.iter().filter(|a| a.value == best);
+    let favoured = if max {
+        best > scale.draw()
+    } else {
+        best < scale.draw()
+    };
+    // Quiet moves ordered by plies; a way out counts as 0 plies before any quiet move.
+    let plies = |a: &&Valued| a.quiet.map_or(0, |e| u32::from(e.plies) + 1);
+    let chosen = if best == scale.draw() {
+        worth.clone().next()
+    } else if favoured {
+        worth.clone().min_by_key(plies)
+    } else {
+        worth.clone().max_by_key(plies)
+    };
+    Ok(chosen.copied())
+}
