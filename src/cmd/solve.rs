@@ -8,20 +8,26 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// Solve a small variant exactly: player 1's expected score (win 1, draw 1/2, loss 0) under
-/// best play, as a fraction and a decimal, the value of every first action and of every piece
-/// a first reveal may turn up, the states by material, and a solution file.
+/// Solve a small variant exactly: player 1's expected score (win 1, draw 1/2, loss 0)
+/// under best play, as a fraction and a decimal, the value of every first action and of
+/// every piece a first reveal may turn up, the states by material and by depth, and a
+/// solution file.
 ///
-/// The semantics (protocol/SOLVING.md): a state is the public board, the unseen pieces, the
-/// player to move and the colours; play that never reveals nor captures again is a draw, in
-/// place of the variant's no-progress and repetition rules. Two-player capture variants
-/// without bag or chain captures, on at most 16 cells, whose start puts every piece
-/// face-down on a full board (traditional-2x4 is the smallest shipped).
+/// The semantics (protocol/SOLVING.md): a state is the public board, the unseen pieces,
+/// the player to move and the colours; play that never reveals nor captures again is a
+/// draw, in place of the variant's no-progress and repetition rules. Two-player capture
+/// variants without bag or chain captures, on at most 16 cells, whose start puts every
+/// piece face-down on a full board (of the shipped variants, traditional-2x4).
 ///
 /// Examples:
+///
 ///   anqi solve traditional-2x4                    # writes traditional-2x4.solution
+///
 ///   anqi solve --verify traditional-2x4.solution  # re-derives every stored value
+///
+///   anqi solve my-board.sexp --out my-board.solution --max-states 100000000
 #[derive(clap::Args)]
+#[command(verbatim_doc_comment)]
 pub struct Args {
     /// A variant name or description file; with --verify, a solution file.
     target: String,
@@ -29,7 +35,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     out: Option<std::path::PathBuf>,
     /// Check a solution file by an independent pass: every stored value re-derived from its
-    /// children's, and every value other than a draw reached without cycling.
+    /// children's, and its plies from theirs (values held up around a cycle fail).
     #[arg(long)]
     verify: bool,
     /// Stop (exit status 3) once more than N states are valued: for finding how far a board
@@ -172,7 +178,7 @@ fn verify(path: &str) -> Result<ExitCode> {
             let d = header.denominator;
             let g = gcd(done.start, d);
             println!(
-                "{path}: verified: {} states, every value re-derived from its children and reached without cycling ({:.1} s); value {}/{} = {:.6}",
+                "{path}: verified: {} states, every value and its plies re-derived from its children ({:.1} s); value {}/{} = {:.6}",
                 done.states,
                 started.elapsed().as_secs_f64(),
                 done.start / g,
