@@ -1,7 +1,7 @@
 //! `anqi solve`: the exact value of a small variant, and the check of a solution file.
 
 use anqi_core::rules::{Action, Variant};
-use anqi_core::solve::{file, Key, Solver};
+use anqi_core::solve::{file, Key, Scale, Solver};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -78,10 +78,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let seconds = started.elapsed().as_secs_f64();
     eprintln!();
     let scale = solver.scale();
-    let show = |v: u64| {
-        let (n, d) = scale.fraction(v);
-        format!("{n}/{d} = {:.6}", scale.decimal(v))
-    };
+    let show = |v: u64| shown(scale, v);
     println!(
         "{}: player 1's expected score under best play",
         variant.name
@@ -175,15 +172,14 @@ fn verify(path: &str) -> Result<ExitCode> {
     eprintln!();
     match result {
         Ok(done) => {
-            let d = header.denominator;
-            let g = gcd(done.start, d);
+            let scale = Scale {
+                denominator: header.denominator,
+            };
             println!(
-                "{path}: verified: {} states, every value and its plies re-derived from its children ({:.1} s); value {}/{} = {:.6}",
+                "{path}: verified: {} states, every value and its plies re-derived from its children ({:.1} s); value {}",
                 done.states,
                 started.elapsed().as_secs_f64(),
-                done.start / g,
-                d / g,
-                done.start as f64 / d as f64
+                shown(scale, done.start)
             );
             Ok(ExitCode::SUCCESS)
         }
@@ -194,12 +190,10 @@ fn verify(path: &str) -> Result<ExitCode> {
     }
 }
 
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a.max(1)
-    } else {
-        gcd(b, a % b)
-    }
+/// A value as a reduced fraction and a decimal: `31/80 = 0.387500`.
+fn shown(scale: Scale, v: u64) -> String {
+    let (n, d) = scale.fraction(v);
+    format!("{n}/{d} = {:.6}", scale.decimal(v))
 }
 
 /// The process's peak resident memory (Linux: VmHWM), or "unknown".

@@ -8,7 +8,7 @@
 //! player is prompted after every ply (`(turn ...)` or `(info ...)`), so the difference between
 //! two boards is one ply, and a reveal shows which piece it turned up.
 
-use anqi_core::rules::{Board, Cell, Colour, Game, Kind, Piece, Square, Variant};
+use anqi_core::rules::{Board, Cell, Game, Piece, Square, Variant};
 use anqi_core::wire::LastPly;
 use std::collections::HashMap;
 
@@ -16,13 +16,13 @@ use std::collections::HashMap;
 /// `KGBRNCPkgbrncp` (as [`Game::face_down_counts`] counts).
 #[inline]
 pub fn piece_index(p: Piece) -> usize {
-    p.colour.index() * 7 + p.kind.index()
+    p.index()
 }
 
 /// The piece of an index of [`piece_index`] (below 14).
 #[inline]
 pub fn piece_at_index(i: usize) -> Piece {
-    Piece::new(Colour::ALL[i / 7], Kind::ALL[i % 7])
+    Piece::from_index(i)
 }
 
 /// Counts of each piece (per [`piece_index`]) among the face-up pieces of `board`.

@@ -28,12 +28,12 @@ pub const PIECE_LETTERS: &str = "KGBRNCPkgbrncp";
 
 /// A piece's index in per-piece arrays, the position of its letter in [`PIECE_LETTERS`].
 pub fn piece_index(p: Piece) -> usize {
-    p.colour.index() * 7 + p.kind.index()
+    p.index()
 }
 
 /// The piece of index `i` (`i < 14`).
 pub fn piece_of(i: usize) -> Piece {
-    Piece::from_letter(PIECE_LETTERS.as_bytes()[i] as char).expect("a piece letter")
+    Piece::from_index(i)
 }
 
 /// Reads one action clause, as a client would send it.

@@ -124,19 +124,7 @@ impl Bot for PerfectBot {
 
     fn comment(&self) -> Option<String> {
         let (value, plies) = self.last?;
-        let g = gcd(value, self.scale.denominator);
-        Some(format!(
-            "value {}/{} plies {plies}",
-            value / g,
-            self.scale.denominator / g
-        ))
-    }
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a.max(1)
-    } else {
-        gcd(b, a % b)
+        let (n, d) = self.scale.fraction(value);
+        Some(format!("value {n}/{d} plies {plies}"))
     }
 }

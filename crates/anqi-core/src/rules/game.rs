@@ -1078,9 +1078,9 @@ impl Game {
     }
 }
 
-/// A piece's index in per-piece arrays: `colour * 7 + kind`, the order of `KGBRNCPkgbrncp`.
+/// A piece's index in per-piece arrays ([`Piece::index`]).
 fn piece_index(p: Piece) -> usize {
-    p.colour.index() * 7 + p.kind.index()
+    p.index()
 }
 
 /// Appends the key of a position for the repetition rule to `out`: the board (its square

@@ -122,6 +122,17 @@ impl Piece {
         Piece { colour, kind }
     }
 
+    /// The piece's index in per-piece arrays (counts of unseen pieces, tensor planes, state
+    /// keys): `colour * 7 + kind`, the order of the letters `KGBRNCPkgbrncp`.
+    pub fn index(self) -> usize {
+        self.colour.index() * 7 + self.kind.index()
+    }
+
+    /// The piece of [`Piece::index`] `i` (below 14).
+    pub fn from_index(i: usize) -> Piece {
+        Piece::new(Colour::ALL[i / 7], Kind::ALL[i % 7])
+    }
+
     /// The wire letter: upper case for red, lower case for black.
     pub fn letter(self) -> char {
         let c = self.kind.letter();
@@ -201,6 +212,15 @@ impl From<Option<Colour>> for Control {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn piece_indexes_follow_the_letters_kgbrncp_then_their_black_ones() {
+        for (i, letter) in "KGBRNCPkgbrncp".chars().enumerate() {
+            let piece = Piece::from_letter(letter).unwrap();
+            assert_eq!(piece.index(), i);
+            assert_eq!(Piece::from_index(i), piece);
+        }
+    }
 
     #[test]
     fn letters_round_trip() {

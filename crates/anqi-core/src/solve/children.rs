@@ -2,7 +2,7 @@
 //! solution file re-derives, and what a perfect player chooses by.
 
 use super::{Entry, Key, Scale, Score};
-use crate::rules::{Action, Colour, Game, Kind, Piece};
+use crate::rules::{Action, Game, Piece};
 use std::collections::HashMap;
 
 /// One action of the mover, and its value.
@@ -22,6 +22,39 @@ pub fn ended(scale: Scale, game: &Game) -> Option<Score> {
         Some(0) => scale.win(),
         Some(_) => 0,
     })
+}
+
+/// What revealing `cell` (face-down) in `game` may turn up: each unseen piece, how many of it
+/// are unseen (its weight), and the game after the reveal turned it up.
+pub fn reveals(game: &Game, cell: usize) -> Vec<(Piece, u32, Game)> {
+    let mover = game.to_move();
+    let mut out = Vec::new();
+    for (i, &n) in game.face_down_counts().iter().enumerate() {
+        if n == 0 {
+            continue;
+        }
+        let piece = Piece::from_index(i);
+        let mut child = game.clone();
+        child
+            .arrange_reveal(cell, piece)
+            .expect("an unseen piece is face-down somewhere");
+        child
+            .play(mover, Action::Reveal(cell))
+            .expect("a face-down cell can be revealed");
+        out.push((piece, n, child));
+    }
+    out
+}
+
+/// The average of `(weight, value)` outcomes, exact: `None` when it is no whole number of
+/// units (which a right table on the right scale never gives).
+pub fn average(outcomes: &[(u32, Score)]) -> Option<Score> {
+    let total: u128 = outcomes.iter().map(|&(n, _)| u128::from(n)).sum();
+    let sum: u128 = outcomes
+        .iter()
+        .map(|&(n, v)| u128::from(n) * u128::from(v))
+        .sum();
+    (total > 0 && sum % total == 0).then(|| (sum / total) as Score)
 }
 
 /// Every legal action of the mover of `game` (a game going on, of a variant without bag or
@@ -48,32 +81,24 @@ pub fn valued_actions(
     for action in game.legal_actions() {
         match action {
             Action::Reveal(cell) => {
-                let (mut sum, mut total) = (0u128, 0u128);
-                for (i, &n) in game.face_down_counts().iter().enumerate() {
-                    if n == 0 {
-                        continue;
-                    }
-                    let piece = Piece::new(Colour::ALL[i / 7], Kind::ALL[i % 7]);
-                    let mut child = game.clone();
-                    child.arrange_reveal(cell, piece).map_err(|e| e.0)?;
-                    child.play(mover, action).map_err(|e| e.to_string())?;
+                let mut outcomes = Vec::new();
+                for (_, n, child) in reveals(game, cell) {
                     let v = match ended(scale, &child) {
                         Some(v) => v,
                         None => stored(&child)?.value,
                     };
-                    sum += u128::from(n) * u128::from(v);
-                    total += u128::from(n);
+                    outcomes.push((n, v));
                 }
-                if sum % total != 0 {
-                    return Err(format!(
+                let value = average(&outcomes).ok_or_else(|| {
+                    format!(
                         "state {:032x}: a reveal's average is no multiple of 1/{}",
                         Key::of(game).0,
                         scale.denominator
-                    ));
-                }
+                    )
+                })?;
                 out.push(Valued {
                     action,
-                    value: (sum / total) as Score,
+                    value,
                     quiet: None,
                 });
             }

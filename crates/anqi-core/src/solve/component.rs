@@ -95,19 +95,17 @@ fn retrograde(
             _ => {}
         }
     }
-    let mut done = vec![false; nodes.len()];
     while let Some((k, Reverse(d), i)) = heap.pop() {
         let i = i as usize;
-        if done[i] || value[i].is_some() {
+        if value[i].is_some() {
             continue;
         }
         let v = unkey(k);
-        done[i] = true;
         value[i] = Some(v);
         plies[i] = d;
         for &p in &before[i] {
             let p = p as usize;
-            if done[p] || value[p].is_some() {
+            if value[p].is_some() {
                 continue;
             }
             let node = &nodes[p];

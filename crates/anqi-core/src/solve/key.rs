@@ -6,7 +6,7 @@
 //! 121-122: side 0's colour (0 undecided, 1 red, 2 black; side 1 has the other). Boards of up
 //! to 16 cells, at most 15 unseen pieces of a letter, two players.
 
-use crate::rules::{Colour, Game, Kind, Piece, Position, Square, Variant};
+use crate::rules::{Colour, Game, Piece, Position, Square, Variant};
 
 /// The most cells a key holds.
 pub const MAX_CELLS: usize = 16;
@@ -17,16 +17,6 @@ pub const MAX_OF_A_PIECE: usize = 15;
 /// A public state: everything the value of a position depends on under the solver's semantics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Key(pub u128);
-
-/// A piece's index in per-piece arrays (`colour * 7 + kind`).
-fn index(p: Piece) -> usize {
-    p.colour.index() * 7 + p.kind.index()
-}
-
-/// The piece of index `i`.
-fn piece(i: usize) -> Piece {
-    Piece::new(Colour::ALL[i / 7], Kind::ALL[i % 7])
-}
 
 impl Key {
     /// The key of a game's position (a game of at most [`MAX_CELLS`] cells and two players).
@@ -57,7 +47,7 @@ impl Key {
         let mut face_down = Vec::new();
         for i in 0..14 {
             let n = (k >> (64 + 4 * i)) & 15;
-            face_down.extend(std::iter::repeat_n(piece(i), n as usize));
+            face_down.extend(std::iter::repeat_n(Piece::from_index(i), n as usize));
         }
         let side0 = match (k >> 121) & 3 {
             1 => Some(Colour::Red),
@@ -104,13 +94,13 @@ pub fn fits(variant: &Variant) -> Result<(), String> {
     }
     let mut counts = [0usize; 14];
     for p in &variant.pieces {
-        counts[index(*p)] += 1;
+        counts[p.index()] += 1;
     }
     if let Some(i) = (0..14).find(|&i| counts[i] > MAX_OF_A_PIECE) {
         return Err(format!(
             "{} pieces {}: the solver's states count at most {MAX_OF_A_PIECE} of a piece",
             counts[i],
-            piece(i)
+            Piece::from_index(i)
         ));
     }
     Ok(())

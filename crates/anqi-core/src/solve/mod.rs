@@ -236,44 +236,26 @@ impl Solver {
 
     /// The value of revealing `cell`: every unseen piece in turn, weighted by its count.
     pub fn reveal_value(&mut self, game: &Game, cell: usize) -> Score {
-        let outcomes = self.reveal_outcomes(game, cell);
-        let total: u128 = outcomes.iter().map(|&(_, n, _)| u128::from(n)).sum();
-        let sum: u128 = outcomes
-            .iter()
-            .map(|&(_, n, v)| u128::from(n) * u128::from(v))
-            .sum();
-        assert!(
-            sum % total == 0,
-            "a reveal's average is not a multiple of 1/{}: the scale is wrong",
-            self.scale.denominator
-        );
-        (sum / total) as Score
+        let outcomes: Vec<(u32, Score)> = self
+            .reveal_outcomes(game, cell)
+            .into_iter()
+            .map(|(_, n, v)| (n, v))
+            .collect();
+        children::average(&outcomes).unwrap_or_else(|| {
+            panic!(
+                "a reveal's average is not a multiple of 1/{}: the scale is wrong",
+                self.scale.denominator
+            )
+        })
     }
 
     /// What revealing `cell` may turn up: each piece, how many of it are unseen, and the
     /// value after it.
     pub fn reveal_outcomes(&mut self, game: &Game, cell: usize) -> Vec<(Piece, u32, Score)> {
-        let counts = game.face_down_counts();
-        let mover = game.to_move();
-        let mut out = Vec::new();
-        for (i, &n) in counts.iter().enumerate() {
-            if n == 0 {
-                continue;
-            }
-            let piece = crate::rules::Piece::new(
-                crate::rules::Colour::ALL[i / 7],
-                crate::rules::Kind::ALL[i % 7],
-            );
-            let mut child = game.clone();
-            child
-                .arrange_reveal(cell, piece)
-                .expect("an unseen piece is face-down somewhere");
-            child
-                .play(mover, Action::Reveal(cell))
-                .expect("a face-down cell can be revealed");
-            out.push((piece, n, self.value(&child)));
-        }
-        out
+        children::reveals(game, cell)
+            .into_iter()
+            .map(|(piece, n, child)| (piece, n, self.value(&child)))
+            .collect()
     }
 
     /// Where each of the mover's actions leads.
