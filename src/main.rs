@@ -77,6 +77,7 @@ enum Command {
     Bridge(cmd::bridge::Args),
     Keep(cmd::keep::Args),
     Solve(cmd::solve::Args),
+    Tables(cmd::tables::Args),
 }
 
 fn main() -> ExitCode {
@@ -110,6 +111,7 @@ fn main() -> ExitCode {
         Command::Bridge(args) => cmd::bridge::run(args),
         Command::Keep(args) => cmd::keep::run(args),
         Command::Solve(args) => cmd::solve::run(args),
+        Command::Tables(args) => cmd::tables::run(args),
     };
     match result {
         Ok(code) => code,

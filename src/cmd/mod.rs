@@ -11,6 +11,7 @@ pub mod replay;
 pub mod report;
 pub mod serve;
 pub mod solve;
+pub mod tables;
 pub mod token;
 pub mod tournament;
 pub mod variant;

@@ -1,9 +1,14 @@
 //! `anqi replay`: every record of some files verified, one line at a time.
 
-use anqi_core::record::RecordLines;
+use anqi_core::record::{GameRecord, RecordLines};
+use anqi_core::replay::{verify_with, Checked};
+use anqi_core::rules::{Termination, Variant};
+use anqi_core::tables::{TableRules, Tables};
 use anyhow::Result;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Verify game records: re-derive every deal from its seeds and re-play every action.
 ///
@@ -12,6 +17,12 @@ use std::process::ExitCode;
 /// as a failed record), then goes on with the next. Exits with status 0 when every record
 /// verified, 1 when some record failed, 2 when some file could not be read (the other files
 /// are still verified).
+///
+/// A game the referee's endgame tables ended (termination `adjudicated`) is re-checked with
+/// --tables: the final position is probed again, and the tables' verdict and winner must be the
+/// record's. Without --tables, such a record is reported as verified but for its adjudication
+/// (everything else checked, and its winner the one its recorded verdict gives), and counted
+/// apart in the summary.
 #[derive(clap::Args)]
 pub struct Args {
     /// JSON-lines record files written by `anqi serve`.
@@ -27,10 +38,73 @@ pub struct Args {
     /// lost connections, and the result.
     #[arg(long, conflicts_with = "quiet")]
     plies: bool,
+    /// Endgame tables (`anqi tables build`) to re-check the adjudicated records by: the first
+    /// built for a record's variant's rules is used. Repeat it for records of several variants.
+    #[arg(long, value_name = "FILE")]
+    tables: Vec<PathBuf>,
+}
+
+/// The tables files given, opened for each variant met (a variant's materials are read once).
+struct TablesByVariant {
+    paths: Vec<PathBuf>,
+    /// By variant description: the tables built for its rules, or why there are none.
+    opened: HashMap<String, Result<Arc<Tables>, String>>,
+}
+
+impl TablesByVariant {
+    /// The tables to re-check `record`'s adjudication by: `Ok(None)` when none were given or
+    /// its variant does not parse (which the verification reports).
+    fn of(&mut self, record: &GameRecord) -> Result<Option<Arc<Tables>>, String> {
+        if self.paths.is_empty() {
+            return Ok(None);
+        }
+        let Ok(variant) = Variant::parse(&record.variant_source) else {
+            return Ok(None);
+        };
+        let paths = &self.paths;
+        self.opened
+            .entry(record.variant_source.clone())
+            .or_insert_with(|| {
+                let rules = TableRules::new(Arc::new(variant))?;
+                let mut why = Vec::new();
+                for path in paths {
+                    match Tables::open(path, rules.clone()) {
+                        Ok(t) => return Ok(Arc::new(t)),
+                        Err(e) => why.push(e),
+                    }
+                }
+                Err(why.join("; "))
+            })
+            .clone()
+            .map(Some)
+    }
+}
+
+/// How a verified record ended, for its line: `(win 1 0) by resign after 13 plies`.
+fn ending(r: &GameRecord) -> String {
+    let result = &r.result;
+    let ruling = result
+        .adjudication
+        .as_ref()
+        .map_or(String::new(), anqi_core::record::Adjudication::shown);
+    format!(
+        "{} by {}{ruling} after {} plies",
+        if result.win.is_empty() {
+            "aborted"
+        } else {
+            &result.win
+        },
+        result.reason.name(),
+        result.plies
+    )
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let (mut ok, mut bad, mut unreadable) = (0usize, 0usize, 0usize);
+    let (mut ok, mut bad, mut unreadable, mut unchecked) = (0usize, 0usize, 0usize, 0usize);
+    let mut tables = TablesByVariant {
+        paths: args.tables.clone(),
+        opened: HashMap::new(),
+    };
     for file in &args.files {
         let records = match RecordLines::open(file) {
             Ok(r) => r,
@@ -57,24 +131,34 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 }
             };
             last = line;
-            let verdict = record
-                .map_err(|e| e.to_string())
-                .and_then(|r| anqi_core::replay::verify(&r).map(|()| r));
+            let verdict = record.map_err(|e| e.to_string()).and_then(|r| {
+                let by_tables = if r.result.reason == Termination::Adjudicated {
+                    tables
+                        .of(&r)
+                        .map_err(|e| format!("cannot re-check its adjudication: {e}"))?
+                } else {
+                    None
+                };
+                verify_with(&r, by_tables.as_deref()).map(|checked| (r, checked))
+            });
             match verdict {
-                Ok(r) => {
-                    ok += 1;
+                Ok((r, checked)) => {
+                    let how = match checked {
+                        Checked::All => {
+                            ok += 1;
+                            "verified"
+                        }
+                        Checked::AdjudicationNotRechecked => {
+                            unchecked += 1;
+                            "verified but for its adjudication, not re-checked (give --tables FILE)"
+                        }
+                    };
                     if !args.quiet {
                         println!(
-                            "{}:{line}: game {} verified: {} by {} after {} plies",
+                            "{}:{line}: game {} {how}: {}",
                             file.display(),
                             r.game,
-                            if r.result.win.is_empty() {
-                                "aborted"
-                            } else {
-                                &r.result.win
-                            },
-                            r.result.reason.name(),
-                            r.result.plies
+                            ending(&r)
                         );
                         if args.plies {
                             print!("{}", anqi_core::view::move_list(&r));
@@ -88,7 +172,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
         }
     }
-    println!("{ok} verified, {bad} failed");
+    if unchecked > 0 {
+        println!(
+            "{ok} verified, {unchecked} verified but for their adjudication (not re-checked: no --tables for them), {bad} failed"
+        );
+    } else {
+        println!("{ok} verified, {bad} failed");
+    }
     Ok(if unreadable > 0 {
         ExitCode::from(2)
     } else if bad > 0 {

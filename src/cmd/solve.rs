@@ -197,7 +197,7 @@ fn shown(scale: Scale, v: u64) -> String {
 }
 
 /// The process's peak resident memory (Linux: VmHWM), or "unknown".
-fn peak_memory() -> String {
+pub fn peak_memory() -> String {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {

@@ -5,7 +5,7 @@
 use super::time_control::Tc;
 use crate::bridge::Protocol;
 use anqi_core::rules::ClockDefaults;
-use anqi_server::config::{ClockConfig, LegalCounts};
+use anqi_server::config::{Adjudicate, ClockConfig, LegalCounts};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -65,6 +65,14 @@ pub struct TournamentConfig {
     /// Adjudicate a draw after this many plies (0: only the variant's rules end games).
     #[serde(default)]
     pub max_plies: u32,
+    /// Whether a game the endgame tables decide ends with their verdict, as `[referee]
+    /// adjudicate` (`"off"` by default).
+    #[serde(default)]
+    pub adjudicate: Adjudicate,
+    /// The endgame tables file for `adjudicate = "tables"`, built for the event's variant
+    /// (`anqi tables build`), as `[referee] tables`.
+    #[serde(default)]
+    pub tables: Option<String>,
     /// How long a seat waits for an engine whose connection is lost, to take it back with its
     /// per-game token, as `[referee] rejoin_grace_ms` (0: a lost connection loses at once).
     #[serde(default)]
@@ -350,6 +358,12 @@ impl TournamentConfig {
                     .into(),
             );
         }
+        if self.adjudicate == Adjudicate::Tables && self.tables.is_none() {
+            return fail(
+                "adjudicate = \"tables\" needs tables = \"FILE\", an endgame tables file built for the event's variant (anqi tables build)"
+                    .into(),
+            );
+        }
         if self.concurrency == 0 || self.deals == 0 || self.cycles == 0 {
             return fail("concurrency, deals and cycles must be at least 1".into());
         }
@@ -504,6 +518,34 @@ mod tests {
         let env: Vec<_> = b.env.keys().map(String::as_str).collect();
         assert_eq!(env, ["A", "B"], "tables merge key by key");
         assert_eq!(b.tc.as_ref().map(|t| t.text.as_str()), Some("st=1"));
+    }
+
+    #[test]
+    fn adjudication_is_off_by_default_and_needs_tables() {
+        let t =
+            TournamentConfig::parse(&format!("{HEAD}{}", engines("command = \"bot\""))).unwrap();
+        assert_eq!((t.adjudicate, t.tables), (Adjudicate::Off, None));
+        let e = TournamentConfig::parse(&format!(
+            "{HEAD}adjudicate = \"tables\"\n{}",
+            engines("command = \"bot\"")
+        ))
+        .unwrap_err();
+        assert!(e.0.contains("adjudicate = \"tables\" needs tables"), "{e}");
+        let e = TournamentConfig::parse(&format!(
+            "{HEAD}adjudicate = \"yes\"\n{}",
+            engines("command = \"bot\"")
+        ))
+        .unwrap_err();
+        assert!(e.0.contains("\"off\" or \"tables\""), "{e}");
+        let t = TournamentConfig::parse(&format!(
+            "{HEAD}adjudicate = \"tables\"\ntables = \"t.tables\"\n{}",
+            engines("command = \"bot\"")
+        ))
+        .unwrap();
+        assert_eq!(
+            (t.adjudicate, t.tables.as_deref()),
+            (Adjudicate::Tables, Some("t.tables"))
+        );
     }
 
     #[test]

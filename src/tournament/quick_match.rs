@@ -156,6 +156,8 @@ pub fn config(request: &MatchRequest, bots: &Bots) -> Result<TournamentConfig, S
         engine_log_bytes: super::config::default_engine_log_bytes(),
         connect_timeout_ms: 10_000,
         max_plies: 0,
+        adjudicate: Default::default(),
+        tables: None,
         rejoin_grace_ms: 0,
         tc: request.tc.clone(),
         clock: None,

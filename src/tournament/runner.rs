@@ -63,6 +63,12 @@ pub async fn run(
             variant.name, variant.game_type
         )));
     }
+    // Endgame tables of other rules, or no file, would stop the event when its server is
+    // started: said before any engine is.
+    if let Some(path) = &config.tables {
+        anqi_server::config::open_tables(Path::new(path), Arc::new(variant.clone()))
+            .map_err(|e| TournamentError::Config(format!("tables: {e}")))?;
+    }
     // Before anything else: a program that cannot be started would lose every game, and an
     // engine whose protocol cannot express the variant would play it wrong.
     for engine in &config.engines {
@@ -130,6 +136,8 @@ pub async fn run(
     server_config.referee.out_of_turn = Ruling::Lose;
     server_config.referee.max_errors = 3;
     server_config.referee.rejoin_grace_ms = config.rejoin_grace_ms;
+    server_config.referee.adjudicate = config.adjudicate;
+    server_config.referee.tables = config.tables.clone().unwrap_or_default();
     let mut server = Server::bind(server_config, variant.clone())
         .await
         .map_err(TournamentError::io("cannot start the tournament's server"))?;

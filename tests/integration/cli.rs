@@ -369,6 +369,69 @@ fn solve_writes_a_solution_that_verify_checks() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("bag"));
 }
 
+/// `anqi tables`: a 4-piece material of traditional and the ones its captures lead to, built,
+/// described and probed: a king next to the other king, to move, wins in 1 ply by taking it;
+/// the file refuses a variant of other rules, and a board with a face-down piece is not in it.
+#[test]
+fn tables_build_info_and_probe() {
+    let dir = TempDir::new("tables");
+    let file = dir.0.join("kgkp.tables");
+    let run = |args: &[&str]| {
+        let out = Command::new(ANQI).args(args).output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let path = file.to_str().unwrap();
+    let (code, stdout, stderr) = run(&[
+        "tables",
+        "build",
+        "--pieces",
+        "4",
+        "--material",
+        "KGkp",
+        "--out",
+        path,
+    ]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    // KGkp, its swap KPkg, and the 2- and 3-piece materials captures lead to.
+    assert!(stdout.contains("x8.00 fewer"), "{stdout}");
+    let (code, stdout, _) = run(&["tables", "info", path, "--materials"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        stdout.contains("KGkp ") && stdout.contains("Kk "),
+        "{stdout}"
+    );
+    let probe = |board: &str, to_move: &str, more: &[&str]| {
+        let mut args = vec![
+            "tables",
+            "probe",
+            path,
+            "--board",
+            board,
+            "--to-move",
+            to_move,
+        ];
+        args.extend_from_slice(more);
+        run(&args)
+    };
+    let board = format!("Kk{}", ".".repeat(30));
+    let (code, stdout, stderr) = probe(&board, "red", &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("red to move: win in 1 plies"), "{stdout}");
+    assert!(stdout.contains("best: (mov 0 1)"), "{stdout}");
+    let (_, stdout, _) = probe(&board, "black", &[]);
+    assert!(stdout.contains("black to move: win in 1 plies"), "{stdout}");
+    let (code, stdout, _) = probe(&format!("KkX{}", ".".repeat(29)), "red", &[]);
+    assert_eq!(code, Some(1));
+    assert!(stdout.contains("not in the tables"), "{stdout}");
+    let (code, _, stderr) = probe(&board, "red", &["--variant", "cannon-step"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("other rules"), "{stderr}");
+}
+
 /// The perfect player over TCP: on the 2x2 KPkp board player 1's value is 0 (the second
 /// player wins whatever the first does), so `anqi-bot --strategy perfect` wins every game it
 /// plays second, against a random bot that plays first, through `anqi match`.

@@ -12,6 +12,7 @@ mod common;
 #[path = "../rules_walk/mod.rs"]
 mod rules_walk;
 
+mod adjudication;
 mod bench;
 mod bot_strength;
 mod bridge_platform;

@@ -47,6 +47,13 @@
 //!   - `component`: the retrograde values of one component of quiet moves.
 //!   - `children`: each action's value read from a table, and a perfect player's choice.
 //!   - `file`: the solution file and its independent check.
+//! - [`tables`]: endgame tables (`anqi tables`; `protocol/SOLVING.md`, "Endgame tables").
+//!   - `material`: how many of each piece stand on the board.
+//!   - `symmetry`: the board's turns and mirrors, and the domain positions are turned into.
+//!   - `layout`: each material's positions as indices of its table.
+//!   - `build`: the retrograde analysis of a material and its colour swap.
+//!   - `file`: the tables file, read a material at a time when probed; the probe, the best
+//!     move and the adjudication test.
 //! - [`wire`]: the protocol's bytes.
 //!   - `frame`: the incremental framing scanner, with size and nesting limits enforced before
 //!     any parser sees the bytes.
@@ -62,7 +69,8 @@
 //! - [`record`]: the JSON-lines game records: the format, their assembly from a finished game
 //!   (with each player's side and team), the bounded fault log, and reading a records file
 //!   line by line. Writing them is the server's (`anqi-server`'s record sink).
-//! - [`replay`]: re-deriving a record's deal and re-playing its actions through the rules.
+//! - [`replay`]: re-deriving a record's deal and re-playing its actions through the rules, and
+//!   re-checking an adjudication by the endgame tables it names.
 //! - [`view`]: the public view of a game, what anyone watching may see, as JSON events
 //!   (setup, plies, faults, end); built live by the server and rebuilt from records.
 //!
@@ -78,5 +86,6 @@ pub mod replay;
 pub mod rules;
 pub mod sexp;
 pub mod solve;
+pub mod tables;
 pub mod view;
 pub mod wire;

@@ -121,6 +121,7 @@ impl GameRecord {
                 winner_side: outcome.winner,
                 reason: outcome.reason,
                 loser: outcome.loser,
+                adjudication: None,
                 plies: game.ply(),
                 turns: game.round(),
             },
@@ -278,8 +279,51 @@ pub struct ResultRecord {
     /// For losses by fault (resign, time, illegal, disconnect): the player who lost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loser: Option<usize>,
+    /// For a game ended by the referee's endgame tables (`adjudicated`): what they ruled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjudication: Option<Adjudication>,
     pub plies: u32,
     pub turns: u32,
+}
+
+/// What ended an `adjudicated` game: the referee's endgame tables, and their verdict on the
+/// final position.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Adjudication {
+    /// What ruled: `tables` (the endgame tables, `adjudicate = "tables"`).
+    pub by: String,
+    /// The tables' value of the final position for the player to move in it, as
+    /// [`crate::tables::Verdict::text`] writes it: `win in 7`, `loss in 4`, `draw`.
+    pub verdict: String,
+    /// The tables file's name (its last path component), for a reader who wants the same.
+    pub tables: String,
+}
+
+impl Adjudication {
+    /// What [`Adjudication::by`] says of the endgame tables.
+    pub const BY_TABLES: &'static str = "tables";
+
+    /// As a result line shows it, after the termination: ` (tables: win in 7 for the player
+    /// to move)`, ` (tables: draw)`.
+    pub fn shown(&self) -> String {
+        if self.verdict == "draw" {
+            format!(" ({}: draw)", self.by)
+        } else {
+            format!(" ({}: {} for the player to move)", self.by, self.verdict)
+        }
+    }
+
+    /// The endgame tables' ruling: `verdict` from the tables file at `path`.
+    pub fn by_tables(verdict: crate::tables::Verdict, path: &Path) -> Adjudication {
+        Adjudication {
+            by: Adjudication::BY_TABLES.to_string(),
+            verdict: verdict.text(),
+            tables: path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+        }
+    }
 }
 
 /// Why a line of a records file is not a record (the file itself was read).

@@ -1,19 +1,46 @@
 //! Record verification: re-derive each deal from its seeds, re-play every action through the
 //! rules, and compare everything the record claims (each player's side and team, legal action
-//! counts, revealed and captured pieces, the final board, the result) with what the rules say.
+//! counts, revealed and captured pieces, the final board, the result) with what the rules say;
+//! for a game the referee's endgame tables ended (`adjudicated`), with the tables given, probe
+//! the final position again and compare their ruling with the record's.
 
-use crate::record::{wire_team, GameRecord};
+use crate::record::{wire_team, Adjudication, GameRecord};
 use crate::rules::{Action, Game, Termination, Variant};
+use crate::tables::{Material, TableRules, Tables, Verdict};
 use crate::wire::ClientMessage;
 use std::sync::Arc;
 
-/// Checks one record. Any record, however corrupted or hostile, gets an answer: the description
-/// is read within its limits (`rules::description`), and everything the rules would take on
-/// trust (player ids, the loser, the deal) is checked before they see it.
+/// How far a record that verified was checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Checked {
+    /// Every claim the record makes that the rules can check.
+    All,
+    /// Every claim but the endgame tables' ruling of an `adjudicated` game, for want of the
+    /// tables: its final position is one the tables could rule on and its winner is the one
+    /// its recorded verdict gives, but the verdict itself was not looked up
+    /// ([`verify_with`] with the tables does).
+    AdjudicationNotRechecked,
+}
+
+/// Checks one record, without endgame tables: [`verify_with`] with none (an `adjudicated`
+/// record verifies as [`Checked::AdjudicationNotRechecked`]).
 ///
 /// # Errors
 /// The first claim of the record that the rules contradict.
-pub fn verify(record: &GameRecord) -> Result<(), String> {
+pub fn verify(record: &GameRecord) -> Result<Checked, String> {
+    verify_with(record, None)
+}
+
+/// Checks one record; `tables`: the endgame tables an `adjudicated` record's ruling is checked
+/// against (they must be built for the record's variant's rules). Any record, however
+/// corrupted or hostile, gets an answer: the description is read within its limits
+/// (`rules::description`), and everything the rules would take on trust (player ids, the
+/// loser, the deal, the adjudicated winner) is checked before they see it.
+///
+/// # Errors
+/// The first claim of the record that the rules (or the tables) contradict.
+pub fn verify_with(record: &GameRecord, tables: Option<&Tables>) -> Result<Checked, String> {
+    let mut checked = Checked::All;
     let variant = Variant::parse(&record.variant_source)
         .map_err(|e| format!("variant description does not parse: {e}"))?;
     if variant.name != record.variant {
@@ -165,6 +192,12 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
                     ));
                 }
                 game.adjudicate_draw(Termination::PlyCap);
+            } else if result.reason == Termination::Adjudicated {
+                let winner = adjudicated(&game, record, tables)?;
+                if tables.is_none() {
+                    checked = Checked::AdjudicationNotRechecked;
+                }
+                game.adjudicate(winner);
             } else if matches!(result.reason, Termination::Crash | Termination::NoConnect)
                 && result.loser.is_none()
             {
@@ -212,7 +245,163 @@ pub fn verify(record: &GameRecord) -> Result<(), String> {
             game.wire_board()
         ));
     }
-    Ok(())
+    if result.adjudication.is_some() && result.reason != Termination::Adjudicated {
+        return Err(format!(
+            "an adjudication is recorded, but the game ended by {}",
+            result.reason.name()
+        ));
+    }
+    Ok(checked)
+}
+
+/// The winning side of an `adjudicated` game (`None`: a draw), once its claims hold: the
+/// record says what the tables ruled, the final position is one they rule on, and the
+/// recorded winner is the one the verdict gives; with `tables`, the verdict is theirs.
+fn adjudicated(
+    game: &Game,
+    record: &GameRecord,
+    tables: Option<&Tables>,
+) -> Result<Option<usize>, String> {
+    let result = &record.result;
+    let ruling = result
+        .adjudication
+        .as_ref()
+        .ok_or("adjudicated, but the record does not say what ruled (no result.adjudication)")?;
+    if ruling.by != Adjudication::BY_TABLES {
+        return Err(format!(
+            "adjudicated by {:?}: only the endgame tables (\"{}\") adjudicate",
+            clip(&ruling.by),
+            Adjudication::BY_TABLES
+        ));
+    }
+    let claimed = parse_verdict(&ruling.verdict).ok_or_else(|| {
+        format!(
+            "adjudicated with the verdict {:?}, which is not `win in N` (N odd), `loss in N` (N even) or `draw`",
+            clip(&ruling.verdict)
+        )
+    })?;
+    let variant = game.variant().clone();
+    let rules = TableRules::new(variant.clone())
+        .map_err(|e| format!("adjudicated by the tables, but {e}"))?;
+    let board = game.board();
+    let state = game.public_state();
+    let material = Material::of_board(board)
+        .filter(|m| m.of_colour(crate::rules::Colour::Red) > 0)
+        .filter(|m| m.of_colour(crate::rules::Colour::Black) > 0);
+    if state.hand.is_some() || state.chain.is_some() || material.is_none() {
+        return Err(format!(
+            "adjudicated by the tables, but they hold no position like the final one ({}): \
+             every piece face-up, a piece of each colour, no piece in hand or chain capture under way",
+            game.wire_board()
+        ));
+    }
+    let ruled = match tables {
+        Some(tables) => {
+            if tables.rules().digest() != rules.digest() {
+                return Err(format!(
+                    "cannot re-check the adjudication: the tables given are for variant {}, \
+                     whose board, steps or captures differ from variant {}'s",
+                    tables.rules().variant.name,
+                    variant.name
+                ));
+            }
+            let found = tables
+                .adjudication(game)
+                .map_err(|e| format!("cannot re-check the adjudication: {e}"))?;
+            let Some((winner, verdict)) = found else {
+                let value = tables
+                    .probe_game(game)
+                    .map_err(|e| format!("cannot re-check the adjudication: {e}"))?;
+                return Err(match value {
+                    None => format!(
+                        "adjudicated ({}), but the tables given do not hold the final position \
+                         ({} pieces; they hold at most {})",
+                        ruling.verdict,
+                        material.map_or(0, |m| m.pieces()),
+                        tables.pieces()
+                    ),
+                    Some(v) => format!(
+                        "adjudicated ({}), but the tables do not end the game there: {} for \
+                         the player to move, more plies than the {} the no-progress rule leaves",
+                        ruling.verdict,
+                        v.text(),
+                        quiet_plies_left(game)
+                    ),
+                });
+            };
+            if verdict != claimed {
+                return Err(format!(
+                    "adjudicated with the verdict {:?}, but the tables say {:?} for the player to move",
+                    ruling.verdict,
+                    verdict.text()
+                ));
+            }
+            winner
+        }
+        None => ruling_of(game, claimed).ok_or_else(|| {
+            format!(
+                "adjudicated with the verdict {:?}, but a win or loss in more plies than the {} \
+                 the no-progress rule leaves ends no game",
+                ruling.verdict,
+                quiet_plies_left(game)
+            )
+        })?,
+    };
+    if ruled != result.winner_side {
+        return Err(format!(
+            "adjudicated ({}) with winner side {:?}, but that verdict for the player to move \
+             (side {}) gives winner side {:?}",
+            ruling.verdict,
+            result.winner_side,
+            game.side_of(game.to_move()),
+            ruled
+        ));
+    }
+    Ok(ruled)
+}
+
+/// The quiet plies the no-progress rule leaves the game (`u32::MAX` without the rule).
+fn quiet_plies_left(game: &Game) -> u32 {
+    game.variant()
+        .draw
+        .no_progress
+        .map_or(u32::MAX, |limit| limit.saturating_sub(game.quiet_plies()))
+}
+
+/// The winning side the tables rule with `verdict` for the player to move (`Some(None)`: a
+/// draw), as [`Tables::adjudication`] does: `None` when a win or loss takes more plies than
+/// the no-progress rule leaves, which ends no game.
+fn ruling_of(game: &Game, verdict: Verdict) -> Option<Option<usize>> {
+    let mover = game.side_of(game.to_move());
+    let left = quiet_plies_left(game);
+    match verdict {
+        Verdict::Draw => Some(None),
+        Verdict::Win { plies } if plies <= left => Some(Some(mover)),
+        Verdict::Loss { plies } if plies <= left => Some(Some(1 - mover)),
+        _ => None,
+    }
+}
+
+/// Reads a verdict as [`Verdict::text`] writes it: `win in 7` (odd), `loss in 4` (even),
+/// `draw`.
+fn parse_verdict(text: &str) -> Option<Verdict> {
+    if text == "draw" {
+        return Some(Verdict::Draw);
+    }
+    let plies = |n: &str| -> Option<u32> {
+        // Digits only: no sign, no spaces (`u32::from_str` takes a `+`).
+        if n.is_empty() || n.len() > 9 || !n.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        n.parse().ok()
+    };
+    if let Some(n) = text.strip_prefix("win in ") {
+        let plies = plies(n)?;
+        return (plies % 2 == 1).then_some(Verdict::Win { plies });
+    }
+    let n = text.strip_prefix("loss in ")?;
+    let plies = plies(n)?;
+    (plies % 2 == 0).then_some(Verdict::Loss { plies })
 }
 
 /// A text from the record as quoted in a message: cut after 80 characters (a corrupted record
@@ -243,9 +432,233 @@ pub(crate) fn parse_action(text: &str) -> Option<Action> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::{GameHeader, PlayerRecord, PlyRecord};
+    use crate::rules::SeedInputs;
+    use crate::tables::build_pair;
 
     fn good() -> GameRecord {
         serde_json::from_str(include_str!("../../../tests/data/one-game.jsonl")).unwrap()
+    }
+
+    /// traditional-2x4's rules with a king and a pawn a side: endgames from the first reveal.
+    fn kpkp() -> Arc<Variant> {
+        let text = include_str!("../../../protocol/variants/traditional-2x4.sexp")
+            .replace("(name traditional-2x4)", "(name kpkp)")
+            .replace("(pieces KPPPkppp)", "(pieces KPkp)");
+        Arc::new(Variant::parse(&text).unwrap())
+    }
+
+    /// Every table of `variant` of at most 4 pieces, in memory.
+    fn tables_of(variant: &Arc<Variant>) -> Tables {
+        let rules = TableRules::new(variant.clone()).unwrap();
+        let mut solved = std::collections::HashMap::new();
+        for m in rules.materials(4) {
+            if solved.contains_key(&m) {
+                continue;
+            }
+            for t in build_pair(&rules, m, &solved) {
+                solved.insert(t.layout().material(), t);
+            }
+        }
+        Tables::in_memory(rules, 4, solved.into_values().collect())
+    }
+
+    /// A game of `variant` dealt from `seed`, its actions picked by `pick`, ended by the
+    /// tables as the referee ends it (after every ply), as its record.
+    fn adjudicated_record(variant: &Arc<Variant>, tables: &Tables, pick: usize) -> GameRecord {
+        let seeds = SeedInputs {
+            clients: vec!["a".into(), "b".into()],
+            server: format!("s{pick}"),
+        };
+        let mut game = Game::new(variant.clone(), seeds.deal_for(variant));
+        let mut plies = Vec::new();
+        let mut ruling = None;
+        while game.outcome().is_none() {
+            let legal = game.legal_actions();
+            let action = legal[(game.ply() as usize * 7 + pick) % legal.len()];
+            let (player, turn, counts) = (game.to_move(), game.round(), game.counts());
+            let played = game.play(player, action).unwrap();
+            plies.push(PlyRecord {
+                ply: game.ply(),
+                turn,
+                player,
+                action: action.to_string(),
+                think_ms: 1,
+                legal: counts,
+                legal_all: None,
+                revealed: played.revealed.map(|p| p.letter()),
+                drawn: played.drawn.map(|p| p.letter()),
+                captured: played.captured.map(|p| p.letter()),
+                comment: None,
+            });
+            if game.outcome().is_none() {
+                if let Some((winner, verdict)) = tables.adjudication(&game).unwrap() {
+                    game.adjudicate(winner);
+                    ruling = Some(verdict);
+                }
+            }
+        }
+        let header = GameHeader {
+            game: 1,
+            started_unix_ms: 1,
+            seeds,
+            max_plies: 0,
+        };
+        let players = (1..=2)
+            .map(|id| PlayerRecord {
+                id,
+                name: format!("p{id}"),
+                seed: ["a", "b"][id - 1].into(),
+                side: Some(id - 1),
+                team: Some(0),
+                colour: None,
+                time_used_ms: 0,
+            })
+            .collect();
+        let mut record = GameRecord::of_game(header, &game, players, plies, Default::default());
+        record.result.adjudication =
+            ruling.map(|v| Adjudication::by_tables(v, std::path::Path::new("/x/kpkp-4.tables")));
+        record
+    }
+
+    #[test]
+    fn an_adjudicated_record_is_re_checked_by_the_tables() {
+        let variant = kpkp();
+        let tables = tables_of(&variant);
+        // Games the tables end with a winner, and one they end as a draw.
+        let records: Vec<GameRecord> = (0..40)
+            .map(|pick| adjudicated_record(&variant, &tables, pick))
+            .filter(|r| r.result.reason == Termination::Adjudicated)
+            .collect();
+        assert!(
+            records.iter().any(|r| r.result.winner_side.is_none()),
+            "and a draw"
+        );
+        let won = records
+            .iter()
+            .find(|r| r.result.winner_side.is_some())
+            .expect("a game the tables end with a win")
+            .clone();
+        assert!(won
+            .result
+            .adjudication
+            .as_ref()
+            .unwrap()
+            .verdict
+            .contains(" in "));
+        assert_eq!(
+            won.result.adjudication.as_ref().unwrap().tables,
+            "kpkp-4.tables"
+        );
+        for r in &records {
+            assert_eq!(
+                verify_with(r, Some(&tables)),
+                Ok(Checked::All),
+                "{:?}",
+                r.result
+            );
+            assert_eq!(verify(r), Ok(Checked::AdjudicationNotRechecked));
+        }
+        // What it looks like in the file.
+        let json = serde_json::to_string(&won.result).unwrap();
+        assert!(
+            json.contains(r#""reason":"adjudicated","adjudication":{"by":"tables","verdict":""#),
+            "{json}"
+        );
+
+        // The pages rebuild it ending on its last ply, as the referee's feed showed it.
+        let events = crate::view::events_of_record(&won, false).unwrap();
+        let last = events.iter().rev().find_map(|e| match e {
+            crate::view::Event::Ply(p) => Some(p),
+            _ => None,
+        });
+        assert_eq!(last.unwrap().position.to_move, None, "the game is over");
+        assert!(crate::view::move_list(&won).contains("by adjudicated (tables: "));
+
+        // The winner tampered with: refused with the tables and without.
+        let mut r = won.clone();
+        let other = 1 - r.result.winner_side.unwrap();
+        r.result.winner_side = Some(other);
+        r.result.winner = other + 1;
+        r.result.win = format!("(win {} 0)", other + 1);
+        for e in [verify_with(&r, Some(&tables)), verify(&r)] {
+            let e = e.unwrap_err();
+            assert!(
+                e.contains(&format!("with winner side Some({other})")),
+                "{e}"
+            );
+        }
+        // A draw claimed instead.
+        let mut r = won.clone();
+        r.result.winner_side = None;
+        r.result.winner = 0;
+        r.result.win = "(win 0 0)".into();
+        assert!(verify_with(&r, Some(&tables))
+            .unwrap_err()
+            .contains("gives winner side Some("));
+
+        // Another verdict: the tables know better.
+        let mut r = won.clone();
+        let verdict = &mut r.result.adjudication.as_mut().unwrap().verdict;
+        let plies: u32 = verdict.rsplit(' ').next().unwrap().parse().unwrap();
+        *verdict = verdict.replace(&plies.to_string(), &(plies + 2).to_string());
+        let e = verify_with(&r, Some(&tables)).unwrap_err();
+        assert!(e.contains("but the tables say"), "{e}");
+        assert_eq!(verify(&r), Ok(Checked::AdjudicationNotRechecked));
+        for bad in ["win in 2", "loss in 3", "win in +3", "victory", ""] {
+            let mut r = won.clone();
+            r.result.adjudication.as_mut().unwrap().verdict = bad.into();
+            assert!(
+                verify(&r).unwrap_err().contains("which is not `win in N`"),
+                "{bad}"
+            );
+        }
+        let mut r = won.clone();
+        r.result.adjudication = None;
+        assert!(verify(&r).unwrap_err().contains("no result.adjudication"));
+
+        // Adjudicated where the tables rule on nothing (face-down pieces): refused.
+        let mut r = won.clone();
+        let first_capture = r
+            .plies
+            .iter()
+            .position(|p| p.captured.is_some())
+            .unwrap_or(0);
+        r.plies.truncate(first_capture.min(2));
+        let mut g = Game::new(variant.clone(), r.seeds.deal_for(&variant));
+        for p in &r.plies {
+            g.play(p.player, parse_action(&p.action).unwrap()).unwrap();
+        }
+        r.result.plies = g.ply();
+        r.result.turns = g.round();
+        r.final_board = g.wire_board();
+        for e in [verify_with(&r, Some(&tables)), verify(&r)] {
+            let e = e.unwrap_err();
+            assert!(
+                e.contains("they hold no position like the final one"),
+                "{e}"
+            );
+        }
+
+        // Tables of other rules: a clear refusal, not a verdict.
+        let other_rules = Arc::new(
+            Variant::parse(
+                &include_str!("../../../protocol/variants/traditional-2x4.sexp")
+                    .replace("(name traditional-2x4)", "(name other)")
+                    .replace("(pieces KPPPkppp)", "(pieces KPkp)")
+                    .replace("(allow (P K))", ""),
+            )
+            .unwrap(),
+        );
+        let e = verify_with(&won, Some(&tables_of(&other_rules))).unwrap_err();
+        assert!(e.contains("the tables given are for variant other"), "{e}");
+
+        // An adjudication on a game the rules ended: refused.
+        let mut r = good();
+        r.result.adjudication = won.result.adjudication.clone();
+        assert!(verify(&r)
+            .unwrap_err()
+            .contains("an adjudication is recorded"));
     }
 
     #[test]

@@ -332,6 +332,15 @@ pub fn events_of_record(record: &GameRecord, hide_server_seed: bool) -> Result<V
         {
             game.adjudicate_draw(crate::rules::Termination::PlyCap);
         }
+        // So do the referee's endgame tables, on the ply that brought the game into a
+        // position they decide (the last).
+        if record.result.reason == crate::rules::Termination::Adjudicated
+            && ply.ply as usize == record.plies.len()
+            && game.outcome().is_none()
+        {
+            let sides = game.variant().sides.len();
+            game.adjudicate(record.result.winner_side.filter(|&s| s < sides));
+        }
         if let Some(u) = used.get_mut(ply.player.wrapping_sub(1)) {
             *u += ply.think_ms;
         }
@@ -421,9 +430,13 @@ pub fn move_list(record: &GameRecord) -> String {
     let loser = r
         .loser
         .map_or(String::new(), |l| format!(", player {l} lost"));
+    let ruling = r
+        .adjudication
+        .as_ref()
+        .map_or(String::new(), crate::record::Adjudication::shown);
     let _ = writeln!(
         out,
-        "result: {win} by {}{loser}, after {} plies",
+        "result: {win} by {}{ruling}{loser}, after {} plies",
         r.reason.name(),
         r.plies
     );

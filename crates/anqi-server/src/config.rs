@@ -1,8 +1,11 @@
 //! Server configuration: the TOML file documented line by line in the repository's
 //! `config.toml`, which is also built in as the defaults.
 
+use anqi_core::rules::Variant;
+use anqi_core::tables::{TableRules, Tables};
 use serde::Deserialize;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The repository's `config.toml`, the defaults of every key.
 pub const DEFAULT_CONFIG: &str = include_str!("../../../config.toml");
@@ -62,6 +65,82 @@ pub struct RefereeConfig {
     /// extension, or a tournament's per-game token), in milliseconds; 0: a lost connection
     /// loses at once.
     pub rejoin_grace_ms: u64,
+    /// Whether the referee ends a game its endgame tables decide (`"tables"`), after every
+    /// ply; `"off"` by default.
+    #[serde(default)]
+    pub adjudicate: Adjudicate,
+    /// The endgame tables file (`anqi tables build`) for `adjudicate = "tables"`, built for
+    /// the variant played; "" for none. Checked when the server starts, whenever it is set.
+    #[serde(default)]
+    pub tables: String,
+}
+
+impl RefereeConfig {
+    /// The endgame tables the referee adjudicates by, opened for `variant`: `None` unless
+    /// `adjudicate = "tables"`. Opening reads the file's header only; each material's values
+    /// are read when a game first reaches a position of it. A `tables` file set while
+    /// adjudication is off is opened and checked all the same, and not used.
+    ///
+    /// # Errors
+    /// `adjudicate = "tables"` without `tables`, or a `tables` file that cannot be read, is
+    /// not a tables file, or was built for other rules than `variant`'s (or a variant the
+    /// tables cannot hold).
+    pub fn open_tables(&self, variant: &Arc<Variant>) -> Result<Option<Arc<Tables>>, ConfigError> {
+        if self.adjudicate == Adjudicate::Tables && self.tables.is_empty() {
+            return Err(ConfigError(Adjudicate::NEEDS_TABLES.into()));
+        }
+        if self.tables.is_empty() {
+            return Ok(None);
+        }
+        let tables = open_tables(Path::new(&self.tables), variant.clone())
+            .map_err(|e| ConfigError(format!("referee: tables: {e}")))?;
+        Ok((self.adjudicate == Adjudicate::Tables).then(|| Arc::new(tables)))
+    }
+}
+
+/// Opens the endgame tables file at `path` for `variant`'s rules (its header read and checked).
+///
+/// # Errors
+/// The file cannot be read, is not a tables file, or holds tables of other rules; or the
+/// variant is one endgame tables cannot hold. The message says which.
+pub fn open_tables(path: &Path, variant: Arc<Variant>) -> Result<Tables, String> {
+    let rules = TableRules::new(variant)?;
+    Tables::open(path, rules)
+}
+
+/// What may end a game besides the rules and the players' faults: `adjudicate = "off" |
+/// "tables"` (`[referee]`, and a tournament's `[tournament]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Adjudicate {
+    /// Only the rules, the players' faults and `max_plies` end games.
+    #[default]
+    Off,
+    /// Also the endgame tables (`tables`): after every ply, a game in a position they hold
+    /// ends with their verdict (termination `adjudicated`): a draw they prove, or a win they
+    /// prove within the plies the no-progress rule leaves.
+    Tables,
+}
+
+impl Adjudicate {
+    /// The values accepted, as written in the files.
+    pub const ALLOWED: &'static str = "\"off\" or \"tables\"";
+
+    /// Why `adjudicate = "tables"` alone is refused.
+    pub const NEEDS_TABLES: &'static str = "referee: adjudicate = \"tables\" needs tables = \"FILE\", an endgame tables file built for the variant (anqi tables build)";
+}
+
+impl<'de> Deserialize<'de> for Adjudicate {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Adjudicate, D::Error> {
+        let text = String::deserialize(d)?;
+        match text.as_str() {
+            "off" => Ok(Adjudicate::Off),
+            "tables" => Ok(Adjudicate::Tables),
+            _ => Err(serde::de::Error::custom(format!(
+                "adjudicate = {text:?}: the values allowed are {}",
+                Adjudicate::ALLOWED
+            ))),
+        }
+    }
 }
 
 /// `[clock]`: time control, in milliseconds (0 = off; absent = the variant's default).
@@ -270,6 +349,9 @@ impl Config {
                     .into(),
             ));
         }
+        if r.adjudicate == Adjudicate::Tables && r.tables.is_empty() {
+            return Err(ConfigError(Adjudicate::NEEDS_TABLES.into()));
+        }
         let s = &self.server;
         if s.max_connections == 0 {
             return Err(ConfigError(
@@ -401,6 +483,32 @@ mod tests {
         assert!(e.0.contains("humans") && e.0.contains("delay"), "{e}");
         let e = Config::parse("[http]\nhumans = true\nmax_humans = 0\n").unwrap_err();
         assert!(e.0.contains("max_humans"), "{e}");
+    }
+
+    #[test]
+    fn adjudication_is_off_by_default_and_needs_tables() {
+        let c = Config::default();
+        assert_eq!(c.referee.adjudicate, Adjudicate::Off);
+        assert_eq!(c.referee.tables, "");
+        let e = Config::parse("[referee]\nadjudicate = \"tables\"\n").unwrap_err();
+        assert!(e.0.contains("needs tables = "), "{e}");
+        let e = Config::parse("[referee]\nadjudicate = \"oracle\"\n").unwrap_err();
+        assert!(
+            e.0.contains("adjudicate = \"oracle\"") && e.0.contains("\"off\" or \"tables\""),
+            "{e}"
+        );
+        let c =
+            Config::parse("[referee]\nadjudicate = \"tables\"\ntables = \"t.tables\"\n").unwrap();
+        assert_eq!(c.referee.adjudicate, Adjudicate::Tables);
+        // The file is checked when the server starts: a missing one is named.
+        let variant = Arc::new(Variant::shipped("traditional-2x4").unwrap());
+        let e = c.referee.open_tables(&variant).unwrap_err();
+        assert!(e.0.contains("referee: tables: cannot open t.tables"), "{e}");
+        assert!(Config::default()
+            .referee
+            .open_tables(&variant)
+            .unwrap()
+            .is_none());
     }
 
     #[test]

@@ -17,11 +17,13 @@ use crate::rejoin::{Proof, Registration, Return};
 use crate::secret::TokenDigest;
 use crate::watch::GameFeed;
 use anqi_core::record::{
-    wire_team, DropRecord, FaultLog, FaultRecord, GameHeader, GameRecord, PlayerRecord, PlyRecord,
+    wire_team, Adjudication, DropRecord, FaultLog, FaultRecord, GameHeader, GameRecord,
+    PlayerRecord, PlyRecord,
 };
 use anqi_core::rules::{
     Action, ActionCounts, Game, PlayError, SeedInputs, Square, Start, Termination, Variant,
 };
+use anqi_core::tables::Tables;
 use anqi_core::view;
 use anqi_core::wire::{
     ClientClause, ClientMessage, ErrorCode, Extension, Extensions, LastPly, ServerClause,
@@ -51,6 +53,9 @@ pub struct GameContext {
     pub watch: Option<crate::watch::Hub>,
     /// Where connections that come back for a seat are handed to its referee.
     pub rejoins: crate::rejoin::Rejoins,
+    /// The endgame tables that end a game they decide (`[referee] adjudicate = "tables"`),
+    /// shared by every game of the server (a material's values are read once).
+    pub tables: Option<Arc<Tables>>,
 }
 
 impl GameContext {
@@ -240,6 +245,10 @@ struct Referee {
     grace: Duration,
     /// Lost connections, once they ended (taken back, or not).
     drops: Vec<DropRecord>,
+    /// What the endgame tables ruled, when they ended the game.
+    adjudication: Option<Adjudication>,
+    /// Whether reading the endgame tables failed in this game (logged once a game).
+    tables_failed: bool,
 }
 
 impl Referee {
@@ -347,6 +356,8 @@ impl Referee {
             registrations,
             grace,
             drops: Vec::new(),
+            adjudication: None,
+            tables_failed: false,
         }
     }
 
@@ -715,6 +726,7 @@ impl Referee {
                             comment: comment
                                 .map(|c| cut_comment(c, self.ctx.config.records.comment_bytes)),
                         });
+                        self.adjudicate_by_tables();
                         let cap = self.header.max_plies;
                         if cap > 0 && self.game.ply() >= cap && self.game.outcome().is_none() {
                             self.game.adjudicate_draw(Termination::PlyCap);
@@ -755,6 +767,34 @@ impl Referee {
             return Step::Over;
         }
         Step::Answered
+    }
+
+    /// With `adjudicate = "tables"`, after a ply: a game the endgame tables decide ends with
+    /// their verdict (before the ply cap is looked at: the tables' result is the better one).
+    /// A table that cannot be read is logged, and the game goes on.
+    fn adjudicate_by_tables(&mut self) {
+        let Some(tables) = &self.ctx.tables else {
+            return;
+        };
+        if self.game.outcome().is_some() {
+            return;
+        }
+        match tables.adjudication(&self.game) {
+            Ok(None) => {}
+            Ok(Some((winner, verdict))) => {
+                self.game.adjudicate(winner);
+                let path = std::path::Path::new(&self.ctx.config.referee.tables);
+                self.adjudication = Some(Adjudication::by_tables(verdict, path));
+                tracing::debug!(verdict = %verdict.text(), ?winner, "the endgame tables end the game");
+            }
+            // The file changed or went away under the server, say: the game is played out
+            // without the tables (a material that failed to read is not read again).
+            Err(e) if !self.tables_failed => {
+                self.tables_failed = true;
+                tracing::error!(error = %e, ply = self.game.ply(), "cannot read the endgame tables; the game goes on without them where they fail");
+            }
+            Err(e) => tracing::debug!(error = %e, "cannot read the endgame tables"),
+        }
     }
 
     /// `player`'s connection is lost (closed, or not taking what it is sent). A kept seat
@@ -974,6 +1014,9 @@ impl Referee {
             std::mem::take(&mut self.faults),
         );
         record.drops = std::mem::take(&mut self.drops);
+        if outcome.reason == Termination::Adjudicated {
+            record.result.adjudication = self.adjudication.take();
+        }
         let win = record.result.win.clone();
         tracing::info!(
             result = %if win.is_empty() { "aborted" } else { &win },
@@ -1208,6 +1251,7 @@ mod tests {
             shutdown: CancellationToken::new(),
             watch: None,
             rejoins: rejoins.clone(),
+            tables: None,
         };
         let (mut p1, out1, in1) = Player::for_test(1, "a");
         p1.ext = ext;

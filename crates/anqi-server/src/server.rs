@@ -37,14 +37,25 @@ pub struct Server {
     policy: Policy,
     /// Connection numbers, shared with the local door.
     conn_no: Arc<AtomicU64>,
+    /// The endgame tables games are adjudicated by (`[referee] adjudicate = "tables"`).
+    tables: Option<Arc<anqi_core::tables::Tables>>,
 }
 
 impl Server {
     /// Binds the configured address (`config.server.listen`) for the given variant.
     ///
+    /// With `[referee] tables` set, the endgame tables file is opened first (its header read
+    /// and checked against the variant's rules).
+    ///
     /// # Errors
-    /// When the address cannot be bound.
+    /// When the address cannot be bound; or, of kind `InvalidInput`, when the endgame tables
+    /// are asked for and cannot be used (no file, an unreadable one, tables of other rules).
     pub async fn bind(config: Config, variant: Variant) -> std::io::Result<Server> {
+        let variant = Arc::new(variant);
+        let tables = config
+            .referee
+            .open_tables(&variant)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.0))?;
         let listener = listen(&config.server.listen, config.server.max_connections)
             .await
             .map_err(|e| {
@@ -58,7 +69,8 @@ impl Server {
             listener,
             config: Arc::new(config),
             policy: Policy::Arrival(Arrival::new(variant.players)),
-            variant: Arc::new(variant),
+            variant,
+            tables,
             observer: None,
             watch: None,
             seating_tx,
@@ -137,6 +149,7 @@ impl Server {
             shutdown: shutdown.clone(),
             watch: self.watch.clone(),
             rejoins: rejoins.clone(),
+            tables: self.tables.clone(),
         };
         // A broadcast delay in time: held events are released as their time comes.
         if let Some(hub) = self.watch.as_ref().filter(|h| h.delay().is_some()) {

@@ -350,7 +350,7 @@ function gameView(id, seat = null) {
     const letters = s.piece_letters;
     pool.replaceChildren("unseen: ", ...[...letters].flatMap((l, i) => pos.unseen[i] ? [h("span", { class: isRed(l) ? "red" : "black" }, `${pieceLabel(l, chineseBox.checked)}×${pos.unseen[i]} `)] : []));
     drawCurve(curve, positions(), state.at, colours);
-    result.textContent = state.end ? `${state.end.result.win || "aborted"} by ${state.end.result.reason}${state.end.result.loser ? ` (player ${state.end.result.loser})` : ""}` : "";
+    result.textContent = state.end ? `${state.end.result.win || "aborted"} by ${state.end.result.reason}${state.end.result.adjudication ? ` (${state.end.result.adjudication.by}: ${state.end.result.adjudication.verdict})` : ""}${state.end.result.loser ? ` (player ${state.end.result.loser})` : ""}` : "";
     dealBox.disabled = !state.end;
     document.getElementById("moves-link").hidden = !state.end;
     exchange.hidden = !state.end;

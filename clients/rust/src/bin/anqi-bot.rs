@@ -3,7 +3,9 @@
 
 use anqi_client::bots::{GreedyBot, PerfectBot, SearchBot};
 use anqi_client::{play_game, Bot, RandomBot};
+use anqi_core::tables::Tables;
 use clap::{Parser, ValueEnum};
+use std::sync::Arc;
 
 /// Connects to an anqi server and plays with one of the reference bots.
 ///
@@ -18,7 +20,8 @@ use clap::{Parser, ValueEnum};
 ///   search  expectiminimax over the public state: reveals are chance nodes over the pieces
 ///           still face-down, capture sequences are followed past the depth; --depth plies
 ///           (default 3: about a millisecond per move on 4x8 in a release build). Beats greedy
-///           clearly.
+///           clearly. With --tables FILE (`anqi tables build` writes it), endgames the tables
+///           hold are played from them.
 ///
 ///   perfect a solved variant played perfectly from its solution file (`anqi solve VARIANT`
 ///           writes it; --solution FILE): the best exact expectation at every choice.
@@ -33,6 +36,8 @@ use clap::{Parser, ValueEnum};
 ///   anqi-bot --connect 127.0.0.1:7700 --strategy search --depth 4 --seed 7 --games 10
 ///
 ///   anqi-bot --connect 127.0.0.1:7700 --strategy search --variant strategic
+///
+///   anqi-bot --connect 127.0.0.1:7700 --strategy search --tables traditional-4.tables
 ///
 ///   anqi-bot --connect 127.0.0.1:7700 --strategy perfect --solution traditional-2x4.solution
 #[derive(Parser)]
@@ -77,6 +82,11 @@ struct Args {
     /// Its variant is the one played: --variant is not needed.
     #[arg(long, value_name = "FILE")]
     solution: Option<String>,
+    /// Endgame tables the search plays endgames from (`anqi tables build` writes them; search
+    /// only): a position they hold, every piece face-up and few enough of them, is played
+    /// by the tables (the soonest win, else a draw, else the latest loss), not searched.
+    #[arg(long, value_name = "FILE")]
+    tables: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -107,6 +117,7 @@ impl Strategy {
         depth: u32,
         comment: bool,
         perfect: Option<&PerfectBot>,
+        tables: Option<&Arc<Tables>>,
     ) -> Box<dyn Bot> {
         match self {
             Strategy::Perfect => {
@@ -120,10 +131,16 @@ impl Strategy {
             }
             Strategy::Random => Box::new(RandomBot::new(seed)),
             Strategy::Greedy => Box::new(GreedyBot::new(seed)),
-            Strategy::Search if comment => {
-                Box::new(SearchBot::with_depth(seed, depth).with_comments())
+            Strategy::Search => {
+                let mut bot = SearchBot::with_depth(seed, depth);
+                if comment {
+                    bot = bot.with_comments();
+                }
+                if let Some(t) = tables {
+                    bot = bot.with_tables(t.clone());
+                }
+                Box::new(bot)
             }
-            Strategy::Search => Box::new(SearchBot::with_depth(seed, depth)),
         }
     }
 }
@@ -159,6 +176,20 @@ async fn main() -> std::process::ExitCode {
         }
         (_, None) => None,
     };
+    let tables = match (args.strategy, args.tables.as_deref()) {
+        (Strategy::Search, Some(path)) => match Tables::open_named(std::path::Path::new(path)) {
+            Ok(t) => Some(Arc::new(t)),
+            Err(e) => {
+                eprintln!("anqi-bot: --tables: {e}");
+                return std::process::ExitCode::from(2);
+            }
+        },
+        (_, Some(_)) => {
+            eprintln!("anqi-bot: --tables is for --strategy search");
+            return std::process::ExitCode::from(2);
+        }
+        (_, None) => None,
+    };
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -184,9 +215,13 @@ async fn main() -> std::process::ExitCode {
         .unwrap_or_else(|| format!("{}_bot", args.strategy.name()));
     for g in 0..args.games {
         let game_seed = seed.wrapping_add(g as u64);
-        let mut bot = args
-            .strategy
-            .bot(game_seed, args.depth, args.comment, perfect.as_ref());
+        let mut bot = args.strategy.bot(
+            game_seed,
+            args.depth,
+            args.comment,
+            perfect.as_ref(),
+            tables.as_ref(),
+        );
         match play_game(
             &args.connect,
             &name,

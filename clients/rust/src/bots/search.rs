@@ -47,6 +47,15 @@
 //!   In a release build on 4x8 at depth 3 a move takes about a millisecond on average and
 //!   stays far below the budget (tens of milliseconds).
 //!
+//! # Endgame tables
+//!
+//! With tables ([`SearchBot::with_tables`], `anqi-bot --tables FILE`), a position they hold
+//! (every piece face-up, at most their number of pieces, the variant's board and captures) is
+//! not searched: at the root the bot plays the move the tables rank best (the soonest win,
+//! else a draw, else the latest loss), probing the position each move leads to; below the
+//! root such a node is a leaf of exact value (a win or loss in so many plies, a draw worth
+//! what a repetition draw is), so the search steers towards the endgames the tables win.
+//!
 //! # Where the model does not apply
 //!
 //! The bot falls back to [`GreedyBot`] logic when it holds a drawn piece or may draw from the bag
@@ -61,8 +70,10 @@ use crate::{Bot, View};
 use anqi_core::rules::{
     Action, Board, Cell, Colour, Control, Piece, PublicState, Repetition, Square, Variant,
 };
+use anqi_core::tables::{Tables, Verdict};
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
+use std::sync::Arc;
 
 /// Larger than any material difference.
 const WIN: f64 = 1_000_000.0;
@@ -104,6 +115,11 @@ pub struct SearchBot {
     score: Option<f64>,
     /// Whether it says what its search found ([`Bot::comment`]).
     say: bool,
+    /// Endgame tables to play from, and whether they hold the variant played (asked once).
+    tables: Option<Arc<Tables>>,
+    tables_fit: Option<bool>,
+    /// The tables' verdict of the last move chosen from them.
+    verdict: Option<Verdict>,
 }
 
 impl SearchBot {
@@ -128,7 +144,57 @@ impl SearchBot {
             stats: SearchStats::default(),
             score: None,
             say: false,
+            tables: None,
+            tables_fit: None,
+            verdict: None,
         }
+    }
+
+    /// A bot that plays the positions `tables` hold from them, not by search.
+    pub fn with_tables(mut self, tables: Arc<Tables>) -> SearchBot {
+        self.tables = Some(tables);
+        self
+    }
+
+    /// The move the tables rank best here, when they hold this position and every position a
+    /// legal move leads to (with its verdict for the side to move).
+    fn table_choice(&mut self, view: &View<'_>) -> Option<(Action, Verdict)> {
+        let tables = self.tables.as_ref()?;
+        let fits = *self
+            .tables_fit
+            .get_or_insert_with(|| tables.serve(view.variant));
+        let Control::Colour(me) = view.control else {
+            return None;
+        };
+        if !fits || view.hand.is_some() {
+            return None;
+        }
+        tables.probe(view.board, me).ok()??;
+        let enemies = view
+            .board
+            .squares()
+            .iter()
+            .filter(|sq| matches!(sq, Square::Up(p) if p.colour != me))
+            .count();
+        let mut best: Option<(Action, Verdict)> = None;
+        for &action in view.legal {
+            let Action::Move { from, to } = action else {
+                return None;
+            };
+            let mut next = view.board.clone();
+            let captures = matches!(next.get(to), Square::Up(_));
+            next.set(to, next.get(from));
+            next.set(from, Square::Empty);
+            let verdict = if captures && enemies == 1 {
+                Verdict::Win { plies: 1 }
+            } else {
+                tables.probe(&next, me.other()).ok()??.before()
+            };
+            if best.is_none_or(|(_, b)| verdict.rank() > b.rank()) {
+                best = Some((action, verdict));
+            }
+        }
+        best
     }
 
     /// A bot that says of each move what its search found (`depth 3 nodes 5120 score 12.5`,
@@ -170,6 +236,10 @@ impl SearchBot {
         let pool = *view.history.pool();
         let mut s = Search::new(view.variant, view.board.clone(), pool, budget);
         s.seen = Some(SeenPositions::of(view));
+        let fits = *self
+            .tables_fit
+            .get_or_insert_with(|| self.tables.as_ref().is_some_and(|t| t.serve(view.variant)));
+        s.tables = self.tables.as_deref().filter(|_| fits);
         let mut order: Vec<Action> = view.legal.to_vec();
         let mut result = None;
         for depth in 1..=self.depth {
@@ -194,6 +264,9 @@ impl Bot for SearchBot {
     }
 
     fn comment(&self) -> Option<String> {
+        if let Some(v) = self.verdict {
+            return Some(format!("tables: {}", v.text()));
+        }
         let s = self.stats;
         Some(match self.score {
             Some(score) => format!("depth {} nodes {} score {score:.1}", s.depth, s.nodes),
@@ -204,6 +277,12 @@ impl Bot for SearchBot {
 
     fn choose(&mut self, view: &View<'_>) -> Action {
         self.score = None;
+        self.verdict = None;
+        if let Some((action, verdict)) = self.table_choice(view) {
+            self.stats = SearchStats::default();
+            self.verdict = Some(verdict);
+            return action;
+        }
         if view.legal.len() == 1 {
             self.stats = SearchStats::default();
             view.legal[0]
@@ -283,6 +362,8 @@ struct Search<'a> {
     bufs: Vec<Vec<Action>>,
     /// The positions of the game so far and how often a position occurs before it draws.
     seen: Option<SeenPositions<'a>>,
+    /// Endgame tables that hold the variant, probed at every node they hold.
+    tables: Option<&'a Tables>,
 }
 
 impl<'a> Search<'a> {
@@ -303,7 +384,27 @@ impl<'a> Search<'a> {
             aborted: false,
             bufs: Vec::new(),
             seen: None,
+            tables: None,
         }
+    }
+
+    /// The tables' value of the node for `side`, to move at `ply`, when they hold it: a win or
+    /// a loss at the ply it comes, a draw as a repetition is worth (less than even for the
+    /// root's side).
+    fn probe(&self, side: Colour, chain: Option<Cell>, ply: u32) -> Option<f64> {
+        let tables = self.tables?;
+        if chain.is_some()
+            || self.hidden != 0
+            || (self.up[0] + self.up[1]) as usize > tables.pieces()
+        {
+            return None;
+        }
+        Some(match tables.probe(&self.board, side).ok()?? {
+            Verdict::Win { plies } => WIN - f64::from(ply + plies),
+            Verdict::Loss { plies } => -WIN + f64::from(ply + plies),
+            Verdict::Draw if ply % 2 == 0 => -CONTEMPT,
+            Verdict::Draw => CONTEMPT,
+        })
     }
 
     /// Every root action's value at `depth`, or `None` when the budget ran out.
@@ -629,6 +730,9 @@ impl<'a> Search<'a> {
         if let Some(t) = self.terminal(side, ply) {
             return t;
         }
+        if let Some(t) = self.probe(side, chain, ply) {
+            return t;
+        }
         if depth == 0 {
             return self.quiesce(side, chain, ply, alpha, beta, QUIESCENCE_PLIES);
         }
@@ -694,6 +798,9 @@ impl<'a> Search<'a> {
             return 0.0;
         }
         if let Some(t) = self.terminal(side, ply) {
+            return t;
+        }
+        if let Some(t) = self.probe(side, chain, ply) {
             return t;
         }
         let stand = self.evaluate(side);

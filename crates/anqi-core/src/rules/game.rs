@@ -43,6 +43,10 @@ pub enum Termination {
     /// The ply cap was reached: a single-player or cooperative goal missed, or a competitive
     /// game adjudicated as a draw by the referee's `max_plies`.
     PlyCap,
+    /// The referee ended the game by its endgame tables (`adjudicate = "tables"`): a win the
+    /// tables prove within the plies the no-progress rule leaves, or a draw they prove. A
+    /// decided result, not a fault; the record's result says what the tables ruled.
+    Adjudicated,
     /// The server stopped the game (shutdown).
     Aborted,
 }
@@ -63,6 +67,7 @@ impl Termination {
             Termination::Repetition => "repetition",
             Termination::Cleared => "cleared",
             Termination::PlyCap => "ply-cap",
+            Termination::Adjudicated => "adjudicated",
             Termination::Aborted => "aborted",
         }
     }
@@ -1060,6 +1065,23 @@ impl Game {
         self.finish(None, reason);
     }
 
+    /// The referee ends the game by a ruling of its endgame tables: `winner` wins (`None`: a
+    /// draw), as [`Termination::Adjudicated`]. The first ruling stands: a game already over is
+    /// left as it is.
+    ///
+    /// # Panics
+    /// When `winner` is not a side of the variant.
+    pub fn adjudicate(&mut self, winner: Option<usize>) {
+        if let Some(side) = winner {
+            assert!(
+                side < self.variant.sides.len(),
+                "side {side} adjudicated the winner of a {}-side game",
+                self.variant.sides.len()
+            );
+        }
+        self.finish(winner, Termination::Adjudicated);
+    }
+
     /// The server stopped the game: no result.
     pub fn abort(&mut self) {
         self.finish(None, Termination::Aborted);
@@ -1480,6 +1502,35 @@ mod tests {
             })
         );
         assert_eq!(g.play(1, Action::Reveal(0)), Err(PlayError::GameOver));
+    }
+
+    #[test]
+    fn an_adjudication_is_a_decided_result_and_the_first_ruling_stands() {
+        assert_eq!(Termination::Adjudicated.name(), "adjudicated");
+        assert!(!Termination::Adjudicated.is_fault());
+        let mut g = game("traditional-2x4", "KPPPkppp");
+        g.adjudicate(Some(1));
+        assert_eq!(
+            g.outcome(),
+            Some(Outcome {
+                winner: Some(1),
+                reason: Termination::Adjudicated,
+                loser: None,
+            })
+        );
+        assert_eq!(g.win_clause(), (2, 0));
+        g.resign(2);
+        g.adjudicate(None);
+        assert_eq!(
+            g.outcome().map(|o| (o.winner, o.reason)),
+            Some((Some(1), Termination::Adjudicated))
+        );
+        let mut g = game("traditional-2x4", "KPPPkppp");
+        g.resign(1);
+        g.adjudicate(None);
+        assert_eq!(g.outcome().map(|o| o.reason), Some(Termination::Resign));
+        let json = serde_json::to_string(&Termination::Adjudicated).unwrap();
+        assert_eq!(json, "\"adjudicated\"");
     }
 
     #[test]

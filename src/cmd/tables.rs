@@ -1,0 +1,396 @@
+//! `anqi tables`: endgame tables, built, described and probed.
+
+use anqi_core::rules::{Board, Colour, Game, Position, Variant};
+use anqi_core::tables::{build_pair, file, Material, Table, TableRules, Tables, Verdict};
+use anyhow::{anyhow, bail, Context, Result};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Endgame tables: every position with all pieces face-up and at most K pieces on the board,
+/// won, drawn or lost for the side to move and in how many plies, by retrograde analysis
+/// (protocol/SOLVING.md, "Endgame tables").
+///
+/// Values follow the capture and stalemate rules alone: a win is a forced capture of every
+/// enemy piece or a stalemate, the winner taking the shortest way and the loser the longest;
+/// a draw means neither side can force an end. Adjudication (`adjudicate = "tables"`) rules a
+/// win only when its plies fit in what the no-progress rule leaves.
+///
+/// Examples:
+///
+///   anqi tables build --pieces 3                        # traditional-3.tables, seconds
+///
+///   anqi tables build --pieces 4                        # traditional-4.tables, about a minute
+///
+///   anqi tables info traditional-4.tables
+///
+///   anqi tables probe traditional-4.tables --board K.......k......p................ --to-move red
+#[derive(clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Subcommand)]
+enum Command {
+    Build(BuildArgs),
+    Info(InfoArgs),
+    Probe(ProbeArgs),
+}
+
+/// Build the tables of every material of at most --pieces pieces, fewest pieces first, and
+/// write them to one file.
+#[derive(clap::Args)]
+struct BuildArgs {
+    /// The variant (a shipped name or a description file): its board, steps and capture rules
+    /// make the values, and its pieces the materials.
+    #[arg(default_value = "traditional")]
+    variant: String,
+    /// The most pieces on the board (both colours together; 2 or more).
+    #[arg(long, value_name = "K")]
+    pieces: usize,
+    /// Only these materials (letters, as `KGkp`) and the ones their captures lead to, instead
+    /// of all: for a quick table, or a test. Repeat it for more.
+    #[arg(long, value_name = "LETTERS")]
+    material: Vec<String>,
+    /// Where to write them (default: VARIANT-K.tables in this directory).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Materials built at once (default: the machine's cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+}
+
+/// Print a tables file's figures: materials, positions, wins, draws and losses, the longest
+/// win, and the size on disk.
+#[derive(clap::Args)]
+struct InfoArgs {
+    file: PathBuf,
+    /// Also one line per material.
+    #[arg(long)]
+    materials: bool,
+}
+
+/// The value of one position for the side to move, its best move, and every move's value.
+#[derive(clap::Args)]
+struct ProbeArgs {
+    file: PathBuf,
+    /// The board, one letter per cell as on the wire (`.` empty; every piece face-up).
+    #[arg(long)]
+    board: String,
+    /// The colour to move.
+    #[arg(long, value_name = "red|black")]
+    to_move: String,
+    /// The variant, when it is not the one the tables name.
+    #[arg(long)]
+    variant: Option<String>,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    match args.command {
+        Command::Build(a) => build(a),
+        Command::Info(a) => info(a),
+        Command::Probe(a) => probe(a),
+    }
+}
+
+/// The rules of a variant's tables.
+fn rules_of(name: &str) -> Result<TableRules> {
+    let variant = Variant::load(name).map_err(|e| anyhow!("{e}"))?;
+    TableRules::new(Arc::new(variant)).map_err(|e| anyhow!("{e}"))
+}
+
+/// The materials to build: all of at most `k` pieces, or the named ones and those their
+/// captures lead to; each with its colour swap.
+fn materials(rules: &TableRules, k: usize, named: &[String]) -> Result<Vec<Material>> {
+    let all = rules.materials(k);
+    if named.is_empty() {
+        return Ok(all);
+    }
+    let mut wanted = std::collections::BTreeSet::new();
+    let mut todo = Vec::new();
+    for name in named {
+        let m = Material::parse(name).map_err(|e| anyhow!("--material: {e}"))?;
+        if !all.contains(&m) {
+            bail!("--material {name}: not a material of at most {k} pieces of the variant, with a piece of each colour");
+        }
+        todo.push(m);
+    }
+    while let Some(m) = todo.pop() {
+        for m in [m, m.swapped()] {
+            if m.of_colour(Colour::Red) == 0 || m.of_colour(Colour::Black) == 0 {
+                continue;
+            }
+            if wanted.insert(m) {
+                let counts = m.counts();
+                todo.extend((0..14).filter(|&i| counts[i] > 0).map(|i| m.without(i)));
+            }
+        }
+    }
+    Ok(all.into_iter().filter(|m| wanted.contains(m)).collect())
+}
+
+/// How many positions a material has on `cells` cells, red or black to move, before any
+/// symmetry: `2 * cells! / (cells - k)! / prod(count!)`.
+fn all_positions(m: Material, cells: usize) -> u128 {
+    let mut free = cells as u128;
+    let mut n: u128 = 2;
+    for &c in m.counts().iter().filter(|&&c| c > 0) {
+        // C(free, c)
+        let mut choose: u128 = 1;
+        for i in 0..u128::from(c) {
+            choose = choose * (free - i) / (i + 1);
+        }
+        n *= choose;
+        free -= u128::from(c);
+    }
+    n
+}
+
+fn build(args: BuildArgs) -> Result<ExitCode> {
+    if args.pieces < 2 {
+        bail!(
+            "--pieces {}: a table needs a piece of each colour, so 2 or more",
+            args.pieces
+        );
+    }
+    let rules = rules_of(&args.variant)?;
+    let wanted = materials(&rules, args.pieces, &args.material)?;
+    for &m in &wanted {
+        if rules.layout(m).is_none() {
+            bail!("material {m}: too many positions to index (more than 2^40)");
+        }
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let out = args
+        .out
+        .unwrap_or_else(|| PathBuf::from(format!("{}-{}.tables", rules.variant.name, args.pieces)));
+    // Each table is compressed as soon as it is built and its bytes go to a part file beside
+    // the output; the tables of the last level are then dropped (only the smaller ones are
+    // needed to build on), so memory holds K-1 pieces' tables, not K's.
+    let part_path = out.with_extension("tables.part");
+    let part = Mutex::new((
+        std::io::BufWriter::new(
+            std::fs::File::create(&part_path)
+                .with_context(|| format!("cannot write {}", part_path.display()))?,
+        ),
+        0u64,
+        Vec::<(file::MaterialEntry, u64)>::new(),
+    ));
+    let started = Instant::now();
+    let mut solved: HashMap<Material, Table> = HashMap::new();
+    for level in 2..=args.pieces {
+        // One unit per material and its swap.
+        let mut units: Vec<Material> = Vec::new();
+        for &m in wanted.iter().filter(|m| m.pieces() == level) {
+            if !units.contains(&m.swapped()) {
+                units.push(m);
+            }
+        }
+        let keep = level < args.pieces;
+        let next = AtomicUsize::new(0);
+        let done = Mutex::new(Vec::new());
+        let failed = Mutex::new(None);
+        let shown = Mutex::new(Instant::now());
+        let total = units.len();
+        std::thread::scope(|scope| {
+            for _ in 0..threads.min(total.max(1)) {
+                scope.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(&m) = units.get(i) else { break };
+                    let tables = build_pair(&rules, m, &solved);
+                    let packed: Vec<file::Packed> = tables.iter().map(file::pack_table).collect();
+                    {
+                        let mut part = part.lock().expect("no panic while held");
+                        let (writer, offset, entries) = &mut *part;
+                        for p in packed {
+                            if let Err(e) = std::io::Write::write_all(writer, &p.bytes) {
+                                *failed.lock().expect("no panic while held") = Some(e);
+                            }
+                            entries.push((p.entry, *offset));
+                            *offset += p.bytes.len() as u64;
+                        }
+                    }
+                    if keep {
+                        done.lock().expect("no panic while held").extend(tables);
+                    }
+                    let mut shown = shown.lock().expect("no panic while held");
+                    if shown.elapsed().as_secs_f64() >= 1.0 || i + 1 == total {
+                        *shown = Instant::now();
+                        eprint!(
+                            "\rtables: {level} pieces: {}/{total} materials and their colour swaps, {:.0} s   ",
+                            i + 1,
+                            started.elapsed().as_secs_f64()
+                        );
+                    }
+                });
+            }
+        });
+        if let Some(e) = failed.into_inner().expect("no panic while held") {
+            bail!("cannot write {}: {e}", part_path.display());
+        }
+        for t in done.into_inner().expect("no panic while held") {
+            solved.insert(t.layout().material(), t);
+        }
+    }
+    eprintln!();
+    drop(solved);
+    let seconds = started.elapsed().as_secs_f64();
+    let (mut writer, _, mut entries) = part.into_inner().expect("no panic while held");
+    std::io::Write::flush(&mut writer)
+        .with_context(|| format!("cannot write {}", part_path.display()))?;
+    drop(writer);
+    // The file, in a stable order (fewest pieces, then name), whatever order threads built in.
+    entries.sort_by_key(|(e, _)| {
+        (
+            Material::parse(&e.name).map_or(0, |m| m.pieces()),
+            e.name.clone(),
+        )
+    });
+    let header = file::header(
+        &rules,
+        args.pieces,
+        seconds,
+        entries.iter().map(|(e, _)| e.clone()).collect(),
+    );
+    let write = || -> std::io::Result<()> {
+        use std::io::{Read, Seek, SeekFrom, Write};
+        let mut writer = std::io::BufWriter::new(std::fs::File::create(&out)?);
+        file::write_header(&mut writer, &header)?;
+        let mut part = std::fs::File::open(&part_path)?;
+        for (e, at) in &entries {
+            part.seek(SeekFrom::Start(*at))?;
+            std::io::copy(&mut (&mut part).take(e.bytes), &mut writer)?;
+        }
+        writer.flush()?;
+        Ok(())
+    };
+    write().with_context(|| format!("cannot write {}", out.display()))?;
+    std::fs::remove_file(&part_path)
+        .with_context(|| format!("cannot remove {}", part_path.display()))?;
+    println!("{}", summary(&header, &out, rules.variant.topology.size())?);
+    println!(
+        "built in {seconds:.1} s on {threads} threads, peak memory {}",
+        crate::cmd::solve::peak_memory()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A tables file's figures, as `build` and `info` print them.
+fn summary(header: &file::Header, path: &Path, cells: usize) -> Result<String> {
+    let bytes = std::fs::metadata(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .len();
+    let (mut stored, mut all, mut wins, mut draws, mut losses, mut longest) =
+        (0u64, 0u128, 0, 0, 0, 0);
+    for m in &header.materials {
+        stored += m.stats.positions;
+        all += all_positions(Material::parse(&m.name).map_err(|e| anyhow!(e))?, cells);
+        wins += m.stats.wins;
+        draws += m.stats.draws;
+        losses += m.stats.losses;
+        longest = longest.max(m.stats.longest);
+    }
+    let pct = |n: u64| 100.0 * n as f64 / stored.max(1) as f64;
+    Ok(format!(
+        "{path}: {variant} tables of at most {k} pieces, {materials} materials\n\
+         positions: {all} (either colour to move), {stored} stored: x{ratio:.2} fewer by the colour swap and {syms} board symmetries\n\
+         side to move: wins {wins} ({w:.1}%), draws {draws} ({d:.1}%), losses {losses} ({l:.1}%); the longest win or loss {longest} plies\n\
+         on disk: {bytes} bytes ({per:.3} bytes a stored position)",
+        path = path.display(),
+        variant = header.variant,
+        k = header.pieces,
+        materials = header.materials.len(),
+        ratio = all as f64 / stored.max(1) as f64,
+        syms = header.symmetries,
+        w = pct(wins),
+        d = pct(draws),
+        l = pct(losses),
+        per = bytes as f64 / stored.max(1) as f64,
+    ))
+}
+
+fn read_header(path: &Path) -> Result<file::Header> {
+    file::read_header(path).map_err(|e| anyhow!(e))
+}
+
+fn info(args: InfoArgs) -> Result<ExitCode> {
+    let header = read_header(&args.file)?;
+    let rules = rules_of(&header.variant)?;
+    println!(
+        "{}",
+        summary(&header, &args.file, rules.variant.topology.size())?
+    );
+    if header.build_seconds > 0.0 {
+        println!("built in {:.1} s", header.build_seconds);
+    }
+    if args.materials {
+        for m in &header.materials {
+            println!(
+                "{:<8} {:>10} positions  wins {:>10}  draws {:>10}  losses {:>10}  longest {:>3}  {:>9} bytes",
+                m.name, m.stats.positions, m.stats.wins, m.stats.draws, m.stats.losses, m.stats.longest, m.bytes
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn probe(args: ProbeArgs) -> Result<ExitCode> {
+    let header = read_header(&args.file)?;
+    let rules = rules_of(args.variant.as_deref().unwrap_or(&header.variant))?;
+    let variant = rules.variant.clone();
+    let tables = Tables::open(&args.file, rules).map_err(|e| anyhow!(e))?;
+    let board = Board::parse(&args.board).map_err(|e| anyhow!("--board: {e}"))?;
+    if board.len() != variant.topology.size() {
+        bail!(
+            "--board: {} cells, the {} board has {}",
+            board.len(),
+            variant.name,
+            variant.topology.size()
+        );
+    }
+    let mover = match args.to_move.as_str() {
+        "red" => Colour::Red,
+        "black" => Colour::Black,
+        other => bail!("--to-move {other}: red or black"),
+    };
+    let Some(verdict) = tables.probe(&board, mover).map_err(|e| anyhow!(e))? else {
+        println!("not in the tables: they hold boards with every piece face-up, a piece of each colour and at most {} pieces", tables.pieces());
+        return Ok(ExitCode::from(1));
+    };
+    println!("{} to move: {}", mover.name(), verdict_text(verdict));
+    // Each move's value, from a game at the position (side 0 plays red).
+    let position = Position {
+        squares: board.squares().to_vec(),
+        face_down: Vec::new(),
+        turn_place: mover.index(),
+        side_colours: vec![Some(Colour::Red), Some(Colour::Black)],
+    };
+    let game = Game::from_position(variant.clone(), &position).map_err(|e| anyhow!("{e}"))?;
+    if let Some(mut moves) = tables.action_verdicts(&game).map_err(|e| anyhow!(e))? {
+        // Best first; a stable sort keeps the legal order among equals.
+        moves.sort_by_key(|&(_, v)| std::cmp::Reverse(v.rank()));
+        if let Some(&(best, v)) = moves.first() {
+            println!("best: {best} ({})", verdict_text(v));
+        }
+        for (action, v) in moves {
+            println!("  {action}: {}", verdict_text(v));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn verdict_text(v: Verdict) -> String {
+    match v {
+        Verdict::Win { plies } => format!("win in {plies} plies"),
+        Verdict::Loss { plies } => format!("loss in {plies} plies"),
+        Verdict::Draw => "draw (neither side can force an end)".into(),
+    }
+}
