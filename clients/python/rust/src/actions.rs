@@ -14,7 +14,7 @@
 //! is an action of the board (legal or not at a given moment); ids follow from the topology
 //! alone, so they are the same in every game of a variant.
 
-use anqi_core::rules::{Action, Piece, Variant};
+use anqi_core::rules::{Action, ActionKind, Piece, Variant};
 use anqi_core::wire::ClientMessage;
 use pyo3::exceptions::PyValueError;
 use pyo3::PyResult;
@@ -73,8 +73,9 @@ pub struct Codec {
     starts: Vec<u32>,
     by_origin: Vec<(u32, u32)>,
     /// On boards of at most [`DENSE_CELLS`] cells, the id of every `(from, to)` at
-    /// `from * size + to` (`u32::MAX`: no move): one load per move when listing the legal ids,
-    /// the hot path of Python-driven playouts.
+    /// `from * size + to` (`u32::MAX`: no move), and of the reveal of `c` at `(c, c)`: one
+    /// load per action when listing the legal ids (`Board::for_each_action_pair`), the hot
+    /// path of Python-driven playouts and of `VecGame`.
     dense: Vec<u32>,
 }
 
@@ -120,6 +121,10 @@ impl Codec {
             for &(from, to, id) in &pairs {
                 dense[from * size + to] = id;
             }
+            // The reveals on the diagonal, as `Board::for_each_action_pair` numbers them.
+            for c in 0..size {
+                dense[c * size + c] = c as u32;
+            }
         }
         let by_origin = pairs
             .into_iter()
@@ -152,6 +157,32 @@ impl Codec {
         &self.jumps
     }
 
+    /// The ids of [`Board::for_each_action_pair`]'s pairs (`None` on a board too large for
+    /// the table).
+    ///
+    /// [`Board::for_each_action_pair`]: anqi_core::rules::Board::for_each_action_pair
+    #[inline]
+    pub fn pair_ids(&self) -> Option<&[u32]> {
+        (!self.dense.is_empty()).then_some(&self.dense[..])
+    }
+
+    /// The kind of the action of an id (an id below [`Codec::len`]).
+    #[inline]
+    pub fn kind_of(&self, id: usize) -> ActionKind {
+        let (s, m, j) = (self.size, self.moves.len(), self.jumps.len());
+        if id < s {
+            ActionKind::Reveal
+        } else if id < s + m {
+            ActionKind::Step
+        } else if id < s + m + j {
+            ActionKind::Jump
+        } else if id == s + m + j {
+            ActionKind::Bag
+        } else {
+            ActionKind::Put
+        }
+    }
+
     /// The action of an id, if the id is one.
     #[inline]
     pub fn decode(&self, id: usize) -> Option<Action> {
@@ -172,7 +203,7 @@ impl Codec {
         match a {
             Action::Reveal(c) => (c < self.size).then_some(c as u32),
             Action::Move { from, to } if !self.dense.is_empty() => {
-                if from >= self.size || to >= self.size {
+                if from >= self.size || to >= self.size || from == to {
                     return None;
                 }
                 let id = self.dense[from * self.size + to];

@@ -20,7 +20,7 @@ use crate::actions::Codec;
 use crate::tensor::{self, Change, Shown, PLANES};
 use crate::variant::{load_any, Loaded};
 use anqi_core::rules::playout::SplitMix64;
-use anqi_core::rules::{self, SeedInputs};
+use anqi_core::rules::{self, Action, SeedInputs};
 use pyo3::buffer::{Element, PyBuffer};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -212,11 +212,29 @@ fn observe(slot: &mut Slot, codec: &Codec, change: Change, out: &mut Out<'_>) {
         out.mask[id as usize] = 0;
     }
     slot.legal.clear();
-    if game.outcome().is_none() {
-        game.for_each_legal(|a, _| {
+    let state = game.public_state();
+    match (codec.pair_ids(), state.hand, state.chain) {
+        _ if game.outcome().is_some() => {}
+        (Some(ids), None, None) => {
+            // The common case, without an `Action` per legal action: the board's pairs, each
+            // one load from its id (the order of `for_each_legal`: the board's, then a draw).
+            let v = state.variant;
+            state
+                .board
+                .for_each_action_pair(&v.topology, &v.capture, state.control, |p| {
+                    slot.legal.push(ids[p]);
+                });
+            if state.bag_has_pieces {
+                let bag = codec
+                    .encode(Action::Bag)
+                    .expect("a bag variant's draw has an id");
+                slot.legal.push(bag);
+            }
+        }
+        _ => game.for_each_legal(|a, _| {
             slot.legal
                 .push(codec.encode(a).expect("every legal action has an id"));
-        });
+        }),
     }
     for &id in &slot.legal {
         out.mask[id as usize] = 1;
@@ -378,18 +396,16 @@ impl VecGame {
                     "game {i}: action {id}: {why}"
                 )));
             }
-            decoded.push(action);
+            decoded.push((action, codec.kind_of(id as usize)));
         }
         let (loaded, seed, threads) = (&self.loaded, &self.seed, self.threads);
         let (slots, arrays) = (&mut self.slots, &mut self.arrays);
         py.detach(|| {
             for_each(slots, arrays.shares(n), threads, |i, slot, mut o| {
-                let player = slot.game.to_move();
-                let played = slot
-                    .game
-                    .play(player, decoded[i])
-                    .expect("checked before any game was stepped");
-                let mut change = Change::Ply(decoded[i], played);
+                // Checked against the game's legal ids before any game was stepped.
+                let (action, kind) = decoded[i];
+                let played = slot.game.play_listed(action, kind);
+                let mut change = Change::Ply(action, played);
                 if slot.game.outcome().is_some() {
                     tensor::write_returns(&slot.game, o.rewards);
                     *o.done = 1;

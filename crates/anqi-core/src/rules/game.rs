@@ -319,6 +319,10 @@ pub struct Game {
     /// The hash of each key of `history` (see [`key_hash`]): keys are compared byte for byte
     /// only when their hashes are equal, which rules out almost every comparison at once.
     hashes: Vec<u64>,
+    /// How many times the current position occurred before, since the last irreversible
+    /// action, counted once when its key is added ([`Game::repetitions`], which a learner's
+    /// observation reads every ply).
+    repeats: u32,
     /// The board's count of the mover's actions, when `counted_now` says [`Game::start_turn`]
     /// made it this turn (see [`Board::count_pieces`]): [`Game::choose_legal`] then picks
     /// from it, and [`Game::counts`] reads it.
@@ -378,6 +382,7 @@ impl Game {
             quiet_plies: 0,
             history: Vec::new(),
             hashes: Vec::new(),
+            repeats: 0,
             counted: Counted::default(),
             counted_now: false,
             counts: OnceLock::new(),
@@ -547,16 +552,7 @@ impl Game {
     /// draw or put (0: the first time), as the repetition rule compares positions. Always 0
     /// in a variant without a repetition rule (the game keeps no positions then).
     pub fn repetitions(&self) -> u32 {
-        let len = self.board.len() + 8;
-        let Some(last) = self.hashes.len().checked_sub(1) else {
-            return 0;
-        };
-        let key = &self.history[last * len..(last + 1) * len];
-        (0..last)
-            .filter(|&i| {
-                self.hashes[i] == self.hashes[last] && &self.history[i * len..(i + 1) * len] == key
-            })
-            .count() as u32
+        self.repeats
     }
 
     /// The side (0-based) of a player (1-based).
@@ -887,6 +883,20 @@ impl Game {
         Ok(self.play_unchecked(action, kind))
     }
 
+    /// Plays an action of the player to move taken from this turn's legal actions
+    /// ([`Game::for_each_legal`], or the board's [`Board::for_each_action_pair`]), of the
+    /// kind they give, without checking it again: how `VecGame` plays the ids it listed and
+    /// checked against its list. An action that was not listed this turn leaves the game in a
+    /// state the rules never reach (debug builds check it).
+    pub fn play_listed(&mut self, action: Action, kind: ActionKind) -> Played {
+        debug_assert_eq!(
+            self.check(self.to_move(), action).ok(),
+            Some(kind),
+            "{action} is not a legal action of this turn of that kind"
+        );
+        self.play_unchecked(action, kind)
+    }
+
     /// Plays an action of the player to move that is known to be legal, of the kind
     /// [`Game::check`] would say (as [`Game::for_each_legal`] gives it), without checking
     /// it: how a random playout plays the action it chose. An illegal action here leaves the
@@ -973,6 +983,7 @@ impl Game {
     /// the no-progress draw; the repetition draw.
     fn start_turn(&mut self) {
         self.counts = OnceLock::new();
+        self.repeats = 0;
         self.control = self.control_of_side(self.turn_sides[self.turn_pos]);
         // With no face-down cell to reveal and no bag to draw from, whether the mover is stuck
         // takes counting its moves: the count is kept for the turn.
@@ -1025,7 +1036,8 @@ impl Game {
             push_position_key(&mut self.history, codes, self.turn_pos, self.chain);
             self.hashes
                 .push(key_hash(&self.history[self.history.len() - len..]));
-            if repeated(&self.history, &self.hashes, len, rule) {
+            self.repeats = occurrences_before(&self.history, &self.hashes, len);
+            if repeated(&self.history, &self.hashes, len, rule, self.repeats) {
                 self.finish(None, Termination::Repetition);
             }
         }
@@ -1135,19 +1147,33 @@ fn key_hash(key: &[u8]) -> u64 {
     mix(h, u64::from_le_bytes(word))
 }
 
-/// Whether the positions since the last irreversible action (current last), keys of `len`
-/// bytes end to end in `history` with their [`key_hash`]es in `hashes`, draw by `rule`. Keys
-/// are compared whole, byte for byte, when their hashes are equal.
-fn repeated(history: &[u8], hashes: &[u64], len: usize, rule: Repetition) -> bool {
-    let same = |i: usize, j: usize| {
-        hashes[i] == hashes[j] && history[i * len..(i + 1) * len] == history[j * len..(j + 1) * len]
+/// Whether keys `i` and `j` of `history` (keys of `len` bytes, hashed in `hashes`) are
+/// equal: compared whole, byte for byte, only when their hashes are equal.
+fn same_key(history: &[u8], hashes: &[u64], len: usize, i: usize, j: usize) -> bool {
+    hashes[i] == hashes[j] && history[i * len..(i + 1) * len] == history[j * len..(j + 1) * len]
+}
+
+/// How many of the positions before the last (keys of `len` bytes in `history`) equal it.
+fn occurrences_before(history: &[u8], hashes: &[u64], len: usize) -> u32 {
+    let Some(t) = hashes.len().checked_sub(1) else {
+        return 0;
     };
+    (0..t)
+        .filter(|&i| same_key(history, hashes, len, i, t))
+        .count() as u32
+}
+
+/// Whether the positions since the last irreversible action (current last), keys of `len`
+/// bytes end to end in `history` with their [`key_hash`]es in `hashes`, draw by `rule`; the
+/// last occurred `repeats` times before ([`occurrences_before`]).
+fn repeated(history: &[u8], hashes: &[u64], len: usize, rule: Repetition, repeats: u32) -> bool {
+    let same = |i: usize, j: usize| same_key(history, hashes, len, i, j);
     let count = hashes.len();
     let Some(t) = count.checked_sub(1) else {
         return false;
     };
     match rule {
-        Repetition::Occurrence(n) => (0..count).filter(|&i| same(i, t)).count() as u32 >= n,
+        Repetition::Occurrence(n) => repeats + 1 >= n,
         Repetition::Cycle { times, extra } => {
             // Positions p_0..p_t; a cycle of length L repeated `times` times plus `extra` plies
             // means p_i == p_(i+L) for every i in t - (times*L + extra) ..= t - L.
@@ -1580,6 +1606,45 @@ mod tests {
                 loser: None,
             })
         );
+    }
+
+    #[test]
+    fn repetitions_count_the_earlier_occurrences_since_the_last_progress() {
+        use crate::rules::{SeedInputs, SHIPPED};
+        let mut seen_repeats = 0;
+        for (name, _) in SHIPPED {
+            let v = Arc::new(Variant::shipped(name).unwrap());
+            if v.draw.repetition.is_none() {
+                continue;
+            }
+            let inputs = SeedInputs {
+                clients: Vec::new(),
+                server: format!("repeats-{name}"),
+            };
+            let mut g = Game::new(v.clone(), inputs.deal_for(&v));
+            // Every position since the last reveal, capture, draw or put, by hand.
+            let mut since: Vec<(String, usize, Option<Cell>)> = Vec::new();
+            let mut x = 7u64;
+            while g.ply() < 2_000 {
+                let now = (g.wire_board(), g.turn_place(), g.public_state().chain);
+                let before = since.iter().filter(|p| **p == now).count() as u32;
+                if g.outcome().is_none() {
+                    assert_eq!(g.repetitions(), before, "{name} ply {}", g.ply());
+                    seen_repeats += u32::from(before > 0);
+                } else {
+                    break;
+                }
+                since.push(now);
+                let legal = g.legal_actions();
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let a = legal[(x >> 33) as usize % legal.len()];
+                let played = g.play(g.to_move(), a).unwrap();
+                if played.kind != ActionKind::Step || played.captured.is_some() {
+                    since.clear();
+                }
+            }
+        }
+        assert!(seen_repeats > 0, "no position came round again");
     }
 
     #[test]

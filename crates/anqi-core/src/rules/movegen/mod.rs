@@ -121,6 +121,32 @@ impl Board {
         })
     }
 
+    /// Calls `f` with every reveal and move allowed by `control`, in the order of
+    /// [`Board::for_each_action`], as the cell pair `from * n + to` on a board of `n` cells
+    /// (a reveal of `c` as the pair `(c, c)`, which no move is): a caller that numbers actions
+    /// maps each with one lookup in a table of `n * n` entries, and on a board with sets no
+    /// [`Action`] is made at all. How `VecGame` lists its legal action ids.
+    pub fn for_each_action_pair(
+        &self,
+        topo: &Topology,
+        rules: &CaptureRules,
+        control: Control,
+        mut f: impl FnMut(usize),
+    ) {
+        let n = self.len();
+        match topo.representation() {
+            Representation::Sets64 => Sets::<u64>::new(self, topo, rules).for_each_pair(control, f),
+            Representation::Sets128 => {
+                Sets::<u128>::new(self, topo, rules).for_each_pair(control, f)
+            }
+            Representation::Listed => self.for_each_action(topo, rules, control, |a, _| match a {
+                Action::Reveal(c) => f(c * n + c),
+                Action::Move { from, to } => f(from * n + to),
+                Action::Bag | Action::Put { .. } => {}
+            }),
+        }
+    }
+
     /// Calls `f` with every move of the revealed piece at `from` (only its captures when
     /// `captures_only`): its steps in the order of [`Topology::neighbours`], then its jumps in
     /// the order of [`Topology::rays`].

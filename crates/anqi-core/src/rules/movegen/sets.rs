@@ -224,6 +224,47 @@ impl<'a, B: CellSet> Sets<'a, B> {
         })
     }
 
+    /// [`Board::for_each_action_pair`] on sets: the active cells in order, a face-down cell's
+    /// reveal, a piece's steps by its step row (the row's cells in neighbour order, found
+    /// with four lookups as [`Sets::count_steps`] finds them), then its jumps.
+    #[inline(always)]
+    pub(super) fn for_each_pair(&self, control: Control, mut f: impl FnMut(usize)) {
+        let n = self.len;
+        let mut todo = self.face_down | self.movable(control);
+        while !todo.is_none() {
+            let cell = todo.first();
+            todo = todo.without_first();
+            let code = self.code(cell);
+            if code == HIDDEN {
+                f(cell * n + cell);
+                continue;
+            }
+            match self.rows {
+                Some(rows) => {
+                    let row = &rows[cell & (MASK_CELLS - 1)];
+                    let (_, mut steps) = self.count_steps(cell, code);
+                    while steps != 0 {
+                        let j = steps.trailing_zeros() as usize;
+                        steps &= steps - 1;
+                        f(cell * n + usize::from(row[j & 3]));
+                    }
+                }
+                None => rule::for_each_step(
+                    self.topo,
+                    self.rules,
+                    &self.grid[..],
+                    cell,
+                    code,
+                    false,
+                    |to| f(cell * n + to),
+                ),
+            }
+            if self.rules.jumps_code(code) {
+                self.jumps(cell, code, &mut |to| f(cell * n + to));
+            }
+        }
+    }
+
     /// The action of [`Counted::find`]'s cell `cell` and index `k` among its actions, from
     /// the count [`Sets::count_cells`] made.
     #[inline(always)]

@@ -184,6 +184,19 @@ fn listed_and_checked(
     listed.iter().for_each(|&(_, kind)| counts.add(kind));
     assert_eq!(b.count_actions(t, r, control), counts);
     assert_eq!(b.has_action(t, r, control), !listed.is_empty());
+    // The pairs, in the listing's order.
+    let n = b.len();
+    let mut pairs = Vec::new();
+    b.for_each_action_pair(t, r, control, |p| pairs.push(p));
+    let want: Vec<usize> = listed
+        .iter()
+        .map(|&(a, _)| match a {
+            Action::Reveal(c) => c * n + c,
+            Action::Move { from, to } => from * n + to,
+            _ => unreachable!("a board gives reveals and moves"),
+        })
+        .collect();
+    assert_eq!(pairs, want, "the pairs");
     let mut moves = Vec::new();
     for from in 0..b.len() {
         for to in 0..b.len() {
