@@ -21,7 +21,7 @@ use std::sync::Arc;
 ///           still face-down, capture sequences are followed past the depth; --depth plies
 ///           (default 3: about a millisecond per move on 4x8 in a release build). Beats greedy
 ///           clearly. With --tables FILE (`anqi tables build` writes it), endgames the tables
-///           hold are played from them.
+///           hold are played from them, and searched into.
 ///
 ///   perfect a solved variant played perfectly from its solution file (`anqi solve VARIANT`
 ///           writes it; --solution FILE): the best exact expectation at every choice.
@@ -84,7 +84,8 @@ struct Args {
     solution: Option<String>,
     /// Endgame tables the search plays endgames from (`anqi tables build` writes them; search
     /// only): a position they hold, every piece face-up and few enough of them, is played
-    /// by the tables (the soonest win, else a draw, else the latest loss), not searched.
+    /// by the tables (the soonest win, else a draw, else the latest loss), and the search
+    /// takes every position they hold as a leaf of exact value.
     #[arg(long, value_name = "FILE")]
     tables: Option<String>,
 }
