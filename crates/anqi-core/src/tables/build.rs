@@ -50,7 +50,9 @@ fn swap_colours(pieces: &mut [(u8, u8)]) {
 struct Slot {
     layout: Layout,
     values: Vec<u16>,
-    remaining: Vec<u8>,
+    /// Quiet moves not yet known to lose (16 pieces of a board with many steps per cell may
+    /// have more than 255).
+    remaining: Vec<u16>,
     floor: Vec<u16>,
     flags: Vec<u8>,
 }
@@ -157,7 +159,8 @@ pub fn build_pair(
                     }
                 }
             }
-            slot.remaining[i_] = u8::try_from(quiet).expect("fewer than 256 quiet moves");
+            // At most 16 pieces (the layout's limit) with a step to each of at most 128 cells.
+            slot.remaining[i_] = u16::try_from(quiet).expect("fewer than 65,536 quiet moves");
             slot.floor[i_] = floor;
             if win != u16::MAX {
                 flags |= WIN_EXIT;
