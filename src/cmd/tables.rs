@@ -134,23 +134,6 @@ fn materials(rules: &TableRules, k: usize, named: &[String]) -> Result<Vec<Mater
     Ok(all.into_iter().filter(|m| wanted.contains(m)).collect())
 }
 
-/// How many positions a material has on `cells` cells, red or black to move, before any
-/// symmetry: `2 * cells! / (cells - k)! / prod(count!)`.
-fn all_positions(m: Material, cells: usize) -> u128 {
-    let mut free = cells as u128;
-    let mut n: u128 = 2;
-    for &c in m.counts().iter().filter(|&&c| c > 0) {
-        // C(free, c)
-        let mut choose: u128 = 1;
-        for i in 0..u128::from(c) {
-            choose = choose * (free - i) / (i + 1);
-        }
-        n *= choose;
-        free -= u128::from(c);
-    }
-    n
-}
-
 fn build(args: BuildArgs) -> Result<ExitCode> {
     if args.pieces < 2 {
         bail!(
@@ -292,7 +275,10 @@ fn summary(header: &file::Header, path: &Path, cells: usize) -> Result<String> {
         (0u64, 0u128, 0, 0, 0, 0);
     for m in &header.materials {
         stored += m.stats.positions;
-        all += all_positions(Material::parse(&m.name).map_err(|e| anyhow!(e))?, cells);
+        // Either colour to move.
+        all += 2 * Material::parse(&m.name)
+            .map_err(|e| anyhow!(e))?
+            .placements(cells);
         wins += m.stats.wins;
         draws += m.stats.draws;
         losses += m.stats.losses;

@@ -434,7 +434,7 @@ mod tests {
     use super::*;
     use crate::record::{GameHeader, PlayerRecord, PlyRecord};
     use crate::rules::SeedInputs;
-    use crate::tables::build_pair;
+    use crate::tables::build_all;
 
     fn good() -> GameRecord {
         serde_json::from_str(include_str!("../../../tests/data/one-game.jsonl")).unwrap()
@@ -451,15 +451,7 @@ mod tests {
     /// Every table of `variant` of at most 4 pieces, in memory.
     fn tables_of(variant: &Arc<Variant>) -> Tables {
         let rules = TableRules::new(variant.clone()).unwrap();
-        let mut solved = std::collections::HashMap::new();
-        for m in rules.materials(4) {
-            if solved.contains_key(&m) {
-                continue;
-            }
-            for t in build_pair(&rules, m, &solved) {
-                solved.insert(t.layout().material(), t);
-            }
-        }
+        let solved = build_all(&rules, 4);
         Tables::in_memory(rules, 4, solved.into_values().collect())
     }
 

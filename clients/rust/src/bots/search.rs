@@ -159,42 +159,26 @@ impl SearchBot {
     /// The move the tables rank best here, when they hold this position and every position a
     /// legal move leads to (with its verdict for the side to move).
     fn table_choice(&mut self, view: &View<'_>) -> Option<(Action, Verdict)> {
+        let tables = self.usable_tables(view)?;
+        let Control::Colour(me) = view.control else {
+            return None;
+        };
+        if view.hand.is_some() {
+            return None;
+        }
+        let verdicts = tables
+            .move_verdicts(view.board, me, view.legal.iter().copied())
+            .ok()??;
+        anqi_core::tables::file::best(verdicts)
+    }
+
+    /// The tables, when the variant played is one they hold (asked once a game).
+    fn usable_tables(&mut self, view: &View<'_>) -> Option<Arc<Tables>> {
         let tables = self.tables.as_ref()?;
         let fits = *self
             .tables_fit
             .get_or_insert_with(|| tables.serve(view.variant));
-        let Control::Colour(me) = view.control else {
-            return None;
-        };
-        if !fits || view.hand.is_some() {
-            return None;
-        }
-        tables.probe(view.board, me).ok()??;
-        let enemies = view
-            .board
-            .squares()
-            .iter()
-            .filter(|sq| matches!(sq, Square::Up(p) if p.colour != me))
-            .count();
-        let mut best: Option<(Action, Verdict)> = None;
-        for &action in view.legal {
-            let Action::Move { from, to } = action else {
-                return None;
-            };
-            let mut next = view.board.clone();
-            let captures = matches!(next.get(to), Square::Up(_));
-            next.set(to, next.get(from));
-            next.set(from, Square::Empty);
-            let verdict = if captures && enemies == 1 {
-                Verdict::Win { plies: 1 }
-            } else {
-                tables.probe(&next, me.other()).ok()??.before()
-            };
-            if best.is_none_or(|(_, b)| verdict.rank() > b.rank()) {
-                best = Some((action, verdict));
-            }
-        }
-        best
+        fits.then(|| tables.clone())
     }
 
     /// A bot that says of each move what its search found (`depth 3 nodes 5120 score 12.5`,
@@ -234,12 +218,10 @@ impl SearchBot {
             .budget
             .unwrap_or_else(|| SearchBot::DEFAULT_BUDGET * 32 / (view.board.len().max(32) as u64));
         let pool = *view.history.pool();
+        let tables = self.usable_tables(view);
         let mut s = Search::new(view.variant, view.board.clone(), pool, budget);
         s.seen = Some(SeenPositions::of(view));
-        let fits = *self
-            .tables_fit
-            .get_or_insert_with(|| self.tables.as_ref().is_some_and(|t| t.serve(view.variant)));
-        s.tables = self.tables.as_deref().filter(|_| fits);
+        s.tables = tables.as_deref();
         let mut order: Vec<Action> = view.legal.to_vec();
         let mut result = None;
         for depth in 1..=self.depth {

@@ -226,3 +226,19 @@ pub fn build_pair(
         .map(|s| Table::new(s.layout, s.values))
         .collect()
 }
+
+/// Every table of at most `k` pieces of `rules`' variant, built fewest pieces first, one
+/// material pair after another, all kept in memory: for tests and small tables (`anqi tables
+/// build` builds on threads and writes each table of K pieces out as it goes).
+pub fn build_all(rules: &TableRules, k: usize) -> HashMap<Material, Table> {
+    let mut solved = HashMap::new();
+    for m in rules.materials(k) {
+        if solved.contains_key(&m) {
+            continue;
+        }
+        for t in build_pair(rules, m, &solved) {
+            solved.insert(t.layout().material(), t);
+        }
+    }
+    solved
+}

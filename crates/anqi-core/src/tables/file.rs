@@ -54,6 +54,18 @@ pub struct MaterialEntry {
     pub bytes: u64,
 }
 
+/// The best of actions with their verdicts for the side to move: the soonest win, else a
+/// draw, else the latest loss; the first among equals.
+pub fn best(verdicts: Vec<(Action, Verdict)>) -> Option<(Action, Verdict)> {
+    let mut best: Option<(Action, Verdict)> = None;
+    for (action, verdict) in verdicts {
+        if best.is_none_or(|(_, b)| verdict.rank() > b.rank()) {
+            best = Some((action, verdict));
+        }
+    }
+    best
+}
+
 /// One material's values, as stored.
 fn pack(values: &[u16]) -> (u8, Vec<u8>) {
     let width = if values.iter().all(|&v| v < 256) {
@@ -174,6 +186,11 @@ pub fn write(
 /// # Errors
 /// The file cannot be read or is no tables file.
 pub fn read_header(path: &Path) -> Result<Header, String> {
+    read_header_and_body(path).map(|(header, _)| header)
+}
+
+/// The header of a tables file, and where its materials' values start.
+fn read_header_and_body(path: &Path) -> Result<(Header, u64), String> {
     let shown = path.display();
     let file = std::fs::File::open(path).map_err(|e| format!("cannot open {shown}: {e}"))?;
     let mut reader = BufReader::new(file);
@@ -187,7 +204,9 @@ pub fn read_header(path: &Path) -> Result<Header, String> {
     reader
         .read_line(&mut line)
         .map_err(|e| format!("cannot read {shown}: {e}"))?;
-    serde_json::from_str(&line).map_err(|e| format!("{shown}: a broken header: {e}"))
+    let header =
+        serde_json::from_str(&line).map_err(|e| format!("{shown}: a broken header: {e}"))?;
+    Ok((header, (magic.len() + line.len()) as u64))
 }
 
 /// One material of opened tables.
@@ -216,21 +235,7 @@ impl Tables {
     /// The file cannot be read, is no tables file, or was built for other rules.
     pub fn open(path: &Path, rules: TableRules) -> Result<Tables, String> {
         let shown = path.display();
-        let file = std::fs::File::open(path).map_err(|e| format!("cannot open {shown}: {e}"))?;
-        let mut reader = BufReader::new(file);
-        let mut magic = String::new();
-        reader
-            .read_line(&mut magic)
-            .map_err(|e| format!("cannot read {shown}: {e}"))?;
-        if magic.trim_end() != MAGIC {
-            return Err(format!("{shown} is not a tables file (no `{MAGIC}` line)"));
-        }
-        let mut line = String::new();
-        reader
-            .read_line(&mut line)
-            .map_err(|e| format!("cannot read {shown}: {e}"))?;
-        let header: Header =
-            serde_json::from_str(&line).map_err(|e| format!("{shown}: a broken header: {e}"))?;
+        let (header, body) = read_header_and_body(path)?;
         let digest = rules.digest();
         if header.rules != digest {
             return Err(format!(
@@ -239,7 +244,6 @@ impl Tables {
                 header.variant, rules.variant.name
             ));
         }
-        let body = (magic.len() + line.len()) as u64;
         let mut materials = HashMap::new();
         for entry in header.materials {
             let m = Material::parse(&entry.name)?;
@@ -410,57 +414,76 @@ impl Tables {
         self.probe(game.board(), mover)
     }
 
-    /// Every legal action of the player to move with its verdict for that player, by the
-    /// tables, in the order of the legal actions: `None` when the tables do not hold the
-    /// game's position.
+    /// Each of `moves` (moves of `mover` on `board`, every piece face-up) with its verdict
+    /// for `mover`, from the position it leads to: `None` when the tables do not hold
+    /// `board` or a position a move leads to. Capturing the last enemy piece wins in 1; a
+    /// move that leaves the other side no move is a win in 1 as the tables say (lost in 0 for
+    /// the side to move there). The tables hold no chain capture: the other side moves next.
     ///
     /// # Errors
     /// The file cannot be read back.
-    pub fn action_verdicts(&self, game: &Game) -> Result<Option<Vec<(Action, Verdict)>>, String> {
-        if self.probe_game(game)?.is_none() {
+    pub fn move_verdicts(
+        &self,
+        board: &Board,
+        mover: Colour,
+        moves: impl IntoIterator<Item = Action>,
+    ) -> Result<Option<Vec<(Action, Verdict)>>, String> {
+        if self.probe(board, mover)?.is_none() {
             return Ok(None);
         }
-        let mover_side = game.side_of(game.to_move());
+        let enemies = board
+            .squares()
+            .iter()
+            .filter(|sq| matches!(sq, Square::Up(p) if p.colour != mover))
+            .count();
         let mut out = Vec::new();
-        for action in game.legal_actions() {
-            let mut next = game.clone();
-            next.play(game.to_move(), action)
-                .map_err(|e| format!("a legal action refused: {e}"))?;
-            let verdict = match next.outcome() {
-                Some(o) => match o.winner {
-                    Some(w) if w == mover_side => Verdict::Win { plies: 1 },
-                    Some(_) => Verdict::Loss { plies: 1 },
-                    None => Verdict::Draw,
-                },
-                // The tables hold no chain capture: the other side moves next.
-                None => match self.probe_game(&next)? {
+        for action in moves {
+            let Action::Move { from, to } = action else {
+                return Ok(None);
+            };
+            let mut next = board.clone();
+            let captures = matches!(next.get(to), Square::Up(_));
+            next.set(to, next.get(from));
+            next.set(from, Square::Empty);
+            let verdict = if captures && enemies == 1 {
+                Verdict::Win { plies: 1 }
+            } else {
+                match self.probe(&next, mover.other())? {
                     Some(v) => v.before(),
                     None => return Ok(None),
-                },
+                }
             };
             out.push((action, verdict));
         }
         Ok(Some(out))
     }
 
-    /// The best legal action of the player to move by the tables (the soonest win, else a
-    /// draw, else the latest loss; the first in the order of the legal actions among equals),
-    /// with its verdict for the player to move: `None` when the tables do not hold the game's
-    /// position.
+    /// Every legal action of the player to move with its verdict for that player
+    /// ([`Tables::move_verdicts`]), in the order of the legal actions: `None` when the tables
+    /// do not hold the game's position.
+    ///
+    /// # Errors
+    /// The file cannot be read back.
+    pub fn action_verdicts(&self, game: &Game) -> Result<Option<Vec<(Action, Verdict)>>, String> {
+        let state = game.public_state();
+        let mover = game.colour_of_side(game.side_of(game.to_move()));
+        match mover {
+            Some(mover)
+                if game.outcome().is_none() && state.hand.is_none() && state.chain.is_none() =>
+            {
+                self.move_verdicts(game.board(), mover, game.legal_actions())
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The best legal action of the player to move by the tables ([`best`] of
+    /// [`Tables::action_verdicts`]): `None` when the tables do not hold the game's position.
     ///
     /// # Errors
     /// The file cannot be read back.
     pub fn best_action(&self, game: &Game) -> Result<Option<(Action, Verdict)>, String> {
-        let Some(all) = self.action_verdicts(game)? else {
-            return Ok(None);
-        };
-        let mut best: Option<(Action, Verdict)> = None;
-        for (action, verdict) in all {
-            if best.is_none_or(|(_, b)| verdict.rank() > b.rank()) {
-                best = Some((action, verdict));
-            }
-        }
-        Ok(best)
+        Ok(self.action_verdicts(game)?.and_then(best))
     }
 
     /// Whether the tables end `game` now, and how: the winning side (`None`: a draw) and the

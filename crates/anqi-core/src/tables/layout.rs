@@ -255,16 +255,7 @@ mod tests {
             }
             // All positions of the material, each reached from exactly one index (whole
             // classes when anchored).
-            let all: u64 = {
-                let counts = m.counts();
-                let mut free = 8u64;
-                let mut total = 1u64;
-                for &c in counts.iter().filter(|&&c| c > 0) {
-                    total *= BINOMIALS.get(free as usize, usize::from(c));
-                    free -= u64::from(c);
-                }
-                total
-            };
+            let all = m.placements(8) as u64;
             assert_eq!(seen.len() as u64, all, "{name}");
             let stored = if layout.anchored() { all / 4 } else { all };
             assert_eq!(positions, stored, "{name}");

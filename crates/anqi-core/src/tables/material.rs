@@ -60,6 +60,23 @@ impl Material {
         Material { counts }
     }
 
+    /// How many positions the material has on a board of `cells` cells with one colour to
+    /// move, before any symmetry: the ways to put each group of identical pieces on the cells
+    /// the groups before it left free.
+    pub fn placements(&self, cells: usize) -> u128 {
+        let mut free = cells as u128;
+        let mut n: u128 = 1;
+        for &c in self.counts.iter().filter(|&&c| c > 0) {
+            let mut choose: u128 = 1;
+            for i in 0..u128::from(c) {
+                choose = choose * (free - i) / (i + 1);
+            }
+            n *= choose;
+            free -= u128::from(c);
+        }
+        n
+    }
+
     /// Reads a material's name (`KGkp`: its letters, in any order).
     ///
     /// # Errors

@@ -30,7 +30,7 @@ mod layout;
 mod material;
 mod symmetry;
 
-pub use build::build_pair;
+pub use build::{build_all, build_pair};
 pub use file::Tables;
 pub use layout::{Layout, MAX_PIECES};
 pub use material::Material;

@@ -16,20 +16,6 @@ fn like_2x4(pieces: &str) -> Arc<Variant> {
     Arc::new(Variant::parse(&text).unwrap())
 }
 
-/// Every table of at most `k` pieces, built level by level.
-fn build_all(rules: &TableRules, k: usize) -> HashMap<Material, Table> {
-    let mut solved = HashMap::new();
-    for m in rules.materials(k) {
-        if solved.contains_key(&m) {
-            continue;
-        }
-        for t in build_pair(rules, m, &solved) {
-            solved.insert(t.layout().material(), t);
-        }
-    }
-    solved
-}
-
 /// A random position of `m` (red to move as the tables store it), as a board.
 fn random_board(m: Material, cells: usize, rng: &mut SplitMix64) -> Board {
     let mut board = Board::parse(&".".repeat(cells)).unwrap();
