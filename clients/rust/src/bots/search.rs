@@ -873,6 +873,52 @@ mod tests {
         SearchBot::with_depth(seed, depth).choose(&scene.view())
     }
 
+    /// The tables of a guard against a pawn (and the other way round), for `variant`.
+    fn guard_and_pawn_tables(variant: &str) -> Arc<Tables> {
+        use anqi_core::tables::{build_pair, Material, TableRules};
+        let v = Arc::new(Variant::shipped(variant).unwrap());
+        let rules = TableRules::new(v).unwrap();
+        let m = Material::parse("Gp").unwrap();
+        let built = build_pair(&rules, m, &Default::default());
+        Arc::new(Tables::in_memory(rules, 2, built))
+    }
+
+    #[test]
+    fn plays_a_position_the_tables_hold_from_them_and_ignores_tables_of_other_rules() {
+        let b = rows(["G.......", "........", "........", ".......p"]);
+        let s = Scene::new("traditional", &b, Control::Colour(Colour::Red));
+        let tables = guard_and_pawn_tables("traditional");
+        let value = tables.probe(&s.board, Colour::Red).unwrap().unwrap();
+        let mut bot = SearchBot::new(1)
+            .with_comments()
+            .with_tables(tables.clone());
+        let chosen = bot.choose(&s.view());
+        // The move keeps the position's value: the position it leads to is worth it to red.
+        let mut next = s.board.clone();
+        let Action::Move { from, to } = chosen else {
+            panic!("{chosen}")
+        };
+        next.set(to, next.get(from));
+        next.set(from, Square::Empty);
+        let after = tables
+            .probe(&next, Colour::Black)
+            .unwrap()
+            .unwrap()
+            .before();
+        assert_eq!(after, value, "{chosen}");
+        assert_eq!(bot.comment(), Some(format!("tables: {}", value.text())));
+        // Tables of other capture rules hold another game: the bot searches.
+        let mut other = SearchBot::new(1)
+            .with_comments()
+            .with_tables(guard_and_pawn_tables("cannon-step"));
+        other.choose(&s.view());
+        assert!(
+            other.comment().unwrap().starts_with("depth "),
+            "{:?}",
+            other.comment()
+        );
+    }
+
     #[test]
     fn takes_the_king_over_a_pawn() {
         let b = rows(["Pk......", "........", "Gp......", "........"]);
