@@ -73,9 +73,8 @@ pub struct Codec {
     starts: Vec<u32>,
     by_origin: Vec<(u32, u32)>,
     /// On boards of at most [`DENSE_CELLS`] cells, the id of every `(from, to)` at
-    /// `from * size + to` (`u32::MAX`: no move), and of the reveal of `c` at `(c, c)`: one
-    /// load per action when listing the legal ids (`Board::for_each_action_pair`), the hot
-    /// path of Python-driven playouts and of `VecGame`.
+    /// `from * size + to` (`u32::MAX`: no move): one load per move when listing the legal ids
+    /// (`Board::for_each_move_pair`), the hot path of `VecGame`.
     dense: Vec<u32>,
 }
 
@@ -121,10 +120,6 @@ impl Codec {
             for &(from, to, id) in &pairs {
                 dense[from * size + to] = id;
             }
-            // The reveals on the diagonal, as `Board::for_each_action_pair` numbers them.
-            for c in 0..size {
-                dense[c * size + c] = c as u32;
-            }
         }
         let by_origin = pairs
             .into_iter()
@@ -157,12 +152,12 @@ impl Codec {
         &self.jumps
     }
 
-    /// The ids of [`Board::for_each_action_pair`]'s pairs (`None` on a board too large for
+    /// The ids of [`Board::for_each_move_pair`]'s pairs (`None` on a board too large for
     /// the table).
     ///
-    /// [`Board::for_each_action_pair`]: anqi_core::rules::Board::for_each_action_pair
+    /// [`Board::for_each_move_pair`]: anqi_core::rules::Board::for_each_move_pair
     #[inline]
-    pub fn pair_ids(&self) -> Option<&[u32]> {
+    pub fn move_ids(&self) -> Option<&[u32]> {
         (!self.dense.is_empty()).then_some(&self.dense[..])
     }
 

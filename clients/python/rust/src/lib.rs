@@ -11,13 +11,14 @@
 //! Modules: `variant.rs` (`variants()`, `Variant`), `actions.rs` (text and ids), `game.rs`
 //! (`Game`, chance mode), `playouts.rs` (native batch playouts), `observation.rs` (what one
 //! player knows: `Observation`), `tensor.rs` (observation tensors and action masks), `vec_game.rs` (`VecGame`, n games stepped
-//! together), `client.rs` (`ClientSession`, a sans-IO protocol client over
+//! together) with `legal_ids.rs` (the legal ids it keeps per game), `client.rs` (`ClientSession`, a sans-IO protocol client over
 //! anqi-client's tracker), `bots.rs` (`ReferenceBot`, anqi-bot's strategies).
 
 mod actions;
 mod bots;
 mod client;
 mod game;
+mod legal_ids;
 mod observation;
 mod playouts;
 mod tensor;

@@ -62,6 +62,8 @@ pub struct Shown {
     cells: Vec<u8>,
     /// The value of each whole plane (16-48; the others unused).
     fills: [f32; PLANES],
+    /// The piece whose hand plane (35-48) is set.
+    hand: Option<usize>,
     /// The cell set to 1 on plane 49.
     chain: Option<usize>,
     /// The unseen pieces of each letter (planes 19-32 before scaling).
@@ -83,6 +85,7 @@ impl Shown {
         Shown {
             cells: vec![Shown::NONE; variant.topology.size()],
             fills: [0.0; PLANES],
+            hand: None,
             chain: None,
             unseen: [0; 14],
             totals,
@@ -129,13 +132,15 @@ pub fn update_planes(
             *was = p;
         }
     };
-    match change {
+    // The unseen counts' planes change only with the piece a reveal turned up or a draw gave.
+    let unseen_planes = match change {
         Change::Any => {
             (0..n).for_each(&mut show_cell);
             let (face_down, bag) = (game.face_down_counts(), game.bag_counts());
             for (i, unseen) in shown.unseen.iter_mut().enumerate() {
                 *unseen = face_down[i] + bag[i];
             }
+            0..14
         }
         Change::Ply(action, played) => {
             match action {
@@ -146,18 +151,26 @@ pub fn update_planes(
                 }
                 Action::Bag => {}
             }
-            if let Some(p) = played.revealed.or(played.drawn) {
-                shown.unseen[piece_index(p)] -= 1;
+            match played.revealed.or(played.drawn) {
+                Some(p) => {
+                    let i = piece_index(p);
+                    shown.unseen[i] -= 1;
+                    i..i + 1
+                }
+                None => 0..0,
             }
         }
+    };
+    for i in unseen_planes {
+        let (unseen, total) = (shown.unseen[i], shown.totals[i]);
+        let value = if total > 0 {
+            unseen as f32 / total as f32
+        } else {
+            0.0
+        };
+        fill_plane(out, n, shown, UNSEEN + i, value);
     }
-    let fills = whole_planes(game, player, shown);
-    for (p, (&now, &was)) in fills.iter().zip(&shown.fills).enumerate() {
-        if now != was {
-            plane_of(out, n, p).fill(now);
-        }
-    }
-    shown.fills = fills;
+    write_ply_planes(game, player, shown, out);
     let chain = game.public_state().chain;
     if chain != shown.chain {
         if let Some(cell) = shown.chain {
@@ -170,10 +183,20 @@ pub fn update_planes(
     }
 }
 
-/// The value of each plane that has one value on every cell (16-48; 0 at the others), the
-/// unseen counts taken from `shown`.
-fn whole_planes(game: &rules::Game, player: usize, shown: &Shown) -> [f32; PLANES] {
-    let mut fills = [0.0; PLANES];
+/// Sets whole plane `p` of `out` (`n` cells) to `value`, unless `shown` says it holds it.
+#[inline]
+fn fill_plane(out: &mut [f32], n: usize, shown: &mut Shown, p: usize, value: f32) {
+    // Compared as bits: the values are never NaN, and an integer compare needs no care.
+    if shown.fills[p].to_bits() != value.to_bits() {
+        plane_of(out, n, p).fill(value);
+        shown.fills[p] = value;
+    }
+}
+
+/// Brings up to date the whole planes a ply may change (16-18, 33-48): who moves what, who is
+/// to move, the draw counters and the piece in hand.
+fn write_ply_planes(game: &rules::Game, player: usize, shown: &mut Shown, out: &mut [f32]) {
+    let n = shown.cells.len();
     let flag = |on: bool| if on { 1.0 } else { 0.0 };
     let control = game.control_of(player);
     let moves = |c: Colour| match control {
@@ -181,17 +204,14 @@ fn whole_planes(game: &rules::Game, player: usize, shown: &Shown) -> [f32; PLANE
         Control::Colour(mine) => mine == c,
         Control::Both => true,
     };
-    fills[RED] = flag(moves(Colour::Red));
-    fills[BLACK] = flag(moves(Colour::Black));
-    fills[TO_MOVE] = flag(game.outcome().is_none() && game.to_move() == player);
-    for i in 0..14 {
-        if shown.totals[i] > 0 {
-            fills[UNSEEN + i] = shown.unseen[i] as f32 / shown.totals[i] as f32;
-        }
-    }
+    fill_plane(out, n, shown, RED, flag(moves(Colour::Red)));
+    fill_plane(out, n, shown, BLACK, flag(moves(Colour::Black)));
+    let to_move = game.outcome().is_none() && game.to_move() == player;
+    fill_plane(out, n, shown, TO_MOVE, flag(to_move));
     let variant = game.variant();
     if let Some(limit) = variant.draw.no_progress.filter(|&l| l > 0) {
-        fills[NO_PROGRESS] = (game.quiet_plies() as f32 / limit as f32).min(1.0);
+        let value = (game.quiet_plies() as f32 / limit as f32).min(1.0);
+        fill_plane(out, n, shown, NO_PROGRESS, value);
     }
     // Scaled so that the value stays below 1 before the draw: `(repetition N)` draws at the
     // N-th occurrence (N - 1 before it); a cycle rule once the last plies repeat one cycle
@@ -203,12 +223,20 @@ fn whole_planes(game: &rules::Game, player: usize, shown: &Shown) -> [f32; PLANE
         None => 0,
     };
     if scale > 0 {
-        fills[REPEATED] = (game.repetitions() as f32 / scale as f32).min(1.0);
+        let value = (game.repetitions() as f32 / scale as f32).min(1.0);
+        fill_plane(out, n, shown, REPEATED, value);
     }
-    if let Some(piece) = game.hand() {
-        fills[HAND + piece_index(piece)] = 1.0;
+    // The piece in hand: its plane at 1, the others at 0 (only the one shown can be set).
+    let hand = game.hand().map(piece_index);
+    if hand != shown.hand {
+        if let Some(was) = shown.hand {
+            fill_plane(out, n, shown, HAND + was, 0.0);
+        }
+        if let Some(now) = hand {
+            fill_plane(out, n, shown, HAND + now, 1.0);
+        }
+        shown.hand = hand;
     }
-    fills
 }
 
 /// Plane `p` of a tensor of `n` cells.

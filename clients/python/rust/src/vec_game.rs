@@ -12,11 +12,13 @@
 //! A ply changes a cell or two and a few whole planes of an observation, so each game keeps
 //! what its observation holds ([`tensor::Shown`]) and the next one writes only what differs:
 //! a few hundred bytes instead of 6 KiB on a 4x8 board. Likewise each game keeps its legal
-//! ids, which clear the mask's old ones, check the actions played and give `random_actions`
-//! without listing the actions again. That is why the arrays handed to Python are read-only:
+//! ids ([`LegalIds`]: the reveals as a set of cells, the moves listed), which clear the mask's
+//! old ones, check the actions played and give `random_actions` without listing the actions
+//! again. That is why the arrays handed to Python are read-only:
 //! a value changed from Python would stay wrong until its cell next changed.
 
 use crate::actions::Codec;
+use crate::legal_ids::LegalIds;
 use crate::tensor::{self, Change, Shown, PLANES};
 use crate::variant::{load_any, Loaded};
 use anqi_core::rules::playout::SplitMix64;
@@ -45,9 +47,8 @@ struct Slot {
     rng: SplitMix64,
     /// What the game's observation in the arrays holds.
     shown: Shown,
-    /// The ids of the legal actions of the game's player to move, in the order of
-    /// `for_each_legal`: the ones set in its mask.
-    legal: Vec<u32>,
+    /// The ids of the legal actions of the game's player to move: the ones set in its mask.
+    legal: LegalIds,
 }
 
 /// The generator of slot `i`'s random actions for `seed` (FNV-1a of `"{seed}/{i}"`).
@@ -208,37 +209,43 @@ struct Out<'a> {
 fn observe(slot: &mut Slot, codec: &Codec, change: Change, out: &mut Out<'_>) {
     let game = &slot.game;
     tensor::update_planes(game, game.to_move(), change, &mut slot.shown, out.obs);
-    for &id in &slot.legal {
-        out.mask[id as usize] = 0;
-    }
-    slot.legal.clear();
+    let legal = &mut slot.legal;
+    legal.clear(out.mask);
     let state = game.public_state();
-    match (codec.pair_ids(), state.hand, state.chain) {
+    let face_down = state.board.face_down_set();
+    match (codec.move_ids(), face_down, state.hand, state.chain) {
         _ if game.outcome().is_some() => {}
-        (Some(ids), None, None) => {
-            // The common case, without an `Action` per legal action: the board's pairs, each
-            // one load from its id (the order of `for_each_legal`: the board's, then a draw).
+        (Some(ids), Some(face_down), None, None) => {
+            // The common case, without an `Action` per legal action: the face-down cells as
+            // a set, the board's move pairs each one load from its id, then a draw.
+            legal.set_reveals(face_down);
             let v = state.variant;
-            state
-                .board
-                .for_each_action_pair(&v.topology, &v.capture, state.control, |p| {
-                    slot.legal.push(ids[p]);
-                });
-            if state.bag_has_pieces {
-                let bag = codec
-                    .encode(Action::Bag)
-                    .expect("a bag variant's draw has an id");
-                slot.legal.push(bag);
-            }
+            legal.list_others(|buf| {
+                let mut k = 0;
+                state.board.for_each_move_pair(
+                    &v.topology,
+                    &v.capture,
+                    state.control,
+                    |p, is_move| {
+                        // Stored whether a move or not, kept only if one: no branch.
+                        buf[k] = ids[p];
+                        k += usize::from(is_move);
+                    },
+                );
+                if state.bag_has_pieces {
+                    buf[k] = codec
+                        .encode(Action::Bag)
+                        .expect("a bag variant's draw has an id");
+                    k += 1;
+                }
+                k
+            });
         }
         _ => game.for_each_legal(|a, _| {
-            slot.legal
-                .push(codec.encode(a).expect("every legal action has an id"));
+            legal.push(codec.encode(a).expect("every legal action has an id"));
         }),
     }
-    for &id in &slot.legal {
-        out.mask[id as usize] = 1;
-    }
+    legal.write(out.mask);
     *out.to_move = game.to_move() as i32;
 }
 
@@ -317,7 +324,7 @@ impl VecGame {
                 episode: 0,
                 rng: slot_rng("", i),
                 shown: Shown::zeros(v),
-                legal: Vec::new(),
+                legal: LegalIds::new(cells, loaded.codec.len()),
             })
             .collect();
         let mut vec = VecGame {
@@ -387,7 +394,7 @@ impl VecGame {
             let action = codec
                 .decode_or_refuse(id)
                 .map_err(|e| PyValueError::new_err(format!("game {i}: {e}")))?;
-            if !slot.legal.iter().any(|&l| i64::from(l) == id) {
+            if !slot.legal.contains(id as u32) {
                 let why = match slot.game.check(slot.game.to_move(), action) {
                     Err(e) => e.to_string(),
                     Ok(_) => "not a legal action".to_string(),
@@ -431,7 +438,7 @@ impl VecGame {
             .iter_mut()
             .map(|slot| match slot.legal.len() {
                 0 => -1,
-                n => i64::from(slot.legal[slot.rng.below(n as u32) as usize]),
+                n => i64::from(slot.legal.nth(slot.rng.below(n as u32) as usize)),
             })
             .collect();
         let numpy = py.import("numpy")?;

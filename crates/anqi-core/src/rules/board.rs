@@ -194,6 +194,14 @@ impl Board {
         self.face_down as usize
     }
 
+    /// The face-down cells as a set, bit `c` for cell `c`, on a board of at most
+    /// [`MASK_CELLS`] cells (`None` on a larger one): with [`Board::for_each_move_pair`], a
+    /// caller's whole list of legal actions without a call per reveal.
+    #[inline]
+    pub fn face_down_set(&self) -> Option<u128> {
+        (self.len() <= MASK_CELLS).then_some(self.masks[0])
+    }
+
     /// The cells by content, on a board of at most [`MASK_CELLS`] cells: `[face-down, red,
     /// black, empty]` (all empty on larger boards).
     #[inline(always)]

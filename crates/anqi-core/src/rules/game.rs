@@ -388,7 +388,7 @@ impl Game {
             counts: OnceLock::new(),
             outcome: None,
         };
-        game.start_turn();
+        game.start_turn(NextTurn::Count);
         game
     }
 
@@ -472,7 +472,7 @@ impl Game {
         game.side_colour.clone_from(&position.side_colours);
         game.turn_pos = position.turn_place;
         game.outcome = None;
-        game.start_turn();
+        game.start_turn(NextTurn::Count);
         Ok(game)
     }
 
@@ -884,7 +884,7 @@ impl Game {
     }
 
     /// Plays an action of the player to move taken from this turn's legal actions
-    /// ([`Game::for_each_legal`], or the board's [`Board::for_each_action_pair`]), of the
+    /// ([`Game::for_each_legal`], or the board's [`Board::for_each_move_pair`]), of the
     /// kind they give, without checking it again: how `VecGame` plays the ids it listed and
     /// checked against its list. An action that was not listed this turn leaves the game in a
     /// state the rules never reach (debug builds check it).
@@ -894,7 +894,7 @@ impl Game {
             Some(kind),
             "{action} is not a legal action of this turn of that kind"
         );
-        self.play_unchecked(action, kind)
+        self.play_turn(action, kind, NextTurn::Check)
     }
 
     /// Plays an action of the player to move that is known to be legal, of the kind
@@ -902,6 +902,12 @@ impl Game {
     /// it: how a random playout plays the action it chose. An illegal action here leaves the
     /// game in a state the rules never reach.
     pub(crate) fn play_unchecked(&mut self, action: Action, kind: ActionKind) -> Played {
+        self.play_turn(action, kind, NextTurn::Count)
+    }
+
+    /// [`Game::play_unchecked`], then the next turn's start as `next` says.
+    #[inline(always)]
+    fn play_turn(&mut self, action: Action, kind: ActionKind, next: NextTurn) -> Played {
         let mut played = Played {
             kind,
             revealed: None,
@@ -963,7 +969,7 @@ impl Game {
             self.turn_pos = if wraps { 0 } else { next };
             self.round += u32::from(wraps);
         }
-        self.start_turn();
+        self.start_turn(next);
         played
     }
 
@@ -978,17 +984,21 @@ impl Game {
         }
     }
 
-    /// Counts the mover's legal actions and rules on the end of the game, in this order:
-    /// a colour is gone (capture-all, or cleared); the mover has no legal action; the ply cap;
-    /// the no-progress draw; the repetition draw.
-    fn start_turn(&mut self) {
+    /// Looks at the mover's legal actions (counting them when `next` says so) and rules on the
+    /// end of the game, in this order: a colour is gone (capture-all, or cleared); the mover
+    /// has no legal action; the ply cap; the no-progress draw; the repetition draw.
+    fn start_turn(&mut self, next: NextTurn) {
         self.counts = OnceLock::new();
         self.repeats = 0;
         self.control = self.control_of_side(self.turn_sides[self.turn_pos]);
         // With no face-down cell to reveal and no bag to draw from, whether the mover is stuck
-        // takes counting its moves: the count is kept for the turn.
+        // takes looking at its moves. A random playout, which picks its next action from a
+        // count of them (`Game::choose_legal`), counts them all and keeps the count for the
+        // turn; a driver that lists them (`VecGame`) has no use for a count, and only asks
+        // whether there is a move, stopping at the first.
         let v = &self.variant;
-        self.counted_now = self.hand.is_none()
+        self.counted_now = next == NextTurn::Count
+            && self.hand.is_none()
             && self.chain.is_none()
             && self.bag.is_empty()
             && !self.board.has_face_down()
@@ -1117,6 +1127,16 @@ fn piece_index(p: Piece) -> usize {
     p.index()
 }
 
+/// What [`Game::start_turn`] does with the mover's legal actions, besides ruling on the end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NextTurn {
+    /// Counts them on a board with no face-down cell (where whether the mover is stuck takes
+    /// looking at its moves anyway), for a random playout to pick from.
+    Count,
+    /// Only asks whether there is one, stopping at the first: for a driver that lists them.
+    Check,
+}
+
 /// Appends the key of a position for the repetition rule to `out`: the board (its square
 /// codes, one byte per cell: equal keys, equal boards), the place in the turn order, and the
 /// cell of a chain capture in progress. The numbers are written whole (4 bytes each): a turn
@@ -1154,12 +1174,23 @@ fn same_key(history: &[u8], hashes: &[u64], len: usize, i: usize, j: usize) -> b
 }
 
 /// How many of the positions before the last (keys of `len` bytes in `history`) equal it.
+/// Every ply of a quiet stretch asks, over every position since its start (up to a
+/// no-progress limit of hundreds), so the hashes are scanned on their own first, a loop the
+/// compiler makes wide, and only a position whose hash matches is compared byte for byte.
 fn occurrences_before(history: &[u8], hashes: &[u64], len: usize) -> u32 {
-    let Some(t) = hashes.len().checked_sub(1) else {
+    let Some((&last, before)) = hashes.split_last() else {
         return 0;
     };
-    (0..t)
-        .filter(|&i| same_key(history, hashes, len, i, t))
+    let matches = before.iter().filter(|&&h| h == last).count();
+    if matches == 0 {
+        return 0;
+    }
+    let t = before.len();
+    let key = &history[t * len..(t + 1) * len];
+    before
+        .iter()
+        .enumerate()
+        .filter(|&(i, &h)| h == last && history[i * len..(i + 1) * len] == *key)
         .count() as u32
 }
 

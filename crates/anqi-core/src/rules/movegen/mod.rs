@@ -121,17 +121,22 @@ impl Board {
         })
     }
 
-    /// Calls `f` with every reveal and move allowed by `control`, in the order of
-    /// [`Board::for_each_action`], as the cell pair `from * n + to` on a board of `n` cells
-    /// (a reveal of `c` as the pair `(c, c)`, which no move is): a caller that numbers actions
-    /// maps each with one lookup in a table of `n * n` entries, and on a board with sets no
-    /// [`Action`] is made at all. How `VecGame` lists its legal action ids.
-    pub fn for_each_action_pair(
+    /// Calls `f` with every move allowed by `control` (no reveal), in the order of
+    /// [`Board::for_each_action`], as the cell pair `from * n + to` on a board of `n` cells,
+    /// and `true`; between them, it may call `f` with other pairs and `false`, to be ignored.
+    /// A caller that numbers actions maps each pair with one lookup in a table of `n * n`
+    /// entries, and can store every pair's id and advance only on `true`: on a board with
+    /// step rows that lists the moves without a branch on each of a piece's steps (see
+    /// `Sets::for_each_pair`), and on a board with sets no [`Action`] is made at all. With
+    /// [`Board::face_down_set`] for the reveals, how `VecGame` lists its legal action ids.
+    /// Inlined, so that what `f` counts stays in a register rather than in memory.
+    #[inline(always)]
+    pub fn for_each_move_pair(
         &self,
         topo: &Topology,
         rules: &CaptureRules,
         control: Control,
-        mut f: impl FnMut(usize),
+        mut f: impl FnMut(usize, bool),
     ) {
         let n = self.len();
         match topo.representation() {
@@ -139,10 +144,10 @@ impl Board {
             Representation::Sets128 => {
                 Sets::<u128>::new(self, topo, rules).for_each_pair(control, f)
             }
-            Representation::Listed => self.for_each_action(topo, rules, control, |a, _| match a {
-                Action::Reveal(c) => f(c * n + c),
-                Action::Move { from, to } => f(from * n + to),
-                Action::Bag | Action::Put { .. } => {}
+            Representation::Listed => self.for_each_action(topo, rules, control, |a, _| {
+                if let Action::Move { from, to } = a {
+                    f(from * n + to, true);
+                }
             }),
         }
     }

@@ -224,29 +224,26 @@ impl<'a, B: CellSet> Sets<'a, B> {
         })
     }
 
-    /// [`Board::for_each_action_pair`] on sets: the active cells in order, a face-down cell's
-    /// reveal, a piece's steps by its step row (the row's cells in neighbour order, found
-    /// with four lookups as [`Sets::count_steps`] finds them), then its jumps.
+    /// [`Board::for_each_move_pair`] on sets: the movable pieces in cell order, a piece's
+    /// steps by its step row (the row's cells in neighbour order, found with four lookups as
+    /// [`Sets::count_steps`] finds them), then its jumps. On a board with step rows, every
+    /// cell of a piece's row and every line of a cannon is given, flagged whether it is a
+    /// move: how many of a piece's four steps are legal follows no pattern the processor can
+    /// predict, and a branch on each was most of the listing.
     #[inline(always)]
-    pub(super) fn for_each_pair(&self, control: Control, mut f: impl FnMut(usize)) {
+    pub(super) fn for_each_pair(&self, control: Control, mut f: impl FnMut(usize, bool)) {
         let n = self.len;
-        let mut todo = self.face_down | self.movable(control);
+        let mut todo = self.movable(control);
         while !todo.is_none() {
             let cell = todo.first();
             todo = todo.without_first();
             let code = self.code(cell);
-            if code == HIDDEN {
-                f(cell * n + cell);
-                continue;
-            }
             match self.rows {
                 Some(rows) => {
                     let row = &rows[cell & (MASK_CELLS - 1)];
-                    let (_, mut steps) = self.count_steps(cell, code);
-                    while steps != 0 {
-                        let j = steps.trailing_zeros() as usize;
-                        steps &= steps - 1;
-                        f(cell * n + usize::from(row[j & 3]));
+                    let (_, steps) = self.count_steps(cell, code);
+                    for (j, &to) in row.iter().enumerate() {
+                        f(cell * n + usize::from(to), steps >> j & 1 == 1);
                     }
                 }
                 None => rule::for_each_step(
@@ -256,11 +253,20 @@ impl<'a, B: CellSet> Sets<'a, B> {
                     cell,
                     code,
                     false,
-                    |to| f(cell * n + to),
+                    |to| f(cell * n + to, true),
                 ),
             }
             if self.rules.jumps_code(code) {
-                self.jumps(cell, code, &mut |to| f(cell * n + to));
+                for line in self.topo.lines(cell) {
+                    let target = self.line_target(code, line);
+                    // No target: the piece's own cell, which is no move, flagged as such.
+                    let to = if target.is_none() {
+                        cell
+                    } else {
+                        target.first()
+                    };
+                    f(cell * n + to, !target.is_none());
+                }
             }
         }
     }

@@ -184,19 +184,34 @@ fn listed_and_checked(
     listed.iter().for_each(|&(_, kind)| counts.add(kind));
     assert_eq!(b.count_actions(t, r, control), counts);
     assert_eq!(b.has_action(t, r, control), !listed.is_empty());
-    // The pairs, in the listing's order.
+    // The move pairs, in the listing's order, and the reveals as a set.
     let n = b.len();
     let mut pairs = Vec::new();
-    b.for_each_action_pair(t, r, control, |p| pairs.push(p));
+    b.for_each_move_pair(t, r, control, |p, is_move| {
+        if is_move {
+            pairs.push(p);
+        }
+    });
     let want: Vec<usize> = listed
         .iter()
-        .map(|&(a, _)| match a {
-            Action::Reveal(c) => c * n + c,
-            Action::Move { from, to } => from * n + to,
+        .filter_map(|&(a, _)| match a {
+            Action::Reveal(_) => None,
+            Action::Move { from, to } => Some(from * n + to),
             _ => unreachable!("a board gives reveals and moves"),
         })
         .collect();
-    assert_eq!(pairs, want, "the pairs");
+    assert_eq!(pairs, want, "the move pairs");
+    if let Some(set) = b.face_down_set() {
+        let reveals: Vec<Cell> = listed
+            .iter()
+            .filter_map(|&(a, _)| match a {
+                Action::Reveal(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        let bits: Vec<Cell> = (0..n).filter(|&c| set >> c & 1 == 1).collect();
+        assert_eq!(bits, reveals, "the face-down set");
+    }
     let mut moves = Vec::new();
     for from in 0..b.len() {
         for to in 0..b.len() {

@@ -1,0 +1,168 @@
+//! The legal action ids of a game's player to move, kept beside its share of `VecGame`'s mask:
+//! the reveals as a set of cells, everything else as a list of ids.
+//!
+//! # Why reveals are a set
+//! A reveal's id is its cell (`actions.rs`), so the mask's first `S` bytes are the face-down
+//! cells, one byte each. Early in a game most legal actions are reveals (32 at the start of
+//! `traditional`), and a call and a write per reveal each step was most of the listing. As a
+//! set they cost one word of the board's ([`Board::face_down_set`]), written into the mask
+//! eight cells at a time, whatever their number; only the moves are listed one by one.
+//!
+//! [`Board::face_down_set`]: anqi_core::rules::Board::face_down_set
+
+/// The legal ids: reveals (ids below the board's cell count) as bits, the others listed.
+#[derive(Clone, Debug)]
+pub struct LegalIds {
+    /// The board's cells.
+    cells: usize,
+    /// Bit `c % 64` of word `c / 64` for the reveal of cell `c`.
+    reveals: Vec<u64>,
+    /// How many bits `reveals` has set.
+    reveal_count: u32,
+    /// The other legal ids (moves, jumps, a draw, puts), in listing order, in
+    /// `others[..other_count]`. The buffer holds every id of the variant, so a listing writes
+    /// into it by index: a `Vec::push` would make the compiler reload the length from memory
+    /// after every id stored (the store might have changed it), a quarter of the listing.
+    others: Box<[u32]>,
+    other_count: usize,
+}
+
+/// Each byte's eight bits, one to a byte of a word (bit `i` to byte `i`, little-endian): eight
+/// cells of a set as eight bytes of a mask in one store.
+const SPREAD: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            if byte >> bit & 1 == 1 {
+                table[byte] |= 1 << (8 * bit);
+            }
+            bit += 1;
+        }
+        byte += 1;
+    }
+    table
+};
+
+impl LegalIds {
+    /// No legal id, on a board of `cells` cells in a variant of `ids` ids (what a mask of
+    /// zeros says).
+    pub fn new(cells: usize, ids: usize) -> LegalIds {
+        LegalIds {
+            cells,
+            reveals: vec![0; cells.div_ceil(64)],
+            reveal_count: 0,
+            others: vec![0; ids].into_boxed_slice(),
+            other_count: 0,
+        }
+    }
+
+    /// The other ids listed.
+    #[inline]
+    fn listed(&self) -> &[u32] {
+        &self.others[..self.other_count]
+    }
+
+    /// How many legal ids.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.reveal_count as usize + self.other_count
+    }
+
+    /// Whether `id` is one of them.
+    pub fn contains(&self, id: u32) -> bool {
+        let id = id as usize;
+        if id < self.cells {
+            self.reveals[id / 64] >> (id % 64) & 1 == 1
+        } else {
+            self.listed().iter().any(|&o| o as usize == id)
+        }
+    }
+
+    /// The `k`-th (from 0, below [`LegalIds::len`]): the reveals in cell order, then the
+    /// others in listing order.
+    pub fn nth(&self, k: usize) -> u32 {
+        let mut k = k;
+        if k >= self.reveal_count as usize {
+            return self.listed()[k - self.reveal_count as usize];
+        }
+        for (w, &word) in self.reveals.iter().enumerate() {
+            let here = word.count_ones() as usize;
+            if k < here {
+                let mut word = word;
+                for _ in 0..k {
+                    word &= word - 1;
+                }
+                return (w * 64) as u32 + word.trailing_zeros();
+            }
+            k -= here;
+        }
+        unreachable!("k is below the reveal count")
+    }
+
+    /// Takes every id's byte in `mask` back to 0 and forgets them.
+    #[inline]
+    pub fn clear(&mut self, mask: &mut [u8]) {
+        for &id in self.listed() {
+            mask[id as usize] = 0;
+        }
+        self.other_count = 0;
+        // The reveals' bytes are all rewritten by `write`.
+        self.reveals.fill(0);
+        self.reveal_count = 0;
+    }
+
+    /// Sets the reveals to the cells of `set` (bit `c` for cell `c`), on a board of at most
+    /// 128 cells.
+    #[inline]
+    pub fn set_reveals(&mut self, set: u128) {
+        for (w, word) in self.reveals.iter_mut().enumerate() {
+            *word = (set >> (64 * w)) as u64;
+        }
+        self.reveal_count = set.count_ones();
+    }
+
+    /// Adds an id, from a listing in order (reveals and others may come mixed).
+    #[inline]
+    pub fn push(&mut self, id: u32) {
+        let i = id as usize;
+        if i < self.cells {
+            self.reveals[i / 64] |= 1 << (i % 64);
+            self.reveal_count += 1;
+        } else {
+            self.others[self.other_count] = id;
+            self.other_count += 1;
+        }
+    }
+
+    /// Lists the others with `list`, which writes them from the start of the buffer it is
+    /// given (room for every id of the variant) and returns how many it wrote: for a caller
+    /// that knows its ids are no reveals, each one stored by index.
+    #[inline]
+    pub fn list_others(&mut self, list: impl FnOnce(&mut [u32]) -> usize) {
+        let start = self.other_count;
+        self.other_count += list(&mut self.others[start..]);
+    }
+
+    /// Writes the ids into `mask`, which holds zeros where [`LegalIds::clear`] left them: every
+    /// reveal byte (eight at a time from the set), then a 1 at each other id.
+    #[inline]
+    pub fn write(&self, mask: &mut [u8]) {
+        let cells = &mut mask[..self.cells];
+        let mut chunks = cells.chunks_exact_mut(8);
+        for (i, chunk) in chunks.by_ref().enumerate() {
+            let byte = (self.reveals[i / 8] >> (8 * (i % 8))) as u8;
+            chunk.copy_from_slice(&SPREAD[usize::from(byte)].to_le_bytes());
+        }
+        let rest = chunks.into_remainder();
+        let start = self.cells - rest.len();
+        for (k, b) in rest.iter_mut().enumerate() {
+            let c = start + k;
+            *b = (self.reveals[c / 64] >> (c % 64) & 1) as u8;
+        }
+        for &id in self.listed() {
+            mask[id as usize] = 1;
+        }
+    }
+}
