@@ -40,7 +40,9 @@ fi
 # The experiment tests run the real server and reference bot (anqi.Server, anqi.play).
 echo "== cargo build --workspace --bins (anqi, anqi-bot)"
 (cd "$repo" && cargo build --quiet --workspace --bins)
-echo "== maturin develop (clients/python)"
-(cd "$here" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --quiet)
+# The debug build: the wheel's own profile (pyproject.toml) is optimized across crates, much
+# slower to build and no help to the tests.
+echo "== maturin develop --profile dev (clients/python)"
+(cd "$here" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --quiet --profile dev)
 echo "== python tests (clients/python/tests)"
 "$venv/bin/python" -m unittest discover -s "$here/tests" -t "$here/tests" "$@"

@@ -13,7 +13,8 @@ same thing, player actions (plies); pyspiel's chance nodes (its reveals pick the
 are resolved in its loop but not counted as plies. anqi plays the `openspiel` variant
 (protocol/variants/openspiel.sexp: OpenSpiel's rules, a 50-ply no-progress draw, no repetition
 rule). The contenders take turns in short rounds, so a machine busy with other work slows them
-alike. Measure a release build (`pip install ./clients/python`, or `maturin develop --release`).
+alike. Measure the build a wheel gets (`pip install ./clients/python`, or `maturin develop`:
+release, optimized across crates), not a debug one.
 """
 
 from __future__ import annotations

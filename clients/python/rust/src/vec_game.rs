@@ -143,8 +143,8 @@ impl Arrays {
         })
     }
 
-    /// Splits the arrays into `n` games' shares, in order.
-    fn shares(&mut self, n: usize) -> Vec<Out<'_>> {
+    /// The arrays, to be shared out among `n` games.
+    fn shares(&mut self, n: usize) -> Shares<'_> {
         let Arrays {
             obs,
             masks,
@@ -154,20 +154,14 @@ impl Arrays {
         } = self;
         let (obs, masks, rewards) = (obs.values(), masks.values(), rewards.values());
         // n >= 1, and every game's share is at least one value (a cell, an action, a player).
-        let (o, m, r) = (obs.len() / n, masks.len() / n, rewards.len() / n);
-        obs.chunks_mut(o)
-            .zip(masks.chunks_mut(m))
-            .zip(rewards.chunks_mut(r))
-            .zip(dones.values().iter_mut())
-            .zip(to_move.values().iter_mut())
-            .map(|((((obs, mask), rewards), done), to_move)| Out {
-                obs,
-                mask,
-                rewards,
-                done,
-                to_move,
-            })
-            .collect()
+        Shares {
+            sizes: [obs.len() / n, masks.len() / n, rewards.len() / n],
+            obs,
+            masks,
+            rewards,
+            dones: dones.values(),
+            to_move: to_move.values(),
+        }
     }
 
     /// The arrays as Python sees them: `(obs, masks, rewards, dones, to_move)`.
@@ -202,6 +196,61 @@ struct Out<'a> {
     rewards: &'a mut [f32],
     done: &'a mut u8,
     to_move: &'a mut i32,
+}
+
+/// Consecutive games' shares of the arrays (game 0 of a `Shares` is its first), handed out one
+/// game at a time without a list of them.
+struct Shares<'a> {
+    obs: &'a mut [f32],
+    masks: &'a mut [u8],
+    rewards: &'a mut [f32],
+    dones: &'a mut [u8],
+    to_move: &'a mut [i32],
+    /// One game's values of `obs`, `masks` and `rewards`.
+    sizes: [usize; 3],
+}
+
+impl<'a> Shares<'a> {
+    /// The shares of the first `k` games, and of the others.
+    fn split_at(self, k: usize) -> (Shares<'a>, Shares<'a>) {
+        let [o, m, r] = self.sizes;
+        let (obs, obs_rest) = self.obs.split_at_mut(k * o);
+        let (masks, masks_rest) = self.masks.split_at_mut(k * m);
+        let (rewards, rewards_rest) = self.rewards.split_at_mut(k * r);
+        let (dones, dones_rest) = self.dones.split_at_mut(k);
+        let (to_move, to_move_rest) = self.to_move.split_at_mut(k);
+        let sizes = self.sizes;
+        (
+            Shares {
+                obs,
+                masks,
+                rewards,
+                dones,
+                to_move,
+                sizes,
+            },
+            Shares {
+                obs: obs_rest,
+                masks: masks_rest,
+                rewards: rewards_rest,
+                dones: dones_rest,
+                to_move: to_move_rest,
+                sizes,
+            },
+        )
+    }
+
+    /// Game `i`'s share.
+    fn get(&mut self, i: usize) -> Out<'_> {
+        let [o, m, r] = self.sizes;
+        Out {
+            obs: &mut self.obs[i * o..(i + 1) * o],
+            mask: &mut self.masks[i * m..(i + 1) * m],
+            rewards: &mut self.rewards[i * r..(i + 1) * r],
+            done: &mut self.dones[i],
+            to_move: &mut self.to_move[i],
+        }
+    }
 }
 
 /// Brings a game's share of the arrays up to date with its game, after a change: its
@@ -251,26 +300,27 @@ fn observe(slot: &mut Slot, codec: &Codec, change: Change, out: &mut Out<'_>) {
 
 /// Runs `f` on every slot with its share of the arrays, over `threads` threads, slot `i` on
 /// the same data whatever the split.
-fn for_each<F>(slots: &mut [Slot], outs: Vec<Out<'_>>, threads: usize, f: F)
+fn for_each<F>(slots: &mut [Slot], shares: Shares<'_>, threads: usize, f: F)
 where
     F: Fn(usize, &mut Slot, Out<'_>) + Sync,
 {
     let n = slots.len();
     let chunk = n.div_ceil(threads.max(1)).max(1);
-    let mut outs = outs;
     std::thread::scope(|scope| {
         let mut start = 0;
         let mut slots = slots;
+        let mut shares = shares;
         while !slots.is_empty() {
             let take = chunk.min(slots.len());
             let (mine, rest) = slots.split_at_mut(take);
             slots = rest;
-            let my_outs: Vec<Out<'_>> = outs.drain(..take).collect();
+            let (mut my_shares, rest) = shares.split_at(take);
+            shares = rest;
             let f = &f;
             let first = start;
-            let work = move || {
-                for (k, (slot, out)) in mine.iter_mut().zip(my_outs).enumerate() {
-                    f(first + k, slot, out);
+            let mut work = move || {
+                for (k, slot) in mine.iter_mut().enumerate() {
+                    f(first + k, slot, my_shares.get(k));
                 }
             };
             // The last chunk runs on the calling thread.

@@ -9,8 +9,9 @@ use super::deal::Deal;
 use super::movegen::{Counted, Illegal};
 use super::piece::Control;
 use super::piece::{Colour, Piece};
+use super::positions::Positions;
 use super::square::Square;
-use super::variant::{ColourRule, Objective, Repetition, Start, Variant};
+use super::variant::{ColourRule, Objective, Start, Variant};
 use std::sync::{Arc, OnceLock};
 
 /// Why a game ended. The wire names (`capture-all`, ...) appear in records.
@@ -313,14 +314,10 @@ pub struct Game {
     /// Consecutive plies without progress (reveal, capture, draw, put).
     quiet_plies: u32,
     /// Positions (board, place in the turn order, chain) since the last irreversible action,
-    /// as keys of one length (see [`push_position_key`]) end to end: one buffer reused for the
-    /// whole game instead of an allocation per ply.
-    history: Vec<u8>,
-    /// The hash of each key of `history` (see [`key_hash`]): keys are compared byte for byte
-    /// only when their hashes are equal, which rules out almost every comparison at once.
-    hashes: Vec<u64>,
+    /// and how often each occurred, when the variant has a repetition rule.
+    positions: Positions,
     /// How many times the current position occurred before, since the last irreversible
-    /// action, counted once when its key is added ([`Game::repetitions`], which a learner's
+    /// action, counted once when it is added ([`Game::repetitions`], which a learner's
     /// observation reads every ply).
     repeats: u32,
     /// The board's count of the mover's actions, when `counted_now` says [`Game::start_turn`]
@@ -380,8 +377,7 @@ impl Game {
             round: 0,
             ply: 0,
             quiet_plies: 0,
-            history: Vec::new(),
-            hashes: Vec::new(),
+            positions: Positions::default(),
             repeats: 0,
             counted: Counted::default(),
             counted_now: false,
@@ -527,10 +523,9 @@ impl Game {
     /// repetition rule (otherwise this is empty).
     pub fn recent_positions(&self) -> Vec<(Board, usize)> {
         let cells = self.board.len();
-        // Each key: the board's codes, the place (u32) and the chain (u32); see
-        // `push_position_key`.
-        self.history
-            .chunks_exact(cells + 8)
+        // Each key: the board's codes, the place (u32) and the chain (u32).
+        self.positions
+            .keys(cells)
             .map(|key| {
                 let squares: String = key[..cells]
                     .iter()
@@ -713,6 +708,11 @@ impl Game {
 
     /// What a player may move.
     pub fn control_of(&self, player: usize) -> Control {
+        if player == self.to_move() {
+            // Kept for the turn (a learner's observation asks every ply, and finding a
+            // player's side is a search of the variant's sides).
+            return self.control;
+        }
         self.control_of_side(self.side_of(player))
     }
 
@@ -958,8 +958,7 @@ impl Game {
         self.quiet_plies = if progress { 0 } else { self.quiet_plies + 1 };
         if progress {
             // Nothing before an irreversible action can occur again.
-            self.history.clear();
-            self.hashes.clear();
+            self.positions.clear();
         }
         if !keeps_turn {
             // Without a branch: two players take turns in a pattern the processor may not
@@ -1042,12 +1041,8 @@ impl Game {
         }
         if let Some(rule) = draw.repetition {
             let codes = self.board.codes();
-            let len = codes.len() + 8;
-            push_position_key(&mut self.history, codes, self.turn_pos, self.chain);
-            self.hashes
-                .push(key_hash(&self.history[self.history.len() - len..]));
-            self.repeats = occurrences_before(&self.history, &self.hashes, len);
-            if repeated(&self.history, &self.hashes, len, rule, self.repeats) {
+            self.repeats = self.positions.push(codes, self.turn_pos, self.chain);
+            if self.positions.repeated(rule, self.repeats) {
                 self.finish(None, Termination::Repetition);
             }
         }
@@ -1137,85 +1132,6 @@ enum NextTurn {
     Check,
 }
 
-/// Appends the key of a position for the repetition rule to `out`: the board (its square
-/// codes, one byte per cell: equal keys, equal boards), the place in the turn order, and the
-/// cell of a chain capture in progress. The numbers are written whole (4 bytes each): a turn
-/// order may have thousands of entries and a board thousands of cells, so one byte each would
-/// make different positions collide. Every key of a game has the same length, cells + 8.
-fn push_position_key(out: &mut Vec<u8>, codes: &[u8], turn_pos: usize, chain: Option<Cell>) {
-    out.extend_from_slice(codes);
-    out.extend_from_slice(&(turn_pos as u32).to_le_bytes());
-    out.extend_from_slice(&chain.map_or(u32::MAX, |c| c as u32).to_le_bytes());
-}
-
-/// A hash of a position key (word by word, multiplying as FxHash does): equal keys have
-/// equal hashes, so different hashes settle that two keys differ.
-fn key_hash(key: &[u8]) -> u64 {
-    let mix = |h: u64, word: u64| (h.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
-    // Whole words read as such (a copy of a chunk of unknown length is a call to memcpy, a
-    // tenth of a random playout's time), the last partial word zero-padded.
-    let words = key.chunks_exact(8);
-    let tail = words.remainder();
-    let h = words.fold(0, |h, w| {
-        mix(h, u64::from_le_bytes(w.try_into().expect("8 bytes")))
-    });
-    if tail.is_empty() {
-        return h;
-    }
-    let mut word = [0; 8];
-    word[..tail.len()].copy_from_slice(tail);
-    mix(h, u64::from_le_bytes(word))
-}
-
-/// Whether keys `i` and `j` of `history` (keys of `len` bytes, hashed in `hashes`) are
-/// equal: compared whole, byte for byte, only when their hashes are equal.
-fn same_key(history: &[u8], hashes: &[u64], len: usize, i: usize, j: usize) -> bool {
-    hashes[i] == hashes[j] && history[i * len..(i + 1) * len] == history[j * len..(j + 1) * len]
-}
-
-/// How many of the positions before the last (keys of `len` bytes in `history`) equal it.
-/// Every ply of a quiet stretch asks, over every position since its start (up to a
-/// no-progress limit of hundreds), so the hashes are scanned on their own first, a loop the
-/// compiler makes wide, and only a position whose hash matches is compared byte for byte.
-fn occurrences_before(history: &[u8], hashes: &[u64], len: usize) -> u32 {
-    let Some((&last, before)) = hashes.split_last() else {
-        return 0;
-    };
-    let matches = before.iter().filter(|&&h| h == last).count();
-    if matches == 0 {
-        return 0;
-    }
-    let t = before.len();
-    let key = &history[t * len..(t + 1) * len];
-    before
-        .iter()
-        .enumerate()
-        .filter(|&(i, &h)| h == last && history[i * len..(i + 1) * len] == *key)
-        .count() as u32
-}
-
-/// Whether the positions since the last irreversible action (current last), keys of `len`
-/// bytes end to end in `history` with their [`key_hash`]es in `hashes`, draw by `rule`; the
-/// last occurred `repeats` times before ([`occurrences_before`]).
-fn repeated(history: &[u8], hashes: &[u64], len: usize, rule: Repetition, repeats: u32) -> bool {
-    let same = |i: usize, j: usize| same_key(history, hashes, len, i, j);
-    let count = hashes.len();
-    let Some(t) = count.checked_sub(1) else {
-        return false;
-    };
-    match rule {
-        Repetition::Occurrence(n) => repeats + 1 >= n,
-        Repetition::Cycle { times, extra } => {
-            // Positions p_0..p_t; a cycle of length L repeated `times` times plus `extra` plies
-            // means p_i == p_(i+L) for every i in t - (times*L + extra) ..= t - L.
-            (1..=t / times as usize).any(|l| {
-                let span = times as usize * l + extra as usize;
-                span <= t && (t - span..=t - l).all(|i| same(i, i + l))
-            })
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1231,25 +1147,6 @@ mod tests {
 
     fn mv(from: usize, to: usize) -> Action {
         Action::Move { from, to }
-    }
-
-    #[test]
-    fn key_hashes_are_the_word_by_word_fold_of_zero_padded_words() {
-        let reference = |key: &[u8]| {
-            key.chunks(8).fold(0u64, |h, chunk| {
-                let mut word = [0; 8];
-                word[..chunk.len()].copy_from_slice(chunk);
-                (h.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x517c_c1b7_2722_0a95)
-            })
-        };
-        let bytes: Vec<u8> = (0..100u32).map(|i| (i * 37 + 11) as u8).collect();
-        for len in 0..bytes.len() {
-            assert_eq!(
-                key_hash(&bytes[..len]),
-                reference(&bytes[..len]),
-                "{len} bytes"
-            );
-        }
     }
 
     /// The piece of index `i` in per-piece arrays.
@@ -1516,30 +1413,6 @@ mod tests {
         state.for_each_legal(|a, _| expected += u32::from(matches!(a, Action::Move { .. })));
         assert_eq!(theirs.moves + theirs.jumps, expected);
         assert!(expected > 0, "the red king can step somewhere");
-    }
-
-    fn position_key(squares: &[Square], turn_pos: usize, chain: Option<Cell>) -> Vec<u8> {
-        let codes: Vec<u8> = squares.iter().map(|s| s.code()).collect();
-        let mut key = Vec::new();
-        push_position_key(&mut key, &codes, turn_pos, chain);
-        key
-    }
-
-    #[test]
-    fn positions_far_apart_in_the_turn_order_or_the_board_do_not_collide() {
-        let squares = [Square::Empty, Square::Hidden];
-        assert_ne!(
-            position_key(&squares, 1, None),
-            position_key(&squares, 257, None)
-        );
-        assert_ne!(
-            position_key(&squares, 0, Some(3)),
-            position_key(&squares, 0, Some(259))
-        );
-        assert_ne!(
-            position_key(&squares, 0, Some(255)),
-            position_key(&squares, 0, None)
-        );
     }
 
     #[test]

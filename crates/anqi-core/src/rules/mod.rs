@@ -12,6 +12,7 @@ mod game;
 mod movegen;
 mod piece;
 pub mod playout;
+mod positions;
 mod square;
 mod topology;
 mod variant;
