@@ -36,12 +36,14 @@
 //!   - `game`: one game's state: turn order and rounds, colour ownership, the bag, chain
 //!     captures, end of game and draws; and `PublicState`, what legality depends on, shared
 //!     with clients.
+//!   - `positions`: the positions since the last irreversible action, as the repetition rule
+//!     compares them, and how often the current one occurred before.
 //!   - `playout`: random playouts, the core's benchmark and results fingerprint.
 //!
 //!   Inside `rules`, imports run one way: `piece` and `cell_set` need nothing, `square` needs
 //!   `piece`, `topology` needs `cell_set`, `board` needs `square`, `movegen` needs the board,
-//!   topology and capture rules, `catalog` needs `variant` and `description`, and `game` the
-//!   rest.
+//!   topology and capture rules, `catalog` needs `variant` and `description`, `positions`
+//!   needs `cell_set` and `variant`, and `game` the rest.
 //! - [`solve`]: exact values of small variants (`anqi solve`; `protocol/SOLVING.md`).
 //!   - `key`: a public state as a 128-bit key.
 //!   - `component`: the retrograde values of one component of quiet moves.

@@ -194,8 +194,8 @@ impl Board {
         self.face_down as usize
     }
 
-    /// The face-down cells as a set, bit `c` for cell `c`, on a board of at most
-    /// [`MASK_CELLS`] cells (`None` on a larger one): with [`Board::for_each_move_pair`], a
+    /// The face-down cells as a set, bit `c` for cell `c`, on a board of at most 128 cells
+    /// (`None` on a larger one): with [`Board::for_each_move_pair`], a
     /// caller's whole list of legal actions without a call per reveal.
     #[inline]
     pub fn face_down_set(&self) -> Option<u128> {
