@@ -74,8 +74,15 @@ pub struct Codec {
     by_origin: Vec<(u32, u32)>,
     /// On boards of at most [`DENSE_CELLS`] cells, the id of every `(from, to)` at
     /// `from * size + to` (`u32::MAX`: no move): one load per move when listing the legal ids
-    /// (`Board::for_each_move_pair`), the hot path of `VecGame`.
+    /// (`Board::move_ids`), the hot path of `VecGame`.
     dense: Vec<u32>,
+    /// On a board with step rows ([`Topology::step_row`]), the ids of the steps from each
+    /// cell to the cells of its row, in row order (`u32::MAX` for the padding, the cell
+    /// itself), as [`Board::move_ids`] reads them.
+    ///
+    /// [`Topology::step_row`]: anqi_core::rules::Topology::step_row
+    /// [`Board::move_ids`]: anqi_core::rules::Board::move_ids
+    rows: Vec<[u32; 4]>,
 }
 
 /// Boards up to this many cells get a dense move table (256 KiB at most).
@@ -121,6 +128,22 @@ impl Codec {
                 dense[from * size + to] = id;
             }
         }
+        let mut rows = Vec::new();
+        if !dense.is_empty() && topo.step_row(0).is_some() {
+            rows = (0..size)
+                .map(|from| {
+                    let row = topo.step_row(from).expect("every cell has a row");
+                    row.map(|to| {
+                        let to = usize::from(to);
+                        if to == from {
+                            u32::MAX
+                        } else {
+                            dense[from * size + to]
+                        }
+                    })
+                })
+                .collect();
+        }
         let by_origin = pairs
             .into_iter()
             .map(|(_, to, id)| (to as u32, id))
@@ -134,6 +157,7 @@ impl Codec {
             starts,
             by_origin,
             dense,
+            rows,
         }
     }
 
@@ -152,13 +176,15 @@ impl Codec {
         &self.jumps
     }
 
-    /// The ids of [`Board::for_each_move_pair`]'s pairs (`None` on a board too large for
-    /// the table).
+    /// The id of every move `(from, to)` at `from * size + to` (`u32::MAX`: no move), and
+    /// of the steps of each cell's step row (see `Codec::rows`; empty without step rows):
+    /// the tables [`Board::move_ids`] numbers the moves with. `None` on a board too large for
+    /// the table.
     ///
-    /// [`Board::for_each_move_pair`]: anqi_core::rules::Board::for_each_move_pair
+    /// [`Board::move_ids`]: anqi_core::rules::Board::move_ids
     #[inline]
-    pub fn move_ids(&self) -> Option<&[u32]> {
-        (!self.dense.is_empty()).then_some(&self.dense[..])
+    pub fn move_tables(&self) -> Option<(&[u32], &[[u32; 4]])> {
+        (!self.dense.is_empty()).then_some((&self.dense[..], &self.rows[..]))
     }
 
     /// The kind of the action of an id (an id below [`Codec::len`]).
@@ -230,6 +256,7 @@ impl Codec {
     }
 
     /// The action of an id, or a ValueError saying the range.
+    #[inline]
     pub fn decode_or_refuse(&self, id: i64) -> PyResult<Action> {
         usize::try_from(id)
             .ok()

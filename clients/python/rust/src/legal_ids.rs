@@ -53,7 +53,8 @@ impl LegalIds {
             cells,
             reveals: vec![0; cells.div_ceil(64)],
             reveal_count: 0,
-            others: vec![0; ids].into_boxed_slice(),
+            // Room for every id, and for a listing that writes four at a time.
+            others: vec![0; ids + 4].into_boxed_slice(),
             other_count: 0,
         }
     }
@@ -101,14 +102,20 @@ impl LegalIds {
         unreachable!("k is below the reveal count")
     }
 
-    /// Takes every id's byte in `mask` back to 0 and forgets them.
+    /// Takes every id's byte in `mask` back to 0 and forgets the ids other than reveals.
     #[inline]
     pub fn clear(&mut self, mask: &mut [u8]) {
         for &id in self.listed() {
             mask[id as usize] = 0;
         }
         self.other_count = 0;
-        // The reveals' bytes are all rewritten by `write`.
+        // The reveals' bytes are all rewritten by `write`; the set is left to the listing
+        // ([`LegalIds::set_reveals`], or [`LegalIds::push`] after [`LegalIds::clear_reveals`]).
+    }
+
+    /// Forgets the reveals, before they are pushed one by one.
+    #[inline]
+    pub fn clear_reveals(&mut self) {
         self.reveals.fill(0);
         self.reveal_count = 0;
     }
@@ -137,7 +144,7 @@ impl LegalIds {
     }
 
     /// Lists the others with `list`, which writes them from the start of the buffer it is
-    /// given (room for every id of the variant) and returns how many it wrote: for a caller
+    /// given (room for every id of the variant and four more) and returns how many it wrote: for a caller
     /// that knows its ids are no reveals, each one stored by index.
     #[inline]
     pub fn list_others(&mut self, list: impl FnOnce(&mut [u32]) -> usize) {

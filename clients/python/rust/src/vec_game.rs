@@ -241,6 +241,7 @@ impl<'a> Shares<'a> {
     }
 
     /// Game `i`'s share.
+    #[inline(always)]
     fn get(&mut self, i: usize) -> Out<'_> {
         let [o, m, r] = self.sizes;
         Out {
@@ -262,24 +263,22 @@ fn observe(slot: &mut Slot, codec: &Codec, change: Change, out: &mut Out<'_>) {
     legal.clear(out.mask);
     let state = game.public_state();
     let face_down = state.board.face_down_set();
-    match (codec.move_ids(), face_down, state.hand, state.chain) {
-        _ if game.outcome().is_some() => {}
-        (Some(ids), Some(face_down), None, None) => {
+    match (codec.move_tables(), face_down, state.hand, state.chain) {
+        _ if game.outcome().is_some() => legal.clear_reveals(),
+        (Some((pair_ids, row_ids)), Some(face_down), None, None) => {
             // The common case, without an `Action` per legal action: the face-down cells as
-            // a set, the board's move pairs each one load from its id, then a draw.
+            // a set, the moves written as ids by the board from the codec's tables, then a
+            // draw.
             legal.set_reveals(face_down);
             let v = state.variant;
             legal.list_others(|buf| {
-                let mut k = 0;
-                state.board.for_each_move_pair(
+                let mut k = state.board.move_ids(
                     &v.topology,
                     &v.capture,
                     state.control,
-                    |p, is_move| {
-                        // Stored whether a move or not, kept only if one: no branch.
-                        buf[k] = ids[p];
-                        k += usize::from(is_move);
-                    },
+                    row_ids,
+                    pair_ids,
+                    buf,
                 );
                 if state.bag_has_pieces {
                     buf[k] = codec
@@ -290,9 +289,12 @@ fn observe(slot: &mut Slot, codec: &Codec, change: Change, out: &mut Out<'_>) {
                 k
             });
         }
-        _ => game.for_each_legal(|a, _| {
-            legal.push(codec.encode(a).expect("every legal action has an id"));
-        }),
+        _ => {
+            legal.clear_reveals();
+            game.for_each_legal(|a, _| {
+                legal.push(codec.encode(a).expect("every legal action has an id"));
+            });
+        }
     }
     legal.write(out.mask);
     *out.to_move = game.to_move() as i32;
@@ -470,8 +472,11 @@ impl VecGame {
                     slot.game = deal(loaded, seed, i, slot.episode);
                     change = Change::Any;
                 } else {
-                    o.rewards.fill(0.0);
-                    *o.done = 0;
+                    // Rewards are set only in the step an episode ends.
+                    if *o.done != 0 {
+                        o.rewards.fill(0.0);
+                        *o.done = 0;
+                    }
                 }
                 observe(slot, &loaded.codec, change, &mut o);
             });

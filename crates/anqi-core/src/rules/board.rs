@@ -195,7 +195,7 @@ impl Board {
     }
 
     /// The face-down cells as a set, bit `c` for cell `c`, on a board of at most 128 cells
-    /// (`None` on a larger one): with [`Board::for_each_move_pair`], a
+    /// (`None` on a larger one): with [`Board::move_ids`], a
     /// caller's whole list of legal actions without a call per reveal.
     #[inline]
     pub fn face_down_set(&self) -> Option<u128> {

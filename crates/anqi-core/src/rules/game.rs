@@ -884,7 +884,7 @@ impl Game {
     }
 
     /// Plays an action of the player to move taken from this turn's legal actions
-    /// ([`Game::for_each_legal`], or the board's [`Board::for_each_move_pair`]), of the
+    /// ([`Game::for_each_legal`], or the board's [`Board::move_ids`]), of the
     /// kind they give, without checking it again: how `VecGame` plays the ids it listed and
     /// checked against its list. An action that was not listed this turn leaves the game in a
     /// state the rules never reach (debug builds check it).

@@ -602,10 +602,11 @@ impl Topology {
         &f.cells[f.ray_bound[r] as usize..f.ray_bound[r + 1] as usize]
     }
 
-    /// Cell `cell`'s neighbours padded with `cell` to four, on a board of at most
-    /// [`MASK_CELLS`] cells with at most four neighbours per cell (see `Flat::step_rows`).
+    /// Cell `cell`'s neighbours padded with `cell` to four, on a board of at most 128 cells
+    /// with at most four neighbours per cell (`None` on another board), in neighbour order:
+    /// the cells of the `row_ids` of [`Board::move_ids`](super::Board::move_ids).
     #[inline]
-    pub(crate) fn step_row(&self, cell: Cell) -> Option<&[u8; 4]> {
+    pub fn step_row(&self, cell: Cell) -> Option<&[u8; 4]> {
         self.flat.step_rows.get(cell)
     }
 

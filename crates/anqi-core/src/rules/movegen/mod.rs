@@ -121,34 +121,48 @@ impl Board {
         })
     }
 
-    /// Calls `f` with every move allowed by `control` (no reveal), in the order of
-    /// [`Board::for_each_action`], as the cell pair `from * n + to` on a board of `n` cells,
-    /// and `true`; between them, it may call `f` with other pairs and `false`, to be ignored.
-    /// A caller that numbers actions maps each pair with one lookup in a table of `n * n`
-    /// entries, and can store every pair's id and advance only on `true`: on a board with
-    /// step rows that lists the moves without a branch on each of a piece's steps (see
-    /// `Sets::for_each_pair`), and on a board with sets no [`Action`] is made at all. With
+    /// Writes the id of every move allowed by `control` (no reveal) into `out` and returns how
+    /// many: first every step, then every jump, each in the order of
+    /// [`Board::for_each_action`] (a piece's steps or jumps together, pieces in cell order;
+    /// the steps of all pieces first, so that whether a piece jumps decides no branch in the
+    /// loop over them). A step from `c` to the `j`-th
+    /// cell of `c`'s step row ([`Topology::step_row`]) is `row_ids[c][j]` on a topology with
+    /// step rows, and any other move `(from, to)` is `pair_ids[from * n + to]` on a board of
+    /// `n` cells. `out` needs room for every move and four more: a piece's four steps are
+    /// written at once, the legal ones first, and only those are counted, so that which of
+    /// them are legal (no pattern the processor can predict) decides no branch. With
     /// [`Board::face_down_set`] for the reveals, how `VecGame` lists its legal action ids.
-    /// Inlined, so that what `f` counts stays in a register rather than in memory.
-    #[inline(always)]
-    pub fn for_each_move_pair(
+    ///
+    /// # Panics
+    /// When `out` is too short, or a table has no entry for a move.
+    pub fn move_ids(
         &self,
         topo: &Topology,
         rules: &CaptureRules,
         control: Control,
-        mut f: impl FnMut(usize, bool),
-    ) {
-        let n = self.len();
+        row_ids: &[[u32; 4]],
+        pair_ids: &[u32],
+        out: &mut [u32],
+    ) -> usize {
         match topo.representation() {
-            Representation::Sets64 => Sets::<u64>::new(self, topo, rules).for_each_pair(control, f),
-            Representation::Sets128 => {
-                Sets::<u128>::new(self, topo, rules).for_each_pair(control, f)
+            Representation::Sets64 => {
+                Sets::<u64>::new(self, topo, rules).move_ids(control, row_ids, pair_ids, out)
             }
-            Representation::Listed => self.for_each_action(topo, rules, control, |a, _| {
-                if let Action::Move { from, to } = a {
-                    f(from * n + to, true);
+            Representation::Sets128 => {
+                Sets::<u128>::new(self, topo, rules).move_ids(control, row_ids, pair_ids, out)
+            }
+            Representation::Listed => {
+                let (n, mut k) = (self.len(), 0);
+                for kind in [ActionKind::Step, ActionKind::Jump] {
+                    self.for_each_action(topo, rules, control, |a, of| {
+                        if let (Action::Move { from, to }, true) = (a, of == kind) {
+                            out[k] = pair_ids[from * n + to];
+                            k += 1;
+                        }
+                    });
                 }
-            }),
+                k
+            }
         }
     }
 

@@ -224,51 +224,67 @@ impl<'a, B: CellSet> Sets<'a, B> {
         })
     }
 
-    /// [`Board::for_each_move_pair`] on sets: the movable pieces in cell order, a piece's
-    /// steps by its step row (the row's cells in neighbour order, found with four lookups as
-    /// [`Sets::count_steps`] finds them), then its jumps. On a board with step rows, every
-    /// cell of a piece's row and every line of a cannon is given, flagged whether it is a
-    /// move: how many of a piece's four steps are legal follows no pattern the processor can
-    /// predict, and a branch on each was most of the listing.
+    /// [`Board::move_ids`] on sets: the movable pieces' steps in cell order, each piece's by
+    /// its step row when there are step rows (found with four lookups, as
+    /// [`Sets::count_steps`] finds them, and written as four ids, the legal ones first by
+    /// [`ROW_STEPS`]), then the jumps of the pieces that jump, in cell order.
     #[inline(always)]
-    pub(super) fn for_each_pair(&self, control: Control, mut f: impl FnMut(usize, bool)) {
+    pub(super) fn move_ids(
+        &self,
+        control: Control,
+        row_ids: &[[u32; 4]],
+        pair_ids: &[u32],
+        out: &mut [u32],
+    ) -> usize {
         let n = self.len;
+        let mut k = 0;
         let mut todo = self.movable(control);
+        // The cells of the pieces that jump, whose jumps follow every piece's steps: a branch
+        // per piece on whether it jumps would follow no pattern.
+        let mut jumpers = B::NONE;
         while !todo.is_none() {
-            let cell = todo.first();
+            let from = todo.first();
             todo = todo.without_first();
-            let code = self.code(cell);
-            match self.rows {
-                Some(rows) => {
-                    let row = &rows[cell & (MASK_CELLS - 1)];
-                    let (_, steps) = self.count_steps(cell, code);
-                    for (j, &to) in row.iter().enumerate() {
-                        f(cell * n + usize::from(to), steps >> j & 1 == 1);
-                    }
-                }
-                None => rule::for_each_step(
+            let code = self.code(from);
+            if self.rules.jumps_code(code) {
+                jumpers = jumpers | B::single(from);
+            }
+            let Some(rows) = self.rows else {
+                rule::for_each_step(
                     self.topo,
                     self.rules,
                     &self.grid[..],
-                    cell,
+                    from,
                     code,
                     false,
-                    |to| f(cell * n + to, true),
-                ),
+                    |to| {
+                        out[k] = pair_ids[from * n + to];
+                        k += 1;
+                    },
+                );
+                continue;
+            };
+            let step_rule = rule::step_rule(self.rules, code);
+            let row = &rows[from & (MASK_CELLS - 1)];
+            let step = |j: usize| u8::from(rule::may_step_onto(step_rule, self.code_at(row[j])));
+            let (a, b, c, d) = (step(0), step(1), step(2), step(3));
+            let (count, select) = ROW_STEPS[usize::from(a | b << 1 | c << 2 | d << 3)];
+            let ids = &row_ids[from];
+            let four: &mut [u32; 4] = (&mut out[k..k + 4]).try_into().expect("4 ids");
+            for (id, &j) in four.iter_mut().zip(&select) {
+                *id = ids[usize::from(j) & 3];
             }
-            if self.rules.jumps_code(code) {
-                for line in self.topo.lines(cell) {
-                    let target = self.line_target(code, line);
-                    // No target: the piece's own cell, which is no move, flagged as such.
-                    let to = if target.is_none() {
-                        cell
-                    } else {
-                        target.first()
-                    };
-                    f(cell * n + to, !target.is_none());
-                }
-            }
+            k += count as usize;
         }
+        while !jumpers.is_none() {
+            let from = jumpers.first();
+            jumpers = jumpers.without_first();
+            self.jumps(from, self.code(from), &mut |to| {
+                out[k] = pair_ids[from * n + to];
+                k += 1;
+            });
+        }
+        k
     }
 
     /// The action of [`Counted::find`]'s cell `cell` and index `k` among its actions, from

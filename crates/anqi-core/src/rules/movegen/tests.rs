@@ -184,23 +184,29 @@ fn listed_and_checked(
     listed.iter().for_each(|&(_, kind)| counts.add(kind));
     assert_eq!(b.count_actions(t, r, control), counts);
     assert_eq!(b.has_action(t, r, control), !listed.is_empty());
-    // The move pairs, in the listing's order, and the reveals as a set.
+    // The moves as ids, in the listing's order, numbered `from * n + to` by both tables, and
+    // the reveals as a set.
     let n = b.len();
-    let mut pairs = Vec::new();
-    b.for_each_move_pair(t, r, control, |p, is_move| {
-        if is_move {
-            pairs.push(p);
-        }
-    });
-    let want: Vec<usize> = listed
-        .iter()
-        .filter_map(|&(a, _)| match a {
-            Action::Reveal(_) => None,
-            Action::Move { from, to } => Some(from * n + to),
-            _ => unreachable!("a board gives reveals and moves"),
+    let pair_ids: Vec<u32> = (0..n * n).map(|p| p as u32).collect();
+    let row_ids: Vec<[u32; 4]> = (0..n)
+        .map(|c| match t.step_row(c) {
+            Some(row) => row.map(|to| (c * n + usize::from(to)) as u32),
+            None => [u32::MAX; 4],
         })
         .collect();
-    assert_eq!(pairs, want, "the move pairs");
+    let mut out = vec![u32::MAX; n * n + 4];
+    let count = b.move_ids(t, r, control, &row_ids, &pair_ids, &mut out);
+    // Steps first, then jumps, each in the listing's order.
+    let want: Vec<u32> = [ActionKind::Step, ActionKind::Jump]
+        .iter()
+        .flat_map(|&of| {
+            listed.iter().filter_map(move |&(a, kind)| match a {
+                Action::Move { from, to } if kind == of => Some((from * n + to) as u32),
+                _ => None,
+            })
+        })
+        .collect();
+    assert_eq!(out[..count], want[..], "the moves as ids");
     if let Some(set) = b.face_down_set() {
         let reveals: Vec<Cell> = listed
             .iter()
