@@ -19,6 +19,9 @@ pub struct LegalIds {
     reveals: Vec<u64>,
     /// How many bits `reveals` has set.
     reveal_count: u32,
+    /// The reveals the mask's first bytes hold: the set changes only when a piece is turned
+    /// up (or a game starts), so most steps leave those bytes as they are.
+    shown: Vec<u64>,
     /// The other legal ids (moves, jumps, a draw, puts), in listing order, in
     /// `others[..other_count]`. The buffer holds every id of the variant, so a listing writes
     /// into it by index: a `Vec::push` would make the compiler reload the length from memory
@@ -53,6 +56,7 @@ impl LegalIds {
             cells,
             reveals: vec![0; cells.div_ceil(64)],
             reveal_count: 0,
+            shown: vec![0; cells.div_ceil(64)],
             // Room for every id, and for a listing that writes four at a time.
             others: vec![0; ids + 4].into_boxed_slice(),
             other_count: 0,
@@ -120,14 +124,15 @@ impl LegalIds {
         self.reveal_count = 0;
     }
 
-    /// Sets the reveals to the cells of `set` (bit `c` for cell `c`), on a board of at most
-    /// 128 cells.
+    /// Sets the reveals to the `count` cells of `set` (bit `c` for cell `c`), on a board of
+    /// at most 128 cells.
     #[inline]
-    pub fn set_reveals(&mut self, set: u128) {
+    pub fn set_reveals(&mut self, set: u128, count: u32) {
+        debug_assert_eq!(set.count_ones(), count);
         for (w, word) in self.reveals.iter_mut().enumerate() {
             *word = (set >> (64 * w)) as u64;
         }
-        self.reveal_count = set.count_ones();
+        self.reveal_count = count;
     }
 
     /// Adds an id, from a listing in order (reveals and others may come mixed).
@@ -152,10 +157,24 @@ impl LegalIds {
         self.other_count += list(&mut self.others[start..]);
     }
 
-    /// Writes the ids into `mask`, which holds zeros where [`LegalIds::clear`] left them: every
-    /// reveal byte (eight at a time from the set), then a 1 at each other id.
+    /// Writes the ids into `mask`, which holds zeros where [`LegalIds::clear`] left them: a 1
+    /// at each id other than a reveal, then every reveal byte (eight at a time from the set)
+    /// unless the mask holds that set already.
     #[inline]
-    pub fn write(&self, mask: &mut [u8]) {
+    pub fn write(&mut self, mask: &mut [u8]) {
+        for &id in self.listed() {
+            mask[id as usize] = 1;
+        }
+        // Compared word by word (a slice comparison is a call to `memcmp`, for one word).
+        let changed = self
+            .shown
+            .iter()
+            .zip(&self.reveals)
+            .fold(0, |diff, (a, b)| diff | (a ^ b));
+        if changed == 0 {
+            return;
+        }
+        self.shown.copy_from_slice(&self.reveals);
         let cells = &mut mask[..self.cells];
         let mut chunks = cells.chunks_exact_mut(8);
         for (i, chunk) in chunks.by_ref().enumerate() {
@@ -167,9 +186,6 @@ impl LegalIds {
         for (k, b) in rest.iter_mut().enumerate() {
             let c = start + k;
             *b = (self.reveals[c / 64] >> (c % 64) & 1) as u8;
-        }
-        for &id in self.listed() {
-            mask[id as usize] = 1;
         }
     }
 }

@@ -269,7 +269,7 @@ fn observe(slot: &mut Slot, codec: &Codec, change: Change, out: &mut Out<'_>) {
             // The common case, without an `Action` per legal action: the face-down cells as
             // a set, the moves written as ids by the board from the codec's tables, then a
             // draw.
-            legal.set_reveals(face_down);
+            legal.set_reveals(face_down, state.board.hidden_count() as u32);
             let v = state.variant;
             legal.list_others(|buf| {
                 let mut k = state.board.move_ids(
@@ -441,28 +441,33 @@ impl VecGame {
             )));
         }
         let codec = &self.loaded.codec;
-        let mut decoded = Vec::with_capacity(n);
         for (i, (&id, slot)) in actions.iter().zip(&self.slots).enumerate() {
+            // A legal id is one the game listed; anything else is explained, slowly.
+            if u32::try_from(id).is_ok_and(|id| slot.legal.contains(id)) {
+                continue;
+            }
             let action = codec
                 .decode_or_refuse(id)
                 .map_err(|e| PyValueError::new_err(format!("game {i}: {e}")))?;
-            if !slot.legal.contains(id as u32) {
-                let why = match slot.game.check(slot.game.to_move(), action) {
-                    Err(e) => e.to_string(),
-                    Ok(_) => "not a legal action".to_string(),
-                };
-                return Err(PyValueError::new_err(format!(
-                    "game {i}: action {id}: {why}"
-                )));
-            }
-            decoded.push((action, codec.kind_of(id as usize)));
+            let why = match slot.game.check(slot.game.to_move(), action) {
+                Err(e) => e.to_string(),
+                Ok(_) => "not a legal action".to_string(),
+            };
+            return Err(PyValueError::new_err(format!(
+                "game {i}: action {id}: {why}"
+            )));
         }
         let (loaded, seed, threads) = (&self.loaded, &self.seed, self.threads);
         let (slots, arrays) = (&mut self.slots, &mut self.arrays);
         py.detach(|| {
             for_each(slots, arrays.shares(n), threads, |i, slot, mut o| {
+                let codec = &loaded.codec;
                 // Checked against the game's legal ids before any game was stepped.
-                let (action, kind) = decoded[i];
+                let id = actions[i] as usize;
+                let (action, kind) = (
+                    codec.decode(id).expect("a listed id has an action"),
+                    codec.kind_of(id),
+                );
                 let played = slot.game.play_listed(action, kind);
                 let mut change = Change::Ply(action, played);
                 if slot.game.outcome().is_some() {
