@@ -117,21 +117,7 @@ pub fn update_planes(
     let n = board.len();
     debug_assert_eq!(out.len(), PLANES * n);
     debug_assert_eq!(shown.cells.len(), n);
-    let mut show_cell = |cell: usize| {
-        let p = match board.get(cell) {
-            Square::Up(piece) => piece_index(piece),
-            Square::Hidden => FACE_DOWN,
-            Square::Empty => EMPTY,
-        } as u8;
-        let was = &mut shown.cells[cell];
-        if *was != p {
-            if *was != Shown::NONE {
-                out[usize::from(*was) * n + cell] = 0.0;
-            }
-            out[usize::from(p) * n + cell] = 1.0;
-            *was = p;
-        }
-    };
+    let mut show_cell = |cell: usize| show_cell(board, cell, shown, out);
     // The unseen counts' planes change only with the piece a reveal turned up or a draw gave.
     let unseen_planes = match change {
         Change::Any => {
@@ -180,6 +166,26 @@ pub fn update_planes(
             plane_of(out, n, CHAIN)[cell] = 1.0;
         }
         shown.chain = chain;
+    }
+}
+
+/// Brings cell `cell` of `out` (a tensor of `board`'s cells, holding what `shown` says) up
+/// to date: its plane 0-15 at 1 for what the cell holds, the one it held before at 0.
+#[inline(always)]
+fn show_cell(board: &rules::Board, cell: usize, shown: &mut Shown, out: &mut [f32]) {
+    let n = board.len();
+    let p = match board.get(cell) {
+        Square::Up(piece) => piece_index(piece),
+        Square::Hidden => FACE_DOWN,
+        Square::Empty => EMPTY,
+    } as u8;
+    let was = &mut shown.cells[cell];
+    if *was != p {
+        if *was != Shown::NONE {
+            out[usize::from(*was) * n + cell] = 0.0;
+        }
+        out[usize::from(p) * n + cell] = 1.0;
+        *was = p;
     }
 }
 

@@ -707,6 +707,7 @@ impl Game {
     }
 
     /// What a player may move.
+    #[inline]
     pub fn control_of(&self, player: usize) -> Control {
         if player == self.to_move() {
             // Kept for the turn (a learner's observation asks every ply, and finding a
