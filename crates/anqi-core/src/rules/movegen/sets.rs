@@ -97,11 +97,18 @@ impl<'a, B: CellSet> Sets<'a, B> {
         let Some(rows) = self.rows else {
             return (self.count_steps_listed(cell, code), 0);
         };
+        let set = self.row_steps(rows, cell, code);
+        (ROW_STEPS[usize::from(set) & 15].0, set)
+    }
+
+    /// Which cells of its step row (bit `j` for the row's `j`-th cell) the piece of square
+    /// code `code` at `cell` may step to, by the topology's step rows `rows`: four lookups.
+    #[inline(always)]
+    fn row_steps(&self, rows: &[[u8; 4]; MASK_CELLS], cell: Cell, code: u8) -> u8 {
         let step_rule = rule::step_rule(self.rules, code);
         let row = &rows[cell & (MASK_CELLS - 1)];
         let step = |j: usize| u8::from(rule::may_step_onto(step_rule, self.code_at(row[j])));
-        let (a, b, c, d) = (step(0), step(1), step(2), step(3));
-        (u32::from(a + b + c + d), a | b << 1 | c << 2 | d << 3)
+        step(0) | step(1) << 1 | step(2) << 2 | step(3) << 3
     }
 
     /// [`rule::count_steps`], kept out of line: the rare case of a board without step rows,
@@ -264,11 +271,8 @@ impl<'a, B: CellSet> Sets<'a, B> {
                 );
                 continue;
             };
-            let step_rule = rule::step_rule(self.rules, code);
-            let row = &rows[from & (MASK_CELLS - 1)];
-            let step = |j: usize| u8::from(rule::may_step_onto(step_rule, self.code_at(row[j])));
-            let (a, b, c, d) = (step(0), step(1), step(2), step(3));
-            let (count, select) = ROW_STEPS[usize::from(a | b << 1 | c << 2 | d << 3)];
+            let set = self.row_steps(rows, from, code);
+            let (count, select) = ROW_STEPS[usize::from(set) & 15];
             let ids = &row_ids[from];
             let four: &mut [u32; 4] = (&mut out[k..k + 4]).try_into().expect("4 ids");
             for (id, &j) in four.iter_mut().zip(&select) {
