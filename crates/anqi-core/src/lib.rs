@@ -37,13 +37,14 @@
 //!     captures, end of game and draws; and `PublicState`, what legality depends on, shared
 //!     with clients.
 //!   - `positions`: the positions since the last irreversible action, as the repetition rule
-//!     compares them, and how often the current one occurred before.
+//!     compares them (kept as the steps between them, each with a hash the game keeps up to
+//!     date as it plays), and how often the current one occurred before.
 //!   - `playout`: random playouts, the core's benchmark and results fingerprint.
 //!
 //!   Inside `rules`, imports run one way: `piece` and `cell_set` need nothing, `square` needs
 //!   `piece`, `topology` needs `cell_set`, `board` needs `square`, `movegen` needs the board,
 //!   topology and capture rules, `catalog` needs `variant` and `description`, `positions`
-//!   needs `cell_set` and `variant`, and `game` the rest.
+//!   needs `cell_set`, `square` and `variant`, and `game` the rest.
 //! - [`solve`]: exact values of small variants (`anqi solve`; `protocol/SOLVING.md`).
 //!   - `key`: a public state as a 128-bit key.
 //!   - `component`: the retrograde values of one component of quiet moves.

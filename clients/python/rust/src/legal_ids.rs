@@ -10,18 +10,22 @@
 //!
 //! [`Board::face_down_set`]: anqi_core::rules::Board::face_down_set
 
+/// A set of cells as words, in the [`LegalIds`] itself up to 128 cells: in the slot of the
+/// game in `VecGame`, not behind a pointer to memory of its own (see `Board`'s squares).
+type Words = smallvec::SmallVec<[u64; 2]>;
+
 /// The legal ids: reveals (ids below the board's cell count) as bits, the others listed.
 #[derive(Clone, Debug)]
 pub struct LegalIds {
     /// The board's cells.
     cells: usize,
     /// Bit `c % 64` of word `c / 64` for the reveal of cell `c`.
-    reveals: Vec<u64>,
+    reveals: Words,
     /// How many bits `reveals` has set.
     reveal_count: u32,
     /// The reveals the mask's first bytes hold: the set changes only when a piece is turned
     /// up (or a game starts), so most steps leave those bytes as they are.
-    shown: Vec<u64>,
+    shown: Words,
     /// The other legal ids (moves, jumps, a draw, puts), in listing order, in
     /// `others[..other_count]`. The buffer holds every id of the variant, so a listing writes
     /// into it by index: a `Vec::push` would make the compiler reload the length from memory
@@ -48,17 +52,22 @@ const SPREAD: [u64; 256] = {
     table
 };
 
+/// How many listed ids [`LegalIds::contains`] compares in one block: more than most positions
+/// have.
+const CHECKED: usize = 16;
+
 impl LegalIds {
     /// No legal id, on a board of `cells` cells in a variant of `ids` ids (what a mask of
     /// zeros says).
     pub fn new(cells: usize, ids: usize) -> LegalIds {
         LegalIds {
             cells,
-            reveals: vec![0; cells.div_ceil(64)],
+            reveals: Words::from_elem(0, cells.div_ceil(64)),
             reveal_count: 0,
-            shown: vec![0; cells.div_ceil(64)],
-            // Room for every id, and for a listing that writes four at a time.
-            others: vec![0; ids + 4].into_boxed_slice(),
+            shown: Words::from_elem(0, cells.div_ceil(64)),
+            // Room for every id, for a listing that writes four at a time, and for the block
+            // `contains` compares.
+            others: vec![0; (ids + 4).max(CHECKED)].into_boxed_slice(),
             other_count: 0,
         }
     }
@@ -75,14 +84,28 @@ impl LegalIds {
         self.reveal_count as usize + self.other_count
     }
 
-    /// Whether `id` is one of them.
+    /// Whether `id` is one of them: without a branch on what `id` is (a reveal or not, found
+    /// early in the list or late), which would follow no pattern the processor could predict
+    /// when a batch of actions is checked.
+    #[inline]
     pub fn contains(&self, id: u32) -> bool {
-        let id = id as usize;
-        if id < self.cells {
-            self.reveals[id / 64] >> (id % 64) & 1 == 1
-        } else {
-            self.listed().iter().any(|&o| o as usize == id)
-        }
+        let i = id as usize;
+        let word = self.reveals.get(i / 64).copied().unwrap_or(0);
+        let reveal = i < self.cells && word >> (i % 64) & 1 == 1;
+        // The first ids compared in a block of fixed length, those past the listed ones not
+        // counted: a loop that stops at a match, or after the listed ones, would end where
+        // the processor cannot predict.
+        let count = self.other_count;
+        let head: &[u32; CHECKED] = self.others[..CHECKED].try_into().expect("room");
+        let listed = head
+            .iter()
+            .enumerate()
+            .fold(false, |found, (j, &o)| found | (j < count && o == id));
+        let rest = self
+            .others
+            .get(CHECKED..count)
+            .is_some_and(|rest| rest.contains(&id));
+        reveal | listed | rest
     }
 
     /// The `k`-th (from 0, below [`LegalIds::len`]): the reveals in cell order, then the

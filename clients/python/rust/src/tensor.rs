@@ -58,8 +58,9 @@ pub fn write_planes(game: &rules::Game, player: usize, out: &mut [f32]) {
 /// arrays up to date).
 #[derive(Clone, Debug)]
 pub struct Shown {
-    /// The plane (0-15) set to 1 on each cell, [`Shown::NONE`] for none.
-    cells: Vec<u8>,
+    /// The plane (0-15) set to 1 on each cell, [`Shown::NONE`] for none; kept in the `Shown`
+    /// itself up to 128 cells (see `Board`'s squares).
+    cells: smallvec::SmallVec<[u8; 128]>,
     /// The value of each whole plane (16-48; the others unused).
     fills: [f32; PLANES],
     /// The piece whose hand plane (35-48) is set.
@@ -83,7 +84,7 @@ impl Shown {
             totals[piece_index(*p)] += 1;
         }
         Shown {
-            cells: vec![Shown::NONE; variant.topology.size()],
+            cells: smallvec::SmallVec::from_elem(Shown::NONE, variant.topology.size()),
             fills: [0.0; PLANES],
             hand: None,
             chain: None,

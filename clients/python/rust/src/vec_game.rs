@@ -37,6 +37,18 @@ pub struct VecGame {
     slots: Vec<Slot>,
     /// The numpy arrays every call writes.
     arrays: Arrays,
+    /// numpy's functions each call uses, looked up once.
+    numpy: NumpyCalls,
+}
+
+/// The numpy functions `VecGame`'s calls use, looked up once rather than by name at every
+/// call (a step of a few hundred games takes tens of microseconds; a lookup, a few hundred
+/// nanoseconds).
+struct NumpyCalls {
+    /// `numpy.empty`.
+    empty: Py<PyAny>,
+    /// `numpy.ascontiguousarray`.
+    contiguous: Py<PyAny>,
 }
 
 /// One game, how many episodes its slot has started, its generator of random actions, and
@@ -119,6 +131,8 @@ struct Arrays {
     rewards: Written<f32>,
     dones: Written<u8>,
     to_move: Written<i32>,
+    /// `(obs, masks, rewards, dones, to_move)`, the views every call returns.
+    views: Py<pyo3::types::PyTuple>,
 }
 
 impl Arrays {
@@ -134,12 +148,29 @@ impl Arrays {
                 "VecGame writes numpy arrays: pip install numpy",
             )
         })?;
+        let obs = Written::zeros(&numpy, vec![n, PLANES, cells], "float32", "float32")?;
+        let masks = Written::zeros(&numpy, vec![n, actions], "uint8", "bool")?;
+        let rewards = Written::zeros(&numpy, vec![n, players], "float32", "float32")?;
+        let dones = Written::zeros(&numpy, vec![n], "uint8", "bool")?;
+        let to_move = Written::zeros(&numpy, vec![n], "int32", "int32")?;
+        let views = pyo3::types::PyTuple::new(
+            py,
+            [
+                &obs.view,
+                &masks.view,
+                &rewards.view,
+                &dones.view,
+                &to_move.view,
+            ],
+        )?
+        .unbind();
         Ok(Arrays {
-            obs: Written::zeros(&numpy, vec![n, PLANES, cells], "float32", "float32")?,
-            masks: Written::zeros(&numpy, vec![n, actions], "uint8", "bool")?,
-            rewards: Written::zeros(&numpy, vec![n, players], "float32", "float32")?,
-            dones: Written::zeros(&numpy, vec![n], "uint8", "bool")?,
-            to_move: Written::zeros(&numpy, vec![n], "int32", "int32")?,
+            obs,
+            masks,
+            rewards,
+            dones,
+            to_move,
+            views,
         })
     }
 
@@ -151,6 +182,7 @@ impl Arrays {
             rewards,
             dones,
             to_move,
+            views: _,
         } = self;
         let (obs, masks, rewards) = (obs.values(), masks.values(), rewards.values());
         // n >= 1, and every game's share is at least one value (a cell, an action, a player).
@@ -165,17 +197,8 @@ impl Arrays {
     }
 
     /// The arrays as Python sees them: `(obs, masks, rewards, dones, to_move)`.
-    fn views<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
-        pyo3::types::PyTuple::new(
-            py,
-            [
-                self.obs.view.clone_ref(py),
-                self.masks.view.clone_ref(py),
-                self.rewards.view.clone_ref(py),
-                self.dones.view.clone_ref(py),
-                self.to_move.view.clone_ref(py),
-            ],
-        )
+    fn views<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyTuple> {
+        self.views.bind(py).clone()
     }
 }
 
@@ -307,7 +330,15 @@ where
     F: Fn(usize, &mut Slot, Out<'_>) + Sync,
 {
     let n = slots.len();
-    let chunk = n.div_ceil(threads.max(1)).max(1);
+    if threads <= 1 {
+        // No thread to start: the scope's setup is work a step of few games would notice.
+        let mut shares = shares;
+        for (i, slot) in slots.iter_mut().enumerate() {
+            f(i, slot, shares.get(i));
+        }
+        return;
+    }
+    let chunk = n.div_ceil(threads).max(1);
     std::thread::scope(|scope| {
         let mut start = 0;
         let mut slots = slots;
@@ -370,6 +401,11 @@ impl VecGame {
         let v = &loaded.variant;
         let cells = v.topology.size();
         let arrays = Arrays::new(py, n, cells, loaded.codec.len(), v.players)?;
+        let numpy = py.import("numpy")?;
+        let numpy = NumpyCalls {
+            empty: numpy.getattr("empty")?.unbind(),
+            contiguous: numpy.getattr("ascontiguousarray")?.unbind(),
+        };
         let slots = (0..n)
             .map(|i| Slot {
                 game: deal(&loaded, "", i, 0),
@@ -385,6 +421,7 @@ impl VecGame {
             threads,
             slots,
             arrays,
+            numpy,
         };
         vec.observe_all(py);
         Ok(vec)
@@ -416,7 +453,7 @@ impl VecGame {
                 observe(slot, &loaded.codec, Change::Any, &mut o);
             });
         });
-        self.arrays.views(py)
+        Ok(self.arrays.views(py))
     }
 
     /// Plays `actions[i]` (an action id of the player to move) in game `i` for every `i`, and
@@ -430,9 +467,16 @@ impl VecGame {
         py: Python<'py>,
         actions: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
-        let numpy = py.import("numpy")?;
-        let actions = numpy.call_method1("ascontiguousarray", (actions, "int64"))?;
-        let actions: Vec<i64> = PyBuffer::<i64>::get(&actions)?.to_vec(py)?;
+        // An array of int64 (what `random_actions` gives, and most policies) is read as it is;
+        // anything else is made one first.
+        let buffer = match PyBuffer::<i64>::get(actions) {
+            Ok(buffer) if buffer.is_c_contiguous() => buffer,
+            _ => {
+                let array = self.numpy.contiguous.bind(py).call1((actions, "int64"))?;
+                PyBuffer::<i64>::get(&array)?
+            }
+        };
+        let actions: Vec<i64> = buffer.to_vec(py)?;
         let n = self.slots.len();
         if actions.len() != n {
             return Err(PyValueError::new_err(format!(
@@ -486,7 +530,7 @@ impl VecGame {
                 observe(slot, &loaded.codec, change, &mut o);
             });
         });
-        self.arrays.views(py)
+        Ok(self.arrays.views(py))
     }
 
     /// A uniformly random legal action id for every game, as a new numpy `int64` array, drawn
@@ -501,8 +545,7 @@ impl VecGame {
                 n => i64::from(slot.legal.nth(slot.rng.below(n as u32) as usize)),
             })
             .collect();
-        let numpy = py.import("numpy")?;
-        let out = numpy.call_method1("empty", (ids.len(), "int64"))?;
+        let out = self.numpy.empty.bind(py).call1((ids.len(), "int64"))?;
         PyBuffer::<i64>::get(&out)?.copy_from_slice(py, &ids)?;
         Ok(out)
     }

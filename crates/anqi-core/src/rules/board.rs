@@ -8,17 +8,28 @@
 use super::cell_set::{Cell, MASK_CELLS};
 use super::piece::Colour;
 use super::square::{colour_of_code, Square, CODES, EMPTY, HIDDEN};
+use smallvec::SmallVec;
 use std::fmt;
+
+/// A board's squares, in the board itself up to [`MASK_CELLS`] cells (every shipped board).
+///
+/// In the board rather than behind a pointer: a program stepping hundreds of games in turn
+/// (`VecGame`) finds each game's memory cold, and every array of its own elsewhere is one more
+/// wait for memory per ply (with the game's other small arrays, a tenth of a step).
+type Squares = SmallVec<[Square; MASK_CELLS]>;
+/// A board's codes, in the board itself up to [`GRID_CELLS`] (every board with masks), for the
+/// same reason as [`Squares`].
+type Codes = SmallVec<[u8; GRID_CELLS]>;
 
 /// The public board: one square per cell.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Board {
-    squares: Vec<Square>,
+    squares: Squares,
     /// `codes[c] == squares[c].code()`, kept in step by [`Board::set`]: what the move
     /// generator reads (one byte per cell, and table lookups instead of matches). On a board
     /// of at most [`MASK_CELLS`] cells, padded with empty cells to [`GRID_CELLS`] (see
     /// [`Board::grid`]).
-    codes: Vec<u8>,
+    codes: Codes,
     /// On a board of at most [`MASK_CELLS`] cells, bit `c` of `masks[0]` says cell `c` is
     /// face-down, of `masks[1 + colour]` that it holds a revealed piece of that colour, of
     /// `masks[3]` that it is empty (all zero on larger boards; see [`MASK_OF_CODE`]). Kept in
@@ -62,7 +73,8 @@ fn masks_of(codes: &[u8]) -> [u128; 4] {
 pub(crate) const GRID_CELLS: usize = 256;
 
 /// A board's codes, padded with empty cells to [`GRID_CELLS`] on a board with masks.
-fn padded(mut codes: Vec<u8>) -> Vec<u8> {
+fn padded(codes: &[u8]) -> Codes {
+    let mut codes = Codes::from_slice(codes);
     if codes.len() <= MASK_CELLS {
         codes.resize(GRID_CELLS, EMPTY);
     }
@@ -74,10 +86,10 @@ impl Board {
     pub fn hidden(size: usize) -> Board {
         let codes = vec![HIDDEN; size];
         Board {
-            squares: vec![Square::Hidden; size],
+            squares: Squares::from_elem(Square::Hidden, size),
             masks: masks_of(&codes),
             face_down: size as u32,
-            codes: padded(codes),
+            codes: padded(&codes),
         }
     }
 
@@ -97,10 +109,10 @@ impl Board {
             .map(|squares: Vec<Square>| {
                 let codes: Vec<u8> = squares.iter().map(|s| s.code()).collect();
                 Board {
-                    squares,
+                    squares: Squares::from_vec(squares),
                     masks: masks_of(&codes),
                     face_down: codes.iter().filter(|&&c| c == HIDDEN).count() as u32,
-                    codes: padded(codes),
+                    codes: padded(&codes),
                 }
             })
     }

@@ -4,14 +4,15 @@
 
 use super::action::{Action, ActionCounts, ActionKind, Packed};
 use super::board::Board;
-use super::cell_set::Cell;
+use super::cell_set::{Cell, MASK_CELLS};
 use super::deal::Deal;
 use super::movegen::{Counted, Illegal};
 use super::piece::Control;
 use super::piece::{Colour, Piece};
-use super::positions::Positions;
+use super::positions::{board_hash, position_hash, square_hash, Positions};
 use super::square::Square;
 use super::variant::{ColourRule, Objective, Start, Variant};
+use smallvec::SmallVec;
 use std::sync::{Arc, OnceLock};
 
 /// Why a game ended. The wire names (`capture-all`, ...) appear in records.
@@ -287,18 +288,22 @@ impl PublicState<'_> {
 pub struct Game {
     variant: Arc<Variant>,
     board: Board,
-    /// Identity of the face-down piece of each cell (server-side knowledge).
-    hidden: Vec<Option<Piece>>,
+    /// Identity of the face-down piece of each cell (server-side knowledge). This array and
+    /// the game's other small ones are kept in the game up to [`MASK_CELLS`] cells (or a few
+    /// places of the turn order), like the board's squares and codes: see the board's
+    /// `Squares`.
+    hidden: SmallVec<[Option<Piece>; MASK_CELLS]>,
     /// Cells that have held a piece (strategic games show the others as `X`).
-    filled: Vec<bool>,
+    filled: SmallVec<[bool; MASK_CELLS]>,
     /// Pieces still in the bag, the next draw first (reversed: the next draw is last).
     bag: Vec<Piece>,
     /// The piece the player to move drew and must put.
     hand: Option<Piece>,
     /// After a capture under chain-capture rules: the cell of the piece that must capture again.
     chain: Option<Cell>,
-    /// Colour of each side, once decided.
-    side_colour: Vec<Option<Colour>>,
+    /// Colour of each side, once decided (a game has one side or two; a one-side game's
+    /// second entry stays `None`).
+    side_colour: [Option<Colour>; 2],
     /// Pieces left per colour: on the board (face-up or down), in the bag or in hand.
     remaining: [u32; 2],
     /// Index of the player to move in the turn order.
@@ -307,7 +312,7 @@ pub struct Game {
     /// [`Game::start_turn`]: colours are decided by a reveal or a draw, before it.
     control: Control,
     /// The side of the player at each place of the turn order.
-    turn_sides: Vec<usize>,
+    turn_sides: SmallVec<[usize; 4]>,
     /// The paper's TURN: completed rounds of the turn order.
     round: u32,
     ply: u32,
@@ -316,6 +321,10 @@ pub struct Game {
     /// Positions (board, place in the turn order, chain) since the last irreversible action,
     /// and how often each occurred, when the variant has a repetition rule.
     positions: Positions,
+    /// The hash of the board ([`board_hash`]) when the variant has a repetition rule, kept
+    /// up to date square by square as the game plays (0 otherwise): the repetition rule's
+    /// hash of a position without reading the board.
+    board_hash: u64,
     /// How many times the current position occurred before, since the last irreversible
     /// action, counted once when it is added ([`Game::repetitions`], which a learner's
     /// observation reads every ply).
@@ -341,7 +350,7 @@ impl Game {
         let size = variant.topology.size();
         assert_eq!(deal.cells.len(), size, "one deal entry per cell");
         let mut board = Board::hidden(size);
-        let mut hidden = vec![None; size];
+        let mut hidden = SmallVec::from_elem(None, size);
         let mut remaining = [0u32; 2];
         for p in &variant.pieces {
             remaining[p.colour.index()] += 1;
@@ -355,8 +364,8 @@ impl Game {
         }
         let filled = deal.cells.iter().map(Option::is_some).collect();
         let side_colour = match variant.colours {
-            ColourRule::Fixed => vec![Some(Colour::Red), Some(Colour::Black)],
-            ColourRule::FirstReveal => vec![None; variant.sides.len()],
+            ColourRule::Fixed => [Some(Colour::Red), Some(Colour::Black)],
+            ColourRule::FirstReveal => [None; 2],
         };
         let mut bag = deal.bag;
         bag.reverse();
@@ -378,13 +387,15 @@ impl Game {
             ply: 0,
             quiet_plies: 0,
             positions: Positions::default(),
+            board_hash: 0,
             repeats: 0,
             counted: Counted::default(),
             counted_now: false,
             counts: OnceLock::new(),
             outcome: None,
         };
-        game.start_turn(NextTurn::Count);
+        game.board_hash = game.hash_of_board();
+        game.start_turn(NextTurn::Count, None);
         game
     }
 
@@ -465,10 +476,16 @@ impl Game {
             remaining[p.colour.index()] += 1;
         }
         game.remaining = remaining;
-        game.side_colour.clone_from(&position.side_colours);
+        for (kept, &colour) in game.side_colour.iter_mut().zip(&position.side_colours) {
+            *kept = colour;
+        }
         game.turn_pos = position.turn_place;
         game.outcome = None;
-        game.start_turn(NextTurn::Count);
+        // The position starts the positions the repetition rule compares (the empty board
+        // `new` ruled on is none of them).
+        game.positions.clear();
+        game.board_hash = game.hash_of_board();
+        game.start_turn(NextTurn::Count, None);
         Ok(game)
     }
 
@@ -522,18 +539,16 @@ impl Game {
     /// turn order of the player to move then. The game keeps them only when its variant has a
     /// repetition rule (otherwise this is empty).
     pub fn recent_positions(&self) -> Vec<(Board, usize)> {
-        let cells = self.board.len();
-        // Each key: the board's codes, the place (u32) and the chain (u32).
         self.positions
-            .keys(cells)
-            .map(|key| {
-                let squares: String = key[..cells]
+            .boards(self.board.codes())
+            .into_iter()
+            .map(|(codes, place)| {
+                let squares: String = codes
                     .iter()
                     .map(|&code| Square::from_code(code).map_or('?', Square::letter))
                     .collect();
                 let board = Board::parse(&squares).expect("kept codes are squares");
-                let place = u32::from_le_bytes(key[cells..cells + 4].try_into().expect("4 bytes"));
-                (board, place as usize)
+                (board, place)
             })
             .collect()
     }
@@ -916,21 +931,37 @@ impl Game {
             drawn: None,
         };
         let mut keeps_turn = false;
+        // The board's hash, kept only for the repetition rule; the step of a quiet ply, for
+        // the positions it compares.
+        let hashing = self.variant.draw.repetition.is_some();
+        let mut step = None;
         match action {
             Action::Reveal(cell) => {
                 let piece = self.hidden[cell]
                     .take()
                     .expect("a face-down cell has a dealt piece");
                 self.board.set(cell, Square::Up(piece));
+                if hashing {
+                    self.board_hash ^= square_hash(cell, Square::Hidden.code())
+                        ^ square_hash(cell, Square::Up(piece).code());
+                }
                 self.decide_colours(piece.colour);
                 played.revealed = Some(piece);
             }
             Action::Move { from, to } => {
                 self.chain = None;
-                if let Square::Up(t) = self.board.move_piece(from, to) {
+                let target = self.board.move_piece(from, to);
+                if let Square::Up(t) = target {
                     self.remaining[t.colour.index()] -= 1;
                     played.captured = Some(t);
                 }
+                if hashing {
+                    let mover = self.board.codes()[to];
+                    self.board_hash ^= square_hash(from, mover)
+                        ^ square_hash(to, target.code())
+                        ^ square_hash(to, mover);
+                }
+                step = Some((from, to));
                 // The cell has held a piece now: vacated later, a bag game shows it as `.`.
                 self.filled[to] = true;
                 if played.captured.is_some()
@@ -950,6 +981,10 @@ impl Game {
             }
             Action::Put { piece, cell } => {
                 self.board.set(cell, Square::Up(piece));
+                if hashing {
+                    // Onto an empty cell, whose part is 0.
+                    self.board_hash ^= square_hash(cell, Square::Up(piece).code());
+                }
                 self.filled[cell] = true;
                 self.hand = None;
             }
@@ -960,6 +995,7 @@ impl Game {
         if progress {
             // Nothing before an irreversible action can occur again.
             self.positions.clear();
+            step = None;
         }
         if !keeps_turn {
             // Without a branch: two players take turns in a pattern the processor may not
@@ -969,7 +1005,7 @@ impl Game {
             self.turn_pos = if wraps { 0 } else { next };
             self.round += u32::from(wraps);
         }
-        self.start_turn(next);
+        self.start_turn(next, step);
         played
     }
 
@@ -984,10 +1020,21 @@ impl Game {
         }
     }
 
+    /// The board's hash for the repetition rule ([`board_hash`]), 0 in a variant without one.
+    fn hash_of_board(&self) -> u64 {
+        if self.variant.draw.repetition.is_some() {
+            board_hash(self.board.codes())
+        } else {
+            0
+        }
+    }
+
     /// Looks at the mover's legal actions (counting them when `next` says so) and rules on the
     /// end of the game, in this order: a colour is gone (capture-all, or cleared); the mover
     /// has no legal action; the ply cap; the no-progress draw; the repetition draw.
-    fn start_turn(&mut self, next: NextTurn) {
+    /// `step` is the quiet step (a step onto an empty cell) that led to the position, if one
+    /// did: how the positions since the last irreversible action are kept.
+    fn start_turn(&mut self, next: NextTurn, step: Option<(Cell, Cell)>) {
         self.counts = OnceLock::new();
         self.repeats = 0;
         self.control = self.control_of_side(self.turn_sides[self.turn_pos]);
@@ -1042,8 +1089,11 @@ impl Game {
         }
         if let Some(rule) = draw.repetition {
             let codes = self.board.codes();
-            self.repeats = self.positions.push(codes, self.turn_pos, self.chain);
-            if self.positions.repeated(rule, self.repeats) {
+            let hash = position_hash(self.board_hash, self.turn_pos, self.chain);
+            self.repeats = self
+                .positions
+                .push(hash, codes, self.turn_pos, self.chain, step);
+            if self.positions.repeated(rule, self.repeats, codes) {
                 self.finish(None, Termination::Repetition);
             }
         }
