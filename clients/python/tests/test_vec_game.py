@@ -101,6 +101,35 @@ class VecGames(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "2 games"):
             vec.step([0, 1, 2])
 
+    def test_every_id_that_is_not_legal_is_refused(self):
+        # Ids past the last, negative ones, and in each game every id its mask does not
+        # have: each refused by name, the games left as they were; every legal one accepted.
+        vec = anqi.VecGame("traditional", n=3)
+        vec.reset(seed=4)
+        for _ in range(40):  # into the middle game: moves, captures, reveals
+            vec.step(vec.random_actions())
+        masks = vec.step(vec.random_actions())[1].copy()
+        plies = [vec.game(i).ply for i in range(3)]
+        ids = masks.shape[1]
+        for bad in (ids, ids + 1000, -1, 2**40):
+            actions = vec.random_actions()
+            actions[2] = bad
+            with self.assertRaisesRegex(ValueError, "game 2"):
+                vec.step(actions)
+        for i in range(3):
+            for id_ in np.flatnonzero(~masks[i]):
+                actions = vec.random_actions()
+                actions[i] = id_
+                with self.assertRaisesRegex(ValueError, f"game {i}"):
+                    vec.step(actions)
+        self.assertEqual([vec.game(i).ply for i in range(3)], plies, "no game was stepped")
+        # The last legal id of each game (a move, unlike most random picks) is accepted.
+        episodes = vec.episodes
+        vec.step(np.array([np.flatnonzero(masks[i])[-1] for i in range(3)]))
+        for i in range(3):
+            stepped = vec.game(i).ply == plies[i] + 1 or vec.episodes[i] == episodes[i] + 1
+            self.assertTrue(stepped, f"game {i} was stepped")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -32,7 +32,14 @@ pub struct LegalIds {
     /// after every id stored (the store might have changed it), a quarter of the listing.
     others: Box<[u32]>,
     other_count: usize,
+    /// The listed others again as a set, bit `id % 64` of word `id / 64` (kept with the mask's
+    /// bytes by [`LegalIds::write`] and [`LegalIds::clear`]): whether an action is legal, in
+    /// one test.
+    listed_set: IdSet,
 }
+
+/// A set of action ids as words, in the [`LegalIds`] itself up to 512 ids (352 on a 4x8 board).
+type IdSet = smallvec::SmallVec<[u64; 8]>;
 
 /// Each byte's eight bits, one to a byte of a word (bit `i` to byte `i`, little-endian): eight
 /// cells of a set as eight bytes of a mask in one store.
@@ -52,10 +59,6 @@ const SPREAD: [u64; 256] = {
     table
 };
 
-/// How many listed ids [`LegalIds::contains`] compares in one block: more than most positions
-/// have.
-const CHECKED: usize = 16;
-
 impl LegalIds {
     /// No legal id, on a board of `cells` cells in a variant of `ids` ids (what a mask of
     /// zeros says).
@@ -65,10 +68,10 @@ impl LegalIds {
             reveals: Words::from_elem(0, cells.div_ceil(64)),
             reveal_count: 0,
             shown: Words::from_elem(0, cells.div_ceil(64)),
-            // Room for every id, for a listing that writes four at a time, and for the block
-            // `contains` compares.
-            others: vec![0; (ids + 4).max(CHECKED)].into_boxed_slice(),
+            // Room for every id, and for a listing that writes four at a time.
+            others: vec![0; ids + 4].into_boxed_slice(),
             other_count: 0,
+            listed_set: IdSet::from_elem(0, ids.div_ceil(64)),
         }
     }
 
@@ -84,28 +87,14 @@ impl LegalIds {
         self.reveal_count as usize + self.other_count
     }
 
-    /// Whether `id` is one of them: without a branch on what `id` is (a reveal or not, found
-    /// early in the list or late), which would follow no pattern the processor could predict
-    /// when a batch of actions is checked.
+    /// Whether `id` is one of them (once written into the mask: [`LegalIds::write`]): two bit
+    /// tests and no branch on what `id` is, which would follow no pattern the processor could
+    /// predict when a batch of actions is checked.
     #[inline]
     pub fn contains(&self, id: u32) -> bool {
+        let bit = |set: &[u64], i: usize| set.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1);
         let i = id as usize;
-        let word = self.reveals.get(i / 64).copied().unwrap_or(0);
-        let reveal = i < self.cells && word >> (i % 64) & 1 == 1;
-        // The first ids compared in a block of fixed length, those past the listed ones not
-        // counted: a loop that stops at a match, or after the listed ones, would end where
-        // the processor cannot predict.
-        let count = self.other_count;
-        let head: &[u32; CHECKED] = self.others[..CHECKED].try_into().expect("room");
-        let listed = head
-            .iter()
-            .enumerate()
-            .fold(false, |found, (j, &o)| found | (j < count && o == id));
-        let rest = self
-            .others
-            .get(CHECKED..count)
-            .is_some_and(|rest| rest.contains(&id));
-        reveal | listed | rest
+        (i < self.cells && bit(&self.reveals, i)) | bit(&self.listed_set, i)
     }
 
     /// The `k`-th (from 0, below [`LegalIds::len`]): the reveals in cell order, then the
@@ -132,9 +121,11 @@ impl LegalIds {
     /// Takes every id's byte in `mask` back to 0 and forgets the ids other than reveals.
     #[inline]
     pub fn clear(&mut self, mask: &mut [u8]) {
-        for &id in self.listed() {
+        for &id in &self.others[..self.other_count] {
             mask[id as usize] = 0;
         }
+        // Word by word, not id by id: a few stores.
+        self.listed_set.fill(0);
         self.other_count = 0;
         // The reveals' bytes are all rewritten by `write`; the set is left to the listing
         // ([`LegalIds::set_reveals`], or [`LegalIds::push`] after [`LegalIds::clear_reveals`]).
@@ -185,8 +176,11 @@ impl LegalIds {
     /// unless the mask holds that set already.
     #[inline]
     pub fn write(&mut self, mask: &mut [u8]) {
-        for &id in self.listed() {
+        // The set as a slice once, not at every id.
+        let set: &mut [u64] = &mut self.listed_set;
+        for &id in &self.others[..self.other_count] {
             mask[id as usize] = 1;
+            set[id as usize / 64] |= 1 << (id % 64);
         }
         // Compared word by word (a slice comparison is a call to `memcmp`, for one word).
         let changed = self

@@ -118,7 +118,9 @@ pub fn update_planes(
     let n = board.len();
     debug_assert_eq!(out.len(), PLANES * n);
     debug_assert_eq!(shown.cells.len(), n);
-    let mut show_cell = |cell: usize| show_cell(board, cell, shown, out);
+    // Each inline array looked up once, not per cell.
+    let (squares, cells) = (board.squares(), &mut shown.cells[..]);
+    let mut show_cell = |cell: usize| show_cell(squares, cell, cells, out);
     // The unseen counts' planes change only with the piece a reveal turned up or a draw gave.
     let unseen_planes = match change {
         Change::Any => {
@@ -170,17 +172,18 @@ pub fn update_planes(
     }
 }
 
-/// Brings cell `cell` of `out` (a tensor of `board`'s cells, holding what `shown` says) up
-/// to date: its plane 0-15 at 1 for what the cell holds, the one it held before at 0.
+/// Brings cell `cell` of `out` (a tensor of the cells of a board of `squares`, holding what
+/// `shown`, a [`Shown`]'s cells, says) up to date: its plane 0-15 at 1 for what the cell
+/// holds, the one it held before at 0.
 #[inline(always)]
-fn show_cell(board: &rules::Board, cell: usize, shown: &mut Shown, out: &mut [f32]) {
-    let n = board.len();
-    let p = match board.get(cell) {
+fn show_cell(squares: &[Square], cell: usize, shown: &mut [u8], out: &mut [f32]) {
+    let n = squares.len();
+    let p = match squares[cell] {
         Square::Up(piece) => piece_index(piece),
         Square::Hidden => FACE_DOWN,
         Square::Empty => EMPTY,
     } as u8;
-    let was = &mut shown.cells[cell];
+    let was = &mut shown[cell];
     if *was != p {
         if *was != Shown::NONE {
             out[usize::from(*was) * n + cell] = 0.0;

@@ -136,11 +136,13 @@ impl Board {
     /// Sets the square at `cell`.
     #[inline]
     pub fn set(&mut self, cell: Cell, sq: Square) {
-        self.squares[cell] = sq;
+        let squares = self.squares.as_mut_slice();
+        squares[cell] = sq;
+        let len = squares.len();
         let code = sq.code();
         let old = std::mem::replace(&mut self.codes[cell], code);
         self.face_down = self.face_down + u32::from(code == HIDDEN) - u32::from(old == HIDDEN);
-        if self.len() <= MASK_CELLS {
+        if len <= MASK_CELLS {
             let bit = 1u128 << cell;
             self.masks[MASK_OF_CODE[usize::from(old) & (CODES - 1)]] &= !bit;
             self.masks[MASK_OF_CODE[usize::from(code) & (CODES - 1)]] |= bit;
@@ -156,11 +158,15 @@ impl Board {
     pub(crate) fn move_piece(&mut self, from: Cell, to: Cell) -> Square {
         // A legal move's cells; anything else would leave the masks out of step with the codes.
         debug_assert!(from != to && self.codes[to] != HIDDEN && self.codes[from] > HIDDEN);
-        let mover = std::mem::replace(&mut self.squares[from], Square::Empty);
-        let target = std::mem::replace(&mut self.squares[to], mover);
-        let code = std::mem::replace(&mut self.codes[from], EMPTY);
-        let old = std::mem::replace(&mut self.codes[to], code);
-        if self.len() <= MASK_CELLS {
+        // Each array looked up once (an inline array's place is a branch on its length).
+        let squares = self.squares.as_mut_slice();
+        let len = squares.len();
+        let mover = std::mem::replace(&mut squares[from], Square::Empty);
+        let target = std::mem::replace(&mut squares[to], mover);
+        let codes = self.codes.as_mut_slice();
+        let code = std::mem::replace(&mut codes[from], EMPTY);
+        let old = std::mem::replace(&mut codes[to], code);
+        if len <= MASK_CELLS {
             let (from_bit, to_bit) = (1u128 << from, 1u128 << to);
             // `to` leaves its mask (empty, or the captured piece's colour) first: when it was
             // empty, `from` then joins that mask.
