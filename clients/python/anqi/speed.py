@@ -104,13 +104,18 @@ def vec_round(variant: str, seconds: float, seed: str, n: int = 256) -> tuple[in
     """`anqi.VecGame` of `n` games on one thread, stepped with `random_actions()` for about
     `seconds`, observations and masks written at every step: episodes finished, steps, seconds.
     """
+    import numpy  # noqa: PLC0415 (VecGame's arrays; optional for the rest)
+
     vec = anqi.VecGame(variant, n=n, threads=1)
     vec.reset(seed=seed)
     episodes = steps = 0
+    # The measurement's own bookkeeping, kept small: `count_nonzero` counts a bool array in
+    # a fifth of the time `sum` takes (2% of a step of 256 games).
+    count = numpy.count_nonzero
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         dones = vec.step(vec.random_actions())[3]
-        episodes += int(dones.sum())
+        episodes += count(dones)
         steps += n
     return episodes, steps, time.perf_counter() - start
 

@@ -278,12 +278,14 @@ impl<'a> Shares<'a> {
 }
 
 /// Brings a game's share of the arrays up to date with its game, after a change: its
-/// observation (from its player to move), legal ids and mask, and its player to move.
+/// observation (from its player to move), legal ids and mask, and its player to move. The
+/// legal ids were cleared from the mask before ([`LegalIds::clear`]): as the first thing a
+/// step does for a game, so that the mask's memory is on its way while the game plays (a
+/// cold write the processor would otherwise wait for here).
 fn observe(slot: &mut Slot, codec: &Codec, change: Change, out: &mut Out<'_>) {
     let game = &slot.game;
     tensor::update_planes(game, game.to_move(), change, &mut slot.shown, out.obs);
     let legal = &mut slot.legal;
-    legal.clear(out.mask);
     let state = game.public_state();
     let face_down = state.board.face_down_set();
     match (codec.move_tables(), face_down, state.hand, state.chain) {
@@ -375,6 +377,7 @@ impl VecGame {
         let (slots, arrays) = (&mut self.slots, &mut self.arrays);
         py.detach(|| {
             for_each(slots, arrays.shares(n), threads, |_, slot, mut o| {
+                slot.legal.clear(o.mask);
                 observe(slot, codec, Change::Any, &mut o);
             });
         });
@@ -450,6 +453,7 @@ impl VecGame {
                 slot.rng = slot_rng(seed, i);
                 o.rewards.fill(0.0);
                 *o.done = 0;
+                slot.legal.clear(o.mask);
                 observe(slot, &loaded.codec, Change::Any, &mut o);
             });
         });
@@ -505,6 +509,7 @@ impl VecGame {
         let (slots, arrays) = (&mut self.slots, &mut self.arrays);
         py.detach(|| {
             for_each(slots, arrays.shares(n), threads, |i, slot, mut o| {
+                slot.legal.clear(o.mask);
                 let codec = &loaded.codec;
                 // Checked against the game's legal ids before any game was stepped.
                 let id = actions[i] as usize;

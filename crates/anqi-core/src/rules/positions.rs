@@ -32,18 +32,26 @@ use super::variant::Repetition;
 /// The positions since the last irreversible action, current last.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Positions {
-    /// The hash of each position ([`position_hash`]).
-    hashes: Vec<u64>,
-    /// The place in the turn order of each position's player to move.
-    places: Vec<u32>,
-    /// `steps[i]`: the step `[from, to]` from position `i` to position `i + 1`.
-    steps: Vec<[u16; 2]>,
+    /// Each position, oldest first: one record each, so that a ply writes to one place in
+    /// memory, not one per field.
+    entries: Vec<Entry>,
     /// The cell of a chain capture in progress in the first position. No later one has one:
     /// a step ends a chain.
     first_chain: Option<Cell>,
     /// Bit `h >> 54` (of 1,024) set for the hash `h` of every position: a clear bit, a hash
     /// no position has.
     filter: [u64; 16],
+}
+
+/// One position of [`Positions`].
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    /// Its hash ([`position_hash`]).
+    hash: u64,
+    /// The place in the turn order of its player to move.
+    place: u32,
+    /// The step `[from, to]` that led to it from the position before (none for the first).
+    step: [u16; 2],
 }
 
 // Cell numbers fit the steps' `u16`.
@@ -139,9 +147,7 @@ fn turn_part(turn: u64) -> u64 {
 impl Positions {
     /// Forgets every position: after an irreversible action, none of them can occur again.
     pub(crate) fn clear(&mut self) {
-        self.hashes.clear();
-        self.places.clear();
-        self.steps.clear();
+        self.entries.clear();
         self.first_chain = None;
         self.filter = [0; 16];
     }
@@ -158,19 +164,23 @@ impl Positions {
         chain: Option<Cell>,
         step: Option<(Cell, Cell)>,
     ) -> u32 {
-        match step {
-            Some((from, to)) if !self.hashes.is_empty() => {
+        let step = match step {
+            Some((from, to)) if !self.entries.is_empty() => {
                 debug_assert!(chain.is_none(), "a step ends a chain");
-                self.steps.push([from as u16, to as u16]);
+                [from as u16, to as u16]
             }
             // A position reached otherwise starts the positions again.
             _ => {
                 self.clear();
                 self.first_chain = chain;
+                [0; 2]
             }
-        }
-        self.hashes.push(hash);
-        self.places.push(place as u32);
+        };
+        self.entries.push(Entry {
+            hash,
+            place: place as u32,
+            step,
+        });
         let bit = (hash >> 54) as usize;
         let (word, mask) = (bit / 64, 1u64 << (bit % 64));
         if self.filter[word] & mask == 0 {
@@ -193,20 +203,19 @@ impl Positions {
     /// Whether positions `i` and `j` have the same hash, place and chain: equal unless their
     /// boards differ.
     fn alike(&self, i: usize, j: usize) -> bool {
-        self.hashes[i] == self.hashes[j]
-            && self.places[i] == self.places[j]
-            && self.chain_of(i) == self.chain_of(j)
+        let (a, b) = (&self.entries[i], &self.entries[j]);
+        a.hash == b.hash && a.place == b.place && self.chain_of(i) == self.chain_of(j)
     }
 
     /// How many of the positions before the current one (of board `codes`) equal it: the
     /// hashes equal to its counted first, and boards rebuilt only when there are some.
     fn occurrences_before(&self, codes: &[u8]) -> u32 {
-        let Some((&last, before)) = self.hashes.split_last() else {
+        let Some((last, before)) = self.entries.split_last() else {
             return 0;
         };
         // Counted rather than searched: a count has no early exit, and so is done many hashes
         // at a time.
-        if before.iter().filter(|&&h| h == last).count() == 0 {
+        if before.iter().filter(|e| e.hash == last.hash).count() == 0 {
             return 0;
         }
         let t = before.len();
@@ -224,10 +233,11 @@ impl Positions {
     /// step between them.
     fn rebuild(&self, codes: &[u8], first: usize, mut f: impl FnMut(usize, &[u8])) {
         let mut board = codes.to_vec();
-        let t = self.hashes.len() - 1;
+        let t = self.entries.len() - 1;
         f(t, &board);
         for i in (first..t).rev() {
-            let [from, to] = self.steps[i].map(usize::from);
+            // Position i + 1 back to position i.
+            let [from, to] = self.entries[i + 1].step.map(usize::from);
             board[from] = board[to];
             board[to] = EMPTY;
             f(i, &board);
@@ -237,7 +247,7 @@ impl Positions {
     /// Whether the positions draw by `rule`, the current one (of board `codes`) having
     /// occurred `repeats` times before (what [`Positions::push`] returned).
     pub(crate) fn repeated(&self, rule: Repetition, repeats: u32, codes: &[u8]) -> bool {
-        let Some(t) = self.hashes.len().checked_sub(1) else {
+        let Some(t) = self.entries.len().checked_sub(1) else {
             return false;
         };
         match rule {
@@ -270,10 +280,10 @@ impl Positions {
     /// Every position's board and place in the turn order, oldest first, the current one's
     /// board being `codes`.
     pub(crate) fn boards(&self, codes: &[u8]) -> Vec<(Vec<u8>, usize)> {
-        let mut out = Vec::with_capacity(self.hashes.len());
-        if !self.hashes.is_empty() {
+        let mut out = Vec::with_capacity(self.entries.len());
+        if !self.entries.is_empty() {
             self.rebuild(codes, 0, |i, board| {
-                out.push((board.to_vec(), self.places[i] as usize));
+                out.push((board.to_vec(), self.entries[i].place as usize));
             });
         }
         out.reverse();
