@@ -16,6 +16,12 @@
 //! old ones, check the actions played and give `random_actions` without listing the actions
 //! again. That is why the arrays handed to Python are read-only:
 //! a value changed from Python would stay wrong until its cell next changed.
+//!
+//! Stepping hundreds of games in turn, each game's memory has gone cold by the time its next
+//! step comes, so a step waits for memory more than it computes: each game keeps its small
+//! arrays in itself (the board's, its legal ids' sets, what its observation shows) and writes
+//! one record a ply for the repetition rule, and a step starts by clearing the game's old ids
+//! from its mask, so that the mask's memory is on its way while the game plays.
 
 use crate::actions::Codec;
 use crate::legal_ids::LegalIds;
