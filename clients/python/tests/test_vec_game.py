@@ -101,6 +101,25 @@ class VecGames(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "2 games"):
             vec.step([0, 1, 2])
 
+    def test_actions_of_any_integer_array_or_list(self):
+        # The same actions as int64 (read as they are), big-endian, int32, a list and a
+        # strided view: the same games.
+        runs = []
+        for convert in (
+            lambda a: a,
+            lambda a: a.astype(">i8"),
+            lambda a: a.astype(np.int32),
+            lambda a: a.tolist(),
+            lambda a: np.repeat(a, 2)[::2],
+        ):
+            vec = anqi.VecGame("traditional", n=4)
+            vec.reset(seed=8)
+            for _ in range(30):
+                obs = vec.step(convert(vec.random_actions()))[0]
+            runs.append(obs.copy())
+        for obs in runs[1:]:
+            np.testing.assert_array_equal(obs, runs[0])
+
     def test_every_id_that_is_not_legal_is_refused(self):
         # Ids past the last, negative ones, and in each game every id its mask does not
         # have: each refused by name, the games left as they were; every legal one accepted.

@@ -208,6 +208,18 @@ impl Arrays {
     }
 }
 
+/// Whether a buffer of `format` (the struct module's syntax) holds its numbers in this
+/// machine's byte order: pyo3 lets an array of the other order through as `i64`, which would
+/// read its numbers byte-swapped.
+fn native_order(format: &std::ffi::CStr) -> bool {
+    match format.to_bytes().first() {
+        Some(b'>' | b'!') => cfg!(target_endian = "big"),
+        Some(b'<') => cfg!(target_endian = "little"),
+        // `@`, `=` or no prefix: native.
+        _ => true,
+    }
+}
+
 /// The game of slot `i`'s episode `k`.
 fn deal(loaded: &Loaded, seed: &str, i: usize, k: u64) -> rules::Game {
     let start = SeedInputs {
@@ -480,7 +492,7 @@ impl VecGame {
         // An array of int64 (what `random_actions` gives, and most policies) is read as it is;
         // anything else is made one first.
         let buffer = match PyBuffer::<i64>::get(actions) {
-            Ok(buffer) if buffer.is_c_contiguous() => buffer,
+            Ok(buffer) if buffer.is_c_contiguous() && native_order(buffer.format()) => buffer,
             _ => {
                 let array = self.numpy.contiguous.bind(py).call1((actions, "int64"))?;
                 PyBuffer::<i64>::get(&array)?
@@ -502,7 +514,8 @@ impl VecGame {
             }
             let action = codec
                 .decode_or_refuse(id)
-                .map_err(|e| PyValueError::new_err(format!("game {i}: {e}")))?;
+                // The message alone: a PyErr shown whole would read "game 1: ValueError: ...".
+                .map_err(|e| PyValueError::new_err(format!("game {i}: {}", e.value(py))))?;
             let why = match slot.game.check(slot.game.to_move(), action) {
                 Err(e) => e.to_string(),
                 Ok(_) => "not a legal action".to_string(),

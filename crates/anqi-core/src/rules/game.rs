@@ -325,6 +325,10 @@ pub struct Game {
     /// up to date square by square as the game plays (0 otherwise): the repetition rule's
     /// hash of a position without reading the board.
     board_hash: u64,
+    /// The quiet step of the last ply when the game ended on it before its position was kept
+    /// (the no-progress draw, no move, the ply cap): the kept positions end one step behind
+    /// the board. `None` otherwise.
+    unkept_step: Option<(Cell, Cell)>,
     /// How many times the current position occurred before, since the last irreversible
     /// action, counted once when it is added ([`Game::repetitions`], which a learner's
     /// observation reads every ply).
@@ -388,6 +392,7 @@ impl Game {
             quiet_plies: 0,
             positions: Positions::default(),
             board_hash: 0,
+            unkept_step: None,
             repeats: 0,
             counted: Counted::default(),
             counted_now: false,
@@ -537,10 +542,18 @@ impl Game {
     /// The positions since the last reveal, capture, draw or put, oldest first and the
     /// current one last, as the repetition rule compares them: the board, and the place in the
     /// turn order of the player to move then. The game keeps them only when its variant has a
-    /// repetition rule (otherwise this is empty).
+    /// repetition rule (otherwise this is empty). A game that ended on a quiet ply before its
+    /// position was compared (a no-progress draw, say) ends the list at the position before.
     pub fn recent_positions(&self) -> Vec<(Board, usize)> {
+        // The board of the last position kept: the current one, unless the game ended on a
+        // quiet step whose position it did not keep.
+        let mut codes = self.board.codes().to_vec();
+        if let Some((from, to)) = self.unkept_step {
+            codes[from] = codes[to];
+            codes[to] = Square::Empty.code();
+        }
         self.positions
-            .boards(self.board.codes())
+            .boards(&codes)
             .into_iter()
             .map(|(codes, place)| {
                 let squares: String = codes
@@ -1035,6 +1048,8 @@ impl Game {
     /// `step` is the quiet step (a step onto an empty cell) that led to the position, if one
     /// did: how the positions since the last irreversible action are kept.
     fn start_turn(&mut self, next: NextTurn, step: Option<(Cell, Cell)>) {
+        // Until the position is kept (below, unless a ruling ends the game first).
+        self.unkept_step = step;
         self.counts = OnceLock::new();
         self.repeats = 0;
         self.control = self.control_of_side(self.turn_sides[self.turn_pos]);
@@ -1093,6 +1108,7 @@ impl Game {
             self.repeats = self
                 .positions
                 .push(hash, codes, self.turn_pos, self.chain, step);
+            self.unkept_step = None;
             if self.positions.repeated(rule, self.repeats, codes) {
                 self.finish(None, Termination::Repetition);
             }
@@ -1512,6 +1528,48 @@ mod tests {
         assert_eq!(g.outcome().map(|o| o.reason), Some(Termination::Resign));
         let json = serde_json::to_string(&Termination::Adjudicated).unwrap();
         assert_eq!(json, "\"adjudicated\"");
+    }
+
+    /// The recent positions are the boards the game went through, each with its place, when
+    /// it goes on, and when it ends on a quiet ply without keeping that ply's position (a
+    /// no-progress draw): then they end at the position before.
+    #[test]
+    fn recent_positions_are_the_boards_played_through() {
+        let v = Variant::parse(
+            "(variant (name t) (board (rectangle 2 4)) (pieces Kk) (no-progress 4) (repetition 3))",
+        )
+        .unwrap();
+        let mut g = Game::new(Arc::new(v), deal("K......k"));
+        g.play(1, Action::Reveal(0)).unwrap();
+        g.play(2, Action::Reveal(7)).unwrap();
+        let recent = |g: &Game| -> Vec<(String, usize)> {
+            let positions = g.recent_positions();
+            positions
+                .into_iter()
+                .map(|(b, p)| (b.to_wire(), p))
+                .collect()
+        };
+        let want = |boards: &[&str]| -> Vec<(String, usize)> {
+            (0..boards.len())
+                .map(|i| (boards[i].to_string(), i % 2))
+                .collect()
+        };
+        assert_eq!(recent(&g), want(&["K......k"]));
+        for (ply, (from, to)) in [(0, 1), (7, 6), (1, 2)].into_iter().enumerate() {
+            g.play(ply % 2 + 1, mv(from, to)).unwrap();
+        }
+        assert_eq!(g.outcome(), None);
+        assert_eq!(
+            recent(&g),
+            want(&["K......k", ".K.....k", ".K....k.", "..K...k."])
+        );
+        // The fourth quiet ply draws by no progress: its position is not kept.
+        g.play(2, mv(6, 5)).unwrap();
+        assert_eq!(g.outcome().map(|o| o.reason), Some(Termination::NoProgress));
+        assert_eq!(
+            recent(&g),
+            want(&["K......k", ".K.....k", ".K....k.", "..K...k."])
+        );
     }
 
     #[test]
