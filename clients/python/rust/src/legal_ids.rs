@@ -121,7 +121,7 @@ impl LegalIds {
     /// Takes every id's byte in `mask` back to 0 and forgets the ids other than reveals.
     #[inline]
     pub fn clear(&mut self, mask: &mut [u8]) {
-        for &id in &self.others[..self.other_count] {
+        for &id in self.listed() {
             mask[id as usize] = 0;
         }
         // Word by word, not id by id: a few stores.

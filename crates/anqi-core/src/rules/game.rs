@@ -545,15 +545,8 @@ impl Game {
     /// repetition rule (otherwise this is empty). A game that ended on a quiet ply before its
     /// position was compared (a no-progress draw, say) ends the list at the position before.
     pub fn recent_positions(&self) -> Vec<(Board, usize)> {
-        // The board of the last position kept: the current one, unless the game ended on a
-        // quiet step whose position it did not keep.
-        let mut codes = self.board.codes().to_vec();
-        if let Some((from, to)) = self.unkept_step {
-            codes[from] = codes[to];
-            codes[to] = Square::Empty.code();
-        }
         self.positions
-            .boards(&codes)
+            .boards(self.board.codes(), self.unkept_step)
             .into_iter()
             .map(|(codes, place)| {
                 let squares: String = codes

@@ -144,6 +144,12 @@ fn turn_part(turn: u64) -> u64 {
     }
 }
 
+/// Takes back the quiet step `from -> to` on `board` (codes): the piece returns, `to` is empty.
+fn take_back(board: &mut [u8], from: Cell, to: Cell) {
+    board[from] = board[to];
+    board[to] = EMPTY;
+}
+
 impl Positions {
     /// Forgets every position: after an irreversible action, none of them can occur again.
     pub(crate) fn clear(&mut self) {
@@ -238,8 +244,7 @@ impl Positions {
         for i in (first..t).rev() {
             // Position i + 1 back to position i.
             let [from, to] = self.entries[i + 1].step.map(usize::from);
-            board[from] = board[to];
-            board[to] = EMPTY;
+            take_back(&mut board, from, to);
             f(i, &board);
         }
     }
@@ -277,12 +282,21 @@ impl Positions {
         (0..boards.len() - l).all(|k| boards[k] == boards[k + l])
     }
 
-    /// Every position's board and place in the turn order, oldest first, the current one's
-    /// board being `codes`.
-    pub(crate) fn boards(&self, codes: &[u8]) -> Vec<(Vec<u8>, usize)> {
+    /// Every position's board and place in the turn order, oldest first, the board now being
+    /// `codes`: the last position's, or one step past it when `ahead` names a quiet step
+    /// played after it whose position was not kept (the game ended on it).
+    pub(crate) fn boards(
+        &self,
+        codes: &[u8],
+        ahead: Option<(Cell, Cell)>,
+    ) -> Vec<(Vec<u8>, usize)> {
         let mut out = Vec::with_capacity(self.entries.len());
+        let mut last = codes.to_vec();
+        if let Some((from, to)) = ahead {
+            take_back(&mut last, from, to);
+        }
         if !self.entries.is_empty() {
-            self.rebuild(codes, 0, |i, board| {
+            self.rebuild(&last, 0, |i, board| {
                 out.push((board.to_vec(), self.entries[i].place as usize));
             });
         }
@@ -371,7 +385,7 @@ mod tests {
                 "round {round}"
             );
             kept.push((codes.clone(), place));
-            assert_eq!(positions.boards(&codes), kept, "round {round}");
+            assert_eq!(positions.boards(&codes, None), kept, "round {round}");
             // A step of a piece onto an empty cell, by a player of two.
             let pieces: Vec<usize> = (0..5).filter(|&c| codes[c] != EMPTY).collect();
             let from = pieces[(x >> 40) as usize % pieces.len()];
