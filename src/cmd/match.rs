@@ -21,7 +21,8 @@ use std::process::ExitCode;
 ///
 /// The games are played in pairs on one deal, seats swapped, so --games must be even (a
 /// multiple of the seats). Progress goes to stderr, the standings to stdout. Records are
-/// kept only with --output (then the same command resumes), engine output only with --logs.
+/// kept only with --output (then the same command resumes; the deals' secret master seed is
+/// kept beside them, in FILE.seed), engine output only with --logs.
 ///
 /// Examples:
 ///
@@ -83,7 +84,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         engines: [args.engine_a, args.engine_b],
         games: args.games,
         variant: args.variant,
-        seed: args.event.seed.unwrap_or_else(|| "anqi".into()),
+        seed: args.event.seed,
         tc: args.event.tc,
         concurrency: args.event.concurrency.unwrap_or(1),
         // Replaced by a scratch file when not given.

@@ -1,5 +1,6 @@
 //! `anqi replay`: every record of some files verified, one line at a time.
 
+use crate::tournament::seeds;
 use anqi_core::record::{GameRecord, RecordLines};
 use anqi_core::replay::{verify_with, Checked};
 use anqi_core::rules::{Termination, Variant};
@@ -23,6 +24,10 @@ use std::sync::Arc;
 /// record's. Without --tables, such a record is reported as verified but for its adjudication
 /// (everything else checked, and its winner the one its recorded verdict gives), and counted
 /// apart in the summary.
+///
+/// Tournament games carry their event's commitment to its master seed. Given the revealed seed
+/// (--seed-file, --seed), each one's deal is also checked against it: a game committed to
+/// another seed, or not dealt from this one, FAILS.
 #[derive(clap::Args)]
 pub struct Args {
     /// JSON-lines record files written by `anqi serve`.
@@ -42,6 +47,13 @@ pub struct Args {
     /// built for a record's variant's rules is used. Repeat it for records of several variants.
     #[arg(long, value_name = "FILE")]
     tables: Vec<PathBuf>,
+    /// A tournament's seed file, once its event is over and the seed revealed: every
+    /// tournament game's deal is checked against it and the commitment the record carries.
+    #[arg(long, value_name = "FILE", conflicts_with = "seed")]
+    seed_file: Option<PathBuf>,
+    /// A tournament's revealed (or fixed) master seed, as text: as --seed-file.
+    #[arg(long, value_name = "TEXT")]
+    seed: Option<String>,
 }
 
 /// The tables files given, opened for each variant met (a variant's materials are read once).
@@ -100,6 +112,9 @@ fn ending(r: &GameRecord) -> String {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    let master = seeds::given(args.seed.as_deref(), args.seed_file.as_deref())?;
+    // Tournament games whose deal was checked against the revealed seed.
+    let mut deals_checked = 0usize;
     let (mut ok, mut bad, mut unreadable, mut unchecked) = (0usize, 0usize, 0usize, 0usize);
     let mut tables = TablesByVariant {
         paths: args.tables.clone(),
@@ -139,7 +154,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 } else {
                     None
                 };
-                verify_with(&r, by_tables.as_deref()).map(|checked| (r, checked))
+                let checked = verify_with(&r, by_tables.as_deref())?;
+                if let Some(master) = &master {
+                    if seeds::check_deal(&r, master)? {
+                        deals_checked += 1;
+                    }
+                }
+                Ok((r, checked))
             });
             match verdict {
                 Ok((r, checked)) => {
@@ -171,6 +192,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 }
             }
         }
+    }
+    if master.is_some() {
+        println!("{deals_checked} tournament deals checked against the revealed master seed");
     }
     if unchecked > 0 {
         println!(

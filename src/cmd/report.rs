@@ -1,6 +1,7 @@
 //! `anqi report`: the standings and statistics of tournament records, and an SPRT on demand.
 
 use crate::tournament::config::SprtConfig;
+use crate::tournament::seeds;
 use anyhow::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,7 +13,12 @@ use std::process::ExitCode;
 /// variants (single-player, cooperative) get success rates with 95% intervals instead, per
 /// engine and per team.
 ///
+/// The games of one event carry its commitment to its master seed; with the revealed seed
+/// (--seed-file, --seed) every deal is checked against it, and a deal that was not dealt from
+/// the committed seed fails the report (status 1).
+///
 /// Examples: anqi report all.jsonl --sprt 0,5 --pair new,old
+///           anqi report all.jsonl --seed-file all.jsonl.seed    (every deal checked)
 ///           anqi report --pool spring.jsonl summer.jsonl      (two events, one table)
 #[derive(clap::Args)]
 pub struct Args {
@@ -41,6 +47,13 @@ pub struct Args {
     /// an event's shards first (anqi merge) to pool it with others.
     #[arg(long)]
     pool: bool,
+    /// The event's seed file, once the event is over and its seed revealed: every deal is
+    /// checked against the commitment the records carry.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["seed", "pool"])]
+    seed_file: Option<PathBuf>,
+    /// The event's revealed master seed, as text (or a fixed seed): as --seed-file.
+    #[arg(long, value_name = "TEXT", conflicts_with = "pool")]
+    seed: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -52,6 +65,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
         crate::tournament::load(&args.files)?
     };
     let mut standings = crate::tournament::stats::standings(&records, &[], None);
+    if !args.pool {
+        let seed = seeds::given(args.seed.as_deref(), args.seed_file.as_deref())?;
+        let check = seeds::check_deals(&records, seed.as_ref())
+            .map_err(|e| anyhow::anyhow!("the deals do not match the event's commitment: {e}"))?;
+        // The text always says how the deals stand; the JSON when they were checked (so that
+        // it stays the standings `anqi tournament --json` prints).
+        if seed.is_some() || !args.json {
+            standings.deals = Some(check);
+        }
+    }
     if let Some(cfg) = &sprt {
         standings
             .run_sprt(cfg, pair.as_ref().map(|(a, b)| (a.as_str(), b.as_str())))

@@ -19,11 +19,18 @@ use std::process::ExitCode;
 /// Options given here override the file's keys. An engine whose program cannot be started,
 /// or that does not connect before it has connected once, stops the event (status 2).
 ///
+/// Deals come from a random master seed, kept secret in the event's seed file (OUTPUT.seed,
+/// or --seed-file) and read again on resume. Its commitment is printed at the start and kept
+/// in every record; when the last game ends the seed is revealed, and anyone can check every
+/// deal with `anqi report OUTPUT --seed-file FILE` (TOURNAMENTS.md, "Deals"). Shards share
+/// one seed file: write it once with --prepare and copy it to every machine.
+///
 /// Examples:
 ///
 ///   anqi tournament tournament.toml --deals 50 --concurrency 4 --tc 10+0.1
 ///
-///   anqi tournament tournament.toml --shard 0/4 --output shard0.jsonl
+///   anqi tournament tournament.toml --prepare --seed-file event.seed
+///   anqi tournament tournament.toml --shard 0/4 --output shard0.jsonl --seed-file event.seed
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -35,10 +42,20 @@ pub struct Args {
     deals: Option<u32>,
     #[command(flatten)]
     event: EventFlags,
-    /// Play only the games whose index is I modulo N (run the N shards anywhere, then
-    /// `anqi merge` their outputs).
+    /// Play only the games whose index is I modulo N (run the N shards anywhere, each with
+    /// the same --seed-file, then `anqi merge` their outputs).
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     shard: Option<(u64, u64)>,
+    /// Where the event's secret master seed is kept, overriding `seed_file` (default:
+    /// OUTPUT.seed): created when the event starts, read again when it resumes. Not with
+    /// --seed.
+    #[arg(long, value_name = "FILE", conflicts_with = "seed")]
+    seed_file: Option<PathBuf>,
+    /// Only write the event's seed file (when it is not there yet) and print the commitment to
+    /// its master seed, then exit without playing: for shards, which must all deal from one
+    /// seed (copy the file to every machine).
+    #[arg(long)]
+    prepare: bool,
     /// Records file, overriding the configured `output`.
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -60,8 +77,10 @@ pub struct EventFlags {
     /// Games played at once (tournament: overrides `concurrency`).
     #[arg(long, value_name = "N")]
     pub concurrency: Option<u32>,
-    /// Master seed: deals and engine seeds derive from it (tournament: overrides `seed`; a
-    /// resumed run refuses an output file dealt from another seed).
+    /// A fixed master seed, for a reproducible event: deals and engine seeds derive from it
+    /// (tournament: overrides `seed` and `seed_file`; a resumed run refuses an output file
+    /// dealt from another seed). Anyone who knows or guesses it computes every deal: left out,
+    /// the deals come from a random seed kept secret until the event ends.
     #[arg(long, value_name = "TEXT")]
     pub seed: Option<String>,
     /// Time control of every engine: 60+0.5 (60 s per game, 0.5 s added per move), 40/60+0.6
@@ -93,6 +112,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         concurrency: args.event.concurrency,
         deals: args.deals,
         seed: args.event.seed,
+        seed_file: args.seed_file.map(|p| p.display().to_string()),
         tc: args.event.tc,
         standings_every: args.event.standings_every,
     };
@@ -117,12 +137,34 @@ pub fn run(args: Args) -> Result<ExitCode> {
         output: args.output,
         http: args.http,
     };
+    if args.prepare {
+        return prepare(&config, &options);
+    }
     let standings = run_event(config, options)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&standings)?);
     } else {
         print!("{}", crate::tournament::report::text(&standings));
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--prepare`: the event's seed file, written when missing, and the commitment to its seed.
+fn prepare(config: &TournamentConfig, options: &RunOptions) -> Result<ExitCode> {
+    use crate::tournament::runner::{event_seed, output_of, SeedOrigin};
+    let output = output_of(config, options);
+    let seed = event_seed(config, &output, None)?;
+    match &seed.origin {
+        SeedOrigin::Fixed => eprintln!(
+            "the master seed is fixed (seed, --seed): there is no seed file to write; every shard deals from it"
+        ),
+        SeedOrigin::Created(p) => eprintln!(
+            "wrote a new random master seed to {}: copy it to every machine that runs a shard (--seed-file), and keep it secret until the event ends",
+            p.display()
+        ),
+        SeedOrigin::Kept(p) => eprintln!("{} already holds the event's master seed", p.display()),
+    }
+    println!("commitment {}", seed.seed.commitment());
     Ok(ExitCode::SUCCESS)
 }
 

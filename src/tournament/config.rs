@@ -36,10 +36,18 @@ pub struct TournamentConfig {
     /// Gauntlet: the engine that plays all the others (default: the first listed).
     #[serde(default)]
     pub gauntlet: Option<String>,
-    /// Master seed: every deal and engine seed derives from it and the game's index (tokens do
-    /// not: they are fresh secrets, see `tournament::token`).
-    #[serde(default = "default_seed")]
-    pub seed: String,
+    /// A fixed master seed, for reproducible experiments: every deal and engine seed derives
+    /// from it by a keyed function (`tournament::seeds`; tokens do not: they are fresh
+    /// secrets, see `tournament::token`). Anyone who knows or guesses it computes every deal.
+    /// Left out (the default), the event deals from a random master seed kept secret in its
+    /// seed file until the event ends.
+    #[serde(default)]
+    pub seed: Option<String>,
+    /// Where the event's random master seed is kept (created when the event starts, read by
+    /// a resumed run and by every shard): by default `OUTPUT.seed`, beside the records. Not
+    /// with `seed`.
+    #[serde(default)]
+    pub seed_file: Option<String>,
     /// Address of the tournament's server. Spawned engines are told it through `{addr}`;
     /// external engines need a fixed one. The real address is printed on stderr.
     #[serde(default = "default_listen")]
@@ -206,9 +214,6 @@ fn yes() -> bool {
 fn one() -> u32 {
     1
 }
-fn default_seed() -> String {
-    "anqi".into()
-}
 fn default_output() -> String {
     "tournament.jsonl".into()
 }
@@ -261,7 +266,12 @@ impl TournamentConfig {
             self.deals = n;
         }
         if let Some(s) = &o.seed {
-            self.seed = s.clone();
+            self.seed = Some(s.clone());
+            self.seed_file = None;
+        }
+        if let Some(f) = &o.seed_file {
+            self.seed_file = Some(f.clone());
+            self.seed = None;
         }
         if let Some(tc) = &o.tc {
             // The command line has the last word: every engine plays at it.
@@ -311,6 +321,9 @@ impl TournamentConfig {
             return fail("a tournament needs [[tournament.engine]] entries".into());
         }
         for (i, e) in self.engines.iter().enumerate() {
+            if let Err(why) = check_engine_name(&e.name) {
+                return fail(format!("engine name {:?}: {why}", e.name));
+            }
             if self.engines[..i].iter().any(|o| o.name == e.name) {
                 return fail(format!("two engines are named {:?}", e.name));
             }
@@ -352,6 +365,16 @@ impl TournamentConfig {
                 ));
             }
         }
+        if self.seed.is_some() && self.seed_file.is_some() {
+            return fail(
+                "give seed (a fixed master seed) or seed_file (where a random one is kept), not both"
+                    .into(),
+            );
+        }
+        if let Some(seed) = &self.seed {
+            super::seeds::MasterSeed::fixed(seed)
+                .map_err(|e| TournamentConfigError(format!("seed: {e}")))?;
+        }
         if self.tc.is_some() && self.clock.is_some() {
             return fail(
                 "give the event's time control once: tc = \"...\" or [tournament.clock], not both"
@@ -387,12 +410,49 @@ impl TournamentConfig {
     }
 }
 
+/// The longest engine name accepted, in bytes.
+pub const MAX_ENGINE_NAME_BYTES: usize = 64;
+
+/// Whether `name` can name an engine: it names the engine's log file (`logs/NAME.log`) and its
+/// column in every table, so it is a file name of its own, printable, on one line.
+///
+/// # Errors
+/// Why not, in words.
+pub fn check_engine_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("empty".into());
+    }
+    if name.len() > MAX_ENGINE_NAME_BYTES {
+        return Err(format!("longer than {MAX_ENGINE_NAME_BYTES} bytes"));
+    }
+    if name == "." || name == ".." {
+        return Err("not a file name of its own".into());
+    }
+    if let Some(c) = name.chars().find(|&c| matches!(c, '/' | '\\')) {
+        return Err(format!(
+            "{c:?} is not allowed: the name is also its log file's name"
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|&c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
+    {
+        return Err(format!(
+            "the control character {c:?} is not allowed: names are printed one per line"
+        ));
+    }
+    Ok(())
+}
+
 /// The command line's settings that replace the file's (`anqi tournament --deals 100`).
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
     pub concurrency: Option<u32>,
     pub deals: Option<u32>,
+    /// A fixed master seed (replaces `seed` and `seed_file`).
     pub seed: Option<String>,
+    /// Where the random master seed is kept (replaces `seed` and `seed_file`).
+    pub seed_file: Option<String>,
     /// Every engine's time control: replaces `tc`, `[tournament.clock]` and the engines' own.
     pub tc: Option<Tc>,
     pub standings_every: Option<u32>,

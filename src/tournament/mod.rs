@@ -6,6 +6,8 @@
 //! - `quick_match`: `anqi match A B`, an event built from the command line.
 //! - `schedule`: every game of the event, numbered, with its deal and seating (one-side
 //!   variants: every group on the same deals).
+//! - `seeds`: the event's master seed, the deals and engine seeds derived from it by a keyed
+//!   function, the commitment to it, its seed file, and checking records against it.
 //! - `engine`: starting and stopping engine processes.
 //! - `token`: the secret tokens that seat engines.
 //! - `runner`: playing the schedule against an in-process server; resume, shards, SPRT.
@@ -20,6 +22,7 @@ pub mod quick_match;
 pub mod report;
 pub mod runner;
 pub mod schedule;
+pub mod seeds;
 pub mod stats;
 pub mod time_control;
 pub mod token;
@@ -114,7 +117,19 @@ pub fn merge_records(inputs: &[PathBuf]) -> Result<Vec<GameRecord>, TournamentEr
             }
         }
     }
-    Ok(by_index.into_values().map(|(r, _)| r).collect())
+    let records: Vec<GameRecord> = by_index.into_values().map(|(r, _)| r).collect();
+    // Shards of one event deal from one master seed: one commitment in every game.
+    seeds::commitment_of(&records).map_err(|e| {
+        TournamentError::Records(format!(
+            "{e}{}",
+            if inputs.len() > 1 {
+                " (shards of one event share one seed file; to pool events into one table, give --pool)"
+            } else {
+                ""
+            }
+        ))
+    })?;
+    Ok(records)
 }
 
 /// Two records of one game agree on everything but timing.

@@ -55,7 +55,8 @@ pub struct MatchRequest {
     /// in a single-player variant once by each engine.
     pub games: u32,
     pub variant: String,
-    pub seed: String,
+    /// A fixed master seed; `None`: a random one, kept beside the records (`OUTPUT.seed`).
+    pub seed: Option<String>,
     pub tc: Option<Tc>,
     pub concurrency: u32,
     /// Records file; the caller picks a scratch file when the user gave none.
@@ -142,6 +143,7 @@ pub fn config(request: &MatchRequest, bots: &Bots) -> Result<TournamentConfig, S
         deals: request.games / per_deal,
         gauntlet: None,
         seed: request.seed.clone(),
+        seed_file: None,
         listen: "127.0.0.1:0".into(),
         concurrency: request.concurrency,
         output: request.output.display().to_string(),
@@ -443,7 +445,7 @@ mod tests {
             engines: [a.into(), b.into()],
             games,
             variant: "traditional-2x4".into(),
-            seed: "s".into(),
+            seed: Some("s".into()),
             tc: None,
             concurrency: 1,
             output: "out.jsonl".into(),

@@ -69,7 +69,25 @@ pub fn text(s: &Standings) -> String {
         o.push('\n');
         o.push_str(&sprt(t));
     }
+    if let Some(d) = &s.deals {
+        o.push('\n');
+        o.push_str(&deals(d));
+    }
     o
+}
+
+/// How the deals stand against the event's commitment.
+fn deals(d: &super::seeds::DealsCheck) -> String {
+    match (&d.commitment, d.verified) {
+        (Some(c), true) => format!(
+            "Deals: all {} games dealt from the master seed committed to {c} (checked against the revealed seed)\n",
+            d.checked
+        ),
+        (Some(c), false) => format!(
+            "Deals: committed to {c}; not checked: once the event is over, give its revealed seed (--seed-file FILE, or --seed SEED) to check every deal\n"
+        ),
+        (None, _) => "Deals: not committed to a master seed (records of an older anqi, or of no tournament)\n".into(),
+    }
 }
 
 /// A success rate with its interval: `70.0% [39.7%, 89.2%]`.

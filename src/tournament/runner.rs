@@ -9,6 +9,7 @@
 use super::config::{EngineLogs, TournamentConfig};
 use super::engine::{Engine, Log, Placeholders};
 use super::schedule::{self, ScheduledGame};
+use super::seeds::{self, MasterSeed};
 use super::stats::{self, Standings};
 use super::TournamentError;
 use anqi_core::record::{read_records, GameRecord, SeatTag, TournamentTag};
@@ -46,6 +47,113 @@ pub struct RunOptions {
     pub http: Option<String>,
 }
 
+/// Where an event's master seed came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeedOrigin {
+    /// The tournament file's `seed`, or `--seed`: public, for reproducible experiments.
+    Fixed,
+    /// Read from the event's seed file.
+    Kept(PathBuf),
+    /// Drawn at random and written to the event's seed file just now.
+    Created(PathBuf),
+}
+
+/// An event's master seed, and where it is kept.
+#[derive(Clone, Debug)]
+pub struct EventSeed {
+    pub seed: MasterSeed,
+    pub origin: SeedOrigin,
+    /// Whether its seed file says the event is over and its seed revealed.
+    pub revealed: bool,
+}
+
+impl EventSeed {
+    /// The seed file, when the seed is kept in one.
+    pub fn file(&self) -> Option<&Path> {
+        match &self.origin {
+            SeedOrigin::Fixed => None,
+            SeedOrigin::Kept(p) | SeedOrigin::Created(p) => Some(p),
+        }
+    }
+}
+
+/// The records file of a run: `--output`, else the configured `output`.
+pub fn output_of(config: &TournamentConfig, options: &RunOptions) -> PathBuf {
+    options
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&config.output))
+}
+
+/// The event's master seed: the fixed one, or the one in its seed file (`seed_file`, else
+/// `OUTPUT.seed`), drawn and written there when the event starts. Shards never draw one: they
+/// must all deal from the same seed, so the file must be there already (`anqi tournament FILE
+/// --prepare` writes it).
+///
+/// # Errors
+/// A shard without its seed file; a seed file missing while the records file already holds
+/// games dealt from it; an unreadable or changed seed file.
+pub fn event_seed(
+    config: &TournamentConfig,
+    output: &Path,
+    shard: Option<(u64, u64)>,
+) -> Result<EventSeed, TournamentError> {
+    if let Some(text) = &config.seed {
+        return Ok(EventSeed {
+            seed: MasterSeed::fixed(text)
+                .map_err(|e| TournamentError::Config(format!("seed: {e}")))?,
+            origin: SeedOrigin::Fixed,
+            revealed: false,
+        });
+    }
+    let path = config
+        .seed_file
+        .as_ref()
+        .map_or_else(|| seeds::default_seed_file(output), PathBuf::from);
+    if path.exists() {
+        let file = seeds::read_seed_file_whole(&path)
+            .map_err(|e| TournamentError::Config(e.to_string()))?;
+        return Ok(EventSeed {
+            seed: file.seed,
+            origin: SeedOrigin::Kept(path),
+            revealed: file.revealed,
+        });
+    }
+    if let Some((i, n)) = shard {
+        return Err(TournamentError::Config(format!(
+            "shard {i}/{n}: the shards of one event deal from one master seed, kept in a seed file, and {} does not exist. Write it once with `anqi tournament FILE --prepare --seed-file {}` (it prints the event's commitment), copy it to every machine, and give every shard --seed-file {}; or fix the seed (seed = \"...\", --seed) for a reproducible event whose deals anyone can compute",
+            path.display(),
+            path.display(),
+            path.display(),
+        )));
+    }
+    // Games already dealt from a seed that is not here: a new one would deal them otherwise,
+    // and the event would be two.
+    let has_games = read_records(output)
+        .map(|lines| lines.into_iter().any(|(_, r)| r.is_ok()))
+        .unwrap_or(false);
+    if has_games {
+        return Err(TournamentError::Config(format!(
+            "{} holds games of this event, but its seed file {} is missing: put it back (or name it with --seed-file) to resume; a new seed would deal the remaining games of another event",
+            output.display(),
+            path.display()
+        )));
+    }
+    let seed = MasterSeed::fresh().map_err(|e| TournamentError::Config(e.to_string()))?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(TournamentError::io(format!(
+            "cannot create the directory of {}",
+            path.display()
+        )))?;
+    }
+    seeds::write_seed_file(&path, &seed).map_err(|e| TournamentError::Config(e.to_string()))?;
+    Ok(EventSeed {
+        seed,
+        origin: SeedOrigin::Created(path),
+        revealed: false,
+    })
+}
+
 /// Plays every scheduled game not yet in the output file, and returns the standings of all
 /// the games in it.
 ///
@@ -69,7 +177,29 @@ pub async fn run(
         anqi_server::config::open_tables(Path::new(path), Arc::new(variant.clone()))
             .map_err(|e| TournamentError::Config(format!("tables: {e}")))?;
     }
-    // Before anything else: a program that cannot be started would lose every game, and an
+    // The schedule, the master seed and the games already played, before any engine is
+    // started: a shard without its seed file, or another event's records, stop the event here.
+    let schedule = schedule::build(&config, &variant).map_err(TournamentError::Config)?;
+    let mut games = schedule.clone();
+    if let Some((i, n)) = options.shard {
+        games.retain(|g| g.index % n == i);
+    }
+    let output = output_of(&config, &options);
+    let seed = event_seed(&config, &output, options.shard)?;
+    let done = resume_point(&output, &config, &seed.seed, &games)?;
+    let todo: Vec<ScheduledGame> = games
+        .iter()
+        .filter(|g| !done.contains(&g.index))
+        .cloned()
+        .collect();
+    if seed.revealed && !todo.is_empty() {
+        return Err(TournamentError::Config(format!(
+            "the master seed in {} was revealed when this event ended: games dealt from it now ({} more) would be known in advance. Start a new event (another output, and no seed file) to play more games",
+            seed.file().map_or_else(String::new, |p| p.display().to_string()),
+            todo.len()
+        )));
+    }
+    // Before any game: a program that cannot be started would lose every game, and an
     // engine whose protocol cannot express the variant would play it wrong.
     for engine in &config.engines {
         super::engine::check_program(engine).map_err(TournamentError::Engine)?;
@@ -95,20 +225,6 @@ pub async fn run(
             .await
             .map_err(TournamentError::Engine)?;
     }
-    let mut games = schedule::build(&config, &variant).map_err(TournamentError::Config)?;
-    if let Some((i, n)) = options.shard {
-        games.retain(|g| g.index % n == i);
-    }
-    let output = options
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(&config.output));
-    let done = resume_point(&output, &config, &games)?;
-    let todo: Vec<ScheduledGame> = games
-        .iter()
-        .filter(|g| !done.contains(&g.index))
-        .cloned()
-        .collect();
     if config.engine_logs != EngineLogs::Off {
         std::fs::create_dir_all(&config.logs).map_err(TournamentError::io(format!(
             "cannot create log directory {}",
@@ -188,6 +304,7 @@ pub async fn run(
                 0.0,
                 None,
                 &standings,
+                &seed.seed.commitment(),
             ));
             let web = anqi_web::Web::bind(listen, &defaults, hub.clone(), stop_server.clone())
                 .await
@@ -202,6 +319,8 @@ pub async fn run(
         None => None,
     };
     let server_task = tokio::spawn(server.run(stop_server.clone()));
+    // After `listening on` (engines run by hand, and anqi.play, read that line first).
+    announce_seed(&seed, &output, options.progress, done.len(), games.len());
 
     let clocks: Vec<EngineClock> = (0..config.engines.len())
         .map(|e| {
@@ -219,6 +338,7 @@ pub async fn run(
     let event = Event {
         one_side: super::one_side(&variant),
         config: Arc::new(config),
+        master: Arc::new(seed.seed.clone()),
         desk,
         addr,
         clocks: Arc::new(clocks),
@@ -243,6 +363,20 @@ pub async fn run(
         .and_then(|r| r.map_err(TournamentError::io("the tournament's server")));
     played?;
     stopped?;
+    // The event is over when every game of its schedule is recorded (a shard's run ends only
+    // its part), or when the SPRT has decided (nothing more is played): its seed is revealed.
+    let recorded: BTreeSet<u64> = records
+        .iter()
+        .filter_map(|r| r.tournament.as_ref().map(|t| t.index))
+        .collect();
+    let all_played =
+        event.options.shard.is_none() && schedule.iter().all(|g| recorded.contains(&g.index));
+    let decided = stats::standings(&records, &[], event.config.sprt.as_ref())
+        .sprt
+        .is_some_and(|s| s.verdict.is_decided());
+    if all_played || (decided && event.options.shard.is_none()) {
+        reveal_seed(&seed, &event.output, event.options.progress)?;
+    }
     let names: Vec<String> = event
         .config
         .engines
@@ -254,6 +388,73 @@ pub async fn run(
         &names,
         event.config.sprt.as_ref(),
     ))
+}
+
+/// Says where the event's master seed comes from and prints its commitment, which every
+/// record of the event carries too (not in quiet mode: the records have it).
+fn announce_seed(seed: &EventSeed, output: &Path, mode: Progress, finished: usize, total: usize) {
+    let commitment = seed.seed.commitment();
+    let source = match &seed.origin {
+        SeedOrigin::Fixed => {
+            "a fixed master seed (the tournament file's seed, or --seed): anyone who knows it computes every deal".to_string()
+        }
+        SeedOrigin::Kept(p) => format!("the master seed kept in {}", p.display()),
+        SeedOrigin::Created(p) => format!(
+            "a new random master seed, kept secret in {} until the event ends",
+            p.display()
+        ),
+    };
+    match mode {
+        Progress::Quiet => {}
+        Progress::Text => eprintln!(
+            "deals of {} from {source}; commitment {commitment}",
+            output.display()
+        ),
+        Progress::Json => eprintln!(
+            "{}",
+            serde_json::json!({
+                "finished": finished,
+                "total": total,
+                "commitment": commitment,
+                "seed_file": seed.file().map(|p| p.display().to_string()),
+                "fixed_seed": seed.origin == SeedOrigin::Fixed,
+            })
+        ),
+    }
+}
+
+/// At the end of an event whose every game is recorded: the master seed is revealed (printed,
+/// shown on the event's pages, and its seed file marked revealed so that nothing is dealt from
+/// it again), so that anyone can check every deal against the commitment.
+fn reveal_seed(seed: &EventSeed, output: &Path, mode: Progress) -> Result<(), TournamentError> {
+    if let Some(path) = seed.file() {
+        if !seed.revealed {
+            seeds::mark_revealed(path, &seed.seed)
+                .map_err(|e| TournamentError::Config(e.to_string()))?;
+        }
+    }
+    let check = match seed.file() {
+        Some(path) => format!("--seed-file {}", path.display()),
+        None => "--seed SEED".into(),
+    };
+    match mode {
+        Progress::Quiet => {}
+        Progress::Text => eprintln!(
+            "event complete: master seed {} (commitment {}); anyone can check every deal with: anqi report {} {check}",
+            seed.seed.reveal(),
+            seed.seed.commitment(),
+            output.display()
+        ),
+        Progress::Json => eprintln!(
+            "{}",
+            serde_json::json!({
+                "complete": true,
+                "master_seed": seed.seed.reveal(),
+                "commitment": seed.seed.commitment(),
+            })
+        ),
+    }
+    Ok(())
 }
 
 /// The file where the bridge of seat `seat` (1-based) of `game` says why it gave the game up
@@ -274,6 +475,8 @@ struct EngineClock {
 /// What every game of one run shares.
 struct Event {
     config: Arc<TournamentConfig>,
+    /// The master seed the games are dealt from.
+    master: Arc<MasterSeed>,
     desk: anqi_server::OrderDesk,
     addr: std::net::SocketAddr,
     /// Each engine's clock settings (index = engine).
@@ -295,7 +498,14 @@ impl Event {
         let elapsed = started.elapsed().as_secs_f64();
         let left = self.total.saturating_sub(finished);
         let eta = (played_now > 0).then(|| elapsed / played_now as f64 * left as f64);
-        hub.set_event(event_json(finished, self.total, elapsed, eta, standings));
+        hub.set_event(event_json(
+            finished,
+            self.total,
+            elapsed,
+            eta,
+            standings,
+            &self.master.commitment(),
+        ));
     }
 
     /// Plays `todo`, `concurrency` games at a time, appending each record to `out` (and to
@@ -325,13 +535,15 @@ impl Event {
         loop {
             while !stopped_early && running.len() < config.concurrency as usize {
                 let Some(game) = pending.next() else { break };
-                let (config, desk, clocks, addr) = (
+                let (config, master, desk, clocks, addr) = (
                     config.clone(),
+                    self.master.clone(),
                     self.desk.clone(),
                     self.clocks.clone(),
                     self.addr,
                 );
-                running.spawn(async move { play(&config, &desk, addr, game, &clocks).await });
+                running
+                    .spawn(async move { play(&config, &master, &desk, addr, game, &clocks).await });
             }
             let Some(joined) = running.join_next().await else {
                 break;
@@ -409,12 +621,14 @@ fn event_json(
     elapsed_s: f64,
     eta_s: Option<f64>,
     standings: &Standings,
+    commitment: &str,
 ) -> String {
     serde_json::json!({
         "finished": finished,
         "total": total,
         "elapsed_s": elapsed_s,
         "eta_s": eta_s,
+        "commitment": commitment,
         "standings": standings,
         "text": super::report::text(standings),
     })
@@ -441,8 +655,10 @@ fn report_standings(mode: Progress, finished: usize, total: usize, standings: &S
 fn resume_point(
     output: &Path,
     config: &TournamentConfig,
+    seed: &MasterSeed,
     games: &[ScheduledGame],
 ) -> Result<BTreeSet<u64>, TournamentError> {
+    let commitment = seed.commitment();
     let Ok(bytes) = std::fs::read(output) else {
         return Ok(BTreeSet::new());
     };
@@ -492,16 +708,6 @@ fn resume_point(
             .iter()
             .map(|&e| config.engines[e].name.as_str())
             .collect();
-        let seed = schedule::deal_seed(&config.seed, g.deal);
-        if r.seeds.server != seed {
-            return Err(TournamentError::Records(format!(
-                "{}:{line}: game {} was dealt from server seed {:?}, but this configuration deals it from {:?}: another master seed (seed, --seed)",
-                output.display(),
-                tag.index,
-                r.seeds.server,
-                seed
-            )));
-        }
         if tag.engines != expected || tag.deal != g.deal {
             return Err(TournamentError::Records(format!(
                 "{}:{line}: game {} was played by {:?} on deal {}, but this configuration schedules {:?} on deal {}",
@@ -511,6 +717,33 @@ fn resume_point(
                 tag.deal,
                 expected,
                 g.deal
+            )));
+        }
+        match &tag.commitment {
+            None => {
+                return Err(TournamentError::Records(format!(
+                    "{}:{line}: game {} was recorded by an older anqi, whose deals were not committed to a secret master seed: finish that event with the version that started it, or start a new one (another output)",
+                    output.display(),
+                    tag.index
+                )))
+            }
+            Some(c) if *c != commitment => {
+                return Err(TournamentError::Records(format!(
+                    "{}:{line}: game {} was dealt from the master seed committed to {c}, but this run deals from the one committed to {commitment}: another master seed (seed, --seed, seed_file, --seed-file)",
+                    output.display(),
+                    tag.index
+                )))
+            }
+            Some(_) => {}
+        }
+        let dealt_from = seed.deal_seed(g.deal);
+        if r.seeds.server != dealt_from {
+            return Err(TournamentError::Records(format!(
+                "{}:{line}: game {} was not dealt as this event deals deal {} (its server seed is {:?}): the record was changed, or the deal numbers differ",
+                output.display(),
+                tag.index,
+                g.deal,
+                r.seeds.server
             )));
         }
         done.insert(tag.index);
@@ -551,14 +784,15 @@ struct SeatEnd {
 /// engines, and tells a crash from a disconnect and from a player who never came.
 async fn play(
     config: &TournamentConfig,
+    master: &MasterSeed,
     desk: &anqi_server::OrderDesk,
     addr: std::net::SocketAddr,
     game: ScheduledGame,
     clocks: &[EngineClock],
 ) -> Result<Played, TournamentError> {
-    let master = &config.seed;
-    // A fresh secret per seat and game: the master seed is public (it is in the tournament
-    // file), so nothing derived from it may seat anyone. External engines bring their own.
+    // A fresh secret per seat and game: a fixed master seed is public (in the tournament
+    // file), and a revealed one after the event, so nothing derived from it may seat anyone.
+    // External engines bring their own.
     let tokens: Vec<String> = game
         .seats
         .iter()
@@ -571,7 +805,7 @@ async fn play(
     let spec = GameSpec {
         seeds: Some(SeedInputs {
             clients: Vec::new(),
-            server: schedule::deal_seed(master, game.deal),
+            server: master.deal_seed(game.deal),
         }),
         clocks: game
             .seats
@@ -613,7 +847,7 @@ async fn play(
             host: &host,
             port: addr.port(),
             token: &tokens[s],
-            seed: schedule::engine_seed(master, game.index, s + 1),
+            seed: master.engine_seed(game.index, s + 1),
             name: &engine.name,
             game: game.index,
             seat: s + 1,
@@ -745,6 +979,7 @@ async fn play(
                 tc: clocks[e].label.clone(),
             })
             .collect(),
+        commitment: Some(master.commitment()),
     });
     Ok(Played {
         record,

@@ -1,9 +1,9 @@
 //! The schedule: every game of the event, numbered, with its deal and its seating. It depends
-//! only on the configuration, so every run (and every shard) agrees on what game N is.
+//! only on the configuration, so every run (and every shard) agrees on what game N is. What
+//! each deal is comes from the event's master seed (`seeds`).
 
 use super::config::{Format, TournamentConfig};
 use anqi_core::rules::Variant;
-use sha2::{Digest, Sha256};
 
 /// One scheduled game.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -183,22 +183,6 @@ fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
     out
 }
 
-/// A value derived from the master seed and a purpose: 64 bits of SHA-256.
-pub fn derive(master: &str, purpose: &str) -> u64 {
-    let digest = Sha256::digest(format!("anqi-tournament-v1\n{master}\n{purpose}").as_bytes());
-    u64::from_be_bytes(digest[..8].try_into().expect("8 bytes"))
-}
-
-/// The server's seed contribution for a deal (client seeds are left out of tournament deals).
-pub fn deal_seed(master: &str, deal: u64) -> String {
-    format!("{master}/deal/{deal}")
-}
-
-/// The seed for a seat's engine's own randomness.
-pub fn engine_seed(master: &str, index: u64, seat: usize) -> u64 {
-    derive(master, &format!("engine/{index}/{seat}")) >> 1
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,13 +295,5 @@ mod tests {
                 vec![3, 0]
             ]
         );
-    }
-
-    #[test]
-    fn derived_values_are_stable() {
-        assert_eq!(engine_seed("anqi", 3, 1), engine_seed("anqi", 3, 1));
-        assert_ne!(engine_seed("anqi", 3, 1), engine_seed("anqi", 3, 2));
-        assert_eq!(deal_seed("anqi", 3), deal_seed("anqi", 3));
-        assert_ne!(engine_seed("a", 0, 1), engine_seed("b", 0, 1));
     }
 }

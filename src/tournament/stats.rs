@@ -74,6 +74,10 @@ pub struct Standings {
     /// the records first show them. Their games count in `games` above, and nowhere else
     /// above: they have success rates, not points against anyone.
     pub one_side: Vec<GoalStandings>,
+    /// How the games' deals stand against the event's commitment to its master seed (`anqi
+    /// report`; left out when nobody asked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deals: Option<super::seeds::DealsCheck>,
 }
 
 /// The results of one one-side variant's games: a game is a success when its side reached the
@@ -613,6 +617,7 @@ fn table(records: &[GameRecord], order: &[String]) -> (Standings, Vec<String>) {
         teams: table.team_standings(),
         sprt: None,
         one_side: table.goal_standings(),
+        deals: None,
     };
     let pentanomial = standings
         .pairs

@@ -395,3 +395,18 @@ pub fn random_bots(
         })
         .collect()
 }
+
+/// The server seed of deal `deal` of a tournament dealt from master seed `master`, computed
+/// here as TOURNAMENTS.md states it (HMAC-SHA256 keyed by the master seed), independently of
+/// the program's own code.
+#[allow(dead_code)]
+pub fn tournament_deal_seed(master: &str, deal: u64) -> String {
+    use hmac::{KeyInit, Mac};
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(master.as_bytes()).unwrap();
+    mac.update(format!("anqi-tournament-v2\ndeal\n{deal}").as_bytes());
+    mac.finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

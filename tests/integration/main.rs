@@ -39,6 +39,7 @@ mod seats;
 mod storage;
 mod teams;
 mod tournament;
+mod tournament_deals;
 mod tournament_one_side;
 mod tournament_tokens;
 mod transcripts;

@@ -56,6 +56,7 @@ fn game(
         deal,
         engines: engines.iter().map(|e| e.to_string()).collect(),
         seats: Vec::new(),
+        commitment: None,
     });
     r
 }

@@ -180,6 +180,11 @@ pub struct TournamentTag {
     /// believe, and its time control. Empty in records written before it was kept.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seats: Vec<SeatTag>,
+    /// The event's commitment to its master seed (64 hex digits): every game of one event
+    /// carries the same, and the revealed seed proves every deal (TOURNAMENTS.md). `None` in
+    /// records written before events committed to their seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commitment: Option<String>,
 }
 
 /// How one engine played its seat of a tournament game.
