@@ -677,3 +677,106 @@ async fn an_idle_http_connection_is_closed_and_a_quiet_live_feed_is_not() {
     server.next_record().await;
     server.stop().await;
 }
+
+/// A server with the pages on, whose hub the test holds (a tournament withholds games through
+/// it): the game server's address, the pages' address, the hub, the records, and the token
+/// that stops both.
+async fn start_with_hub(
+    variant: &str,
+) -> (
+    String,
+    String,
+    anqi_server::Hub,
+    tokio::sync::mpsc::UnboundedReceiver<GameRecord>,
+    tokio_util::sync::CancellationToken,
+    crate::common::TempDir,
+) {
+    let dir = crate::common::TempDir::new("withheld");
+    let mut config = anqi_server::config::Config::default();
+    config.server.listen = "127.0.0.1:0".into();
+    config.records.path = dir.0.join("games.jsonl").to_string_lossy().into_owned();
+    let mut server = anqi_server::Server::bind(config.clone(), Variant::load(variant).unwrap())
+        .await
+        .unwrap();
+    let (tx, records) = tokio::sync::mpsc::unbounded_channel();
+    server.observe_records(tx);
+    let hub = anqi_server::Hub::new(&config.http, false);
+    server.watch(hub.clone());
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let web = anqi_web::Web::bind("127.0.0.1:0", &config, hub.clone(), shutdown.clone())
+        .await
+        .unwrap();
+    let web_addr = web.local_addr().unwrap().to_string();
+    let addr = server.local_addr().unwrap().to_string();
+    tokio::spawn(web.run(shutdown.clone()));
+    tokio::spawn(server.run(shutdown.clone()));
+    (addr, web_addr, hub, records, shutdown, dir)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_withheld_game_is_refused_with_its_reason_until_disclosed() {
+    let (addr, web, hub, mut records, shutdown, _dir) = start_with_hub("traditional-2x4").await;
+    // Withheld, live feed too, before the game starts (as a tournament does).
+    hub.withhold(1, true);
+    let gate = Gate::default();
+    let bots = gated_players(&addr, 2, &gate, 2);
+    until_running(&web, 1).await;
+    let reason = "game 1's deal is still in play in another game of this event; it is shown when every game of its deal has ended";
+    let list = get_json(&web, "/api/games").await;
+    assert_eq!(list["games"][0]["withheld"], reason, "{list}");
+    assert_eq!(list["games"][0]["state"], "running");
+    for path in [
+        "/api/games/1",
+        "/api/games/1/moves.txt",
+        "/api/games/1/exchange",
+    ] {
+        let (status, body) = get(&web, path).await;
+        assert_eq!(status, 409, "{path}: {body}");
+        assert!(body.contains(reason), "{path}: {body}");
+    }
+    let (status, body) = get_ws_upgrade(&web, "/api/games/1/live").await;
+    assert_eq!((status, body.contains(reason)), (409, true), "{body}");
+    gate.open();
+    for b in bots {
+        b.await.unwrap();
+    }
+    let record = tokio::time::timeout(Duration::from_secs(30), records.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    until_state(&web, 1, "finished").await;
+    // Finished: still nothing of its deal, its end or its result.
+    let list = get_json(&web, "/api/games").await;
+    let listed = &list["games"][0];
+    assert_eq!(listed["withheld"], reason, "{list}");
+    assert_eq!(listed["win"], serde_json::Value::Null, "{list}");
+    assert!(!list.to_string().contains(&record.final_board), "{list}");
+    for path in [
+        "/api/games/1",
+        "/api/games/1/moves.txt",
+        "/api/games/1/exchange",
+    ] {
+        let (status, body) = get(&web, path).await;
+        assert_eq!(
+            (status, body.contains(reason)),
+            (409, true),
+            "{path}: {body}"
+        );
+        assert!(!body.contains("SEED-secret"), "{path}: {body}");
+    }
+    assert_eq!(get_ws_upgrade(&web, "/api/games/1/live").await.0, 409);
+    // Disclosed: shown whole, as any finished game.
+    hub.disclose(1);
+    let game = get_json(&web, "/api/games/1").await;
+    let end = game["events"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(end["type"], "end");
+    assert_eq!(end["final_board"], record.final_board);
+    let (status, moves) = get(&web, "/api/games/1/moves.txt").await;
+    assert_eq!(status, 200);
+    assert!(moves.contains("SEED-secret-0"), "{moves}");
+    assert_eq!(get(&web, "/api/games/1/exchange").await.0, 200);
+    let list = get_json(&web, "/api/games").await;
+    assert_eq!(list["games"][0]["win"], record.result.win.as_str());
+    assert!(list["games"][0].get("withheld").is_none(), "{list}");
+    shutdown.cancel();
+}

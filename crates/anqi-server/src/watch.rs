@@ -11,6 +11,12 @@
 //! game is released whole. A finished game keeps only its record (the most recent
 //! `keep_finished` of them), and its events are rebuilt from it when asked for, as
 //! `anqi view` does for a records file.
+//!
+//! A game can be withheld ([`Hub::withhold`]): a tournament that plays one deal in several
+//! games keeps each of them off the pages until every game of the deal has ended, since a
+//! finished game's end shows the deal that another game is still playing. A withheld game's
+//! record, events, end, exchange and exports are refused ([`WatchRefusal::Withheld`]) until
+//! [`Hub::disclose`]; the list shows that it exists and little else.
 
 use crate::config::HttpConfig;
 use crate::exchange::Exchange;
@@ -18,7 +24,7 @@ use anqi_core::record::GameRecord;
 use anqi_core::rules::Deal;
 use anqi_core::view::{self, EndView, Event};
 use serde::Serialize;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
@@ -60,6 +66,20 @@ struct Games {
     finished_order: VecDeque<u64>,
     /// The exchanges of the last [`KEEP_EXCHANGES`] finished games, oldest first.
     exchanges: VecDeque<(u64, Arc<Exchange>)>,
+    /// Games kept off the pages ([`Hub::withhold`]), with whether their live feed is too.
+    /// An entry stays until [`Hub::disclose`] (a few bytes a game, for games not yet played
+    /// too).
+    withheld: HashMap<u64, Withheld>,
+}
+
+/// How much of a game is kept off the pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Withheld {
+    /// Its end and everything after (record, end view, exchange, exports); the live feed is
+    /// shown while it runs, without its end.
+    End,
+    /// Also its live feed and events while it runs.
+    Live,
 }
 
 /// Finished games whose exchange between referee and players is kept (each up to
@@ -94,6 +114,32 @@ pub struct GameSummary {
     pub reason: Option<String>,
     /// Pages watching it live.
     pub observers: usize,
+    /// Why the game's deal, events and result are not shown ([`Hub::withhold`]); absent for
+    /// a game shown as any other.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub withheld: Option<String>,
+}
+
+impl GameSummary {
+    /// What the list shows of a withheld game: that it exists, runs or has finished, its
+    /// players and its ply count; nothing of its deal, clocks or result.
+    fn withheld(&self) -> GameSummary {
+        GameSummary {
+            game: self.game,
+            variant: self.variant.clone(),
+            players: self.players.clone(),
+            started_unix_ms: self.started_unix_ms,
+            state: self.state,
+            ply: self.ply,
+            to_move: None,
+            used_ms: Vec::new(),
+            clocks_ms: None,
+            win: None,
+            reason: None,
+            observers: self.observers,
+            withheld: Some(WatchRefusal::Withheld(self.game).to_string()),
+        }
+    }
 }
 
 /// One running game's events.
@@ -146,6 +192,11 @@ pub enum WatchRefusal {
     Forgotten(u64),
     #[error("game {0} has {1} observers already, the most allowed; try again later")]
     Full(u64, usize),
+    /// The game is withheld ([`Hub::withhold`]): its deal is still being played elsewhere.
+    #[error(
+        "game {0}'s deal is still in play in another game of this event; it is shown when every game of its deal has ended"
+    )]
+    Withheld(u64),
 }
 
 /// A game to watch: what happened so far, then what happens next.
@@ -226,6 +277,7 @@ impl Hub {
             win: None,
             reason: None,
             observers: 0,
+            withheld: None,
         };
         let game = setup.game;
         let feed = Arc::new(Feed {
@@ -272,15 +324,61 @@ impl Hub {
     }
 
     /// Every game shown: the running ones, then the finished ones, newest first.
+    ///
+    /// A withheld game ([`Hub::withhold`]) is listed with its players and ply count only,
+    /// finished or running (and running as any other when only its end is withheld).
     pub fn list(&self) -> Vec<GameSummary> {
         let games = self.games();
-        let running = games
-            .running
-            .values()
-            .rev()
-            .map(|f| f.lock().summary.clone());
-        let finished = games.finished.values().rev().map(|f| f.summary.clone());
+        let running = games.running.values().rev().map(|f| {
+            let summary = f.lock().summary.clone();
+            match games.withheld.get(&f.game) {
+                Some(Withheld::End) if summary.state == "running" => summary,
+                Some(_) => summary.withheld(),
+                None => summary,
+            }
+        });
+        let finished = games.finished.iter().rev().map(|(game, f)| {
+            if games.withheld.contains_key(game) {
+                f.summary.withheld()
+            } else {
+                f.summary.clone()
+            }
+        });
         running.chain(finished).collect()
+    }
+
+    /// Keeps game `game` (the server's game number; may be called before the game starts) off
+    /// every page and API until [`Hub::disclose`]: once finished, its record, events, end view
+    /// (deal, seeds), exchange and exports are refused with a clear reason, and the list shows it
+    /// as finished without anything of its deal. With `live`, its live feed and events are
+    /// refused while it runs too (the list shows only that it runs, its players, and its ply count).
+    ///
+    /// A later call replaces an earlier one. Pages already watching the game live when `live`
+    /// comes are told why ([`WatchRefusal::Withheld`]'s text, as a `withheld` message) and
+    /// their feed closes; without `live`, pages watching it get its plies but not its end.
+    pub fn withhold(&self, game: u64, live: bool) {
+        let how = if live { Withheld::Live } else { Withheld::End };
+        let feed = {
+            let mut games = self.games();
+            games.withheld.insert(game, how);
+            games.running.get(&game).cloned()
+        };
+        if let (Some(feed), true) = (feed, live) {
+            let mut state = feed.lock();
+            if let Some(live) = state.live.take() {
+                let _ = live.send(withheld_notice(game));
+            }
+        }
+    }
+
+    /// Shows game `game` again as any other game.
+    pub fn disclose(&self, game: u64) {
+        self.games().withheld.remove(&game);
+    }
+
+    /// How much of game `game` is withheld, if any.
+    fn withheld(&self, game: u64) -> Option<Withheld> {
+        self.games().withheld.get(&game).copied()
     }
 
     /// Sets who waits for a game, longest first (the seating task, whenever it changes).
@@ -311,9 +409,13 @@ impl Hub {
             .clone()
     }
 
-    /// The record of game `game`, once it is finished (and still kept).
+    /// The record of game `game`, once it is finished (and still kept), unless it is
+    /// withheld ([`Hub::events`] then says why).
     pub fn record(&self, game: u64) -> Option<GameRecord> {
         let games = self.games();
+        if games.withheld.contains_key(&game) {
+            return None;
+        }
         let finished = games.finished.get(&game)?;
         let mut record = finished.record.clone();
         if self.inner.hide_server_seed {
@@ -326,9 +428,12 @@ impl Hub {
     /// finished (for the last [`KEEP_EXCHANGES`] finished games watched live).
     ///
     /// # Errors
-    /// When the game is unknown, still running, or its exchange no longer kept.
+    /// When the game is unknown, still running, withheld, or its exchange no longer kept.
     pub fn exchange(&self, game: u64) -> Result<Arc<Exchange>, WatchRefusal> {
         let games = self.games();
+        if games.withheld.contains_key(&game) {
+            return Err(WatchRefusal::Withheld(game));
+        }
         if let Some((_, x)) = games.exchanges.iter().find(|(g, _)| *g == game) {
             return Ok(x.clone());
         }
@@ -344,7 +449,8 @@ impl Hub {
     /// The events of game `game` so far (all of them once it is over), each a JSON text.
     ///
     /// # Errors
-    /// When the game is not here, or its record does not replay.
+    /// When the game is not here, or withheld (finished, or running with its live feed
+    /// withheld).
     pub fn events(&self, game: u64) -> Result<Vec<Arc<str>>, WatchRefusal> {
         Ok(self.watch_inner(game, false)?.backlog)
     }
@@ -352,21 +458,29 @@ impl Hub {
     /// Starts watching game `game` live: the events so far and a receiver for the next ones.
     ///
     /// # Errors
-    /// When the game is not here, or has as many observers as allowed.
+    /// When the game is not here, is withheld, or has as many observers as allowed.
     pub fn watch(&self, game: u64) -> Result<Watcher, WatchRefusal> {
         self.watch_inner(game, true)
     }
 
     fn watch_inner(&self, game: u64, live: bool) -> Result<Watcher, WatchRefusal> {
-        let (running, finished) = {
+        let (running, finished, withheld) = {
             let games = self.games();
             (
                 games.running.get(&game).cloned(),
                 games.finished.get(&game).cloned(),
+                games.withheld.get(&game).copied(),
             )
         };
         if let Some(feed) = running {
             let mut state = feed.lock();
+            // A withheld game's end is never shown, nor, when its live feed is withheld too,
+            // anything of it.
+            if withheld == Some(Withheld::Live)
+                || withheld.is_some() && state.summary.state != "running"
+            {
+                return Err(WatchRefusal::Withheld(game));
+            }
             let backlog = state.released.clone();
             // A game that has just finished (its end released, its record on the way to the
             // finished games) is shown whole, like any finished game.
@@ -394,6 +508,9 @@ impl Hub {
             });
         }
         let finished = finished.ok_or(WatchRefusal::Unknown(game))?;
+        if withheld.is_some() {
+            return Err(WatchRefusal::Withheld(game));
+        }
         let events = view::events_of_record(&finished.record, self.inner.hide_server_seed)
             .unwrap_or_else(|e| {
                 // A record the server wrote itself replays; a file given to `anqi view` may
@@ -452,6 +569,18 @@ impl Hub {
     }
 }
 
+/// What live pages of a game get instead of its end, or instead of what follows, when it is
+/// withheld: `{"type":"withheld","game":N,"text":"..."}`.
+fn withheld_notice(game: u64) -> Arc<str> {
+    serde_json::json!({
+        "type": "withheld",
+        "game": game,
+        "text": WatchRefusal::Withheld(game).to_string(),
+    })
+    .to_string()
+    .into()
+}
+
 /// An event's JSON text with its place in the game's list of events, `"seq"`, first.
 fn with_seq(seq: usize, event: &Event) -> Arc<str> {
     let json = serde_json::to_string(event).expect("events serialize");
@@ -472,6 +601,7 @@ fn finished_summary(record: &GameRecord, observers: usize) -> GameSummary {
         win: Some(record.result.win.clone()),
         reason: Some(record.result.reason.name().to_string()),
         observers,
+        withheld: None,
     }
 }
 
@@ -525,17 +655,26 @@ impl GameFeed {
 
     /// Ends the feed with the game's record: everything held is released, the end goes out,
     /// and the game is kept as its record.
+    ///
+    /// A withheld game's end is not published: its plies go out, then its live pages are told
+    /// why the end is not shown, and the game is kept as its record like any other.
     pub fn finish(mut self, record: &GameRecord, exchange: Exchange) {
-        let end = Event::End(Box::new(EndView::of(
-            record,
-            &self.deal,
-            self.hub.inner.hide_server_seed,
-        )));
-        self.push(&end);
+        let withheld = self.hub.withheld(self.feed.game).is_some();
+        if !withheld {
+            let end = Event::End(Box::new(EndView::of(
+                record,
+                &self.deal,
+                self.hub.inner.hide_server_seed,
+            )));
+            self.push(&end);
+        }
         let feed = self.feed.clone();
         let mut state = feed.lock();
         self.hub.release(&mut state, true);
         // The end is out: live observers' feeds close once they have read it.
+        if let (true, Some(live)) = (withheld, state.live.as_ref()) {
+            let _ = live.send(withheld_notice(feed.game));
+        }
         state.live = None;
         let summary = finished_summary(record, state.observers);
         state.summary = summary.clone();
@@ -553,5 +692,240 @@ impl GameFeed {
             summary,
         }));
         tracing::debug!(game = feed.game, "feed finished");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anqi_core::record::{GameHeader, PlayerRecord, PlyRecord};
+    use anqi_core::rules::{Game, SeedInputs, Termination, Variant};
+
+    fn hub() -> Hub {
+        Hub::new(&crate::config::Config::default().http, false)
+    }
+
+    /// A game of `traditional-2x4` published through a hub's feed, ply by ply, as the referee
+    /// publishes one.
+    struct Played {
+        feed: GameFeed,
+        game: Game,
+        seeds: SeedInputs,
+        plies: Vec<PlyRecord>,
+        no: u64,
+    }
+
+    impl Played {
+        fn open(hub: &Hub, no: u64) -> Played {
+            let variant = Arc::new(Variant::shipped("traditional-2x4").unwrap());
+            let seeds = SeedInputs {
+                clients: vec!["a".into(), format!("b{no}")],
+                server: "s".into(),
+            };
+            let deal = seeds.deal_for(&variant);
+            let game = Game::new(variant, deal.clone());
+            let names = ["p1".to_string(), "p2".to_string()];
+            let setup = view::Setup::of(no, 1, 0, &game, &names);
+            Played {
+                feed: hub.open(setup, deal),
+                game,
+                seeds,
+                plies: Vec::new(),
+                no,
+            }
+        }
+
+        /// Plays up to `n` plies (fewer when the game ends).
+        fn play(&mut self, n: usize) {
+            for _ in 0..n {
+                if self.game.outcome().is_some() {
+                    return;
+                }
+                let legal = self.game.legal_actions();
+                let action = legal[self.plies.len() * 7 % legal.len()];
+                let (player, turn) = (self.game.to_move(), self.game.round());
+                let counts = self.game.counts();
+                let played = self.game.play(player, action).unwrap();
+                let ply = PlyRecord {
+                    ply: self.game.ply(),
+                    turn,
+                    player,
+                    action: action.to_string(),
+                    think_ms: 1,
+                    legal: counts,
+                    legal_all: None,
+                    revealed: played.revealed.map(|p| p.letter()),
+                    drawn: played.drawn.map(|p| p.letter()),
+                    captured: played.captured.map(|p| p.letter()),
+                    comment: None,
+                };
+                self.feed.ply(&ply, &self.game, vec![None, None], 2);
+                self.plies.push(ply);
+            }
+        }
+
+        /// Ends the game (a draw by the ply cap if it has not ended) and finishes its feed.
+        fn finish(mut self) -> GameRecord {
+            if self.game.outcome().is_none() {
+                self.game.adjudicate_draw(Termination::PlyCap);
+            }
+            let header = GameHeader {
+                game: self.no,
+                started_unix_ms: 1,
+                seeds: self.seeds.clone(),
+                max_plies: 0,
+            };
+            let players = (1..=2)
+                .map(|id| PlayerRecord {
+                    id,
+                    name: format!("p{id}"),
+                    seed: String::new(),
+                    side: None,
+                    team: None,
+                    colour: None,
+                    time_used_ms: 0,
+                })
+                .collect();
+            let record =
+                GameRecord::of_game(header, &self.game, players, self.plies, Default::default());
+            let mut exchange = Exchange::default();
+            exchange.sent(1, 1, "((id 1))");
+            self.feed.finish(&record, exchange);
+            record
+        }
+    }
+
+    fn listed(hub: &Hub, game: u64) -> GameSummary {
+        hub.list()
+            .into_iter()
+            .find(|g| g.game == game)
+            .expect("the game is listed")
+    }
+
+    /// Everything a receiver holds now.
+    fn drain(rx: &mut broadcast::Receiver<Arc<str>>) -> Vec<Arc<str>> {
+        let mut got = Vec::new();
+        while let Ok(e) = rx.try_recv() {
+            got.push(e);
+        }
+        got
+    }
+
+    #[test]
+    fn a_withheld_game_shows_its_plies_but_not_its_end_until_disclosed() {
+        let hub = hub();
+        hub.withhold(1, false);
+        let mut played = Played::open(&hub, 1);
+        played.play(6);
+        // While it runs, it is shown as any other game...
+        assert!(hub.events(1).unwrap().len() > 1);
+        let mut watcher = hub.watch(1).unwrap();
+        let listed_now = listed(&hub, 1);
+        assert_eq!(listed_now.withheld, None);
+        assert!(listed_now.to_move.is_some());
+        played.play(4);
+        let record = played.finish();
+        // ... but its live pages get its plies and then why the end is not shown.
+        let got = drain(watcher.live.as_mut().unwrap());
+        assert!(got.iter().any(|e| e.contains("\"type\":\"ply\"")));
+        assert!(
+            !got.iter().any(|e| e.contains("\"type\":\"end\"")),
+            "{got:?}"
+        );
+        assert!(
+            got.last().unwrap().contains("\"type\":\"withheld\""),
+            "{got:?}"
+        );
+        assert!(matches!(
+            watcher.live.as_mut().unwrap().try_recv(),
+            Err(broadcast::error::TryRecvError::Closed)
+        ));
+        // Finished, nothing of it is given but that it finished, its players and plies.
+        let refused = WatchRefusal::Withheld(1);
+        assert_eq!(hub.events(1).unwrap_err(), refused);
+        assert_eq!(hub.watch(1).err(), Some(refused.clone()));
+        assert_eq!(hub.exchange(1).unwrap_err(), refused);
+        assert!(hub.record(1).is_none());
+        let summary = listed(&hub, 1);
+        assert_eq!(summary.state, "finished");
+        assert_eq!(summary.ply, record.result.plies);
+        assert_eq!((summary.win, summary.reason), (None, None));
+        assert!(summary.used_ms.is_empty());
+        assert_eq!(
+            summary.withheld.as_deref(),
+            Some(refused.to_string().as_str())
+        );
+        assert!(refused.to_string().contains(
+            "game 1's deal is still in play in another game of this event; it is shown when every game of its deal has ended"
+        ));
+        // Disclosed, it is shown whole.
+        hub.disclose(1);
+        let events = hub.events(1).unwrap();
+        assert!(events.last().unwrap().contains("\"type\":\"end\""));
+        assert!(events.last().unwrap().contains("\"deal\":"));
+        assert_eq!(hub.record(1).unwrap().final_board, record.final_board);
+        assert_eq!(hub.exchange(1).unwrap().lines.len(), 1);
+        let summary = listed(&hub, 1);
+        assert_eq!(summary.win, Some(record.result.win.clone()));
+        assert_eq!(summary.withheld, None);
+    }
+
+    #[test]
+    fn a_game_withheld_live_shows_only_that_it_runs_its_players_and_its_plies() {
+        let hub = hub();
+        hub.withhold(2, true);
+        let mut played = Played::open(&hub, 2);
+        played.play(5);
+        assert_eq!(hub.events(2).unwrap_err(), WatchRefusal::Withheld(2));
+        assert_eq!(hub.watch(2).err(), Some(WatchRefusal::Withheld(2)));
+        assert_eq!(hub.exchange(2).unwrap_err(), WatchRefusal::Withheld(2));
+        let summary = listed(&hub, 2);
+        assert_eq!(summary.state, "running");
+        assert_eq!(summary.players, ["p1", "p2"]);
+        assert_eq!(summary.ply, 5);
+        assert_eq!((summary.to_move, &summary.clocks_ms), (None, &None));
+        let json = serde_json::to_string(&summary).unwrap();
+        assert!(json.contains("\"withheld\":\"game 2's deal"), "{json}");
+        played.play(100);
+        played.finish();
+        assert_eq!(hub.events(2).unwrap_err(), WatchRefusal::Withheld(2));
+        assert_eq!(listed(&hub, 2).state, "finished");
+        // Another game is untouched, and shown without a `withheld` field.
+        let other = Played::open(&hub, 3);
+        let json = serde_json::to_string(&listed(&hub, 3)).unwrap();
+        assert!(!json.contains("withheld"), "{json}");
+        assert!(hub.watch(3).is_ok());
+        other.finish();
+        hub.disclose(2);
+        assert!(hub.events(2).unwrap().last().unwrap().contains("\"end\""));
+    }
+
+    #[test]
+    fn pages_watching_a_game_when_its_live_feed_is_withheld_are_told_and_closed() {
+        let hub = hub();
+        let mut played = Played::open(&hub, 4);
+        let mut watcher = hub.watch(4).unwrap();
+        played.play(3);
+        hub.withhold(4, true);
+        played.play(3);
+        let got = drain(watcher.live.as_mut().unwrap());
+        assert_eq!(
+            got.iter()
+                .filter(|e| e.contains("\"type\":\"ply\""))
+                .count(),
+            3,
+            "{got:?}"
+        );
+        assert!(got.last().unwrap().contains("\"type\":\"withheld\""));
+        assert!(matches!(
+            watcher.live.as_mut().unwrap().try_recv(),
+            Err(broadcast::error::TryRecvError::Closed)
+        ));
+        assert_eq!(hub.watch(4).err(), Some(WatchRefusal::Withheld(4)));
+        // Disclosed while it runs, it is watched again from its start.
+        hub.disclose(4);
+        let again = hub.watch(4).unwrap();
+        assert_eq!(again.backlog.len(), 7);
+        played.finish();
     }
 }

@@ -69,7 +69,8 @@ function lobby() {
       h("td", {}, g.variant),
       h("td", {}, g.players.join(" – ")),
       h("td", {}, g.ply),
-      h("td", {}, g.state === "running" ? `playing${g.observers ? ` · ${g.observers} watching` : ""}` : `${g.win || "aborted"} ${g.reason}`))));
+      h("td", { title: g.withheld || "" }, g.state === "running" ? `playing${g.observers ? ` · ${g.observers} watching` : ""}${g.withheld ? " · withheld" : ""}`
+        : g.withheld ? "withheld: its deal is still in play" : `${g.win || "aborted"} ${g.reason}`))));
     status.textContent = games.length ? `${rows.length} of ${games.length} games` : "No game yet: games appear here as soon as they start.";
   };
   player.addEventListener("input", show);
@@ -446,6 +447,12 @@ function gameView(id, seat = null) {
       state.faults.push(e);
     } else if (e.type === "end") {
       state.end = e;
+    } else if (e.type === "withheld") {
+      // A tournament keeps this game's end (or all of it) off the pages while its deal is
+      // still in play in another game: say so, and why.
+      state.withheld = e.text;
+      status.textContent = e.text;
+      document.body.dataset.withheld = "1";
     } else if (e.type === "caught_up") {
       caughtUp = true;
       state.live = !state.end;
@@ -459,12 +466,21 @@ function gameView(id, seat = null) {
       document.body.dataset.finished = "1";
     }
   };
-  ws.onclose = (c) => {
+  ws.onclose = async (c) => {
+    if (state.withheld) return;
     if (!state.end) status.textContent = c.reason ? `Disconnected: ${c.reason}` : (state.setup ? "Disconnected." : "No such game.");
     if (!caughtUp) redraw();
+    // A feed refused before it opened (an unknown game, a withheld one, too many watching):
+    // the browser does not say why, the API does.
+    if (!state.setup) {
+      try {
+        const r = await fetch(`/api/games/${id}`);
+        if (!r.ok) status.textContent = (await r.json()).error;
+      } catch (e) { /* the words above stay */ }
+    }
   };
   return {
-    stop() { ws.close(); clearInterval(tick); document.removeEventListener("keydown", onKey); delete document.body.dataset.caughtUp; delete document.body.dataset.finished; },
+    stop() { ws.close(); clearInterval(tick); document.removeEventListener("keydown", onKey); delete document.body.dataset.caughtUp; delete document.body.dataset.finished; delete document.body.dataset.withheld; },
     redraw,
   };
 }

@@ -139,11 +139,13 @@ pub fn parse_id(text: &str) -> Result<u64, Box<Response>> {
     })
 }
 
-/// The HTTP answer to a refusal to watch.
+/// The HTTP answer to a refusal to watch. A withheld game is answered 409, as a running
+/// game's move list is: what is asked for exists and comes later (when every game of its deal
+/// has ended), so asking again then succeeds; 403 would say it never will.
 pub fn refused(refusal: &WatchRefusal) -> Response {
     let status = match refusal {
         WatchRefusal::Unknown(_) | WatchRefusal::Forgotten(_) => StatusCode::NOT_FOUND,
-        WatchRefusal::Running(_) => StatusCode::CONFLICT,
+        WatchRefusal::Running(_) | WatchRefusal::Withheld(_) => StatusCode::CONFLICT,
         WatchRefusal::Full(..) => StatusCode::SERVICE_UNAVAILABLE,
     };
     error(status, &refusal.to_string())
