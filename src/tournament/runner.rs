@@ -16,7 +16,7 @@ use anqi_core::record::{read_records, GameRecord, SeatTag, TournamentTag};
 use anqi_core::rules::{SeedInputs, Termination, Variant};
 use anqi_server::config::{ClockConfig, Config, Ruling};
 use anqi_server::{GameOrder, GameSpec, Server};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
@@ -180,6 +180,7 @@ pub async fn run(
     // The schedule, the master seed and the games already played, before any engine is
     // started: a shard without its seed file, or another event's records, stop the event here.
     let schedule = schedule::build(&config, &variant).map_err(TournamentError::Config)?;
+    let deal_groups = DealGroups::of(&schedule);
     let mut games = schedule.clone();
     if let Some((i, n)) = options.shard {
         games.retain(|g| g.index % n == i);
@@ -306,6 +307,13 @@ pub async fn run(
                 &standings,
                 &seed.seed.commitment(),
             ));
+            // No game is shown whole while its deal is still to be played in another game.
+            let one_side = super::one_side(&variant);
+            for game in &todo {
+                if !deal_groups.all_recorded(game.deal, &done, Some(game.index)) {
+                    hub.withhold(game.index + 1, one_side);
+                }
+            }
             let web = anqi_web::Web::bind(listen, &defaults, hub.clone(), stop_server.clone())
                 .await
                 .map_err(TournamentError::io("cannot serve the event's web pages"))?;
@@ -346,6 +354,7 @@ pub async fn run(
         options,
         output,
         hub,
+        deal_groups,
     };
     let played = event.play_all(todo, &mut records, &mut out).await;
     if played.is_err() {
@@ -489,6 +498,41 @@ struct Event {
     output: PathBuf,
     /// The event's web pages' hub, when they are served.
     hub: Option<anqi_server::Hub>,
+    /// The games of each deal (of the whole schedule, every shard's).
+    deal_groups: DealGroups,
+}
+
+/// The games of the schedule that share each deal: a finished game's record shows its whole
+/// deal, so the event's pages hold it back (`Hub::withhold`) until every game of its deal has
+/// ended, in this run or an earlier one. A shard's pages never show a deal whose other games
+/// are another shard's.
+struct DealGroups {
+    /// Deal number -> the schedule indexes of its games.
+    by_deal: BTreeMap<u64, Vec<u64>>,
+}
+
+impl DealGroups {
+    fn of(schedule: &[ScheduledGame]) -> DealGroups {
+        let mut by_deal: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+        for g in schedule {
+            by_deal.entry(g.deal).or_default().push(g.index);
+        }
+        DealGroups { by_deal }
+    }
+
+    /// Whether every game of deal `deal` is in `recorded`, taking `also` as recorded too.
+    fn all_recorded(&self, deal: u64, recorded: &BTreeSet<u64>, also: Option<u64>) -> bool {
+        self.by_deal.get(&deal).is_none_or(|games| {
+            games
+                .iter()
+                .all(|i| recorded.contains(i) || Some(*i) == also)
+        })
+    }
+
+    /// The games of deal `deal`.
+    fn games(&self, deal: u64) -> &[u64] {
+        self.by_deal.get(&deal).map_or(&[], Vec::as_slice)
+    }
 }
 
 impl Event {
@@ -529,6 +573,11 @@ impl Event {
         // Whether each engine has taken a seat in this run: until it has, not connecting
         // means the event is set up wrong, and stops it.
         let mut connected = vec![false; config.engines.len()];
+        // The games recorded so far (earlier runs' too).
+        let mut recorded: BTreeSet<u64> = records
+            .iter()
+            .filter_map(|r| r.tournament.as_ref().map(|t| t.index))
+            .collect();
         let mut stopped_early = stats::standings(records, &names, config.sprt.as_ref())
             .sprt
             .is_some_and(|s| s.verdict.is_decided());
@@ -580,7 +629,17 @@ impl Event {
                 )))?;
             finished += 1;
             played_now += 1;
+            let tag = record.tournament.clone().expect("tagged");
             records.push(record);
+            recorded.insert(tag.index);
+            // Its deal's last game ended: every game of the deal may be shown whole now.
+            if let Some(hub) = &self.hub {
+                if self.deal_groups.all_recorded(tag.deal, &recorded, None) {
+                    for &index in self.deal_groups.games(tag.deal) {
+                        hub.disclose(index + 1);
+                    }
+                }
+            }
             let standings = stats::standings(records, &names, config.sprt.as_ref());
             let progress = self.options.progress;
             report_progress(

@@ -326,3 +326,100 @@ fn shards_deal_from_one_prepared_seed_file_and_merge_into_one_committed_event() 
     ]);
     assert!(e.contains("not one event's"), "{e}");
 }
+
+#[test]
+fn the_pages_hold_a_finished_game_back_while_its_deal_is_still_in_play() {
+    let dir = TempDir::new("deals-pages");
+    let root = env!("CARGO_MANIFEST_DIR");
+    // beta comes 4 s late to every second game of a deal (odd indexes), so that the first
+    // game of each deal is over while the second still waits for it.
+    let late_beta = format!(
+        "[[tournament.engine]]\nname = \"beta\"\ncommand = \"sh\"\nargs = [\"-c\", 'if [ $(($0 % 2)) = 1 ]; then sleep 4; fi; exec python3 {root}/clients/python/anqi_random_bot.py --connect \"$1\" --name beta --quiet', \"{{game}}\", \"{{addr}}\"]\n"
+    );
+    let file = dir.0.join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[tournament]\nvariant = \"traditional-2x4\"\ndeals = 2\nconcurrency = 1\noutput = \"{}\"\nlogs = \"{}\"\n{}{late_beta}",
+            dir.0.join("out.jsonl").display(),
+            dir.0.join("logs").display(),
+            python_bot("alpha"),
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(ANQI)
+        .args(["tournament", s(&file), "--http", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let web = loop {
+        let mut line = String::new();
+        assert!(std::io::BufRead::read_line(&mut stderr, &mut line).unwrap() > 0);
+        if let Some(addr) = line.trim().strip_prefix("web on http://") {
+            break addr.trim_end_matches('/').to_string();
+        }
+    };
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    // Game numbers on the pages are schedule indexes + 1: deal 0 is games 1 and 2, deal 1
+    // games 3 and 4.
+    let finished = |list: &serde_json::Value, game: u64| {
+        list["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| g["game"] == game && g["state"] == "finished")
+    };
+    rt.block_on(async {
+        let mut held_seen = [false; 2];
+        let mut shown_after = false;
+        for _ in 0..600 {
+            let (status, body) = crate::web::get(&web, "/api/games").await;
+            if status != 200 {
+                break; // the event is over and its pages gone
+            }
+            let list: serde_json::Value = serde_json::from_str(&body).unwrap();
+            for (k, (first, second)) in [(1u64, 2u64), (3, 4)].into_iter().enumerate() {
+                if finished(&list, first) && !finished(&list, second) {
+                    let (status, body) =
+                        crate::web::get(&web, &format!("/api/games/{first}")).await;
+                    // Its twin may have ended between the two requests: then it is shown.
+                    let (_, again) = crate::web::get(&web, "/api/games").await;
+                    let twin_done =
+                        serde_json::from_str(&again).is_ok_and(|l| finished(&l, second));
+                    if !twin_done {
+                        assert_eq!(
+                            status, 409,
+                            "game {first} while game {second} is unplayed: {body}"
+                        );
+                        assert!(body.contains("still in play"), "{body}");
+                        assert!(!body.contains("seeds"), "{body}");
+                        held_seen[k] = true;
+                    }
+                }
+            }
+            // Deal 0 over: both its games are shown whole, seeds and all.
+            if finished(&list, 2) && !finished(&list, 4) {
+                let (status, body) = crate::web::get(&web, "/api/games/1").await;
+                if status == 200 {
+                    assert!(body.contains("\"seeds\""), "{body}");
+                    shown_after = true;
+                }
+            }
+            if held_seen == [true, true] && shown_after {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert_eq!(
+            held_seen,
+            [true, true],
+            "each deal's first game was held back"
+        );
+        assert!(shown_after, "a finished deal's games are shown again");
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+}
