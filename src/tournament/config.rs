@@ -515,6 +515,30 @@ mod tests {
     const HEAD: &str = "[tournament]\n";
 
     #[test]
+    fn engine_names_must_name_a_log_file_on_one_line() {
+        let with = |name: &str| {
+            TournamentConfig::parse(&format!(
+                "{HEAD}[[tournament.engine]]\nname = {}\ncommand = \"x\"\n",
+                toml::Value::String(name.into())
+            ))
+        };
+        assert!(with("search-2 (v1.3)").is_ok());
+        for (bad, why) in [
+            ("a/b", "'/'"),
+            ("..", "not a file name"),
+            ("", "empty"),
+            ("two\nlines", "control character"),
+            ("tab\there", "control character"),
+            ("x\u{2028}y", "control character"),
+        ] {
+            let e = with(bad).unwrap_err().to_string();
+            assert!(e.contains(why), "{bad:?}: {e}");
+        }
+        let e = with(&"n".repeat(65)).unwrap_err().to_string();
+        assert!(e.contains("longer than 64"), "{e}");
+    }
+
+    #[test]
     fn two_external_engines_may_not_share_a_token() {
         let text = format!(
             "{HEAD}[[tournament.engine]]\nname = \"a\"\ntoken = \"same\"\n[[tournament.engine]]\nname = \"b\"\ntoken = \"same\"\n"

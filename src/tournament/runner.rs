@@ -306,6 +306,7 @@ pub async fn run(
                 None,
                 &standings,
                 &seed.seed.commitment(),
+                None,
             ));
             // No game is shown whole while its deal is still to be played in another game.
             let one_side = super::one_side(&variant);
@@ -356,10 +357,44 @@ pub async fn run(
         hub,
         deal_groups,
     };
-    let played = event.play_all(todo, &mut records, &mut out).await;
+    let names: Vec<String> = event
+        .config
+        .engines
+        .iter()
+        .map(|e| e.name.clone())
+        .collect();
+    let mut played = event.play_all(todo, &mut records, &mut out).await;
     if played.is_err() {
         // Stopped loudly: nothing of this event may go on running.
         super::engine::kill_all();
+    } else {
+        // The event is over when every game of its schedule is recorded (a shard's run ends
+        // only its part), or when the SPRT has decided (nothing more is played): its seed is
+        // revealed, on the pages too while they are still up.
+        let recorded: BTreeSet<u64> = records
+            .iter()
+            .filter_map(|r| r.tournament.as_ref().map(|t| t.index))
+            .collect();
+        let standings = stats::standings(&records, &names, event.config.sprt.as_ref());
+        let all_played = schedule.iter().all(|g| recorded.contains(&g.index));
+        let decided = standings
+            .sprt
+            .as_ref()
+            .is_some_and(|s| s.verdict.is_decided());
+        if event.options.shard.is_none() && (all_played || decided) {
+            played = reveal_seed(&seed, &event.output, event.options.progress);
+            if let Some(hub) = &event.hub {
+                hub.set_event(event_json(
+                    records.len(),
+                    event.total,
+                    0.0,
+                    None,
+                    &standings,
+                    &seed.seed.commitment(),
+                    Some(seed.seed.reveal()),
+                ));
+            }
+        }
     }
     stop_server.cancel();
     // The bridges' report files are read and removed game by game; their directory goes too.
@@ -372,26 +407,6 @@ pub async fn run(
         .and_then(|r| r.map_err(TournamentError::io("the tournament's server")));
     played?;
     stopped?;
-    // The event is over when every game of its schedule is recorded (a shard's run ends only
-    // its part), or when the SPRT has decided (nothing more is played): its seed is revealed.
-    let recorded: BTreeSet<u64> = records
-        .iter()
-        .filter_map(|r| r.tournament.as_ref().map(|t| t.index))
-        .collect();
-    let all_played =
-        event.options.shard.is_none() && schedule.iter().all(|g| recorded.contains(&g.index));
-    let decided = stats::standings(&records, &[], event.config.sprt.as_ref())
-        .sprt
-        .is_some_and(|s| s.verdict.is_decided());
-    if all_played || (decided && event.options.shard.is_none()) {
-        reveal_seed(&seed, &event.output, event.options.progress)?;
-    }
-    let names: Vec<String> = event
-        .config
-        .engines
-        .iter()
-        .map(|e| e.name.clone())
-        .collect();
     Ok(stats::standings(
         &records,
         &names,
@@ -549,6 +564,7 @@ impl Event {
             eta,
             standings,
             &self.master.commitment(),
+            None,
         ));
     }
 
@@ -681,6 +697,7 @@ fn event_json(
     eta_s: Option<f64>,
     standings: &Standings,
     commitment: &str,
+    revealed: Option<&str>,
 ) -> String {
     serde_json::json!({
         "finished": finished,
@@ -688,6 +705,7 @@ fn event_json(
         "elapsed_s": elapsed_s,
         "eta_s": eta_s,
         "commitment": commitment,
+        "master_seed": revealed,
         "standings": standings,
         "text": super::report::text(standings),
     })
