@@ -9,8 +9,43 @@
 //! and, when the engine exits or the keeper is told to stop (SIGTERM from the runner, or from
 //! the kernel when the runner dies, even by SIGKILL: `sys::stop_with_parent`), ends every
 //! process below it before it exits itself.
+//!
+//! On Linux, each engine also runs in a cgroup v2 of its own where one can be made
+//! ([`engine_cgroup`]; `anqi_server::sys::cgroup`): a process cannot leave it, so when the
+//! engine ends, ending the cgroup ends everything it started, even a helper that forks and
+//! exits over and over (never at one pid long enough for [`end_descendants`] to signal it).
+//! The runner puts each keeper in one too, so that what a keeper killed with SIGKILL leaves
+//! behind still ends with the game. Where no cgroup can be made, one line per process says
+//! so and the containment is the process group and the subreaper alone, as above.
 
+use anqi_server::sys::cgroup::Cgroup;
 use std::time::{Duration, Instant};
+
+/// A cgroup of its own for an engine about to be started (pass it the command with
+/// [`Cgroup::contain`]; dropping it ends every process in it), or `None` where none can be
+/// made: then the first call of the process says why, on the log (stderr where no log is set
+/// up: a keeper's stderr is its engine's log).
+pub fn engine_cgroup() -> Option<Cgroup> {
+    match Cgroup::create() {
+        Ok(cgroup) => Some(cgroup),
+        Err(why) => {
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| {
+                let text = format!(
+                    "engines run without a cgroup of their own ({why}): what an engine starts is \
+                     ended through its process group and its keeper's descendants, which a \
+                     process that forks over and over can outlive"
+                );
+                if tracing::dispatcher::has_been_set() {
+                    tracing::warn!("{text}");
+                } else {
+                    eprintln!("anqi: {text}");
+                }
+            });
+            None
+        }
+    }
+}
 
 /// Ends every living process below this one (children, theirs, adopted orphans), by SIGKILL,
 /// round after round until none is left (one may start another while it is being ended), for

@@ -76,6 +76,9 @@ fn say(line: &str) {
 /// A running line-protocol engine.
 pub struct LineEngine {
     child: Child,
+    /// The engine's own cgroup, where one could be made: dropped with the engine, it ends
+    /// whatever the engine started (see `keeper`).
+    _cgroup: Option<anqi_server::sys::cgroup::Cgroup>,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     /// The line being read (kept across cancelled reads).
@@ -103,6 +106,10 @@ impl LineEngine {
             // A group of its own, ended with the game (see `keeper`).
             .process_group(0);
         anqi_server::sys::die_with_parent(cmd.as_std_mut());
+        let cgroup = crate::keeper::engine_cgroup();
+        if let Some(cgroup) = &cgroup {
+            cgroup.contain(cmd.as_std_mut());
+        }
         let mut child = cmd
             .spawn()
             .map_err(|e| BridgeError::EngineStart(format!("cannot start {program:?}: {e}")))?;
@@ -110,6 +117,7 @@ impl LineEngine {
         let stdout = child.stdout.take().expect("piped");
         Ok(LineEngine {
             child,
+            _cgroup: cgroup,
             stdin,
             stdout: BufReader::new(stdout),
             pending: Vec::new(),
@@ -233,7 +241,8 @@ impl LineEngine {
         }
     }
 
-    /// Gives the engine `grace` to exit by itself (after a quit command), then kills it.
+    /// Gives the engine `grace` to exit by itself (after a quit command), then kills it; then
+    /// everything it started (its cgroup, dropped with it).
     pub async fn finish(mut self, grace: Duration) {
         drop(self.stdin);
         if tokio::time::timeout(grace, self.child.wait())

@@ -434,6 +434,9 @@ impl Link {
 /// A running cdc-platform engine, connected to the bridge.
 pub struct PlatformEngine {
     child: Child,
+    /// The engine's own cgroup, where one could be made: dropped with the engine, it ends
+    /// whatever the engine started (see `keeper`).
+    _cgroup: Option<anqi_server::sys::cgroup::Cgroup>,
     link: Link,
     program: String,
 }
@@ -548,6 +551,10 @@ impl Translator for PlatformEngine {
             .process_group(0);
         // A cdc-platform engine never exits by itself.
         anqi_server::sys::die_with_parent(cmd.as_std_mut());
+        let cgroup = crate::keeper::engine_cgroup();
+        if let Some(cgroup) = &cgroup {
+            cgroup.contain(cmd.as_std_mut());
+        }
         let mut child = cmd
             .spawn()
             .map_err(|e| BridgeError::EngineStart(format!("cannot start {program:?}: {e}")))?;
@@ -583,6 +590,7 @@ impl Translator for PlatformEngine {
         stream.set_nodelay(true).ok();
         Ok(PlatformEngine {
             child,
+            _cgroup: cgroup,
             link: Link {
                 stream,
                 reader: FrameReader::default(),
@@ -669,8 +677,10 @@ impl Translator for PlatformEngine {
     }
 
     async fn quit(self) {
+        // The cgroup, dropped last, ends whatever the engine started and left running.
         let PlatformEngine {
             mut child,
+            _cgroup,
             link,
             program,
         } = self;

@@ -1,13 +1,24 @@
 //! `anqi keep -- PROGRAM ARGS...` (hidden): runs one engine of a tournament so that everything
-//! it starts ends with it (see `keeper`). `anqi tournament` starts each engine of anqi's own
-//! protocol this way.
+//! it starts ends with it (see `keeper`): in a cgroup of its own where one can be made, in a
+//! process group of its own, under this process as a subreaper. `anqi tournament` starts each
+//! engine of anqi's own protocol this way.
 
 use anyhow::{Context, Result};
 use std::process::ExitCode;
 
 /// Run a program so that every process it starts ends with it (anqi tournament starts each
-/// engine this way). Exits with the program's status, 128 + the signal when a signal ended it,
-/// 127 when it cannot be started.
+/// engine this way).
+///
+/// When the program exits, or this process gets SIGTERM or SIGINT (or its parent dies), every
+/// process the program started is killed. On Linux: everything in the cgroup v2 made for the
+/// program, where this process may make one (nothing the program starts can leave it, so a
+/// helper in a new session, or one that forks and exits over and over, is ended too); the
+/// cgroup is then removed. Else, and as well: the program's process group, and every process
+/// below this one (it is a subreaper: orphans of the program become its children). Where no
+/// cgroup can be made, a line on stderr says why.
+///
+/// Exits with the program's status, 128 + the signal when a signal ended it, 127 when it
+/// cannot be started.
 #[derive(clap::Args)]
 #[command(hide = true)]
 pub struct Args {
@@ -29,13 +40,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
 }
 
 /// Runs the program until it exits, or until this keeper is told to stop (then ends its
-/// process group); returns the exit code to pass on.
+/// process group); ends its cgroup, if it has one; returns the exit code to pass on.
 async fn keep(command: &[String]) -> Result<u8> {
     let (program, args) = command.split_first().context("no program given")?;
     let signals = super::stop_signals()?;
     let mut cmd = tokio::process::Command::new(program);
     cmd.args(args).process_group(0);
     anqi_server::sys::die_with_parent(cmd.as_std_mut());
+    // Dropped when this returns: whatever the program started and left running is ended.
+    let cgroup = crate::keeper::engine_cgroup();
+    if let Some(cgroup) = &cgroup {
+        cgroup.contain(cmd.as_std_mut());
+    }
     let mut child = match cmd.spawn() {
         Ok(child) => child,
         Err(e) => {

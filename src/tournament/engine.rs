@@ -1,7 +1,10 @@
 //! Engine processes: checked before the event starts (the program exists and can be run),
 //! started per game with the placeholders filled in, their output sent to a log (see
 //! [`Log`]), and killed with their whole process group when the game is over (or when the
-//! tournament process dies), so no process is left behind.
+//! tournament process dies), so no process is left behind. Each engine runs under a keeper
+//! (`anqi keep`, or its bridge) that ends what the engine started (see `keeper`); the keeper
+//! itself runs in a cgroup of its own where one can be made, ended with the game, so that
+//! nothing is left behind even by a keeper killed with SIGKILL.
 
 use super::config::EngineConfig;
 use std::ffi::OsString;
@@ -398,6 +401,9 @@ pub struct Engine {
     child: Child,
     /// Kept apart: `Child::id` forgets it once the child is reaped.
     pid: Option<u32>,
+    /// The keeper's cgroup, where one could be made. Dropped last (with the engine, after
+    /// `stop`), it ends whatever is still in it: what the keeper had no time to end.
+    _cgroup: Option<anqi_server::sys::cgroup::Cgroup>,
 }
 
 impl Engine {
@@ -434,6 +440,10 @@ impl Engine {
         // A crashed runner leaves no engine behind: its keeper (or bridge) is told to stop,
         // and ends everything below it.
         anqi_server::sys::stop_with_parent(cmd.as_std_mut());
+        let cgroup = crate::keeper::engine_cgroup();
+        if let Some(cgroup) = &cgroup {
+            cgroup.contain(cmd.as_std_mut());
+        }
         let child = cmd
             .spawn()
             .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start {program:?}: {e}")))?;
@@ -450,7 +460,11 @@ impl Engine {
                 .unwrap_or_else(|e| e.into_inner())
                 .insert(pid);
         }
-        Ok(Engine { child, pid })
+        Ok(Engine {
+            child,
+            pid,
+            _cgroup: cgroup,
+        })
     }
 
     /// Waits until the engine's process exits (by itself: this does not kill it).

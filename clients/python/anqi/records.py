@@ -7,8 +7,9 @@
     r.board_at(10)                                      # the public board after 10 plies
 
 The fields are those of RECORDS.md, under the same names. Loading checks the shape of every
-line and says which file and line is wrong; `anqi replay` is what verifies the games against
-the rules, and `Record.replay()` does the same in process.
+line, every field's type included (so that a record that loads can be re-played), and says
+which file, line and field is wrong; `anqi replay` is what verifies the games against the
+rules, and `Record.replay()` does the same in process.
 """
 
 from __future__ import annotations
@@ -118,6 +119,7 @@ class Record:
     started_unix_ms: int
     variant: str
     variant_source: str
+    #: `{"clients": [str, ...], "server": str}`, checked at load.
     seeds: dict[str, Any]
     players: tuple[Player, ...]
     plies: tuple[Ply, ...]
@@ -248,51 +250,147 @@ def _variant(source: str) -> Any:
     return variant
 
 
+class _FieldError(ValueError):
+    """A field of a record that is missing or of the wrong type (its path in the message)."""
+
+
+#: JSON's names of the types `json` reads values into, for messages.
+_JSON_TYPES = {dict: "an object", list: "an array", str: "a string", int: "an integer",
+               float: "a number with a fraction", bool: "a boolean", type(None): "null"}
+
+
+def _json_type(v: Any) -> str:
+    return _JSON_TYPES.get(type(v), type(v).__name__)
+
+
+def _field(d: dict[str, Any], key: str, what: str, kind: str, default: Any = ...) -> Any:
+    """`d[key]`, checked to be of `kind` ("int", "str", "dict", "list"; "int?", "str?": or
+    null), or `default` when the key is absent and a default is given. `what` names the field
+    for the message (`players[1].name`). An integer is a JSON integer: not a boolean, not
+    1.0, not "1", as `anqi replay` reads it."""
+    if key not in d:
+        if default is ...:
+            raise _FieldError(f"{what}: missing")
+        return default
+    v = d[key]
+    optional = kind.endswith("?")
+    if v is None and optional:
+        return None
+    want = {"int": int, "str": str, "dict": dict, "list": list}[kind.rstrip("?")]
+    if type(v) is not want:
+        name = {"int": "an integer", "str": "a string", "dict": "an object",
+                "list": "an array"}[kind.rstrip("?")]
+        raise _FieldError(f"{what}: {name}{' or null' if optional else ''} was expected, "
+                          f"not {_json_type(v)}")
+    return v
+
+
+def _object(v: Any, what: str) -> dict[str, Any]:
+    if type(v) is not dict:
+        raise _FieldError(f"{what}: an object was expected, not {_json_type(v)}")
+    return v
+
+
+def _counts(v: Any, what: str) -> Counts:
+    d = _object(v, what)
+    return Counts(**{k: _field(d, k, f"{what}.{k}", "int", 0) for k in COUNT_KINDS})
+
+
+def _seeds(v: Any) -> dict[str, Any]:
+    """`seeds` as RECORDS.md gives it: `clients`, an array of strings, and `server`, a
+    string (what `Record.new_game` deals from)."""
+    d = _object(v, "seeds")
+    clients = _field(d, "clients", "seeds.clients", "list")
+    for i, c in enumerate(clients):
+        if type(c) is not str:
+            raise _FieldError(f"seeds.clients[{i}]: a string was expected, not {_json_type(c)}")
+    _field(d, "server", "seeds.server", "str")
+    return d
+
+
 def _record(d: dict[str, Any], where: str) -> Record:
+    """The record of a line's object, every field RECORDS.md gives checked for its type, so
+    that a record that loads also re-plays (`Record.replay` says whether its plies are the
+    rules'). Raises RecordError naming `where` otherwise."""
     try:
         players = []
-        two = len(d["players"]) == 2
-        for p in d["players"]:
-            side = p.get("side")
+        player_list = _field(d, "players", "players", "list")
+        two = len(player_list) == 2
+        for i, p in enumerate(player_list):
+            at = f"players[{i}]"
+            p = _object(p, at)
+            pid = _field(p, "id", f"{at}.id", "int")
+            side = _field(p, "side", f"{at}.side", "int?", None)
             if side is None and two:
-                side = p["id"] - 1  # two-player records from before `side`: seat order
+                side = pid - 1  # two-player records from before `side`: seat order
             players.append(Player(
-                id=int(p["id"]), name=p["name"], seed=p.get("seed", ""),
-                colour=p.get("colour"), time_used_ms=int(p.get("time_used_ms", 0)),
-                side=side, team=p.get("team"),
+                id=pid, name=_field(p, "name", f"{at}.name", "str"),
+                seed=_field(p, "seed", f"{at}.seed", "str", ""),
+                colour=_field(p, "colour", f"{at}.colour", "str?", None),
+                time_used_ms=_field(p, "time_used_ms", f"{at}.time_used_ms", "int", 0),
+                side=side, team=_field(p, "team", f"{at}.team", "int?", None),
             ))
-        plies = tuple(
-            Ply(
-                ply=int(q["ply"]), turn=int(q["turn"]), player=int(q["player"]),
-                action=q["action"], think_ms=int(q.get("think_ms", 0)),
-                legal=Counts.from_json(q.get("legal", {})),
-                legal_all=(tuple(Counts.from_json(c) for c in q["legal_all"])
-                           if q.get("legal_all") is not None else None),
-                revealed=q.get("revealed"), captured=q.get("captured"),
-                drawn=q.get("drawn"), comment=q.get("comment"),
-            )
-            for q in d["plies"]
-        )
-        r = d["result"]
+        plies = []
+        for i, q in enumerate(_field(d, "plies", "plies", "list")):
+            at = f"plies[{i}]"
+            q = _object(q, at)
+            legal_all = _field(q, "legal_all", f"{at}.legal_all", "list?", None)
+            plies.append(Ply(
+                ply=_field(q, "ply", f"{at}.ply", "int"),
+                turn=_field(q, "turn", f"{at}.turn", "int"),
+                player=_field(q, "player", f"{at}.player", "int"),
+                action=_field(q, "action", f"{at}.action", "str"),
+                think_ms=_field(q, "think_ms", f"{at}.think_ms", "int", 0),
+                legal=_counts(q.get("legal", {}), f"{at}.legal"),
+                legal_all=(None if legal_all is None else tuple(
+                    _counts(c, f"{at}.legal_all[{k}]") for k, c in enumerate(legal_all))),
+                revealed=_field(q, "revealed", f"{at}.revealed", "str?", None),
+                captured=_field(q, "captured", f"{at}.captured", "str?", None),
+                drawn=_field(q, "drawn", f"{at}.drawn", "str?", None),
+                comment=_field(q, "comment", f"{at}.comment", "str?", None),
+            ))
+        faults = []
+        for i, f in enumerate(_field(d, "faults", "faults", "list", [])):
+            at = f"faults[{i}]"
+            f = _object(f, at)
+            faults.append(Fault(_field(f, "ply", f"{at}.ply", "int"),
+                                _field(f, "player", f"{at}.player", "int"),
+                                _field(f, "code", f"{at}.code", "str"),
+                                _field(f, "text", f"{at}.text", "str")))
+        r = _field(d, "result", "result", "dict")
         result = Result(
-            win=r["win"], winner=int(r["winner"]), winner_team=int(r.get("winner_team", 0)),
-            winner_side=r.get("winner_side"), reason=r["reason"], loser=r.get("loser"),
-            plies=int(r["plies"]), turns=int(r["turns"]),
+            win=_field(r, "win", "result.win", "str"),
+            winner=_field(r, "winner", "result.winner", "int"),
+            winner_team=_field(r, "winner_team", "result.winner_team", "int", 0),
+            winner_side=_field(r, "winner_side", "result.winner_side", "int?", None),
+            reason=_field(r, "reason", "result.reason", "str"),
+            loser=_field(r, "loser", "result.loser", "int?", None),
+            plies=_field(r, "plies", "result.plies", "int"),
+            turns=_field(r, "turns", "result.turns", "int"),
         )
+        tournament = _field(d, "tournament", "tournament", "dict?", None)
+        if tournament is not None:
+            engines = _field(tournament, "engines", "tournament.engines", "list?", None)
+            for i, e in enumerate(engines or []):
+                if type(e) is not str:
+                    raise _FieldError(f"tournament.engines[{i}]: a string was expected, "
+                                      f"not {_json_type(e)}")
         return Record(
-            format=int(d["format"]), game=int(d["game"]),
-            started_unix_ms=int(d.get("started_unix_ms", 0)), variant=d["variant"],
-            variant_source=d["variant_source"], seeds=d["seeds"], players=tuple(players),
-            plies=plies,
-            faults=tuple(Fault(int(f["ply"]), int(f["player"]), f["code"], f["text"])
-                         for f in d.get("faults", [])),
-            result=result, final_board=d["final_board"], max_plies=d.get("max_plies"),
-            faults_dropped=int(d.get("faults_dropped", 0)), tournament=d.get("tournament"),
-            source=where, raw=d,
+            format=_field(d, "format", "format", "int"), game=_field(d, "game", "game", "int"),
+            started_unix_ms=_field(d, "started_unix_ms", "started_unix_ms", "int", 0),
+            variant=_field(d, "variant", "variant", "str"),
+            variant_source=_field(d, "variant_source", "variant_source", "str"),
+            seeds=_seeds(_field(d, "seeds", "seeds", "dict")), players=tuple(players),
+            plies=tuple(plies), faults=tuple(faults), result=result,
+            final_board=_field(d, "final_board", "final_board", "str"),
+            max_plies=_field(d, "max_plies", "max_plies", "int?", None),
+            faults_dropped=_field(d, "faults_dropped", "faults_dropped", "int", 0),
+            tournament=tournament, source=where, raw=d,
         )
+    except _FieldError as e:
+        raise RecordError(f"{where}: not a game record: {e}") from None
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError, RecursionError) as e:
-        # Whatever a line holds, it is a RecordError: a number too large for an int, a
-        # string where a list should be, a nesting too deep...
+        # Whatever else a line holds, it is a RecordError.
         raise RecordError(f"{where}: not a game record ({type(e).__name__}: {e})") from None
 
 
@@ -420,8 +518,10 @@ def _line(raw: bytes, where: str) -> Record | None:
         torn = ""
     try:
         d = json.loads(line)
-    except (json.JSONDecodeError, RecursionError) as e:
-        raise RecordError(f"{where}: not JSON ({type(e).__name__}: {e}){torn}") from None
+    except (ValueError, RecursionError) as e:
+        # ValueError: json's JSONDecodeError, and also an integer of more digits than Python
+        # converts (4,300 by default: sys.set_int_max_str_digits).
+        raise RecordError(f"{where}: not JSON that can be read ({type(e).__name__}: {e}){torn}") from None
     if not isinstance(d, dict):
         raise RecordError(f"{where}: not a game record (a JSON {type(d).__name__})")
     return _record(d, where)

@@ -325,6 +325,72 @@ class RecordsAndAnalysis(unittest.TestCase):
                     anqi.records.load(path)
                 self.assertIn("bad.jsonl:2", str(e.exception))
 
+    def test_an_integer_too_long_to_read_is_a_bad_line(self):
+        # Python converts at most 4,300 digits (sys.get_int_max_str_digits): json raised a plain
+        # ValueError that bad_lines="skip" did not skip (issue 32).
+        good = (DATA / "one-game.jsonl").read_text().splitlines()[0]
+        d = json.loads(good)
+        long = json.dumps({**d, "game": 0}).replace('"game": 0', '"game": ' + "9" * 5000)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "long.jsonl"
+            path.write_text(f"{good}\n{long}\n{good}\n")
+            with self.assertRaises(RecordError) as e:
+                anqi.records.load(path)
+            self.assertIn("long.jsonl:2", str(e.exception))
+            self.assertIn("4300 digits", str(e.exception))
+            records = anqi.records.load(path, bad_lines="skip")
+            self.assertEqual(len(records), 2)
+            self.assertEqual(len(records.skipped), 1)
+            self.assertIn("long.jsonl:2", str(records.skipped[0]))
+
+    def test_field_types_are_checked_at_load_so_a_record_that_loads_replays(self):
+        # Seeds of odd types loaded, then failed in replay() (issue 32); so did other fields of
+        # the wrong type. Each is a bad line now, named with its field.
+        good = (DATA / "one-game.jsonl").read_text().splitlines()[0]
+        d = json.loads(good)
+
+        def with_player(**kw):
+            return {**d, "players": [{**d["players"][0], **kw}, *d["players"][1:]]}
+
+        def with_ply(**kw):
+            return {**d, "plies": [{**d["plies"][0], **kw}, *d["plies"][1:]]}
+
+        bad = [
+            ("seeds: an object", {**d, "seeds": 5}),
+            ("seeds: an object", {**d, "seeds": ["1", "2"]}),
+            ("seeds.clients: an array", {**d, "seeds": {"clients": "12", "server": "s"}}),
+            ("seeds.clients[1]: a string", {**d, "seeds": {"clients": ["1", 2], "server": "s"}}),
+            ("seeds.server: a string", {**d, "seeds": {"clients": [], "server": 7}}),
+            ("seeds.server: missing", {**d, "seeds": {"clients": []}}),
+            ("players[0].name: a string", with_player(name=3)),
+            ("players[0].seed: a string", with_player(seed=None)),
+            ("players[0].id: an integer", with_player(id="1")),
+            ("players[0].side: an integer or null", with_player(side=True)),
+            ("plies[0].action: a string", with_ply(action=["rev", 3])),
+            ("plies[0].player: an integer", with_ply(player=1.0)),
+            ("plies[0].legal.reveals: an integer", with_ply(legal={"reveals": "32"})),
+            ("final_board: a string", {**d, "final_board": None}),
+            ("variant_source: a string", {**d, "variant_source": {"rows": 4}}),
+            ("result.reason: a string", {**d, "result": {**d["result"], "reason": 0}}),
+            ("tournament.engines[0]: a string", {**d, "tournament": {"engines": [1, 2]}}),
+        ]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "typed.jsonl"
+            for what, record in bad:
+                with self.subTest(what):
+                    path.write_text(f"{good}\n{json.dumps(record)}\n")
+                    with self.assertRaises(RecordError) as e:
+                        anqi.records.load(path)
+                    self.assertIn("typed.jsonl:2", str(e.exception))
+                    self.assertIn(what, str(e.exception))
+                    records = anqi.records.load(path, bad_lines="skip")
+                    self.assertEqual((len(records), len(records.skipped)), (1, 1))
+                    records[0].replay()
+            # The documented shapes load, and replay.
+            path.write_text(json.dumps({**d, "seeds": {"clients": [], "server": "x"}}) + "\n")
+            (record,) = anqi.records.load(path)
+            self.assertEqual(record.seeds, {"clients": [], "server": "x"})
+
     def test_a_torn_line_is_named_and_can_be_skipped(self):
         good = (DATA / "one-game.jsonl").read_text().splitlines()[0]
         with tempfile.TemporaryDirectory() as tmp:

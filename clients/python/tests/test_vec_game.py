@@ -76,6 +76,73 @@ class VecGames(unittest.TestCase):
         kept[0] = 7  # a copy is the caller's own
         self.assertTrue(kept.flags.writeable)
 
+    def test_no_array_handed_out_can_be_made_writeable(self):
+        # numpy makes an array writeable again on request when it owns its memory or views a
+        # writeable array: VecGame's were views of numpy.zeros arrays, and `writeable = True`
+        # went through (issue 32), after which a value written stayed wrong. They are views of
+        # memory that Python may only read: numpy refuses, for each of them and what is under it.
+        vec = anqi.VecGame("traditional", n=2)
+        handed = list(vec.reset(seed=1)) + list(vec.step(vec.random_actions()))
+        self.assertEqual(len(handed), 10)
+        for array in handed:
+            with self.subTest(shape=array.shape, dtype=str(array.dtype)):
+                with self.assertRaises(ValueError):
+                    array.flags.writeable = True
+                self.assertFalse(array.flags.writeable)
+                base = array.base
+                while isinstance(base, np.ndarray):
+                    with self.assertRaises(ValueError):
+                        base.flags.writeable = True
+                    base = base.base
+                self.assertTrue(memoryview(base).readonly, "the memory under it is read-only")
+                with self.assertRaises(ValueError):
+                    np.frombuffer(base, dtype=np.uint8).flags.writeable = True
+        # The arrays go on matching the games.
+        obs, masks, _, _, to_move = vec.step(vec.random_actions())
+        for i in range(2):
+            game = vec.game(i)
+            np.testing.assert_array_equal(masks[i], game.legal_action_mask())
+            np.testing.assert_array_equal(obs[i], game.observation_tensor(game.to_move))
+
+    def test_a_batch_larger_than_memory_can_address_raises_memory_error(self):
+        # n * 50 planes * 32 cells overflows: numpy used to say ValueError ("array is too big").
+        for n in (2**62, 2**64 - 1):
+            with self.subTest(n=n), self.assertRaisesRegex(MemoryError, "fewer games"):
+                anqi.VecGame("traditional", n=n)
+        # Nothing was kept: a batch of a normal size is made as always.
+        self.assertEqual(len(anqi.VecGame("traditional", n=4)), 4)
+
+    def test_a_batch_larger_than_the_memory_left_raises_memory_error(self):
+        # n=400000 with room for the arrays and 64 MiB more: the games' own memory, allocated
+        # after the arrays, did not fit, and Rust aborted the interpreter (issue 32). A process
+        # of its own, its address space limited (RLIMIT_AS) to what it uses plus that.
+        script = """
+import resource, numpy, anqi
+def used():
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:"))
+n = 400000
+arrays = sum(a.nbytes for a in anqi.VecGame("traditional", n=1).reset(seed=0)) * n
+limit = used() + arrays + (64 << 20)
+resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+try:
+    anqi.VecGame("traditional", n=n)
+    print("made")
+except MemoryError as e:
+    print("MemoryError:", e)
+print("then", len(anqi.VecGame("traditional", n=16).reset(seed=1)))
+"""
+        import os
+        import subprocess
+        import sys
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
+        out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                             env=env, timeout=300)
+        self.assertEqual(out.returncode, 0, f"the interpreter died: {out.stderr[-2000:]}")
+        self.assertIn("MemoryError:", out.stdout)
+        self.assertIn("fewer games", out.stdout)
+        self.assertIn("then 5", out.stdout)
+
     def test_the_same_seed_gives_the_same_games_whatever_the_threads(self):
         runs = []
         for threads in (1, 3):

@@ -5,6 +5,11 @@
 //! program's tournaments, bridges and bench need the rest, to keep engine processes from
 //! outliving their runner and to read a process's CPU time. Everything here is a no-op or
 //! `None` where the call does not exist (outside Linux for `prctl`, outside Unix for the rest).
+//! [`cgroup`] holds the containment that nothing an engine starts escapes: a cgroup v2 per
+//! engine, where one can be made.
+
+#[cfg(unix)]
+pub mod cgroup;
 
 use std::io;
 use std::path::Path;

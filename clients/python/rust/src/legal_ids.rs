@@ -62,17 +62,24 @@ const SPREAD: [u64; 256] = {
 impl LegalIds {
     /// No legal id, on a board of `cells` cells in a variant of `ids` ids (what a mask of
     /// zeros says).
-    pub fn new(cells: usize, ids: usize) -> LegalIds {
-        LegalIds {
+    ///
+    /// `None` when the memory for it cannot be allocated (`VecGame` raises MemoryError): its
+    /// listing buffer, with room for every id of the variant, is a large part of a game's.
+    pub fn try_new(cells: usize, ids: usize) -> Option<LegalIds> {
+        // Room for every id, and for a listing that writes four at a time.
+        let mut others = Vec::new();
+        others.try_reserve_exact(ids.checked_add(4)?).ok()?;
+        others.resize(ids + 4, 0);
+        Some(LegalIds {
             cells,
             reveals: Words::from_elem(0, cells.div_ceil(64)),
             reveal_count: 0,
             shown: Words::from_elem(0, cells.div_ceil(64)),
-            // Room for every id, and for a listing that writes four at a time.
-            others: vec![0; ids + 4].into_boxed_slice(),
+            // Exactly the length reserved: no reallocation.
+            others: others.into_boxed_slice(),
             other_count: 0,
             listed_set: IdSet::from_elem(0, ids.div_ceil(64)),
-        }
+        })
     }
 
     /// The other ids listed.

@@ -11,7 +11,8 @@
 //! Modules: `variant.rs` (`variants()`, `Variant`), `actions.rs` (text and ids), `game.rs`
 //! (`Game`, chance mode), `playouts.rs` (native batch playouts), `observation.rs` (what one
 //! player knows: `Observation`), `tensor.rs` (observation tensors and action masks), `vec_game.rs` (`VecGame`, n games stepped
-//! together) with `legal_ids.rs` (the legal ids it keeps per game), `client.rs` (`ClientSession`, a sans-IO protocol client over
+//! together) with `legal_ids.rs` (the legal ids it keeps per game) and `read_only.rs` (the
+//! memory of its arrays, which Python can only read), `client.rs` (`ClientSession`, a sans-IO protocol client over
 //! anqi-client's tracker), `bots.rs` (`ReferenceBot`, anqi-bot's strategies).
 
 mod actions;
@@ -21,6 +22,7 @@ mod game;
 mod legal_ids;
 mod observation;
 mod playouts;
+mod read_only;
 mod tensor;
 mod variant;
 mod vec_game;

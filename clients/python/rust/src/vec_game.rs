@@ -14,7 +14,8 @@
 //! a few hundred bytes instead of 6 KiB on a 4x8 board. Likewise each game keeps its legal
 //! ids ([`LegalIds`]: the reveals as a set of cells, the moves listed), which clear the mask's
 //! old ones, check the actions played and give `random_actions` without listing the actions
-//! again. That is why the arrays handed to Python are read-only:
+//! again. That is why the arrays handed to Python are read-only, truly: numpy views of memory
+//! that Python may only read ([`ReadOnlyMemory`]), which numpy refuses to make writeable, since
 //! a value changed from Python would stay wrong until its cell next changed.
 //!
 //! Stepping hundreds of games in turn, each game's memory has gone cold by the time its next
@@ -25,12 +26,13 @@
 
 use crate::actions::Codec;
 use crate::legal_ids::LegalIds;
+use crate::read_only::ReadOnlyMemory;
 use crate::tensor::{self, Change, Shown, PLANES};
 use crate::variant::{load_any, Loaded};
 use anqi_core::rules::playout::SplitMix64;
 use anqi_core::rules::{self, Action, SeedInputs};
 use pyo3::buffer::{Element, PyBuffer};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 use std::sync::Arc;
 
@@ -53,6 +55,8 @@ pub struct VecGame {
 struct NumpyCalls {
     /// `numpy.empty`.
     empty: Py<PyAny>,
+    /// `numpy.frombuffer`.
+    frombuffer: Py<PyAny>,
     /// `numpy.ascontiguousarray`.
     contiguous: Py<PyAny>,
 }
@@ -78,59 +82,69 @@ fn slot_rng(seed: &str, i: usize) -> SplitMix64 {
     SplitMix64::new(hash)
 }
 
-/// A numpy array that Rust writes with the GIL released, and the read-only view of it that
-/// Python gets.
+/// A numpy array that Rust writes with the GIL released and Python only reads: a read-only view
+/// of memory Rust owns.
 struct Written<T: Element> {
     view: Py<PyAny>,
-    /// An export of the array's buffer: while it lasts, the memory stays where it is (numpy
-    /// refuses to resize an array whose buffer is exported) and the array stays alive.
-    buffer: PyBuffer<T>,
+    /// The memory under the view (kept alive by it too: it is the view's base).
+    memory: Py<ReadOnlyMemory>,
+    /// How many values of `T` the memory holds.
+    len: usize,
+    _values: std::marker::PhantomData<T>,
 }
 
 impl<T: Element> Written<T> {
-    /// A new array of zeros of `shape` and numpy `dtype` (of `T`'s layout), seen from Python
-    /// through a read-only view as `view_dtype` (the same layout).
+    /// A new array of `len` zeros of `T`, seen from Python as an array of `shape` and numpy
+    /// `dtype` (of `T`'s layout; `bool` for `u8`) that cannot be made writeable. `what` names
+    /// it in a MemoryError.
     fn zeros(
-        numpy: &Bound<'_, PyModule>,
+        py: Python<'_>,
+        numpy: &NumpyCalls,
         shape: Vec<usize>,
+        len: usize,
         dtype: &str,
-        view_dtype: &str,
+        what: &str,
     ) -> PyResult<Written<T>> {
-        let array = numpy.call_method1("zeros", (shape, dtype))?;
-        let buffer = PyBuffer::<T>::get(&array)?;
-        // numpy.zeros makes a contiguous, writable array; checked, as the writes rely on it.
-        if buffer.readonly() || !buffer.is_c_contiguous() {
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or_else(|| PyMemoryError::new_err(format!("{what} would not fit in memory")))?;
+        let memory = Py::new(py, ReadOnlyMemory::zeroed(bytes, what)?)?;
+        let view = numpy
+            .frombuffer
+            .bind(py)
+            .call1((&memory, dtype))?
+            .call_method1("reshape", (shape,))?;
+        // The contract Python relies on, checked: numpy made it read-only (the buffer is).
+        if view.getattr("flags")?.getattr("writeable")?.is_truthy()? {
             return Err(PyValueError::new_err(
-                "numpy.zeros made a read-only or strided array",
+                "numpy made a writeable array of read-only memory",
             ));
         }
-        let view = array.call_method1("view", (view_dtype,))?;
-        view.getattr("flags")?.setattr("writeable", false)?;
         Ok(Written {
             view: view.unbind(),
-            buffer,
+            memory,
+            len,
+            _values: std::marker::PhantomData,
         })
     }
 
     /// The array's values, to write.
     fn values(&mut self) -> &mut [T] {
-        // SAFETY: the buffer is a contiguous, writable array of `item_count` values of `T`
-        // (checked in `zeros`; `PyBuffer::get` checked the format, size and alignment), kept
-        // alive and in place by the export `self.buffer` holds. No other Rust reference to it
-        // exists while this one lives (`&mut self`), and Python holds only a read-only view.
-        // Python code in another thread may read it while a call writes with the GIL
-        // released, as it may with any numpy operation that releases the GIL.
-        unsafe {
-            std::slice::from_raw_parts_mut(
-                self.buffer.buf_ptr().cast::<T>(),
-                self.buffer.item_count(),
-            )
-        }
+        let memory = self.memory.get();
+        debug_assert!(memory.len() >= self.len * std::mem::size_of::<T>());
+        // SAFETY: the memory holds `len` values of `T` (made so in `zeros`), aligned for any
+        // `T` (`ReadOnlyMemory` aligns to 64 bytes), any bit pattern of which is a value (the
+        // `Element` types: numbers), and stays where it is while `self.memory` lives. No other
+        // Rust reference to it exists while this one lives (`&mut self`; nothing else writes
+        // a `ReadOnlyMemory`), and Python holds only read-only views. Python code in another
+        // thread may read it while a call writes with the GIL released, as it may with any
+        // numpy operation that releases the GIL.
+        unsafe { std::slice::from_raw_parts_mut(memory.as_ptr().cast::<T>(), self.len) }
     }
 }
 
-/// The arrays every call writes. Masks and dones are `bool` views of `uint8` arrays (numpy's
-/// `bool` layout: 0 or 1 in a byte), written as bytes.
+/// The arrays every call writes. Masks and dones are `bool` views of bytes (numpy's `bool`
+/// layout: 0 or 1 in a byte), written as bytes.
 struct Arrays {
     obs: Written<f32>,
     masks: Written<u8>,
@@ -141,24 +155,89 @@ struct Arrays {
     views: Py<pyo3::types::PyTuple>,
 }
 
+/// How many values each array of `n` games holds, checked to fit in memory before anything is
+/// allocated: `obs` (`n * PLANES * cells` values), `masks` (`n * actions`), `rewards`
+/// (`n * players`); dones and to_move hold `n`.
+struct Sizes {
+    n: usize,
+    cells: usize,
+    actions: usize,
+    players: usize,
+    obs: usize,
+    masks: usize,
+    rewards: usize,
+}
+
+impl Sizes {
+    /// The sizes of `n` games' arrays, or MemoryError when they and the games' own memory
+    /// would take more bytes than a process can address (an `n` no machine can hold).
+    fn of(n: usize, cells: usize, actions: usize, players: usize) -> PyResult<Sizes> {
+        let sizes = (|| {
+            let obs = n.checked_mul(PLANES)?.checked_mul(cells)?;
+            let masks = n.checked_mul(actions)?;
+            let rewards = n.checked_mul(players)?;
+            // Every byte: the arrays, then each game's slot and its listing buffer.
+            let per_game = std::mem::size_of::<Slot>()
+                .checked_add(actions.checked_add(4)?.checked_mul(4)?)?
+                .checked_add(4 + 1 + 4)?;
+            let bytes = obs
+                .checked_mul(4)?
+                .checked_add(masks)?
+                .checked_add(rewards.checked_mul(4)?)?
+                .checked_add(n.checked_mul(per_game)?)?;
+            (bytes <= isize::MAX as usize).then_some(Sizes {
+                n,
+                cells,
+                actions,
+                players,
+                obs,
+                masks,
+                rewards,
+            })
+        })();
+        sizes.ok_or_else(|| {
+            PyMemoryError::new_err(format!(
+                "VecGame(n={n}): the games and their arrays would take more memory than a process can address: ask for fewer games"
+            ))
+        })
+    }
+}
+
 impl Arrays {
-    fn new(
-        py: Python<'_>,
-        n: usize,
-        cells: usize,
-        actions: usize,
-        players: usize,
-    ) -> PyResult<Arrays> {
-        let numpy = py.import("numpy").map_err(|_| {
-            pyo3::exceptions::PyImportError::new_err(
-                "VecGame writes numpy arrays: pip install numpy",
-            )
-        })?;
-        let obs = Written::zeros(&numpy, vec![n, PLANES, cells], "float32", "float32")?;
-        let masks = Written::zeros(&numpy, vec![n, actions], "uint8", "bool")?;
-        let rewards = Written::zeros(&numpy, vec![n, players], "float32", "float32")?;
-        let dones = Written::zeros(&numpy, vec![n], "uint8", "bool")?;
-        let to_move = Written::zeros(&numpy, vec![n], "int32", "int32")?;
+    fn new(py: Python<'_>, numpy: &NumpyCalls, sizes: &Sizes) -> PyResult<Arrays> {
+        let Sizes {
+            n,
+            cells,
+            actions,
+            players,
+            ..
+        } = *sizes;
+        let obs = Written::zeros(
+            py,
+            numpy,
+            vec![n, PLANES, cells],
+            sizes.obs,
+            "float32",
+            "the observations",
+        )?;
+        let masks = Written::zeros(
+            py,
+            numpy,
+            vec![n, actions],
+            sizes.masks,
+            "bool",
+            "the masks",
+        )?;
+        let rewards = Written::zeros(
+            py,
+            numpy,
+            vec![n, players],
+            sizes.rewards,
+            "float32",
+            "the rewards",
+        )?;
+        let dones = Written::zeros(py, numpy, vec![n], n, "bool", "the dones")?;
+        let to_move = Written::zeros(py, numpy, vec![n], n, "int32", "the players to move")?;
         let views = pyo3::types::PyTuple::new(
             py,
             [
@@ -421,21 +500,40 @@ impl VecGame {
         }
         let v = &loaded.variant;
         let cells = v.topology.size();
-        let arrays = Arrays::new(py, n, cells, loaded.codec.len(), v.players)?;
-        let numpy = py.import("numpy")?;
+        let actions = loaded.codec.len();
+        // Everything checked to fit, then allocated fallibly: a batch too large raises
+        // MemoryError (an allocation that fails in Rust would abort the interpreter).
+        let sizes = Sizes::of(n, cells, actions, v.players)?;
+        let numpy = py.import("numpy").map_err(|_| {
+            pyo3::exceptions::PyImportError::new_err(
+                "VecGame writes numpy arrays: pip install numpy",
+            )
+        })?;
         let numpy = NumpyCalls {
             empty: numpy.getattr("empty")?.unbind(),
+            frombuffer: numpy.getattr("frombuffer")?.unbind(),
             contiguous: numpy.getattr("ascontiguousarray")?.unbind(),
         };
-        let slots = (0..n)
-            .map(|i| Slot {
+        let out_of_memory = |what: &str| {
+            PyMemoryError::new_err(format!(
+                "VecGame(n={n}): cannot allocate {what}: ask for fewer games"
+            ))
+        };
+        let mut slots = Vec::new();
+        slots
+            .try_reserve_exact(n)
+            .map_err(|_| out_of_memory("the games"))?;
+        let arrays = Arrays::new(py, &numpy, &sizes)?;
+        for i in 0..n {
+            slots.push(Slot {
                 game: deal(&loaded, "", i, 0),
                 episode: 0,
                 rng: slot_rng("", i),
                 shown: Shown::zeros(v),
-                legal: LegalIds::new(cells, loaded.codec.len()),
-            })
-            .collect();
+                legal: LegalIds::try_new(cells, actions)
+                    .ok_or_else(|| out_of_memory("the games' legal actions"))?,
+            });
+        }
         let mut vec = VecGame {
             loaded,
             seed: String::new(),

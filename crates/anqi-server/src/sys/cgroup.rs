@@ -1,0 +1,541 @@
+//! A cgroup (version 2) of its own for each engine: the one container on Linux that no process
+//! leaves by forking, by starting a new session or by losing its parent. Everything an engine
+//! starts is born in the engine's cgroup and stays there, so ending the cgroup
+//! (`cgroup.kill`) ends all of it at once, even a helper that forks and exits over and over
+//! and so is never at the same pid long enough to be found and signalled.
+//!
+//! The cgroup is made below this process's own (as `/proc/self/cgroup` names it, in the cgroup
+//! v2 hierarchy `/proc/self/mountinfo` shows), named `anqi-PID-N`. That works as root where the
+//! hierarchy is writable (a container's own root cgroup), and for a user under systemd in the
+//! subtree systemd delegates to them; elsewhere [`Cgroup::create`] says why it cannot, and the
+//! caller falls back to process groups and descendant kills (see the `anqi` program's
+//! `keeper`). The engine joins the cgroup between fork and exec ([`Cgroup::contain`]), before
+//! it runs a single instruction of its own. On kernels before 5.14, which have no
+//! `cgroup.kill`, the cgroup is frozen (`cgroup.freeze`, 5.2) and every process listed in it is
+//! killed, round after round until it is empty.
+
+use std::ffi::CString;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// How long dropping a [`Cgroup`] waits for its processes to end before it leaves them (and
+/// the cgroup's directory) behind: far more than the kernel needs to end them.
+pub const END_LIMIT: Duration = Duration::from_secs(2);
+
+/// The prefix of every cgroup anqi makes: `anqi-PID-N`.
+const PREFIX: &str = "anqi-";
+
+/// Why no cgroup can be made for an engine here. Cloned: the reason found once stands for
+/// every engine of the process.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum CgroupUnavailable {
+    #[error("cgroups exist on Linux only")]
+    NotLinux,
+    #[error("no cgroup v2 hierarchy is mounted (none in /proc/self/mountinfo)")]
+    NoHierarchy,
+    #[error("this process's cgroup v2 is not known: {0}")]
+    OwnUnknown(String),
+    #[error("cannot create a cgroup in {dir}: {why} (root, or a cgroup v2 subtree delegated to this user, is needed)")]
+    Create { dir: PathBuf, why: String },
+    #[error("cannot move processes into the cgroups made in {dir}: {why} (its cgroup.procs is not writable: the subtree is not delegated to this user)")]
+    NotDelegated { dir: PathBuf, why: String },
+}
+
+/// A cgroup made for one engine (and what it starts). Dropping it ends every process in it
+/// and removes it.
+#[derive(Debug)]
+pub struct Cgroup {
+    dir: PathBuf,
+    /// `dir/cgroup.procs` as a C string, made before any fork: the child joins the cgroup by
+    /// writing to it, where it may not allocate.
+    procs: CString,
+}
+
+impl Cgroup {
+    /// Makes a new, empty cgroup below this process's own. The first call also ends and
+    /// removes the cgroups there that anqi processes no longer running left behind (one killed
+    /// with SIGKILL cannot remove its own).
+    ///
+    /// # Errors
+    /// Why no cgroup can be made here (no cgroup v2, no permission, not delegated).
+    pub fn create() -> Result<Cgroup, CgroupUnavailable> {
+        if !cfg!(target_os = "linux") {
+            return Err(CgroupUnavailable::NotLinux);
+        }
+        let parent = own_dir()?;
+        static SWEPT: std::sync::Once = std::sync::Once::new();
+        SWEPT.call_once(|| remove_stale(parent));
+        let cgroup = Cgroup::make_below(parent)?;
+        // Moving a process takes write permission on the cgroup.procs of the destination and
+        // of the common ancestor of where it comes from and where it goes: this process's own.
+        for dir in [parent, cgroup.dir.as_path()] {
+            if let Err(e) = std::fs::OpenOptions::new()
+                .write(true)
+                .open(dir.join("cgroup.procs"))
+            {
+                return Err(CgroupUnavailable::NotDelegated {
+                    dir: parent.to_path_buf(),
+                    why: e.to_string(),
+                });
+            }
+        }
+        Ok(cgroup)
+    }
+
+    /// Makes `parent/anqi-PID-N`, with the first N not taken.
+    fn make_below(parent: &Path) -> Result<Cgroup, CgroupUnavailable> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let pid = std::process::id();
+        loop {
+            let n = NEXT.fetch_add(1, Ordering::Relaxed);
+            let dir = parent.join(format!("{PREFIX}{pid}-{n}"));
+            match std::fs::create_dir(&dir) {
+                Ok(()) => return Ok(Cgroup::at(dir)),
+                // Left by an earlier process with this pid that is still being swept.
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1000 => continue,
+                Err(e) => {
+                    return Err(CgroupUnavailable::Create {
+                        dir: parent.to_path_buf(),
+                        why: e.to_string(),
+                    })
+                }
+            }
+        }
+    }
+
+    /// The cgroup at `dir`, which exists.
+    fn at(dir: PathBuf) -> Cgroup {
+        use std::os::unix::ffi::OsStrExt;
+        // A path read from the kernel's own files, or made from one, holds no NUL byte.
+        let procs =
+            CString::new(dir.join("cgroup.procs").as_os_str().as_bytes()).unwrap_or_default();
+        Cgroup { dir, procs }
+    }
+
+    /// The cgroup's directory.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Makes the process `cmd` starts join this cgroup before it executes its program (it
+    /// writes `0`, "myself", to `cgroup.procs`): nothing it ever starts is born outside. When
+    /// the kernel refuses, the child is not started and `spawn` returns the error.
+    ///
+    /// For a `tokio::process::Command`, pass `command.as_std_mut()`.
+    pub fn contain(&self, cmd: &mut std::process::Command) {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::process::CommandExt;
+            let procs = self.procs.clone();
+            // SAFETY: the closure runs in the child between fork and exec, where only
+            // async-signal-safe calls are allowed: open, write and close are, and nothing is
+            // allocated (the path was made before the fork; last_os_error only reads errno).
+            // The descriptor is the closure's own, closed before it returns.
+            unsafe {
+                cmd.pre_exec(move || {
+                    let fd = libc::open(procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                    if fd < 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                    let written = libc::write(fd, b"0".as_ptr().cast(), 1);
+                    let error = io::Error::last_os_error();
+                    libc::close(fd);
+                    if written != 1 {
+                        return Err(error);
+                    }
+                    Ok(())
+                });
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = cmd;
+    }
+
+    /// Whether a living process is in the cgroup or below it (an exited one that nobody
+    /// reaped yet is not). False once the cgroup is gone.
+    pub fn is_populated(&self) -> bool {
+        events(&self.dir, "populated")
+    }
+
+    /// Ends every process in the cgroup and below it, and waits (at most `limit`) until none
+    /// is left; returns whether none is. `cgroup.kill` where the kernel has it (5.14), else
+    /// the cgroup is frozen and its processes killed one by one, round after round.
+    pub fn kill_all(&self, limit: Duration) -> bool {
+        let until = Instant::now() + limit;
+        if !self.is_populated() {
+            return true;
+        }
+        if write_file(&self.dir.join("cgroup.kill"), "1").is_ok() {
+            return wait_until(until, || !self.is_populated());
+        }
+        self.kill_listed(until)
+    }
+
+    /// What [`Cgroup::kill_all`] does on a kernel without `cgroup.kill`: freeze the cgroup
+    /// (where `cgroup.freeze` exists, so that no process in it can fork meanwhile), SIGKILL
+    /// every process listed in it and below, thaw it, and start over until it is empty.
+    fn kill_listed(&self, until: Instant) -> bool {
+        let freeze = self.dir.join("cgroup.freeze");
+        loop {
+            let frozen = write_file(&freeze, "1").is_ok()
+                && wait_until(Instant::now() + Duration::from_millis(100), || {
+                    events(&self.dir, "frozen") || !self.is_populated()
+                });
+            for pid in self.pids() {
+                // One gone meanwhile is not an error: it is what was wanted.
+                let _ = super::kill(pid);
+            }
+            // A frozen process takes SIGKILL all the same; thawed, nothing is left frozen
+            // should one of them refuse the signal.
+            if frozen {
+                let _ = write_file(&freeze, "0");
+            }
+            let round = (Instant::now() + Duration::from_millis(50)).min(until);
+            if wait_until(round, || !self.is_populated()) {
+                return true;
+            }
+            if Instant::now() >= until {
+                return false;
+            }
+        }
+    }
+
+    /// The processes listed in the cgroup and in every cgroup below it.
+    fn pids(&self) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut todo = vec![self.dir.clone()];
+        while let Some(dir) = todo.pop() {
+            if let Ok(text) = std::fs::read_to_string(dir.join("cgroup.procs")) {
+                out.extend(text.lines().filter_map(|l| l.trim().parse::<u32>().ok()));
+            }
+            todo.extend(subgroups(&dir));
+        }
+        out
+    }
+
+    /// Removes the cgroup and the cgroups below it (each must be empty of processes), the
+    /// deepest first; returns whether it is gone. An empty cgroup may still be busy for an
+    /// instant after its last process died: tried again for up to `limit`.
+    fn remove(&self, limit: Duration) -> bool {
+        let until = Instant::now() + limit;
+        wait_until(until, || remove_tree(&self.dir))
+    }
+}
+
+impl Drop for Cgroup {
+    /// Ends every process left in the cgroup, then removes it. Whatever is still running
+    /// after [`END_LIMIT`] (a kernel that would not end it) is left, logged, with its cgroup.
+    fn drop(&mut self) {
+        if !self.kill_all(END_LIMIT) {
+            tracing::warn!(
+                "processes in {} are still running after {END_LIMIT:?}",
+                self.dir.display()
+            );
+        }
+        if !self.remove(END_LIMIT) {
+            tracing::warn!("cannot remove the cgroup {}", self.dir.display());
+        }
+    }
+}
+
+/// This process's own cgroup's directory, found once: the first cgroup2 mount in
+/// `/proc/self/mountinfo`, and the path `/proc/self/cgroup` gives (`0::/PATH`) below the
+/// mount's root.
+fn own_dir() -> Result<&'static Path, CgroupUnavailable> {
+    static OWN: OnceLock<Result<PathBuf, CgroupUnavailable>> = OnceLock::new();
+    OWN.get_or_init(|| {
+        let read = |path: &str| {
+            std::fs::read_to_string(path)
+                .map_err(|e| CgroupUnavailable::OwnUnknown(format!("cannot read {path}: {e}")))
+        };
+        let (root, mount) =
+            cgroup2_mount(&read("/proc/self/mountinfo")?).ok_or(CgroupUnavailable::NoHierarchy)?;
+        let own = read("/proc/self/cgroup")?
+            .lines()
+            .find_map(|l| l.strip_prefix("0::").map(str::to_owned))
+            .ok_or_else(|| {
+                CgroupUnavailable::OwnUnknown("/proc/self/cgroup has no cgroup v2 line".into())
+            })?;
+        let below = if root == "/" {
+            own.as_str()
+        } else {
+            own.strip_prefix(root.as_str())
+                .filter(|rest| rest.is_empty() || rest.starts_with('/'))
+                .ok_or_else(|| {
+                    CgroupUnavailable::OwnUnknown(format!(
+                        "its cgroup {own} is outside the mounted subtree {root}"
+                    ))
+                })?
+        };
+        let dir = mount.join(below.trim_start_matches('/'));
+        if !dir.join("cgroup.procs").is_file() {
+            return Err(CgroupUnavailable::OwnUnknown(format!(
+                "{} is not a cgroup directory",
+                dir.display()
+            )));
+        }
+        Ok(dir)
+    })
+    .as_ref()
+    .map(PathBuf::as_path)
+    .map_err(Clone::clone)
+}
+
+/// The root (within the hierarchy) and the mount point of the first cgroup2 mount of a
+/// `mountinfo` text. Fields: `ID PARENT MAJ:MIN ROOT MOUNT OPTIONS... - TYPE SOURCE SUPER`;
+/// spaces and the like in paths are written as octal escapes (`\040`).
+fn cgroup2_mount(mountinfo: &str) -> Option<(String, PathBuf)> {
+    mountinfo.lines().find_map(|line| {
+        let (head, tail) = line.split_once(" - ")?;
+        if tail.split(' ').next()? != "cgroup2" {
+            return None;
+        }
+        let mut fields = head.split(' ');
+        let root = fields.nth(3)?;
+        let mount = fields.next()?;
+        Some((unescape(root), PathBuf::from(unescape(mount))))
+    })
+}
+
+/// A `mountinfo` path with its octal escapes (`\040` for a space) read back.
+fn unescape(field: &str) -> String {
+    let bytes = field.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let octal = bytes
+            .get(i + 1..i + 4)
+            .filter(|d| bytes[i] == b'\\' && d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        match octal {
+            Some(d) => {
+                let value = d.iter().fold(0u32, |v, c| v * 8 + u32::from(c - b'0'));
+                out.push(u8::try_from(value).unwrap_or(b'?'));
+                i += 4;
+            }
+            None => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Ends and removes the cgroups `anqi-PID-N` in `parent` whose process no longer runs: left
+/// by an anqi process killed with SIGKILL (a tournament runner's keepers' cgroups are below
+/// the runner's), with whatever escaped there. A pid now used by another process keeps its
+/// cgroups: they may be that process's.
+fn remove_stale(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(PREFIX))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        // Dropped at once: its processes ended, the directory removed.
+        drop(Cgroup::at(entry.path()));
+    }
+}
+
+/// The cgroups directly below `dir`.
+fn subgroups(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect()
+}
+
+/// Removes `dir` and the cgroups below it, the deepest first; whether it is gone.
+fn remove_tree(dir: &Path) -> bool {
+    for sub in subgroups(dir) {
+        remove_tree(&sub);
+    }
+    match std::fs::remove_dir(dir) {
+        Ok(()) => true,
+        Err(e) => e.kind() == io::ErrorKind::NotFound,
+    }
+}
+
+/// Whether `key` is `1` in the cgroup's `cgroup.events` (`populated`, `frozen`); false when
+/// it cannot be read.
+fn events(dir: &Path, key: &str) -> bool {
+    std::fs::read_to_string(dir.join("cgroup.events")).is_ok_and(|text| {
+        text.lines()
+            .any(|l| l.strip_prefix(key).is_some_and(|v| v.trim() == "1"))
+    })
+}
+
+/// Writes `text` to an existing file of the cgroup filesystem (never creating one).
+fn write_file(path: &Path, text: &str) -> io::Result<()> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)?
+        .write_all(text.as_bytes())
+}
+
+/// Polls `done` every millisecond until it holds or `until` passes; whether it held.
+fn wait_until(until: Instant, mut done: impl FnMut() -> bool) -> bool {
+    loop {
+        if done() {
+            return true;
+        }
+        if Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// A pid hopper: a shell that forks a child that forks again, and exits; the grandchild
+    /// (an orphan, at a new pid) does the same, over and over, until the file `$1` exists.
+    /// Each generation writes its pid to the file `$2` (through a rename, so that it is never
+    /// read half written).
+    const HOPPER: &str = r#"[ -e "$1" ] && exit 0
+echo $$ > "$2.$$" && mv -f "$2.$$" "$2"
+(sh -c "$HOP" hop "$1" "$2" &)
+exit 0"#;
+
+    /// A cgroup, or `None` when none can be made here; then the test says it was skipped
+    /// (on the terminal, past the test harness's capture), or fails with
+    /// `ANQI_CGROUP_TESTS=require`.
+    fn cgroup_or_skip(test: &str) -> Option<Cgroup> {
+        match Cgroup::create() {
+            Ok(c) => Some(c),
+            Err(why) => {
+                let required = std::env::var("ANQI_CGROUP_TESTS").is_ok_and(|v| v == "require");
+                assert!(!required, "ANQI_CGROUP_TESTS=require, but {why}");
+                let _ = writeln!(io::stderr(), "{test} SKIPPED: no cgroup can be made: {why}");
+                None
+            }
+        }
+    }
+
+    /// A temporary directory, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Scratch {
+            let dir =
+                std::env::temp_dir().join(format!("anqi-cgroup-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            Scratch(dir)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            // Whatever still hops stops at its next generation.
+            let _ = std::fs::write(self.0.join("stop"), "");
+            std::thread::sleep(Duration::from_millis(100));
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// Starts the hopper in `cgroup` and waits until it has hopped a few times.
+    fn start_hopper(cgroup: &Cgroup, dir: &Path) -> PathBuf {
+        let beat = dir.join("beat");
+        let mut cmd = std::process::Command::new("sh");
+        cmd.arg("-c")
+            .arg(HOPPER)
+            .arg("hop")
+            .arg(dir.join("stop"))
+            .arg(&beat)
+            .env("HOP", HOPPER);
+        cgroup.contain(&mut cmd);
+        let mut first = cmd.spawn().unwrap();
+        first.wait().unwrap();
+        let mut seen = std::collections::BTreeSet::new();
+        let until = Instant::now() + Duration::from_secs(10);
+        while seen.len() < 4 && Instant::now() < until {
+            if let Ok(pid) = std::fs::read_to_string(&beat) {
+                seen.insert(pid);
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(seen.len() >= 4, "the hopper did not hop: {seen:?}");
+        assert!(cgroup.is_populated(), "the hopper is in the cgroup");
+        beat
+    }
+
+    /// Whether the beat file stays as it is for half a second.
+    fn beat_stopped(beat: &Path) -> bool {
+        let before = std::fs::read_to_string(beat).ok();
+        std::thread::sleep(Duration::from_millis(500));
+        before == std::fs::read_to_string(beat).ok()
+    }
+
+    #[test]
+    fn a_pid_hopper_ends_with_its_cgroup() {
+        let Some(cgroup) = cgroup_or_skip("a_pid_hopper_ends_with_its_cgroup") else {
+            return;
+        };
+        let scratch = Scratch::new("kill");
+        let beat = start_hopper(&cgroup, &scratch.0);
+        let dir = cgroup.path().to_path_buf();
+        drop(cgroup);
+        assert!(beat_stopped(&beat), "the hopper is still running");
+        assert!(!dir.exists(), "the cgroup is removed");
+    }
+
+    #[test]
+    fn without_cgroup_kill_the_listed_processes_are_killed() {
+        let Some(cgroup) = cgroup_or_skip("without_cgroup_kill_the_listed_processes_are_killed")
+        else {
+            return;
+        };
+        let scratch = Scratch::new("listed");
+        let beat = start_hopper(&cgroup, &scratch.0);
+        // What a kernel before 5.14 gets.
+        assert!(cgroup.kill_listed(Instant::now() + Duration::from_secs(5)));
+        assert!(!cgroup.is_populated());
+        assert!(beat_stopped(&beat), "the hopper is still running");
+    }
+
+    #[test]
+    fn cgroups_left_by_a_process_gone_are_removed() {
+        let Some(cgroup) = cgroup_or_skip("cgroups_left_by_a_process_gone_are_removed") else {
+            return;
+        };
+        let parent = cgroup.path().parent().unwrap().to_path_buf();
+        // A pid no process has: one that exited and was reaped.
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        gone.wait().unwrap();
+        let stale = parent.join(format!("{PREFIX}{}-0", gone.id()));
+        std::fs::create_dir(&stale).unwrap();
+        std::fs::create_dir(stale.join("below")).unwrap();
+        remove_stale(&parent);
+        assert!(!stale.exists(), "the stale cgroup is removed");
+        assert!(cgroup.path().exists(), "a living process's cgroup stays");
+    }
+
+    #[test]
+    fn mountinfo_gives_the_cgroup2_mount() {
+        let text = "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n\
+                    41 31 0:38 /docker/ab /sys/fs/cgroup/my\\040dir rw,relatime - cgroup2 cgroup2 rw\n";
+        let (root, mount) = cgroup2_mount(text).unwrap();
+        assert_eq!(root, "/docker/ab");
+        assert_eq!(mount, Path::new("/sys/fs/cgroup/my dir"));
+        assert!(cgroup2_mount("31 23 0:28 / /x rw - tmpfs tmpfs rw\n").is_none());
+    }
+}
