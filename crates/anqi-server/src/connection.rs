@@ -6,8 +6,8 @@
 //! task otherwise, so a slow or silent client never blocks a game or another connection.
 
 use anqi_core::wire::{
-    ClientClause, ClientMessage, ErrorCode, Extension, Extensions, FrameError, FrameLimits,
-    FrameReader, MessageError, ServerClause, ServerMessage,
+    check_name, ClientClause, ClientMessage, ErrorCode, Extension, Extensions, FrameError,
+    FrameLimits, FrameReader, MessageError, NameError, ServerClause, ServerMessage,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -470,10 +470,6 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 /// The protocol version this server speaks.
 pub const VERSION: &str = "1.0";
 
-/// The longest NAME of `(init NAME SEED)`, in characters: names go into every record, log line
-/// and standings table.
-pub const MAX_NAME_CHARS: usize = 64;
-
 /// How many unknown extension names one error reply names.
 const SHOWN_MISTAKES: usize = 5;
 
@@ -562,17 +558,18 @@ pub async fn handshake(
                     );
                     return None;
                 }
-                ClientClause::Init { name, .. } if name.chars().count() > MAX_NAME_CHARS => {
-                    outbox.error(
+                ClientClause::Init { name, seed } => match check_name(&name) {
+                    Ok(()) => init = Some((name, seed)),
+                    // A name too long holds nothing unfit to quote (that is checked first).
+                    Err(e @ NameError::TooLong(_)) => outbox.error(
                         ErrorCode::Syntax,
-                        format!(
-                            "a NAME has at most {MAX_NAME_CHARS} characters, not {}: {}",
-                            name.chars().count(),
-                            anqi_core::sexp::excerpt(&name)
-                        ),
-                    );
-                }
-                ClientClause::Init { name, seed } => init = Some((name, seed)),
+                        format!("{e}: {}", anqi_core::sexp::excerpt(&name)),
+                    ),
+                    // Not quoted: the character refused would be sent back.
+                    Err(e @ NameError::Unfit { .. }) => {
+                        outbox.error(ErrorCode::Syntax, e.to_string())
+                    }
+                },
                 ClientClause::Rejoin(secret) => rejoin = Some(secret),
                 ClientClause::Ext(names) => {
                     for name in names {
