@@ -286,6 +286,10 @@ pub struct Player {
     /// The secret of a `(rejoin "SECRET")` handshake: this connection comes back for a seat
     /// in a game under way, not for a new game.
     pub rejoin: Option<String>,
+    /// Its place among the seated under the server's crowd limits (seats per network, and
+    /// making room on a full server before its first action), held until its game is over;
+    /// `None` where those limits do not apply (a tournament's engines, local players).
+    pub ticket: Option<crate::limits::SeatTicket>,
 }
 
 impl std::fmt::Debug for Player {
@@ -330,6 +334,7 @@ impl Player {
             outbox: Outbox::closed(),
             seated: None,
             rejoin: None,
+            ticket: None,
         }
     }
 }
@@ -360,6 +365,7 @@ impl Player {
             },
             seated: None,
             rejoin: None,
+            ticket: None,
         };
         (player, out_rx, in_tx)
     }
@@ -627,6 +633,7 @@ pub async fn handshake(
                 outbox,
                 seated: None,
                 rejoin,
+                ticket: None,
             });
         }
     }
