@@ -482,6 +482,13 @@ fn a_newline_in_a_name_cannot_forge_a_log_line() {
         let mut a = RawClient::connect(&addr).await;
         a.line().await;
         a.send("((init \"evil\\nFORGED game over\" 1))\n").await;
+        // Refused at the handshake (a NAME holds no line break); a good name plays.
+        let e = a.line().await;
+        assert!(
+            e.starts_with("((error syntax \"a NAME may not hold U+000A (a line break)"),
+            "{e}"
+        );
+        a.send("((init evil 1))\n").await;
         let mut b = RawClient::join(&addr, "other", "2").await;
         a.until("(turn").await;
         b.send("((resign))\n").await;
@@ -498,10 +505,7 @@ fn a_newline_in_a_name_cannot_forge_a_log_line() {
         .read_to_string(&mut log)
         .unwrap();
     let _ = child.wait();
-    assert!(
-        log.contains("evil\\nFORGED"),
-        "the name is logged, escaped:\n{log}"
-    );
+    assert!(log.contains("\"evil\""), "the player is logged:\n{log}");
     assert!(
         !log.lines().any(|l| l.starts_with("FORGED")),
         "a client forged a log line:\n{log}"

@@ -22,6 +22,7 @@ mod bridge_uci;
 mod browser;
 mod cli;
 mod comments;
+mod crowd;
 mod engine_processes;
 mod extensions;
 mod faults;

@@ -159,9 +159,106 @@ impl Clocks {
     }
 }
 
+/// The first-move deadline (`[referee] first_move_ms`): each player's first action of a game
+/// is due within a limit of its first prompt, whatever its clock allows. A player that never
+/// acts has not started playing: the referee aborts its game (termination `aborted`) instead of
+/// letting it hold its seats for a whole game clock. Once a player has acted, it has no such
+/// deadline again.
+#[derive(Clone, Debug)]
+pub struct FirstMoves {
+    /// `None`: no deadline (0 in the configuration).
+    limit: Option<Duration>,
+    /// Index = player id - 1.
+    seats: Vec<FirstMove>,
+}
+
+/// Where one player stands with its first action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FirstMove {
+    NotPrompted,
+    /// First prompted at this moment, and has not acted since.
+    Prompted(Instant),
+    Acted,
+}
+
+impl FirstMoves {
+    /// No player of `players` prompted yet; a first action due `limit_ms` after the first
+    /// prompt (0: never due).
+    pub fn new(limit_ms: u64, players: usize) -> FirstMoves {
+        FirstMoves {
+            limit: (limit_ms > 0).then(|| Duration::from_millis(limit_ms)),
+            seats: vec![FirstMove::NotPrompted; players],
+        }
+    }
+
+    /// `player` is prompted at `at`; true when this is its first prompt.
+    pub fn prompted(&mut self, player: usize, at: Instant) -> bool {
+        let seat = &mut self.seats[player - 1];
+        let first = *seat == FirstMove::NotPrompted;
+        if first {
+            *seat = FirstMove::Prompted(at);
+        }
+        first
+    }
+
+    /// `player` made an action: its first, or a later one.
+    pub fn acted(&mut self, player: usize) {
+        self.seats[player - 1] = FirstMove::Acted;
+    }
+
+    /// Whether `player` has made an action in this game.
+    pub fn has_acted(&self, player: usize) -> bool {
+        self.seats[player - 1] == FirstMove::Acted
+    }
+
+    /// When `player`'s first action is due: `None` once it has acted, before its first
+    /// prompt, without a limit, or for a limit so long that the moment cannot be represented.
+    pub fn deadline(&self, player: usize) -> Option<Instant> {
+        match self.seats[player - 1] {
+            FirstMove::Prompted(at) => self.limit.and_then(|limit| at.checked_add(limit)),
+            FirstMove::NotPrompted | FirstMove::Acted => None,
+        }
+    }
+
+    /// The limit, when there is one.
+    pub fn limit(&self) -> Option<Duration> {
+        self.limit
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_first_action_is_due_from_the_first_prompt_until_it_is_made() {
+        let mut f = FirstMoves::new(60_000, 2);
+        let t0 = Instant::now();
+        assert_eq!(f.deadline(1), None, "not prompted yet");
+        assert!(f.prompted(1, t0));
+        // Prompted again (after an error reply, say): still due from the first prompt.
+        assert!(!f.prompted(1, t0 + Duration::from_secs(5)));
+        assert_eq!(f.deadline(1), Some(t0 + Duration::from_secs(60)));
+        assert!(!f.has_acted(1));
+        f.acted(1);
+        assert!(f.has_acted(1));
+        assert_eq!(f.deadline(1), None, "acted: never due again");
+        assert!(!f.prompted(1, t0), "no first prompt after an action");
+        assert_eq!(f.deadline(1), None);
+        // Player 2's own first prompt starts its own limit.
+        let t1 = t0 + Duration::from_secs(30);
+        assert!(f.prompted(2, t1));
+        assert_eq!(f.deadline(2), Some(t1 + Duration::from_secs(60)));
+        assert_eq!(f.limit(), Some(Duration::from_secs(60)));
+    }
+
+    #[test]
+    fn a_first_move_limit_of_0_is_none() {
+        let mut f = FirstMoves::new(0, 1);
+        assert!(f.prompted(1, Instant::now()));
+        assert_eq!(f.deadline(1), None);
+        assert_eq!(f.limit(), None);
+    }
 
     #[test]
     fn game_clock_with_increment_and_move_limit() {

@@ -34,6 +34,9 @@ pub struct ServerConfig {
     /// address's first `ipv4_prefix` bits, an IPv6 address's first `ipv6_prefix`.
     pub ipv4_prefix: u8,
     pub ipv6_prefix: u8,
+    /// Players waiting for a game or playing one at once from one client network, with
+    /// seating by arrival (0: no cap; no cap either with `max_connections_per_address = 0`).
+    pub max_seats_per_address: usize,
     pub handshake_timeout_ms: u64,
     pub max_frame_bytes: usize,
     pub max_nesting: usize,
@@ -61,6 +64,10 @@ pub struct RefereeConfig {
     pub out_of_turn: Ruling,
     pub max_errors: u32,
     pub max_plies: u32,
+    /// How long a player has for its first action in a game, from its first prompt, in
+    /// milliseconds; past it the game is aborted (termination `aborted`). 0: no such limit.
+    /// Games a tournament orders have none: their clocks rule.
+    pub first_move_ms: u64,
     /// How long a seat waits for its player after a lost connection (the `rejoin`
     /// extension, or a tournament's per-game token), in milliseconds; 0: a lost connection
     /// loses at once.
@@ -509,6 +516,24 @@ mod tests {
             .open_tables(&variant)
             .unwrap()
             .is_none());
+    }
+
+    #[test]
+    fn crowd_limits_have_safe_defaults_well_under_the_game_clock() {
+        let c = Config::default();
+        assert_eq!(
+            c.referee.first_move_ms, 60_000,
+            "a minute, of a 15-minute clock"
+        );
+        assert_eq!(c.server.max_seats_per_address, 16);
+        assert!(c.server.max_seats_per_address <= c.server.max_connections_per_address);
+        let c =
+            Config::parse("[referee]\nfirst_move_ms = 0\n[server]\nmax_seats_per_address = 0\n")
+                .unwrap();
+        assert_eq!(
+            (c.referee.first_move_ms, c.server.max_seats_per_address),
+            (0, 0)
+        );
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //! task otherwise, so a slow or silent client never blocks a game or another connection.
 
 use anqi_core::wire::{
-    ClientClause, ClientMessage, ErrorCode, Extension, Extensions, FrameError, FrameLimits,
-    FrameReader, MessageError, ServerClause, ServerMessage,
+    check_name, ClientClause, ClientMessage, ErrorCode, Extension, Extensions, FrameError,
+    FrameLimits, FrameReader, MessageError, NameError, ServerClause, ServerMessage,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -286,6 +286,10 @@ pub struct Player {
     /// The secret of a `(rejoin "SECRET")` handshake: this connection comes back for a seat
     /// in a game under way, not for a new game.
     pub rejoin: Option<String>,
+    /// Its place among the seated under the server's crowd limits (seats per network, and
+    /// making room on a full server before its first action), held until its game is over;
+    /// `None` where those limits do not apply (a tournament's engines, local players).
+    pub ticket: Option<crate::limits::SeatTicket>,
 }
 
 impl std::fmt::Debug for Player {
@@ -330,6 +334,7 @@ impl Player {
             outbox: Outbox::closed(),
             seated: None,
             rejoin: None,
+            ticket: None,
         }
     }
 }
@@ -360,6 +365,7 @@ impl Player {
             },
             seated: None,
             rejoin: None,
+            ticket: None,
         };
         (player, out_rx, in_tx)
     }
@@ -470,10 +476,6 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 /// The protocol version this server speaks.
 pub const VERSION: &str = "1.0";
 
-/// The longest NAME of `(init NAME SEED)`, in characters: names go into every record, log line
-/// and standings table.
-pub const MAX_NAME_CHARS: usize = 64;
-
 /// How many unknown extension names one error reply names.
 const SHOWN_MISTAKES: usize = 5;
 
@@ -562,17 +564,18 @@ pub async fn handshake(
                     );
                     return None;
                 }
-                ClientClause::Init { name, .. } if name.chars().count() > MAX_NAME_CHARS => {
-                    outbox.error(
+                ClientClause::Init { name, seed } => match check_name(&name) {
+                    Ok(()) => init = Some((name, seed)),
+                    // A name too long holds nothing unfit to quote (that is checked first).
+                    Err(e @ NameError::TooLong(_)) => outbox.error(
                         ErrorCode::Syntax,
-                        format!(
-                            "a NAME has at most {MAX_NAME_CHARS} characters, not {}: {}",
-                            name.chars().count(),
-                            anqi_core::sexp::excerpt(&name)
-                        ),
-                    );
-                }
-                ClientClause::Init { name, seed } => init = Some((name, seed)),
+                        format!("{e}: {}", anqi_core::sexp::excerpt(&name)),
+                    ),
+                    // Not quoted: the character refused would be sent back.
+                    Err(e @ NameError::Unfit { .. }) => {
+                        outbox.error(ErrorCode::Syntax, e.to_string())
+                    }
+                },
                 ClientClause::Rejoin(secret) => rejoin = Some(secret),
                 ClientClause::Ext(names) => {
                     for name in names {
@@ -630,6 +633,7 @@ pub async fn handshake(
                 outbox,
                 seated: None,
                 rejoin,
+                ticket: None,
             });
         }
     }

@@ -102,6 +102,7 @@ impl Door {
             outbox: Outbox::channel(out_tx),
             seated: Some(seated_tx),
             rejoin: None,
+            ticket: None,
         };
         (
             player,

@@ -12,7 +12,9 @@
 //! - [`config`]: the `config.toml` file, built in as the defaults, overlaid table by table with
 //!   unknown keys refused.
 //! - `server`: the listener and the accept loop, shutdown, and the `busy` answer.
-//! - [`limits`]: the connection caps (in all, per address, under the descriptor limit).
+//! - [`limits`]: the connection caps (in all, per address, under the descriptor limit), the
+//!   seats per network, and who makes room on a full server (idle handshakes, then seated
+//!   players that never made their first action).
 //! - `connection`: per-connection reader and writer tasks (the write queue bounded in bytes),
 //!   and the handshake.
 //! - [`door`]: seats for players inside the process (a person playing from a web page, the

@@ -13,13 +13,23 @@
 //! by default, not each of its addresses), and when the server is full the oldest connection
 //! still in its handshake makes room for the newcomer. A client that sends its `init` at once
 //! (every player does) is past its handshake long before it is the oldest.
+//!
+//! A crowd that completes its handshakes and then never moves is met the same way, once seated
+//! (arrival seating only: a tournament seats only the engines its organizer ordered). Each
+//! network has at most `max_seats_per_address` players waiting for a game or playing one (a
+//! [`SeatTicket`] each, taken when the handshake is done). And when the server is full with no
+//! handshake left to let go, the seated player that has waited longest on its first action
+//! (prompted at least the `start_grace` ago, and not having acted since) makes room: its game
+//! is aborted, as the first-move deadline would abort it later (`[referee] first_move_ms`).
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 /// Why a connection was refused; the text is what the client is told.
@@ -29,6 +39,8 @@ pub enum Refusal {
     Full(usize),
     #[error("{0} connections are open from your address, the most allowed; try again later")]
     PerAddress(usize),
+    #[error("{0} players from your address are waiting for a game or playing one, the most allowed; try again when one of their games is over")]
+    SeatsPerAddress(usize),
     #[error("the server has no file descriptor left for another connection; try again later")]
     Descriptors,
 }
@@ -39,10 +51,46 @@ fn reserve(soft_limit: u64) -> u64 {
     64 + soft_limit / 16
 }
 
-/// Connections open per client network (an address, or a prefix of it: see [`network_of`]).
+/// Connections open, or players seated, per client network (an address, or a prefix of it:
+/// see [`network_of`]).
 #[derive(Debug, Default)]
 struct PerAddress {
     open: Mutex<HashMap<IpAddr, usize>>,
+}
+
+impl PerAddress {
+    /// Counts one more for `network`, unless it has `cap` already.
+    fn take(self: &Arc<Self>, network: IpAddr, cap: usize) -> Option<Counted> {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let n = open.entry(network).or_insert(0);
+        if *n >= cap {
+            return None;
+        }
+        *n += 1;
+        Some(Counted {
+            network,
+            table: self.clone(),
+        })
+    }
+}
+
+/// One connection or seat counted for its network, given back when dropped.
+#[derive(Debug)]
+struct Counted {
+    network: IpAddr,
+    table: Arc<PerAddress>,
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        let mut open = self.table.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = open.get_mut(&self.network) {
+            *n -= 1;
+            if *n == 0 {
+                open.remove(&self.network);
+            }
+        }
+    }
 }
 
 /// The network of a client address that its per-address count goes to: the address with all
@@ -70,27 +118,107 @@ pub fn network_of(ip: IpAddr, v4_bits: u8, v6_bits: u8) -> IpAddr {
     }
 }
 
-/// The connections still in their handshake, oldest first: when the server is full, the oldest
-/// is let go to make room, so that a crowd of idle connections cannot keep players out (a
-/// client that sends its `init` within moments is never the oldest for long).
+/// The connections that make room when the server is full, in the order they are let go:
+/// those still in their handshake, oldest first (a client that sends its `init` within
+/// moments is never the oldest for long); then the seated players waiting on their first
+/// action, the longest waiting first, once they have waited the admission's `start_grace`.
 #[derive(Debug, Default)]
-struct Handshakes {
-    waiting: Mutex<VecDeque<(u64, CancellationToken)>>,
+struct Idlers {
+    lists: Mutex<IdleLists>,
 }
 
-/// A connection's place among the [`Handshakes`], left when dropped (the handshake is over).
+#[derive(Debug, Default)]
+struct IdleLists {
+    /// Connection numbers in their handshake, in the order they came.
+    handshakes: VecDeque<(u64, CancellationToken)>,
+    /// Seated players prompted for their first action that have not made it, in the order of
+    /// that first prompt: connection number, the moment, and the places their game gives back
+    /// when it is aborted.
+    unstarted: VecDeque<(u64, Instant, usize, CancellationToken)>,
+}
+
+impl Idlers {
+    fn lists(&self) -> std::sync::MutexGuard<'_, IdleLists> {
+        self.lists.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A connection's place among the [`Idlers`] in their handshake, left when dropped (the
+/// handshake is over).
 #[derive(Debug)]
 pub struct Handshaking {
     conn: u64,
-    table: Arc<Handshakes>,
+    table: Arc<Idlers>,
 }
 
 impl Drop for Handshaking {
     fn drop(&mut self) {
-        let mut waiting = self.table.waiting.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(i) = waiting.iter().position(|(c, _)| *c == self.conn) {
-            waiting.remove(i);
+        let mut lists = self.table.lists();
+        if let Some(i) = lists.handshakes.iter().position(|(c, _)| *c == self.conn) {
+            lists.handshakes.remove(i);
         }
+    }
+}
+
+/// A player's place among the seated (waiting for a game, or playing one), taken when its
+/// handshake is done and held by its [`Player`](crate::connection::Player) until the game is
+/// over (or it leaves before): its count under its network's seat cap, and, once it is prompted
+/// for its first action, its place among the [`Idlers`] until it acts.
+#[derive(Debug)]
+pub struct SeatTicket {
+    conn: u64,
+    /// Counted under `max_seats_per_address` (none when that cap is off).
+    _counted: Option<Counted>,
+    idlers: Arc<Idlers>,
+    /// Cancelled when the player must make room (see [`SeatTicket::made_room`]).
+    token: CancellationToken,
+    /// Whether the player is listed among the idlers now.
+    listed: bool,
+    /// Whether it has acted (it is never listed again).
+    acted: bool,
+}
+
+impl SeatTicket {
+    /// The player is prompted for an action: the first time, and until it acts, it is among
+    /// those that make room on a full server (from `at`, the moment of that first prompt).
+    /// `frees`: the places its game gives back when it is aborted (its players' connections).
+    pub fn prompted(&mut self, at: Instant, frees: usize) {
+        if self.listed || self.acted {
+            return;
+        }
+        self.listed = true;
+        self.idlers
+            .lists()
+            .unstarted
+            .push_back((self.conn, at, frees.max(1), self.token.clone()));
+    }
+
+    /// The player made its first action: it never makes room from now on.
+    pub fn acted(&mut self) {
+        self.acted = true;
+        self.unlist();
+    }
+
+    /// Cancelled when the player, prompted and not having acted, must make room for a new
+    /// connection (its game is then aborted); never once it has acted.
+    pub fn made_room(&self) -> &CancellationToken {
+        &self.token
+    }
+
+    fn unlist(&mut self) {
+        if !std::mem::take(&mut self.listed) {
+            return;
+        }
+        let mut lists = self.idlers.lists();
+        if let Some(i) = lists.unstarted.iter().position(|(c, ..)| *c == self.conn) {
+            lists.unstarted.remove(i);
+        }
+    }
+}
+
+impl Drop for SeatTicket {
+    fn drop(&mut self) {
+        self.unlist();
     }
 }
 
@@ -98,20 +226,45 @@ impl Drop for Handshaking {
 #[derive(Debug)]
 pub struct Slot {
     _permit: OwnedSemaphorePermit,
-    address: Option<(IpAddr, Arc<PerAddress>)>,
+    _counted: Option<Counted>,
 }
 
-impl Drop for Slot {
-    fn drop(&mut self) {
-        if let Some((ip, table)) = self.address.take() {
-            let mut open = table.open.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(n) = open.get_mut(&ip) {
-                *n -= 1;
-                if *n == 0 {
-                    open.remove(&ip);
-                }
-            }
-        }
+/// Where players whose handshake is done take their seats (an [`Admission`]'s). Cloning is
+/// cheap.
+#[derive(Clone, Debug)]
+pub struct Seats {
+    /// Players waiting for a game or playing one, per client network.
+    counts: Arc<PerAddress>,
+    /// The most per network; 0: no cap.
+    cap: usize,
+    v4_bits: u8,
+    v6_bits: u8,
+    idlers: Arc<Idlers>,
+}
+
+impl Seats {
+    /// A seat for connection `conn` from `ip`, whose handshake is done: counted under its
+    /// network's seat cap, and able to make room while it has not acted.
+    ///
+    /// # Errors
+    /// [`Refusal::SeatsPerAddress`] when its network has as many seated as allowed.
+    pub fn take(&self, ip: IpAddr, conn: u64) -> Result<SeatTicket, Refusal> {
+        let counted = match self.cap {
+            0 => None,
+            cap => Some(
+                self.counts
+                    .take(network_of(ip, self.v4_bits, self.v6_bits), cap)
+                    .ok_or(Refusal::SeatsPerAddress(cap))?,
+            ),
+        };
+        Ok(SeatTicket {
+            conn,
+            _counted: counted,
+            idlers: self.idlers.clone(),
+            token: CancellationToken::new(),
+            listed: false,
+            acted: false,
+        })
     }
 }
 
@@ -124,7 +277,16 @@ pub struct Admission {
     /// The prefixes a client network is counted by (see [`network_of`]).
     v4_bits: u8,
     v6_bits: u8,
-    handshakes: Arc<Handshakes>,
+    /// Where seats are taken (with their own cap per network).
+    seats: Seats,
+    /// How long a seated player may wait on its first action before it can make room.
+    start_grace: Duration,
+    idlers: Arc<Idlers>,
+    /// Places that connections let go to make room will give back and no newcomer has claimed
+    /// yet: a newcomer that finds the server full waits for one of them rather than let
+    /// another connection go (an aborted game gives back its players' places a moment apart,
+    /// and the first newcomer, still in its handshake, would be the next to go).
+    room_coming: AtomicUsize,
     /// Closed to make room for one `busy` answer when descriptors run out.
     spare: Option<std::fs::File>,
     /// Failed accepts, logged a few per window: a crowd can make them fail all the time.
@@ -152,6 +314,7 @@ impl Admission {
             }
             None => max_connections,
         };
+        let idlers = Arc::<Idlers>::default();
         Admission {
             cap,
             permits: Arc::new(Semaphore::new(cap)),
@@ -159,10 +322,38 @@ impl Admission {
             per_address: Arc::default(),
             v4_bits,
             v6_bits,
-            handshakes: Arc::default(),
+            seats: Seats {
+                counts: Arc::default(),
+                cap: 0,
+                v4_bits,
+                v6_bits,
+                idlers: idlers.clone(),
+            },
+            start_grace: Duration::ZERO,
+            idlers,
+            room_coming: AtomicUsize::new(0),
             spare: std::fs::File::open("/dev/null").ok(),
             accept_failures: Default::default(),
         }
+    }
+
+    /// Caps the players waiting for a game or playing one at `per_address` per client network
+    /// (0: none; none either while connections have no per-address cap), and lets a seated
+    /// player make room on a full server once it has waited `start_grace` on its first action.
+    /// Seats are taken at [`Admission::seats`].
+    pub fn with_seats(mut self, per_address: usize, start_grace: Duration) -> Admission {
+        self.seats.cap = if self.per_address_cap == 0 {
+            0
+        } else {
+            per_address
+        };
+        self.start_grace = start_grace;
+        self
+    }
+
+    /// Where players whose handshake is done take their seats.
+    pub fn seats(&self) -> Seats {
+        self.seats.clone()
     }
 
     /// The total cap in force.
@@ -184,46 +375,57 @@ impl Admission {
     }
 
     /// As [`Admission::admit`], and, when the server is full, lets the oldest connection still
-    /// in its handshake go (it is told `busy`) and waits up to `wait` for its place.
+    /// in its handshake go (it is told `busy`), or else the seated player waiting longest on
+    /// its first action (its game is aborted), and waits up to `wait` for its place.
     ///
     /// # Errors
     /// The cap that is reached, when no connection can make room in time.
     pub async fn admit_making_room(&self, ip: IpAddr, wait: Duration) -> Result<Slot, Refusal> {
         match self.admit(ip) {
-            Err(Refusal::Full(_)) if self.make_room() => {
-                let permit = tokio::time::timeout(wait, self.permits.clone().acquire_owned())
-                    .await
-                    .ok()
-                    .and_then(Result::ok)
-                    .ok_or(Refusal::Full(self.cap))?;
-                self.place(ip, permit)
+            Err(Refusal::Full(_)) => {}
+            admitted => {
+                // A place free at once may well be one that was coming back.
+                if admitted.is_ok() {
+                    self.claim_coming();
+                }
+                return admitted;
             }
-            other => other,
         }
+        if !self.claim_coming() {
+            match self.make_room() {
+                0 => return Err(Refusal::Full(self.cap)),
+                // This newcomer takes one; the others are for those that come next.
+                places => self.room_coming.fetch_add(places - 1, Ordering::SeqCst),
+            };
+        }
+        let permit = tokio::time::timeout(wait, self.permits.clone().acquire_owned())
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .ok_or(Refusal::Full(self.cap))?;
+        self.place(ip, permit)
+    }
+
+    /// Claims one of the places coming back; false when none is.
+    fn claim_coming(&self) -> bool {
+        self.room_coming
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
     }
 
     /// Counts a connection from `ip` under its network's cap.
     fn place(&self, ip: IpAddr, permit: OwnedSemaphorePermit) -> Result<Slot, Refusal> {
-        if self.per_address_cap == 0 {
-            return Ok(Slot {
-                _permit: permit,
-                address: None,
-            });
-        }
-        let network = network_of(ip, self.v4_bits, self.v6_bits);
-        let mut open = self
-            .per_address
-            .open
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        let n = open.entry(network).or_insert(0);
-        if *n >= self.per_address_cap {
-            return Err(Refusal::PerAddress(self.per_address_cap));
-        }
-        *n += 1;
+        let counted = match self.per_address_cap {
+            0 => None,
+            cap => Some(
+                self.per_address
+                    .take(network_of(ip, self.v4_bits, self.v6_bits), cap)
+                    .ok_or(Refusal::PerAddress(cap))?,
+            ),
+        };
         Ok(Slot {
             _permit: permit,
-            address: Some((network, self.per_address.clone())),
+            _counted: counted,
         })
     }
 
@@ -231,35 +433,36 @@ impl Admission {
     /// make room, and dropping the guard (its handshake is over) takes it off the list.
     pub fn handshaking(&self, conn: u64) -> (CancellationToken, Handshaking) {
         let token = CancellationToken::new();
-        self.handshakes
-            .waiting
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        self.idlers
+            .lists()
+            .handshakes
             .push_back((conn, token.clone()));
         (
             token,
             Handshaking {
                 conn,
-                table: self.handshakes.clone(),
+                table: self.idlers.clone(),
             },
         )
     }
 
-    /// Lets the oldest connection still in its handshake go; false when there is none.
-    fn make_room(&self) -> bool {
-        let oldest = self
-            .handshakes
-            .waiting
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .pop_front();
-        match oldest {
-            Some((_, token)) => {
-                token.cancel();
-                true
-            }
-            None => false,
-        }
+    /// Lets the oldest connection still in its handshake go, or else the seated player that
+    /// has waited longest on its first action, if it has waited `start_grace`: the places
+    /// that will be given back (one, or its game's), 0 when there is none to let go.
+    fn make_room(&self) -> usize {
+        let mut lists = self.idlers.lists();
+        let (token, places) = match lists.handshakes.pop_front() {
+            Some((_, token)) => (token, 1),
+            None => match lists.unstarted.front() {
+                Some((_, since, ..)) if since.elapsed() >= self.start_grace => {
+                    let (_, _, places, token) = lists.unstarted.pop_front().expect("a front");
+                    (token, places)
+                }
+                _ => return 0,
+            },
+        };
+        token.cancel();
+        places
     }
 
     pub async fn accept_with_spare(
@@ -367,5 +570,99 @@ mod tests {
             young_token.is_cancelled(),
             "the only one in its handshake made room"
         );
+    }
+
+    #[test]
+    fn seats_are_counted_per_network_and_given_back() {
+        let admission = Admission::new(100, 8, 24, 64).with_seats(2, Duration::ZERO);
+        let seats = admission.seats();
+        let a: IpAddr = "203.0.113.1".parse().unwrap();
+        let same_network: IpAddr = "203.0.113.200".parse().unwrap();
+        let first = seats.take(a, 1).unwrap();
+        let _second = seats.take(same_network, 2).unwrap();
+        assert_eq!(seats.take(a, 3).unwrap_err(), Refusal::SeatsPerAddress(2));
+        assert!(seats.take("203.0.114.1".parse().unwrap(), 4).is_ok());
+        // A game over (or a player gone) gives its seat back.
+        drop(first);
+        assert!(seats.take(a, 5).is_ok());
+        // No seat cap without a per-address cap, nor with a seat cap of 0.
+        for admission in [
+            Admission::new(100, 0, 32, 64).with_seats(1, Duration::ZERO),
+            Admission::new(100, 8, 32, 64).with_seats(0, Duration::ZERO),
+        ] {
+            let seats = admission.seats();
+            let tickets: Vec<_> = (0..5).map(|c| seats.take(a, c).unwrap()).collect();
+            assert_eq!(tickets.len(), 5);
+        }
+    }
+
+    #[tokio::test]
+    async fn seated_players_make_room_after_handshakes_once_they_waited_on_their_first_action() {
+        let grace = Duration::from_millis(100);
+        let admission = Admission::new(100, 0, 32, 64).with_seats(0, grace);
+        let seats = admission.seats();
+        let ip: IpAddr = "127.0.0.1".parse().unwrap();
+        let (mut waited, mut acting, mut unprompted) = (
+            seats.take(ip, 1).unwrap(),
+            seats.take(ip, 2).unwrap(),
+            seats.take(ip, 3).unwrap(),
+        );
+        let long_ago = Instant::now() - Duration::from_secs(1);
+        waited.prompted(long_ago, 2);
+        acting.prompted(long_ago, 2);
+        // Prompted again: still listed once, from its first prompt.
+        waited.prompted(Instant::now(), 2);
+        acting.acted();
+        let (handshake, _guard) = admission.handshaking(9);
+        // A connection in its handshake goes first, giving back its place.
+        assert_eq!(admission.make_room(), 1);
+        assert!(handshake.is_cancelled());
+        assert!(!waited.made_room().is_cancelled());
+        // Then the seated player prompted longest ago that has not acted: its game's places.
+        assert_eq!(admission.make_room(), 2);
+        assert!(waited.made_room().is_cancelled());
+        assert!(!acting.made_room().is_cancelled(), "it acted");
+        assert!(!unprompted.made_room().is_cancelled(), "never prompted");
+        // One prompted just now waits out the grace first.
+        unprompted.prompted(Instant::now(), 1);
+        assert_eq!(admission.make_room(), 0);
+        tokio::time::sleep(grace).await;
+        assert_eq!(admission.make_room(), 1);
+        assert!(unprompted.made_room().is_cancelled());
+        assert_eq!(admission.make_room(), 0, "nobody left to make room");
+        // A ticket dropped (its game over) is off the list.
+        let mut gone = seats.take(ip, 4).unwrap();
+        gone.prompted(long_ago, 2);
+        drop(gone);
+        assert_eq!(admission.make_room(), 0);
+    }
+
+    /// A game aborted to make room gives back its two places a moment apart: the second
+    /// newcomer waits for the second place instead of letting the first newcomer (still in its
+    /// handshake) go.
+    #[tokio::test]
+    async fn newcomers_take_the_places_an_aborted_game_gives_back_without_letting_more_go() {
+        let admission = Admission::new(2, 0, 32, 64).with_seats(0, Duration::ZERO);
+        let seats = admission.seats();
+        let ip: IpAddr = "127.0.0.1".parse().unwrap();
+        let places = [admission.admit(ip).unwrap(), admission.admit(ip).unwrap()];
+        let mut idle = seats.take(ip, 1).unwrap();
+        idle.prompted(Instant::now(), 2);
+        let token = idle.made_room().clone();
+        // The game, aborted, gives its places back one at a time.
+        let aborted = tokio::spawn(async move {
+            token.cancelled().await;
+            let [first, second] = places;
+            drop(first);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            drop(second);
+        });
+        let wait = Duration::from_secs(5);
+        let first = admission.admit_making_room(ip, wait).await.unwrap();
+        let (first_token, _first_guard) = admission.handshaking(10);
+        let second = admission.admit_making_room(ip, wait).await.unwrap();
+        assert!(!first_token.is_cancelled(), "the first newcomer stays");
+        aborted.await.unwrap();
+        drop((first, second));
     }
 }

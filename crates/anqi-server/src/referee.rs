@@ -8,7 +8,7 @@
 //! rules ([`Game::forfeit`], [`Game::resign`], ...), so the loser is recorded in the game's
 //! outcome, not kept on the side.
 
-use super::clock::{Clocks, TimeControl};
+use super::clock::{Clocks, FirstMoves, TimeControl};
 use super::connection::{Inbound, Player};
 use crate::config::{Config, LegalCounts, Ruling};
 use crate::exchange::Exchange;
@@ -79,6 +79,8 @@ pub struct GameSpec {
     pub clocks: Vec<crate::config::ClockConfig>,
     /// Ply cap overriding `[referee] max_plies`.
     pub max_plies: Option<u32>,
+    /// First-move deadline overriding `[referee] first_move_ms` (0: none).
+    pub first_move_ms: Option<u64>,
     /// Seats (player ids) whose player never came: they lose at once, as `no-connect`.
     pub absent: Vec<usize>,
     /// Where the record also goes (a tournament waiting for this game).
@@ -208,6 +210,17 @@ impl Request {
     }
 }
 
+/// Why a game was aborted before one of its players made its first action (see
+/// [`FirstMoves`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NoStart {
+    /// The first-move deadline passed.
+    Deadline,
+    /// The server was full, and this player, waiting longest on its first action, made room
+    /// for a new connection (`limits`).
+    MadeRoom,
+}
+
 /// What ruling on a request led to.
 enum Step {
     /// The mover's action was played: the next turn.
@@ -249,6 +262,10 @@ struct Referee {
     adjudication: Option<Adjudication>,
     /// Whether reading the endgame tables failed in this game (logged once a game).
     tables_failed: bool,
+    /// Each player's first action, due within `[referee] first_move_ms` of its first prompt.
+    first_moves: FirstMoves,
+    /// The player that never made its first action, and why the game was aborted for it.
+    no_start: Option<(usize, NoStart)>,
 }
 
 impl Referee {
@@ -305,6 +322,10 @@ impl Referee {
         // Seats kept after a lost connection: those whose player can prove it is back, with the
         // secret of the `rejoin` extension or its per-game tournament token.
         let grace = Duration::from_millis(cfg.referee.rejoin_grace_ms);
+        let first_moves = FirstMoves::new(
+            spec.first_move_ms.unwrap_or(cfg.referee.first_move_ms),
+            players.len(),
+        );
         let (returns_tx, returns) = mpsc::unbounded_channel();
         let mut registrations = Vec::new();
         let seats = players
@@ -358,6 +379,8 @@ impl Referee {
             drops: Vec::new(),
             adjudication: None,
             tables_failed: false,
+            first_moves,
+            no_start: None,
         }
     }
 
@@ -555,6 +578,18 @@ impl Referee {
             None => self.position_line(self.seats[mover - 1].player.ext, true, Duration::ZERO),
         };
         let started = Instant::now();
+        if self.first_moves.prompted(mover, started) {
+            // Until it acts, the mover may have to make room on a full server, aborting the
+            // game: every connection of the game gives its place back.
+            let frees = self
+                .seats
+                .iter()
+                .filter(|s| s.player.ticket.is_some())
+                .count();
+            if let Some(ticket) = &mut self.seats[mover - 1].player.ticket {
+                ticket.prompted(started, frees);
+            }
+        }
         Some(Turn {
             mover,
             prompt,
@@ -587,6 +622,13 @@ impl Referee {
                 .enumerate()
                 .filter_map(|(i, s)| s.away.map(|(since, _)| (since + self.grace, i + 1)))
                 .min();
+            // A mover that has not acted yet: its first action's deadline, and the signal that
+            // it must make room on a full server.
+            let first_due = self.first_moves.deadline(turn.mover);
+            let made_room = (!self.first_moves.has_acted(turn.mover))
+                .then(|| self.seats[turn.mover - 1].player.ticket.as_ref())
+                .flatten()
+                .map(|t| t.made_room().clone());
             let (from, inbound) = tokio::select! {
                 biased;
                 _ = shutdown.cancelled() => {
@@ -598,6 +640,14 @@ impl Referee {
                 e = next_event(&mut self.seats, &mut self.next_poll) => e,
                 _ = sleep_until_opt(turn.deadline) => {
                     self.lose_on_time(turn);
+                    return;
+                }
+                _ = sleep_until_opt(first_due) => {
+                    self.abort_unstarted(turn, NoStart::Deadline);
+                    return;
+                }
+                _ = cancelled_opt(made_room.as_ref()) => {
+                    self.abort_unstarted(turn, NoStart::MadeRoom);
                     return;
                 }
                 _ = sleep_until_opt(grace_over.map(|(at, _)| at)) => {
@@ -634,6 +684,11 @@ impl Referee {
             // Past the deadline, the mover's flag has fallen (whatever the message says).
             if from == turn.mover && turn.deadline.is_some_and(|d| read_at > d) {
                 self.lose_on_time(turn);
+                return;
+            }
+            // Likewise past the first-move deadline: the game was over before this was read.
+            if from == turn.mover && first_due.is_some_and(|d| read_at > d) {
+                self.abort_unstarted(turn, NoStart::Deadline);
                 return;
             }
             let spent = read_at.saturating_duration_since(turn.started);
@@ -701,6 +756,7 @@ impl Referee {
                 match self.game.play(from, action) {
                     Ok(played) => {
                         self.clocks.charge(turn.mover, spent);
+                        self.acted(turn.mover);
                         self.last = Some((
                             turn.mover,
                             match action {
@@ -894,6 +950,7 @@ impl Referee {
         // with the extensions it asked for (as far as this server grants them).
         player.name = std::mem::take(&mut s.player.name);
         player.seed = std::mem::take(&mut s.player.seed);
+        player.ticket = s.player.ticket.take();
         player.ext = granted(player.ext, &self.ctx.config);
         if s.secret.is_none() {
             player.ext = player.ext.without(Extension::Rejoin);
@@ -917,6 +974,51 @@ impl Referee {
             self.lost(seat);
         }
         false
+    }
+
+    /// `player` made an action: its first-move deadline is over, and it never makes room.
+    fn acted(&mut self, player: usize) {
+        self.first_moves.acted(player);
+        if let Some(ticket) = &mut self.seats[player - 1].player.ticket {
+            ticket.acted();
+        }
+    }
+
+    /// The mover has not made its first action (see [`FirstMoves`]): in time, or before it had
+    /// to make room. Nobody has started playing, so nobody wins: the game is aborted, and
+    /// every player is told why in [`Referee::finish`].
+    fn abort_unstarted(&mut self, turn: &Turn, why: NoStart) {
+        self.clocks.charge(turn.mover, turn.started.elapsed());
+        tracing::info!(
+            player = turn.mover,
+            ?why,
+            "a player made no first action; the game is aborted"
+        );
+        self.no_start = Some((turn.mover, why));
+        self.game.abort();
+    }
+
+    /// What each player of a game aborted for `idle`'s missing first action is told.
+    fn no_start_error(&self, idle: usize, why: NoStart, player: usize) -> (ErrorCode, String) {
+        let ms = self.first_moves.limit().unwrap_or_default().as_millis();
+        match (why, player == idle) {
+            (NoStart::Deadline, true) => (
+                ErrorCode::Timeout,
+                format!("you made no first action within {ms} ms of your first (turn ...): this game is aborted, with no result"),
+            ),
+            (NoStart::MadeRoom, true) => (
+                ErrorCode::Busy,
+                "the server is full, and of the players seated you waited longest on your first action: this game is aborted to make room for a new connection, with no result".into(),
+            ),
+            (NoStart::Deadline, false) => (
+                ErrorCode::Timeout,
+                format!("player {idle} made no first action within {ms} ms: this game is aborted, with no result; connect again for a new game"),
+            ),
+            (NoStart::MadeRoom, false) => (
+                ErrorCode::Timeout,
+                format!("player {idle} made no first action, and made room for a new connection on the full server: this game is aborted, with no result; connect again for a new game"),
+            ),
+        }
     }
 
     /// Shows observers the ply just played and the position after it.
@@ -965,6 +1067,11 @@ impl Referee {
     async fn finish(mut self) {
         // No connection is handed to this game any more.
         self.registrations.clear();
+        // The players' seats are free again before anyone hears how the game ended: a client
+        // that has its result may take a seat for its next game at once.
+        for seat in &mut self.seats {
+            seat.player.ticket = None;
+        }
         let outcome = self
             .game
             .outcome()
@@ -982,11 +1089,14 @@ impl Referee {
         }
         if outcome.reason == Termination::Aborted {
             for player in 1..=self.seats.len() {
-                self.reply_fault(
-                    player,
-                    ErrorCode::Shutdown,
-                    "the server is shutting down; this game is aborted".into(),
-                );
+                let (code, text) = match self.no_start {
+                    Some((idle, why)) => self.no_start_error(idle, why, player),
+                    None => (
+                        ErrorCode::Shutdown,
+                        "the server is shutting down; this game is aborted".into(),
+                    ),
+                };
+                self.reply_fault(player, code, text);
             }
         }
         let players = self
@@ -1184,6 +1294,14 @@ fn team_clauses(variant: &Variant, player: usize) -> String {
 async fn sleep_until_opt(deadline: Option<Instant>) {
     match deadline {
         Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Waits until `token` is cancelled; for ever without one.
+async fn cancelled_opt(token: Option<&CancellationToken>) {
+    match token {
+        Some(t) => t.cancelled().await,
         None => std::future::pending().await,
     }
 }
@@ -1423,5 +1541,78 @@ mod tests {
             (Termination::Time, Some(1))
         );
         assert!(r.plies.is_empty());
+    }
+
+    /// Each player's first action is due `first_move_ms` after its own first prompt: one in
+    /// time counts, and one that never comes aborts the game, with no result, every player
+    /// told why.
+    #[tokio::test]
+    async fn a_player_that_never_acts_aborts_its_game_at_the_first_move_deadline() {
+        let ([(mut out1, in1), (mut out2, _in2)], mut records) =
+            table("traditional-2x4", "[referee]\nfirst_move_ms = 400\n").await;
+        while !out1.recv().await.unwrap().contains("(turn") {}
+        // Player 1 acts within its deadline.
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        in1.send(message("((rev 0))", Instant::now()))
+            .await
+            .unwrap();
+        while !out2.recv().await.unwrap().contains("(turn") {}
+        let prompted = Instant::now();
+        let r = records.recv().await.unwrap();
+        assert!(
+            prompted.elapsed() >= std::time::Duration::from_millis(400),
+            "aborted at player 2's own deadline, not player 1's"
+        );
+        assert_eq!(r.result.reason, Termination::Aborted, "{:?}", r.result);
+        assert_eq!((r.result.win.as_str(), r.result.loser), ("", None));
+        assert_eq!(r.plies.len(), 1, "player 1's action counted");
+        let told: Vec<_> = r
+            .faults
+            .iter()
+            .map(|f| (f.player, f.code.as_str(), f.text.as_str()))
+            .collect();
+        assert_eq!(
+            told,
+            [
+                (1, "timeout", "player 2 made no first action within 400 ms: this game is aborted, with no result; connect again for a new game"),
+                (2, "timeout", "you made no first action within 400 ms of your first (turn ...): this game is aborted, with no result"),
+            ]
+        );
+        // Both were told, and no (win ...) follows.
+        let last = |out: &mut tokio::sync::mpsc::UnboundedReceiver<Arc<str>>| {
+            let mut last = None;
+            while let Ok(line) = out.try_recv() {
+                last = Some(line);
+            }
+            last.unwrap().to_string()
+        };
+        assert!(last(&mut out1).starts_with("((error timeout \"player 2 made"));
+        assert!(last(&mut out2).starts_with("((error timeout \"you made"));
+    }
+
+    /// The clock and the first-move deadline: whichever comes first rules, and with
+    /// `first_move_ms = 0` there is no deadline.
+    #[tokio::test]
+    async fn the_clock_rules_when_it_comes_before_the_first_move_deadline() {
+        for (config, reason) in [
+            (
+                "first_move_ms = 0\n[clock]\nmove_ms = 200\n",
+                Termination::Time,
+            ),
+            (
+                "first_move_ms = 600\n[clock]\nmove_ms = 200\n",
+                Termination::Time,
+            ),
+            (
+                "first_move_ms = 200\n[clock]\nmove_ms = 600\n",
+                Termination::Aborted,
+            ),
+        ] {
+            let ([(mut out1, _in1), (_out2, _in2)], mut records) =
+                table("traditional-2x4", &format!("[referee]\n{config}")).await;
+            while !out1.recv().await.unwrap().contains("(turn") {}
+            let r = records.recv().await.unwrap();
+            assert_eq!(r.result.reason, reason, "{config}");
+        }
     }
 }

@@ -163,6 +163,9 @@ impl Server {
             });
         }
         let seating_tx = self.seating_tx;
+        // Seats are capped per network, and seated players make room, only where anyone may
+        // take one: a tournament seats only the engines it ordered.
+        let by_arrival = matches!(self.policy, Policy::Arrival(_));
         let seating = tracker.spawn(seating::run(
             self.policy,
             self.seating_rx,
@@ -177,6 +180,11 @@ impl Server {
             cfg.server.ipv4_prefix,
             cfg.server.ipv6_prefix,
         );
+        if by_arrival {
+            admission =
+                admission.with_seats(cfg.server.max_seats_per_address, limits.handshake_timeout);
+        }
+        let seats = admission.seats();
         tracing::info!(
             max_connections = admission.cap(),
             per_address = cfg.server.max_connections_per_address,
@@ -201,23 +209,14 @@ impl Server {
                     }
                 },
             };
-            // Full, the oldest connection still in its handshake makes room (the wait for its
-            // place is that connection's goodbye: moments).
-            let slot = match admission.admit(peer.ip()) {
+            // Full, the oldest connection still in its handshake makes room, or else the seated
+            // player waiting longest on its first action (the wait for its place is that
+            // connection's goodbye, or its game's end: moments).
+            let slot = match admission
+                .admit_making_room(peer.ip(), Duration::from_secs(1))
+                .await
+            {
                 Ok(slot) => slot,
-                Err(Refusal::Full(_)) => {
-                    match admission
-                        .admit_making_room(peer.ip(), Duration::from_secs(1))
-                        .await
-                    {
-                        Ok(slot) => slot,
-                        Err(refusal) => {
-                            tracing::debug!(%peer, ?refusal, "connection refused: busy");
-                            tracker.spawn(refuse_busy(stream, refusal));
-                            continue;
-                        }
-                    }
-                }
                 Err(refusal) => {
                     tracing::debug!(%peer, ?refusal, "connection refused: busy");
                     tracker.spawn(refuse_busy(stream, refusal));
@@ -231,6 +230,7 @@ impl Server {
             let seating_tx = seating_tx.clone();
             let shutdown = shutdown.clone();
             let rejoins = rejoins.clone();
+            let seats = seats.clone();
             let (evicted, handshaking) = admission.handshaking(conn);
             tracker.spawn(
                 async move {
@@ -262,6 +262,17 @@ impl Server {
                         if player.rejoin.is_some() {
                             rejoins.refuse(&player);
                             return;
+                        }
+                        let mut player = player;
+                        if by_arrival {
+                            match seats.take(peer.ip(), conn) {
+                                Ok(ticket) => player.ticket = Some(ticket),
+                                Err(refusal) => {
+                                    tracing::debug!(%peer, ?refusal, "player refused: busy");
+                                    player.outbox.error(ErrorCode::Busy, refusal.to_string());
+                                    return;
+                                }
+                            }
                         }
                         let _ = seating_tx.send(SeatingEvent::Ready(player));
                     }

@@ -3,6 +3,7 @@
 mod extension;
 mod frame;
 mod message;
+mod name;
 #[cfg(feature = "tokio")]
 mod reader;
 
@@ -11,5 +12,6 @@ pub use frame::{FrameError, FrameLimits, FrameScanner};
 pub use message::{
     ClientClause, ClientMessage, ErrorCode, MessageError, ServerClause, ServerMessage,
 };
+pub use name::{check_name, unfit, NameError, MAX_NAME_CHARS};
 #[cfg(feature = "tokio")]
 pub use reader::FrameReader;

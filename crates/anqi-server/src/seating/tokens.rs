@@ -274,6 +274,9 @@ impl Orders {
                 }
             }
         }
+        // The organizer's engines are no crowd: their clocks alone rule their first actions
+        // (an engine stuck on its first move loses on time), unless the order says otherwise.
+        p.spec.first_move_ms.get_or_insert(0);
         Some(Table {
             game_no: p.game_no,
             players,
