@@ -79,13 +79,27 @@ def _drain(stream, sink) -> None:
         pass
 
 
+def _local_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """`config` with the limits against crowds of strangers lifted where it leaves them out:
+    a local server's players are all its owner's (see `Server`)."""
+    out = {k: dict(v) if isinstance(v, Mapping) else v for k, v in config.items()}
+    out.setdefault("server", {}).setdefault("max_seats_per_address", 0)
+    out.setdefault("referee", {}).setdefault("first_move_ms", 0)
+    return out
+
+
 class Server:
     """The anqi server, started on a free loopback port; a context manager.
 
     `variant`: a shipped name or a description file. `config`: a `config.toml` path, or a dict
     of its sections (`{"referee": {"max_plies": 400}, "clock": {...}}`; see config.toml for every
-    key). `records`: the records file to append to; by default a file in a temporary directory
-    that `stop()` deletes, so read `records()` before, or pass a path to keep them. The server's
+    key). Every client of this server is the caller's own, on this machine, so unless the dict
+    (or the lack of one) says otherwise the server takes as many players from this machine as
+    connect (`[server] max_seats_per_address = 0`) and waits for a first move as long as the
+    clock allows (`[referee] first_move_ms = 0`): the public server's defaults against idle
+    crowds would abort a game left waiting in a debugger, or refuse the 17th bot. A file path is
+    used as it is. `records`: the records file to append to; by default a file in a temporary
+    directory that `stop()` deletes, so read `records()` before, or pass a path to keep them. The server's
     log (stderr) goes to `log_path` (by default beside the records). `binary`: the `anqi`
     program (see `anqi._binary.find_anqi`).
     """
@@ -136,9 +150,9 @@ class Server:
         self.log_path = Path(self._log_arg) if self._log_arg else tmp / "server.log"
         cmd = [binary, "serve", "--listen", "127.0.0.1:0", "--variant", str(self.variant)]
         cmd += ["--records", str(self.records_path)]
-        if isinstance(self._config, Mapping):
+        if self._config is None or isinstance(self._config, Mapping):
             path = tmp / "config.toml"
-            path.write_text(_toml.dumps(self._config))
+            path.write_text(_toml.dumps(_local_config(self._config or {})))
             cmd += ["--config", str(path)]
         elif self._config is not None:
             cmd += ["--config", str(self._config)]

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import tempfile
+import time
 import tomllib
 import unittest
 from pathlib import Path
@@ -94,6 +95,49 @@ class ServerTests(unittest.TestCase):
             self.assertEqual(sorted(p.name for p in r.players), ["first", "random"])
             r.replay()
             self.assertEqual(replay(path).returncode, 0)
+
+    def test_a_local_server_seats_every_bot_of_its_owner(self):
+        # 18 players from this machine at once: more than the public server's cap of players
+        # per network (max_seats_per_address = 16), which a local server lifts.
+        import threading
+        with anqi.Server(variant="traditional-2x4") as server:
+            results, errors = [], []
+
+            class Slow(anqi.RandomBot):
+                # Thinks a while over its first action, so that every player is seated at once.
+                first = True
+
+                def choose(self, view):
+                    if self.first:
+                        self.first = False
+                        time.sleep(1.0)
+                    return super().choose(view)
+
+            def one(seed):
+                try:
+                    results.append(anqi.client.play_one(server.addr, Slow(seed)))
+                except Exception as e:  # noqa: BLE001 - reported below
+                    errors.append(repr(e))
+
+            threads = [threading.Thread(target=one, args=(i,)) for i in range(18)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(120)
+            self.assertEqual((len(results), errors), (18, []))
+            self.assertEqual(len(server.records()), 9)
+
+    def test_a_local_server_keeps_the_limits_its_config_sets(self):
+        from anqi.server import _local_config
+        self.assertEqual(
+            _local_config({}),
+            {"server": {"max_seats_per_address": 0}, "referee": {"first_move_ms": 0}})
+        given = {"server": {"max_seats_per_address": 4}, "referee": {"max_plies": 9}}
+        self.assertEqual(
+            _local_config(given),
+            {"server": {"max_seats_per_address": 4},
+             "referee": {"max_plies": 9, "first_move_ms": 0}})
+        self.assertEqual(given["referee"], {"max_plies": 9}, "the caller's dict is not changed")
 
     def test_a_bad_variant_is_reported(self):
         with self.assertRaises(anqi.ServerError) as e:

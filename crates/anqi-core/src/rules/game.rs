@@ -49,7 +49,8 @@ pub enum Termination {
     /// tables prove within the plies the no-progress rule leaves, or a draw they prove. A
     /// decided result, not a fault; the record's result says what the tables ruled.
     Adjudicated,
-    /// The server stopped the game (shutdown).
+    /// The server stopped the game with no result: it shut down, or a player never made a
+    /// first action (`[referee] first_move_ms`, or evicted to make room for a new connection).
     Aborted,
 }
 
@@ -1159,7 +1160,7 @@ impl Game {
         self.finish(winner, Termination::Adjudicated);
     }
 
-    /// The server stopped the game: no result.
+    /// The server stopped the game: no result (see [`Termination::Aborted`]).
     pub fn abort(&mut self) {
         self.finish(None, Termination::Aborted);
     }
