@@ -37,6 +37,7 @@ mod report_stats;
 mod rules_properties;
 mod seats;
 mod storage;
+mod tables_untrusted;
 mod teams;
 mod tournament;
 mod tournament_one_side;

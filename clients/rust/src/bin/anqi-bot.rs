@@ -3,7 +3,7 @@
 
 use anqi_client::bots::{GreedyBot, PerfectBot, SearchBot};
 use anqi_client::{play_game, Bot, RandomBot};
-use anqi_core::tables::Tables;
+use anqi_core::tables::{TableRules, Tables};
 use clap::{Parser, ValueEnum};
 use std::sync::Arc;
 
@@ -85,7 +85,10 @@ struct Args {
     /// Endgame tables the search plays endgames from (`anqi tables build` writes them; search
     /// only): a position they hold, every piece face-up and few enough of them, is played
     /// by the tables (the soonest win, else a draw, else the latest loss), and the search
-    /// takes every position they hold as a leaf of exact value.
+    /// takes every position they hold as a leaf of exact value. They are opened for --variant
+    /// when it is given, else for the shipped variant they name; a game of other rules (board,
+    /// steps or captures) is played without them. A material whose values fail their checks
+    /// (protocol/SOLVING.md) is played without them too, said once on stderr.
     #[arg(long, value_name = "FILE")]
     tables: Option<String>,
 }
@@ -146,6 +149,20 @@ impl Strategy {
     }
 }
 
+/// The tables file at `path`, opened for the rules of `variant` (a shipped name or a
+/// description file) when it is given, else of the shipped variant its header names. Each game
+/// then checks that the server plays the rules they were built for.
+fn open_tables(path: &str, variant: Option<&str>) -> Result<Tables, String> {
+    let path = std::path::Path::new(path);
+    match variant {
+        None => Tables::open_named(path),
+        Some(name) => {
+            let variant = anqi_core::rules::Variant::load(name).map_err(|e| e.to_string())?;
+            Tables::open(path, TableRules::new(Arc::new(variant))?)
+        }
+    }
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::process::ExitCode {
     let args = Args::parse();
@@ -178,7 +195,7 @@ async fn main() -> std::process::ExitCode {
         (_, None) => None,
     };
     let tables = match (args.strategy, args.tables.as_deref()) {
-        (Strategy::Search, Some(path)) => match Tables::open_named(std::path::Path::new(path)) {
+        (Strategy::Search, Some(path)) => match open_tables(path, args.variant.as_deref()) {
             Ok(t) => Some(Arc::new(t)),
             Err(e) => {
                 eprintln!("anqi-bot: --tables: {e}");
