@@ -36,6 +36,7 @@ mod rejoin;
 mod report_stats;
 mod rules_properties;
 mod seats;
+mod solutions_untrusted;
 mod storage;
 mod tables_untrusted;
 mod teams;

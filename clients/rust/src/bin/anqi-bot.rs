@@ -78,8 +78,10 @@ struct Args {
     /// the ply's `comment`, and `anqi replay --plies` and the web pages show it. Search only.
     #[arg(long)]
     comment: bool,
-    /// The solution file the perfect player plays by (`anqi solve` writes it; perfect only).
-    /// Its variant is the one played: --variant is not needed.
+    /// The solution file the perfect player plays by (`anqi solve` writes it; perfect only),
+    /// read and checked as `anqi solve --verify` reads it. Its variant is the one played:
+    /// --variant is not needed, and another is refused; a server that sends its rules (the
+    /// `variant` extension, asked for) must play that variant, or the game is not played.
     #[arg(long, value_name = "FILE")]
     solution: Option<String>,
     /// Endgame tables the search plays endgames from (`anqi tables build` writes them; search
@@ -163,6 +165,54 @@ fn open_tables(path: &str, variant: Option<&str>) -> Result<Tables, String> {
     }
 }
 
+/// One game of the perfect player, seated with the `variant` extension asked for: a server
+/// that sends its rules is checked against the solution's before a move is played, and a
+/// game of another variant is refused (the connection closed, the game lost) rather than
+/// played from values that are not its own.
+async fn play_perfect(
+    addr: &str,
+    name: &str,
+    seed: &str,
+    bot: &mut dyn Bot,
+    perfect: &PerfectBot,
+) -> Result<anqi_client::GameResult, String> {
+    use anqi_core::wire::{Extension, Extensions};
+    let mut conn = anqi_client::Connection::connect(addr)
+        .await
+        .map_err(|e| format!("{e:#}"))?;
+    let mut asked = vec![Extension::Variant];
+    if bot.comments() {
+        asked.push(Extension::Comment);
+    }
+    let seated = anqi_client::join_with(
+        &mut conn,
+        name,
+        seed,
+        asked.into_iter().collect::<Extensions>(),
+        anqi_client::tracker::ExtRequest::Apart,
+    )
+    .await
+    .map_err(|e| format!("{e:#}"))?;
+    let description = seated.setup.0.iter().find_map(|c| match c {
+        anqi_core::wire::ServerClause::Variant(text) => Some(text),
+        _ => None,
+    });
+    if let Some(text) = description {
+        let played = anqi_core::rules::Variant::parse(text)
+            .map_err(|e| format!("the server's (variant ...): {e}"))?;
+        if !perfect.solves(&played) {
+            return Err(format!(
+                "the server plays variant {}, not the variant {} of the solution (--solution): not played",
+                anqi_core::tables::clip(&played.name, 60),
+                perfect.variant().name
+            ));
+        }
+    }
+    anqi_client::play_seated(&mut conn, seated, bot, Some(perfect.variant()))
+        .await
+        .map_err(|e| format!("{e:#}"))
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::process::ExitCode {
     let args = Args::parse();
@@ -220,8 +270,16 @@ async fn main() -> std::process::ExitCode {
         .map(anqi_core::rules::Variant::load)
         .transpose()
     {
-        // The perfect player plays the variant its solution was made for.
+        // The perfect player plays the variant its solution was made for, and no other.
         Ok(None) if perfect.is_some() => perfect.as_ref().map(|p| (**p.variant()).clone()),
+        Ok(Some(v)) if perfect.as_ref().is_some_and(|p| !p.solves(&v)) => {
+            eprintln!(
+                "anqi-bot: --variant {} is not the variant of the solution (--solution), {}",
+                v.name,
+                perfect.as_ref().map_or("", |p| &p.variant().name)
+            );
+            return std::process::ExitCode::from(2);
+        }
         Ok(v) => v,
         Err(e) => {
             eprintln!("anqi-bot: {e}");
@@ -240,15 +298,20 @@ async fn main() -> std::process::ExitCode {
             perfect.as_ref(),
             tables.as_ref(),
         );
-        match play_game(
-            &args.connect,
-            &name,
-            &args.token.clone().unwrap_or_else(|| game_seed.to_string()),
-            &mut *bot,
-            variant.as_ref(),
-        )
-        .await
-        {
+        let seed_text = args.token.clone().unwrap_or_else(|| game_seed.to_string());
+        let played = match &perfect {
+            Some(p) => play_perfect(&args.connect, &name, &seed_text, &mut *bot, p).await,
+            None => play_game(
+                &args.connect,
+                &name,
+                &seed_text,
+                &mut *bot,
+                variant.as_ref(),
+            )
+            .await
+            .map_err(|e| format!("{e:#}")),
+        };
+        match played {
             Ok(r) => {
                 println!(
                     "game over: (win {} {}), I was player {}",
@@ -262,7 +325,7 @@ async fn main() -> std::process::ExitCode {
                 }
             }
             Err(e) => {
-                eprintln!("anqi-bot: {e:#}");
+                eprintln!("anqi-bot: {e}");
                 return std::process::ExitCode::FAILURE;
             }
         }
