@@ -342,14 +342,25 @@ impl Tables {
         })
     }
 
-    /// Reads and checks every material's values (each once): the faults found, by material,
-    /// for `anqi tables info --check`. A server reads a material only when a game reaches it.
+    /// Reads and checks every material's values, one at a time (none is kept: a file of
+    /// tables larger than memory is checked in the memory of its largest material): the
+    /// faults found, for `anqi tables info --check`. A server reads a material only when a
+    /// game reaches it, and keeps it.
     pub fn check_all(&self) -> Vec<TablesError> {
         let mut names: Vec<&Material> = self.materials.keys().collect();
         names.sort_by_key(|m| (m.pieces(), m.to_string()));
-        names
-            .into_iter()
-            .filter_map(|&m| self.values(m).err())
-            .collect()
+        let mut faults = Vec::new();
+        for m in names {
+            let stored = &self.materials[m];
+            let checked = match (stored.values.get(), &self.path, &stored.checked) {
+                (Some(values), _, _) => values.as_ref().map(|_| ()).map_err(Clone::clone),
+                (None, Some(path), Some(checked)) => file::read_values(path, checked).map(|_| ()),
+                (None, _, _) => Ok(()),
+            };
+            if let Err(fault) = checked {
+                faults.push(self.fault(*m, stored, fault));
+            }
+        }
+        faults
     }
 }
