@@ -66,13 +66,22 @@ struct BuildArgs {
 }
 
 /// Print a tables file's figures: materials, positions, wins, draws and losses, the longest
-/// win, and the size on disk.
+/// win, and the size on disk. The header is checked as a server checks it (the file's
+/// format, the rules, each material's place and length); with --check, every material's
+/// values too, as a server checks each the first time a game reaches it.
 #[derive(clap::Args)]
 struct InfoArgs {
     file: PathBuf,
     /// Also one line per material.
     #[arg(long)]
     materials: bool,
+    /// Also read every material's values and check them (their SHA-256, their length once
+    /// inflated, their counts): exit status 1 when one fails.
+    #[arg(long)]
+    check: bool,
+    /// The variant, when the tables name one that is not shipped (a description file).
+    #[arg(long)]
+    variant: Option<String>,
 }
 
 /// The value of one position for the side to move, its best move, and every move's value.
@@ -101,6 +110,23 @@ pub fn run(args: Args) -> Result<ExitCode> {
 /// The rules of a variant's tables.
 fn rules_of(name: &str) -> Result<TableRules> {
     let variant = Variant::load(name).map_err(|e| anyhow!("{e}"))?;
+    TableRules::new(Arc::new(variant)).map_err(|e| anyhow!("{e}"))
+}
+
+/// The rules to open a tables file with: those of the variant given on the command line, or
+/// else of the shipped variant its header names (a name read from a file is never taken for a
+/// path to read).
+fn rules_for(header: &file::Header, path: &Path, given: Option<&str>) -> Result<TableRules> {
+    if let Some(name) = given {
+        return rules_of(name);
+    }
+    let variant = Variant::shipped(&header.variant).map_err(|_| {
+        anyhow!(
+            "{}: tables of variant {}, which is not a shipped variant: give its description with --variant FILE",
+            path.display(),
+            anqi_core::tables::clip(&header.variant, 60)
+        )
+    })?;
     TableRules::new(Arc::new(variant)).map_err(|e| anyhow!("{e}"))
 }
 
@@ -309,11 +335,10 @@ fn read_header(path: &Path) -> Result<file::Header> {
 
 fn info(args: InfoArgs) -> Result<ExitCode> {
     let header = read_header(&args.file)?;
-    let rules = rules_of(&header.variant)?;
-    println!(
-        "{}",
-        summary(&header, &args.file, rules.variant.topology.size())?
-    );
+    let rules = rules_for(&header, &args.file, args.variant.as_deref())?;
+    let cells = rules.variant.topology.size();
+    let tables = Tables::open(&args.file, rules).map_err(|e| anyhow!(e))?;
+    println!("{}", summary(&header, &args.file, cells)?);
     if header.build_seconds > 0.0 {
         println!("built in {:.1} s", header.build_seconds);
     }
@@ -325,12 +350,26 @@ fn info(args: InfoArgs) -> Result<ExitCode> {
             );
         }
     }
+    if args.check {
+        let faults = tables.check_all();
+        for fault in &faults {
+            println!("FAILED: {fault}");
+        }
+        println!(
+            "checked: {} materials, {} failed",
+            header.materials.len(),
+            faults.len()
+        );
+        if !faults.is_empty() {
+            return Ok(ExitCode::FAILURE);
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
 fn probe(args: ProbeArgs) -> Result<ExitCode> {
     let header = read_header(&args.file)?;
-    let rules = rules_of(args.variant.as_deref().unwrap_or(&header.variant))?;
+    let rules = rules_for(&header, &args.file, args.variant.as_deref())?;
     let variant = rules.variant.clone();
     let tables = Tables::open(&args.file, rules).map_err(|e| anyhow!(e))?;
     let board = Board::parse(&args.board).map_err(|e| anyhow!("--board: {e}"))?;

@@ -7,6 +7,7 @@ of a retrograde pass). On traditional-2x4 it takes about 15 minutes, so the test
 (`python -m anqi.exact traditional-2x4 --check traditional-2x4.solution`, SOLVING.md).
 """
 
+import json
 import pathlib
 import subprocess
 import tempfile
@@ -85,6 +86,46 @@ class ExactValues(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "bytes for"):
             anqi.Solution(short)
         del solution_path
+
+    def test_a_solution_file_is_checked_as_it_is_read_and_refuses_other_variants(self):
+        variant = like_2x4(self.path, "2 2", "KPkp")
+        path = self.solve(variant)
+        line, _, states = path.read_bytes().partition(b"\n")
+        header = json.loads(line)
+        records = [states[i : i + 26] for i in range(0, len(states), 26)]
+
+        def written(header: dict, records: list[bytes]) -> pathlib.Path:
+            out = self.path / "changed.solution"
+            out.write_bytes(json.dumps(header).encode() + b"\n" + b"".join(records))
+            return out
+
+        # Two states swapped: the file is refused, not searched by bisection and missed.
+        swapped = list(records)
+        swapped[10], swapped[11] = swapped[11], swapped[10]
+        with self.assertRaisesRegex(ValueError, "state 11 is not after the one before it"):
+            anqi.Solution(written(header, swapped))
+        with self.assertRaisesRegex(ValueError, "not sorted by key"):
+            anqi.Solution(written(header, records[:5] + records[4:-1]))
+        # Another semantics, and a count of states no file holds.
+        with self.assertRaisesRegex(ValueError, "semantics .the referee's draw rules.: this package reads"):
+            anqi.Solution(written({**header, "semantics": "the referee's draw rules"}, records))
+        with self.assertRaisesRegex(ValueError, "bytes for 1000000000000000 states"):
+            anqi.Solution(written({**header, "states": 10**15}, records))
+        with self.assertRaisesRegex(ValueError, "without its states"):
+            anqi.Solution(written({**header, "states": "many"}, records))
+        endless = self.path / "endless.solution"
+        endless.write_bytes(b'{"format": "' + b"z" * (anqi.solution.MAX_HEADER_BYTES + 10))
+        with self.assertRaisesRegex(ValueError, "no header line ended"):
+            anqi.Solution(endless)
+        # A game of another variant (other pieces on the same board): refused, not looked up.
+        solution = anqi.Solution(path)
+        other = anqi.Game(anqi.Variant(str(like_2x4(self.path, "2 2", "GPgp"))), seed="s")
+        with self.assertRaisesRegex(ValueError, "a game of variant small-GPgp, and this solution is of variant small-KPkp"):
+            solution.value(other)
+        with self.assertRaisesRegex(ValueError, "of variant small-KPkp"):
+            solution.entry(other)
+        same = anqi.Game(anqi.Variant(str(variant)), seed="s")
+        self.assertEqual(solution.value(same), Fraction(header["value"], header["denominator"]))
 
     def test_state_keys_are_refused_where_there_is_no_state(self):
         game = anqi.Game("traditional-2x4", chance=True)

@@ -105,11 +105,13 @@ impl RefereeConfig {
     }
 }
 
-/// Opens the endgame tables file at `path` for `variant`'s rules (its header read and checked).
+/// Opens the endgame tables file at `path` for `variant`'s rules (its header read and checked
+/// against the rules and the file: `anqi_core::tables::file::open`).
 ///
 /// # Errors
-/// The file cannot be read, is not a tables file, or holds tables of other rules; or the
-/// variant is one endgame tables cannot hold. The message says which.
+/// The file cannot be read, is not a tables file of this format, holds tables of other
+/// rules, or its header does not hold together (a length past the end of the file, say); or
+/// the variant is one endgame tables cannot hold. The message says which.
 pub fn open_tables(path: &Path, variant: Arc<Variant>) -> Result<Tables, String> {
     let rules = TableRules::new(variant)?;
     Tables::open(path, rules)

@@ -260,12 +260,15 @@ struct Referee {
     drops: Vec<DropRecord>,
     /// What the endgame tables ruled, when they ended the game.
     adjudication: Option<Adjudication>,
+<<<<<<< HEAD
     /// Whether reading the endgame tables failed in this game (logged once a game).
     tables_failed: bool,
     /// Each player's first action, due within `[referee] first_move_ms` of its first prompt.
     first_moves: FirstMoves,
     /// The player that never made its first action, and why the game was aborted for it.
     no_start: Option<(usize, NoStart)>,
+=======
+>>>>>>> files
 }
 
 impl Referee {
@@ -378,9 +381,12 @@ impl Referee {
             grace,
             drops: Vec::new(),
             adjudication: None,
+<<<<<<< HEAD
             tables_failed: false,
             first_moves,
             no_start: None,
+=======
+>>>>>>> files
         }
     }
 
@@ -827,7 +833,9 @@ impl Referee {
 
     /// With `adjudicate = "tables"`, after a ply: a game the endgame tables decide ends with
     /// their verdict (before the ply cap is looked at: the tables' result is the better one).
-    /// A table that cannot be read is logged, and the game goes on.
+    /// Tables that cannot answer (a material whose values fail their checks, or went away
+    /// under the server) leave the game to the rules, where they fail: the fault is logged
+    /// once for the whole server (the tables say which report is the first), never per game.
     fn adjudicate_by_tables(&mut self) {
         let Some(tables) = &self.ctx.tables else {
             return;
@@ -843,13 +851,10 @@ impl Referee {
                 self.adjudication = Some(Adjudication::by_tables(verdict, path));
                 tracing::debug!(verdict = %verdict.text(), ?winner, "the endgame tables end the game");
             }
-            // The file changed or went away under the server, say: the game is played out
-            // without the tables (a material that failed to read is not read again).
-            Err(e) if !self.tables_failed => {
-                self.tables_failed = true;
-                tracing::error!(error = %e, ply = self.game.ply(), "cannot read the endgame tables; the game goes on without them where they fail");
+            Err(e) if e.first() => {
+                tracing::error!(error = %e, ply = self.game.ply(), "the endgame tables cannot be used there; games go on without them where they fail");
             }
-            Err(e) => tracing::debug!(error = %e, "cannot read the endgame tables"),
+            Err(e) => tracing::debug!(error = %e, "the endgame tables cannot be used there"),
         }
     }
 

@@ -3,7 +3,7 @@
 
 use anqi_client::bots::{GreedyBot, PerfectBot, SearchBot};
 use anqi_client::{play_game, Bot, RandomBot};
-use anqi_core::tables::Tables;
+use anqi_core::tables::{TableRules, Tables};
 use clap::{Parser, ValueEnum};
 use std::sync::Arc;
 
@@ -78,14 +78,19 @@ struct Args {
     /// the ply's `comment`, and `anqi replay --plies` and the web pages show it. Search only.
     #[arg(long)]
     comment: bool,
-    /// The solution file the perfect player plays by (`anqi solve` writes it; perfect only).
-    /// Its variant is the one played: --variant is not needed.
+    /// The solution file the perfect player plays by (`anqi solve` writes it; perfect only),
+    /// read and checked as `anqi solve --verify` reads it. Its variant is the one played:
+    /// --variant is not needed, and another is refused; a server that sends its rules (the
+    /// `variant` extension, asked for) must play that variant, or the game is not played.
     #[arg(long, value_name = "FILE")]
     solution: Option<String>,
     /// Endgame tables the search plays endgames from (`anqi tables build` writes them; search
     /// only): a position they hold, every piece face-up and few enough of them, is played
     /// by the tables (the soonest win, else a draw, else the latest loss), and the search
-    /// takes every position they hold as a leaf of exact value.
+    /// takes every position they hold as a leaf of exact value. They are opened for --variant
+    /// when it is given, else for the shipped variant they name; a game of other rules (board,
+    /// steps or captures) is played without them. A material whose values fail their checks
+    /// (protocol/SOLVING.md) is played without them too, said once on stderr.
     #[arg(long, value_name = "FILE")]
     tables: Option<String>,
 }
@@ -146,6 +151,68 @@ impl Strategy {
     }
 }
 
+/// The tables file at `path`, opened for the rules of `variant` (a shipped name or a
+/// description file) when it is given, else of the shipped variant its header names. Each game
+/// then checks that the server plays the rules they were built for.
+fn open_tables(path: &str, variant: Option<&str>) -> Result<Tables, String> {
+    let path = std::path::Path::new(path);
+    match variant {
+        None => Tables::open_named(path),
+        Some(name) => {
+            let variant = anqi_core::rules::Variant::load(name).map_err(|e| e.to_string())?;
+            Tables::open(path, TableRules::new(Arc::new(variant))?)
+        }
+    }
+}
+
+/// One game of the perfect player, seated with the `variant` extension asked for: a server
+/// that sends its rules is checked against the solution's before a move is played, and a
+/// game of another variant is refused (the connection closed, the game lost) rather than
+/// played from values that are not its own.
+async fn play_perfect(
+    addr: &str,
+    name: &str,
+    seed: &str,
+    bot: &mut dyn Bot,
+    perfect: &PerfectBot,
+) -> Result<anqi_client::GameResult, String> {
+    use anqi_core::wire::{Extension, Extensions};
+    let mut conn = anqi_client::Connection::connect(addr)
+        .await
+        .map_err(|e| format!("{e:#}"))?;
+    let mut asked = vec![Extension::Variant];
+    if bot.comments() {
+        asked.push(Extension::Comment);
+    }
+    let seated = anqi_client::join_with(
+        &mut conn,
+        name,
+        seed,
+        asked.into_iter().collect::<Extensions>(),
+        anqi_client::tracker::ExtRequest::Apart,
+    )
+    .await
+    .map_err(|e| format!("{e:#}"))?;
+    let description = seated.setup.0.iter().find_map(|c| match c {
+        anqi_core::wire::ServerClause::Variant(text) => Some(text),
+        _ => None,
+    });
+    if let Some(text) = description {
+        let played = anqi_core::rules::Variant::parse(text)
+            .map_err(|e| format!("the server's (variant ...): {e}"))?;
+        if !perfect.solves(&played) {
+            return Err(format!(
+                "the server plays variant {}, not the variant {} of the solution (--solution): not played",
+                anqi_core::tables::clip(&played.name, 60),
+                perfect.variant().name
+            ));
+        }
+    }
+    anqi_client::play_seated(&mut conn, seated, bot, Some(perfect.variant()))
+        .await
+        .map_err(|e| format!("{e:#}"))
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::process::ExitCode {
     let args = Args::parse();
@@ -178,7 +245,7 @@ async fn main() -> std::process::ExitCode {
         (_, None) => None,
     };
     let tables = match (args.strategy, args.tables.as_deref()) {
-        (Strategy::Search, Some(path)) => match Tables::open_named(std::path::Path::new(path)) {
+        (Strategy::Search, Some(path)) => match open_tables(path, args.variant.as_deref()) {
             Ok(t) => Some(Arc::new(t)),
             Err(e) => {
                 eprintln!("anqi-bot: --tables: {e}");
@@ -203,8 +270,16 @@ async fn main() -> std::process::ExitCode {
         .map(anqi_core::rules::Variant::load)
         .transpose()
     {
-        // The perfect player plays the variant its solution was made for.
+        // The perfect player plays the variant its solution was made for, and no other.
         Ok(None) if perfect.is_some() => perfect.as_ref().map(|p| (**p.variant()).clone()),
+        Ok(Some(v)) if perfect.as_ref().is_some_and(|p| !p.solves(&v)) => {
+            eprintln!(
+                "anqi-bot: --variant {} is not the variant of the solution (--solution), {}",
+                v.name,
+                perfect.as_ref().map_or("", |p| &p.variant().name)
+            );
+            return std::process::ExitCode::from(2);
+        }
         Ok(v) => v,
         Err(e) => {
             eprintln!("anqi-bot: {e}");
@@ -223,15 +298,20 @@ async fn main() -> std::process::ExitCode {
             perfect.as_ref(),
             tables.as_ref(),
         );
-        match play_game(
-            &args.connect,
-            &name,
-            &args.token.clone().unwrap_or_else(|| game_seed.to_string()),
-            &mut *bot,
-            variant.as_ref(),
-        )
-        .await
-        {
+        let seed_text = args.token.clone().unwrap_or_else(|| game_seed.to_string());
+        let played = match &perfect {
+            Some(p) => play_perfect(&args.connect, &name, &seed_text, &mut *bot, p).await,
+            None => play_game(
+                &args.connect,
+                &name,
+                &seed_text,
+                &mut *bot,
+                variant.as_ref(),
+            )
+            .await
+            .map_err(|e| format!("{e:#}")),
+        };
+        match played {
             Ok(r) => {
                 println!(
                     "game over: (win {} {}), I was player {}",
@@ -245,7 +325,7 @@ async fn main() -> std::process::ExitCode {
                 }
             }
             Err(e) => {
-                eprintln!("anqi-bot: {e:#}");
+                eprintln!("anqi-bot: {e}");
                 return std::process::ExitCode::FAILURE;
             }
         }

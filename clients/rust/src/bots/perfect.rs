@@ -23,10 +23,11 @@ pub struct PerfectBot {
 }
 
 impl PerfectBot {
-    /// The perfect player of the solution file at `path` (its header names the variant).
+    /// The perfect player of the solution file at `path` (its header names the variant),
+    /// read and checked as `anqi solve --verify` reads it (its header, its states' order).
     pub fn from_file(path: &str) -> Result<PerfectBot, String> {
-        let f = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
-        let (header, table) = file::read(&mut std::io::BufReader::new(f))?;
+        let (header, table) =
+            file::open(std::path::Path::new(path)).map_err(|e| format!("{path}: {e}"))?;
         let variant =
             Variant::parse(&header.variant).map_err(|e| format!("{path}: its variant: {e}"))?;
         Ok(PerfectBot::new(
@@ -58,6 +59,13 @@ impl PerfectBot {
     /// The solved variant.
     pub fn variant(&self) -> &Arc<Variant> {
         &self.variant
+    }
+
+    /// Whether the solution is of `variant`: the same description (rules, board, pieces, draw
+    /// rules), as players see it.
+    pub fn solves(&self, variant: &Variant) -> bool {
+        std::ptr::eq(variant, &*self.variant)
+            || variant.public_description() == self.variant.public_description()
     }
 
     /// The scale of the table's values.
@@ -100,9 +108,15 @@ impl PerfectBot {
 
 impl Bot for PerfectBot {
     fn choose(&mut self, view: &View<'_>) -> Action {
-        let chosen = self
-            .game_of(view)
-            .and_then(|game| children::best_action(self.scale, &self.table, &game));
+        let chosen = if self.solves(view.variant) {
+            self.game_of(view)
+                .and_then(|game| children::best_action(self.scale, &self.table, &game))
+        } else {
+            Err(format!(
+                "the game is of variant {}, the solution of variant {}",
+                view.variant.name, self.variant.name
+            ))
+        };
         match chosen {
             Ok(Some(best)) if view.legal.contains(&best.action) => {
                 self.last = Some((best.value, best.quiet.map_or(0, |e| e.plies)));

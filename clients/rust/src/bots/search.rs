@@ -70,7 +70,7 @@ use crate::{Bot, View};
 use anqi_core::rules::{
     Action, Board, Cell, Colour, Control, Piece, PublicState, Repetition, Square, Variant,
 };
-use anqi_core::tables::{Tables, Verdict};
+use anqi_core::tables::{Tables, TablesError, Verdict};
 use rand_chacha::ChaCha8Rng;
 use rand_core::SeedableRng;
 use std::sync::Arc;
@@ -122,6 +122,18 @@ pub struct SearchBot {
     verdict: Option<Verdict>,
 }
 
+/// What the tables answered, `None` when they cannot answer: a material whose values fail
+/// their checks is played without them, said once on stderr (the tables mark the first
+/// report of each).
+fn answered<T>(answer: Result<Option<T>, TablesError>) -> Option<T> {
+    answer.unwrap_or_else(|e| {
+        if e.first() {
+            eprintln!("search_bot: {e}; played without the tables there");
+        }
+        None
+    })
+}
+
 impl SearchBot {
     /// Default search depth in plies.
     pub const DEFAULT_DEPTH: u32 = 3;
@@ -166,9 +178,7 @@ impl SearchBot {
         if view.hand.is_some() {
             return None;
         }
-        let verdicts = tables
-            .move_verdicts(view.board, me, view.legal.iter().copied())
-            .ok()??;
+        let verdicts = answered(tables.move_verdicts(view.board, me, view.legal.iter().copied()))?;
         anqi_core::tables::file::best(verdicts)
     }
 
@@ -381,7 +391,7 @@ impl<'a> Search<'a> {
         {
             return None;
         }
-        Some(match tables.probe(&self.board, side).ok()?? {
+        Some(match answered(tables.probe(&self.board, side))? {
             Verdict::Win { plies } => WIN - f64::from(ply + plies),
             Verdict::Loss { plies } => -WIN + f64::from(ply + plies),
             Verdict::Draw if ply % 2 == 0 => -CONTEMPT,

@@ -5,6 +5,13 @@
 //! key, little-endian: the [`Key`] (16 bytes), its value times the denominator (8 bytes) and
 //! its plies ([`Entry::plies`], 2 bytes).
 //!
+//! A solution file is untrusted input. [`read`] and [`open`] check the header before anything
+//! whose size it gives is allocated ([`Header::check`]: the format and version, the semantics,
+//! the variant, the denominator, the start's value; [`open`] also the file's length against
+//! the number of states), and each state as it is read: keys strictly rising (so a lookup by
+//! bisection, as `anqi.Solution` does, finds every state), values within the denominator. No
+//! error quotes more than a few words of the file.
+//!
 //! [`verify`] re-derives each stored value from its children's stored values (a maximum, a
 //! minimum, or a reveal's average), and checks each value other than a draw against the plies:
 //! the side it favours goes out at once (0) or its nearest move worth it is one ply nearer, and
@@ -13,11 +20,13 @@
 //! checks together leave one table of values possible: the right one.
 
 use super::children::valued_actions;
-use super::{solver_variant, Entry, Key, Scale, Score};
+use super::{solver_variant, Entry, Key, Scale, Score, Solver};
 use crate::rules::{Game, Variant};
+use crate::tables::clip;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Seek, SeekFrom, Write};
+use std::path::Path;
 use std::sync::Arc;
 
 /// The file's first line.
@@ -70,22 +79,98 @@ pub fn write(
 /// The bytes of one state in a solution file.
 pub const RECORD_BYTES: usize = 26;
 
-/// Reads a solution file: its header and its table.
-pub fn read(input: &mut impl BufRead) -> Result<(Header, HashMap<Key, Entry>), String> {
-    let mut line = String::new();
-    input
-        .read_line(&mut line)
+/// The most bytes a solution file's header line may take: the variant's description (at most
+/// [`crate::rules::MAX_DESCRIPTION_BYTES`]) escaped as JSON, and a few fields.
+pub const MAX_HEADER_BYTES: u64 = 8 * (crate::rules::MAX_DESCRIPTION_BYTES as u64) + 4096;
+
+/// How many states [`read`] makes room for before it has read them: past that, the table
+/// grows as states are read (a header's count is not trusted with memory).
+const ROOM_AHEAD: u64 = 1 << 20;
+
+/// How many characters of a text from the file an error quotes.
+const QUOTED: usize = 60;
+
+impl Header {
+    /// Checks everything the header says that can be checked without the states: the format
+    /// and version, the semantics, the variant (one the solver holds), the denominator (the
+    /// variant's) and the start's value (within it). Returns the variant as solved, and the
+    /// scale.
+    ///
+    /// # Errors
+    /// The first thing wrong, quoting no more than a few words of the header.
+    pub fn check(&self) -> Result<(Arc<Variant>, Scale), String> {
+        if self.format != "anqi-solution" || self.version != 1 {
+            return Err(format!(
+                "format {:?} version {}: this anqi reads anqi-solution version 1",
+                clip(&self.format, QUOTED),
+                self.version
+            ));
+        }
+        if self.semantics != SEMANTICS {
+            return Err(format!(
+                "semantics {:?}: this anqi's solutions are of the semantics {SEMANTICS:?}",
+                clip(&self.semantics, QUOTED)
+            ));
+        }
+        let variant = Variant::parse(&self.variant).map_err(|e| {
+            format!(
+                "the header's variant does not read: {}",
+                clip(&e.to_string(), 2 * QUOTED)
+            )
+        })?;
+        let variant = solver_variant(&variant).map_err(|e| clip(&e.0, 2 * QUOTED))?;
+        let scale = Scale::for_pieces(variant.pieces.len()).expect("a solvable variant");
+        if scale.denominator != self.denominator {
+            return Err(format!(
+                "denominator {} where the variant's is {}",
+                self.denominator, scale.denominator
+            ));
+        }
+        if self.value > scale.denominator {
+            return Err(format!(
+                "the start's value {} is more than the denominator {}",
+                self.value, scale.denominator
+            ));
+        }
+        if self.states == 0 {
+            return Err("no states: a solution holds at least the start".into());
+        }
+        Ok((variant, scale))
+    }
+}
+
+/// The header line, at most [`MAX_HEADER_BYTES`], and its length (newline included).
+fn read_header(input: &mut impl BufRead) -> Result<(Header, u64), String> {
+    let mut line = Vec::new();
+    Read::take(&mut *input, MAX_HEADER_BYTES)
+        .read_until(b'\n', &mut line)
         .map_err(|e| format!("cannot read the header: {e}"))?;
-    let header: Header =
-        serde_json::from_str(&line).map_err(|e| format!("not a solution file's header: {e}"))?;
-    if header.format != "anqi-solution" || header.version != 1 {
+    if line.last() != Some(&b'\n') {
         return Err(format!(
-            "format {} version {}: this anqi reads anqi-solution version 1",
-            header.format, header.version
+            "not a solution file: no header line ended within its first {} bytes",
+            line.len()
         ));
     }
-    let mut values = HashMap::with_capacity(header.states as usize);
+    let header: Header = serde_json::from_slice(&line).map_err(|e| {
+        format!(
+            "not a solution file's header: {}",
+            clip(&e.to_string(), QUOTED)
+        )
+    })?;
+    Ok((header, line.len() as u64))
+}
+
+/// Reads a solution file: its header, checked ([`Header::check`]), and its table, every key
+/// greater than the one before and every value within the denominator.
+///
+/// # Errors
+/// The first thing wrong.
+pub fn read(input: &mut impl BufRead) -> Result<(Header, HashMap<Key, Entry>), String> {
+    let (header, _) = read_header(input)?;
+    let (_, scale) = header.check()?;
+    let mut values = HashMap::with_capacity(header.states.min(ROOM_AHEAD) as usize);
     let mut record = [0u8; RECORD_BYTES];
+    let mut last: Option<Key> = None;
     for i in 0..header.states {
         input
             .read_exact(&mut record)
@@ -95,6 +180,20 @@ pub fn read(input: &mut impl BufRead) -> Result<(Header, HashMap<Key, Entry>), S
         ));
         let value = Score::from_le_bytes(record[16..24].try_into().expect("8 bytes"));
         let plies = u16::from_le_bytes(record[24..].try_into().expect("2 bytes"));
+        if last.is_some_and(|l| key <= l) {
+            return Err(format!(
+                "state {i} (key {:032x}) is not after the one before it: the states are not \
+                 sorted by key, each once",
+                key.0
+            ));
+        }
+        if value > scale.denominator {
+            return Err(format!(
+                "state {i} (key {:032x}): value {value} is more than the denominator {}",
+                key.0, scale.denominator
+            ));
+        }
+        last = Some(key);
         values.insert(key, Entry { value, plies });
     }
     if input.fill_buf().map(|b| !b.is_empty()).unwrap_or(false) {
@@ -104,6 +203,40 @@ pub fn read(input: &mut impl BufRead) -> Result<(Header, HashMap<Key, Entry>), S
         ));
     }
     Ok((header, values))
+}
+
+/// Opens and reads the solution file at `path` ([`read`]), its length checked against the
+/// header's number of states before any state is read.
+///
+/// # Errors
+/// The file cannot be read, or the first thing wrong with it (the text does not repeat the
+/// path).
+pub fn open(path: &Path) -> Result<(Header, HashMap<Key, Entry>), String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot open it: {e}"))?;
+    let len = file
+        .metadata()
+        .map_err(|e| format!("cannot read it: {e}"))?
+        .len();
+    let mut input = std::io::BufReader::new(file);
+    let (header, header_len) = read_header(&mut input)?;
+    header.check()?;
+    let body = header
+        .states
+        .checked_mul(RECORD_BYTES as u64)
+        .and_then(|b| b.checked_add(header_len));
+    if body != Some(len) {
+        return Err(format!(
+            "{} bytes of states, where the {} states the header says take {}",
+            len.saturating_sub(header_len),
+            header.states,
+            body.map_or("more than a file holds".into(), |b| (b - header_len)
+                .to_string())
+        ));
+    }
+    input
+        .seek(SeekFrom::Start(0))
+        .map_err(|e| format!("cannot read it: {e}"))?;
+    read(&mut input)
 }
 
 /// What one state's actions lead to, from the table.
@@ -128,6 +261,12 @@ fn derive(
     let position = key.position(variant.topology.size());
     let game = Game::from_position(variant.clone(), &position)
         .map_err(|e| format!("state {:032x} is no position: {e}", key.0))?;
+    if Key::of(&game) != key {
+        return Err(format!(
+            "state {:032x} is not the key of its position (bits no position of the variant sets)",
+            key.0
+        ));
+    }
     if game.outcome().is_some() {
         return Err(format!("state {:032x} is an ended game", key.0));
     }
@@ -159,15 +298,28 @@ pub fn verify(
     values: &HashMap<Key, Entry>,
     mut progress: impl FnMut(u64),
 ) -> Result<Verified, String> {
-    let variant = Variant::parse(&header.variant)
-        .map_err(|e| format!("the header's variant does not read: {e}"))?;
-    let variant = solver_variant(&variant).map_err(|e| e.0)?;
-    let scale = Scale::for_pieces(variant.pieces.len()).expect("a solvable variant");
-    if scale.denominator != header.denominator {
+    let (variant, scale) = header.check()?;
+    if header.states != values.len() as u64 {
         return Err(format!(
-            "denominator {} where the variant's is {}",
-            header.denominator, scale.denominator
+            "{} states, where the header says {}",
+            values.len(),
+            header.states
         ));
+    }
+    // The start's stored value is the header's.
+    let start = Solver::new(&variant)
+        .and_then(|s| s.start())
+        .map_err(|e| e.0)?;
+    let start = Key::of(&start);
+    match values.get(&start) {
+        Some(e) if e.value == header.value => {}
+        Some(e) => {
+            return Err(format!(
+                "the header's value {} is not the start's stored value {}",
+                header.value, e.value
+            ))
+        }
+        None => return Err(format!("the start (key {:032x}) is missing", start.0)),
     }
     // Every state, in key order (so that a failure names the same state every run).
     let mut keys: Vec<Key> = values.keys().copied().collect();

@@ -1,5 +1,6 @@
 use super::*;
 use crate::rules::{Game, Variant};
+use file::Header;
 
 /// traditional-2x4's rules on a smaller board with other pieces, and another no-progress
 /// limit.
@@ -338,4 +339,159 @@ fn positions_that_no_game_of_the_variant_has_are_refused() {
     let bag = Arc::new(Variant::shipped("strategic-2x4").unwrap());
     let err = Game::from_position(bag, &good).unwrap_err().0;
     assert!(err.contains("bag"), "{err}");
+}
+
+/// The small variant's solution file, as bytes: its header line and its states.
+fn solution_bytes() -> (Header, Vec<u8>, Vec<[u8; file::RECORD_BYTES]>) {
+    let v = small();
+    let (solver, value) = solved(&v);
+    let mut bytes = Vec::new();
+    file::write(&mut bytes, &v, solver.scale(), value, solver.values()).unwrap();
+    let end = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
+    let header: Header = serde_json::from_slice(&bytes[..end]).unwrap();
+    let records = bytes[end..]
+        .chunks_exact(file::RECORD_BYTES)
+        .map(|c| c.try_into().unwrap())
+        .collect();
+    (header, bytes[..end].to_vec(), records)
+}
+
+/// A solution file of `header` (as JSON) and `records`.
+fn assembled(header: &serde_json::Value, records: &[[u8; file::RECORD_BYTES]]) -> Vec<u8> {
+    let mut out = serde_json::to_vec(header).unwrap();
+    out.push(b'\n');
+    for r in records {
+        out.extend_from_slice(r);
+    }
+    out
+}
+
+/// `file::read` of `bytes`, and `file::open` of them written to a file: both refuse them
+/// with a short text containing `why`.
+fn refused(bytes: &[u8], why: &str) {
+    let path = std::env::temp_dir().join(format!(
+        "anqi-solution-refused-{}-{}.solution",
+        std::process::id(),
+        why.len()
+    ));
+    std::fs::write(&path, bytes).unwrap();
+    for e in [
+        file::read(&mut &bytes[..]).map(|_| ()).unwrap_err(),
+        file::open(&path).map(|_| ()).unwrap_err(),
+    ] {
+        assert!(e.contains(why), "{why:?}: {e}");
+        assert!(e.len() < 400, "{} bytes: {e}", e.len());
+    }
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn a_solution_file_whose_header_or_order_does_not_hold_is_refused_as_it_is_read() {
+    let (header, _, records) = solution_bytes();
+    let json = serde_json::to_value(&header).unwrap();
+    let with = |key: &str, value: serde_json::Value| {
+        let mut h = json.clone();
+        h[key] = value;
+        assemble_with(h, &records)
+    };
+    fn assemble_with(h: serde_json::Value, records: &[[u8; file::RECORD_BYTES]]) -> Vec<u8> {
+        assembled(&h, records)
+    }
+    // As written, it reads.
+    let good = assembled(&json, &records);
+    file::read(&mut &good[..]).unwrap();
+    // Two states swapped (which a lookup by bisection then cannot find), or one twice.
+    let mut swapped = records.clone();
+    swapped.swap(3, 4);
+    refused(&assembled(&json, &swapped), "state 4 (key");
+    refused(&assembled(&json, &swapped), "not sorted by key");
+    let mut twice = records.clone();
+    twice[4] = twice[3];
+    refused(&assembled(&json, &twice), "not after the one before it");
+    // Every header field.
+    refused(
+        &with("semantics", "every quiet play is a win".into()),
+        "semantics",
+    );
+    refused(
+        &with("format", "anqi-tables".into()),
+        "this anqi reads anqi-solution version 1",
+    );
+    refused(&with("version", 2.into()), "version 2");
+    refused(
+        &with("denominator", 7.into()),
+        "denominator 7 where the variant's is 48",
+    );
+    refused(
+        &with("value", 49.into()),
+        "the start's value 49 is more than the denominator",
+    );
+    refused(&with("states", 0.into()), "no states");
+    refused(
+        &with("variant", "(name x)".into()),
+        "the header's variant does not read",
+    );
+    refused(
+        &with("variant", "x".repeat(1 << 20).into()),
+        "the header's variant does not read",
+    );
+    // A state's value past the denominator.
+    let mut big = records.clone();
+    big[2][16..24].copy_from_slice(&49u64.to_le_bytes());
+    refused(
+        &assembled(&json, &big),
+        "value 49 is more than the denominator 48",
+    );
+    // More states than a file holds: refused before anything is allocated for them (it
+    // aborted `anqi solve --verify`).
+    for states in [1_000_000_000_000_000u64, u64::MAX] {
+        let bytes = with("states", states.into());
+        let e = file::read(&mut &bytes[..]).unwrap_err();
+        assert!(e.contains(&format!("of {states}")), "{e}");
+        let path = std::env::temp_dir().join(format!(
+            "anqi-solution-huge-{}.solution",
+            std::process::id()
+        ));
+        std::fs::write(&path, &bytes).unwrap();
+        let e = file::open(&path).unwrap_err();
+        assert!(
+            e.contains(&format!("where the {states} states the header says take")),
+            "{e}"
+        );
+        std::fs::remove_file(&path).unwrap();
+    }
+    // A header that never ends, and no JSON: a short text, nothing of the file quoted.
+    let mut endless = b"{\"format\": \"".to_vec();
+    endless.resize(file::MAX_HEADER_BYTES as usize + 100, b'z');
+    refused(&endless, "no header line ended");
+    let mut junk = b"{\"format\": \"".to_vec();
+    junk.extend(std::iter::repeat_n(b'z', 100_000));
+    junk.extend_from_slice(b"\n");
+    refused(&junk, "not a solution file's header");
+}
+
+#[test]
+fn a_state_whose_key_sets_bits_no_position_has_fails_the_check() {
+    // On the 2x2 board a key's cells are bits 0-15: a state with bit 40 set too reads back as
+    // the same position, and so would pass a check of values alone.
+    let (header, _, records) = solution_bytes();
+    let mut changed: Vec<[u8; file::RECORD_BYTES]> = records.clone();
+    let mut extra = changed[changed.len() - 1];
+    extra[5] |= 1;
+    changed.push(extra);
+    changed.sort_by_key(|r| u128::from_le_bytes(r[..16].try_into().unwrap()));
+    let mut json = serde_json::to_value(&header).unwrap();
+    json["states"] = (changed.len() as u64).into();
+    let bytes = assembled(&json, &changed);
+    let (header, values) = file::read(&mut &bytes[..]).unwrap();
+    let e = file::verify(&header, &values, |_| {}).unwrap_err();
+    assert!(e.contains("is not the key of its position"), "{e}");
+    // The start's value must be the header's.
+    let (header, _, records) = solution_bytes();
+    let mut json = serde_json::to_value(&header).unwrap();
+    json["value"] = (header.value + 1).into();
+    let bytes = assembled(&json, &records);
+    let (header, values) = file::read(&mut &bytes[..]).unwrap();
+    let e = file::verify(&header, &values, |_| {}).unwrap_err();
+    assert!(e.contains("is not the start's stored value"), "{e}");
 }

@@ -1,26 +1,59 @@
-//! The tables file, and probing it.
+//! The tables file: writing it, and reading it back as untrusted input.
 //!
-//! # Format (`anqi-tables 1`)
-//! A first line `anqi-tables 1`; a second line, a JSON header ([`Header`]): the variant, the
+//! # Format (`anqi-tables 2`)
+//! A first line `anqi-tables 2`; a second line, a JSON header ([`Header`]): the variant, the
 //! digest of the rules the values depend on ([`TableRules::digest`]), the most pieces, and
-//! for every material its entries, counts, and where its values are; then each material's
-//! values, one after the other, each compressed with DEFLATE (`miniz_oxide`): a byte per
-//! entry when every entry is below 256, else two (little-endian). An entry is 0 for an index
-//! that is no position, 1 for a draw, `2 + d` for a position decided in `d` plies
-//! (won by the side to move when `d` is odd, lost when even).
+//! for every material its entries, counts, where its values are and their SHA-256; then each
+//! material's values, one after the other in the header's order, each compressed with DEFLATE
+//! (`miniz_oxide`): a byte per entry when every entry is below 256, else two (little-endian).
+//! An entry is 0 for an index that is no position, 1 for a draw, `2 + d` for a position
+//! decided in `d` plies (won by the side to move when `d` is odd, lost when even).
 //!
-//! A reader loads a material's values the first time a position of it is probed, so probing
-//! a few endgames reads a few materials, not the whole file.
+//! Format 1 had no checksums: such a file is refused, with the command that rebuilds it.
+//!
+//! # What is checked, and when
+//! When a file is opened ([`open`]), its header alone, against the rules and the file's
+//! length: the format, the rules' digest, the symmetries, and for each material its name, its
+//! entries (its layout's, from the rules), its width, its place (the materials' bytes follow
+//! one another from the header's end to the file's, with nothing between or after), and how
+//! far its bytes could inflate (DEFLATE's ratio). A header that fails refuses the file: a
+//! server does not start with it. No size from the file is allocated before it is checked.
+//!
+//! When a material's values are first read ([`read_values`]), before any of them is used:
+//! its bytes' SHA-256 (so a changed bit anywhere in them is caught), then inflation, stopped
+//! past the size its layout holds, then the counts the header records. A material that fails
+//! is never used ([`super::TablesError`]).
 
-use super::{Layout, Material, Table, TableRules, TableStats, Verdict, NONE};
-use crate::rules::{Action, Board, Colour, Game, Square};
-use std::collections::HashMap;
+use super::error::{clip, MaterialFault};
+use super::{Layout, Material, Table, TableRules, TableStats, Verdict, MAX_PIECES};
+use crate::rules::Action;
+use sha2::{Digest, Sha256};
+use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::Path;
 
 /// The first line of a tables file.
-pub const MAGIC: &str = "anqi-tables 1";
+pub const MAGIC: &str = "anqi-tables 2";
+
+/// What every tables file's first line starts with, whatever its format.
+const MAGIC_PREFIX: &str = "anqi-tables ";
+
+/// The most bytes a tables file's first two lines (the format and the header) may take: a
+/// header of every material of 6 pieces of traditional takes a few megabytes.
+pub const MAX_HEADER_BYTES: u64 = 64 << 20;
+
+/// The most memory one material's values may take once read (2 bytes an entry): 1 GiB. The
+/// largest material of 6 pieces on a 4x8 board takes 0.3 GiB; a header naming a material
+/// larger than this is refused when the file is opened.
+pub const MAX_MATERIAL_BYTES: u64 = 1 << 30;
+
+/// DEFLATE's largest ratio of inflated to stored bytes (a 258-byte copy in two bits): a
+/// material whose layout holds more than this many times its stored bytes cannot be right,
+/// and is refused when the file is opened.
+pub const MAX_INFLATE_RATIO: u64 = 1032;
+
+/// How many characters of a text from a file (a name, a parser's message) an error quotes.
+const QUOTED: usize = 60;
 
 /// The header of a tables file.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -52,6 +85,8 @@ pub struct MaterialEntry {
     pub offset: u64,
     /// Its compressed values' length.
     pub bytes: u64,
+    /// The SHA-256 of its compressed values, in lowercase hexadecimal.
+    pub sha256: String,
 }
 
 /// The best of actions with their verdicts for the side to move: the soonest win, else a
@@ -64,6 +99,14 @@ pub fn best(verdicts: Vec<(Action, Verdict)>) -> Option<(Action, Verdict)> {
         }
     }
     best
+}
+
+/// The SHA-256 of `bytes`, in lowercase hexadecimal.
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// One material's values, as stored.
@@ -81,24 +124,38 @@ fn pack(values: &[u16]) -> (u8, Vec<u8>) {
     (width, miniz_oxide::deflate::compress_to_vec(&raw, 6))
 }
 
-fn unpack(width: u8, bytes: &[u8], entries: u64) -> Result<Vec<u16>, String> {
-    let raw = miniz_oxide::inflate::decompress_to_vec(bytes)
-        .map_err(|e| format!("cannot inflate: {e:?}"))?;
-    let values: Vec<u16> = match width {
+/// One material's values from its stored bytes: `entries` of `width` bytes, inflation
+/// stopped one byte past them (so a stream that would inflate further is caught without
+/// inflating it).
+fn unpack(width: u8, bytes: &[u8], entries: u64) -> Result<Vec<u16>, MaterialFault> {
+    let expected = entries * u64::from(width);
+    let limit = usize::try_from(expected + 1).map_err(|_| MaterialFault::TooLong { expected })?;
+    let raw = miniz_oxide::inflate::decompress_to_vec_with_limit(bytes, limit).map_err(|e| {
+        // The error holds what was inflated so far: only its status is kept.
+        use miniz_oxide::inflate::TINFLStatus;
+        match e.status {
+            TINFLStatus::HasMoreOutput => MaterialFault::TooLong { expected },
+            TINFLStatus::FailedCannotMakeProgress | TINFLStatus::NeedsMoreInput => {
+                MaterialFault::Inflate("the stream is cut short")
+            }
+            TINFLStatus::Adler32Mismatch => MaterialFault::Inflate("a checksum mismatch"),
+            _ => MaterialFault::Inflate("not a DEFLATE stream"),
+        }
+    })?;
+    let got = raw.len() as u64;
+    if got > expected {
+        return Err(MaterialFault::TooLong { expected });
+    }
+    if got < expected {
+        return Err(MaterialFault::TooShort { got, expected });
+    }
+    Ok(match width {
         1 => raw.iter().map(|&b| u16::from(b)).collect(),
-        2 => raw
+        _ => raw
             .chunks_exact(2)
             .map(|c| u16::from_le_bytes([c[0], c[1]]))
             .collect(),
-        w => return Err(format!("a width of {w} bytes")),
-    };
-    if values.len() as u64 != entries {
-        return Err(format!(
-            "{} entries, the header says {entries}",
-            values.len()
-        ));
-    }
-    Ok(values)
+    })
 }
 
 /// One material's table, compressed for the file: its entry (offset 0) and its bytes.
@@ -119,6 +176,7 @@ pub fn pack_table(t: &Table) -> Packed {
             width,
             offset: 0,
             bytes: bytes.len() as u64,
+            sha256: sha256_hex(&bytes),
         },
         bytes,
     }
@@ -181,333 +239,256 @@ pub fn write(
     Ok(header)
 }
 
-/// Reads the header of a tables file.
+/// Reads the header of a tables file (its format checked, nothing else).
 ///
 /// # Errors
-/// The file cannot be read or is no tables file.
+/// The file cannot be read, is no tables file of this format, or its header does not read.
 pub fn read_header(path: &Path) -> Result<Header, String> {
-    read_header_and_body(path).map(|(header, _)| header)
+    read_header_and_body(path).map(|read| read.header)
 }
 
-/// The header of a tables file, and where its materials' values start.
-fn read_header_and_body(path: &Path) -> Result<(Header, u64), String> {
-    let shown = path.display();
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot open {shown}: {e}"))?;
-    let mut reader = BufReader::new(file);
-    let (mut magic, mut line) = (String::new(), String::new());
-    reader
-        .read_line(&mut magic)
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
-    if magic.trim_end() != MAGIC {
-        return Err(format!("{shown} is not a tables file (no `{MAGIC}` line)"));
-    }
-    reader
-        .read_line(&mut line)
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
-    let header =
-        serde_json::from_str(&line).map_err(|e| format!("{shown}: a broken header: {e}"))?;
-    Ok((header, (magic.len() + line.len()) as u64))
-}
-
-/// One material of opened tables.
-#[derive(Debug)]
-struct Stored {
-    layout: Layout,
-    entry: Option<MaterialEntry>,
-    values: OnceLock<Result<Vec<u16>, String>>,
-}
-
-/// Endgame tables to probe: read from a file a material at a time, or built in memory.
-#[derive(Debug)]
-pub struct Tables {
-    rules: TableRules,
-    path: Option<PathBuf>,
-    /// Where the materials' values start in the file.
+/// A tables file's header as read, and where its materials' values are.
+struct HeaderRead {
+    header: Header,
+    /// Where the materials' values start (the header's end).
     body: u64,
-    pieces: usize,
-    materials: HashMap<Material, Stored>,
+    /// The file's length.
+    len: u64,
 }
 
-impl Tables {
-    /// Opens a tables file for `rules`' variant, reading only its header.
-    ///
-    /// # Errors
-    /// The file cannot be read, is no tables file, or was built for other rules.
-    pub fn open(path: &Path, rules: TableRules) -> Result<Tables, String> {
-        let shown = path.display();
-        let (header, body) = read_header_and_body(path)?;
-        let digest = rules.digest();
-        if header.rules != digest {
-            return Err(format!(
-                "{shown} holds tables of variant {} with other rules than variant {} \
-                 (board, steps or captures differ): build them for it with `anqi tables build`",
-                header.variant, rules.variant.name
+/// One line of at most what is left of `budget` bytes (its newline cut off).
+fn bounded_line(
+    reader: &mut impl BufRead,
+    budget: &mut u64,
+    shown: &str,
+) -> Result<Vec<u8>, String> {
+    let mut line = Vec::new();
+    (&mut *reader)
+        .take(*budget)
+        .read_until(b'\n', &mut line)
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if line.last() != Some(&b'\n') {
+        return Err(if line.len() as u64 >= *budget {
+            format!(
+                "{shown}: no tables header within its first {} MiB: not a tables file, or a damaged one",
+                MAX_HEADER_BYTES >> 20
+            )
+        } else {
+            format!("{shown}: the file ends in its header: not a tables file, or a cut one")
+        });
+    }
+    *budget -= line.len() as u64;
+    line.pop();
+    Ok(line)
+}
+
+fn read_header_and_body(path: &Path) -> Result<HeaderRead, String> {
+    let shown = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot open {shown}: {e}"))?;
+    let len = file
+        .metadata()
+        .map_err(|e| format!("cannot read {shown}: {e}"))?
+        .len();
+    let mut reader = BufReader::new(file);
+    let mut budget = MAX_HEADER_BYTES;
+    let magic = bounded_line(&mut reader, &mut budget, &shown)
+        .map_err(|_| format!("{shown} is not a tables file (no `{MAGIC}` line)"))?;
+    if magic != MAGIC.as_bytes() {
+        let text = String::from_utf8_lossy(&magic);
+        return Err(match text.strip_prefix(MAGIC_PREFIX) {
+            Some(version) => format!(
+                "{shown} is a tables file of format {}; this anqi reads format 2 (with a SHA-256 \
+                 of each material): rebuild it with `anqi tables build`",
+                clip(version, 10)
+            ),
+            None => format!("{shown} is not a tables file (no `{MAGIC}` line)"),
+        });
+    }
+    let line = bounded_line(&mut reader, &mut budget, &shown)?;
+    let header: Header = serde_json::from_slice(&line)
+        .map_err(|e| format!("{shown}: a broken header: {}", clip(&e.to_string(), QUOTED)))?;
+    let body = MAX_HEADER_BYTES - budget;
+    Ok(HeaderRead { header, body, len })
+}
+
+/// One material of an opened file, its header entry checked.
+#[derive(Debug)]
+pub struct Checked {
+    pub material: Material,
+    pub layout: Layout,
+    pub entry: MaterialEntry,
+    /// Where its bytes start in the file.
+    pub at: u64,
+}
+
+/// A tables file opened for `rules`: its header, checked as the module documentation says.
+#[derive(Debug)]
+pub struct Opened {
+    pub header: Header,
+    pub materials: Vec<Checked>,
+}
+
+/// Opens a tables file for `rules`, reading and checking its header only.
+///
+/// # Errors
+/// The file cannot be read, is no tables file of this format, was built for other rules, or
+/// its header does not hold together (see the module documentation): the text says which
+/// and where, quoting no more than a few words of the file.
+pub fn open(path: &Path, rules: &TableRules) -> Result<Opened, String> {
+    let shown = path.display();
+    let HeaderRead { header, body, len } = read_header_and_body(path)?;
+    if header.rules != rules.digest() {
+        return Err(format!(
+            "{shown} holds tables of variant {} with other rules than variant {} \
+             (board, steps or captures differ): build them for it with `anqi tables build`",
+            clip(&header.variant, QUOTED),
+            rules.variant.name
+        ));
+    }
+    if !(2..=MAX_PIECES).contains(&header.pieces) {
+        return Err(format!(
+            "{shown}: tables of {} pieces: tables hold 2 to {MAX_PIECES}",
+            header.pieces
+        ));
+    }
+    if header.symmetries != rules.symmetries.len() {
+        return Err(format!(
+            "{shown}: built with {} board symmetries, where the variant's board has {}",
+            header.symmetries,
+            rules.symmetries.len()
+        ));
+    }
+    let mut seen = HashSet::new();
+    let mut materials = Vec::with_capacity(header.materials.len());
+    let mut offset = 0u64;
+    for (i, entry) in header.materials.iter().enumerate() {
+        let m = Material::parse(&entry.name)
+            .map_err(|e| format!("{shown}: material {}: {e}", i + 1))?;
+        let name = clip(&m.to_string(), 2 * MAX_PIECES);
+        let wrong = |why: String| format!("{shown}: material {name}: {why}");
+        if !seen.insert(m) {
+            return Err(wrong("listed twice".into()));
+        }
+        if !rules.holds(m) || m.pieces() > header.pieces {
+            return Err(wrong(format!(
+                "not a material of at most {} pieces of the variant with a piece of each colour",
+                header.pieces
+            )));
+        }
+        let layout = rules
+            .layout(m)
+            .ok_or_else(|| wrong("too many positions to index".into()))?;
+        if layout.len() != entry.entries {
+            return Err(wrong(format!(
+                "{} entries, where its layout has {}",
+                entry.entries,
+                layout.len()
+            )));
+        }
+        if entry.entries.saturating_mul(2) > MAX_MATERIAL_BYTES {
+            return Err(wrong(format!(
+                "{} entries take more than the {} MiB a material may take in memory",
+                entry.entries,
+                MAX_MATERIAL_BYTES >> 20
+            )));
+        }
+        if !matches!(entry.width, 1 | 2) {
+            return Err(wrong(format!(
+                "a width of {} bytes an entry (1 or 2)",
+                entry.width
+            )));
+        }
+        let s = &entry.stats;
+        let counted = s
+            .wins
+            .checked_add(s.draws)
+            .and_then(|n| n.checked_add(s.losses));
+        if counted != Some(s.positions) || s.positions > entry.entries {
+            return Err(wrong(
+                "its counts of positions, wins, draws and losses do not add up".into(),
             ));
         }
-        let mut materials = HashMap::new();
-        for entry in header.materials {
-            let m = Material::parse(&entry.name)?;
-            let layout = rules
-                .layout(m)
-                .ok_or_else(|| format!("{shown}: material {m} cannot be indexed"))?;
-            if layout.len() != entry.entries {
-                return Err(format!(
-                    "{shown}: material {m} has {} entries, its layout {}",
-                    entry.entries,
-                    layout.len()
-                ));
-            }
-            materials.insert(
-                m,
-                Stored {
-                    layout,
-                    entry: Some(entry),
-                    values: OnceLock::new(),
-                },
-            );
+        if entry.offset != offset {
+            return Err(wrong(format!(
+                "its values at offset {}, where the materials before it end at {offset}",
+                entry.offset
+            )));
         }
-        Ok(Tables {
-            rules,
-            path: Some(path.to_path_buf()),
-            body,
-            pieces: header.pieces,
-            materials,
-        })
-    }
-
-    /// Opens a tables file for the variant its header names (a shipped variant's name).
-    ///
-    /// # Errors
-    /// As [`Tables::open`], or a variant that is not shipped (open it with its rules then).
-    pub fn open_named(path: &Path) -> Result<Tables, String> {
-        let header = read_header(path)?;
-        let variant = crate::rules::Variant::load(&header.variant)
-            .map_err(|e| format!("{}: its variant {}: {e}", path.display(), header.variant))?;
-        Tables::open(path, TableRules::new(std::sync::Arc::new(variant))?)
-    }
-
-    /// Whether these tables hold `variant`'s positions: its board, steps and captures are
-    /// the ones they were built for.
-    pub fn serve(&self, variant: &crate::rules::Variant) -> bool {
-        TableRules::new(std::sync::Arc::new(variant.clone()))
-            .is_ok_and(|r| r.digest() == self.rules.digest())
-    }
-
-    /// Tables built in memory (every material of at most `pieces` pieces).
-    pub fn in_memory(rules: TableRules, pieces: usize, tables: Vec<Table>) -> Tables {
-        let materials = tables
-            .into_iter()
-            .map(|t| {
-                let values = OnceLock::new();
-                let _ = values.set(Ok(t.values));
-                (
-                    t.layout.material(),
-                    Stored {
-                        layout: t.layout,
-                        entry: None,
-                        values,
-                    },
-                )
-            })
-            .collect();
-        Tables {
-            rules,
-            path: None,
-            body: 0,
-            pieces,
-            materials,
+        let expected = entry.entries * u64::from(entry.width);
+        if entry.bytes == 0 || expected > entry.bytes.saturating_mul(MAX_INFLATE_RATIO) {
+            return Err(wrong(format!(
+                "{} stored bytes cannot inflate to the {expected} its layout holds",
+                entry.bytes
+            )));
         }
-    }
-
-    /// The rules the tables are for.
-    pub fn rules(&self) -> &TableRules {
-        &self.rules
-    }
-
-    /// The most pieces of a position in the tables.
-    pub fn pieces(&self) -> usize {
-        self.pieces
-    }
-
-    /// The values of a material, read from the file the first time.
-    fn values(&self, m: Material) -> Result<Option<(&Layout, &[u16])>, String> {
-        let Some(stored) = self.materials.get(&m) else {
-            return Ok(None);
+        let is_hex = |t: &str| {
+            t.len() == 64
+                && t.bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
         };
-        let values = stored.values.get_or_init(|| {
-            let (Some(path), Some(entry)) = (&self.path, &stored.entry) else {
-                return Err("no values".to_string());
-            };
-            let read = || -> std::io::Result<Vec<u8>> {
-                let mut file = std::fs::File::open(path)?;
-                file.seek(SeekFrom::Start(self.body + entry.offset))?;
-                let mut bytes = vec![0; entry.bytes as usize];
-                file.read_exact(&mut bytes)?;
-                Ok(bytes)
-            };
-            let bytes = read().map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            unpack(entry.width, &bytes, entry.entries)
-                .map_err(|e| format!("{}: material {m}: {e}", path.display()))
+        if !is_hex(&entry.sha256) {
+            return Err(wrong(
+                "its sha256 is not 64 lowercase hexadecimal digits".into(),
+            ));
+        }
+        let at = body
+            .checked_add(offset)
+            .filter(|&at| at.checked_add(entry.bytes).is_some_and(|end| end <= len))
+            .ok_or_else(|| {
+                wrong(format!(
+                    "{} bytes at offset {offset} pass the end of the file ({} bytes of values)",
+                    entry.bytes,
+                    len.saturating_sub(body)
+                ))
+            })?;
+        offset += entry.bytes;
+        materials.push(Checked {
+            material: m,
+            layout,
+            entry: entry.clone(),
+            at,
         });
-        match values {
-            Ok(v) => Ok(Some((&stored.layout, v))),
-            Err(e) => Err(e.clone()),
-        }
     }
+    if body.checked_add(offset) != Some(len) {
+        return Err(format!(
+            "{shown}: {} bytes of values, where the header's materials take {offset}",
+            len.saturating_sub(body)
+        ));
+    }
+    Ok(Opened { header, materials })
+}
 
-    /// The value of `board` (every piece face-up) with `mover` to move, for the side to move:
-    /// `None` when the tables do not hold it (a face-down piece, more pieces than the tables,
-    /// or a colour gone).
-    ///
-    /// # Errors
-    /// The file cannot be read back.
-    pub fn probe(&self, board: &Board, mover: Colour) -> Result<Option<Verdict>, String> {
-        let Some(mut m) = Material::of_board(board) else {
-            return Ok(None);
-        };
-        if m.pieces() > self.pieces
-            || m.of_colour(Colour::Red) == 0
-            || m.of_colour(Colour::Black) == 0
-            || board.len() != self.rules.variant.topology.size()
-        {
-            return Ok(None);
-        }
-        let swap = mover == Colour::Black;
-        let mut pieces: Vec<(u8, u8)> = board
-            .squares()
-            .iter()
-            .enumerate()
-            .filter_map(|(c, sq)| match sq {
-                Square::Up(p) => Some((p.index() as u8, c as u8)),
-                _ => None,
-            })
-            .collect();
-        if swap {
-            m = m.swapped();
-            for (p, _) in &mut pieces {
-                *p = if *p < 7 { *p + 7 } else { *p - 7 };
-            }
-        }
-        let Some((layout, values)) = self.values(m)? else {
-            return Ok(None);
-        };
-        let v = values[layout.encode(&pieces, &self.rules.symmetries) as usize];
-        if v == NONE {
-            return Err(format!("material {m}: a position the table says is none"));
-        }
-        Ok(Verdict::of_code(v))
+/// Reads one material's values from the file at `path` (opened and checked by [`open`]),
+/// checking its bytes' SHA-256 before inflating them, then their length and counts.
+///
+/// # Errors
+/// What is wrong with them ([`MaterialFault`]).
+pub fn read_values(path: &Path, checked: &Checked) -> Result<Vec<u16>, MaterialFault> {
+    let entry = &checked.entry;
+    let fault = |e: std::io::Error| MaterialFault::Read {
+        bytes: entry.bytes,
+        kind: e.kind(),
+    };
+    let mut file = std::fs::File::open(path).map_err(fault)?;
+    file.seek(SeekFrom::Start(checked.at)).map_err(fault)?;
+    // Read as it comes (the length was checked against the file at open, but the file may
+    // have changed since): never more than the file holds.
+    let mut bytes = Vec::new();
+    Read::take(file, entry.bytes)
+        .read_to_end(&mut bytes)
+        .map_err(fault)?;
+    if bytes.len() as u64 != entry.bytes {
+        return Err(MaterialFault::Read {
+            bytes: entry.bytes,
+            kind: std::io::ErrorKind::UnexpectedEof,
+        });
     }
-
-    /// [`Tables::probe`] of a game in progress, for its player to move (`None` also when the
-    /// game is over, or a piece must be put or a chain capture go on).
-    ///
-    /// # Errors
-    /// The file cannot be read back.
-    pub fn probe_game(&self, game: &Game) -> Result<Option<Verdict>, String> {
-        let state = game.public_state();
-        if game.outcome().is_some() || state.hand.is_some() || state.chain.is_some() {
-            return Ok(None);
-        }
-        let Some(mover) = game.colour_of_side(game.side_of(game.to_move())) else {
-            return Ok(None);
-        };
-        self.probe(game.board(), mover)
+    if sha256_hex(&bytes) != entry.sha256 {
+        return Err(MaterialFault::Checksum);
     }
-
-    /// Each of `moves` (moves of `mover` on `board`, every piece face-up) with its verdict
-    /// for `mover`, from the position it leads to: `None` when the tables do not hold
-    /// `board` or a position a move leads to. Capturing the last enemy piece wins in 1; a
-    /// move that leaves the other side no move is a win in 1 as the tables say (lost in 0 for
-    /// the side to move there). The tables hold no chain capture: the other side moves next.
-    ///
-    /// # Errors
-    /// The file cannot be read back.
-    pub fn move_verdicts(
-        &self,
-        board: &Board,
-        mover: Colour,
-        moves: impl IntoIterator<Item = Action>,
-    ) -> Result<Option<Vec<(Action, Verdict)>>, String> {
-        if self.probe(board, mover)?.is_none() {
-            return Ok(None);
-        }
-        let enemies = board
-            .squares()
-            .iter()
-            .filter(|sq| matches!(sq, Square::Up(p) if p.colour != mover))
-            .count();
-        let mut out = Vec::new();
-        for action in moves {
-            let Action::Move { from, to } = action else {
-                return Ok(None);
-            };
-            let mut next = board.clone();
-            let captures = matches!(next.get(to), Square::Up(_));
-            next.set(to, next.get(from));
-            next.set(from, Square::Empty);
-            let verdict = if captures && enemies == 1 {
-                Verdict::Win { plies: 1 }
-            } else {
-                match self.probe(&next, mover.other())? {
-                    Some(v) => v.before(),
-                    None => return Ok(None),
-                }
-            };
-            out.push((action, verdict));
-        }
-        Ok(Some(out))
+    let values = unpack(entry.width, &bytes, entry.entries)?;
+    if super::stats_of(&values) != entry.stats {
+        return Err(MaterialFault::Counts);
     }
-
-    /// Every legal action of the player to move with its verdict for that player
-    /// ([`Tables::move_verdicts`]), in the order of the legal actions: `None` when the tables
-    /// do not hold the game's position.
-    ///
-    /// # Errors
-    /// The file cannot be read back.
-    pub fn action_verdicts(&self, game: &Game) -> Result<Option<Vec<(Action, Verdict)>>, String> {
-        let state = game.public_state();
-        let mover = game.colour_of_side(game.side_of(game.to_move()));
-        match mover {
-            Some(mover)
-                if game.outcome().is_none() && state.hand.is_none() && state.chain.is_none() =>
-            {
-                self.move_verdicts(game.board(), mover, game.legal_actions())
-            }
-            _ => Ok(None),
-        }
-    }
-
-    /// The best legal action of the player to move by the tables ([`best`] of
-    /// [`Tables::action_verdicts`]): `None` when the tables do not hold the game's position.
-    ///
-    /// # Errors
-    /// The file cannot be read back.
-    pub fn best_action(&self, game: &Game) -> Result<Option<(Action, Verdict)>, String> {
-        Ok(self.action_verdicts(game)?.and_then(best))
-    }
-
-    /// Whether the tables end `game` now, and how: the winning side (`None`: a draw) and the
-    /// verdict for the player to move. A draw is ruled whenever the tables say so; a win only
-    /// when its plies are at most the quiet plies the no-progress rule leaves (so the rule
-    /// cannot turn it into a draw), and is left to play on otherwise.
-    ///
-    /// # Errors
-    /// The file cannot be read back.
-    pub fn adjudication(&self, game: &Game) -> Result<Option<(Option<usize>, Verdict)>, String> {
-        let Some(verdict) = self.probe_game(game)? else {
-            return Ok(None);
-        };
-        let mover_side = game.side_of(game.to_move());
-        let left = game
-            .variant()
-            .draw
-            .no_progress
-            .map_or(u32::MAX, |limit| limit.saturating_sub(game.quiet_plies()));
-        Ok(match verdict {
-            Verdict::Draw => Some((None, verdict)),
-            Verdict::Win { plies } if plies <= left => Some((Some(mover_side), verdict)),
-            Verdict::Loss { plies } if plies <= left => Some((Some(1 - mover_side), verdict)),
-            _ => None,
-        })
-    }
+    Ok(values)
 }

@@ -85,7 +85,10 @@ impl Material {
         let mut counts = [0u8; 14];
         for c in text.trim().chars() {
             let p = Piece::from_letter(c).ok_or_else(|| {
-                format!("{c:?} in {text:?} is not a piece letter (one of KGBRNCPkgbrncp)")
+                format!(
+                    "{c:?} in {:?} is not a piece letter (one of KGBRNCPkgbrncp)",
+                    super::error::clip(text, 40)
+                )
             })?;
             counts[p.index()] = counts[p.index()].saturating_add(1);
         }

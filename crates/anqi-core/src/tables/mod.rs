@@ -18,22 +18,28 @@
 //! - `symmetry`: the board's turns and mirrors, and the domain a position is turned into.
 //! - `layout`: where each position of a material is in its table.
 //! - `build`: the retrograde analysis of a material and its colour swap.
-//! - `file`: the tables file, and reading it back, a material at a time, when probed.
+//! - `file`: the tables file, its header checked when opened, and each material's values
+//!   checked when read (the file is untrusted input).
+//! - `probe`: tables to probe, read a material at a time; a material that fails its checks
+//!   is left out, and said once (`error`).
 //!
 //! Every table holds positions with **red** to move: a position with black to move is looked
 //! up as the same position with the colours exchanged. With the board's symmetries, a table
 //! holds one position of each class: a quarter of them on a 4x8 board.
 
 mod build;
+mod error;
 pub mod file;
 mod layout;
 mod material;
+mod probe;
 mod symmetry;
 
 pub use build::{build_all, build_pair};
-pub use file::Tables;
+pub use error::{clip, MaterialFault, TablesError};
 pub use layout::{Layout, MAX_PIECES};
 pub use material::Material;
+pub use probe::Tables;
 pub use symmetry::{board_maps, Symmetries};
 
 use crate::rules::{Objective, Start, Variant};
@@ -158,24 +164,29 @@ impl Table {
     }
 
     pub fn stats(&self) -> TableStats {
-        let mut s = TableStats::default();
-        for &v in &self.values {
-            match Verdict::of_code(v) {
-                None => {}
-                Some(Verdict::Draw) => s.draws += 1,
-                Some(Verdict::Win { plies }) => {
-                    s.wins += 1;
-                    s.longest = s.longest.max(plies);
-                }
-                Some(Verdict::Loss { plies }) => {
-                    s.losses += 1;
-                    s.longest = s.longest.max(plies);
-                }
+        stats_of(&self.values)
+    }
+}
+
+/// What a table's values hold, counted.
+pub fn stats_of(values: &[u16]) -> TableStats {
+    let mut s = TableStats::default();
+    for &v in values {
+        match Verdict::of_code(v) {
+            None => {}
+            Some(Verdict::Draw) => s.draws += 1,
+            Some(Verdict::Win { plies }) => {
+                s.wins += 1;
+                s.longest = s.longest.max(plies);
+            }
+            Some(Verdict::Loss { plies }) => {
+                s.losses += 1;
+                s.longest = s.longest.max(plies);
             }
         }
-        s.positions = s.wins + s.draws + s.losses;
-        s
     }
+    s.positions = s.wins + s.draws + s.losses;
+    s
 }
 
 /// What building and probing the tables of a variant need of it.
@@ -240,6 +251,14 @@ impl TableRules {
     /// Every material of at most `k` pieces: by pieces, then name.
     pub fn materials(&self, k: usize) -> Vec<Material> {
         Material::all_up_to(self.limits, k)
+    }
+
+    /// Whether `m` is a material of the variant's tables: a piece of each colour, and no more
+    /// of a piece than the variant has of it in either colour.
+    pub fn holds(&self, m: Material) -> bool {
+        m.of_colour(crate::rules::Colour::Red) > 0
+            && m.of_colour(crate::rules::Colour::Black) > 0
+            && m.counts().iter().zip(&self.limits).all(|(n, max)| n <= max)
     }
 
     /// The layout of a material's table (`None` when it is too large to index).

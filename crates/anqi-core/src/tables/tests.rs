@@ -2,6 +2,7 @@ use super::*;
 use crate::rules::playout::SplitMix64;
 use crate::rules::{Board, Colour, Game, Piece, Position, Square, Variant};
 use crate::solve::Solver;
+use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 
 /// traditional-2x4's rules with other pieces (and so cannons and guards) on a 2x4 board.
@@ -253,4 +254,353 @@ fn adjudication_waits_for_a_win_the_no_progress_rule_could_spoil() {
     let empty = (0..8).find(|&c| hidden.get(c) == Square::Empty).unwrap();
     hidden.set(empty, Square::Hidden);
     assert_eq!(tables.probe(&hidden, Colour::Red).unwrap(), None);
+}
+
+/// The tables of KGCPkgcp on 2x4 up to 3 pieces, written to a file of the test's own: the
+/// file, the tables in memory, and the rules.
+fn written(tag: &str) -> (std::path::PathBuf, Tables, TableRules) {
+    let v = like_2x4("KGCPkgcp");
+    let rules = TableRules::new(v).unwrap();
+    let mut built: Vec<Table> = build_all(&rules, 3).into_values().collect();
+    built.sort_by_key(|t| (t.layout().material().pieces(), t.layout().material()));
+    let path =
+        std::env::temp_dir().join(format!("anqi-tables-{tag}-{}.tables", std::process::id()));
+    let mut out = std::fs::File::create(&path).unwrap();
+    file::write(&mut out, &rules, 3, 0.0, &built).unwrap();
+    let memory = Tables::in_memory(rules.clone(), 3, built);
+    (path, memory, rules)
+}
+
+/// A file's header and each material's stored bytes, in the header's order.
+fn parts(path: &std::path::Path) -> (file::Header, Vec<Vec<u8>>) {
+    let header = file::read_header(path).unwrap();
+    let bytes = std::fs::read(path).unwrap();
+    let body: usize = bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .nth(1)
+        .unwrap()
+        .0
+        + 1;
+    let stored = header
+        .materials
+        .iter()
+        .map(|m| bytes[body + m.offset as usize..][..m.bytes as usize].to_vec())
+        .collect();
+    (header, stored)
+}
+
+/// Writes `header` and `stored` to `path` as a tables file (offsets left as they are).
+fn put(path: &std::path::Path, header: &file::Header, stored: &[Vec<u8>]) {
+    let mut out = Vec::new();
+    file::write_header(&mut out, header).unwrap();
+    for s in stored {
+        out.extend_from_slice(s);
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+/// Sets every material's offset as its bytes follow one another.
+fn reoffset(header: &mut file::Header, stored: &[Vec<u8>]) {
+    let mut offset = 0;
+    for (m, s) in header.materials.iter_mut().zip(stored) {
+        m.offset = offset;
+        m.bytes = s.len() as u64;
+        offset += m.bytes;
+    }
+}
+
+/// A board of material `m` on which it is red's turn and the tables hold a verdict.
+fn a_board_of(m: Material, memory: &Tables) -> Board {
+    let mut rng = SplitMix64::new(9);
+    loop {
+        let board = random_board(m, 8, &mut rng);
+        if memory.probe(&board, Colour::Red).unwrap().is_some() {
+            return board;
+        }
+    }
+}
+
+#[test]
+fn a_bit_flipped_anywhere_in_a_materials_bytes_is_caught_before_a_value_is_used() {
+    let (path, memory, rules) = written("flip");
+    let (header, stored) = parts(&path);
+    // The largest 3-piece material, and a board of it.
+    let i = (0..header.materials.len())
+        .max_by_key(|&i| stored[i].len())
+        .unwrap();
+    let m = Material::parse(&header.materials[i].name).unwrap();
+    let board = a_board_of(m, &memory);
+    let other = header
+        .materials
+        .iter()
+        .position(|e| e.name != header.materials[i].name);
+    let other = Material::parse(&header.materials[other.unwrap()].name).unwrap();
+    let other_board = a_board_of(other, &memory);
+    let bits = stored[i].len() * 8;
+    // Every bit of a small material's bytes (a few hundred), one at a time.
+    let mut flipped = stored.clone();
+    for bit in 0..bits {
+        flipped[i] = stored[i].clone();
+        flipped[i][bit / 8] ^= 1 << (bit % 8);
+        put(&path, &header, &flipped);
+        let tables = Tables::open(&path, rules.clone()).unwrap();
+        let first = tables.probe(&board, Colour::Red).unwrap_err();
+        match &first {
+            TablesError::Material {
+                material,
+                fault,
+                first: true,
+                ..
+            } => {
+                assert_eq!(
+                    (*material, fault),
+                    (m, &MaterialFault::Checksum),
+                    "bit {bit}"
+                );
+            }
+            e => panic!("bit {bit}: {e:?}"),
+        }
+        assert!(first
+            .to_string()
+            .contains("rebuild it with `anqi tables build`"));
+        // Reported once: the next probe of it fails too, and says it is not the first.
+        assert!(!tables.probe(&board, Colour::Red).unwrap_err().first());
+        // Every other material is used.
+        assert_eq!(
+            tables.probe(&other_board, Colour::Red).unwrap(),
+            memory.probe(&other_board, Colour::Red).unwrap()
+        );
+    }
+    assert!(bits > 100, "{bits} bits");
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn a_header_that_does_not_hold_together_refuses_the_file_and_says_why_briefly() {
+    let (path, _, rules) = written("header");
+    let (header, stored) = parts(&path);
+    let refused = |change: &dyn Fn(&mut file::Header, &mut Vec<Vec<u8>>), expected: &str| {
+        let (mut h, mut s) = (header.clone(), stored.clone());
+        change(&mut h, &mut s);
+        put(&path, &h, &s);
+        let Err(e) = Tables::open(&path, rules.clone()) else {
+            panic!("{expected:?}: opened");
+        };
+        assert!(e.contains(expected), "{expected:?}: {e}");
+        assert!(e.len() < 400, "{} bytes: {e}", e.len());
+    };
+    let last = header.materials.len() - 1;
+    // Lengths no file has: the first of them aborted a server, the second panicked it.
+    refused(
+        &|h, _| h.materials[last].bytes = 1_000_000_000_000_000,
+        "pass the end of the file",
+    );
+    refused(
+        &|h, _| h.materials[last].bytes = 1 << 63,
+        "pass the end of the file",
+    );
+    refused(
+        &|h, _| h.materials[0].bytes = u64::MAX,
+        "pass the end of the file",
+    );
+    refused(
+        &|h, _| h.materials[1].offset += 1,
+        "where the materials before it end",
+    );
+    refused(
+        &|_, s| s[last].push(0),
+        "bytes of values, where the header's materials take",
+    );
+    refused(
+        &|h, _| h.materials[0].entries += 1,
+        "entries, where its layout has",
+    );
+    refused(&|h, _| h.materials[0].width = 3, "a width of 3 bytes");
+    refused(&|h, _| h.materials[0].stats.wins += 1, "do not add up");
+    refused(
+        &|h, _| h.materials[0].sha256.truncate(10),
+        "64 lowercase hexadecimal",
+    );
+    refused(
+        &|h, _| h.materials[1].name = h.materials[0].name.clone(),
+        "listed twice",
+    );
+    refused(
+        &|h, _| h.materials[0].name = "X".repeat(1 << 20),
+        "is not a piece letter",
+    );
+    refused(
+        &|h, _| h.materials[0].name = "KKkk".into(),
+        "not a material of at most 3",
+    );
+    refused(&|h, _| h.pieces = 17, "tables hold 2 to 16");
+    refused(&|h, _| h.symmetries = 2, "board symmetries");
+    refused(
+        &|h, _| {
+            h.variant = "v".repeat(1 << 20);
+            h.rules = "0".repeat(64);
+        },
+        "with other rules than variant small",
+    );
+    // A format-1 file: said to be rebuilt.
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[file::MAGIC.len() - 1] = b'1';
+    std::fs::write(&path, &bytes).unwrap();
+    let e = Tables::open(&path, rules.clone()).unwrap_err();
+    assert!(
+        e.contains("a tables file of format 1")
+            && e.contains("rebuild it with `anqi tables build`"),
+        "{e}"
+    );
+    // A header line that never ends, and one that is no JSON: a short error, nothing quoted.
+    let mut endless = format!("{}\n", file::MAGIC).into_bytes();
+    endless.resize(endless.len() + (file::MAX_HEADER_BYTES as usize) + 10, b'x');
+    std::fs::write(&path, &endless).unwrap();
+    let e = Tables::open(&path, rules.clone()).unwrap_err();
+    assert!(
+        e.contains("no tables header within its first 64 MiB"),
+        "{e}"
+    );
+    let mut junk = format!("{}\n{{\"variant\": \"", file::MAGIC).into_bytes();
+    junk.extend(std::iter::repeat_n(b'y', 1 << 20));
+    junk.extend_from_slice(b"\n");
+    std::fs::write(&path, &junk).unwrap();
+    let e = Tables::open(&path, rules.clone()).unwrap_err();
+    assert!(e.contains("a broken header") && e.len() < 300, "{e}");
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn a_material_whose_bytes_cannot_inflate_to_its_layout_refuses_the_file() {
+    // On traditional's board, KGkp has 262,144 entries: 100 stored bytes cannot hold them.
+    let rules = TableRules::new(Arc::new(Variant::load("traditional").unwrap())).unwrap();
+    let m = Material::parse("KGkp").unwrap();
+    let entries = rules.layout(m).unwrap().len();
+    assert!(entries > 100 * file::MAX_INFLATE_RATIO);
+    let stored = vec![0u8; 100];
+    let entry = file::MaterialEntry {
+        name: m.to_string(),
+        entries,
+        stats: TableStats::default(),
+        width: 1,
+        offset: 0,
+        bytes: 100,
+        sha256: Sha256::digest(&stored)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+    };
+    let header = file::header(&rules, 4, 0.0, vec![entry]);
+    let path =
+        std::env::temp_dir().join(format!("anqi-tables-ratio-{}.tables", std::process::id()));
+    put(&path, &header, &[stored]);
+    let Err(e) = Tables::open(&path, rules) else {
+        panic!("opened");
+    };
+    assert!(
+        e.contains("100 stored bytes cannot inflate to the 262144 its layout holds"),
+        "{e}"
+    );
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn values_that_inflate_past_their_layout_stop_there_and_no_error_carries_them() {
+    let (path, memory, rules) = written("bomb");
+    let (header, stored) = parts(&path);
+    let i = header.materials.len() - 1;
+    let m = Material::parse(&header.materials[i].name).unwrap();
+    let board = a_board_of(m, &memory);
+    // As a forger would write them: the header's lengths, offsets and SHA-256 made to fit.
+    let probe_with = |bytes: Vec<u8>, change: &dyn Fn(&mut file::Header)| {
+        let (mut h, mut s) = (header.clone(), stored.clone());
+        h.materials[i].sha256 = Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        s[i] = bytes;
+        reoffset(&mut h, &s);
+        change(&mut h);
+        put(&path, &h, &s);
+        let tables = Tables::open(&path, rules.clone()).unwrap();
+        let e = tables.probe(&board, Colour::Red).unwrap_err();
+        assert!(e.first());
+        assert!(e.to_string().len() < 300, "{e}");
+        match e {
+            TablesError::Material { fault, .. } => fault,
+            e => panic!("{e:?}"),
+        }
+    };
+    // 64 MiB of zeros in 64 KiB: inflating stops one byte past the layout's entries.
+    let bomb = miniz_oxide::deflate::compress_to_vec(&vec![0u8; 64 << 20], 1);
+    assert!(bomb.len() < 1 << 20);
+    let expected = header.materials[i].entries * u64::from(header.materials[i].width);
+    assert_eq!(
+        probe_with(bomb, &|_| {}),
+        MaterialFault::TooLong { expected }
+    );
+    // Too few, cut short, no DEFLATE at all: each said in a few words.
+    let short = miniz_oxide::deflate::compress_to_vec(&vec![1u8; expected as usize - 1], 6);
+    assert_eq!(
+        probe_with(short, &|_| {}),
+        MaterialFault::TooShort {
+            got: expected - 1,
+            expected
+        }
+    );
+    let mut cut = stored[i].clone();
+    cut.truncate(cut.len() / 2);
+    assert_eq!(
+        probe_with(cut, &|_| {}),
+        MaterialFault::Inflate("the stream is cut short")
+    );
+    assert_eq!(
+        probe_with(vec![0xff; 64], &|_| {}),
+        MaterialFault::Inflate("not a DEFLATE stream")
+    );
+    // The values as built, with counts the header does not record.
+    assert_eq!(
+        probe_with(stored[i].clone(), &|h| {
+            h.materials[i].stats.wins += 1;
+            h.materials[i].stats.losses -= 1;
+        }),
+        MaterialFault::Counts
+    );
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn a_game_of_other_rules_is_not_ruled_by_the_tables() {
+    let v = like_2x4("KGCPkgcp");
+    let rules = TableRules::new(v.clone()).unwrap();
+    let solved = build_all(&rules, 3);
+    let tables = Tables::in_memory(rules, 3, solved.into_values().collect());
+    // The same board, with a pawn that no longer takes the king.
+    let other = Arc::new(
+        Variant::parse(
+            &std::fs::read_to_string(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../protocol/variants/traditional-2x4.sexp"
+            ))
+            .unwrap()
+            .replace("(pieces KPPPkppp)", "(pieces KGCPkgcp)")
+            .replace(" (allow (P K))", ""),
+        )
+        .unwrap(),
+    );
+    let board = Board::parse("Kk.p....").unwrap();
+    let game = game_at(&other, &board, Colour::Red);
+    let e = tables.adjudication(&game).unwrap_err();
+    assert!(
+        matches!(e, TablesError::OtherRules { first: true, .. }),
+        "{e:?}"
+    );
+    assert!(!tables.action_verdicts(&game).unwrap_err().first());
+    // The variant the tables were built for is ruled on.
+    assert!(tables
+        .adjudication(&game_at(&v, &board, Colour::Red))
+        .unwrap()
+        .is_some());
 }

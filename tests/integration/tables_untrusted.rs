@@ -1,0 +1,524 @@
+//! Endgame tables files are untrusted input (issue 32, section 5), over TCP with the real
+//! `anqi serve`: a tables file whose header holds together but whose values of one material
+//! were changed (a value flipped, a decompression bomb) never loses or misjudges a game: every
+//! game finishes and is recorded, the material is left out with one logged line for the whole
+//! server (not one a game), the other materials still end games, the server's memory stays
+//! small, and `anqi replay --tables` with the right file verifies every record. A header that
+//! does not hold together (a length past the end of the file) stops the server before it
+//! listens, with the reason.
+//!
+//! The files are changed through their JSON header, whatever its format, so the test reads as
+//! well against the files of the format before checksums (where it fails: issue 32).
+
+use crate::common;
+
+use anqi_core::record::GameRecord;
+use anqi_core::rules::{Colour, Game, Variant};
+use anqi_core::tables::Material;
+use anqi_core::wire::ClientMessage;
+use common::TempDir;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+const ANQI: &str = env!("CARGO_BIN_EXE_anqi");
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Games each server plays.
+const GAMES: u64 = 40;
+
+/// The materials whose stored values are changed: a king and a pawn against a king, and its
+/// colour swap. The tables hold positions with red to move, so a game where a pawn was taken
+/// looks up one of them with one side to move and the other with the other side to move:
+/// with both changed, such a game goes on until a second capture, past several look-ups.
+const BAD: [&str; 2] = ["KPk", "Kkp"];
+
+/// traditional-2x4's rules with a king and a pawn a side, written to `dir`: every game is an
+/// endgame once its four pieces are revealed.
+fn kpkp(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(format!("{ROOT}/protocol/variants/traditional-2x4.sexp"))
+        .unwrap()
+        .replace("(name traditional-2x4)", "(name kpkp)")
+        .replace("(pieces KPPPkppp)", "(pieces KPkp)");
+    let path = dir.join("kpkp.sexp");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `anqi tables build VARIANT --pieces 3 --out DIR/kpkp-3.tables`.
+fn build_tables(variant: &Path, dir: &Path) -> PathBuf {
+    let out = dir.join("kpkp-3.tables");
+    let run = Command::new(ANQI)
+        .args(["tables", "build"])
+        .arg(variant)
+        .args(["--pieces", "3", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    out
+}
+
+/// A tables file taken apart: its first line, its header (JSON), and its materials' bytes.
+struct TablesFile {
+    magic: Vec<u8>,
+    header: serde_json::Value,
+    body: Vec<u8>,
+}
+
+impl TablesFile {
+    fn read(path: &Path) -> TablesFile {
+        let bytes = std::fs::read(path).unwrap();
+        let mut lines = bytes.splitn(3, |&b| b == b'\n');
+        let magic = lines.next().unwrap().to_vec();
+        let header = serde_json::from_slice(lines.next().unwrap()).unwrap();
+        let body = lines.next().unwrap().to_vec();
+        TablesFile {
+            magic,
+            header,
+            body,
+        }
+    }
+
+    fn entry(&mut self, name: &str) -> &mut serde_json::Value {
+        self.header["materials"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|m| m["name"] == name)
+            .unwrap_or_else(|| panic!("no material {name}"))
+    }
+
+    /// A material's stored bytes.
+    fn stored(&mut self, name: &str) -> Vec<u8> {
+        let m = self.entry(name);
+        let (at, n) = (m["offset"].as_u64().unwrap(), m["bytes"].as_u64().unwrap());
+        self.body[at as usize..(at + n) as usize].to_vec()
+    }
+
+    /// Puts `bytes` in place of a material's stored bytes, the header's lengths and offsets
+    /// made to fit; its SHA-256 (in a file that has them) recomputed when `sha` is set, as a
+    /// forger would, else left as it was.
+    fn replace(&mut self, name: &str, bytes: Vec<u8>, sha: bool) {
+        let mut parts: Vec<(String, Vec<u8>)> = Vec::new();
+        let names: Vec<String> = self.header["materials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["name"].as_str().unwrap().to_string())
+            .collect();
+        for n in &names {
+            let stored = if n == name {
+                bytes.clone()
+            } else {
+                self.stored(n)
+            };
+            parts.push((n.clone(), stored));
+        }
+        let mut offset = 0u64;
+        self.body.clear();
+        for (n, stored) in &parts {
+            let m = self.entry(n);
+            m["offset"] = offset.into();
+            m["bytes"] = (stored.len() as u64).into();
+            if sha && n == name && m.get("sha256").is_some() {
+                use sha2::Digest;
+                let digest = sha2::Sha256::digest(stored);
+                m["sha256"] = digest
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
+                    .into();
+            }
+            offset += stored.len() as u64;
+            self.body.extend_from_slice(stored);
+        }
+    }
+
+    fn write(&self, path: &Path) {
+        let mut out = self.magic.clone();
+        out.push(b'\n');
+        out.extend_from_slice(&serde_json::to_vec(&self.header).unwrap());
+        out.push(b'\n');
+        out.extend_from_slice(&self.body);
+        std::fs::write(path, out).unwrap();
+    }
+}
+
+/// `n` zero bytes, deflated a megabyte at a time (the test never holds them whole).
+fn zeros_deflated(n: usize) -> Vec<u8> {
+    use miniz_oxide::deflate::core::{
+        compress, create_comp_flags_from_zip_params, CompressorOxide, TDEFLFlush, TDEFLStatus,
+    };
+    let mut compressor = CompressorOxide::new(create_comp_flags_from_zip_params(6, 0, 0));
+    let chunk = vec![0u8; 1 << 20];
+    let mut buffer = vec![0u8; 1 << 16];
+    let (mut out, mut left) = (Vec::new(), n);
+    loop {
+        let (input, flush) = if left > 0 {
+            (&chunk[..left.min(chunk.len())], TDEFLFlush::None)
+        } else {
+            (&chunk[..0], TDEFLFlush::Finish)
+        };
+        let (status, used, made) = compress(&mut compressor, input, &mut buffer, flush);
+        out.extend_from_slice(&buffer[..made]);
+        left -= used;
+        match status {
+            TDEFLStatus::Done => return out,
+            TDEFLStatus::Okay => {}
+            s => panic!("deflate: {s:?}"),
+        }
+    }
+}
+
+/// A server's run: its records, its log, its peak memory.
+struct Run {
+    records: Vec<GameRecord>,
+    records_path: PathBuf,
+    log: String,
+    /// VmHWM, in KiB (Linux).
+    peak_kib: Option<u64>,
+}
+
+/// `anqi serve` of `variant` adjudicating by `tables`, playing [`GAMES`] games of random bots
+/// one after another; stopped by SIGTERM once every game is recorded.
+async fn serve_games(dir: &Path, variant: &Path, tables: &Path, tag: &str) -> Run {
+    let config = dir.join(format!("{tag}.toml"));
+    std::fs::write(
+        &config,
+        format!(
+            "[referee]\nadjudicate = \"tables\"\ntables = \"{}\"\n[seed]\nserver = \"untrusted\"\n[clock]\ngame_ms = 0\n",
+            tables.display()
+        ),
+    )
+    .unwrap();
+    let records_path = dir.join(format!("{tag}.jsonl"));
+    let log_path = dir.join(format!("{tag}.log"));
+    let mut command = Command::new(ANQI);
+    command
+        .arg("serve")
+        .arg("--variant")
+        .arg(variant)
+        .args(["--listen", "127.0.0.1:0", "--config"])
+        .arg(&config)
+        .arg("--records")
+        .arg(&records_path)
+        .stderr(std::fs::File::create(&log_path).unwrap());
+    let (mut child, addr) = common::spawn_server(command);
+    for game in 0..GAMES {
+        for bot in common::random_bots(&addr, 2, 1000 + 2 * game) {
+            let r = bot.await.unwrap().expect("every game is played to its end");
+            assert!(r.errors.is_empty(), "{:?}", r.errors);
+        }
+    }
+    let lines = || {
+        std::fs::read_to_string(&records_path)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    for _ in 0..100 {
+        if lines() == GAMES as usize {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let peak_kib = std::fs::read_to_string(format!("/proc/{}/status", child.id()))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        });
+    stop(&mut child);
+    let records = anqi_core::record::read_records(&records_path)
+        .unwrap()
+        .into_iter()
+        .map(|(_, r)| r.unwrap())
+        .collect();
+    Run {
+        records,
+        records_path,
+        log: std::fs::read_to_string(&log_path).unwrap(),
+        peak_kib,
+    }
+}
+
+/// SIGTERM, and the exit awaited.
+fn stop(child: &mut Child) {
+    let sent = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    for _ in 0..100 {
+        if child.try_wait().unwrap().is_some() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    panic!("the server did not stop within 10 s of SIGTERM");
+}
+
+/// Whether `record`'s game reached, after some ply, a position the referee looked up in the
+/// stored table of `bad` (every piece face-up, at most 3 pieces, a piece of each colour; a
+/// position with black to move looked up with the colours swapped).
+fn probes(record: &GameRecord, bad: Material) -> bool {
+    let variant = Arc::new(Variant::parse(&record.variant_source).unwrap());
+    let mut game = Game::new(variant.clone(), record.seeds.deal_for(&variant));
+    for ply in &record.plies {
+        let msg = ClientMessage::parse(format!("({})", ply.action).as_bytes()).unwrap();
+        let action = msg.0[0].action().unwrap();
+        game.play(ply.player, action).unwrap();
+        if game.outcome().is_some() {
+            break;
+        }
+        let Some(m) = Material::of_board(game.board()) else {
+            continue;
+        };
+        let mover = game.colour_of_side(game.side_of(game.to_move()));
+        let stored = if mover == Some(Colour::Black) {
+            m.swapped()
+        } else {
+            m
+        };
+        if stored == bad {
+            return true;
+        }
+    }
+    false
+}
+
+/// What every run with a bad material shows: every game recorded, none lost by a fault, the
+/// bad material reached by several games and logged once, games still ended by the tables'
+/// good materials, and every record verified by the right tables.
+fn check_run(run: &Run, good: &Path, what: &str) {
+    assert_eq!(
+        run.records.len(),
+        GAMES as usize,
+        "{what}: every game recorded"
+    );
+    for r in &run.records {
+        assert!(!r.result.reason.is_fault(), "{what}: {:?}", r.result);
+    }
+    let mut reached_twice = false;
+    for name in BAD {
+        let bad = Material::parse(name).unwrap();
+        let reached = run.records.iter().filter(|r| probes(r, bad)).count();
+        reached_twice |= reached >= 2;
+        let logged: Vec<&str> = run
+            .log
+            .lines()
+            .filter(|l| l.contains(&format!("material {name}:")))
+            .collect();
+        assert_eq!(
+            logged.len(),
+            usize::from(reached > 0),
+            "{what}: one line for {name}, reached in {reached} games:\n{}",
+            run.log
+        );
+        for line in logged {
+            assert!(
+                line.contains("ERROR") && line.contains("games go on without them"),
+                "{what}: {line}"
+            );
+            assert!(line.len() < 600, "{what}: a line of {} bytes", line.len());
+        }
+    }
+    assert!(
+        reached_twice,
+        "{what}: no bad material reached by two games or more"
+    );
+    let adjudicated = run
+        .records
+        .iter()
+        .filter(|r| r.result.reason == anqi_core::rules::Termination::Adjudicated)
+        .count();
+    assert!(
+        adjudicated > 0,
+        "{what}: the good materials still end games"
+    );
+    let out = Command::new(ANQI)
+        .args(["replay", "--quiet", "--tables"])
+        .arg(good)
+        .arg(&run.records_path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{GAMES} verified, 0 failed\n"),
+        "{what}: every record verified by the right tables"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tables_file_with_a_changed_material_loses_no_game_and_misjudges_none() {
+    let dir = TempDir::new("tables-untrusted");
+    let variant = kpkp(&dir.0);
+    let good = build_tables(&variant, &dir.0);
+
+    // Every decided value of the material with its lowest bit flipped (a win in 3 becomes a
+    // loss in 2...), its bytes deflated again and the header's lengths made to fit: a file
+    // with changed values and a header that holds together.
+    let mut file = TablesFile::read(&good);
+    for name in BAD {
+        let width = file.entry(name)["width"].as_u64().unwrap() as usize;
+        let mut values = miniz_oxide::inflate::decompress_to_vec(&file.stored(name)).unwrap();
+        for (i, v) in values.iter_mut().enumerate() {
+            if i % width == 0 && *v >= 2 {
+                *v ^= 1;
+            }
+        }
+        file.replace(
+            name,
+            miniz_oxide::deflate::compress_to_vec(&values, 6),
+            false,
+        );
+    }
+    let flipped = dir.0.join("flipped.tables");
+    file.write(&flipped);
+    let run = serve_games(&dir.0, &variant, &flipped, "flipped").await;
+    check_run(&run, &good, "flipped values");
+    assert!(
+        run.log.contains("do not match the SHA-256"),
+        "the fault named:\n{}",
+        run.log
+    );
+
+    // A bomb: 512 MiB of zeros in half a megabyte, with the lengths, offsets and SHA-256 of
+    // the header made to fit. Inflating stops past the 128 bytes the material holds.
+    let mut file = TablesFile::read(&good);
+    let bomb_bytes = zeros_deflated(512 << 20);
+    for name in BAD {
+        file.replace(name, bomb_bytes.clone(), true);
+    }
+    let bomb = dir.0.join("bomb.tables");
+    file.write(&bomb);
+    assert!(std::fs::metadata(&bomb).unwrap().len() < 4 << 20);
+    let run = serve_games(&dir.0, &variant, &bomb, "bomb").await;
+    check_run(&run, &good, "a bomb");
+    assert!(run.log.contains("inflate past"), "{}", run.log);
+    if let Some(kib) = run.peak_kib {
+        assert!(
+            kib < 200 << 10,
+            "the server's peak memory: {kib} KiB for a material of 128 entries"
+        );
+    }
+}
+
+/// `anqi serve` with `tables`: its exit status and stderr, or a panic if it starts.
+fn refused_start(dir: &Path, variant: &Path, tables: &Path) -> (Option<i32>, String) {
+    let config = dir.join("refused.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[referee]\nadjudicate = \"tables\"\ntables = \"{}\"\n",
+            tables.display()
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(ANQI)
+        .arg("serve")
+        .arg("--variant")
+        .arg(variant)
+        .args(["--listen", "127.0.0.1:0", "--records", "", "--config"])
+        .arg(&config)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    for _ in 0..100 {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut stderr = String::new();
+            std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+            return (status.code(), stderr);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("the server started with {}", tables.display());
+}
+
+#[test]
+fn a_header_whose_lengths_pass_the_end_of_the_file_stops_the_server_before_it_listens() {
+    let dir = TempDir::new("tables-untrusted-header");
+    let variant = kpkp(&dir.0);
+    let good = build_tables(&variant, &dir.0);
+    // 10^15 bytes aborted the server at the first game that reached the material (every
+    // running game lost); 2^63 panicked the referee.
+    for bytes in [1_000_000_000_000_000u64, 1 << 63] {
+        let mut file = TablesFile::read(&good);
+        file.entry(BAD[0])["bytes"] = bytes.into();
+        let huge = dir.0.join("huge.tables");
+        file.write(&huge);
+        let (code, stderr) = refused_start(&dir.0, &variant, &huge);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("material {}: {bytes} bytes at offset", BAD[0]))
+                && stderr.contains("pass the end of the file"),
+            "{stderr}"
+        );
+        assert!(stderr.len() < 1000, "{stderr}");
+    }
+}
+
+/// `anqi tables info --check` reads every material as a server would: the changed one is
+/// named with its fault (status 1), the file as built passes (status 0); the header names a
+/// variant that is not shipped, so it is given with --variant (a name in a file is not a path
+/// to read).
+#[test]
+fn tables_info_check_names_a_material_whose_bytes_were_changed() {
+    let dir = TempDir::new("tables-untrusted-info");
+    let variant = kpkp(&dir.0);
+    let good = build_tables(&variant, &dir.0);
+    let info = |file: &Path, more: &[&str]| {
+        let out = Command::new(ANQI)
+            .args(["tables", "info", "--check"])
+            .arg(file)
+            .args(more)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, _, stderr) = info(&good, &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("tables of variant kpkp, which is not a shipped variant")
+            && stderr.contains("--variant FILE"),
+        "{stderr}"
+    );
+    let with_variant = ["--variant", variant.to_str().unwrap()];
+    let (code, stdout, stderr) = info(&good, &with_variant);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("checked: 8 materials, 0 failed"),
+        "{stdout}"
+    );
+    let mut file = TablesFile::read(&good);
+    let mut stored = file.stored(BAD[1]);
+    let last = stored.len() - 1;
+    stored[last] ^= 0x10;
+    file.replace(BAD[1], stored, false);
+    let changed = dir.0.join("changed.tables");
+    file.write(&changed);
+    let (code, stdout, _) = info(&changed, &with_variant);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "FAILED: {}: material {}: its bytes do not match the SHA-256",
+            changed.display(),
+            BAD[1]
+        )) && stdout.contains("checked: 8 materials, 1 failed"),
+        "{stdout}"
+    );
+}
