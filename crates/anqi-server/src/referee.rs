@@ -260,15 +260,10 @@ struct Referee {
     drops: Vec<DropRecord>,
     /// What the endgame tables ruled, when they ended the game.
     adjudication: Option<Adjudication>,
-<<<<<<< HEAD
-    /// Whether reading the endgame tables failed in this game (logged once a game).
-    tables_failed: bool,
     /// Each player's first action, due within `[referee] first_move_ms` of its first prompt.
     first_moves: FirstMoves,
     /// The player that never made its first action, and why the game was aborted for it.
     no_start: Option<(usize, NoStart)>,
-=======
->>>>>>> files
 }
 
 impl Referee {
@@ -381,12 +376,8 @@ impl Referee {
             grace,
             drops: Vec::new(),
             adjudication: None,
-<<<<<<< HEAD
-            tables_failed: false,
             first_moves,
             no_start: None,
-=======
->>>>>>> files
         }
     }
 
