@@ -275,17 +275,19 @@ pub fn spawn_server(mut command: std::process::Command) -> (std::process::Child,
 }
 
 /// The reference Rust bot, `anqi-bot`, beside the anqi binary under test. `cargo test` builds
-/// the anqi binary only: the first caller builds the bot into the same target directory and
-/// profile, with the features of the whole workspace (`--workspace`), so that it reuses every
-/// crate the tests were built with (with `-p anqi-client`, tokio and every crate with a
-/// derive would compile again).
+/// the anqi binary only: the first caller in a test process builds the bot into the same target
+/// directory and profile, with the features of the whole workspace (`--workspace`), so that it
+/// reuses every crate the tests were built with (with `-p anqi-client`, tokio and every crate
+/// with a derive would compile again). Built even when a bot is there already (cargo does
+/// nothing when it is up to date): one left by an earlier build would test old code.
 #[allow(dead_code)]
 pub fn anqi_bot() -> PathBuf {
-    static BUILT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
     let anqi = std::path::Path::new(env!("CARGO_BIN_EXE_anqi"));
     let bot = anqi.with_file_name("anqi-bot");
-    let _one_at_a_time = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if !bot.exists() {
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if !*built {
+        *built = true;
         let profile_dir = anqi.parent().unwrap();
         let target = profile_dir.parent().unwrap();
         let mut build = std::process::Command::new(env!("CARGO"));

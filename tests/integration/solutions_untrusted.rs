@@ -116,16 +116,33 @@ fn solve_verify_refuses_swapped_states_a_changed_semantics_and_a_huge_count() {
 
 /// `anqi-bot --strategy perfect ARGS...` against `addr`: its exit status and stderr.
 fn perfect_bot(addr: &str, solution: &Path, more: &[&str]) -> (Option<i32>, String) {
-    let out = Command::new(common::anqi_bot())
+    use std::io::Read;
+    let mut child = Command::new(common::anqi_bot())
         .args(["--connect", addr, "--strategy", "perfect", "--solution"])
         .arg(solution)
         .args(more)
-        .output()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    // A bot that does not refuse would play, or wait, for ever: a failure, not a hang.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    let _ = child.stderr.take().unwrap().read_to_string(&mut stderr);
+    let status =
+        status.unwrap_or_else(|| panic!("the bot neither refused nor ended within 60 s: {stderr}"));
+    (status.code(), stderr)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
