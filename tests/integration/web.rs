@@ -683,6 +683,7 @@ async fn an_idle_http_connection_is_closed_and_a_quiet_live_feed_is_not() {
 /// that stops both.
 async fn start_with_hub(
     variant: &str,
+    toml: &str,
 ) -> (
     String,
     String,
@@ -692,7 +693,7 @@ async fn start_with_hub(
     crate::common::TempDir,
 ) {
     let dir = crate::common::TempDir::new("withheld");
-    let mut config = anqi_server::config::Config::default();
+    let mut config = anqi_server::config::Config::parse(toml).unwrap();
     config.server.listen = "127.0.0.1:0".into();
     config.records.path = dir.0.join("games.jsonl").to_string_lossy().into_owned();
     let mut server = anqi_server::Server::bind(config.clone(), Variant::load(variant).unwrap())
@@ -715,7 +716,7 @@ async fn start_with_hub(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_withheld_game_is_refused_with_its_reason_until_disclosed() {
-    let (addr, web, hub, mut records, shutdown, _dir) = start_with_hub("traditional-2x4").await;
+    let (addr, web, hub, mut records, shutdown, _dir) = start_with_hub("traditional-2x4", "").await;
     // Withheld, live feed too, before the game starts (as a tournament does).
     hub.withhold(1, true);
     let gate = Gate::default();
@@ -778,5 +779,214 @@ async fn a_withheld_game_is_refused_with_its_reason_until_disclosed() {
     let list = get_json(&web, "/api/games").await;
     assert_eq!(list["games"][0]["win"], record.result.win.as_str());
     assert!(list["games"][0].get("withheld").is_none(), "{list}");
+    shutdown.cancel();
+}
+
+/// One keep-alive HTTP/1.1 connection, request after request.
+struct KeepAlive {
+    stream: TcpStream,
+    web: String,
+}
+
+impl KeepAlive {
+    async fn open(web: &str) -> KeepAlive {
+        KeepAlive {
+            stream: TcpStream::connect(web).await.unwrap(),
+            web: web.to_string(),
+        }
+    }
+
+    async fn open_from(web: &str, source: &str) -> KeepAlive {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(format!("{source}:0").parse().unwrap()).unwrap();
+        KeepAlive {
+            stream: socket.connect(web.parse().unwrap()).await.unwrap(),
+            web: web.to_string(),
+        }
+    }
+
+    /// `GET path`: the status, the header and the body.
+    async fn get(&mut self, path: &str) -> (u16, String, String) {
+        let request = format!("GET {path} HTTP/1.1\r\nhost: {}\r\n\r\n", self.web);
+        self.stream.write_all(request.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        let mut byte = [0u8; 1];
+        while !raw.ends_with(b"\r\n\r\n") {
+            let n = tokio::time::timeout(Duration::from_secs(10), self.stream.read(&mut byte))
+                .await
+                .expect("an answer in time")
+                .unwrap();
+            assert_eq!(
+                n,
+                1,
+                "the connection closed: {}",
+                String::from_utf8_lossy(&raw)
+            );
+            raw.push(byte[0]);
+        }
+        let head = String::from_utf8(raw).unwrap();
+        let length: usize = head
+            .lines()
+            .find_map(|l| {
+                l.to_ascii_lowercase()
+                    .strip_prefix("content-length: ")
+                    .map(|n| n.trim().parse().unwrap())
+            })
+            .expect("a content-length");
+        let mut body = vec![0u8; length];
+        self.stream.read_exact(&mut body).await.unwrap();
+        (
+            head[9..12].parse().unwrap(),
+            head,
+            String::from_utf8(body).unwrap(),
+        )
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_finished_game_is_rebuilt_once_however_often_it_is_asked_for() {
+    let (addr, web, hub, mut records, shutdown, _dir) = start_with_hub("traditional", "").await;
+    for b in crate::common::random_bots(&addr, 2, 3) {
+        b.await.unwrap().unwrap();
+    }
+    let record = tokio::time::timeout(Duration::from_secs(30), records.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    until_state(&web, 1, "finished").await;
+    assert_eq!(hub.rebuilds(), 0, "nothing asked for yet");
+    let mut poller = KeepAlive::open(&web).await;
+    let (status, _, first) = poller.get("/api/games/1").await;
+    assert_eq!(status, 200);
+    for _ in 0..10 {
+        let (status, _, again) = poller.get("/api/games/1").await;
+        assert_eq!((status, again == first), (200, true));
+    }
+    let mut live = open_live(&web, 1).await;
+    let texts = read_feed(&mut live).await;
+    assert_same(
+        &events(&texts),
+        &events_of_record(&record, false).unwrap(),
+        "the feed",
+    );
+    assert_eq!(
+        hub.rebuilds(),
+        1,
+        "one replay for eleven requests and a feed"
+    );
+    shutdown.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn requests_past_a_connections_or_a_networks_rate_are_answered_429() {
+    let (_addr, web, _hub, _records, shutdown, _dir) = start_with_hub(
+        "traditional-2x4",
+        "[http]\nrequests_per_s_per_connection = 5\nrequests_per_s_per_address = 8\n",
+    )
+    .await;
+    // A network's connections share its 8 a second: eight at once, then 429.
+    for _ in 0..8 {
+        let mut fresh = KeepAlive::open_from(&web, "127.0.0.3").await;
+        assert_eq!(fresh.get("/api/games").await.0, 200);
+    }
+    let (status, _, body) = KeepAlive::open_from(&web, "127.0.0.3")
+        .await
+        .get("/api/games")
+        .await;
+    assert_eq!(status, 429, "{body}");
+    assert!(
+        body.contains("from your network: at most 8 a second"),
+        "{body}"
+    );
+    // Another network is not held back. One connection: five at once, then a refusal,
+    // answered a second later, with the reason.
+    let mut conn = KeepAlive::open(&web).await;
+    for _ in 0..5 {
+        assert_eq!(conn.get("/api/games").await.0, 200);
+    }
+    let asked = std::time::Instant::now();
+    let (status, head, body) = conn.get("/api/games").await;
+    assert_eq!(status, 429, "{body}");
+    assert!(
+        body.contains("on this connection: at most 5 a second"),
+        "{body}"
+    );
+    assert!(
+        head.to_ascii_lowercase().contains("retry-after: 1"),
+        "{head}"
+    );
+    assert!(
+        asked.elapsed() >= Duration::from_millis(900),
+        "the refusal waits"
+    );
+    // A second later, it is served again.
+    assert_eq!(conn.get("/api/games").await.0, 200);
+    shutdown.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_request_trickled_past_the_header_deadline_is_dropped_while_a_visitor_is_served() {
+    let (_addr, web, _hub, _records, shutdown, _dir) = start_with_hub(
+        "traditional-2x4",
+        "[http]\nheader_timeout_ms = 600\nmax_connections = 4\nidle_timeout_ms = 60000\n",
+    )
+    .await;
+    // Four connections, all the pages hold, each sending its header a byte every 100 ms: the
+    // idle limit (60 s) never ends them.
+    let mut slow = Vec::new();
+    for _ in 0..4 {
+        let mut s = TcpStream::connect(&web).await.unwrap();
+        s.write_all(b"GET /api/games HTTP/1.1\r\n").await.unwrap();
+        slow.push(s);
+    }
+    let trickle = tokio::spawn(async move {
+        let started = std::time::Instant::now();
+        let mut closed_at = vec![None; slow.len()];
+        for _ in 0..40 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            for (i, s) in slow.iter_mut().enumerate() {
+                if closed_at[i].is_none() && s.write_all(b"x").await.is_err() {
+                    closed_at[i] = Some(started.elapsed());
+                }
+            }
+        }
+        // A closed connection is seen on a write once the peer's reset has come back, or on
+        // a read as its end.
+        for (i, s) in slow.iter_mut().enumerate() {
+            let mut buf = [0u8; 64];
+            let ended = matches!(
+                tokio::time::timeout(Duration::from_millis(200), s.read(&mut buf)).await,
+                Ok(Ok(0) | Err(_))
+            );
+            if ended && closed_at[i].is_none() {
+                closed_at[i] = Some(started.elapsed());
+            }
+        }
+        closed_at
+    });
+    // A fresh visitor meanwhile: the pages are full of unfinished requests, and the one that
+    // has waited longest makes room.
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    let (status, body) = get(&web, "/api/games").await;
+    assert_eq!(status, 200, "{body}");
+    let closed_at = trickle.await.unwrap();
+    for (i, at) in closed_at.iter().enumerate() {
+        let at = at.unwrap_or_else(|| panic!("slow request {i} was never dropped"));
+        assert!(
+            at < Duration::from_secs(3),
+            "slow request {i} dropped at {at:?}"
+        );
+    }
+    // A header over max_header_bytes is refused (431), not buffered.
+    let mut s = TcpStream::connect(&web).await.unwrap();
+    let big = format!(
+        "GET / HTTP/1.1\r\nhost: {web}\r\nx-big: {}\r\n\r\n",
+        "y".repeat(40_000)
+    );
+    let _ = s.write_all(big.as_bytes()).await;
+    let mut got = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut got)).await;
+    let got = String::from_utf8_lossy(&got);
+    assert!(got.starts_with("HTTP/1.1 431"), "{got}");
     shutdown.cancel();
 }

@@ -116,6 +116,8 @@ pub async fn live(
     }
     ws.max_message_size(MAX_INBOUND_BYTES)
         .max_frame_size(MAX_INBOUND_BYTES)
+        .read_buffer_size(crate::live::READ_BUFFER_BYTES)
+        .write_buffer_size(crate::live::WRITE_BUFFER_BYTES)
         .on_upgrade(move |socket| page(socket, human, shared))
 }
 

@@ -16,7 +16,9 @@
 //!
 //! The bots are the reference bots of `anqi-bot` (`anqi_client::bots`), each driven by its own
 //! tracker on the same door; their choices run on tokio's blocking threads, so a search never
-//! holds up the runtime that serves the games.
+//! holds up the runtime that serves the games. The relays and the bots run on the games'
+//! runtime, as the players over TCP do, not on the pages' (whose threads yield to the games':
+//! a bot there would think at a lower priority than its opponent's clock runs).
 
 use anqi_client::bots::{GreedyBot, SearchBot};
 use anqi_client::tracker::{parse_server_line, Event, Tracker};
@@ -48,6 +50,8 @@ const SHOWN_ERRORS: usize = 5;
 /// The people's seats of one server.
 pub struct Seats {
     door: Door,
+    /// The games' runtime, where the relays and the bots run.
+    games: tokio::runtime::Handle,
     variant: String,
     players: usize,
     admission: Admission,
@@ -118,10 +122,15 @@ pub enum SeatRefusal {
 impl Seats {
     /// The seats of a server seating by arrival through `door`, with `config`'s `[http]`
     /// caps and `[seed]` (the bots' seeds draw on it, so that with a fixed server seed a game
-    /// against them is reproduced by the same clicks).
+    /// against them is reproduced by the same clicks). Called on the games' runtime, where
+    /// the relays and bots will run.
+    ///
+    /// # Panics
+    /// Outside a tokio runtime.
     pub fn new(door: Door, variant: &anqi_core::rules::Variant, config: &Config) -> Seats {
         Seats {
             door,
+            games: tokio::runtime::Handle::current(),
             variant: variant.name.clone(),
             players: variant.players,
             admission: Admission::new(
@@ -227,7 +236,8 @@ impl Seats {
                 self.door.table(guests).map(|mut seats| {
                     // Drained back to front, so that the indices still to come stay valid.
                     for (s, bot_seed) in bots.into_iter().rev() {
-                        tokio::spawn(run_bot(seats.remove(s), new_bot(strategy, bot_seed)));
+                        self.games
+                            .spawn(run_bot(seats.remove(s), new_bot(strategy, bot_seed)));
                     }
                     seats.remove(0)
                 })
@@ -256,7 +266,7 @@ impl Seats {
         };
         let seats = self.clone();
         let token_kept = token.clone();
-        tokio::spawn(async move {
+        self.games.spawn(async move {
             relay.run(seat, acts, seats.away).await;
             // The page may still come to see how it ended, for a while; the seat keeps its
             // place under the caps until then, so that seats cannot be piled up faster than
