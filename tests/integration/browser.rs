@@ -34,6 +34,22 @@ const DEALT: &str = "
 
 const LEFT: &str = "\u{E012}";
 
+/// Asserts the page broke none of its own rules since the last look: no Content Security
+/// Policy violation in the console (an inline style refused: the players' marks were never
+/// coloured, 126 times a game).
+async fn assert_no_csp_violations(browser: &Browser, what: &str) {
+    let console = browser.console().await;
+    let refused: Vec<&String> = console
+        .iter()
+        .filter(|m| m.contains("Content Security Policy"))
+        .collect();
+    assert!(
+        refused.is_empty(),
+        "{what}: {} refused: {refused:?}",
+        refused.len()
+    );
+}
+
 async fn watch_in_browser(browser: &Browser, variant: &str, hold_at: usize) {
     let players = anqi_core::rules::Variant::load(variant).unwrap().players;
     let (mut server, web) =
@@ -184,8 +200,10 @@ async fn the_page_draws_every_ply_of_whole_games_as_the_record_replays_them() {
     };
     // Traditional is opened mid-game (held before each bot's 20th move).
     watch_in_browser(&browser, "traditional", 20).await;
+    assert_no_csp_violations(&browser, "traditional").await;
     for variant in ["cross", "2v2", "strategic"] {
         watch_in_browser(&browser, variant, 1).await;
+        assert_no_csp_violations(&browser, variant).await;
     }
     browser.quit().await;
 }
@@ -474,6 +492,7 @@ async fn a_person_plays_whole_games_against_anqi_bots_by_clicks_alone() {
     // Against anqi-bot random on traditional, as player 1: a decisive game, and the page says
     // who won.
     let (record, words) = play_by_clicks(&browser, "traditional", "random", 1, "clicks1").await;
+    assert_no_csp_violations(&browser, "a seat").await;
     let winner = record.result.winner;
     assert!(
         winner != 0,

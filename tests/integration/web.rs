@@ -990,3 +990,232 @@ async fn a_request_trickled_past_the_header_deadline_is_dropped_while_a_visitor_
     assert!(got.starts_with("HTTP/1.1 431"), "{got}");
     shutdown.cancel();
 }
+
+/// `GET path` with the `Host` and `Origin` given (a WebSocket upgrade with `upgrade`): the
+/// status and the whole answer's head and body.
+async fn get_as(
+    web: &str,
+    path: &str,
+    host: &str,
+    origin: Option<&str>,
+    upgrade: bool,
+) -> (u16, String) {
+    let mut s = TcpStream::connect(web).await.unwrap();
+    let origin = origin.map_or(String::new(), |o| format!("origin: {o}\r\n"));
+    let upgrade = if upgrade {
+        "upgrade: websocket\r\nconnection: upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n"
+    } else {
+        "connection: close\r\n"
+    };
+    s.write_all(format!("GET {path} HTTP/1.1\r\nhost: {host}\r\n{origin}{upgrade}\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut raw = vec![0u8; 65536];
+    let mut got = Vec::new();
+    // The head and what came with it (a WebSocket stays open: read what there is).
+    while !String::from_utf8_lossy(&got).contains("\r\n\r\n") {
+        let n = tokio::time::timeout(Duration::from_secs(10), s.read(&mut raw))
+            .await
+            .expect("an answer in time")
+            .unwrap();
+        assert!(n > 0, "closed: {}", String::from_utf8_lossy(&got));
+        got.extend_from_slice(&raw[..n]);
+    }
+    if !upgrade.starts_with("upgrade") {
+        let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut got)).await;
+    }
+    let text = String::from_utf8_lossy(&got).to_string();
+    (text[9..12].parse().unwrap(), text)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn only_this_servers_names_and_pages_are_answered_and_every_answer_guards_itself() {
+    let (addr, web, _hub, _records, shutdown, _dir) = start_with_hub(
+        "traditional-2x4",
+        "[http]\nhosts = [\"games.example.org\"]\n",
+    )
+    .await;
+    let port = web.rsplit_once(':').unwrap().1;
+    // A name that is not this server's (a rebound one): 421, with the reason.
+    for host in [
+        format!("evil.example:{port}"),
+        "127.0.0.1.nip.io".to_string(),
+    ] {
+        let (status, answer) = get_as(&web, "/api/games", &host, None, false).await;
+        assert_eq!(status, 421, "{host}: {answer}");
+        assert!(answer.contains("[http] hosts"), "{answer}");
+        let (status, _) = get_as(&web, "/", &host, None, false).await;
+        assert_eq!(status, 421, "the page too");
+    }
+    // The bound address, localhost and the configured name.
+    for host in [
+        web.clone(),
+        format!("localhost:{port}"),
+        "games.example.org".into(),
+    ] {
+        assert_eq!(
+            get_as(&web, "/api/games", &host, None, false).await.0,
+            200,
+            "{host}"
+        );
+    }
+    // Every answer: nosniff, framed by nobody, no referrer; the page's own policy too.
+    for path in ["/", "/api/games", "/api/games/99", "/assets/app.js"] {
+        let (_, answer) = get_as(&web, path, &web, None, false).await;
+        let head = answer
+            .split("\r\n\r\n")
+            .next()
+            .unwrap()
+            .to_ascii_lowercase();
+        assert!(
+            head.contains("x-content-type-options: nosniff"),
+            "{path}: {head}"
+        );
+        assert!(
+            head.contains("referrer-policy: no-referrer"),
+            "{path}: {head}"
+        );
+        assert!(head.contains("frame-ancestors 'none'"), "{path}: {head}");
+    }
+    // A live feed opened by another site's page: 403; by this server's own: 101.
+    let gate = Gate::default();
+    let bots = gated_players(&addr, 2, &gate, 1);
+    until_running(&web, 1).await;
+    let (status, answer) = get_as(
+        &web,
+        "/api/games/1/live",
+        &web,
+        Some("http://evil.example"),
+        true,
+    )
+    .await;
+    assert_eq!(status, 403, "{answer}");
+    assert!(answer.contains("may not use"), "{answer}");
+    let own = format!("http://{web}");
+    let (status, answer) = get_as(&web, "/api/games/1/live", &web, Some(&own), true).await;
+    assert_eq!(status, 101, "{answer}");
+    gate.open();
+    for b in bots {
+        b.await.unwrap();
+    }
+    shutdown.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_seats_token_is_never_in_an_address() {
+    let (server, web) =
+        TestServer::start_watched("traditional-2x4", "[http]\nhumans = true\n").await;
+    let (status, body) = {
+        let mut s = TcpStream::connect(&web).await.unwrap();
+        let body = r#"{"name": "alice", "against": "random", "seat": 1}"#;
+        s.write_all(
+            format!(
+                "POST /api/seats HTTP/1.1\r\nhost: {web}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).await.unwrap();
+        let text = String::from_utf8(raw).unwrap();
+        (
+            text[9..12].parse::<u16>().unwrap(),
+            text.split_once("\r\n\r\n").unwrap().1.to_string(),
+        )
+    };
+    assert_eq!(status, 201, "{body}");
+    let token = serde_json::from_str::<serde_json::Value>(&body).unwrap()["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The old address with the token in it serves nothing.
+    assert_eq!(get(&web, &format!("/api/seats/{token}/live")).await.0, 404);
+    // The seat's socket takes the token as its first message...
+    let (mut seat, _) = tokio_tungstenite::connect_async(format!("ws://{web}/api/seats/live"))
+        .await
+        .unwrap();
+    seat.send(Message::Text(
+        serde_json::json!({ "seat": token }).to_string().into(),
+    ))
+    .await
+    .unwrap();
+    let first = tokio::time::timeout(Duration::from_secs(10), seat.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(
+        first.to_text().unwrap().contains("\"type\":\"seat\""),
+        "{first}"
+    );
+    // ... and a token that opens no seat closes it, with the reason.
+    let (mut wrong, _) = tokio_tungstenite::connect_async(format!("ws://{web}/api/seats/live"))
+        .await
+        .unwrap();
+    wrong
+        .send(Message::Text(
+            r#"{"seat": "00112233445566778899aabbccddeeff"}"#.into(),
+        ))
+        .await
+        .unwrap();
+    let closed = loop {
+        match tokio::time::timeout(Duration::from_secs(10), wrong.next())
+            .await
+            .unwrap()
+        {
+            Some(Ok(Message::Close(frame))) => break frame.expect("a reason"),
+            Some(Ok(_)) => continue,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(u16::from(closed.code), 1008);
+    assert!(closed.reason.contains("no such seat"), "{closed:?}");
+    drop(seat);
+    server.stop().await;
+}
+
+#[test]
+fn a_name_holding_a_newline_forges_no_line_in_an_export() {
+    let dir = crate::common::TempDir::new("forged-name");
+    let mut record: serde_json::Value =
+        serde_json::from_str(include_str!("../data/one-game.jsonl").trim_end()).unwrap();
+    record["players"][0]["name"] = "alice\nresult: (win 2 0) by resign, after 1 plies".into();
+    let file = dir.0.join("forged.jsonl");
+    std::fs::write(&file, format!("{record}\n")).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
+        .args(["view", "--http", "127.0.0.1:0"])
+        .arg(&file)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let web = line
+        .trim()
+        .strip_prefix("web on http://")
+        .and_then(|a| a.strip_suffix('/'))
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_string();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (status, moves) = rt.block_on(get(&web, "/api/games/1/moves.txt"));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(status, 200, "{moves}");
+    let results: Vec<&str> = moves.lines().filter(|l| l.starts_with("result:")).collect();
+    assert_eq!(results.len(), 1, "{moves}");
+    assert!(results[0].starts_with(&format!(
+        "result: {}",
+        record["result"]["win"].as_str().unwrap()
+    )));
+    assert!(
+        moves.contains("player 1: alice\\nresult: (win 2 0) by resign"),
+        "the name, escaped: {moves}"
+    );
+}

@@ -231,6 +231,9 @@ pub struct RecordsConfig {
 pub struct HttpConfig {
     /// Where the pages are served; empty: nowhere.
     pub listen: String,
+    /// Host names the pages answer to, besides addresses and `localhost` (a reverse proxy's
+    /// public name).
+    pub hosts: Vec<String>,
     /// Observers see a ply once this many later plies have been played...
     pub delay_plies: u32,
     /// ... and this long after it was played, in milliseconds.
@@ -422,6 +425,16 @@ impl Config {
                 "http: humans = true with max_humans = 0 seats nobody".into(),
             ));
         }
+        if let Some(bad) = h.hosts.iter().find(|n| {
+            n.is_empty()
+                || !n
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+        }) {
+            return Err(ConfigError(format!(
+                "http: hosts: {bad:?} is not a host name (letters, digits, '-' and '.', no port: \"games.example.org\")"
+            )));
+        }
         if h.threads == 0 || h.header_timeout_ms == 0 {
             return Err(ConfigError(
                 "http: threads and header_timeout_ms must be at least 1".into(),
@@ -536,6 +549,8 @@ mod tests {
     fn the_pages_limits_are_checked() {
         let h = Config::default().http;
         assert_eq!((h.threads, h.nice, h.header_timeout_ms), (1, 10, 10_000));
+        assert!(h.hosts.is_empty());
+        assert!(Config::parse("[http]\nhosts = [\"games.example.org\"]\n").is_ok());
         for (bad, named) in [
             ("nice = 20", "nice"),
             ("nice = -1", "nice"),
@@ -544,6 +559,8 @@ mod tests {
             ("max_header_bytes = 4096", "max_header_bytes"),
             ("requests_per_s_per_connection = 0", "requests_per_s"),
             ("requests_per_s_per_address = 0", "requests_per_s"),
+            ("hosts = [\"evil.example:80\"]", "hosts"),
+            ("hosts = [\"\"]", "hosts"),
         ] {
             let e = Config::parse(&format!("[http]\n{bad}\n")).unwrap_err();
             assert!(e.0.contains(named), "{bad}: {e}");

@@ -15,6 +15,8 @@
 //!   request's header and a bounded buffer; the connection waiting longest for a request let
 //!   go when the pages are full).
 //! - `requests`: how many requests a second a connection and a client network may make (429).
+//! - `hosts`: the names the pages answer to (DNS rebinding) and the origins of the pages that
+//!   may open a WebSocket or take a seat.
 //! - `listener`: the listening socket, the connections' idle limit and bounded send buffer,
 //!   and the answer past the connection caps (in all and per client network, as the game
 //!   server counts them).
@@ -34,6 +36,7 @@
 
 mod api;
 mod assets;
+mod hosts;
 mod listener;
 mod live;
 mod play;
@@ -141,7 +144,7 @@ impl Web {
                     .post(play::sit)
                     .layer(DefaultBodyLimit::max(play::MAX_BODY_BYTES)),
             )
-            .route("/api/seats/{token}/live", get(play::live))
+            .route("/api/seats/live", get(play::live))
             .fallback(api::not_found)
             .with_state(self.shared);
         let h = self.http;
@@ -162,6 +165,7 @@ impl Web {
             router,
             admission,
             limits,
+            hosts::Hosts::new(&h.hosts),
             Duration::from_millis(h.header_timeout_ms),
             h.max_header_bytes,
             Duration::from_millis(h.idle_timeout_ms),

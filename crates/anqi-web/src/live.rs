@@ -38,12 +38,17 @@ const FELL_BEHIND: u16 = 1008;
 pub async fn live(
     State(shared): State<Shared>,
     Path(id): Path<String>,
+    headers: axum::http::HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
     let id = match api::parse_id(&id) {
         Ok(id) => id,
         Err(response) => return *response,
     };
+    // Only the server's own pages (a browser says whose page opens a WebSocket).
+    if let Err(why) = crate::hosts::same_origin(&headers) {
+        return api::error(axum::http::StatusCode::FORBIDDEN, &why);
+    }
     // Refusals are plain HTTP answers, before the upgrade. A finished game's events may be
     // rebuilt: off the pages' runtime.
     let hub = shared.hub.clone();

@@ -13,8 +13,13 @@
 //!   make room (a crowd of unfinished requests cannot keep visitors out; a browser's idle
 //!   keep-alive connection, let go, is opened again);
 //! - every request counts against its connection's and its network's rate (`requests`): past
-//!   either, 429.
+//!   either, 429;
+//! - a request for a name this server does not answer to is refused (`hosts`: 421);
+//! - every answer says not to guess its type (`nosniff`), not to be framed by another page
+//!   (`frame-ancestors 'none'`), and not to tell where a link was followed from
+//!   (`Referrer-Policy: no-referrer`).
 
+use crate::hosts::Hosts;
 use crate::listener::{self, Capped, Peer};
 use crate::requests::{Bucket, RequestLimits, TooMany};
 use anqi_server::limits::{Admission, Handshaking, Refusal, Slot};
@@ -46,6 +51,7 @@ pub struct Context {
     pub router: Router,
     pub admission: Arc<Admission>,
     pub limits: RequestLimits,
+    pub hosts: Hosts,
     /// hyper's settings: the header deadline and the buffer bound.
     pub http: hyper::server::conn::http1::Builder,
     /// `[http] idle_timeout_ms`.
@@ -56,10 +62,12 @@ pub struct Context {
 
 impl Context {
     /// The settings of `[http]` for the connections of `router`.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         router: Router,
         admission: Admission,
         limits: RequestLimits,
+        hosts: Hosts,
         header_timeout: Duration,
         max_header_bytes: usize,
         idle: Duration,
@@ -73,6 +81,7 @@ impl Context {
             router,
             admission: Arc::new(admission),
             limits,
+            hosts,
             http,
             idle,
             shutdown,
@@ -210,25 +219,48 @@ async fn request(
         let mut bucket = conn.requests.lock().unwrap_or_else(|e| e.into_inner());
         ctx.limits.admit(&mut bucket, conn.peer.ip())
     };
-    let response = match counted {
-        Ok(()) => {
-            req.extensions_mut().insert(ConnectInfo(Peer(conn.peer)));
-            let routed = ctx.router.clone().oneshot(req.map(axum::body::Body::new));
-            match routed.await {
-                Ok(response) => response,
-                Err(never) => match never {},
+    let mut response = match counted {
+        Ok(()) => match ctx.hosts.check(req.headers()) {
+            Ok(()) => {
+                req.extensions_mut().insert(ConnectInfo(Peer(conn.peer)));
+                let routed = ctx.router.clone().oneshot(req.map(axum::body::Body::new));
+                match routed.await {
+                    Ok(response) => response,
+                    Err(never) => match never {},
+                }
             }
-        }
+            Err(why) => crate::api::error(StatusCode::MISDIRECTED_REQUEST, &why),
+        },
         Err(too_many) => {
             tokio::time::sleep(too_many.wait).await;
             too_many_requests(&too_many)
         }
     };
+    guard(response.headers_mut());
     // A WebSocket is no longer HTTP: it waits for no request.
     if response.status() != StatusCode::SWITCHING_PROTOCOLS {
         conn.waits(&ctx);
     }
     Ok(response)
+}
+
+/// The headers every answer carries: its type is what it says (no sniffing a JSON body into a
+/// page), no other page may frame it (clickjacking a seat), and a link followed from it tells
+/// nothing of where it was. An answer that is not a page gets a policy that allows nothing.
+fn guard(headers: &mut axum::http::HeaderMap) {
+    let set = |headers: &mut axum::http::HeaderMap, name, value: &'static str| {
+        headers
+            .entry(name)
+            .or_insert_with(|| HeaderValue::from_static(value));
+    };
+    set(headers, header::X_CONTENT_TYPE_OPTIONS, "nosniff");
+    set(headers, header::REFERRER_POLICY, "no-referrer");
+    set(headers, header::X_FRAME_OPTIONS, "DENY");
+    set(
+        headers,
+        header::CONTENT_SECURITY_POLICY,
+        "default-src 'none'; frame-ancestors 'none'",
+    );
 }
 
 /// `429 Too Many Requests` with the reason.
