@@ -701,12 +701,17 @@ async fn start_with_hub(
         .unwrap();
     let (tx, records) = tokio::sync::mpsc::unbounded_channel();
     server.observe_records(tx);
-    let hub = anqi_server::Hub::new(&config.http, false);
+    // As `anqi serve` does: a fixed server seed is left out of what the pages show.
+    let fixed = config.seed.server != anqi_server::config::SeedSource::Random;
+    let hub = anqi_server::Hub::new(&config.http, fixed);
     server.watch(hub.clone());
     let shutdown = tokio_util::sync::CancellationToken::new();
-    let web = anqi_web::Web::bind("127.0.0.1:0", &config, hub.clone(), shutdown.clone())
+    let mut web = anqi_web::Web::bind("127.0.0.1:0", &config, hub.clone(), shutdown.clone())
         .await
         .unwrap();
+    if config.http.humans {
+        web.seat_people(server.door(), &Variant::load(variant).unwrap(), &config);
+    }
     let web_addr = web.local_addr().unwrap().to_string();
     let addr = server.local_addr().unwrap().to_string();
     tokio::spawn(web.run(shutdown.clone()));
@@ -1218,4 +1223,165 @@ fn a_name_holding_a_newline_forges_no_line_in_an_export() {
         moves.contains("player 1: alice\\nresult: (win 2 0) by resign"),
         "the name, escaped: {moves}"
     );
+}
+
+/// Sits a person down against a random bot in seat 1 with the seed `seed`, and resigns at
+/// once: the game's number.
+async fn sit_and_resign(web: &str, seed: &str) -> u64 {
+    let body = serde_json::json!({"name": "alice", "against": "random", "seat": 1, "seed": seed})
+        .to_string();
+    let mut s = TcpStream::connect(web).await.unwrap();
+    s.write_all(
+        format!(
+            "POST /api/seats HTTP/1.1\r\nhost: {web}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).await.unwrap();
+    let raw = String::from_utf8(raw).unwrap();
+    let answer: serde_json::Value =
+        serde_json::from_str(raw.split_once("\r\n\r\n").unwrap().1).unwrap();
+    let token = answer["token"].as_str().unwrap_or_else(|| panic!("{raw}"));
+    let (mut seat, _) = tokio_tungstenite::connect_async(format!("ws://{web}/api/seats/live"))
+        .await
+        .unwrap();
+    seat.send(Message::Text(
+        serde_json::json!({ "seat": token }).to_string().into(),
+    ))
+    .await
+    .unwrap();
+    let mut resigned = false;
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(20), seat.next())
+            .await
+            .expect("the seat speaks in time");
+        let text = match msg {
+            Some(Ok(Message::Text(text))) => text,
+            // Pings (answered by the library).
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+            other => panic!("the seat closed before its game ended: {other:?}"),
+        };
+        let state: serde_json::Value = serde_json::from_str(&text).unwrap();
+        if state["state"] == "over" {
+            return state["game"].as_u64().unwrap();
+        }
+        if state["state"] == "playing" && !resigned {
+            resigned = true;
+            seat.send(Message::Text(r#"{"resign": true}"#.into()))
+                .await
+                .unwrap();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_bots_seeds_are_fresh_for_every_game_and_tell_nothing_of_a_fixed_server_seed() {
+    let secret = "fixed-server-seed-9";
+    let (_addr, web, _hub, mut records, shutdown, _dir) = start_with_hub(
+        "traditional-2x4",
+        &format!("[http]\nhumans = true\n[seed]\nserver = \"{secret}\"\n"),
+    )
+    .await;
+    // Two games with the same person's seed, the same seat, the same fixed server seed.
+    let mut bot_seeds = Vec::new();
+    for _ in 0..2 {
+        let game = sit_and_resign(&web, "same-seed").await;
+        let record = tokio::time::timeout(Duration::from_secs(30), records.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(record.seeds.server, secret, "the records file keeps it");
+        assert_eq!(record.players[0].seed, "same-seed");
+        bot_seeds.push(record.players[1].seed.clone());
+        // What the pages show after the game: neither the server's seed, nor anything the
+        // same in both games but what the person chose.
+        until_state(&web, game, "finished").await;
+        for path in [
+            format!("/api/games/{game}"),
+            format!("/api/games/{game}/moves.txt"),
+            format!("/api/games/{game}/exchange"),
+        ] {
+            let (status, body) = get(&web, &path).await;
+            assert_eq!(status, 200, "{path}: {body}");
+            assert!(
+                !body.contains(secret),
+                "{path} shows the server seed: {body}"
+            );
+        }
+        let shown = get_json(&web, &format!("/api/games/{game}")).await;
+        let end = shown["events"].as_array().unwrap().last().unwrap().clone();
+        assert_eq!(end["record"]["seeds"]["server"], "", "{end}");
+        assert_eq!(
+            end["record"]["players"][1]["seed"],
+            bot_seeds.last().unwrap().as_str()
+        );
+    }
+    assert_ne!(
+        bot_seeds[0], bot_seeds[1],
+        "the person's seed chose the bots' seeds (with a fixed server seed: a function of it)"
+    );
+    shutdown.cancel();
+}
+
+#[test]
+fn anqi_view_leaves_out_a_fixed_server_seed() {
+    let dir = crate::common::TempDir::new("view-fixed-seed");
+    let one = include_str!("../data/one-game.jsonl").trim_end();
+    let record: GameRecord = serde_json::from_str(one).unwrap();
+    let seed = record.seeds.server.clone();
+    assert!(!seed.is_empty());
+    // Served as its own file, a game's seeds are shown (they re-derive its deal)...
+    let single = dir.0.join("single.jsonl");
+    std::fs::write(&single, format!("{one}\n")).unwrap();
+    // ... but two games with one server seed tell that it was fixed, as --hide-server-seed
+    // or a --config with a fixed [seed] server say.
+    let twice = dir.0.join("twice.jsonl");
+    std::fs::write(&twice, format!("{one}\n{one}\n")).unwrap();
+    let config = dir.0.join("fixed.toml");
+    std::fs::write(&config, "[seed]\nserver = \"anything\"\n").unwrap();
+    let single_s = single.to_string_lossy().into_owned();
+    let twice_s = twice.to_string_lossy().into_owned();
+    let config_s = config.to_string_lossy().into_owned();
+    let cases: [(&[&str], bool); 4] = [
+        (&[single_s.as_str()], true),
+        (&[twice_s.as_str()], false),
+        (&[single_s.as_str(), "--hide-server-seed"], false),
+        (&[single_s.as_str(), "--config", config_s.as_str()], false),
+    ];
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    for (args, shown) in cases {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
+            .args(["view", "--http", "127.0.0.1:0"])
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let web = line
+            .trim()
+            .strip_prefix("web on http://")
+            .unwrap()
+            .trim_end_matches('/')
+            .to_string();
+        let (events, moves) = rt.block_on(async {
+            (
+                get(&web, "/api/games/1").await.1,
+                get(&web, "/api/games/1/moves.txt").await.1,
+            )
+        });
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(events.contains(&seed), shown, "{args:?}: {events}");
+        assert_eq!(moves.contains(&seed), shown, "{args:?}: {moves}");
+    }
 }
