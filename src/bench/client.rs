@@ -16,6 +16,8 @@
 //!   compares the time it measured with what the server charged (the `clock` extension).
 //! - `idle` (S3): opens connections and holds them, doing nothing after the greeting.
 //! - `seated` (S3): seats games and holds them, nobody moving.
+//! - `pages` (S6): a load on the web pages (`pages`): pollers, slow requests or a crowd of
+//!   live feeds.
 //!
 //! With `--watch WEB` (S5), `latency` also opens `--connections` live feeds (protocol/WEB.md)
 //! on each game once it is seated and before its first action, from a thread and runtime of
@@ -48,6 +50,8 @@ pub enum Mode {
     Idle,
     /// Games seated and held, nobody moving (S3).
     Seated,
+    /// A load on the web pages at --web (S6).
+    Pages,
 }
 
 /// A client of `anqi bench`, started by it.
@@ -94,6 +98,21 @@ pub struct ClientArgs {
     /// The figure's name, for progress lines.
     #[arg(long, default_value = "bench")]
     pub label: String,
+    /// `load`: time each ply (S6), for the p50 and p99 of the report.
+    #[arg(long)]
+    pub ply_times: bool,
+    /// `pages`: the web pages' address.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub web: Option<String>,
+    /// `pages`: which load.
+    #[arg(long, value_enum)]
+    pub pages: Option<super::pages::Load>,
+    /// `pages`: loopback addresses to spread the connections over (127.0.0.2 and up).
+    #[arg(long, default_value_t = 1)]
+    pub addresses: usize,
+    /// `pages --pages polling`: the finished game polled.
+    #[arg(long, default_value_t = 1)]
+    pub poll_game: u64,
 }
 
 /// What `latency` prints: per-ply times in microseconds.
@@ -133,6 +152,11 @@ pub struct LoadReport {
     /// The mean of charged - measured (signed): above 0, the server charges delays that are
     /// not the client's thinking (its own queues, or the client's late reading).
     pub clock_excess_mean_ms: Option<f64>,
+    /// With `--ply-times`: the median and 99th percentile time per ply, in microseconds.
+    #[serde(default)]
+    pub ply_p50_us: Option<f64>,
+    #[serde(default)]
+    pub ply_p99_us: Option<f64>,
 }
 
 /// What the live feeds of `latency --watch` saw.
@@ -171,6 +195,16 @@ pub fn run(args: &ClientArgs) -> Result<()> {
             let rt = tokio::runtime::Runtime::new()?;
             let report = rt.block_on(load(args, &variant))?;
             println!("{}", serde_json::to_string(&report)?);
+        }
+        Mode::Pages => {
+            let web = args
+                .web
+                .as_deref()
+                .ok_or_else(|| anyhow!("--mode pages needs --web"))?;
+            let load = args
+                .pages
+                .ok_or_else(|| anyhow!("--mode pages needs --pages"))?;
+            return super::pages::run(web, load, args.connections, args.addresses, args.poll_game);
         }
         Mode::Idle | Mode::Seated => {
             let rt = tokio::runtime::Builder::new_current_thread()
@@ -646,7 +680,7 @@ async fn load(args: &ClientArgs, variant: &Arc<Variant>) -> Result<LoadReport> {
         let permit = slots.clone().acquire_owned().await?;
         let pace = Pace {
             think_ms: args.think_ms,
-            latencies: false,
+            latencies: args.ply_times,
         };
         let done = done.clone();
         if args.echo {
@@ -677,6 +711,7 @@ async fn load(args: &ClientArgs, variant: &Arc<Variant>) -> Result<LoadReport> {
         all.plies += t.plies;
         all.time_losses += t.time_losses;
         all.clock_excess_ms.extend(t.clock_excess_ms);
+        all.latencies_ns.extend(t.latencies_ns);
     }
     let seconds = start.elapsed().as_secs_f64();
     progress.abort();
@@ -690,6 +725,8 @@ async fn load(args: &ClientArgs, variant: &Arc<Variant>) -> Result<LoadReport> {
         let p99 = quantile(&mut errors, 0.99);
         (Some(p99), errors.last().copied(), Some(mean))
     };
+    let mut ply_us: Vec<f64> = all.latencies_ns.iter().map(|&n| n as f64 / 1e3).collect();
+    let timed = !ply_us.is_empty();
     Ok(LoadReport {
         games: all.games,
         plies: all.plies,
@@ -699,6 +736,8 @@ async fn load(args: &ClientArgs, variant: &Arc<Variant>) -> Result<LoadReport> {
         clock_error_p99_ms: p99,
         clock_error_max_ms: max,
         clock_excess_mean_ms: mean,
+        ply_p50_us: timed.then(|| quantile(&mut ply_us, 0.5)),
+        ply_p99_us: timed.then(|| quantile(&mut ply_us, 0.99)),
     })
 }
 

@@ -16,6 +16,8 @@ pub enum Target {
     AtLeastAndRatio { value: f64, ratio: f64 },
     /// The value is at most `ratio` times its floor.
     RatioAtMost { ratio: f64 },
+    /// The value is at least `ratio` times its floor.
+    RatioAtLeast { ratio: f64 },
 }
 
 impl Target {
@@ -29,6 +31,7 @@ impl Target {
                 Some(figure.value >= value && r >= ratio)
             }
             Target::RatioAtMost { ratio } => Some(figure.ratio()? <= ratio),
+            Target::RatioAtLeast { ratio } => Some(figure.ratio()? >= ratio),
         }
     }
 
@@ -41,6 +44,7 @@ impl Target {
                 format!(">= {} {unit} and ratio >= {}", number(value), number(ratio))
             }
             Target::RatioAtMost { ratio } => format!("ratio <= {}", number(ratio)),
+            Target::RatioAtLeast { ratio } => format!("ratio >= {}", number(ratio)),
         }
     }
 }
@@ -181,6 +185,15 @@ mod tests {
             .target(Target::RatioAtMost { ratio: 1.3 });
         assert_eq!(slow.met(), Some(false));
         assert!(slow.line().ends_with("(not met)"));
+        let pace = Figure::new("S6 polling pace", 9000.0, "plies/s")
+            .floor(Some(10000.0), "plies/s")
+            .target(Target::RatioAtLeast { ratio: 0.9 });
+        assert_eq!(pace.met(), Some(true));
+        assert!(
+            pace.line().ends_with("target: ratio >= 0.900 (met)"),
+            "{}",
+            pace.line()
+        );
     }
 
     #[test]

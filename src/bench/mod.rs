@@ -6,6 +6,7 @@
 //! - `script`: games computed in advance, which the clients replay.
 //! - `client`: the load generator and replaying client (`anqi bench-client`, a child process).
 //! - `echo`: the raw tokio echo server of the floors (`anqi bench-echo`, a child process).
+//! - `pages`: S6's load on the web pages (`anqi bench-client --mode pages`), and its visitor.
 //! - `child`: starting, reading and killing those processes, and their memory.
 //! - this file: the options and the run, figure by figure, each with fresh processes.
 
@@ -13,6 +14,7 @@ mod child;
 pub mod client;
 pub mod echo;
 mod figure;
+mod pages;
 mod rules_core;
 mod script;
 
@@ -39,9 +41,11 @@ pub enum Part {
     S4,
     /// Observers: time per ply with many pages watching the game, and their delay.
     S5,
+    /// The pages under load (pollers, slow requests, a crowd) beside many games at once.
+    S6,
 }
 
-/// Measure the performance figures (R1 S1 S2 S3 S4 S5), each beside a floor taken in the
+/// Measure the performance figures (R1 S1 S2 S3 S4 S5 S6), each beside a floor taken in the
 /// same run, and print one line per figure:
 /// `NAME: VALUE UNIT; floor: VALUE UNIT; ratio: R; target: ... (met|not met)`.
 ///
@@ -70,6 +74,16 @@ pub enum Part {
 /// beside the same games with nobody watching (played before and after, on the same server);
 /// and the p99 delay from a ply (its position's `at_unix_ms`) to its arrival at an
 /// observer, in ms (the time is in whole ms: up to 1 ms too high).
+/// S6 LOAD pace / p99 / visitor / memory: with the web pages on and their default limits,
+/// --s6-games games, --s6-concurrency at once, played beside each load on the pages in turn
+/// (`polling`: 64 keep-alive connections from 2 addresses asking for a finished game's events
+/// again and again; `slowloris`: 1,100 connections from 37 addresses each sending a request's
+/// header a line a second, opened again when closed; `crowd`: 1,000 live feeds from 40
+/// addresses, each watching a running game for 2 to 3 s, then another), the load generator at
+/// the lowest priority: the games' plies/s and p99 time per ply beside the same games with
+/// nothing on the pages (before and after); the share of a fresh visitor's requests (a new
+/// connection every 100 ms) answered 200 within 2 s; and the server's memory per connection
+/// of the load (unfinished requests, open feeds).
 ///
 /// The server, the echo server and the clients are this binary, run as child processes
 /// on 127.0.0.1 and killed at the end; the server keeps no records, has no connection
@@ -155,6 +169,12 @@ pub struct BenchArgs {
     /// S5: live feeds watching each game.
     #[arg(long, value_name = "N", default_value_t = 100)]
     pub s5_observers: usize,
+    /// S6: games played beside each load [full 800, quick 50].
+    #[arg(long, value_name = "N")]
+    pub s6_games: Option<u64>,
+    /// S6: games at once.
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub s6_concurrency: usize,
     /// S1-S4: run this program as the server instead of this binary (another build of anqi,
     /// to compare two builds against the same clients and floors: run once with each). It is
     /// killed at the end of each figure; a wrapper script must `exec` the server, or the
@@ -182,6 +202,8 @@ struct Sizes {
     s4_move_ms: u64,
     s5_games: u64,
     s5_observers: usize,
+    s6_games: u64,
+    s6_concurrency: usize,
 }
 
 impl Sizes {
@@ -205,6 +227,8 @@ impl Sizes {
             s4_move_ms: args.s4_move_ms,
             s5_games: args.s5_games.unwrap_or(pick(args.quick, 20, 4)),
             s5_observers: args.s5_observers,
+            s6_games: args.s6_games.unwrap_or(pick(args.quick, 800, 50)),
+            s6_concurrency: args.s6_concurrency,
         };
         if let Some(fit) = connections_that_fit() {
             if sizes.s3_connections > fit {
@@ -260,7 +284,15 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
         details: serde_json::Map::new(),
     };
     let started = Instant::now();
-    for part in [Part::R1, Part::S1, Part::S2, Part::S3, Part::S4, Part::S5] {
+    for part in [
+        Part::R1,
+        Part::S1,
+        Part::S2,
+        Part::S3,
+        Part::S4,
+        Part::S5,
+        Part::S6,
+    ] {
         if !args.only.is_empty() && !args.only.contains(&part) {
             continue;
         }
@@ -271,6 +303,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
             Part::S3 => run.s3()?,
             Part::S4 => run.s4()?,
             Part::S5 => run.s5()?,
+            Part::S6 => run.s6()?,
         }
     }
     let seconds = started.elapsed().as_secs_f64();
@@ -311,9 +344,19 @@ impl Run {
 
     /// As [`Run::server`], with `extra` arguments to `anqi serve`.
     fn server_with(&self, part: &str, clock: &str, extra: &[&str]) -> Result<(Child, String)> {
+        self.server_configured(part, &server_config(clock), extra)
+    }
+
+    /// As [`Run::server_with`], with the configuration `config`.
+    fn server_configured(
+        &self,
+        part: &str,
+        config_text: &str,
+        extra: &[&str],
+    ) -> Result<(Child, String)> {
         let config =
             std::env::temp_dir().join(format!("anqi-bench-{}-{part}.toml", std::process::id()));
-        std::fs::write(&config, server_config(clock))
+        std::fs::write(&config, config_text)
             .with_context(|| format!("cannot write {}", config.display()))?;
         let mut args = [
             "serve",
@@ -555,9 +598,6 @@ impl Run {
     }
 }
 
-/// The bench server's configuration: no connection caps in the way, handshakes that wait,
-/// deals the clients know in advance ([`script::SERVER_SEED`], client seeds mixed in), no
-/// records; `clock` is the `[clock]` section's body.
 impl Run {
     fn s5(&mut self) -> Result<()> {
         let (games, observers) = (self.sizes.s5_games, self.sizes.s5_observers);
@@ -614,15 +654,171 @@ impl Run {
         self.detail("S5 unwatched again", &after)?;
         self.detail("S5 observers", &seen)
     }
+
+    /// Starts a server for S6, with the pages on and their limits as shipped (the figure is
+    /// what a default server withstands): the server, its address and the pages' address.
+    fn s6_server(&self) -> Result<(Child, String, String)> {
+        let config = server_config_http("game_ms = 0\n", "");
+        let (mut server, addr) =
+            self.server_configured("S6", &config, &["--http", "127.0.0.1:0"])?;
+        let web = loop {
+            let line = server.line()?;
+            if let Some(web) = line.trim().strip_prefix("web on http://") {
+                break web.trim_end_matches('/').to_string();
+            }
+        };
+        Ok((server, addr, web))
+    }
+
+    /// Plays `games` games, S6's at once, on the server at `addr`, each ply timed.
+    fn s6_games(&self, label: &str, addr: &str, games: u64) -> Result<LoadReport> {
+        let extra = [
+            "--games".to_string(),
+            games.to_string(),
+            "--concurrency".to_string(),
+            self.sizes.s6_concurrency.to_string(),
+            "--ply-times".to_string(),
+        ];
+        Run::report(self.client(label, "load", addr, &extra)?)
+    }
+
+    fn s6(&mut self) -> Result<()> {
+        let games = self.sizes.s6_games;
+        let quick = self.sizes.quick;
+        eprintln!(
+            "S6: {games} games, {} at once, with nothing on the pages, then beside pollers, slow requests and a crowd of live feeds in turn (a fresh server each), then with nothing again...",
+            self.sizes.s6_concurrency
+        );
+        let before = {
+            let (_server, addr, _) = self.s6_server()?;
+            self.s6_games("S6 unwatched", &addr, games)?
+        };
+        let loads = [
+            ("polling", pick(quick, 64, 16), 2),
+            ("slowloris", pick(quick, 1100, 200), pick(quick, 37, 8)),
+            ("crowd", pick(quick, 1000, 100), pick(quick, 40, 4)),
+        ];
+        let mut beside = Vec::new();
+        for (load, connections, addresses) in loads {
+            let label = format!("S6 {load}");
+            // A fresh server, so that its memory figure is the load's alone.
+            let (server, addr, web) = self.s6_server()?;
+            // Pollers ask for a finished game: a few played first. A crowd needs running
+            // games to watch before the figure's games start: some seated and held.
+            let held = match load {
+                "polling" => {
+                    self.s6_games("S6 warm-up", &addr, 5)?;
+                    None
+                }
+                "crowd" => {
+                    let extra = ["--games".to_string(), "10".to_string()];
+                    let mut held = self.client("S6 held", "seated", &addr, &extra)?;
+                    held.line()?;
+                    Some(held)
+                }
+                _ => None,
+            };
+            std::thread::sleep(SETTLE);
+            let rss_before = server.rss_kib()?;
+            let extra = [
+                "--web".to_string(),
+                web.clone(),
+                "--pages".into(),
+                load.into(),
+                "--connections".into(),
+                connections.to_string(),
+                "--addresses".into(),
+                addresses.to_string(),
+                "--poll-game".into(),
+                "1".into(),
+            ];
+            let mut pages = self.client(&label, "pages", &addr, &extra)?;
+            let ready: u64 = pages
+                .line()?
+                .trim()
+                .strip_prefix("ready ")
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            std::thread::sleep(SETTLE);
+            let rss = server.rss_kib()?.saturating_sub(rss_before);
+            let visitor = pages::Visitor::start(&web)?;
+            let played = self.s6_games(&format!("S6 beside {load}"), &addr, games)?;
+            let visited = visitor.finish()?;
+            let seen: pages::PagesReport = Run::report(pages)?;
+            if let Some(held) = held {
+                held.finish()?;
+            }
+            // The pages hold at most max_connections (1,024) of the load's connections.
+            let held_connections = ready.clamp(1, 1024);
+            beside.push((
+                load,
+                played,
+                visited,
+                seen,
+                rss as f64 / held_connections as f64,
+            ));
+        }
+        let after = {
+            let (_server, addr, _) = self.s6_server()?;
+            self.s6_games("S6 unwatched again", &addr, games)?
+        };
+        let pace = |r: &LoadReport| r.plies as f64 / r.seconds.max(1e-9);
+        let unwatched_pace = (pace(&before) + pace(&after)) / 2.0;
+        let unwatched_p99 =
+            (before.ply_p99_us.unwrap_or(0.0) + after.ply_p99_us.unwrap_or(0.0)) / 2.0;
+        for (load, played, visited, seen, kib) in &beside {
+            self.figures.push(
+                Figure::new(&format!("S6 {load} pace"), pace(played).round(), "plies/s")
+                    .floor(Some(unwatched_pace.round()), "plies/s unwatched")
+                    .target(Target::RatioAtLeast { ratio: 0.9 }),
+            );
+            self.figures.push(
+                Figure::new(
+                    &format!("S6 {load} p99"),
+                    played.ply_p99_us.unwrap_or(0.0).round(),
+                    "us",
+                )
+                .floor(Some(unwatched_p99.round()), "us unwatched")
+                .target(Target::RatioAtMost { ratio: 2.0 }),
+            );
+            self.figures.push(
+                Figure::new(&format!("S6 {load} visitor"), visited.percent_ok(), "% 200")
+                    .target(Target::AtLeast { value: 95.0 }),
+            );
+            if *load != "polling" {
+                self.figures.push(Figure::new(
+                    &format!("S6 {load} memory"),
+                    (kib * 10.0).round() / 10.0,
+                    "KiB/connection",
+                ));
+            }
+            self.detail(&format!("S6 beside {load}"), played)?;
+            self.detail(&format!("S6 {load} visitor"), visited)?;
+            self.detail(&format!("S6 {load} load"), seen)?;
+        }
+        self.detail("S6 unwatched", &before)?;
+        self.detail("S6 unwatched again", &after)
+    }
 }
 
+/// The bench server's configuration: no connection caps in the way, handshakes that wait,
+/// deals the clients know in advance ([`script::SERVER_SEED`], client seeds mixed in), no
+/// records; `clock` is the `[clock]` section's body.
 fn server_config(clock: &str) -> String {
+    server_config_http(
+        clock,
+        "max_connections_per_address = 0\nmax_observers_per_game = 100000\n",
+    )
+}
+
+/// As [`server_config`], with `http` as the `[http]` section's body (S6: the defaults).
+fn server_config_http(clock: &str, http: &str) -> String {
     format!(
         "[server]\nmax_connections = 1000000\nmax_connections_per_address = 0\n\
          handshake_timeout_ms = 3600000\n\
          [seed]\nserver = \"{}\"\nclients = true\n\
          [records]\npath = \"\"\n\
-         [http]\nmax_connections_per_address = 0\nmax_observers_per_game = 100000\n\
+         [http]\n{http}\
          [clock]\n{clock}",
         script::SERVER_SEED
     )
@@ -644,5 +840,8 @@ mod tests {
         let c = anqi_server::config::Config::parse(&server_config("game_ms = 5\nmove_ms = 7\n"))
             .unwrap();
         assert_eq!(c.clock.move_ms, Some(7));
+        let c =
+            anqi_server::config::Config::parse(&server_config_http("game_ms = 0\n", "")).unwrap();
+        assert_eq!(c.http, anqi_server::config::Config::default().http);
     }
 }

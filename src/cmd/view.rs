@@ -1,7 +1,7 @@
 //! `anqi view`: the web pages over records files, without a server.
 
-use anqi_core::record::RecordLines;
-use anqi_server::config::Config;
+use anqi_core::record::{GameRecord, RecordLines};
+use anqi_server::config::{Config, SeedSource};
 use anqi_server::Hub;
 use anqi_web::Web;
 use anyhow::{Context, Result};
@@ -18,6 +18,12 @@ use tokio_util::sync::CancellationToken;
 /// `web on http://HOST:PORT/` on stdout once the pages are up, and stops on Ctrl-C. A line
 /// that is not a record is reported on stderr and skipped.
 ///
+/// A fixed server seed (`[seed] server = "..."`) would tell the deals of the games still to
+/// come, so the pages leave the records' `seeds.server` out, as `anqi serve --http` does,
+/// when the seed was fixed: when --config's `[seed] server` is fixed, with
+/// --hide-server-seed, or when two games of the files have the same server seed (a seed
+/// drawn at random is new for every game).
+///
 /// Example: anqi view games.jsonl --http 127.0.0.1:8080
 #[derive(clap::Args)]
 pub struct Args {
@@ -27,9 +33,13 @@ pub struct Args {
     /// Where to serve the pages; port 0 picks a free port.
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8080")]
     http: String,
-    /// Configuration file, for its [http] caps (its listen address is not used).
+    /// Configuration file, for its [http] caps (its listen address is not used), and its
+    /// [seed] server: when fixed, the records' server seed is left out of the pages.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Leave the records' server seed out of the pages (the server's seed was fixed).
+    #[arg(long)]
+    hide_server_seed: bool,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -58,7 +68,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     // Every game of the files is shown; two files may number their games alike, so the pages
     // number them in the order read.
     cfg.http.keep_finished = games.len().max(1);
-    let hub = Hub::new(&cfg.http, false);
+    let hide = args.hide_server_seed
+        || cfg.seed.server != SeedSource::Random
+        || server_seed_repeats(&games);
+    if hide {
+        tracing::info!("the records' server seed is left out of the pages (it was fixed)");
+    }
+    let hub = Hub::new(&cfg.http, hide);
     let count = games.len();
     for (i, mut record) in games.into_iter().enumerate() {
         record.game = i as u64 + 1;
@@ -80,4 +96,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
         web.run(shutdown).await?;
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Whether two games have the same non-empty server seed: the server's seed was fixed (one
+/// drawn at random is new for every game).
+fn server_seed_repeats(games: &[GameRecord]) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    games
+        .iter()
+        .map(|g| g.seeds.server.as_str())
+        .filter(|s| !s.is_empty())
+        .any(|s| !seen.insert(s))
 }

@@ -90,7 +90,9 @@ impl Browser {
                 "/session",
                 json!({"capabilities": {"alwaysMatch": {
                     "browserName": "chrome",
-                    "goog:chromeOptions": {"binary": CHROMIUM, "args": args}
+                    "goog:chromeOptions": {"binary": CHROMIUM, "args": args},
+                    // The console, for [`Browser::console`].
+                    "goog:loggingPrefs": {"browser": "ALL"}
                 }}}),
             )
             .await;
@@ -237,6 +239,20 @@ impl Browser {
         let id = self.find(css).await;
         self.call("POST", &self.at(&format!("/element/{id}/clear")), json!({}))
             .await;
+    }
+
+    /// The browser console's messages since the last call (errors, warnings, logs), as
+    /// Chromium writes them: a page's refused scripts and styles (its Content Security Policy)
+    /// are there. Through ChromeDriver's log command.
+    pub async fn console(&self) -> Vec<String> {
+        let v = self
+            .call("POST", &self.at("/se/log"), json!({"type": "browser"}))
+            .await;
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .map(|entry| format!("{}: {}", entry["level"], entry["message"]))
+            .collect()
     }
 
     /// Saves a screenshot of the page as a PNG file under `target/browser/`; returns its path.

@@ -5,7 +5,7 @@
 use std::process::{Command, Output};
 
 /// Every figure name of a full run, in the order printed.
-const FIGURES: [&str; 11] = [
+const FIGURES: [&str; 22] = [
     "R1",
     "S1 p50",
     "S1 p99",
@@ -17,10 +17,29 @@ const FIGURES: [&str; 11] = [
     "S4 time losses",
     "S5 ply",
     "S5 delay p99",
+    "S6 polling pace",
+    "S6 polling p99",
+    "S6 polling visitor",
+    "S6 slowloris pace",
+    "S6 slowloris p99",
+    "S6 slowloris visitor",
+    "S6 slowloris memory",
+    "S6 crowd pace",
+    "S6 crowd p99",
+    "S6 crowd visitor",
+    "S6 crowd memory",
+];
+
+/// Figures with no target: S1 cpu explains S1 p50; S5's delay and S6's memory are reported.
+const UNTARGETED: [&str; 4] = [
+    "S1 cpu",
+    "S5 delay p99",
+    "S6 slowloris memory",
+    "S6 crowd memory",
 ];
 
 /// Small sizes: a few seconds in all, the same code paths as a full run.
-const SMALL: [&str; 22] = [
+const SMALL: [&str; 24] = [
     "--r1-seconds",
     "0.2",
     "--s1-games",
@@ -41,6 +60,8 @@ const SMALL: [&str; 22] = [
     "2",
     "--s5-observers",
     "5",
+    "--s6-games",
+    "4",
     "--seed",
     "test",
 ];
@@ -87,15 +108,15 @@ fn json_has_every_figure_with_a_positive_value() {
     for f in figures {
         let name = f["name"].as_str().unwrap();
         let value = f["value"].as_f64().expect("a numeric value");
-        // A few plies may cost less than the kernel's 10 ms tick of processor time.
-        if name == "S4 time losses" || name == "S1 cpu" {
+        // A few plies may cost less than the kernel's 10 ms tick of processor time; memory
+        // may be reused rather than grown.
+        if name == "S4 time losses" || name == "S1 cpu" || name.ends_with(" memory") {
             assert!(value >= 0.0, "{f}");
         } else {
             assert!(value > 0.0, "{name} is not positive: {f}");
         }
         assert!(f["unit"].as_str().is_some_and(|u| !u.is_empty()), "{f}");
-        // Every figure has a target but S1 cpu, which explains S1 p50, and S5's delay.
-        let untargeted = ["S1 cpu", "S5 delay p99"].contains(&name);
+        let untargeted = UNTARGETED.contains(&name);
         assert_eq!(f["target"].is_string(), !untargeted, "{f}");
         // A floor comes with its unit and a ratio, or none of the three.
         match f["floor"].as_f64() {
@@ -129,6 +150,12 @@ fn json_has_every_figure_with_a_positive_value() {
     assert_eq!(watched["feeds"], 10, "{watched}");
     assert_eq!(watched["dropped"], 0, "{watched}");
     assert!(watched["plies"].as_u64().unwrap() > 0, "{watched}");
+    // S6's games were all played beside each load, and its visitor came.
+    for load in ["polling", "slowloris", "crowd"] {
+        assert_eq!(report["details"][format!("S6 beside {load}")]["games"], 4);
+        let visited = &report["details"][format!("S6 {load} visitor")];
+        assert!(visited["tries"].as_u64().unwrap() > 0, "{visited}");
+    }
 }
 
 /// Checks one text line: `NAME: VALUE UNIT; floor: VALUE UNIT|none; ratio: R|none`, then
@@ -138,8 +165,10 @@ fn check_line(line: &str) -> String {
     assert!(
         fields.len() == 4
             || (fields.len() == 3
-                && (line.starts_with("S1 cpu:") || line.starts_with("S5 delay p99:"))),
-        "four fields (three for S1 cpu and S5 delay p99) in {line:?}"
+                && UNTARGETED
+                    .iter()
+                    .any(|u| line.starts_with(&format!("{u}:")))),
+        "four fields (three for the figures without a target) in {line:?}"
     );
     let (name, value) = fields[0].split_once(": ").expect("NAME: VALUE UNIT");
     let (number, unit) = value.split_once(' ').expect("VALUE UNIT");

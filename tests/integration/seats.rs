@@ -68,15 +68,30 @@ async fn sit(web: &str, request: Value) -> String {
     v["token"].as_str().unwrap().to_string()
 }
 
+/// Opens a seat's socket: its token is the first message, never in the address.
 async fn open_seat(web: &str, token: &str) -> Socket {
-    let (socket, _) = tokio::time::timeout(
+    let (mut socket, _) = tokio::time::timeout(
         Duration::from_secs(10),
-        tokio_tungstenite::connect_async(format!("ws://{web}/api/seats/{token}/live")),
+        tokio_tungstenite::connect_async(format!("ws://{web}/api/seats/live")),
     )
     .await
     .expect("the seat opens in time")
     .expect("the seat opens");
     socket
+        .send(Message::Text(json!({ "seat": token }).to_string().into()))
+        .await
+        .unwrap();
+    socket
+}
+
+/// A client's WebSocket text frame (masked, under 126 bytes), written by hand.
+fn masked_text_frame(text: &str) -> Vec<u8> {
+    assert!(text.len() < 126);
+    let mask = [0x12u8, 0x34, 0x56, 0x78];
+    let mut frame = vec![0x81, 0x80 | text.len() as u8];
+    frame.extend_from_slice(&mask);
+    frame.extend(text.bytes().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+    frame
 }
 
 /// The next message of a seat's socket.
@@ -144,9 +159,9 @@ async fn without_humans_no_person_is_seated_and_the_page_is_told_why() {
     .await;
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("humans = true"), "{body}");
-    let (status, body) =
-        get_ws_upgrade(&web, "/api/seats/00112233445566778899aabbccddeeff/live").await;
-    assert_eq!(status, 404, "{body}");
+    let (status, body) = get_ws_upgrade(&web, "/api/seats/live").await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("humans = true"), "{body}");
     server.stop().await;
 }
 
@@ -368,7 +383,11 @@ async fn a_page_that_answers_nothing_does_not_hold_its_seat() {
     // closing its connection): pinged, silent, let go; then the seat is given up.
     let mut ghost = TcpStream::connect(&web).await.unwrap();
     ghost
-        .write_all(upgrade_request(&web, &format!("/api/seats/{token}/live")).as_bytes())
+        .write_all(upgrade_request(&web, "/api/seats/live").as_bytes())
+        .await
+        .unwrap();
+    ghost
+        .write_all(&masked_text_frame(&json!({ "seat": token }).to_string()))
         .await
         .unwrap();
     let started = std::time::Instant::now();

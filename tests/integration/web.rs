@@ -683,6 +683,7 @@ async fn an_idle_http_connection_is_closed_and_a_quiet_live_feed_is_not() {
 /// that stops both.
 async fn start_with_hub(
     variant: &str,
+    toml: &str,
 ) -> (
     String,
     String,
@@ -692,7 +693,7 @@ async fn start_with_hub(
     crate::common::TempDir,
 ) {
     let dir = crate::common::TempDir::new("withheld");
-    let mut config = anqi_server::config::Config::default();
+    let mut config = anqi_server::config::Config::parse(toml).unwrap();
     config.server.listen = "127.0.0.1:0".into();
     config.records.path = dir.0.join("games.jsonl").to_string_lossy().into_owned();
     let mut server = anqi_server::Server::bind(config.clone(), Variant::load(variant).unwrap())
@@ -700,12 +701,17 @@ async fn start_with_hub(
         .unwrap();
     let (tx, records) = tokio::sync::mpsc::unbounded_channel();
     server.observe_records(tx);
-    let hub = anqi_server::Hub::new(&config.http, false);
+    // As `anqi serve` does: a fixed server seed is left out of what the pages show.
+    let fixed = config.seed.server != anqi_server::config::SeedSource::Random;
+    let hub = anqi_server::Hub::new(&config.http, fixed);
     server.watch(hub.clone());
     let shutdown = tokio_util::sync::CancellationToken::new();
-    let web = anqi_web::Web::bind("127.0.0.1:0", &config, hub.clone(), shutdown.clone())
+    let mut web = anqi_web::Web::bind("127.0.0.1:0", &config, hub.clone(), shutdown.clone())
         .await
         .unwrap();
+    if config.http.humans {
+        web.seat_people(server.door(), &Variant::load(variant).unwrap(), &config);
+    }
     let web_addr = web.local_addr().unwrap().to_string();
     let addr = server.local_addr().unwrap().to_string();
     tokio::spawn(web.run(shutdown.clone()));
@@ -715,7 +721,7 @@ async fn start_with_hub(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_withheld_game_is_refused_with_its_reason_until_disclosed() {
-    let (addr, web, hub, mut records, shutdown, _dir) = start_with_hub("traditional-2x4").await;
+    let (addr, web, hub, mut records, shutdown, _dir) = start_with_hub("traditional-2x4", "").await;
     // Withheld, live feed too, before the game starts (as a tournament does).
     hub.withhold(1, true);
     let gate = Gate::default();
@@ -779,4 +785,603 @@ async fn a_withheld_game_is_refused_with_its_reason_until_disclosed() {
     assert_eq!(list["games"][0]["win"], record.result.win.as_str());
     assert!(list["games"][0].get("withheld").is_none(), "{list}");
     shutdown.cancel();
+}
+
+/// One keep-alive HTTP/1.1 connection, request after request.
+struct KeepAlive {
+    stream: TcpStream,
+    web: String,
+}
+
+impl KeepAlive {
+    async fn open(web: &str) -> KeepAlive {
+        KeepAlive {
+            stream: TcpStream::connect(web).await.unwrap(),
+            web: web.to_string(),
+        }
+    }
+
+    async fn open_from(web: &str, source: &str) -> KeepAlive {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(format!("{source}:0").parse().unwrap()).unwrap();
+        KeepAlive {
+            stream: socket.connect(web.parse().unwrap()).await.unwrap(),
+            web: web.to_string(),
+        }
+    }
+
+    /// `GET path`: the status, the header and the body.
+    async fn get(&mut self, path: &str) -> (u16, String, String) {
+        let request = format!("GET {path} HTTP/1.1\r\nhost: {}\r\n\r\n", self.web);
+        self.stream.write_all(request.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        let mut byte = [0u8; 1];
+        while !raw.ends_with(b"\r\n\r\n") {
+            let n = tokio::time::timeout(Duration::from_secs(10), self.stream.read(&mut byte))
+                .await
+                .expect("an answer in time")
+                .unwrap();
+            assert_eq!(
+                n,
+                1,
+                "the connection closed: {}",
+                String::from_utf8_lossy(&raw)
+            );
+            raw.push(byte[0]);
+        }
+        let head = String::from_utf8(raw).unwrap();
+        let length: usize = head
+            .lines()
+            .find_map(|l| {
+                l.to_ascii_lowercase()
+                    .strip_prefix("content-length: ")
+                    .map(|n| n.trim().parse().unwrap())
+            })
+            .expect("a content-length");
+        let mut body = vec![0u8; length];
+        self.stream.read_exact(&mut body).await.unwrap();
+        (
+            head[9..12].parse().unwrap(),
+            head,
+            String::from_utf8(body).unwrap(),
+        )
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_finished_game_is_rebuilt_once_however_often_it_is_asked_for() {
+    let (addr, web, hub, mut records, shutdown, _dir) = start_with_hub("traditional", "").await;
+    for b in crate::common::random_bots(&addr, 2, 3) {
+        b.await.unwrap().unwrap();
+    }
+    let record = tokio::time::timeout(Duration::from_secs(30), records.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    until_state(&web, 1, "finished").await;
+    assert_eq!(hub.rebuilds(), 0, "nothing asked for yet");
+    let mut poller = KeepAlive::open(&web).await;
+    let (status, _, first) = poller.get("/api/games/1").await;
+    assert_eq!(status, 200);
+    for _ in 0..10 {
+        let (status, _, again) = poller.get("/api/games/1").await;
+        assert_eq!((status, again == first), (200, true));
+    }
+    let mut live = open_live(&web, 1).await;
+    let texts = read_feed(&mut live).await;
+    assert_same(
+        &events(&texts),
+        &events_of_record(&record, false).unwrap(),
+        "the feed",
+    );
+    assert_eq!(
+        hub.rebuilds(),
+        1,
+        "one replay for eleven requests and a feed"
+    );
+    shutdown.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn requests_past_a_connections_or_a_networks_rate_are_answered_429() {
+    let (_addr, web, _hub, _records, shutdown, _dir) = start_with_hub(
+        "traditional-2x4",
+        "[http]\nrequests_per_s_per_connection = 5\nrequests_per_s_per_address = 8\n",
+    )
+    .await;
+    // A network's connections share its 8 a second: eight at once, then 429.
+    for _ in 0..8 {
+        let mut fresh = KeepAlive::open_from(&web, "127.0.0.3").await;
+        assert_eq!(fresh.get("/api/games").await.0, 200);
+    }
+    let (status, _, body) = KeepAlive::open_from(&web, "127.0.0.3")
+        .await
+        .get("/api/games")
+        .await;
+    assert_eq!(status, 429, "{body}");
+    assert!(
+        body.contains("from your network: at most 8 a second"),
+        "{body}"
+    );
+    // Another network is not held back. One connection: five at once, then a refusal,
+    // answered a second later, with the reason.
+    let mut conn = KeepAlive::open(&web).await;
+    for _ in 0..5 {
+        assert_eq!(conn.get("/api/games").await.0, 200);
+    }
+    let asked = std::time::Instant::now();
+    let (status, head, body) = conn.get("/api/games").await;
+    assert_eq!(status, 429, "{body}");
+    assert!(
+        body.contains("on this connection: at most 5 a second"),
+        "{body}"
+    );
+    assert!(
+        head.to_ascii_lowercase().contains("retry-after: 1"),
+        "{head}"
+    );
+    assert!(
+        asked.elapsed() >= Duration::from_millis(900),
+        "the refusal waits"
+    );
+    // A second later, it is served again.
+    assert_eq!(conn.get("/api/games").await.0, 200);
+    shutdown.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_request_trickled_past_the_header_deadline_is_dropped_while_a_visitor_is_served() {
+    let (_addr, web, _hub, _records, shutdown, _dir) = start_with_hub(
+        "traditional-2x4",
+        "[http]\nheader_timeout_ms = 600\nmax_connections = 4\nidle_timeout_ms = 60000\n",
+    )
+    .await;
+    // Four connections, all the pages hold, each sending its header a byte every 100 ms: the
+    // idle limit (60 s) never ends them.
+    let mut slow = Vec::new();
+    for _ in 0..4 {
+        let mut s = TcpStream::connect(&web).await.unwrap();
+        s.write_all(b"GET /api/games HTTP/1.1\r\n").await.unwrap();
+        slow.push(s);
+    }
+    let trickle = tokio::spawn(async move {
+        let started = std::time::Instant::now();
+        let mut closed_at = vec![None; slow.len()];
+        for _ in 0..40 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            for (i, s) in slow.iter_mut().enumerate() {
+                if closed_at[i].is_none() && s.write_all(b"x").await.is_err() {
+                    closed_at[i] = Some(started.elapsed());
+                }
+            }
+        }
+        // A closed connection is seen on a write once the peer's reset has come back, or on
+        // a read as its end.
+        for (i, s) in slow.iter_mut().enumerate() {
+            let mut buf = [0u8; 64];
+            let ended = matches!(
+                tokio::time::timeout(Duration::from_millis(200), s.read(&mut buf)).await,
+                Ok(Ok(0) | Err(_))
+            );
+            if ended && closed_at[i].is_none() {
+                closed_at[i] = Some(started.elapsed());
+            }
+        }
+        closed_at
+    });
+    // A fresh visitor meanwhile: the pages are full of unfinished requests, and the one that
+    // has waited longest makes room.
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    let (status, body) = get(&web, "/api/games").await;
+    assert_eq!(status, 200, "{body}");
+    let closed_at = trickle.await.unwrap();
+    for (i, at) in closed_at.iter().enumerate() {
+        let at = at.unwrap_or_else(|| panic!("slow request {i} was never dropped"));
+        assert!(
+            at < Duration::from_secs(3),
+            "slow request {i} dropped at {at:?}"
+        );
+    }
+    // A header over max_header_bytes is refused (431), not buffered.
+    let mut s = TcpStream::connect(&web).await.unwrap();
+    let big = format!(
+        "GET / HTTP/1.1\r\nhost: {web}\r\nx-big: {}\r\n\r\n",
+        "y".repeat(40_000)
+    );
+    let _ = s.write_all(big.as_bytes()).await;
+    let mut got = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut got)).await;
+    let got = String::from_utf8_lossy(&got);
+    assert!(got.starts_with("HTTP/1.1 431"), "{got}");
+    shutdown.cancel();
+}
+
+/// `GET path` with the `Host` and `Origin` given (a WebSocket upgrade with `upgrade`): the
+/// status and the whole answer's head and body.
+async fn get_as(
+    web: &str,
+    path: &str,
+    host: &str,
+    origin: Option<&str>,
+    upgrade: bool,
+) -> (u16, String) {
+    let mut s = TcpStream::connect(web).await.unwrap();
+    let origin = origin.map_or(String::new(), |o| format!("origin: {o}\r\n"));
+    let upgrade = if upgrade {
+        "upgrade: websocket\r\nconnection: upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\nsec-websocket-version: 13\r\n"
+    } else {
+        "connection: close\r\n"
+    };
+    s.write_all(format!("GET {path} HTTP/1.1\r\nhost: {host}\r\n{origin}{upgrade}\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut raw = vec![0u8; 65536];
+    let mut got = Vec::new();
+    // The head and what came with it (a WebSocket stays open: read what there is).
+    while !String::from_utf8_lossy(&got).contains("\r\n\r\n") {
+        let n = tokio::time::timeout(Duration::from_secs(10), s.read(&mut raw))
+            .await
+            .expect("an answer in time")
+            .unwrap();
+        assert!(n > 0, "closed: {}", String::from_utf8_lossy(&got));
+        got.extend_from_slice(&raw[..n]);
+    }
+    if !upgrade.starts_with("upgrade") {
+        let _ = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut got)).await;
+    }
+    let text = String::from_utf8_lossy(&got).to_string();
+    (text[9..12].parse().unwrap(), text)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn only_this_servers_names_and_pages_are_answered_and_every_answer_guards_itself() {
+    let (addr, web, _hub, _records, shutdown, _dir) = start_with_hub(
+        "traditional-2x4",
+        "[http]\nhosts = [\"games.example.org\"]\n",
+    )
+    .await;
+    let port = web.rsplit_once(':').unwrap().1;
+    // A name that is not this server's (a rebound one): 421, with the reason.
+    for host in [
+        format!("evil.example:{port}"),
+        "127.0.0.1.nip.io".to_string(),
+    ] {
+        let (status, answer) = get_as(&web, "/api/games", &host, None, false).await;
+        assert_eq!(status, 421, "{host}: {answer}");
+        assert!(answer.contains("[http] hosts"), "{answer}");
+        let (status, _) = get_as(&web, "/", &host, None, false).await;
+        assert_eq!(status, 421, "the page too");
+    }
+    // The bound address, localhost and the configured name.
+    for host in [
+        web.clone(),
+        format!("localhost:{port}"),
+        "games.example.org".into(),
+    ] {
+        assert_eq!(
+            get_as(&web, "/api/games", &host, None, false).await.0,
+            200,
+            "{host}"
+        );
+    }
+    // Every answer: nosniff, framed by nobody, no referrer; the page's own policy too.
+    for path in ["/", "/api/games", "/api/games/99", "/assets/app.js"] {
+        let (_, answer) = get_as(&web, path, &web, None, false).await;
+        let head = answer
+            .split("\r\n\r\n")
+            .next()
+            .unwrap()
+            .to_ascii_lowercase();
+        assert!(
+            head.contains("x-content-type-options: nosniff"),
+            "{path}: {head}"
+        );
+        assert!(
+            head.contains("referrer-policy: no-referrer"),
+            "{path}: {head}"
+        );
+        assert!(head.contains("frame-ancestors 'none'"), "{path}: {head}");
+    }
+    // A live feed opened by another site's page: 403; by this server's own: 101.
+    let gate = Gate::default();
+    let bots = gated_players(&addr, 2, &gate, 1);
+    until_running(&web, 1).await;
+    let (status, answer) = get_as(
+        &web,
+        "/api/games/1/live",
+        &web,
+        Some("http://evil.example"),
+        true,
+    )
+    .await;
+    assert_eq!(status, 403, "{answer}");
+    assert!(answer.contains("may not use"), "{answer}");
+    let own = format!("http://{web}");
+    let (status, answer) = get_as(&web, "/api/games/1/live", &web, Some(&own), true).await;
+    assert_eq!(status, 101, "{answer}");
+    gate.open();
+    for b in bots {
+        b.await.unwrap();
+    }
+    shutdown.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_seats_token_is_never_in_an_address() {
+    let (server, web) =
+        TestServer::start_watched("traditional-2x4", "[http]\nhumans = true\n").await;
+    let (status, body) = {
+        let mut s = TcpStream::connect(&web).await.unwrap();
+        let body = r#"{"name": "alice", "against": "random", "seat": 1}"#;
+        s.write_all(
+            format!(
+                "POST /api/seats HTTP/1.1\r\nhost: {web}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+        let mut raw = Vec::new();
+        s.read_to_end(&mut raw).await.unwrap();
+        let text = String::from_utf8(raw).unwrap();
+        (
+            text[9..12].parse::<u16>().unwrap(),
+            text.split_once("\r\n\r\n").unwrap().1.to_string(),
+        )
+    };
+    assert_eq!(status, 201, "{body}");
+    let token = serde_json::from_str::<serde_json::Value>(&body).unwrap()["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The old address with the token in it serves nothing.
+    assert_eq!(get(&web, &format!("/api/seats/{token}/live")).await.0, 404);
+    // The seat's socket takes the token as its first message...
+    let (mut seat, _) = tokio_tungstenite::connect_async(format!("ws://{web}/api/seats/live"))
+        .await
+        .unwrap();
+    seat.send(Message::Text(
+        serde_json::json!({ "seat": token }).to_string().into(),
+    ))
+    .await
+    .unwrap();
+    let first = tokio::time::timeout(Duration::from_secs(10), seat.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(
+        first.to_text().unwrap().contains("\"type\":\"seat\""),
+        "{first}"
+    );
+    // ... and a token that opens no seat closes it, with the reason.
+    let (mut wrong, _) = tokio_tungstenite::connect_async(format!("ws://{web}/api/seats/live"))
+        .await
+        .unwrap();
+    wrong
+        .send(Message::Text(
+            r#"{"seat": "00112233445566778899aabbccddeeff"}"#.into(),
+        ))
+        .await
+        .unwrap();
+    let closed = loop {
+        match tokio::time::timeout(Duration::from_secs(10), wrong.next())
+            .await
+            .unwrap()
+        {
+            Some(Ok(Message::Close(frame))) => break frame.expect("a reason"),
+            Some(Ok(_)) => continue,
+            other => panic!("{other:?}"),
+        }
+    };
+    assert_eq!(u16::from(closed.code), 1008);
+    assert!(closed.reason.contains("no such seat"), "{closed:?}");
+    drop(seat);
+    server.stop().await;
+}
+
+#[test]
+fn a_name_holding_a_newline_forges_no_line_in_an_export() {
+    let dir = crate::common::TempDir::new("forged-name");
+    let mut record: serde_json::Value =
+        serde_json::from_str(include_str!("../data/one-game.jsonl").trim_end()).unwrap();
+    record["players"][0]["name"] = "alice\nresult: (win 2 0) by resign, after 1 plies".into();
+    let file = dir.0.join("forged.jsonl");
+    std::fs::write(&file, format!("{record}\n")).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
+        .args(["view", "--http", "127.0.0.1:0"])
+        .arg(&file)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let web = line
+        .trim()
+        .strip_prefix("web on http://")
+        .and_then(|a| a.strip_suffix('/'))
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_string();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (status, moves) = rt.block_on(get(&web, "/api/games/1/moves.txt"));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(status, 200, "{moves}");
+    let results: Vec<&str> = moves.lines().filter(|l| l.starts_with("result:")).collect();
+    assert_eq!(results.len(), 1, "{moves}");
+    assert!(results[0].starts_with(&format!(
+        "result: {}",
+        record["result"]["win"].as_str().unwrap()
+    )));
+    assert!(
+        moves.contains("player 1: alice\\nresult: (win 2 0) by resign"),
+        "the name, escaped: {moves}"
+    );
+}
+
+/// Sits a person down against a random bot in seat 1 with the seed `seed`, and resigns at
+/// once: the game's number.
+async fn sit_and_resign(web: &str, seed: &str) -> u64 {
+    let body = serde_json::json!({"name": "alice", "against": "random", "seat": 1, "seed": seed})
+        .to_string();
+    let mut s = TcpStream::connect(web).await.unwrap();
+    s.write_all(
+        format!(
+            "POST /api/seats HTTP/1.1\r\nhost: {web}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).await.unwrap();
+    let raw = String::from_utf8(raw).unwrap();
+    let answer: serde_json::Value =
+        serde_json::from_str(raw.split_once("\r\n\r\n").unwrap().1).unwrap();
+    let token = answer["token"].as_str().unwrap_or_else(|| panic!("{raw}"));
+    let (mut seat, _) = tokio_tungstenite::connect_async(format!("ws://{web}/api/seats/live"))
+        .await
+        .unwrap();
+    seat.send(Message::Text(
+        serde_json::json!({ "seat": token }).to_string().into(),
+    ))
+    .await
+    .unwrap();
+    let mut resigned = false;
+    loop {
+        let msg = tokio::time::timeout(Duration::from_secs(20), seat.next())
+            .await
+            .expect("the seat speaks in time");
+        let text = match msg {
+            Some(Ok(Message::Text(text))) => text,
+            // Pings (answered by the library).
+            Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+            other => panic!("the seat closed before its game ended: {other:?}"),
+        };
+        let state: serde_json::Value = serde_json::from_str(&text).unwrap();
+        if state["state"] == "over" {
+            return state["game"].as_u64().unwrap();
+        }
+        if state["state"] == "playing" && !resigned {
+            resigned = true;
+            seat.send(Message::Text(r#"{"resign": true}"#.into()))
+                .await
+                .unwrap();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_bots_seeds_are_fresh_for_every_game_and_tell_nothing_of_a_fixed_server_seed() {
+    let secret = "fixed-server-seed-9";
+    let (_addr, web, _hub, mut records, shutdown, _dir) = start_with_hub(
+        "traditional-2x4",
+        &format!("[http]\nhumans = true\n[seed]\nserver = \"{secret}\"\n"),
+    )
+    .await;
+    // Two games with the same person's seed, the same seat, the same fixed server seed.
+    let mut bot_seeds = Vec::new();
+    for _ in 0..2 {
+        let game = sit_and_resign(&web, "same-seed").await;
+        let record = tokio::time::timeout(Duration::from_secs(30), records.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(record.seeds.server, secret, "the records file keeps it");
+        assert_eq!(record.players[0].seed, "same-seed");
+        bot_seeds.push(record.players[1].seed.clone());
+        // What the pages show after the game: neither the server's seed, nor anything the
+        // same in both games but what the person chose.
+        until_state(&web, game, "finished").await;
+        for path in [
+            format!("/api/games/{game}"),
+            format!("/api/games/{game}/moves.txt"),
+            format!("/api/games/{game}/exchange"),
+        ] {
+            let (status, body) = get(&web, &path).await;
+            assert_eq!(status, 200, "{path}: {body}");
+            assert!(
+                !body.contains(secret),
+                "{path} shows the server seed: {body}"
+            );
+        }
+        let shown = get_json(&web, &format!("/api/games/{game}")).await;
+        let end = shown["events"].as_array().unwrap().last().unwrap().clone();
+        assert_eq!(end["record"]["seeds"]["server"], "", "{end}");
+        assert_eq!(
+            end["record"]["players"][1]["seed"],
+            bot_seeds.last().unwrap().as_str()
+        );
+    }
+    assert_ne!(
+        bot_seeds[0], bot_seeds[1],
+        "the person's seed chose the bots' seeds (with a fixed server seed: a function of it)"
+    );
+    shutdown.cancel();
+}
+
+#[test]
+fn anqi_view_leaves_out_a_fixed_server_seed() {
+    let dir = crate::common::TempDir::new("view-fixed-seed");
+    let one = include_str!("../data/one-game.jsonl").trim_end();
+    let record: GameRecord = serde_json::from_str(one).unwrap();
+    let seed = record.seeds.server.clone();
+    assert!(!seed.is_empty());
+    // Served as its own file, a game's seeds are shown (they re-derive its deal)...
+    let single = dir.0.join("single.jsonl");
+    std::fs::write(&single, format!("{one}\n")).unwrap();
+    // ... but two games with one server seed tell that it was fixed, as --hide-server-seed
+    // or a --config with a fixed [seed] server say.
+    let twice = dir.0.join("twice.jsonl");
+    std::fs::write(&twice, format!("{one}\n{one}\n")).unwrap();
+    let config = dir.0.join("fixed.toml");
+    std::fs::write(&config, "[seed]\nserver = \"anything\"\n").unwrap();
+    let single_s = single.to_string_lossy().into_owned();
+    let twice_s = twice.to_string_lossy().into_owned();
+    let config_s = config.to_string_lossy().into_owned();
+    let cases: [(&[&str], bool); 4] = [
+        (&[single_s.as_str()], true),
+        (&[twice_s.as_str()], false),
+        (&[single_s.as_str(), "--hide-server-seed"], false),
+        (&[single_s.as_str(), "--config", config_s.as_str()], false),
+    ];
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    for (args, shown) in cases {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
+            .args(["view", "--http", "127.0.0.1:0"])
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let web = line
+            .trim()
+            .strip_prefix("web on http://")
+            .unwrap()
+            .trim_end_matches('/')
+            .to_string();
+        let (events, moves) = rt.block_on(async {
+            (
+                get(&web, "/api/games/1").await.1,
+                get(&web, "/api/games/1/moves.txt").await.1,
+            )
+        });
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(events.contains(&seed), shown, "{args:?}: {events}");
+        assert_eq!(moves.contains(&seed), shown, "{args:?}: {moves}");
+    }
 }

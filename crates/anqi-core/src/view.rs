@@ -355,8 +355,31 @@ pub fn events_of_record(record: &GameRecord, hide_server_seed: bool) -> Result<V
     Ok(events)
 }
 
+/// A text of a record as one line of the move list: a record may come from any file (`anqi
+/// view`), and a name holding a newline would otherwise forge a line (a second `result:`).
+/// Control characters, and Unicode's line and paragraph separators, are written escaped
+/// (`\n`, `\u{2028}`); anything else as it is.
+fn inline(text: &str) -> std::borrow::Cow<'_, str> {
+    let breaks = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
+    if !text.chars().any(breaks) {
+        return text.into();
+    }
+    text.chars()
+        .map(|c| {
+            if breaks(c) {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// A finished game as a readable move list: the players, the seeds that re-derive the deal,
 /// every ply (with what it revealed, captured or drew) and the error replies, and the result.
+/// Every text taken from the record is one line (`inline`): the list has exactly the lines it
+/// says, whatever the record holds.
 pub fn move_list(record: &GameRecord) -> String {
     use std::fmt::Write;
     let mut out = String::new();
@@ -364,19 +387,19 @@ pub fn move_list(record: &GameRecord) -> String {
         out,
         "anqi game {}, variant {}, started {}",
         record.game,
-        record.variant,
+        inline(&record.variant),
         utc(record.started_unix_ms)
     );
     for p in &record.players {
         let colour = p
             .colour
             .as_deref()
-            .map_or(String::new(), |c| format!(", {c}"));
+            .map_or(String::new(), |c| format!(", {}", inline(c)));
         let team = match p.team {
             Some(t) if t > 0 => format!(", team {t}"),
             _ => String::new(),
         };
-        let _ = writeln!(out, "player {}: {}{colour}{team}", p.id, p.name);
+        let _ = writeln!(out, "player {}: {}{colour}{team}", p.id, inline(&p.name));
     }
     let quoted = |s: &str| format!("{s:?}");
     let clients: Vec<String> = record.seeds.clients.iter().map(|s| quoted(s)).collect();
@@ -389,9 +412,15 @@ pub fn move_list(record: &GameRecord) -> String {
     let mut faults = record.faults.iter().peekable();
     for ply in &record.plies {
         while let Some(f) = faults.next_if(|f| f.ply <= ply.ply) {
-            let _ = writeln!(out, "      ! player {}: {} {:?}", f.player, f.code, f.text);
+            let _ = writeln!(
+                out,
+                "      ! player {}: {} {:?}",
+                f.player,
+                inline(&f.code),
+                f.text
+            );
         }
-        let mut line = format!("{:>5}. P{} {}", ply.ply, ply.player, ply.action);
+        let mut line = format!("{:>5}. P{} {}", ply.ply, ply.player, inline(&ply.action));
         if let Some(r) = ply.revealed {
             let _ = write!(line, " reveals {r}");
         }
@@ -413,7 +442,13 @@ pub fn move_list(record: &GameRecord) -> String {
         let _ = writeln!(out, "{line}");
     }
     for f in faults {
-        let _ = writeln!(out, "      ! player {}: {} {:?}", f.player, f.code, f.text);
+        let _ = writeln!(
+            out,
+            "      ! player {}: {} {:?}",
+            f.player,
+            inline(&f.code),
+            f.text
+        );
     }
     for d in &record.drops {
         let _ = writeln!(
@@ -436,11 +471,13 @@ pub fn move_list(record: &GameRecord) -> String {
         .map_or(String::new(), crate::record::Adjudication::shown);
     let _ = writeln!(
         out,
-        "result: {win} by {}{ruling}{loser}, after {} plies",
+        "result: {} by {}{}{loser}, after {} plies",
+        inline(win),
         r.reason.name(),
+        inline(&ruling),
         r.plies
     );
-    let _ = writeln!(out, "final board: {}", record.final_board);
+    let _ = writeln!(out, "final board: {}", inline(&record.final_board));
     out
 }
 
@@ -587,6 +624,33 @@ mod tests {
                 && l.ends_with(" ms)  { depth 3 score cp 12 }")),
             "{text}"
         );
+        // A record from any file: a name, a colour or a result holding a newline forges no
+        // line.
+        let mut forged = record.clone();
+        forged.players[0].name = "alice\nresult: (win 2 0) by resign, after 1 plies".into();
+        forged.players[1].colour = Some("red\r\nfinal board: KKKK".into());
+        forged.result.win = "(win 1 0)\nseeds: none".into();
+        forged.plies[0].action = "(rev 1)\n    2. P2 (rev 9)".into();
+        let text = move_list(&forged);
+        assert_eq!(
+            text.lines().count(),
+            move_list(&record).lines().count(),
+            "{text}"
+        );
+        assert_eq!(text.lines().filter(|l| l.starts_with("result:")).count(), 1);
+        assert_eq!(
+            text.lines()
+                .filter(|l| l.starts_with("final board:"))
+                .count(),
+            1
+        );
+        assert!(
+            text.contains("player 1: alice\\nresult: (win 2 0)"),
+            "{text}"
+        );
+        assert!(text.contains("red\\r\\nfinal board"), "{text}");
+        assert_eq!(inline("a\u{2028}b\u{1b}[31m"), "a\\u{2028}b\\u{1b}[31m");
+        assert_eq!(inline("張三 (plain)"), "張三 (plain)");
         assert_eq!(utc(1_795_731_825_858), "2026-11-26 22:23:45 UTC");
         assert_eq!(utc(951_782_400_000), "2000-02-29 00:00:00 UTC");
     }

@@ -240,6 +240,9 @@ pub struct RecordsConfig {
 pub struct HttpConfig {
     /// Where the pages are served; empty: nowhere.
     pub listen: String,
+    /// Host names the pages answer to, besides addresses and `localhost` (a reverse proxy's
+    /// public name).
+    pub hosts: Vec<String>,
     /// Observers see a ply once this many later plies have been played...
     pub delay_plies: u32,
     /// ... and this long after it was played, in milliseconds.
@@ -262,7 +265,32 @@ pub struct HttpConfig {
     /// How long a person's seat stays with no page open on it before its connection is
     /// closed, in milliseconds.
     pub human_away_ms: u64,
+    /// Worker threads of the pages' own runtime (apart from the games').
+    pub threads: usize,
+    /// How far below the games' threads the pages' threads run (a Linux nice increment,
+    /// 0..=19; 0: the same priority).
+    pub nice: i32,
+    /// A connection must send a whole request header within this long (ms) of opening, or of
+    /// its last answer.
+    pub header_timeout_ms: u64,
+    /// The most a connection's request header (and read buffer) may hold, in bytes.
+    pub max_header_bytes: usize,
+    /// Requests a second, on average, one connection may make (bursts of as many).
+    pub requests_per_s_per_connection: u32,
+    /// Requests a second, on average, one client network may make (bursts of as many).
+    pub requests_per_s_per_address: u32,
+    /// The most memory the finished games' events rebuilt for the pages may hold, in bytes.
+    pub events_cache_bytes: usize,
+    /// The most one game's exchange keeps (text and per-line upkeep), in bytes.
+    pub exchange_bytes: usize,
+    /// A player's line longer than this is kept cut in the exchange, in bytes.
+    pub exchange_line_bytes: usize,
+    /// The most the finished games' exchanges kept hold in all, in bytes.
+    pub keep_exchanges_bytes: usize,
 }
+
+/// The smallest `[http] max_header_bytes`: hyper's smallest read buffer.
+pub const MIN_HEADER_BYTES: usize = 8192;
 
 /// Whose legal-action counts a record keeps at every ply: `legal_counts = "mover" | "all"`
 /// (`[records]`, and a tournament's `[tournament]`).
@@ -406,6 +434,38 @@ impl Config {
                 "http: humans = true with max_humans = 0 seats nobody".into(),
             ));
         }
+        if let Some(bad) = h.hosts.iter().find(|n| {
+            n.is_empty()
+                || !n
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+        }) {
+            return Err(ConfigError(format!(
+                "http: hosts: {bad:?} is not a host name (letters, digits, '-' and '.', no port: \"games.example.org\")"
+            )));
+        }
+        if h.threads == 0 || h.header_timeout_ms == 0 {
+            return Err(ConfigError(
+                "http: threads and header_timeout_ms must be at least 1".into(),
+            ));
+        }
+        if !(0..=19).contains(&h.nice) {
+            return Err(ConfigError(format!(
+                "http: nice = {}: 0 (the games' priority) to 19 (the lowest)",
+                h.nice
+            )));
+        }
+        if h.max_header_bytes < MIN_HEADER_BYTES {
+            return Err(ConfigError(format!(
+                "http: max_header_bytes is at least {MIN_HEADER_BYTES} (the HTTP library's smallest buffer), not {}",
+                h.max_header_bytes
+            )));
+        }
+        if h.requests_per_s_per_connection == 0 || h.requests_per_s_per_address == 0 {
+            return Err(ConfigError(
+                "http: requests_per_s_per_connection and requests_per_s_per_address must be at least 1 (every page is a few requests)".into(),
+            ));
+        }
         if h.humans && h.human_away_ms < 100 {
             return Err(ConfigError(
                 "http: human_away_ms below 100 gives a seat up before its page can open".into(),
@@ -492,6 +552,28 @@ mod tests {
         assert!(e.0.contains("humans") && e.0.contains("delay"), "{e}");
         let e = Config::parse("[http]\nhumans = true\nmax_humans = 0\n").unwrap_err();
         assert!(e.0.contains("max_humans"), "{e}");
+    }
+
+    #[test]
+    fn the_pages_limits_are_checked() {
+        let h = Config::default().http;
+        assert_eq!((h.threads, h.nice, h.header_timeout_ms), (1, 10, 10_000));
+        assert!(h.hosts.is_empty());
+        assert!(Config::parse("[http]\nhosts = [\"games.example.org\"]\n").is_ok());
+        for (bad, named) in [
+            ("nice = 20", "nice"),
+            ("nice = -1", "nice"),
+            ("threads = 0", "threads"),
+            ("header_timeout_ms = 0", "header_timeout_ms"),
+            ("max_header_bytes = 4096", "max_header_bytes"),
+            ("requests_per_s_per_connection = 0", "requests_per_s"),
+            ("requests_per_s_per_address = 0", "requests_per_s"),
+            ("hosts = [\"evil.example:80\"]", "hosts"),
+            ("hosts = [\"\"]", "hosts"),
+        ] {
+            let e = Config::parse(&format!("[http]\n{bad}\n")).unwrap_err();
+            assert!(e.0.contains(named), "{bad}: {e}");
+        }
     }
 
     #[test]

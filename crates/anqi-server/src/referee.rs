@@ -368,7 +368,7 @@ impl Referee {
             done: spec.done,
             next_poll: 0,
             last: None,
-            exchange: feed.as_ref().map(|_| Exchange::default()),
+            exchange: feed.as_ref().map(GameFeed::exchange),
             feed,
             ctx,
             returns,

@@ -306,6 +306,51 @@ pub fn clock_ticks_per_second() -> u64 {
     u64::try_from(ticks).unwrap_or(0).max(1)
 }
 
+/// Sets the calling thread's nice value to `nice` (0 to 19), to run it at a lower priority
+/// than the process's other threads: when the processors are busy, they come first (the web
+/// pages' threads, beside the games'). Linux only (a thread's nice value is its own there;
+/// elsewhere it is the whole process's, and nothing is done). A value above the thread's own
+/// needs no privilege; one below is refused.
+///
+/// # Errors
+/// When the system refuses.
+pub fn set_thread_nice(nice: i32) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: gettid takes no argument and cannot fail; setpriority writes only the
+        // scheduling attributes of the thread named.
+        unsafe {
+            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+            if libc::setpriority(libc::PRIO_PROCESS, tid, nice.clamp(0, 19)) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        Ok(())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = nice;
+        Ok(())
+    }
+}
+
+/// The calling thread's nice value (Linux; elsewhere `None`).
+pub fn thread_nice() -> Option<i32> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: gettid takes no argument and cannot fail; getpriority reads the thread's
+        // scheduling attributes, and errno is read right after the call that may set it.
+        unsafe {
+            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+            *libc::__errno_location() = 0;
+            let now = libc::getpriority(libc::PRIO_PROCESS, tid);
+            (now != -1 || *libc::__errno_location() == 0).then_some(now)
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
@@ -355,6 +400,24 @@ mod tests {
         assert!(!status.success());
         assert!(kill_process_group(child.id()).is_err(), "the group is gone");
         assert!(terminate(child.id()).is_err(), "the process is gone");
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_threads_priority_is_lowered_alone() {
+        let before = thread_nice().unwrap();
+        let lowered = std::thread::spawn(move || {
+            set_thread_nice(before + 3).unwrap();
+            thread_nice().unwrap()
+        })
+        .join()
+        .unwrap();
+        assert_eq!(lowered, (before + 3).min(19));
+        assert_eq!(
+            thread_nice().unwrap(),
+            before,
+            "the other threads keep theirs"
+        );
     }
 
     #[test]

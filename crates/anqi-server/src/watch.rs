@@ -9,14 +9,20 @@
 //!
 //! A broadcast delay (`delay_plies`, `delay_ms`) holds events back from observers; a finished
 //! game is released whole. A finished game keeps only its record (the most recent
-//! `keep_finished` of them), and its events are rebuilt from it when asked for, as
-//! `anqi view` does for a records file.
+//! `keep_finished` of them), and its events are rebuilt from it when first asked for, as
+//! `anqi view` does for a records file, then kept in a cache bounded in bytes
+//! (`events_cache_bytes`, `cache`): a page polling a finished game does not replay it each
+//! time. Rebuilding is the only slow call here; the web server makes it on threads of its own.
 //!
 //! A game can be withheld ([`Hub::withhold`]): a tournament that plays one deal in several
 //! games keeps each of them off the pages until every game of the deal has ended, since a
 //! finished game's end shows the deal that another game is still playing. A withheld game's
 //! record, events, end, exchange and exports are refused ([`WatchRefusal::Withheld`]) until
 //! [`Hub::disclose`]; the list shows that it exists and little else.
+
+mod cache;
+
+pub use cache::GameEvents;
 
 use crate::config::HttpConfig;
 use crate::exchange::Exchange;
@@ -48,6 +54,13 @@ struct HubInner {
     event: Mutex<Option<Arc<str>>>,
     /// Who waits for a game on a server seating by arrival.
     waiting: Mutex<Vec<Waiting>>,
+    /// The finished games' events, rebuilt once.
+    cache: cache::EventsCache,
+    /// `[http] exchange_bytes` and `exchange_line_bytes`: one game's exchange.
+    exchange_bytes: usize,
+    exchange_line_bytes: usize,
+    /// `[http] keep_exchanges_bytes`: the finished games' exchanges in all.
+    keep_exchanges_bytes: usize,
 }
 
 /// A player waiting for a game (`GET /api/seats`): a seat a person can take.
@@ -64,8 +77,11 @@ struct Games {
     finished: BTreeMap<u64, Arc<Finished>>,
     /// Finished games in the order they finished, to let the oldest go.
     finished_order: VecDeque<u64>,
-    /// The exchanges of the last [`KEEP_EXCHANGES`] finished games, oldest first.
+    /// The exchanges of the latest finished games, oldest first, within
+    /// `keep_exchanges_bytes`.
     exchanges: VecDeque<(u64, Arc<Exchange>)>,
+    /// Their bytes.
+    exchanges_bytes: usize,
     /// Games kept off the pages ([`Hub::withhold`]), with whether their live feed is too.
     /// An entry stays until [`Hub::disclose`] (a few bytes a game, for games not yet played
     /// too).
@@ -81,10 +97,6 @@ enum Withheld {
     /// Also its live feed and events while it runs.
     Live,
 }
-
-/// Finished games whose exchange between referee and players is kept (each up to
-/// `exchange::MAX_BYTES`, a few tens of KB for most games).
-const KEEP_EXCHANGES: usize = 100;
 
 /// A finished game: its record, and what the list shows of it.
 struct Finished {
@@ -187,7 +199,7 @@ pub enum WatchRefusal {
     #[error("game {0} is still running: this comes at its end")]
     Running(u64),
     #[error(
-        "game {0}'s exchange is no longer kept (the last {KEEP_EXCHANGES} finished games' are)"
+        "game {0}'s exchange is no longer kept (the latest finished games' are, within [http] keep_exchanges_bytes)"
     )]
     Forgotten(u64),
     #[error("game {0} has {1} observers already, the most allowed; try again later")]
@@ -254,6 +266,10 @@ impl Hub {
                 games: Mutex::default(),
                 event: Mutex::default(),
                 waiting: Mutex::default(),
+                cache: cache::EventsCache::new(cfg.events_cache_bytes),
+                exchange_bytes: cfg.exchange_bytes,
+                exchange_line_bytes: cfg.exchange_line_bytes,
+                keep_exchanges_bytes: cfg.keep_exchanges_bytes,
             }),
         }
     }
@@ -319,6 +335,7 @@ impl Hub {
         while games.finished_order.len() > self.inner.keep_finished {
             if let Some(old) = games.finished_order.pop_front() {
                 games.finished.remove(&old);
+                self.inner.cache.forget(old);
             }
         }
     }
@@ -425,7 +442,8 @@ impl Hub {
     }
 
     /// What the referee and each player of game `game` said to each other, once it is
-    /// finished (for the last [`KEEP_EXCHANGES`] finished games watched live).
+    /// finished (for the latest finished games played with the pages on, within
+    /// `keep_exchanges_bytes`).
     ///
     /// # Errors
     /// When the game is unknown, still running, withheld, or its exchange no longer kept.
@@ -448,11 +466,74 @@ impl Hub {
 
     /// The events of game `game` so far (all of them once it is over), each a JSON text.
     ///
+    /// For a finished game not asked for lately, this replays its record (milliseconds): call
+    /// it off the runtime that plays the games.
+    ///
     /// # Errors
     /// When the game is not here, or withheld (finished, or running with its live feed
     /// withheld).
     pub fn events(&self, game: u64) -> Result<Vec<Arc<str>>, WatchRefusal> {
         Ok(self.watch_inner(game, false)?.backlog)
+    }
+
+    /// Game `game`'s events so far as one JSON text, `{"game":N,"events":[...]}` (the body of
+    /// `GET /api/games/{id}`); a finished game's is built once and kept (replaying it when not
+    /// kept: call it off the games' runtime).
+    ///
+    /// # Errors
+    /// As [`Hub::events`].
+    pub fn events_json(&self, game: u64) -> Result<Arc<str>, WatchRefusal> {
+        match self.finished_events(game)? {
+            Some(events) => Ok(events.body()),
+            None => {
+                let backlog = self.watch_inner(game, false)?.backlog;
+                Ok(GameEvents::new(game, &backlog).body())
+            }
+        }
+    }
+
+    /// How many finished games' events were rebuilt from their records since the start (each
+    /// is rebuilt once while the cache keeps it).
+    pub fn rebuilds(&self) -> u64 {
+        self.inner.cache.rebuilds()
+    }
+
+    /// The bytes the cache of finished games' events holds now.
+    pub fn cached_bytes(&self) -> usize {
+        self.inner.cache.bytes()
+    }
+
+    /// A finished game's events, from the cache or rebuilt; `None` when the game is not among
+    /// the finished ones kept (it may be running).
+    fn finished_events(&self, game: u64) -> Result<Option<Arc<GameEvents>>, WatchRefusal> {
+        let (finished, withheld) = {
+            let games = self.games();
+            (
+                games.finished.get(&game).cloned(),
+                games.withheld.contains_key(&game),
+            )
+        };
+        let Some(finished) = finished else {
+            return Ok(None);
+        };
+        if withheld {
+            return Err(WatchRefusal::Withheld(game));
+        }
+        let hide = self.inner.hide_server_seed;
+        Ok(Some(self.inner.cache.get_or_build(game, || {
+            let events = view::events_of_record(&finished.record, hide).unwrap_or_else(|e| {
+                // A record the server wrote itself replays; a file given to `anqi view` may
+                // hold anything, and its game is shown as far as it goes.
+                tracing::warn!(game, error = %e, "a record does not replay");
+                Vec::new()
+            });
+            let texts: Vec<Arc<str>> = events
+                .iter()
+                .enumerate()
+                .map(|(seq, e)| with_seq(seq, e))
+                .collect();
+            GameEvents::new(game, &texts)
+        })))
     }
 
     /// Starts watching game `game` live: the events so far and a receiver for the next ones.
@@ -507,23 +588,14 @@ impl Hub {
                 _seat: Some(ObserverSeat(Arc::downgrade(&feed))),
             });
         }
-        let finished = finished.ok_or(WatchRefusal::Unknown(game))?;
-        if withheld.is_some() {
-            return Err(WatchRefusal::Withheld(game));
+        if finished.is_none() {
+            return Err(WatchRefusal::Unknown(game));
         }
-        let events = view::events_of_record(&finished.record, self.inner.hide_server_seed)
-            .unwrap_or_else(|e| {
-                // A record the server wrote itself replays; a file given to `anqi view` may
-                // hold anything, and its game is shown as far as it goes.
-                tracing::warn!(game, error = %e, "a record does not replay");
-                Vec::new()
-            });
+        let events = self
+            .finished_events(game)?
+            .ok_or(WatchRefusal::Unknown(game))?;
         Ok(Watcher {
-            backlog: events
-                .iter()
-                .enumerate()
-                .map(|(seq, e)| with_seq(seq, e))
-                .collect(),
+            backlog: events.events().map(Arc::from).collect(),
             live: None,
             _seat: None,
         })
@@ -606,6 +678,15 @@ fn finished_summary(record: &GameRecord, observers: usize) -> GameSummary {
 }
 
 impl GameFeed {
+    /// An empty exchange for this game, within `[http]`'s bounds (`exchange_bytes`,
+    /// `exchange_line_bytes`), handed back with the record at [`GameFeed::finish`].
+    pub fn exchange(&self) -> Exchange {
+        Exchange::new(
+            self.hub.inner.exchange_bytes,
+            self.hub.inner.exchange_line_bytes,
+        )
+    }
+
     /// Publishes a ply just played, with the position `game` is in after it, each player's
     /// time left (`None`: untimed) and the time it was played (ms since the Unix epoch).
     pub fn ply(
@@ -682,9 +763,13 @@ impl GameFeed {
         drop(state);
         {
             let mut games = self.hub.games();
+            games.exchanges_bytes += exchange.bytes();
             games.exchanges.push_back((record.game, Arc::new(exchange)));
-            while games.exchanges.len() > KEEP_EXCHANGES {
-                games.exchanges.pop_front();
+            while games.exchanges_bytes > self.hub.inner.keep_exchanges_bytes {
+                let Some((_, old)) = games.exchanges.pop_front() else {
+                    break;
+                };
+                games.exchanges_bytes -= old.bytes();
             }
         }
         self.hub.keep(Arc::new(Finished {
@@ -765,7 +850,14 @@ mod tests {
         }
 
         /// Ends the game (a draw by the ply cap if it has not ended) and finishes its feed.
-        fn finish(mut self) -> GameRecord {
+        fn finish(self) -> GameRecord {
+            let mut exchange = self.feed.exchange();
+            exchange.sent(1, 1, "((id 1))");
+            self.finish_with(exchange)
+        }
+
+        /// As [`Played::finish`], with the game's exchange.
+        fn finish_with(mut self, exchange: Exchange) -> GameRecord {
             if self.game.outcome().is_none() {
                 self.game.adjudicate_draw(Termination::PlyCap);
             }
@@ -788,8 +880,6 @@ mod tests {
                 .collect();
             let record =
                 GameRecord::of_game(header, &self.game, players, self.plies, Default::default());
-            let mut exchange = Exchange::default();
-            exchange.sent(1, 1, "((id 1))");
             self.feed.finish(&record, exchange);
             record
         }
@@ -898,6 +988,53 @@ mod tests {
         other.finish();
         hub.disclose(2);
         assert!(hub.events(2).unwrap().last().unwrap().contains("\"end\""));
+    }
+
+    #[test]
+    fn a_finished_games_events_are_rebuilt_once_and_served_from_memory() {
+        let hub = hub();
+        let mut played = Played::open(&hub, 1);
+        played.play(30);
+        let record = played.finish();
+        assert_eq!(hub.rebuilds(), 0);
+        let first = hub.events_json(1).unwrap();
+        let again = hub.events_json(1).unwrap();
+        let watched = hub.watch(1).unwrap().backlog;
+        let listed = hub.events(1).unwrap();
+        assert_eq!(hub.rebuilds(), 1, "one replay for four requests");
+        assert!(Arc::ptr_eq(&first, &again), "the same text, not a copy");
+        assert!(hub.cached_bytes() >= first.len());
+        // What is served is the record's replay.
+        let body: serde_json::Value = serde_json::from_str(&first).unwrap();
+        let rebuilt = view::events_of_record(&record, false).unwrap();
+        assert_eq!(body["events"].as_array().unwrap().len(), rebuilt.len());
+        assert_eq!(watched, listed);
+        for (i, (text, event)) in watched.iter().zip(&rebuilt).enumerate() {
+            assert_eq!(**text, *with_seq(i, event));
+        }
+    }
+
+    #[test]
+    fn the_finished_games_exchanges_are_kept_within_their_bound() {
+        let mut cfg = crate::config::Config::default().http;
+        cfg.keep_exchanges_bytes = 3000;
+        let hub = Hub::new(&cfg, false);
+        for game in 1..=5 {
+            let played = Played::open(&hub, game);
+            let mut exchange = played.feed.exchange();
+            exchange.sent(1, 1, &"x".repeat(900));
+            played.finish_with(exchange);
+        }
+        // Each holds about 1,000 bytes: the latest two fit in 3,000.
+        for game in 1..=3 {
+            assert_eq!(
+                hub.exchange(game).unwrap_err(),
+                WatchRefusal::Forgotten(game)
+            );
+        }
+        for game in 4..=5 {
+            assert_eq!(hub.exchange(game).unwrap().lines.len(), 1);
+        }
     }
 
     #[test]

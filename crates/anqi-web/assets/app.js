@@ -145,12 +145,13 @@ function playView(token) {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   let ws = null, stopped = false, retry = null;
   const ended = () => seat.state && (seat.state.state === "over" || seat.state.state === "gone");
-  // The seat outlives its page's connection: reconnect (the token is in the address) until
-  // the seat is done with.
+  // The seat outlives its page's connection: reconnect (the token is in the page's address,
+  // after the #, which is never sent to a server) until the seat is done with. The token goes
+  // as the socket's first message, not in its address, which proxies log.
   const connect = () => {
-    ws = new WebSocket(`${proto}//${location.host}/api/seats/${token}/live`);
+    ws = new WebSocket(`${proto}//${location.host}/api/seats/live`);
     seat.send = (msg) => { if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg)); };
-    ws.onopen = () => { seat.closed = ""; };
+    ws.onopen = () => { ws.send(JSON.stringify({ seat: token })); seat.closed = ""; };
     ws.onmessage = (m) => {
       const e = JSON.parse(m.data);
       if (e.type === "refused") {
@@ -169,8 +170,8 @@ function playView(token) {
     };
     ws.onclose = (c) => {
       if (stopped) return;
-      if (!seat.state && c.code === 1006) {
-        note.textContent = "No such seat (or no longer kept).";
+      if (!seat.state && (c.code === 1008 || c.code === 1006)) {
+        note.textContent = c.reason ? `No such seat: ${c.reason}` : "No such seat (or no longer kept).";
         return;
       }
       if (!ended()) {
@@ -328,6 +329,8 @@ function gameView(id, seat = null) {
     svg.dataset.ply = state.at;
     svg.dataset.board = pos.board;
     plyLabel.textContent = `ply ${state.at} of ${state.plies.length}${state.end ? "" : state.live ? " (live)" : ""}`;
+    // Each player's mark, by a class of style.css (the page's policy allows no inline style);
+    // the curve's lines take the same colours as SVG attributes.
     const colours = ["#b3261e", "#1d1d1d", "#2c8a4b", "#2f7ad8"];
     players.replaceChildren(...s.players.map((p, i) => {
       const colour = pos.colours[i];
@@ -336,7 +339,7 @@ function gameView(id, seat = null) {
       const moving = pos.to_move === p.id;
       const running = moving && state.live && !state.end && state.at === state.plies.length && left !== null && left !== undefined && pos.at_unix_ms;
       const e = h("div", { class: "player" + (moving ? " to-move" : ""), "data-player": p.id },
-        h("span", {}, h("b", { style: `color:${colours[i % 4]}` }, "■ "), `${p.id}. ${p.name}`,
+        h("span", {}, h("b", { class: `mark mark-${i % 4}` }, "■ "), `${p.id}. ${p.name}`,
           p.team ? ` (team ${p.team})` : "", colour ? ` · ${colour}` : ""),
         h("span", { class: "clock", "data-left": running ? left : "", "data-at": running ? pos.at_unix_ms : "" }, clock));
       return e;

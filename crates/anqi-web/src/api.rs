@@ -1,4 +1,8 @@
 //! The JSON routes: `GET /api/games` (the list) and `GET /api/games/{id}` (one game's events).
+//!
+//! A finished game's events may have to be rebuilt from its record (milliseconds): that, and
+//! the move list, run on the pages' blocking threads (`off_the_runtime`), and the rebuilt
+//! text is served from the hub's cache without a copy.
 
 use crate::Shared;
 use anqi_server::watch::WatchRefusal;
@@ -43,22 +47,48 @@ pub async fn game(State(shared): State<Shared>, Path(id): Path<String>) -> Respo
         Ok(id) => id,
         Err(response) => return *response,
     };
-    match shared.hub.events(id) {
-        Ok(events) => {
-            let size = events.iter().map(|e| e.len() + 1).sum::<usize>() + 32;
-            let mut body = String::with_capacity(size);
-            body.push_str(&format!("{{\"game\":{id},\"events\":["));
-            for (i, e) in events.iter().enumerate() {
-                if i > 0 {
-                    body.push(',');
-                }
-                body.push_str(e);
-            }
-            body.push_str("]}");
-            json(StatusCode::OK, body)
-        }
-        Err(refusal) => refused(&refusal),
+    let hub = shared.hub.clone();
+    match off_the_runtime(move || hub.events_json(id)).await {
+        Ok(Ok(body)) => json_shared(StatusCode::OK, body),
+        Ok(Err(refusal)) => refused(&refusal),
+        Err(response) => *response,
     }
+}
+
+/// Runs `work` on a blocking thread of the pages' runtime (a rebuild must not hold up the
+/// pages' other connections), or answers 503 when it cannot.
+pub async fn off_the_runtime<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, Box<Response>> {
+    tokio::task::spawn_blocking(work).await.map_err(|e| {
+        tracing::warn!(error = %e, "web: a page's work failed");
+        Box::new(error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server could not do this just now; try again",
+        ))
+    })
+}
+
+/// A text shared with the hub's cache, as a response body without a copy.
+struct SharedText(std::sync::Arc<str>);
+
+impl AsRef<[u8]> for SharedText {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
+/// A JSON answer whose body is `body`, not copied.
+fn json_shared(status: StatusCode, body: std::sync::Arc<str>) -> Response {
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        axum::body::Body::from(bytes::Bytes::from_owner(SharedText(body))),
+    )
+        .into_response()
 }
 
 /// `GET /api/games/{id}/moves.txt`: a finished game as a readable move list, with the seeds
@@ -68,16 +98,23 @@ pub async fn moves(State(shared): State<Shared>, Path(id): Path<String>) -> Resp
         Ok(id) => id,
         Err(response) => return *response,
     };
-    match shared.hub.record(id) {
-        Some(record) => (
+    let hub = shared.hub.clone();
+    let listed = off_the_runtime(move || hub.record(id).map(|r| anqi_core::view::move_list(&r)));
+    let listed = match listed.await {
+        Ok(listed) => listed,
+        Err(response) => return *response,
+    };
+    match listed {
+        Some(text) => (
             StatusCode::OK,
             [
                 (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
                 (header::CACHE_CONTROL, "no-store"),
             ],
-            anqi_core::view::move_list(&record),
+            text,
         )
             .into_response(),
+        // Not finished (or withheld): no rebuild, only why.
         None => match shared.hub.events(id) {
             Ok(_) => error(
                 StatusCode::CONFLICT,

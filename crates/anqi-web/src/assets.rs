@@ -41,10 +41,12 @@ fn page(kind: &'static str, body: &'static str) -> Response {
         [
             (header::CONTENT_TYPE, kind),
             (header::CACHE_CONTROL, "no-cache"),
-            // The page loads nothing but its own files and talks only to its own server.
+            // The page loads nothing but its own files (no inline script or style: its
+            // colours are classes of style.css), talks only to its own server, and is framed
+            // by no other page.
             (
                 header::CONTENT_SECURITY_POLICY,
-                "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:",
+                "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
             ),
         ],
         body,

@@ -3,15 +3,23 @@
 //! WebSocket feed under them. The HTTP API is documented, as transcripts, in
 //! `protocol/WEB.md`.
 //!
-//! It serves from the process and runtime that play the games, and reads them only through
-//! `anqi_server::watch::Hub`: a game never waits for a page. What it shows is
-//! `anqi_core::view`'s public view, which holds no face-down piece, seed or token before a
-//! game's end.
+//! It serves from the process that plays the games, on a runtime of its own whose threads yield
+//! to the games' (`runtime`), and reads the games only through `anqi_server::watch::Hub`: a
+//! game never waits for a page. What it shows is `anqi_core::view`'s public view, which holds
+//! no face-down piece, seed or token before a game's end.
 //!
 //! # Layout
 //!
-//! - `listener`: the HTTP listener, with its own connection caps (in all and per client
-//!   network, as the game server counts them) and a bounded send buffer per connection.
+//! - `runtime`: the pages' own thread and runtime, at a lower priority than the games'.
+//! - `serve`: the accept loop and each connection (hyper's HTTP/1 with a deadline for a
+//!   request's header and a bounded buffer; the connection waiting longest for a request let
+//!   go when the pages are full).
+//! - `requests`: how many requests a second a connection and a client network may make (429).
+//! - `hosts`: the names the pages answer to (DNS rebinding) and the origins of the pages that
+//!   may open a WebSocket or take a seat.
+//! - `listener`: the listening socket, the connections' idle limit and bounded send buffer,
+//!   and the answer past the connection caps (in all and per client network, as the game
+//!   server counts them).
 //! - `api`: the JSON routes (the game list, one game's events) and a finished game's move
 //!   list as text.
 //! - `live`: a game's events over a WebSocket as they happen, after the ones so far; the
@@ -28,19 +36,25 @@
 
 mod api;
 mod assets;
+mod hosts;
 mod listener;
 mod live;
 mod play;
+mod requests;
+mod runtime;
 pub mod seats;
+mod serve;
 
 use anqi_core::rules::Variant;
 use anqi_server::config::Config;
+use anqi_server::config::HttpConfig;
+use anqi_server::limits::Admission;
 use anqi_server::{Door, Hub};
 use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
-use axum::serve::Listener as _;
 use axum::Router;
 use std::net::SocketAddr;
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// What the routes share.
@@ -54,7 +68,11 @@ struct Shared {
 
 /// A bound web server.
 pub struct Web {
-    listener: listener::CappedListener,
+    listener: std::net::TcpListener,
+    http: HttpConfig,
+    /// `[server]`'s prefixes, by which client networks are counted.
+    v4_bits: u8,
+    v6_bits: u8,
     shared: Shared,
 }
 
@@ -71,24 +89,25 @@ impl Web {
         hub: Hub,
         shutdown: CancellationToken,
     ) -> std::io::Result<Web> {
-        let listener = listener::CappedListener::bind(
-            addr,
-            &config.http,
-            config.server.ipv4_prefix,
-            config.server.ipv6_prefix,
-        )
-        .await
-        .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}")))?;
+        let listener = listener::bind(addr)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {addr}: {e}")))?;
         let shared = Shared {
             hub,
             shutdown,
             seats: None,
         };
-        Ok(Web { listener, shared })
+        Ok(Web {
+            listener,
+            http: config.http.clone(),
+            v4_bits: config.server.ipv4_prefix,
+            v6_bits: config.server.ipv6_prefix,
+            shared,
+        })
     }
 
     /// Lets people play from the pages (`[http] humans = true`): they take seats through
-    /// `door`, the local door of the server that plays `variant`.
+    /// `door`, the local door of the server that plays `variant`. Called on the games'
+    /// runtime, where the seats' relays and bots run.
     pub fn seat_people(&mut self, door: Door, variant: &Variant, config: &Config) {
         self.shared.seats = Some(std::sync::Arc::new(seats::Seats::new(
             door, variant, config,
@@ -103,7 +122,9 @@ impl Web {
         self.listener.local_addr()
     }
 
-    /// Serves until the shutdown token fires; live pages are closed then.
+    /// Serves until the shutdown token fires; live pages are closed then. The pages are
+    /// served from a thread and runtime of their own (`[http] threads`, `nice`), whatever
+    /// runtime awaits this.
     ///
     /// # Errors
     /// When serving fails for good.
@@ -123,14 +144,38 @@ impl Web {
                     .post(play::sit)
                     .layer(DefaultBodyLimit::max(play::MAX_BODY_BYTES)),
             )
-            .route("/api/seats/{token}/live", get(play::live))
+            .route("/api/seats/live", get(play::live))
             .fallback(api::not_found)
             .with_state(self.shared);
-        axum::serve(
-            self.listener,
-            router.into_make_service_with_connect_info::<listener::Peer>(),
-        )
-        .with_graceful_shutdown(shutdown.cancelled_owned())
+        let h = self.http;
+        let admission = Admission::new(
+            h.max_connections,
+            h.max_connections_per_address,
+            self.v4_bits,
+            self.v6_bits,
+        );
+        let limits = requests::RequestLimits::new(
+            h.requests_per_s_per_connection,
+            h.requests_per_s_per_address,
+            self.v4_bits,
+            self.v6_bits,
+            h.max_connections,
+        );
+        let ctx = serve::Context::new(
+            router,
+            admission,
+            limits,
+            hosts::Hosts::new(&h.hosts),
+            Duration::from_millis(h.header_timeout_ms),
+            h.max_header_bytes,
+            Duration::from_millis(h.idle_timeout_ms),
+            shutdown,
+        );
+        let listener = self.listener;
+        runtime::run_apart(h.threads, h.nice, move || async move {
+            let listener = tokio::net::TcpListener::from_std(listener)?;
+            serve::serve(listener, std::sync::Arc::new(ctx)).await
+        })
         .await
     }
 }

@@ -1,9 +1,10 @@
 //! The HTTP listener: connections within `[http]`'s caps, each with a bounded send buffer.
 //!
 //! Past a cap, a connection gets `503 Service Unavailable` with the reason and is closed, as
-//! the game server answers `busy`. The send buffer is fixed (the kernel's automatic sizing
-//! would let one page that does not read hold megabytes), so a page that stops reading soon
-//! blocks its own feed, falls behind and is dropped (`live`).
+//! the game server answers `busy` (`serve` first lets the connection that has waited longest
+//! for a request's header go, when the cap in all is reached). The send buffer is fixed (the
+//! kernel's automatic sizing would let one page that does not read hold megabytes), so a page
+//! that stops reading soon blocks its own feed, falls behind and is dropped (`live`).
 //!
 //! A plain HTTP connection with nothing read or written for `[http] idle_timeout_ms` is closed
 //! (hyper keeps a keep-alive connection open for as long as the client does, and each one
@@ -13,8 +14,7 @@
 //! connection's first answer is looked at: browsers open a WebSocket on a connection of its
 //! own.
 
-use anqi_server::config::HttpConfig;
-use anqi_server::limits::{Admission, Refusal, Slot};
+use anqi_server::limits::{Refusal, Slot};
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
@@ -27,29 +27,33 @@ use tokio::net::{TcpListener, TcpStream};
 /// Bytes the kernel holds for one HTTP connection's unsent data.
 const SEND_BUFFER_BYTES: usize = 64 * 1024;
 
-pub struct CappedListener {
-    listener: TcpListener,
-    admission: Admission,
-    idle: Duration,
+/// Binds `addr` (the socket is handed to the pages' runtime by [`accept`]'s caller).
+///
+/// # Errors
+/// When the address cannot be bound.
+pub fn bind(addr: &str) -> io::Result<std::net::TcpListener> {
+    let listener = std::net::TcpListener::bind(addr)?;
+    listener.set_nonblocking(true)?;
+    Ok(listener)
 }
 
-impl CappedListener {
-    pub async fn bind(
-        addr: &str,
-        cfg: &HttpConfig,
-        v4_bits: u8,
-        v6_bits: u8,
-    ) -> io::Result<CappedListener> {
-        Ok(CappedListener {
-            idle: Duration::from_millis(cfg.idle_timeout_ms),
-            listener: TcpListener::bind(addr).await?,
-            admission: Admission::new(
-                cfg.max_connections,
-                cfg.max_connections_per_address,
-                v4_bits,
-                v6_bits,
-            ),
-        })
+/// The next connection, its send buffer fixed.
+pub async fn accept(listener: &TcpListener) -> (TcpStream, SocketAddr) {
+    loop {
+        match listener.accept().await {
+            Ok((stream, peer)) => {
+                let sock = socket2::SockRef::from(&stream);
+                let _ = sock.set_send_buffer_size(SEND_BUFFER_BYTES);
+                let _ = stream.set_nodelay(true);
+                return (stream, peer);
+            }
+            Err(e) => {
+                // Out of descriptors, or a connection reset before it was taken: wait a
+                // moment rather than spin.
+                tracing::debug!(error = %e, "web: accept failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
     }
 }
 
@@ -67,6 +71,19 @@ pub struct Capped {
 }
 
 impl Capped {
+    /// A connection admitted under the caps, closed once nothing moves on it for `idle`
+    /// while it is plain HTTP.
+    pub fn new(stream: TcpStream, slot: Slot, idle: Duration) -> Capped {
+        Capped {
+            stream,
+            _slot: slot,
+            idle,
+            deadline: Box::pin(tokio::time::sleep(idle)),
+            upgraded: false,
+            answered: false,
+        }
+    }
+
     /// Something moved: the idle limit counts from now.
     fn active(&mut self) {
         if !self.upgraded {
@@ -76,54 +93,8 @@ impl Capped {
     }
 }
 
-impl axum::serve::Listener for CappedListener {
-    type Io = Capped;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (Capped, SocketAddr) {
-        loop {
-            let (stream, peer) = match self.listener.accept().await {
-                Ok(x) => x,
-                Err(e) => {
-                    // Out of descriptors, or a connection reset before it was taken: wait a
-                    // moment rather than spin.
-                    tracing::debug!(error = %e, "web: accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            };
-            match self.admission.admit(peer.ip()) {
-                Ok(slot) => {
-                    let sock = socket2::SockRef::from(&stream);
-                    let _ = sock.set_send_buffer_size(SEND_BUFFER_BYTES);
-                    let _ = stream.set_nodelay(true);
-                    return (
-                        Capped {
-                            stream,
-                            _slot: slot,
-                            idle: self.idle,
-                            deadline: Box::pin(tokio::time::sleep(self.idle)),
-                            upgraded: false,
-                            answered: false,
-                        },
-                        peer,
-                    );
-                }
-                Err(refusal) => {
-                    tracing::debug!(%peer, ?refusal, "web: connection refused");
-                    tokio::spawn(refuse(stream, refusal));
-                }
-            }
-        }
-    }
-
-    fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.listener.local_addr()
-    }
-}
-
 /// Answers a connection over a cap with `503` and its reason, and closes it.
-async fn refuse(mut stream: TcpStream, refusal: Refusal) {
+pub async fn refuse(mut stream: TcpStream, refusal: Refusal) {
     use tokio::io::AsyncWriteExt;
     let body = format!("{refusal}\n");
     let response = format!(
@@ -234,14 +205,7 @@ impl AsyncWrite for Capped {
     }
 }
 
-/// The address a request came from (the routes that count per client network read it).
+/// The address a request came from (the routes that count per client network read it, as
+/// `ConnectInfo<Peer>`).
 #[derive(Clone, Copy, Debug)]
 pub struct Peer(pub SocketAddr);
-
-impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, CappedListener>>
-    for Peer
-{
-    fn connect_info(stream: axum::serve::IncomingStream<'_, CappedListener>) -> Peer {
-        Peer(*stream.remote_addr())
-    }
-}

@@ -18,6 +18,12 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 /// The most a page may send (it has nothing to say but its close).
 const MAX_INBOUND_BYTES: usize = 1024;
 
+/// A live feed's read buffer (it reads nothing but a close and pings), and the write buffer
+/// it fills before writing to the socket (the library's are 128 KiB each: 1,000 feeds held
+/// 150 MB). A larger message is written whole all the same.
+pub const READ_BUFFER_BYTES: usize = 4 * 1024;
+pub const WRITE_BUFFER_BYTES: usize = 16 * 1024;
+
 /// The shortest time between two writes of live events to one page.
 const BATCH: Duration = Duration::from_millis(20);
 
@@ -32,19 +38,29 @@ const FELL_BEHIND: u16 = 1008;
 pub async fn live(
     State(shared): State<Shared>,
     Path(id): Path<String>,
+    headers: axum::http::HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
     let id = match api::parse_id(&id) {
         Ok(id) => id,
         Err(response) => return *response,
     };
-    // Refusals are plain HTTP answers, before the upgrade.
-    let watcher = match shared.hub.watch(id) {
-        Ok(w) => w,
-        Err(refusal) => return api::refused(&refusal),
+    // Only the server's own pages (a browser says whose page opens a WebSocket).
+    if let Err(why) = crate::hosts::same_origin(&headers) {
+        return api::error(axum::http::StatusCode::FORBIDDEN, &why);
+    }
+    // Refusals are plain HTTP answers, before the upgrade. A finished game's events may be
+    // rebuilt: off the pages' runtime.
+    let hub = shared.hub.clone();
+    let watcher = match api::off_the_runtime(move || hub.watch(id)).await {
+        Ok(Ok(w)) => w,
+        Ok(Err(refusal)) => return api::refused(&refusal),
+        Err(response) => return *response,
     };
     ws.max_message_size(MAX_INBOUND_BYTES)
         .max_frame_size(MAX_INBOUND_BYTES)
+        .read_buffer_size(READ_BUFFER_BYTES)
+        .write_buffer_size(WRITE_BUFFER_BYTES)
         .on_upgrade(move |socket| relay(socket, id, watcher, shared))
 }
 

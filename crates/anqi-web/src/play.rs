@@ -1,6 +1,7 @@
 //! The routes of a person's seat (`seats`): `GET /api/seats` (can people play here, against
-//! what, and who waits), `POST /api/seats` (sit down), and `GET /api/seats/{token}/live` (the
-//! seat over a WebSocket: its state at every change; the page's clicks back).
+//! what, and who waits), `POST /api/seats` (sit down), and `GET /api/seats/live` (the seat over
+//! a WebSocket: its state at every change; the page's clicks back). The seat's token is the
+//! WebSocket's first message, never part of an address: proxies and servers log addresses.
 
 use crate::api;
 use crate::listener::Peer;
@@ -8,8 +9,8 @@ use crate::seats::{PageAction, Request, SeatRefusal};
 use crate::Shared;
 use axum::body::Bytes;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::extract::{ConnectInfo, Path, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use std::time::Duration;
 
@@ -18,6 +19,12 @@ pub const MAX_INBOUND_BYTES: usize = 1024;
 
 /// The largest `POST /api/seats` body.
 pub const MAX_BODY_BYTES: usize = 4096;
+
+/// How long a seat's WebSocket may take to send its token.
+const TOKEN_WAIT: Duration = Duration::from_secs(10);
+
+/// The close code for a token that opens no seat (a policy violation).
+const NO_SUCH_SEAT: u16 = 1008;
 
 /// Why a server has no seats for people.
 const NO_SEATS: &str = "this server seats no people: they play on `anqi serve --http` with `[http] humans = true` (protocol/WEB.md, Play), never in a tournament";
@@ -43,7 +50,7 @@ pub async fn sit(
     let Some(seats) = &shared.seats else {
         return api::error(StatusCode::FORBIDDEN, NO_SEATS);
     };
-    if let Err(why) = same_origin(&headers) {
+    if let Err(why) = crate::hosts::same_origin(&headers) {
         return api::error(StatusCode::FORBIDDEN, &why);
     }
     let req: Request = match serde_json::from_slice(&body) {
@@ -69,54 +76,63 @@ pub async fn sit(
     }
 }
 
-/// A request from a page of another site may not seat anyone: browsers send `Origin` with
-/// every POST and WebSocket request, and it must name the host the request went to.
-fn same_origin(headers: &HeaderMap) -> Result<(), String> {
-    let Some(origin) = headers.get(header::ORIGIN) else {
-        // Not a browser (curl, a script): nothing for another site to abuse.
-        return Ok(());
-    };
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("");
-    let origin = origin.to_str().unwrap_or("");
-    let origin_host = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
-        .unwrap_or("");
-    if !host.is_empty() && origin_host == host {
-        Ok(())
-    } else {
-        Err(format!(
-            "a page of {:?} may not use this server's seats",
-            origin.chars().take(80).collect::<String>()
-        ))
-    }
-}
-
-/// `GET /api/seats/{token}/live`: the seat's state now and at every change; the page sends
-/// `{"act": "(rev 3)", "turn": N}` or `{"resign": true}` and gets `{"type": "refused",
-/// "text"}` when it was not sent to the referee.
+/// `GET /api/seats/live`: the page first sends `{"seat": TOKEN}`; then it gets the seat's
+/// state now and at every change, sends `{"act": "(rev 3)", "turn": N}` or `{"resign": true}`,
+/// and gets `{"type": "refused", "text"}` when that was not sent to the referee. A token that
+/// opens no seat closes the socket (code 1008) with the reason.
 pub async fn live(
     State(shared): State<Shared>,
-    Path(token): Path<String>,
     headers: HeaderMap,
     ws: WebSocketUpgrade,
 ) -> Response {
-    let human = shared.seats.as_ref().and_then(|s| s.human(&token));
-    let Some(human) = human else {
-        return api::error(
-            StatusCode::NOT_FOUND,
-            "no such seat here (a seat's page can be opened again until a while after its game)",
-        );
-    };
-    if let Err(why) = same_origin(&headers) {
+    if shared.seats.is_none() {
+        return api::error(StatusCode::FORBIDDEN, NO_SEATS);
+    }
+    if let Err(why) = crate::hosts::same_origin(&headers) {
         return api::error(StatusCode::FORBIDDEN, &why);
     }
     ws.max_message_size(MAX_INBOUND_BYTES)
         .max_frame_size(MAX_INBOUND_BYTES)
-        .on_upgrade(move |socket| page(socket, human, shared))
+        .read_buffer_size(crate::live::READ_BUFFER_BYTES)
+        .write_buffer_size(crate::live::WRITE_BUFFER_BYTES)
+        .on_upgrade(move |socket| open_seat(socket, shared))
+}
+
+/// The first message of a seat's page: which seat.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Opening {
+    seat: String,
+}
+
+/// Reads the seat's token from the page, then serves the seat to it.
+async fn open_seat(mut socket: WebSocket, shared: Shared) {
+    let first = tokio::time::timeout(TOKEN_WAIT, socket.recv()).await;
+    let token = match first {
+        Ok(Some(Ok(Message::Text(text)))) => serde_json::from_str::<Opening>(&text).ok(),
+        _ => None,
+    };
+    let Some(token) = token else {
+        close(
+            &mut socket,
+            NO_SUCH_SEAT,
+            "send {\"seat\": TOKEN} first (the token POST /api/seats gave)",
+        )
+        .await;
+        return;
+    };
+    let human = shared.seats.as_ref().and_then(|s| s.human(&token.seat));
+    match human {
+        Some(human) => page(socket, human, shared).await,
+        None => {
+            close(
+                &mut socket,
+                NO_SUCH_SEAT,
+                "no such seat here (a seat's page can be opened again until a while after its game)",
+            )
+            .await;
+        }
+    }
 }
 
 /// One page on a seat: the seat's state now and at every change (a page slow to read gets the

@@ -16,7 +16,9 @@
 //!
 //! The bots are the reference bots of `anqi-bot` (`anqi_client::bots`), each driven by its own
 //! tracker on the same door; their choices run on tokio's blocking threads, so a search never
-//! holds up the runtime that serves the games.
+//! holds up the runtime that serves the games. The relays and the bots run on the games'
+//! runtime, as the players over TCP do, not on the pages' (whose threads yield to the games':
+//! a bot there would think at a lower priority than its opponent's clock runs).
 
 use anqi_client::bots::{GreedyBot, SearchBot};
 use anqi_client::tracker::{parse_server_line, Event, Tracker};
@@ -48,11 +50,12 @@ const SHOWN_ERRORS: usize = 5;
 /// The people's seats of one server.
 pub struct Seats {
     door: Door,
+    /// The games' runtime, where the relays and the bots run.
+    games: tokio::runtime::Handle,
     variant: String,
     players: usize,
     admission: Admission,
     away: Duration,
-    bot_seeds: SeedSource,
     held: Mutex<HashMap<String, Arc<Human>>>,
 }
 
@@ -117,11 +120,14 @@ pub enum SeatRefusal {
 
 impl Seats {
     /// The seats of a server seating by arrival through `door`, with `config`'s `[http]`
-    /// caps and `[seed]` (the bots' seeds draw on it, so that with a fixed server seed a game
-    /// against them is reproduced by the same clicks).
+    /// caps. Called on the games' runtime, where the relays and bots will run.
+    ///
+    /// # Panics
+    /// Outside a tokio runtime.
     pub fn new(door: Door, variant: &anqi_core::rules::Variant, config: &Config) -> Seats {
         Seats {
             door,
+            games: tokio::runtime::Handle::current(),
             variant: variant.name.clone(),
             players: variant.players,
             admission: Admission::new(
@@ -131,7 +137,6 @@ impl Seats {
                 config.server.ipv6_prefix,
             ),
             away: Duration::from_millis(config.http.human_away_ms),
-            bot_seeds: config.seed.server.clone(),
             held: Mutex::default(),
         }
     }
@@ -192,6 +197,16 @@ impl Seats {
                 ),
             })
         })?;
+        // The bots' seeds: fresh from the operating system for every game, so that the person
+        // chooses nothing of them and, shown in the record after the game, they tell nothing
+        // of the server's seed (a mix of the server's seed and the person's, as they once
+        // were, reversed offline to a fixed server seed and so to the next deal).
+        let bot_seeds = match &bot {
+            Some(_) => fresh_seeds(self.players).ok_or_else(|| {
+                SeatRefusal::Full("the server cannot draw the bots' seeds just now".into())
+            })?,
+            None => Vec::new(),
+        };
         let person = Guest {
             name: req.name.clone(),
             seed: seed.clone(),
@@ -207,15 +222,10 @@ impl Seats {
                 };
                 let mut guests = Vec::with_capacity(self.players);
                 let mut bots = Vec::new();
-                for s in 0..self.players {
+                for (s, &bot_seed) in bot_seeds.iter().enumerate() {
                     if s == me {
                         guests.push(person.clone());
                     } else {
-                        let bot_seed = fnv1a(&[
-                            self.bot_seeds.contribution().as_bytes(),
-                            seed.as_bytes(),
-                            &(s as u64).to_le_bytes(),
-                        ]);
                         guests.push(Guest {
                             name: format!("{strategy}_bot"),
                             seed: format!("{bot_seed:016x}"),
@@ -227,7 +237,8 @@ impl Seats {
                 self.door.table(guests).map(|mut seats| {
                     // Drained back to front, so that the indices still to come stay valid.
                     for (s, bot_seed) in bots.into_iter().rev() {
-                        tokio::spawn(run_bot(seats.remove(s), new_bot(strategy, bot_seed)));
+                        self.games
+                            .spawn(run_bot(seats.remove(s), new_bot(strategy, bot_seed)));
                     }
                     seats.remove(0)
                 })
@@ -256,7 +267,7 @@ impl Seats {
         };
         let seats = self.clone();
         let token_kept = token.clone();
-        tokio::spawn(async move {
+        self.games.spawn(async move {
             relay.run(seat, acts, seats.away).await;
             // The page may still come to see how it ended, for a while; the seat keeps its
             // place under the caps until then, so that seats cannot be piled up faster than
@@ -596,18 +607,17 @@ fn random_below(n: usize) -> usize {
     (u64::from_le_bytes(bytes) % n.max(1) as u64) as usize
 }
 
-/// FNV-1a over the parts: a stable 64-bit mix (the bots' seeds).
-fn fnv1a(parts: &[&[u8]]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for part in parts {
-        for &b in *part {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        h ^= 0xff;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
+/// `n` seeds of 64 bits from the operating system; none when it cannot give them (seeds made
+/// up from the clock could be guessed, and with them the deal).
+fn fresh_seeds(n: usize) -> Option<Vec<u64>> {
+    let mut bytes = vec![0u8; 8 * n];
+    getrandom::fill(&mut bytes).ok()?;
+    Some(
+        bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect(),
+    )
 }
 
 #[cfg(test)]
@@ -633,11 +643,11 @@ mod tests {
     }
 
     #[test]
-    fn bot_seeds_depend_on_every_part() {
-        let a = fnv1a(&[b"s", b"p", &0u64.to_le_bytes()]);
-        assert_ne!(a, fnv1a(&[b"s", b"p", &1u64.to_le_bytes()]));
-        assert_ne!(a, fnv1a(&[b"s", b"q", &0u64.to_le_bytes()]));
-        assert_ne!(fnv1a(&[b"ab", b""]), fnv1a(&[b"a", b"b"]));
-        assert_eq!(a, fnv1a(&[b"s", b"p", &0u64.to_le_bytes()]));
+    fn bot_seeds_are_fresh_for_every_game() {
+        let a = fresh_seeds(3).unwrap();
+        let b = fresh_seeds(3).unwrap();
+        assert_eq!(a.len(), 3);
+        assert_ne!(a, b);
+        assert_ne!(a[0], a[1]);
     }
 }
