@@ -80,8 +80,9 @@ pub fn text(s: &Standings) -> String {
 fn deals(d: &super::seeds::DealsCheck) -> String {
     match (&d.commitment, d.verified) {
         (Some(c), true) => format!(
-            "Deals: all {} games dealt from the master seed committed to {c} (checked against the revealed seed)\n",
-            d.checked
+            "Deals: all {} games, deals 0 to {} in order with none missing, dealt from the master seed committed to {c} (checked against the revealed seed)\n",
+            d.checked,
+            d.deals.saturating_sub(1)
         ),
         (Some(c), false) => format!(
             "Deals: committed to {c}; not checked: once the event is over, give its revealed seed (--seed-file FILE, or --seed SEED) to check every deal\n"

@@ -193,7 +193,22 @@ pub async fn run(
         .filter(|g| !done.contains(&g.index))
         .cloned()
         .collect();
-    if seed.revealed && !todo.is_empty() {
+    // The games already played (none when the records file is not there yet).
+    let mut records: Vec<GameRecord> = match read_records(&output) {
+        Ok(lines) => lines.into_iter().filter_map(|(_, r)| r.ok()).collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => {
+            return Err(TournamentError::io(format!(
+                "cannot read {}",
+                output.display()
+            ))(e))
+        }
+    };
+    // An event the SPRT has stopped plays nothing more: its run only reports.
+    let sprt_decided = stats::standings(&records, &[], config.sprt.as_ref())
+        .sprt
+        .is_some_and(|s| s.verdict.is_decided());
+    if seed.revealed && !todo.is_empty() && !sprt_decided {
         return Err(TournamentError::Config(format!(
             "the master seed in {} was revealed when this event ended: games dealt from it now ({} more) would be known in advance. Start a new event (another output, and no seed file) to play more games",
             seed.file().map_or_else(String::new, |p| p.display().to_string()),
@@ -281,14 +296,6 @@ pub async fn run(
             super::engine::TOKEN_ENV
         );
     }
-    let mut records: Vec<GameRecord> = read_records(&output)
-        .map_err(TournamentError::io(format!(
-            "cannot read {}",
-            output.display()
-        )))?
-        .into_iter()
-        .filter_map(|(_, r)| r.ok())
-        .collect();
     let stop_server = CancellationToken::new();
     // The event's pages: every game live, and the standings as games finish.
     let hub = match &options.http {
@@ -384,6 +391,11 @@ pub async fn run(
         if event.options.shard.is_none() && (all_played || decided) {
             played = reveal_seed(&seed, &event.output, event.options.progress);
             if let Some(hub) = &event.hub {
+                // The seed is public: nothing of a deal is held back any more (the games of a
+                // deal the SPRT left unplayed, too).
+                for g in &schedule {
+                    hub.disclose(g.index + 1);
+                }
                 hub.set_event(event_json(
                     records.len(),
                     event.total,
@@ -415,7 +427,7 @@ pub async fn run(
 }
 
 /// Says where the event's master seed comes from and prints its commitment, which every
-/// record of the event carries too (not in quiet mode: the records have it).
+/// record of the event carries too (quiet: the commitment alone).
 fn announce_seed(seed: &EventSeed, output: &Path, mode: Progress, finished: usize, total: usize) {
     let commitment = seed.seed.commitment();
     let source = match &seed.origin {
@@ -429,7 +441,9 @@ fn announce_seed(seed: &EventSeed, output: &Path, mode: Progress, finished: usiz
         ),
     };
     match mode {
-        Progress::Quiet => {}
+        // Even quiet: it is to be published before the games, and only the records (secret
+        // until the end) would hold it otherwise.
+        Progress::Quiet => eprintln!("commitment {commitment}"),
         Progress::Text => eprintln!(
             "deals of {} from {source}; commitment {commitment}",
             output.display()

@@ -22,7 +22,7 @@
 //!   committed seed: the organizer could not have chosen deals. Shards share one seed file, so
 //!   one commitment.
 
-use anqi_core::record::GameRecord;
+use anqi_core::record::{GameRecord, TournamentTag};
 use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -290,6 +290,8 @@ pub struct DealsCheck {
     /// Tournament games whose deal was checked against the revealed seed (0 when no seed was
     /// given).
     pub checked: usize,
+    /// The deals they play, once checked (0 when no seed was given).
+    pub deals: u64,
     /// Whether a seed was given and every game's deal matched it.
     pub verified: bool,
 }
@@ -376,6 +378,7 @@ pub fn check_deals(
         return Ok(DealsCheck {
             commitment,
             checked: 0,
+            deals: 0,
             verified: false,
         });
     };
@@ -385,11 +388,72 @@ pub fn check_deals(
             checked += 1;
         }
     }
+    let deals = check_whole(records)?;
     Ok(DealsCheck {
         commitment,
         checked,
+        deals,
         verified: true,
     })
+}
+
+/// Checks that tournament records are a whole event as a schedule deals it, so that the
+/// revealed seed proves every deal was played, in order: the games numbered 0 to N-1 with none
+/// missing, their deals 0, 1, 2, ... in the order of the games (every schedule deals in that
+/// order: `schedule::build`), and every deal played by as many games as the first, but the last
+/// (an event the SPRT stopped may end in the middle of a deal). Without this, an organizer who
+/// knows the seed could leave out the games of a deal it disliked, or play other deal numbers.
+///
+/// Returns the number of deals. Leaving out the last deals whole is not seen here (the records
+/// are then those of a shorter event): compare it with the event's announced `deals`.
+///
+/// # Errors
+/// The first game or deal out of place, named.
+pub fn check_whole(records: &[GameRecord]) -> Result<u64, String> {
+    let mut tags: Vec<&TournamentTag> = records
+        .iter()
+        .filter_map(|r| r.tournament.as_ref())
+        .collect();
+    tags.sort_by_key(|t| t.index);
+    let whole = "the records are not a whole event (merge every shard of it first)";
+    let mut per_deal: Vec<usize> = Vec::new();
+    for (i, tag) in tags.iter().enumerate() {
+        if tag.index != i as u64 {
+            return Err(format!(
+                "game {i} is missing (the next game is {}): {whole}",
+                tag.index
+            ));
+        }
+        let expected = per_deal.len() as u64;
+        if tag.deal + 1 == expected {
+            *per_deal.last_mut().expect("a deal") += 1;
+        } else if tag.deal == expected {
+            per_deal.push(1);
+        } else {
+            return Err(format!(
+                "game {i} plays deal {}, but the deals come in order and the one before it was {}: no schedule deals so",
+                tag.deal,
+                expected as i64 - 1
+            ));
+        }
+    }
+    if let Some((&first, middle)) = per_deal.split_first() {
+        let middle = &middle[..middle.len().saturating_sub(1)];
+        if let Some(d) = middle.iter().position(|&n| n != first) {
+            return Err(format!(
+                "deal {} was played in {} games, but deal 0 in {first}: some games of a deal are missing",
+                d + 1,
+                middle[d]
+            ));
+        }
+        if per_deal.len() > 1 && per_deal[per_deal.len() - 1] > first {
+            return Err(format!(
+                "the last deal was played in {} games, more than deal 0's {first}",
+                per_deal[per_deal.len() - 1]
+            ));
+        }
+    }
+    Ok(per_deal.len() as u64)
 }
 
 /// The master seed named on a command line that checks records: `--seed TEXT`, or `--seed-file

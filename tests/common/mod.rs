@@ -287,7 +287,6 @@ pub fn anqi_bot() -> PathBuf {
     let bot = anqi.with_file_name("anqi-bot");
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     if !*built {
-        *built = true;
         let profile_dir = anqi.parent().unwrap();
         let target = profile_dir.parent().unwrap();
         let mut build = std::process::Command::new(env!("CARGO"));
@@ -299,6 +298,8 @@ pub fn anqi_bot() -> PathBuf {
             build.arg("--release");
         }
         assert!(build.status().unwrap().success(), "cannot build anqi-bot");
+        // Only once it is built: a failed build fails every test that asks, not just the first.
+        *built = true;
     }
     bot
 }

@@ -53,12 +53,15 @@ fn fails(args: &[&str]) -> String {
     stderr
 }
 
+/// The records of a file, in schedule order (games played at once end in any order).
 fn records(path: &Path) -> Vec<GameRecord> {
-    anqi_core::record::read_records(path)
+    let mut records: Vec<GameRecord> = anqi_core::record::read_records(path)
         .unwrap()
         .into_iter()
         .map(|(_, r)| r.unwrap())
-        .collect()
+        .collect();
+    records.sort_by_key(|r| r.tournament.as_ref().map(|t| t.index));
+    records
 }
 
 /// A seed file's fields.
@@ -135,7 +138,7 @@ fn a_random_master_seed_is_kept_secret_committed_then_revealed_and_checked() {
     let (report, _) = ok(&["report", s(&out), "--seed-file", s(&seed_path)]);
     assert!(
         report.contains(&format!(
-            "Deals: all 4 games dealt from the master seed committed to {commitment}"
+            "Deals: all 4 games, deals 0 to 1 in order with none missing, dealt from the master seed committed to {commitment}"
         )),
         "{report}"
     );
@@ -174,6 +177,33 @@ fn a_random_master_seed_is_kept_secret_committed_then_revealed_and_checked() {
     assert!(
         e.contains("was not dealt from the master seed as deal 0"),
         "{e}"
+    );
+    // Nor can games be left out, or other deals of the seed played in their place: the
+    // revealed seed proves the deals came in order, none missing.
+    let write = |records: &[GameRecord]| {
+        let lines: String = records
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap() + "\n")
+            .collect();
+        std::fs::write(&forged, lines).unwrap();
+    };
+    write(&[games[0].clone(), games[2].clone(), games[3].clone()]);
+    let e = fails(&["report", s(&forged), "--seed-file", s(&seed_path)]);
+    assert!(e.contains("game 1 is missing"), "{e}");
+    let mut skipped = games.clone();
+    for r in &mut skipped[2..] {
+        let tag = r.tournament.as_mut().unwrap();
+        tag.deal = 5;
+        r.seeds.server = common::tournament_deal_seed(&master, 5);
+    }
+    write(&skipped);
+    let e = fails(&["report", s(&forged), "--seed-file", s(&seed_path)]);
+    assert!(e.contains("game 2 plays deal 5"), "{e}");
+    write(&[games[0].clone(), games[1].clone(), games[2].clone()]);
+    let (report, _) = ok(&["report", s(&forged), "--seed-file", s(&seed_path)]);
+    assert!(
+        report.contains("all 3 games, deals 0 to 1"),
+        "an event stopped in its last deal: {report}"
     );
 
     // The revealed seed deals nothing more: an extended event would be known in advance.
@@ -422,4 +452,52 @@ fn the_pages_hold_a_finished_game_back_while_its_deal_is_still_in_play() {
     });
     let _ = child.kill();
     let _ = child.wait();
+}
+
+#[test]
+fn an_event_the_sprt_stopped_reveals_its_seed_and_still_reports_when_run_again() {
+    let dir = TempDir::new("deals-sprt");
+    let root = env!("CARGO_MANIFEST_DIR");
+    let resigner = format!(
+        "[[tournament.engine]]\nname = \"resign\"\ncommand = \"python3\"\nargs = [\"{root}/tests/engines/misbehave.py\", \"resign\", \"--connect\", \"{{addr}}\"]\n"
+    );
+    let file = dir.0.join("t.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[tournament]\nvariant = \"traditional-2x4\"\ndeals = 100\nconcurrency = 2\noutput = \"{}\"\nlogs = \"{}\"\n[tournament.sprt]\nelo0 = 0\nelo1 = 100\n{}{resigner}",
+            dir.0.join("out.jsonl").display(),
+            dir.0.join("logs").display(),
+            python_bot("player"),
+        ),
+    )
+    .unwrap();
+    let (first, stderr) = ok(&["tournament", s(&file), "--quiet"]);
+    let seed_path = dir.0.join("out.jsonl.seed");
+    assert_eq!(seed_file(&seed_path)["revealed"], true, "{stderr}");
+    // Quiet, the commitment is still said before the games.
+    let commitment = seed_file(&seed_path)["commitment"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        stderr.contains(&format!("commitment {commitment}")),
+        "{stderr}"
+    );
+    let games = records(&dir.0.join("out.jsonl")).len();
+    assert!(games < 200, "stopped early: {games}");
+    // Run again: nothing is played (the SPRT has decided), so the revealed seed is no bar.
+    let (again, _) = ok(&["tournament", s(&file), "--quiet"]);
+    assert_eq!(again, first);
+    assert_eq!(records(&dir.0.join("out.jsonl")).len(), games);
+    let (report, _) = ok(&[
+        "report",
+        s(&dir.0.join("out.jsonl")),
+        "--seed-file",
+        s(&seed_path),
+    ]);
+    assert!(
+        report.contains(&format!("Deals: all {games} games")),
+        "{report}"
+    );
 }
