@@ -825,6 +825,20 @@ impl KeepAlive {
             .unwrap();
     }
 
+    /// Whether the server closes the connection within `wait` (answers it sends meanwhile
+    /// are read and passed over).
+    async fn closed_within(&mut self, wait: Duration) -> bool {
+        let mut buf = [0u8; 4096];
+        let until = tokio::time::Instant::now() + wait;
+        loop {
+            match tokio::time::timeout_at(until, self.stream.read(&mut buf)).await {
+                Ok(Ok(0) | Err(_)) => return true,
+                Ok(Ok(_)) => {}
+                Err(_) => return false,
+            }
+        }
+    }
+
     /// The next answer: the status, the header and the body.
     async fn answer(&mut self) -> (u16, String, String) {
         let mut raw = Vec::new();
@@ -952,6 +966,37 @@ async fn requests_past_a_connections_or_a_networks_rate_are_answered_429() {
     );
     // A second later, it is served again.
     assert_eq!(conn.get("/api/games").await.0, 200);
+    shutdown.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_crowd_of_refused_requests_holds_no_place_a_visitor_needs() {
+    let (_addr, web, _hub, _records, shutdown, _dir) = start_with_hub(
+        "traditional-2x4",
+        "[http]\nmax_connections = 4\nmax_connections_per_address = 0\n\
+         requests_per_s_per_connection = 1\nrequests_per_s_per_address = 1000\n\
+         idle_timeout_ms = 60000\nnice = 0\n",
+    )
+    .await;
+    // Four connections, all the pages hold, each with 30 requests pipelined: the first is
+    // answered, each next one refused a second later, so that every connection always has
+    // a request in flight.
+    let mut crowd = Vec::new();
+    for _ in 0..4 {
+        let mut c = KeepAlive::open(&web).await;
+        c.send("/api/games", 30).await;
+        assert_eq!(c.answer().await.0, 200);
+        crowd.push(c);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // A visitor meanwhile: a connection waiting for its refusal's answer makes room.
+    let (status, body) = get(&web, "/api/games").await;
+    assert_eq!(status, 200, "{body}");
+    let mut let_go = 0;
+    for c in &mut crowd {
+        let_go += usize::from(c.closed_within(Duration::from_millis(1500)).await);
+    }
+    assert_eq!(let_go, 1, "one of the crowd made room");
     shutdown.cancel();
 }
 
