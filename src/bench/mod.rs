@@ -803,13 +803,22 @@ impl Run {
 
 /// The bench server's configuration: no connection caps in the way, handshakes that wait,
 /// deals the clients know in advance ([`script::SERVER_SEED`], client seeds mixed in), no
-/// records; `clock` is the `[clock]` section's body.
+/// records, and pages that let S5's crowd in ([`CROWD_HTTP`]); `clock` is the `[clock]`
+/// section's body.
 fn server_config(clock: &str) -> String {
-    server_config_http(
-        clock,
-        "max_connections_per_address = 0\nmax_observers_per_game = 100000\n",
-    )
+    server_config_http(clock, CROWD_HTTP)
 }
+
+/// The `[http]` body of the servers of S1 to S5 (only S5 turns the pages on): no cap on
+/// connections, observers or requests. S5's live feeds all come from 127.0.0.1, a hundred a
+/// game opened at once (a request each): under the shipped limits (32 connections and 100
+/// requests a second per network) the pages would refuse them (429, 503), and S5 measures
+/// what observers cost the games, not those limits (S6 does, with the defaults).
+const CROWD_HTTP: &str = "max_connections = 1000000\n\
+    max_connections_per_address = 0\n\
+    max_observers_per_game = 100000\n\
+    requests_per_s_per_connection = 1000000\n\
+    requests_per_s_per_address = 1000000\n";
 
 /// As [`server_config`], with `http` as the `[http]` section's body (S6: the defaults).
 fn server_config_http(clock: &str, http: &str) -> String {
@@ -840,6 +849,12 @@ mod tests {
         let c = anqi_server::config::Config::parse(&server_config("game_ms = 5\nmove_ms = 7\n"))
             .unwrap();
         assert_eq!(c.clock.move_ms, Some(7));
+        // S5's pages hold every feed of its crowd, and answer every request.
+        assert_eq!(c.http.max_connections_per_address, 0);
+        assert!(c.http.max_connections >= 100_000);
+        assert!(c.http.max_observers_per_game >= 100_000);
+        assert!(c.http.requests_per_s_per_address >= 100_000);
+        assert!(c.http.requests_per_s_per_connection >= 100_000);
         let c =
             anqi_server::config::Config::parse(&server_config_http("game_ms = 0\n", "")).unwrap();
         assert_eq!(c.http, anqi_server::config::Config::default().http);

@@ -69,10 +69,15 @@ const SMALL: [&str; 24] = [
 /// Runs `anqi bench --quick` with `args` and the small sizes; checks that it succeeded and
 /// left no scratch file behind.
 fn bench(args: &[&str]) -> Output {
+    bench_sized(&SMALL, args)
+}
+
+/// As [`bench`], with `sizes` instead of the small sizes.
+fn bench_sized(sizes: &[&str], args: &[&str]) -> Output {
     let child = Command::new(env!("CARGO_BIN_EXE_anqi"))
         .arg("bench")
         .arg("--quick")
-        .args(SMALL)
+        .args(sizes)
         .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -212,4 +217,31 @@ fn text_has_one_line_per_figure_asked_for() {
         progress.contains("not met in a --quick run"),
         "{text}\n{progress}"
     );
+}
+
+/// S5's live feeds all come from 127.0.0.1, a game's all at once: a crowd larger than what the
+/// pages let one network open and ask for by default (connections, requests a second) is let
+/// in, every feed watching its game to the end. (CI's `anqi bench --quick`, 100 feeds a game,
+/// failed with 429 on the second watched game once the pages counted requests per network;
+/// the small sizes' 5 feeds never met the limit.)
+#[test]
+fn s5_lets_in_more_feeds_from_one_address_than_the_pages_default_limits() {
+    let http = anqi_server::config::Config::default().http;
+    let per_network = usize::try_from(http.requests_per_s_per_address)
+        .unwrap()
+        .max(http.max_connections_per_address);
+    let feeds = per_network + 20;
+    let feeds_arg = feeds.to_string();
+    // The small sizes, with one game watched by that crowd.
+    let mut sizes: Vec<&str> = SMALL.to_vec();
+    for (flag, value) in [("--s5-games", "1"), ("--s5-observers", feeds_arg.as_str())] {
+        let at = sizes.iter().position(|a| *a == flag).unwrap();
+        sizes[at + 1] = value;
+    }
+    let out = bench_sized(&sizes, &["--json", "--only", "s5"]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let watched = &report["details"]["S5 observers"];
+    assert_eq!(watched["feeds"], feeds, "{watched}");
+    assert_eq!(watched["dropped"], 0, "{watched}");
+    assert!(watched["plies"].as_u64().unwrap() > 0, "{watched}");
 }

@@ -812,8 +812,35 @@ impl KeepAlive {
 
     /// `GET path`: the status, the header and the body.
     async fn get(&mut self, path: &str) -> (u16, String, String) {
+        self.send(path, 1).await;
+        self.answer().await
+    }
+
+    /// Sends `GET path` `times` times at once (pipelined), reading nothing.
+    async fn send(&mut self, path: &str, times: usize) {
         let request = format!("GET {path} HTTP/1.1\r\nhost: {}\r\n\r\n", self.web);
-        self.stream.write_all(request.as_bytes()).await.unwrap();
+        self.stream
+            .write_all(request.repeat(times).as_bytes())
+            .await
+            .unwrap();
+    }
+
+    /// Whether the server closes the connection within `wait` (answers it sends meanwhile
+    /// are read and passed over).
+    async fn closed_within(&mut self, wait: Duration) -> bool {
+        let mut buf = [0u8; 4096];
+        let until = tokio::time::Instant::now() + wait;
+        loop {
+            match tokio::time::timeout_at(until, self.stream.read(&mut buf)).await {
+                Ok(Ok(0) | Err(_)) => return true,
+                Ok(Ok(_)) => {}
+                Err(_) => return false,
+            }
+        }
+    }
+
+    /// The next answer: the status, the header and the body.
+    async fn answer(&mut self) -> (u16, String, String) {
         let mut raw = Vec::new();
         let mut byte = [0u8; 1];
         while !raw.ends_with(b"\r\n\r\n") {
@@ -884,36 +911,49 @@ async fn a_finished_game_is_rebuilt_once_however_often_it_is_asked_for() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn requests_past_a_connections_or_a_networks_rate_are_answered_429() {
+    // The lowest rates, so that a request past one comes well within its refill (a second
+    // or half a second, where 8 a second gave a loaded machine 125 ms to open eight
+    // connections), and the pages' thread at the games' priority.
     let (_addr, web, _hub, _records, shutdown, _dir) = start_with_hub(
         "traditional-2x4",
-        "[http]\nrequests_per_s_per_connection = 5\nrequests_per_s_per_address = 8\n",
+        "[http]\nrequests_per_s_per_connection = 1\nrequests_per_s_per_address = 2\nnice = 0\n",
     )
     .await;
-    // A network's connections share its 8 a second: eight at once, then 429.
-    for _ in 0..8 {
-        let mut fresh = KeepAlive::open_from(&web, "127.0.0.3").await;
-        assert_eq!(fresh.get("/api/games").await.0, 200);
+    // A network's connections share its 2 a second: one request on each of three fresh
+    // connections (each of which may make one), opened first and asked at once: two
+    // answered, the third 429.
+    let mut three = Vec::new();
+    for _ in 0..3 {
+        three.push(KeepAlive::open_from(&web, "127.0.0.3").await);
     }
-    let (status, _, body) = KeepAlive::open_from(&web, "127.0.0.3")
-        .await
-        .get("/api/games")
-        .await;
-    assert_eq!(status, 429, "{body}");
+    for c in &mut three {
+        c.send("/api/games", 1).await;
+    }
+    let mut statuses = Vec::new();
+    let mut refusal = String::new();
+    for c in &mut three {
+        let (status, _, body) = c.answer().await;
+        statuses.push(status);
+        if status == 429 {
+            refusal = body;
+        }
+    }
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 200, 429], "{refusal}");
     assert!(
-        body.contains("from your network: at most 8 a second"),
-        "{body}"
+        refusal.contains("from your network: at most 2 a second"),
+        "{refusal}"
     );
-    // Another network is not held back. One connection: five at once, then a refusal,
-    // answered a second later, with the reason.
+    // Another network is not held back. One connection, two requests pipelined: one
+    // answered, then a refusal, answered a second later, with the reason.
     let mut conn = KeepAlive::open(&web).await;
-    for _ in 0..5 {
-        assert_eq!(conn.get("/api/games").await.0, 200);
-    }
     let asked = std::time::Instant::now();
-    let (status, head, body) = conn.get("/api/games").await;
+    conn.send("/api/games", 2).await;
+    assert_eq!(conn.answer().await.0, 200);
+    let (status, head, body) = conn.answer().await;
     assert_eq!(status, 429, "{body}");
     assert!(
-        body.contains("on this connection: at most 5 a second"),
+        body.contains("on this connection: at most 1 a second"),
         "{body}"
     );
     assert!(
@@ -926,6 +966,37 @@ async fn requests_past_a_connections_or_a_networks_rate_are_answered_429() {
     );
     // A second later, it is served again.
     assert_eq!(conn.get("/api/games").await.0, 200);
+    shutdown.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_crowd_of_refused_requests_holds_no_place_a_visitor_needs() {
+    let (_addr, web, _hub, _records, shutdown, _dir) = start_with_hub(
+        "traditional-2x4",
+        "[http]\nmax_connections = 4\nmax_connections_per_address = 0\n\
+         requests_per_s_per_connection = 1\nrequests_per_s_per_address = 1000\n\
+         idle_timeout_ms = 60000\nnice = 0\n",
+    )
+    .await;
+    // Four connections, all the pages hold, each with 30 requests pipelined: the first is
+    // answered, each next one refused a second later, so that every connection always has
+    // a request in flight.
+    let mut crowd = Vec::new();
+    for _ in 0..4 {
+        let mut c = KeepAlive::open(&web).await;
+        c.send("/api/games", 30).await;
+        assert_eq!(c.answer().await.0, 200);
+        crowd.push(c);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // A visitor meanwhile: a connection waiting for its refusal's answer makes room.
+    let (status, body) = get(&web, "/api/games").await;
+    assert_eq!(status, 200, "{body}");
+    let mut let_go = 0;
+    for c in &mut crowd {
+        let_go += usize::from(c.closed_within(Duration::from_millis(1500)).await);
+    }
+    assert_eq!(let_go, 1, "one of the crowd made room");
     shutdown.cancel();
 }
 

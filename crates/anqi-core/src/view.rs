@@ -356,11 +356,13 @@ pub fn events_of_record(record: &GameRecord, hide_server_seed: bool) -> Result<V
 }
 
 /// A text of a record as one line of the move list: a record may come from any file (`anqi
-/// view`), and a name holding a newline would otherwise forge a line (a second `result:`).
-/// Control characters, and Unicode's line and paragraph separators, are written escaped
-/// (`\n`, `\u{2028}`); anything else as it is.
+/// view`), and a name or a comment holding a newline would otherwise forge a line (a second
+/// `result:`). The characters a player's NAME may not hold ([`crate::wire::unfit`]: control
+/// characters, Unicode's line and paragraph separators, bidirectional text controls that
+/// would show the rest of the line reordered, invisible formatting characters) are written
+/// escaped (`\n`, `\u{2028}`, `\u{202e}`); anything else as it is.
 fn inline(text: &str) -> std::borrow::Cow<'_, str> {
-    let breaks = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
+    let breaks = |c: char| crate::wire::unfit(c).is_some();
     if !text.chars().any(breaks) {
         return text.into();
     }
@@ -432,12 +434,8 @@ pub fn move_list(record: &GameRecord) -> String {
         }
         let _ = write!(line, "  ({} ms)", ply.think_ms);
         if let Some(c) = &ply.comment {
-            // One line per ply whatever the comment holds.
-            let c: String = c
-                .chars()
-                .map(|ch| if ch.is_control() { ' ' } else { ch })
-                .collect();
-            let _ = write!(line, "  {{ {c} }}");
+            // One line per ply whatever the comment holds (a player's words, as any name).
+            let _ = write!(line, "  {{ {} }}", inline(c));
         }
         let _ = writeln!(out, "{line}");
     }
@@ -601,6 +599,51 @@ mod tests {
         }
     }
 
+    /// Where some reader breaks a line: Rust's `lines` breaks only at `\n`, but Python's
+    /// `splitlines`, JavaScript and Unicode's line breaking also at these.
+    fn breaks_a_line(c: char) -> bool {
+        matches!(
+            c,
+            '\n' | '\r' | '\u{0B}' | '\u{0C}' | '\u{1C}'
+                ..='\u{1E}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+        )
+    }
+
+    #[test]
+    fn a_players_comment_is_one_line_of_the_move_list_whatever_it_holds() {
+        let record = played_record("traditional-2x4");
+        let mut forged = record.clone();
+        forged.plies[0].comment =
+            Some("fine\u{2028}result: (win 2 0) by resign, after 1 plies".into());
+        forged.plies[1].comment = Some("a\u{2029}b\u{85}c\rd\u{0B}e\u{0C}f\u{1E}g".into());
+        // Shown reordered after a right-to-left override: "result: 1-0".
+        forged.plies[2].comment = Some("\u{202E}0-1 :tluser".into());
+        let text = move_list(&forged);
+        let plain = move_list(&record);
+        assert_eq!(
+            text.split(breaks_a_line).count(),
+            plain.split(breaks_a_line).count(),
+            "{text}"
+        );
+        assert!(
+            !text.contains(|c| crate::wire::unfit(c).is_some() && c != '\n'),
+            "{text}"
+        );
+        assert!(
+            text.contains(" ms)  { fine\\u{2028}result: (win 2 0) by resign, after 1 plies }\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("{ a\\u{2029}b\\u{85}c\\rd\\u{b}e\\u{c}f\\u{1e}g }"),
+            "{text}"
+        );
+        assert!(text.contains("{ \\u{202e}0-1 :tluser }"), "{text}");
+        // A comment of plain words of any script is shown as it is.
+        let mut plain_words = record.clone();
+        plain_words.plies[0].comment = Some("深度 3, score +12 \u{1F600}".into());
+        assert!(move_list(&plain_words).contains("{ 深度 3, score +12 \u{1F600} }\n"));
+    }
+
     #[test]
     fn the_move_list_names_every_ply_the_seeds_and_the_result() {
         let record = played_record("traditional-2x4");
@@ -621,7 +664,7 @@ mod tests {
         let text = move_list(&commented);
         assert!(
             text.lines().any(|l| l.starts_with("    1. P1 (rev ")
-                && l.ends_with(" ms)  { depth 3 score cp 12 }")),
+                && l.ends_with(" ms)  { depth 3\\nscore cp 12 }")),
             "{text}"
         );
         // A record from any file: a name, a colour or a result holding a newline forges no
@@ -650,6 +693,7 @@ mod tests {
         );
         assert!(text.contains("red\\r\\nfinal board"), "{text}");
         assert_eq!(inline("a\u{2028}b\u{1b}[31m"), "a\\u{2028}b\\u{1b}[31m");
+        assert_eq!(inline("txt\u{202e}exe\u{200b}"), "txt\\u{202e}exe\\u{200b}");
         assert_eq!(inline("張三 (plain)"), "張三 (plain)");
         assert_eq!(utc(1_795_731_825_858), "2026-11-26 22:23:45 UTC");
         assert_eq!(utc(951_782_400_000), "2000-02-29 00:00:00 UTC");

@@ -9,11 +9,12 @@
 //! - a header, with the connection's read buffer, holds at most `[http] max_header_bytes`
 //!   (past it, 431);
 //! - when the pages hold `max_connections` connections, a newcomer is not turned away while a
-//!   connection waits for a request's header: the one that has waited longest is let go to
-//!   make room (a crowd of unfinished requests cannot keep visitors out; a browser's idle
-//!   keep-alive connection, let go, is opened again);
+//!   connection waits for a request's header or for a refusal's answer: the one that has
+//!   waited longest is let go to make room (a crowd of unfinished or refused requests cannot
+//!   keep visitors out; a browser's idle keep-alive connection, let go, is opened again);
 //! - every request counts against its connection's and its network's rate (`requests`): past
-//!   either, 429;
+//!   either, 429, answered a second later (the connection stays open: reopened, it would
+//!   start with a fresh bucket of its own);
 //! - a request for a name this server does not answer to is refused (`hosts`: 421);
 //! - every answer says not to guess its type (`nosniff`), not to be framed by another page
 //!   (`frame-ancestors 'none'`), and not to tell where a link was followed from
@@ -137,8 +138,8 @@ pub async fn serve(listener: TcpListener, ctx: Arc<Context>) -> std::io::Result<
 struct Conn {
     id: u64,
     peer: SocketAddr,
-    /// While it waits for a request's header: its place among the connections that may be
-    /// let go to make room.
+    /// While it waits for a request's header or a refusal's answer: its place among the
+    /// connections that may be let go to make room.
     waiting: Mutex<Option<Handshaking>>,
     /// The token that lets it go, renewed each time it waits again.
     let_go: watch::Sender<CancellationToken>,
@@ -146,14 +147,15 @@ struct Conn {
 }
 
 impl Conn {
-    /// From now on the connection waits for a request (a newcomer may take its place).
+    /// From now on the connection waits for a request, or for a refusal's answer (a newcomer
+    /// may take its place).
     fn waits(&self, ctx: &Context) {
         let (token, place) = ctx.admission.handshaking(self.id);
         *self.waiting.lock().unwrap_or_else(|e| e.into_inner()) = Some(place);
         self.let_go.send_replace(token);
     }
 
-    /// A request came: the connection is busy, not to be let go.
+    /// A request came: the connection is busy, not to be let go (unless it is refused).
     fn busy(&self) {
         self.waiting
             .lock()
@@ -232,6 +234,11 @@ async fn request(
             Err(why) => crate::api::error(StatusCode::MISDIRECTED_REQUEST, &why),
         },
         Err(too_many) => {
+            // While its refusal waits, the connection holds nothing the server owes it: it
+            // counts as waiting, and a newcomer to full pages may take its place. Busy
+            // instead, a crowd keeping one refused request in flight on each connection
+            // would never wait and would hold every place.
+            conn.waits(&ctx);
             tokio::time::sleep(too_many.wait).await;
             too_many_requests(&too_many)
         }
