@@ -51,11 +51,19 @@ pub fn engine_cgroup() -> Option<Cgroup> {
 /// round after round until none is left (one may start another while it is being ended), for
 /// at most `limit`; reaps them. Returns how many were signalled.
 ///
+/// First it waits (within the same `limit`) for the engines' cgroups dropped in async code to
+/// be ended and removed on the runtime's blocking threads
+/// ([`anqi_server::sys::cgroup::wait_for_endings`]): this is the end of a keeper's or a
+/// bridge's work, and no cgroup of its own may outlive it.
+///
 /// Call it when no child of this process is waited for by anyone else (tokio's
 /// `Child::wait`): it reaps whatever exited.
 pub fn end_descendants(limit: Duration) -> usize {
     let me = std::process::id();
     let started = Instant::now();
+    if !anqi_server::sys::cgroup::wait_for_endings(limit) {
+        tracing::warn!("the engines' cgroups are still being ended after {limit:?}");
+    }
     let mut ended = 0;
     loop {
         let living = anqi_server::sys::descendants(me);

@@ -77,7 +77,8 @@ fn say(line: &str) {
 pub struct LineEngine {
     child: Child,
     /// The engine's own cgroup, where one could be made: dropped with the engine, it ends
-    /// whatever the engine started (see `keeper`).
+    /// whatever the engine started (see `keeper`), on the runtime's blocking threads; the
+    /// bridge waits for that before it exits (`keeper::end_descendants`).
     _cgroup: Option<anqi_server::sys::cgroup::Cgroup>,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,

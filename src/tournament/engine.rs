@@ -402,7 +402,9 @@ pub struct Engine {
     /// Kept apart: `Child::id` forgets it once the child is reaped.
     pid: Option<u32>,
     /// The keeper's cgroup, where one could be made. Dropped last (with the engine, after
-    /// `stop`), it ends whatever is still in it: what the keeper had no time to end.
+    /// `stop`), it ends whatever is still in it: what the keeper had no time to end. That is
+    /// done on the runtime's blocking threads, never on a thread that runs games; the
+    /// runtime's shutdown at the event's end waits for it.
     _cgroup: Option<anqi_server::sys::cgroup::Cgroup>,
 }
 

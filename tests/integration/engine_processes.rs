@@ -219,6 +219,9 @@ fn helpers_end_when_the_runner_is_killed() {
 /// running when the test ends (pass or fail).
 struct Hoppers {
     dir: PathBuf,
+    /// Where anqi makes the cgroups of a process this test starts: beside this test
+    /// process's own (a child starts in its parent's cgroup).
+    cgroups: PathBuf,
 }
 
 impl Hoppers {
@@ -226,7 +229,8 @@ impl Hoppers {
     /// not make a cgroup, and so neither may the anqi it starts; a failure instead with
     /// `ANQI_CGROUP_TESTS=require`.
     fn new(dir: &Path, test: &str) -> Option<Hoppers> {
-        if let Err(why) = anqi_server::sys::cgroup::Cgroup::create() {
+        let made = anqi_server::sys::cgroup::Cgroup::create();
+        if let Err(why) = &made {
             let required = std::env::var("ANQI_CGROUP_TESTS").is_ok_and(|v| v == "require");
             assert!(!required, "ANQI_CGROUP_TESTS=require, but {why}");
             use std::io::Write;
@@ -236,8 +240,10 @@ impl Hoppers {
             );
             return None;
         }
+        let cgroups = made.ok()?.path().parent()?.to_path_buf();
         Some(Hoppers {
             dir: dir.to_path_buf(),
+            cgroups,
         })
     }
 
@@ -339,6 +345,25 @@ impl Hoppers {
     }
 }
 
+impl Hoppers {
+    /// Asserts that no cgroup the process `pid` made is left (`anqi-PID-N`, with whatever is
+    /// below it) now that it has exited: it waited for the cgroups it ended in the background.
+    fn assert_no_cgroups_of(&self, pid: u32, when: &str) {
+        let prefix = format!("anqi-{pid}-");
+        let left: Vec<String> = std::fs::read_dir(&self.cgroups)
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| n.starts_with(&prefix))
+            .collect();
+        assert!(
+            left.is_empty(),
+            "{when}: cgroups of process {pid} are left in {}: {left:?}",
+            self.cgroups.display()
+        );
+    }
+}
+
 impl Drop for Hoppers {
     /// Whatever still hops stops at its next generation.
     fn drop(&mut self) {
@@ -369,6 +394,7 @@ fn a_pid_hopper_ends_with_anqi_keep() {
     let status = keep.0.wait().unwrap();
     assert!(status.success(), "{status}");
     hoppers.assert_gone(2, "after anqi keep exited");
+    hoppers.assert_no_cgroups_of(keep.0.id(), "after anqi keep exited");
 }
 
 #[test]
@@ -411,6 +437,7 @@ fn a_pid_hopper_ends_with_its_bridge() {
     assert!(opponent.success());
     assert!(bridge.0.wait().unwrap().success());
     hoppers.assert_gone(2, "after the bridge exited");
+    hoppers.assert_no_cgroups_of(bridge.0.id(), "after the bridge exited");
 }
 
 #[test]
@@ -432,11 +459,15 @@ fn pid_hoppers_end_with_their_tournament_games() {
         "[[tournament.engine]]\nname = \"plain\"\ncommand = \"python3\"\nargs = [\"{ROOT}/clients/python/anqi_random_bot.py\", \"--connect\", \"{{addr}}\", \"--quiet\"]\n"
     );
     let file = tournament_file(&dir.0, "traditional-2x4", "", &[hopping, plain]);
-    let out = Command::new(ANQI)
+    let runner = Command::new(ANQI)
         .args(["tournament", "--quiet"])
         .arg(&file)
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
+    let pid = runner.id();
+    let out = runner.wait_with_output().unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -444,4 +475,6 @@ fn pid_hoppers_end_with_their_tournament_games() {
     );
     // Two games, the hopping engine in each: two hoppers, one per game.
     hoppers.assert_gone(2, "after the event");
+    // The keepers' cgroups (the engines' are below them), ended in the background.
+    hoppers.assert_no_cgroups_of(pid, "after the event");
 }

@@ -6,10 +6,11 @@
     df = records.to_pandas()                            # one row per ply (pandas, if installed)
     r.board_at(10)                                      # the public board after 10 plies
 
-The fields are those of RECORDS.md, under the same names. Loading checks the shape of every
-line, every field's type included (so that a record that loads can be re-played), and says
-which file, line and field is wrong; `anqi replay` is what verifies the games against the
-rules, and `Record.replay()` does the same in process.
+The fields are those of RECORDS.md, under the same names. Loading checks every line as
+`anqi replay` reads it (crates/anqi-core/src/record.rs): every field's presence, type and
+range (so that a record that loads can be re-played), and says which file, line and field is
+wrong; `anqi replay` is what verifies the games against the rules, and `Record.replay()` does
+the same in process.
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 COUNT_KINDS = ("moves", "jumps", "reveals", "bags", "puts")
+
+#: The `reason`s a record's result may give (RECORDS.md, Terminations).
+TERMINATIONS = ("capture-all", "no-moves", "resign", "time", "illegal", "disconnect", "crash",
+                "no-connect", "no-progress", "repetition", "cleared", "ply-cap", "adjudicated",
+                "aborted")
 
 
 class RecordError(ValueError):
@@ -91,6 +97,15 @@ class Ply:
 
 
 @dataclass(frozen=True)
+class Adjudication:
+    """What the referee's endgame tables ruled (RECORDS.md, `result.adjudication`)."""
+
+    by: str
+    verdict: str
+    tables: str
+
+
+@dataclass(frozen=True)
 class Result:
     win: str
     winner: int
@@ -100,6 +115,18 @@ class Result:
     loser: int | None
     plies: int
     turns: int
+    #: Present when the endgame tables ended the game (`reason` "adjudicated").
+    adjudication: Adjudication | None = None
+
+
+@dataclass(frozen=True)
+class Drop:
+    """A lost connection of a player whose seat was kept for it (RECORDS.md, `drops`)."""
+
+    player: int
+    ply: int
+    away_ms: int
+    back: bool
 
 
 @dataclass(frozen=True)
@@ -128,7 +155,10 @@ class Record:
     final_board: str
     max_plies: int | None = None
     faults_dropped: int = 0
+    #: `{"index", "deal", "engines", "seats", "commitment"}` in tournament records, checked at
+    #: load; None otherwise.
     tournament: dict[str, Any] | None = None
+    drops: tuple[Drop, ...] = ()
     source: str = ""
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -263,11 +293,24 @@ def _json_type(v: Any) -> str:
     return _JSON_TYPES.get(type(v), type(v).__name__)
 
 
+#: The largest value of each integer kind, as `anqi replay` reads it into a Rust u32 or u64
+#: (usize: a 64-bit count).
+_INT_MAX = {"u32": 2**32 - 1, "u64": 2**64 - 1}
+
+#: What each kind is called in messages.
+_KIND_NAMES = {"u32": "an integer", "u64": "an integer", "str": "a string", "char": "a string",
+               "bool": "a boolean", "dict": "an object", "list": "an array"}
+
+_KIND_TYPES = {"u32": int, "u64": int, "str": str, "char": str, "bool": bool, "dict": dict,
+               "list": list}
+
+
 def _field(d: dict[str, Any], key: str, what: str, kind: str, default: Any = ...) -> Any:
-    """`d[key]`, checked to be of `kind` ("int", "str", "dict", "list"; "int?", "str?": or
-    null), or `default` when the key is absent and a default is given. `what` names the field
-    for the message (`players[1].name`). An integer is a JSON integer: not a boolean, not
-    1.0, not "1", as `anqi replay` reads it."""
+    """`d[key]`, checked to be of `kind`, or `default` when the key is absent and a default is
+    given. Kinds: "u32" and "u64" (a JSON integer, not a boolean, not 1.0, not "1", from 0 to
+    2**32 - 1 or 2**64 - 1: the Rust type `anqi replay` reads it into), "str", "char" (a
+    string of one character), "bool", "dict", "list"; with a "?" (for example "u64?") null is
+    taken too. `what` names the field for the message (`players[1].name`)."""
     if key not in d:
         if default is ...:
             raise _FieldError(f"{what}: missing")
@@ -276,12 +319,17 @@ def _field(d: dict[str, Any], key: str, what: str, kind: str, default: Any = ...
     optional = kind.endswith("?")
     if v is None and optional:
         return None
-    want = {"int": int, "str": str, "dict": dict, "list": list}[kind.rstrip("?")]
-    if type(v) is not want:
-        name = {"int": "an integer", "str": "a string", "dict": "an object",
-                "list": "an array"}[kind.rstrip("?")]
-        raise _FieldError(f"{what}: {name}{' or null' if optional else ''} was expected, "
-                          f"not {_json_type(v)}")
+    base = kind.rstrip("?")
+    if type(v) is not _KIND_TYPES[base]:
+        raise _FieldError(f"{what}: {_KIND_NAMES[base]}{' or null' if optional else ''} was "
+                          f"expected, not {_json_type(v)}")
+    if base in _INT_MAX and not 0 <= v <= _INT_MAX[base]:
+        digits = len(str(abs(v)))
+        shown = str(v) if digits <= 40 else f"an integer of {digits} digits"
+        raise _FieldError(f"{what}: an integer from 0 to {_INT_MAX[base]} was expected, "
+                          f"not {shown}")
+    if base == "char" and len(v) != 1:
+        raise _FieldError(f"{what}: a string of one character was expected, not one of {len(v)}")
     return v
 
 
@@ -291,101 +339,146 @@ def _object(v: Any, what: str) -> dict[str, Any]:
     return v
 
 
+def _list(d: dict[str, Any], key: str, what: str, default: Any = ...) -> list[Any]:
+    """`d[key]`, an array (or `default` when absent and given)."""
+    return _field(d, key, what, "list", default)
+
+
+def _strings(v: list[Any], what: str) -> list[str]:
+    for i, item in enumerate(v):
+        if type(item) is not str:
+            raise _FieldError(f"{what}[{i}]: a string was expected, not {_json_type(item)}")
+    return v
+
+
 def _counts(v: Any, what: str) -> Counts:
+    """`legal` and each `legal_all` entry: `moves`, `jumps` and `reveals` always, `bags` and
+    `puts` when not 0 (RECORDS.md)."""
     d = _object(v, what)
-    return Counts(**{k: _field(d, k, f"{what}.{k}", "int", 0) for k in COUNT_KINDS})
+    return Counts(**{k: _field(d, k, f"{what}.{k}", "u32", 0 if k in ("bags", "puts") else ...)
+                     for k in COUNT_KINDS})
 
 
 def _seeds(v: Any) -> dict[str, Any]:
     """`seeds` as RECORDS.md gives it: `clients`, an array of strings, and `server`, a
     string (what `Record.new_game` deals from)."""
     d = _object(v, "seeds")
-    clients = _field(d, "clients", "seeds.clients", "list")
-    for i, c in enumerate(clients):
-        if type(c) is not str:
-            raise _FieldError(f"seeds.clients[{i}]: a string was expected, not {_json_type(c)}")
+    _strings(_list(d, "clients", "seeds.clients"), "seeds.clients")
     _field(d, "server", "seeds.server", "str")
     return d
 
 
+def _tournament(v: Any) -> dict[str, Any] | None:
+    """`tournament` (RECORDS.md): `index` and `deal`, counts; `engines`, strings; `seats`,
+    objects with `protocol`, `tc` and an optional `assumes`, strings; `commitment`, an optional
+    string."""
+    if v is None:
+        return None
+    d = _object(v, "tournament")
+    _field(d, "index", "tournament.index", "u64")
+    _field(d, "deal", "tournament.deal", "u64")
+    _strings(_list(d, "engines", "tournament.engines"), "tournament.engines")
+    for i, seat in enumerate(_list(d, "seats", "tournament.seats", [])):
+        at = f"tournament.seats[{i}]"
+        seat = _object(seat, at)
+        _field(seat, "protocol", f"{at}.protocol", "str")
+        _field(seat, "assumes", f"{at}.assumes", "str?", None)
+        _field(seat, "tc", f"{at}.tc", "str")
+    _field(d, "commitment", "tournament.commitment", "str?", None)
+    return d
+
+
 def _record(d: dict[str, Any], where: str) -> Record:
-    """The record of a line's object, every field RECORDS.md gives checked for its type, so
-    that a record that loads also re-plays (`Record.replay` says whether its plies are the
-    rules'). Raises RecordError naming `where` otherwise."""
+    """The record of a line's object, every field RECORDS.md gives checked as `anqi replay`
+    reads it (present unless optional, of its type, integers in range), so that a record that
+    loads also re-plays (`Record.replay` says whether its plies are the rules'). Raises
+    RecordError naming `where` otherwise."""
     try:
         players = []
-        player_list = _field(d, "players", "players", "list")
+        player_list = _list(d, "players", "players")
         two = len(player_list) == 2
         for i, p in enumerate(player_list):
             at = f"players[{i}]"
             p = _object(p, at)
-            pid = _field(p, "id", f"{at}.id", "int")
-            side = _field(p, "side", f"{at}.side", "int?", None)
+            pid = _field(p, "id", f"{at}.id", "u64")
+            side = _field(p, "side", f"{at}.side", "u64?", None)
             if side is None and two:
                 side = pid - 1  # two-player records from before `side`: seat order
             players.append(Player(
                 id=pid, name=_field(p, "name", f"{at}.name", "str"),
-                seed=_field(p, "seed", f"{at}.seed", "str", ""),
+                seed=_field(p, "seed", f"{at}.seed", "str"),
                 colour=_field(p, "colour", f"{at}.colour", "str?", None),
-                time_used_ms=_field(p, "time_used_ms", f"{at}.time_used_ms", "int", 0),
-                side=side, team=_field(p, "team", f"{at}.team", "int?", None),
+                time_used_ms=_field(p, "time_used_ms", f"{at}.time_used_ms", "u64"),
+                side=side, team=_field(p, "team", f"{at}.team", "u64?", None),
             ))
         plies = []
-        for i, q in enumerate(_field(d, "plies", "plies", "list")):
+        for i, q in enumerate(_list(d, "plies", "plies")):
             at = f"plies[{i}]"
             q = _object(q, at)
             legal_all = _field(q, "legal_all", f"{at}.legal_all", "list?", None)
             plies.append(Ply(
-                ply=_field(q, "ply", f"{at}.ply", "int"),
-                turn=_field(q, "turn", f"{at}.turn", "int"),
-                player=_field(q, "player", f"{at}.player", "int"),
+                ply=_field(q, "ply", f"{at}.ply", "u32"),
+                turn=_field(q, "turn", f"{at}.turn", "u32"),
+                player=_field(q, "player", f"{at}.player", "u64"),
                 action=_field(q, "action", f"{at}.action", "str"),
-                think_ms=_field(q, "think_ms", f"{at}.think_ms", "int", 0),
-                legal=_counts(q.get("legal", {}), f"{at}.legal"),
+                think_ms=_field(q, "think_ms", f"{at}.think_ms", "u64"),
+                legal=_counts(_field(q, "legal", f"{at}.legal", "dict"), f"{at}.legal"),
                 legal_all=(None if legal_all is None else tuple(
                     _counts(c, f"{at}.legal_all[{k}]") for k, c in enumerate(legal_all))),
-                revealed=_field(q, "revealed", f"{at}.revealed", "str?", None),
-                captured=_field(q, "captured", f"{at}.captured", "str?", None),
-                drawn=_field(q, "drawn", f"{at}.drawn", "str?", None),
+                revealed=_field(q, "revealed", f"{at}.revealed", "char?", None),
+                captured=_field(q, "captured", f"{at}.captured", "char?", None),
+                drawn=_field(q, "drawn", f"{at}.drawn", "char?", None),
                 comment=_field(q, "comment", f"{at}.comment", "str?", None),
             ))
         faults = []
-        for i, f in enumerate(_field(d, "faults", "faults", "list", [])):
+        for i, f in enumerate(_list(d, "faults", "faults")):
             at = f"faults[{i}]"
             f = _object(f, at)
-            faults.append(Fault(_field(f, "ply", f"{at}.ply", "int"),
-                                _field(f, "player", f"{at}.player", "int"),
+            faults.append(Fault(_field(f, "ply", f"{at}.ply", "u32"),
+                                _field(f, "player", f"{at}.player", "u64"),
                                 _field(f, "code", f"{at}.code", "str"),
                                 _field(f, "text", f"{at}.text", "str")))
         r = _field(d, "result", "result", "dict")
+        reason = _field(r, "reason", "result.reason", "str")
+        if reason not in TERMINATIONS:
+            raise _FieldError(f"result.reason: one of {', '.join(TERMINATIONS)} was expected, "
+                              f"not {reason[:40]!r}")
+        adjudication = _field(r, "adjudication", "result.adjudication", "dict?", None)
+        if adjudication is not None:
+            adjudication = Adjudication(*(
+                _field(adjudication, k, f"result.adjudication.{k}", "str")
+                for k in ("by", "verdict", "tables")))
         result = Result(
             win=_field(r, "win", "result.win", "str"),
-            winner=_field(r, "winner", "result.winner", "int"),
-            winner_team=_field(r, "winner_team", "result.winner_team", "int", 0),
-            winner_side=_field(r, "winner_side", "result.winner_side", "int?", None),
-            reason=_field(r, "reason", "result.reason", "str"),
-            loser=_field(r, "loser", "result.loser", "int?", None),
-            plies=_field(r, "plies", "result.plies", "int"),
-            turns=_field(r, "turns", "result.turns", "int"),
+            winner=_field(r, "winner", "result.winner", "u64"),
+            winner_team=_field(r, "winner_team", "result.winner_team", "u64", 0),
+            winner_side=_field(r, "winner_side", "result.winner_side", "u64?", None),
+            reason=reason,
+            loser=_field(r, "loser", "result.loser", "u64?", None),
+            plies=_field(r, "plies", "result.plies", "u32"),
+            turns=_field(r, "turns", "result.turns", "u32"),
+            adjudication=adjudication,
         )
-        tournament = _field(d, "tournament", "tournament", "dict?", None)
-        if tournament is not None:
-            engines = _field(tournament, "engines", "tournament.engines", "list?", None)
-            for i, e in enumerate(engines or []):
-                if type(e) is not str:
-                    raise _FieldError(f"tournament.engines[{i}]: a string was expected, "
-                                      f"not {_json_type(e)}")
+        drops = []
+        for i, x in enumerate(_list(d, "drops", "drops", [])):
+            at = f"drops[{i}]"
+            x = _object(x, at)
+            drops.append(Drop(_field(x, "player", f"{at}.player", "u64"),
+                              _field(x, "ply", f"{at}.ply", "u32"),
+                              _field(x, "away_ms", f"{at}.away_ms", "u64"),
+                              _field(x, "back", f"{at}.back", "bool")))
         return Record(
-            format=_field(d, "format", "format", "int"), game=_field(d, "game", "game", "int"),
-            started_unix_ms=_field(d, "started_unix_ms", "started_unix_ms", "int", 0),
+            format=_field(d, "format", "format", "u32"), game=_field(d, "game", "game", "u64"),
+            started_unix_ms=_field(d, "started_unix_ms", "started_unix_ms", "u64"),
             variant=_field(d, "variant", "variant", "str"),
             variant_source=_field(d, "variant_source", "variant_source", "str"),
             seeds=_seeds(_field(d, "seeds", "seeds", "dict")), players=tuple(players),
             plies=tuple(plies), faults=tuple(faults), result=result,
             final_board=_field(d, "final_board", "final_board", "str"),
-            max_plies=_field(d, "max_plies", "max_plies", "int?", None),
-            faults_dropped=_field(d, "faults_dropped", "faults_dropped", "int", 0),
-            tournament=tournament, source=where, raw=d,
+            max_plies=_field(d, "max_plies", "max_plies", "u32?", None),
+            faults_dropped=_field(d, "faults_dropped", "faults_dropped", "u64", 0),
+            tournament=_tournament(_field(d, "tournament", "tournament", "dict?", None)),
+            drops=tuple(drops), source=where, raw=d,
         )
     except _FieldError as e:
         raise RecordError(f"{where}: not a game record: {e}") from None

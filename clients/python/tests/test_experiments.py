@@ -412,11 +412,13 @@ class RecordsAndAnalysis(unittest.TestCase):
             ("players[0].side: an integer or null", with_player(side=True)),
             ("plies[0].action: a string", with_ply(action=["rev", 3])),
             ("plies[0].player: an integer", with_ply(player=1.0)),
-            ("plies[0].legal.reveals: an integer", with_ply(legal={"reveals": "32"})),
+            ("plies[0].legal.reveals: an integer",
+             with_ply(legal={"moves": 0, "jumps": 0, "reveals": "32"})),
             ("final_board: a string", {**d, "final_board": None}),
             ("variant_source: a string", {**d, "variant_source": {"rows": 4}}),
             ("result.reason: a string", {**d, "result": {**d["result"], "reason": 0}}),
-            ("tournament.engines[0]: a string", {**d, "tournament": {"engines": [1, 2]}}),
+            ("tournament.engines[0]: a string", {**d, "tournament": {"index": 0, "deal": 0,
+                                                                  "engines": [1, 2]}}),
         ]
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "typed.jsonl"
@@ -434,6 +436,113 @@ class RecordsAndAnalysis(unittest.TestCase):
             path.write_text(json.dumps({**d, "seeds": {"clients": [], "server": "x"}}) + "\n")
             (record,) = anqi.records.load(path)
             self.assertEqual(record.seeds, {"clients": [], "server": "x"})
+
+    def test_integers_and_every_optional_field_are_checked_as_anqi_replay_reads_them(self):
+        # Negative and above-u64 (or above-u32) integers loaded, then anqi replay refused the
+        # line; so did tournament, drops and result.adjudication of any type (issue 32 review).
+        # Each is a bad line now, named with its field, and anqi replay refuses it too.
+        good = (DATA / "one-game.jsonl").read_text().splitlines()[0]
+        d = json.loads(good)
+        tournament = {"index": 3, "deal": 1, "engines": ["a", "b"],
+                      "seats": [{"protocol": "anqi", "tc": "60+1"},
+                                {"protocol": "uci-banqi", "assumes": "misty", "tc": "inf"}],
+                      "commitment": "ab" * 32}
+        drop = {"player": 1, "ply": 2, "away_ms": 310, "back": True}
+        adjudication = {"by": "tables", "verdict": "win in 7", "tables": "t.tables"}
+
+        def with_player(**kw):
+            return {**d, "players": [{**d["players"][0], **kw}, *d["players"][1:]]}
+
+        def with_ply(**kw):
+            return {**d, "plies": [{**d["plies"][0], **kw}, *d["plies"][1:]]}
+
+        def without_ply_key(key):
+            ply = {k: v for k, v in d["plies"][0].items() if k != key}
+            return {**d, "plies": [ply, *d["plies"][1:]]}
+
+        def with_result(**kw):
+            return {**d, "result": {**d["result"], **kw}}
+
+        u64 = "an integer from 0 to 18446744073709551615"
+        u32 = "an integer from 0 to 4294967295"
+        bad = [
+            (f"game: {u64} was expected, not -1", {**d, "game": -1}),
+            (f"game: {u64} was expected, not 18446744073709551616", {**d, "game": 2**64}),
+            (f"started_unix_ms: {u64}", {**d, "started_unix_ms": -1}),
+            (f"format: {u32}", {**d, "format": 2**32}),
+            (f"max_plies: {u32}", {**d, "max_plies": -3}),
+            (f"faults_dropped: {u64}", {**d, "faults_dropped": -1}),
+            (f"players[0].id: {u64}", with_player(id=-1)),
+            (f"players[0].time_used_ms: {u64}", with_player(time_used_ms=2**70)),
+            (f"players[0].side: {u64}", with_player(side=-1)),
+            ("players[0].seed: missing", {**d, "players": [
+                {k: v for k, v in d["players"][0].items() if k != "seed"}, *d["players"][1:]]}),
+            (f"plies[0].ply: {u32}", with_ply(ply=2**32)),
+            (f"plies[0].think_ms: {u64}", with_ply(think_ms=-1)),
+            ("plies[0].think_ms: missing", without_ply_key("think_ms")),
+            ("plies[0].legal: missing", without_ply_key("legal")),
+            (f"plies[0].legal.moves: {u32}", with_ply(legal={"moves": -1, "jumps": 0,
+                                                            "reveals": 8})),
+            ("plies[0].revealed: a string of one character", with_ply(revealed="PP")),
+            (f"result.plies: {u32}", with_result(plies=-16)),
+            (f"result.loser: {u64}", with_result(loser=-1)),
+            ("result.reason: one of capture-all", with_result(reason="won")),
+            ("result.adjudication: an object or null", with_result(adjudication="tables")),
+            ("result.adjudication.verdict: a string", with_result(
+                reason="adjudicated", adjudication={**adjudication, "verdict": 7})),
+            ("result.adjudication.tables: missing", with_result(
+                reason="adjudicated", adjudication={"by": "tables", "verdict": "draw"})),
+            ("tournament.index: an integer", {**d, "tournament": {**tournament, "index": "3"}}),
+            (f"tournament.deal: {u64}", {**d, "tournament": {**tournament, "deal": -1}}),
+            ("tournament.deal: missing", {**d, "tournament": {
+                k: v for k, v in tournament.items() if k != "deal"}}),
+            ("tournament.engines: missing", {**d, "tournament": {"index": 0, "deal": 0}}),
+            ("tournament.seats: an array", {**d, "tournament": {**tournament, "seats": "x"}}),
+            ("tournament.seats[1].tc: a string", {**d, "tournament": {
+                **tournament, "seats": [tournament["seats"][0], {"protocol": "anqi", "tc": 60}]}}),
+            ("tournament.seats[0].assumes: a string or null", {**d, "tournament": {
+                **tournament, "seats": [{"protocol": "anqi", "tc": "inf", "assumes": 1}]}}),
+            ("tournament.commitment: a string or null", {**d, "tournament": {
+                **tournament, "commitment": 5}}),
+            ("drops: an array", {**d, "drops": {}}),
+            ("drops[0].back: a boolean", {**d, "drops": [{**drop, "back": "yes"}]}),
+            (f"drops[0].away_ms: {u64}", {**d, "drops": [{**drop, "away_ms": -1}]}),
+            (f"drops[0].ply: {u32}", {**d, "drops": [{**drop, "ply": 2**32}]}),
+            ("drops[0].player: missing", {**d, "drops": [{"ply": 2, "away_ms": 0,
+                                                          "back": False}]}),
+        ]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "ranges.jsonl"
+            for what, record in bad:
+                with self.subTest(what):
+                    path.write_text(f"{good}\n{json.dumps(record)}\n")
+                    with self.assertRaises(RecordError) as e:
+                        anqi.records.load(path)
+                    self.assertIn("ranges.jsonl:2", str(e.exception))
+                    self.assertIn(what, str(e.exception))
+                    records = anqi.records.load(path, bad_lines="skip")
+                    self.assertEqual((len(records), len(records.skipped)), (1, 1))
+                    # anqi replay refuses the same line: what loads is what it reads.
+                    out = replay(path)
+                    self.assertIn("1 verified, 1 failed", out.stdout, out.stdout + out.stderr)
+            # The largest values, and every optional field of the right type, load; anqi
+            # replay reads them (the game's plies are unchanged, so it verifies).
+            fine = {**d, "game": 2**64 - 1, "started_unix_ms": 2**64 - 1, "max_plies": 2**32 - 1,
+                    "tournament": tournament, "drops": [drop], "faults_dropped": 0}
+            path.write_text(json.dumps(fine) + "\n")
+            (record,) = anqi.records.load(path)
+            self.assertEqual(record.game, 2**64 - 1)
+            self.assertEqual(record.tournament["commitment"], "ab" * 32)
+            self.assertEqual(record.drops, (anqi.records.Drop(1, 2, 310, True),))
+            self.assertIsNone(record.result.adjudication)
+            record.replay()
+            out = replay(path)
+            self.assertIn("1 verified, 0 failed", out.stdout, out.stdout + out.stderr)
+            judged = with_result(reason="adjudicated", adjudication=adjudication)
+            path.write_text(json.dumps(judged) + "\n")
+            (record,) = anqi.records.load(path)
+            self.assertEqual(record.result.adjudication,
+                             anqi.records.Adjudication("tables", "win in 7", "t.tables"))
 
     def test_a_torn_line_is_named_and_can_be_skipped(self):
         good = (DATA / "one-game.jsonl").read_text().splitlines()[0]

@@ -81,7 +81,9 @@ struct Args {
     /// The solution file the perfect player plays by (`anqi solve` writes it; perfect only),
     /// read and checked as `anqi solve --verify` reads it. Its variant is the one played:
     /// --variant is not needed, and another is refused; a server that sends its rules (the
-    /// `variant` extension, asked for) must play that variant, or the game is not played.
+    /// `variant` extension, asked for) must play that variant, and one that does not must
+    /// seat the bot in a game whose setup (game type, players and teams, board, pieces) is
+    /// the variant's, else the game is not played (exit status 1, before any move).
     #[arg(long, value_name = "FILE")]
     solution: Option<String>,
     /// Endgame tables the search plays endgames from (`anqi tables build` writes them; search
@@ -165,10 +167,11 @@ fn open_tables(path: &str, variant: Option<&str>) -> Result<Tables, String> {
     }
 }
 
-/// One game of the perfect player, seated with the `variant` extension asked for: a server
-/// that sends its rules is checked against the solution's before a move is played, and a
-/// game of another variant is refused (the connection closed, the game lost) rather than
-/// played from values that are not its own.
+/// One game of the perfect player, seated with the `variant` extension asked for: the game
+/// is checked against the solution's variant before a move is played
+/// ([`PerfectBot::check_setup`]: the server's rules when it sends them, else everything its
+/// setup tells), and a game of another variant, or one the bot cannot tell, is refused (the
+/// connection closed, the game lost) rather than played from values that are not its own.
 async fn play_perfect(
     addr: &str,
     name: &str,
@@ -193,20 +196,11 @@ async fn play_perfect(
     )
     .await
     .map_err(|e| format!("{e:#}"))?;
-    let description = seated.setup.0.iter().find_map(|c| match c {
-        anqi_core::wire::ServerClause::Variant(text) => Some(text),
-        _ => None,
-    });
-    if let Some(text) = description {
-        let played = anqi_core::rules::Variant::parse(text)
-            .map_err(|e| format!("the server's (variant ...): {e}"))?;
-        if !perfect.solves(&played) {
-            return Err(format!(
-                "the server plays variant {}, not the variant {} of the solution (--solution): not played",
-                anqi_core::tables::clip(&played.name, 60),
-                perfect.variant().name
-            ));
-        }
+    if !perfect.check_setup(&seated.setup)? {
+        eprintln!(
+            "anqi-bot: the server did not send its rules (the variant extension); its setup is that of the solution's variant {}, whose capture and draw rules are assumed",
+            perfect.variant().name
+        );
     }
     anqi_client::play_seated(&mut conn, seated, bot, Some(perfect.variant()))
         .await

@@ -4,6 +4,7 @@
 use crate::bot::{Bot, View};
 use anqi_core::rules::{Action, Colour, Control, Game, Position, Square, Variant};
 use anqi_core::solve::{children, file, Entry, Key, Scale};
+use anqi_core::wire::{ServerClause, ServerMessage};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -68,6 +69,115 @@ impl PerfectBot {
             || variant.public_description() == self.variant.public_description()
     }
 
+    /// Whether the game a server seated this player in is of the solution's variant, from its
+    /// setup message; `Err` says why it is not played (before any move) otherwise.
+    ///
+    /// With the `variant` extension the setup carries the server's rules: they must be the
+    /// solution's ([`PerfectBot::solves`]). Without it (a server without extensions, or one
+    /// that did not grant it), what the setup does tell must be the solution's: the game type,
+    /// the players and this seat's team, the board (its cells, steps and cannon jumps) and the
+    /// pieces. A setup that leaves one of them out cannot be told from another variant's, and
+    /// is refused too. Returns `Ok(true)` when the server described its rules, `Ok(false)`
+    /// when only the setup was compared: what it does not carry (capture ranks and their
+    /// exceptions, chains, the draw rules) is then the solution's by assumption.
+    pub fn check_setup(&self, setup: &ServerMessage) -> Result<bool, String> {
+        let mine = &self.variant;
+        let description = setup.0.iter().find_map(|c| match c {
+            ServerClause::Variant(text) => Some(text),
+            _ => None,
+        });
+        if let Some(text) = description {
+            let played =
+                Variant::parse(text).map_err(|e| format!("the server's (variant ...): {e}"))?;
+            if !self.solves(&played) {
+                return Err(format!(
+                    "the server plays variant {}, not the variant {} of the solution (--solution): not played",
+                    anqi_core::tables::clip(&played.name, 60),
+                    mine.name
+                ));
+            }
+            return Ok(true);
+        }
+        let told = Told::read(setup);
+        let cannot_tell = |what: &str| {
+            format!(
+                "the server sent neither its rules (the variant extension) nor {what} in its setup: \
+                 the bot cannot tell whether the game is of the variant {} of the solution (--solution): not played",
+                mine.name
+            )
+        };
+        let differs = |what: &str, server: String, solution: String| {
+            format!(
+                "the server's setup is not of the variant {} of the solution (--solution): {what} {}, the solution's {}: not played",
+                mine.name,
+                anqi_core::tables::clip(&server, 60),
+                anqi_core::tables::clip(&solution, 60)
+            )
+        };
+        let id = told.id.ok_or_else(|| cannot_tell("(id ...)"))?;
+        // The paper's protocol has two players, and no (players ...).
+        let players = told.players.unwrap_or(2);
+        if players != mine.players {
+            return Err(differs(
+                "its players are",
+                players.to_string(),
+                mine.players.to_string(),
+            ));
+        }
+        if !(1..=players).contains(&id) {
+            return Err(format!(
+                "the server's setup seats this player as {id} of {players}"
+            ));
+        }
+        let game = told.game.ok_or_else(|| cannot_tell("(game ...)"))?;
+        if game != mine.game_type {
+            return Err(differs("its game is", game, mine.game_type.clone()));
+        }
+        let pieces = told.pieces.ok_or_else(|| cannot_tell("(pieces ...)"))?;
+        if sorted(pieces.chars()) != sorted(mine.pieces_wire().chars()) {
+            return Err(differs("its pieces are", pieces, mine.pieces_wire()));
+        }
+        let t = &mine.topology;
+        let size = told.size.ok_or_else(|| cannot_tell("(size ...)"))?;
+        if size != t.size() {
+            return Err(differs(
+                "its board has cells:",
+                size.to_string(),
+                t.size().to_string(),
+            ));
+        }
+        // Sets: another server may list the same steps and jumps in another order.
+        let moves = told.moves.ok_or_else(|| cannot_tell("(moves ...)"))?;
+        if sorted(moves.iter().copied()) != sorted(t.moves().iter().copied()) {
+            return Err(differs(
+                "its steps (moves ...) are",
+                format!("{moves:?}"),
+                format!("{:?}", t.moves()),
+            ));
+        }
+        let jumps = told.jumps.ok_or_else(|| cannot_tell("(jumps ...)"))?;
+        if sorted(jumps.iter().copied()) != sorted(t.wire_jumps()) {
+            return Err(differs(
+                "its cannon jumps are",
+                format!("{jumps:?}"),
+                format!("{:?}", t.wire_jumps()),
+            ));
+        }
+        let side = mine.side_of(id);
+        let team = mine
+            .has_teams()
+            .then(|| anqi_core::record::wire_team(mine, id));
+        let mates = sorted(mine.sides[side].iter().copied().filter(|&p| p != id));
+        if told.team != team || sorted(told.teammates.iter().copied()) != mates {
+            return Err(differs(
+                "this seat's team and teammates are",
+                format!("{:?} {:?}", told.team, told.teammates),
+                format!("{team:?} {mates:?}"),
+            ));
+        }
+        Ok(false)
+    }
+
     /// The scale of the table's values.
     pub fn scale(&self) -> Scale {
         self.scale
@@ -106,8 +216,52 @@ impl PerfectBot {
     }
 }
 
+/// What a setup message tells of the game, clause by clause (`None`: not sent).
+#[derive(Default)]
+struct Told {
+    id: Option<usize>,
+    players: Option<usize>,
+    team: Option<usize>,
+    teammates: Vec<usize>,
+    game: Option<String>,
+    pieces: Option<String>,
+    size: Option<usize>,
+    moves: Option<Vec<(usize, usize)>>,
+    jumps: Option<Vec<(usize, usize, usize)>>,
+}
+
+impl Told {
+    fn read(setup: &ServerMessage) -> Told {
+        let mut told = Told::default();
+        for clause in &setup.0 {
+            match clause {
+                ServerClause::Id(n) => told.id = Some(*n),
+                ServerClause::Players(n) => told.players = Some(*n),
+                ServerClause::Team(t) => told.team = Some(*t),
+                ServerClause::Teammate(m) => told.teammates.push(*m),
+                ServerClause::Game(g) => told.game = Some(g.clone()),
+                ServerClause::Pieces(p) => told.pieces = Some(p.clone()),
+                ServerClause::Size(n) => told.size = Some(*n),
+                ServerClause::Moves(m) => told.moves = Some(m.clone()),
+                ServerClause::Jumps(j) => told.jumps = Some(j.clone()),
+                _ => {}
+            }
+        }
+        told
+    }
+}
+
+/// The items in order, to compare lists as sets (with their repeats).
+fn sorted<T: Ord>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut v: Vec<T> = items.into_iter().collect();
+    v.sort_unstable();
+    v
+}
+
 impl Bot for PerfectBot {
     fn choose(&mut self, view: &View<'_>) -> Action {
+        // The game was checked before it was played (`check_setup`); this guards a caller
+        // that tracks the game by other rules than the solution's.
         let chosen = if self.solves(view.variant) {
             self.game_of(view)
                 .and_then(|game| children::best_action(self.scale, &self.table, &game))
@@ -140,5 +294,124 @@ impl Bot for PerfectBot {
         let (value, plies) = self.last?;
         let (n, d) = self.scale.fraction(value);
         Some(format!("value {n}/{d} plies {plies}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A perfect player of the shipped `name` (an empty table: only its variant matters here).
+    fn player(name: &str) -> PerfectBot {
+        PerfectBot::new(
+            Arc::new(Variant::load(name).unwrap()),
+            Scale { denominator: 1 },
+            Arc::new(HashMap::new()),
+        )
+    }
+
+    /// The setup the server sends `id` in a game of `name` to a client that asked for no
+    /// extension (so without its rules), as `referee.rs` writes it, with `(revs)` left out.
+    fn setup(name: &str, id: usize) -> Vec<ServerClause> {
+        let v = Variant::load(name).unwrap();
+        let mut out = vec![ServerClause::Id(id), ServerClause::Players(v.players)];
+        if v.has_teams() {
+            out.push(ServerClause::Team(anqi_core::record::wire_team(&v, id)));
+            let side = v.side_of(id);
+            out.extend(
+                v.sides[side]
+                    .iter()
+                    .filter(|&&p| p != id)
+                    .map(|&p| ServerClause::Teammate(p)),
+            );
+        }
+        out.extend(ServerClause::variant_setup(&v));
+        out
+    }
+
+    fn check(bot: &PerfectBot, clauses: Vec<ServerClause>) -> Result<bool, String> {
+        bot.check_setup(&ServerMessage(clauses))
+    }
+
+    #[test]
+    fn without_the_servers_rules_the_setup_is_compared_with_the_solutions_variant() {
+        let bot = player("traditional-2x4");
+        assert_eq!(check(&bot, setup("traditional-2x4", 2)), Ok(false));
+        // The same steps listed in another order are the same board.
+        let mut reordered = setup("traditional-2x4", 1);
+        for c in &mut reordered {
+            if let ServerClause::Moves(m) = c {
+                m.reverse();
+            }
+        }
+        assert_eq!(check(&bot, reordered), Ok(false));
+        // Another board, other pieces, another game type, another number of players.
+        let err = check(&bot, setup("traditional", 1)).unwrap_err();
+        assert!(err.contains("its pieces are"), "{err}");
+        let err = check(&bot, setup("strategic-2x4", 1)).unwrap_err();
+        assert!(err.contains("its game is strategic"), "{err}");
+        let mut bigger = setup("traditional-2x4", 1);
+        bigger.retain(|c| !matches!(c, ServerClause::Size(_)));
+        bigger.push(ServerClause::Size(9));
+        let err = check(&bot, bigger).unwrap_err();
+        assert!(
+            err.contains("its board has cells: 9, the solution's 8"),
+            "{err}"
+        );
+        let err = check(&bot, setup("2v2", 1)).unwrap_err();
+        assert!(err.contains("its players are 4, the solution's 2"), "{err}");
+        assert!(err.contains("not played"), "{err}");
+    }
+
+    #[test]
+    fn a_setup_that_leaves_out_what_it_must_tell_is_refused() {
+        let bot = player("traditional-2x4");
+        for left_out in ["pieces", "size", "moves", "jumps", "game", "id"] {
+            let clauses: Vec<ServerClause> = setup("traditional-2x4", 1)
+                .into_iter()
+                .filter(|c| !c.to_string().starts_with(&format!("({left_out}")))
+                .collect();
+            let err = check(&bot, clauses).unwrap_err();
+            assert!(
+                err.contains(&format!("nor ({left_out} ...)")) && err.contains("cannot tell"),
+                "{left_out}: {err}"
+            );
+        }
+        // The paper's protocol sends no (players ...): two players.
+        let mut paper = setup("traditional-2x4", 1);
+        paper.retain(|c| !matches!(c, ServerClause::Players(_)));
+        assert_eq!(check(&bot, paper), Ok(false));
+    }
+
+    #[test]
+    fn a_team_games_seat_is_compared_too() {
+        let bot = player("2v2");
+        assert_eq!(check(&bot, setup("2v2", 3)), Ok(false));
+        let mut wrong = setup("2v2", 3);
+        for c in &mut wrong {
+            if let ServerClause::Teammate(m) = c {
+                *m = 2;
+            }
+        }
+        let err = check(&bot, wrong).unwrap_err();
+        assert!(err.contains("this seat's team and teammates"), "{err}");
+    }
+
+    #[test]
+    fn the_servers_rules_when_sent_must_be_the_solutions() {
+        let bot = player("traditional-2x4");
+        let described = |name: &str| {
+            let mut s = setup("traditional-2x4", 1);
+            s.push(ServerClause::Variant(
+                Variant::load(name).unwrap().public_description(),
+            ));
+            s
+        };
+        assert_eq!(check(&bot, described("traditional-2x4")), Ok(true));
+        let err = check(&bot, described("traditional")).unwrap_err();
+        assert!(
+            err.contains("the server plays variant traditional, not the variant traditional-2x4"),
+            "{err}"
+        );
     }
 }

@@ -13,12 +13,19 @@
 //! it runs a single instruction of its own. On kernels before 5.14, which have no
 //! `cgroup.kill`, the cgroup is frozen (`cgroup.freeze`, 5.2) and every process listed in it is
 //! killed, round after round until it is empty.
+//!
+//! Ending a cgroup may take a while (up to twice [`END_LIMIT`]), so a cgroup dropped in async
+//! code is ended on tokio's blocking threads, never on the thread that runs games; a process
+//! that ends normally waits for those endings ([`wait_for_endings`]; a tokio runtime's own
+//! shutdown waits for them too), and what a process killed with SIGKILL leaves is swept by
+//! the next one ([`Cgroup::create`]).
 
+use std::collections::BTreeSet;
 use std::ffi::CString;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 /// How long dropping a [`Cgroup`] waits for its processes to end before it leaves them (and
@@ -57,7 +64,8 @@ pub struct Cgroup {
 impl Cgroup {
     /// Makes a new, empty cgroup below this process's own. The first call also ends and
     /// removes the cgroups there that anqi processes no longer running left behind (one killed
-    /// with SIGKILL cannot remove its own).
+    /// with SIGKILL cannot remove its own), those of an earlier process with this very pid
+    /// included (see [`remove_stale`]).
     ///
     /// # Errors
     /// Why no cgroup can be made here (no cgroup v2, no permission, not delegated).
@@ -92,8 +100,13 @@ impl Cgroup {
         loop {
             let n = NEXT.fetch_add(1, Ordering::Relaxed);
             let dir = parent.join(format!("{PREFIX}{pid}-{n}"));
+            // Noted as this process's while it is made: a sweep never sees it unclaimed.
+            let mut made = made();
             match std::fs::create_dir(&dir) {
-                Ok(()) => return Ok(Cgroup::at(dir)),
+                Ok(()) => {
+                    made.insert(dir.clone());
+                    return Ok(Cgroup::at(dir));
+                }
                 // Left by an earlier process with this pid that is still being swept.
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n < 1000 => continue,
                 Err(e) => {
@@ -164,81 +177,150 @@ impl Cgroup {
     /// is left; returns whether none is. `cgroup.kill` where the kernel has it (5.14), else
     /// the cgroup is frozen and its processes killed one by one, round after round.
     pub fn kill_all(&self, limit: Duration) -> bool {
-        let until = Instant::now() + limit;
-        if !self.is_populated() {
-            return true;
-        }
-        if write_file(&self.dir.join("cgroup.kill"), "1").is_ok() {
-            return wait_until(until, || !self.is_populated());
-        }
-        self.kill_listed(until)
-    }
-
-    /// What [`Cgroup::kill_all`] does on a kernel without `cgroup.kill`: freeze the cgroup
-    /// (where `cgroup.freeze` exists, so that no process in it can fork meanwhile), SIGKILL
-    /// every process listed in it and below, thaw it, and start over until it is empty.
-    fn kill_listed(&self, until: Instant) -> bool {
-        let freeze = self.dir.join("cgroup.freeze");
-        loop {
-            let frozen = write_file(&freeze, "1").is_ok()
-                && wait_until(Instant::now() + Duration::from_millis(100), || {
-                    events(&self.dir, "frozen") || !self.is_populated()
-                });
-            for pid in self.pids() {
-                // One gone meanwhile is not an error: it is what was wanted.
-                let _ = super::kill(pid);
-            }
-            // A frozen process takes SIGKILL all the same; thawed, nothing is left frozen
-            // should one of them refuse the signal.
-            if frozen {
-                let _ = write_file(&freeze, "0");
-            }
-            let round = (Instant::now() + Duration::from_millis(50)).min(until);
-            if wait_until(round, || !self.is_populated()) {
-                return true;
-            }
-            if Instant::now() >= until {
-                return false;
-            }
-        }
-    }
-
-    /// The processes listed in the cgroup and in every cgroup below it.
-    fn pids(&self) -> Vec<u32> {
-        let mut out = Vec::new();
-        let mut todo = vec![self.dir.clone()];
-        while let Some(dir) = todo.pop() {
-            if let Ok(text) = std::fs::read_to_string(dir.join("cgroup.procs")) {
-                out.extend(text.lines().filter_map(|l| l.trim().parse::<u32>().ok()));
-            }
-            todo.extend(subgroups(&dir));
-        }
-        out
-    }
-
-    /// Removes the cgroup and the cgroups below it (each must be empty of processes), the
-    /// deepest first; returns whether it is gone. An empty cgroup may still be busy for an
-    /// instant after its last process died: tried again for up to `limit`.
-    fn remove(&self, limit: Duration) -> bool {
-        let until = Instant::now() + limit;
-        wait_until(until, || remove_tree(&self.dir))
+        kill_all(&self.dir, limit)
     }
 }
 
 impl Drop for Cgroup {
+    /// Ends every process left in the cgroup, then removes it: on tokio's blocking threads
+    /// when dropped in a runtime (async code must not wait for it), else here and now. See
+    /// [`Ending`].
+    fn drop(&mut self) {
+        Ending::new(std::mem::take(&mut self.dir)).start();
+    }
+}
+
+/// The cgroups this process made and has not finished removing: the stale sweep leaves
+/// them alone, and ends every other `anqi-{own pid}-N` (an earlier process's).
+fn made() -> MutexGuard<'static, BTreeSet<PathBuf>> {
+    static MADE: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+    MADE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// How many [`Ending`]s are not done yet, and the signal that one is.
+static UNDER_WAY: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
+
+/// A cgroup being ended: every process in it killed, then its directory removed. The work
+/// is done when the `Ending` is dropped, wherever that happens: on a blocking thread
+/// ([`Ending::start`]), or where tokio drops a blocking task it never ran (a runtime shutting
+/// down), so that no cgroup handed over is ever forgotten.
+struct Ending {
+    dir: PathBuf,
+}
+
+impl Ending {
+    fn new(dir: PathBuf) -> Ending {
+        *UNDER_WAY.0.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        Ending { dir }
+    }
+
+    /// Ends the cgroup: on tokio's blocking threads when called from within a runtime (a
+    /// games thread must not sleep up to twice [`END_LIMIT`] on it), else on this thread.
+    fn start(self) {
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn_blocking(move || drop(self))),
+            Err(_) => drop(self),
+        }
+    }
+}
+
+impl Drop for Ending {
     /// Ends every process left in the cgroup, then removes it. Whatever is still running
     /// after [`END_LIMIT`] (a kernel that would not end it) is left, logged, with its cgroup.
     fn drop(&mut self) {
-        if !self.kill_all(END_LIMIT) {
+        if !kill_all(&self.dir, END_LIMIT) {
             tracing::warn!(
                 "processes in {} are still running after {END_LIMIT:?}",
                 self.dir.display()
             );
         }
-        if !self.remove(END_LIMIT) {
+        if !remove(&self.dir, END_LIMIT) {
             tracing::warn!("cannot remove the cgroup {}", self.dir.display());
         }
+        made().remove(&self.dir);
+        let (count, done) = &UNDER_WAY;
+        let mut count = count.lock().unwrap_or_else(|e| e.into_inner());
+        *count -= 1;
+        done.notify_all();
     }
+}
+
+/// Waits until every cgroup dropped so far in this process has been ended and removed, those
+/// handed to tokio's blocking threads included, for at most `limit`; whether all were. Call it
+/// before a process that made cgroups in async code exits (a tokio runtime's shutdown waits
+/// for its blocking threads too, but `std::process::exit` does not).
+pub fn wait_for_endings(limit: Duration) -> bool {
+    let (count, done) = &UNDER_WAY;
+    let count = count.lock().unwrap_or_else(|e| e.into_inner());
+    let (count, _) = done
+        .wait_timeout_while(count, limit, |n| *n > 0)
+        .unwrap_or_else(|e| e.into_inner());
+    *count == 0
+}
+
+/// Ends every process in the cgroup `dir` and below it, and waits (at most `limit`) until
+/// none is left; returns whether none is. `cgroup.kill` where the kernel has it (5.14), else
+/// [`kill_listed`].
+fn kill_all(dir: &Path, limit: Duration) -> bool {
+    let until = Instant::now() + limit;
+    if !events(dir, "populated") {
+        return true;
+    }
+    if write_file(&dir.join("cgroup.kill"), "1").is_ok() {
+        return wait_until(until, || !events(dir, "populated"));
+    }
+    kill_listed(dir, until)
+}
+
+/// What [`kill_all`] does on a kernel without `cgroup.kill`: freeze the cgroup (where
+/// `cgroup.freeze` exists, so that no process in it can fork meanwhile), SIGKILL every
+/// process listed in it and below, thaw it, and start over until it is empty.
+fn kill_listed(dir: &Path, until: Instant) -> bool {
+    let freeze = dir.join("cgroup.freeze");
+    let populated = || events(dir, "populated");
+    loop {
+        let frozen = write_file(&freeze, "1").is_ok()
+            && wait_until(Instant::now() + Duration::from_millis(100), || {
+                events(dir, "frozen") || !populated()
+            });
+        for pid in pids(dir) {
+            // One gone meanwhile is not an error: it is what was wanted.
+            let _ = super::kill(pid);
+        }
+        // A frozen process takes SIGKILL all the same; thawed, nothing is left frozen
+        // should one of them refuse the signal.
+        if frozen {
+            let _ = write_file(&freeze, "0");
+        }
+        let round = (Instant::now() + Duration::from_millis(50)).min(until);
+        if wait_until(round, || !populated()) {
+            return true;
+        }
+        if Instant::now() >= until {
+            return false;
+        }
+    }
+}
+
+/// The processes listed in the cgroup `dir` and in every cgroup below it.
+fn pids(dir: &Path) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        if let Ok(text) = std::fs::read_to_string(dir.join("cgroup.procs")) {
+            out.extend(text.lines().filter_map(|l| l.trim().parse::<u32>().ok()));
+        }
+        todo.extend(subgroups(&dir));
+    }
+    out
+}
+
+/// Removes the cgroup `dir` and the cgroups below it (each must be empty of processes), the
+/// deepest first; returns whether it is gone. An empty cgroup may still be busy for an
+/// instant after its last process died: tried again for up to `limit`.
+fn remove(dir: &Path, limit: Duration) -> bool {
+    let until = Instant::now() + limit;
+    wait_until(until, || remove_tree(dir))
 }
 
 /// This process's own cgroup's directory, found once: the first cgroup2 mount in
@@ -326,12 +408,16 @@ fn unescape(field: &str) -> String {
 
 /// Ends and removes the cgroups `anqi-PID-N` in `parent` whose process no longer runs: left
 /// by an anqi process killed with SIGKILL (a tournament runner's keepers' cgroups are below
-/// the runner's), with whatever escaped there. A pid now used by another process keeps its
-/// cgroups: they may be that process's.
+/// the runner's), with whatever escaped there. Those named with this process's own pid that
+/// it did not make are an earlier process's, with the same pid (pids are reused, and soon in
+/// a container): they go too. A pid now used by another process keeps its cgroups: they may
+/// be that process's. Each is ended as a dropped [`Cgroup`] is (in the background in a
+/// runtime).
 fn remove_stale(parent: &Path) {
     let Ok(entries) = std::fs::read_dir(parent) else {
         return;
     };
+    let me = std::process::id();
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(pid) = name
@@ -342,11 +428,14 @@ fn remove_stale(parent: &Path) {
         else {
             continue;
         };
-        if Path::new(&format!("/proc/{pid}")).exists() {
-            continue;
+        let stale = if pid == me {
+            !made().contains(&entry.path())
+        } else {
+            !Path::new(&format!("/proc/{pid}")).exists()
+        };
+        if stale {
+            Ending::new(entry.path()).start();
         }
-        // Dropped at once: its processes ended, the directory removed.
-        drop(Cgroup::at(entry.path()));
     }
 }
 
@@ -507,7 +596,10 @@ exit 0"#;
         let scratch = Scratch::new("listed");
         let beat = start_hopper(&cgroup, &scratch.0);
         // What a kernel before 5.14 gets.
-        assert!(cgroup.kill_listed(Instant::now() + Duration::from_secs(5)));
+        assert!(kill_listed(
+            cgroup.path(),
+            Instant::now() + Duration::from_secs(5)
+        ));
         assert!(!cgroup.is_populated());
         assert!(beat_stopped(&beat), "the hopper is still running");
     }
@@ -527,6 +619,82 @@ exit 0"#;
         remove_stale(&parent);
         assert!(!stale.exists(), "the stale cgroup is removed");
         assert!(cgroup.path().exists(), "a living process's cgroup stays");
+    }
+
+    #[test]
+    fn cgroups_of_an_earlier_process_with_this_pid_are_removed() {
+        // A process killed with SIGKILL leaves its cgroups, and pids are reused (soon, in a
+        // container): the sweep skipped every `anqi-{own pid}-N` as this living process's.
+        let Some(cgroup) =
+            cgroup_or_skip("cgroups_of_an_earlier_process_with_this_pid_are_removed")
+        else {
+            return;
+        };
+        let parent = cgroup.path().parent().unwrap().to_path_buf();
+        let stale = parent.join(format!("{PREFIX}{}-999999", std::process::id()));
+        std::fs::create_dir(&stale).unwrap();
+        std::fs::create_dir(stale.join("below")).unwrap();
+        // What the earlier process left running there.
+        let scratch = Scratch::new("own-pid");
+        let left = std::mem::ManuallyDrop::new(Cgroup::at(stale.clone()));
+        let beat = start_hopper(&left, &scratch.0);
+        remove_stale(&parent);
+        assert!(!stale.exists(), "the earlier process's cgroup is removed");
+        assert!(beat_stopped(&beat), "what it left running is ended");
+        assert!(cgroup.path().exists(), "this process's own cgroup stays");
+    }
+
+    #[test]
+    fn dropped_in_async_code_a_cgroup_is_ended_on_a_blocking_thread() {
+        // Dropping ended the cgroup on the dropping thread, sleeping up to 4 s on a thread
+        // that runs games. Here the only blocking thread is busy: the drop must return at
+        // once, leaving the ending queued for it.
+        let Some(cgroup) =
+            cgroup_or_skip("dropped_in_async_code_a_cgroup_is_ended_on_a_blocking_thread")
+        else {
+            return;
+        };
+        let scratch = Scratch::new("async");
+        let beat = start_hopper(&cgroup, &scratch.0);
+        let dir = cgroup.path().to_path_buf();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .max_blocking_threads(1)
+            .build()
+            .unwrap();
+        let (release, held) = std::sync::mpsc::channel::<()>();
+        runtime.block_on(async {
+            let busy = tokio::task::spawn_blocking(move || held.recv());
+            drop(cgroup);
+            assert!(dir.exists(), "the cgroup was not ended on the async thread");
+            assert!(
+                !beat_stopped(&beat),
+                "its hopper runs until a blocking thread ends it"
+            );
+            release.send(()).unwrap();
+            busy.await.unwrap().unwrap();
+            let ended = tokio::task::spawn_blocking(|| wait_for_endings(Duration::from_secs(20)));
+            assert!(ended.await.unwrap(), "every ending is done");
+        });
+        assert!(!dir.exists(), "the cgroup is removed");
+        assert!(beat_stopped(&beat), "the hopper is ended");
+    }
+
+    #[test]
+    fn a_cgroup_dropped_in_async_code_is_gone_once_its_runtime_is() {
+        // What a process that ends normally (anqi tournament, keep, bridge) counts on.
+        let Some(cgroup) =
+            cgroup_or_skip("a_cgroup_dropped_in_async_code_is_gone_once_its_runtime_is")
+        else {
+            return;
+        };
+        let scratch = Scratch::new("runtime-end");
+        let beat = start_hopper(&cgroup, &scratch.0);
+        let dir = cgroup.path().to_path_buf();
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        runtime.block_on(async move { drop(cgroup) });
+        drop(runtime);
+        assert!(!dir.exists(), "the cgroup is removed");
+        assert!(beat_stopped(&beat), "the hopper is ended");
     }
 
     #[test]
