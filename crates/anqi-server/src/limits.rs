@@ -18,9 +18,11 @@
 //! (arrival seating only: a tournament seats only the engines its organizer ordered). Each
 //! network has at most `max_seats_per_address` players waiting for a game or playing one (a
 //! [`SeatTicket`] each, taken when the handshake is done). And when the server is full with no
-//! handshake left to let go, the seated player that has waited longest on its first action
-//! (prompted at least the `start_grace` ago, and not having acted since) makes room: its game
-//! is aborted, as the first-move deadline would abort it later (`[referee] first_move_ms`).
+//! handshake left to let go, a seated player idle on its first action (prompted at least the
+//! `start_grace` ago, and not having acted since) makes room, as the first-move deadline
+//! (`[referee] first_move_ms`) would end its game later: the one waiting longest in a game where
+//! no ply has been played yet (the game is aborted, with no result), or else the one waiting
+//! longest in a game under way (it loses on time: it has seen the game start).
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
@@ -121,7 +123,9 @@ pub fn network_of(ip: IpAddr, v4_bits: u8, v6_bits: u8) -> IpAddr {
 /// The connections that make room when the server is full, in the order they are let go:
 /// those still in their handshake, oldest first (a client that sends its `init` within
 /// moments is never the oldest for long); then the seated players waiting on their first
-/// action, the longest waiting first, once they have waited the admission's `start_grace`.
+/// action, once they have waited the admission's `start_grace`: the longest waiting in a game
+/// where no ply has been played first (its game is aborted with no result), then the longest
+/// waiting in a game under way (it loses on time).
 #[derive(Debug, Default)]
 struct Idlers {
     lists: Mutex<IdleLists>,
@@ -132,9 +136,22 @@ struct IdleLists {
     /// Connection numbers in their handshake, in the order they came.
     handshakes: VecDeque<(u64, CancellationToken)>,
     /// Seated players prompted for their first action that have not made it, in the order of
-    /// that first prompt: connection number, the moment, and the places their game gives back
-    /// when it is aborted.
-    unstarted: VecDeque<(u64, Instant, usize, CancellationToken)>,
+    /// that first prompt.
+    first_prompted: VecDeque<FirstPrompted>,
+}
+
+/// A seated player prompted for its first action that has not made it.
+#[derive(Debug)]
+struct FirstPrompted {
+    conn: u64,
+    /// Its first prompt.
+    since: Instant,
+    /// The places its game gives back when it ends (its players' open connections).
+    places: usize,
+    /// Whether a ply had been played in its game by then: ending such a game has a result
+    /// (the idle player loses on time), so it makes room only when no game without one can.
+    started: bool,
+    token: CancellationToken,
 }
 
 impl Idlers {
@@ -181,16 +198,20 @@ pub struct SeatTicket {
 impl SeatTicket {
     /// The player is prompted for an action: the first time, and until it acts, it is among
     /// those that make room on a full server (from `at`, the moment of that first prompt).
-    /// `frees`: the places its game gives back when it is aborted (its players' connections).
-    pub fn prompted(&mut self, at: Instant, frees: usize) {
+    /// `frees`: the places its game gives back when it ends (its players' open connections);
+    /// `game_started`: whether a ply has been played in its game (see [`Idlers`]).
+    pub fn prompted(&mut self, at: Instant, frees: usize, game_started: bool) {
         if self.listed || self.acted {
             return;
         }
         self.listed = true;
-        self.idlers
-            .lists()
-            .unstarted
-            .push_back((self.conn, at, frees.max(1), self.token.clone()));
+        self.idlers.lists().first_prompted.push_back(FirstPrompted {
+            conn: self.conn,
+            since: at,
+            places: frees,
+            started: game_started,
+            token: self.token.clone(),
+        });
     }
 
     /// The player made its first action: it never makes room from now on.
@@ -200,7 +221,8 @@ impl SeatTicket {
     }
 
     /// Cancelled when the player, prompted and not having acted, must make room for a new
-    /// connection (its game is then aborted); never once it has acted.
+    /// connection (its game then ends: aborted, or lost on time by this player once a ply has
+    /// been played); never once it has acted.
     pub fn made_room(&self) -> &CancellationToken {
         &self.token
     }
@@ -210,8 +232,12 @@ impl SeatTicket {
             return;
         }
         let mut lists = self.idlers.lists();
-        if let Some(i) = lists.unstarted.iter().position(|(c, ..)| *c == self.conn) {
-            lists.unstarted.remove(i);
+        if let Some(i) = lists
+            .first_prompted
+            .iter()
+            .position(|p| p.conn == self.conn)
+        {
+            lists.first_prompted.remove(i);
         }
     }
 }
@@ -375,8 +401,8 @@ impl Admission {
     }
 
     /// As [`Admission::admit`], and, when the server is full, lets the oldest connection still
-    /// in its handshake go (it is told `busy`), or else the seated player waiting longest on
-    /// its first action (its game is aborted), and waits up to `wait` for its place.
+    /// in its handshake go (it is told `busy`), or else a seated player idle on its first
+    /// action (see [`Idlers`]), and waits up to `wait` for its place.
     ///
     /// # Errors
     /// The cap that is reached, when no connection can make room in time.
@@ -446,23 +472,30 @@ impl Admission {
         )
     }
 
-    /// Lets the oldest connection still in its handshake go, or else the seated player that
-    /// has waited longest on its first action, if it has waited `start_grace`: the places
-    /// that will be given back (one, or its game's), 0 when there is none to let go.
+    /// Lets the oldest connection still in its handshake go, or else a seated player idle on
+    /// its first action that has waited `start_grace` (in the order of [`Idlers`]): the
+    /// places that will be given back (one, or its game's), 0 when there is none to let go.
     fn make_room(&self) -> usize {
         let mut lists = self.idlers.lists();
-        let (token, places) = match lists.handshakes.pop_front() {
-            Some((_, token)) => (token, 1),
-            None => match lists.unstarted.front() {
-                Some((_, since, ..)) if since.elapsed() >= self.start_grace => {
-                    let (_, _, places, token) = lists.unstarted.pop_front().expect("a front");
-                    (token, places)
-                }
-                _ => return 0,
-            },
+        if let Some((_, token)) = lists.handshakes.pop_front() {
+            token.cancel();
+            return 1;
+        }
+        // The list is in the order of first prompts: the first of a kind has waited longest.
+        let grace = self.start_grace;
+        let first_of = |started: bool| {
+            lists
+                .first_prompted
+                .iter()
+                .position(|p| p.started == started && p.places > 0)
+                .filter(|&i| lists.first_prompted[i].since.elapsed() >= grace)
         };
-        token.cancel();
-        places
+        let Some(i) = first_of(false).or_else(|| first_of(true)) else {
+            return 0;
+        };
+        let idle = lists.first_prompted.remove(i).expect("a listed player");
+        idle.token.cancel();
+        idle.places
     }
 
     pub async fn accept_with_spare(
@@ -608,10 +641,10 @@ mod tests {
             seats.take(ip, 3).unwrap(),
         );
         let long_ago = Instant::now() - Duration::from_secs(1);
-        waited.prompted(long_ago, 2);
-        acting.prompted(long_ago, 2);
+        waited.prompted(long_ago, 2, false);
+        acting.prompted(long_ago, 2, false);
         // Prompted again: still listed once, from its first prompt.
-        waited.prompted(Instant::now(), 2);
+        waited.prompted(Instant::now(), 2, false);
         acting.acted();
         let (handshake, _guard) = admission.handshaking(9);
         // A connection in its handshake goes first, giving back its place.
@@ -624,7 +657,7 @@ mod tests {
         assert!(!acting.made_room().is_cancelled(), "it acted");
         assert!(!unprompted.made_room().is_cancelled(), "never prompted");
         // One prompted just now waits out the grace first.
-        unprompted.prompted(Instant::now(), 1);
+        unprompted.prompted(Instant::now(), 1, false);
         assert_eq!(admission.make_room(), 0);
         tokio::time::sleep(grace).await;
         assert_eq!(admission.make_room(), 1);
@@ -632,7 +665,7 @@ mod tests {
         assert_eq!(admission.make_room(), 0, "nobody left to make room");
         // A ticket dropped (its game over) is off the list.
         let mut gone = seats.take(ip, 4).unwrap();
-        gone.prompted(long_ago, 2);
+        gone.prompted(long_ago, 2, false);
         drop(gone);
         assert_eq!(admission.make_room(), 0);
     }
@@ -647,7 +680,7 @@ mod tests {
         let ip: IpAddr = "127.0.0.1".parse().unwrap();
         let places = [admission.admit(ip).unwrap(), admission.admit(ip).unwrap()];
         let mut idle = seats.take(ip, 1).unwrap();
-        idle.prompted(Instant::now(), 2);
+        idle.prompted(Instant::now(), 2, false);
         let token = idle.made_room().clone();
         // The game, aborted, gives its places back one at a time.
         let aborted = tokio::spawn(async move {
@@ -664,5 +697,33 @@ mod tests {
         assert!(!first_token.is_cancelled(), "the first newcomer stays");
         aborted.await.unwrap();
         drop((first, second));
+    }
+
+    /// Unstarted games make room before games under way (whose idle player loses on time), and
+    /// a game holding no connection never does (it gives back no place).
+    #[test]
+    fn games_under_way_make_room_only_after_unstarted_ones() {
+        let admission = Admission::new(100, 0, 32, 64).with_seats(0, Duration::ZERO);
+        let seats = admission.seats();
+        let ip: IpAddr = "127.0.0.1".parse().unwrap();
+        let now = Instant::now();
+        let (mut away, mut started, mut unstarted) = (
+            seats.take(ip, 1).unwrap(),
+            seats.take(ip, 2).unwrap(),
+            seats.take(ip, 3).unwrap(),
+        );
+        away.prompted(now - Duration::from_secs(3), 0, false);
+        started.prompted(now - Duration::from_secs(2), 2, true);
+        unstarted.prompted(now - Duration::from_secs(1), 2, false);
+        assert_eq!(admission.make_room(), 2);
+        assert!(unstarted.made_room().is_cancelled());
+        assert!(
+            !started.made_room().is_cancelled(),
+            "waited longer, but under way"
+        );
+        assert_eq!(admission.make_room(), 2);
+        assert!(started.made_room().is_cancelled());
+        assert_eq!(admission.make_room(), 0);
+        assert!(!away.made_room().is_cancelled());
     }
 }
