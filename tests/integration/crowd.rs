@@ -2,8 +2,8 @@
 //! would forge lines in line-based exports (section 4), over real TCP: seated players that
 //! never act are aborted at the first-move deadline (or lose on time, once a ply has been
 //! played), make room on a full server, and are capped per network, so a fresh address still
-//! gets a game while a crowd idles; names with control characters are refused at the
-//! handshake.
+//! gets a game while a crowd idles; newcomers waiting for room never hold up the others; names
+//! with control characters are refused at the handshake.
 
 use crate::common;
 
@@ -358,6 +358,106 @@ async fn unstarted_games_make_room_first_and_an_idler_of_a_game_under_way_loses_
     // The newcomers' game goes on.
     n2.send("((resign))\n").await;
     assert_eq!(n1.until("(win").await, "((win 1 0))");
+    server.stop().await;
+}
+
+/// A full server of idle seated players: several newcomers connecting at once are all let in
+/// and seated, each idle game letting two of them in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_newcomers_at_once_are_all_seated_on_a_full_server_of_idlers() {
+    let server = TestServer::start(
+        "traditional-2x4",
+        "[server]\nmax_connections = 8\nmax_connections_per_address = 0\nhandshake_timeout_ms = 300\n",
+    )
+    .await;
+    let addr = server.addr();
+    let mut crowd = Vec::new();
+    for g in 0..4 {
+        let sources = [1, 2].map(|k| format!("127.0.11.{}", 2 * g + k));
+        let names = [0, 1].map(|k| format!("crowd{}", 2 * g + k));
+        crowd.extend(idle_pair(&addr, [&sources[0], &sources[1]], [&names[0], &names[1]]).await);
+    }
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let newcomers: Vec<_> = (1..=4)
+        .map(|k| {
+            let addr = addr.clone();
+            tokio::spawn(async move {
+                let mut c = fresh(&addr, &format!("127.0.12.{k}"), &format!("new{k}")).await;
+                let setup = c.line().await;
+                (c, setup)
+            })
+        })
+        .collect();
+    let mut ids = Vec::new();
+    let mut seated = Vec::new();
+    for newcomer in newcomers {
+        let (c, setup) = newcomer.await.unwrap();
+        assert!(setup.starts_with("((id "), "{setup}");
+        ids.push(setup[5..6].to_string());
+        seated.push(c);
+    }
+    ids.sort();
+    assert_eq!(ids, ["1", "1", "2", "2"]);
+    // Two crowd games made room; the others wait on.
+    let mut aborted = 0;
+    for pair in crowd.chunks_mut(2) {
+        if !silent(&mut pair[0]).await {
+            aborted += 1;
+        }
+    }
+    assert_eq!(aborted, 2);
+    server.stop().await;
+}
+
+/// A newcomer waiting for a place that does not come holds up nobody: the next newcomer is
+/// answered at once (here `busy`: nobody else can make room), while the first still waits.
+/// Before, the accept loop waited with the first, and the next was answered only after it.
+///
+/// The place that does not come: an idle game counts the places it gives back when its
+/// player 1 is first prompted; its player 2's connection is lost after that (its seat kept for
+/// its return, its place given back at once), so when the game makes room, one place comes
+/// and the other never does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_newcomer_waiting_for_room_does_not_hold_up_the_next() {
+    let server = TestServer::start(
+        "traditional-2x4",
+        "[server]\nmax_connections = 2\nmax_connections_per_address = 0\nhandshake_timeout_ms = 300\n[referee]\nrejoin_grace_ms = 60000\n",
+    )
+    .await;
+    let addr = server.addr();
+    let mut idle = idler(&addr, "127.0.13.1", "idle").await;
+    let mut away = RawClient::connect_from(&addr, "127.0.13.2").await;
+    assert_eq!(away.line().await, "((version 1.0))");
+    away.send("((ext rejoin)(init away 2))\n").await;
+    idle.until("(turn 0 1)").await;
+    away.until("(info 0 1)").await;
+    drop(away);
+    // Its place given back, a player waits for an opponent; the server is full.
+    let (mut waiting, none) = seated_again(&addr, "127.0.13.3", "waiting").await;
+    assert_eq!(none, None);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    // A newcomer: the idle game makes room, its one place comes, and the newcomer is seated
+    // with the waiting player.
+    let mut seated = fresh(&addr, "127.0.14.1", "seated").await;
+    assert!(seated.line().await.starts_with("((id 2)"));
+    assert!(waiting.line().await.starts_with("((id 1)"));
+    let e = idle.line().await;
+    assert!(e.starts_with("((error busy"), "{e}");
+    // Both act: nobody is left to make room.
+    waiting.until("(turn 0 1)").await;
+    waiting.send("((rev 0))\n").await;
+    seated.until("(turn 0 2)").await;
+    seated.send("((rev 1))\n").await;
+    waiting.until("(turn 1 1)").await;
+    // The next newcomer waits for the place that never comes; the one after it is answered
+    // at once.
+    let mut waits = RawClient::connect_from(&addr, "127.0.14.2").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut next = RawClient::connect_from(&addr, "127.0.14.3").await;
+    let busy = "((error busy \"the server has 2 connections open; try again later\"))";
+    assert_eq!(next.line().await, busy);
+    assert!(silent(&mut waits).await, "the one before still waits");
+    assert_eq!(waits.line().await, busy);
     server.stop().await;
 }
 
