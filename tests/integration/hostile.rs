@@ -461,6 +461,9 @@ async fn seeds_and_names_reach_the_record_as_sent() {
     assert_eq!(sent, [("agent 007", "007"), ("", "-1.50")]);
 }
 
+/// Client text in the server's log cannot forge a log line: a NAME holding a newline is refused
+/// at the handshake (the name check), and the refused name, which the log does keep, is
+/// written escaped on its one line (the log check: it fails if client text is ever logged raw).
 #[test]
 fn a_newline_in_a_name_cannot_forge_a_log_line() {
     let mut command = Command::new(ANQI);
@@ -506,6 +509,12 @@ fn a_newline_in_a_name_cannot_forge_a_log_line() {
         .unwrap();
     let _ = child.wait();
     assert!(log.contains("\"evil\""), "the player is logged:\n{log}");
+    // The refused name reaches the log as client text, escaped on one line.
+    assert!(
+        log.lines()
+            .any(|l| l.contains("refused a NAME") && l.contains(r#""evil\nFORGED game over""#)),
+        "the refused name is logged, escaped:\n{log}"
+    );
     assert!(
         !log.lines().any(|l| l.starts_with("FORGED")),
         "a client forged a log line:\n{log}"

@@ -160,10 +160,12 @@ impl Clocks {
 }
 
 /// The first-move deadline (`[referee] first_move_ms`): each player's first action of a game
-/// is due within a limit of its first prompt, whatever its clock allows. A player that never
-/// acts has not started playing: the referee aborts its game (termination `aborted`) instead of
-/// letting it hold its seats for a whole game clock. Once a player has acted, it has no such
-/// deadline again.
+/// is due within a limit of its first prompt, whatever its clock allows, so that a player that
+/// never acts holds its seats for that long, not for a whole game clock. One that misses it
+/// while no ply has been played has not started playing: the referee aborts the game
+/// (termination `aborted`, no result). Once a ply has been played (player 2 and later movers
+/// are first prompted after one), it has seen the game start: it loses on time. Once a player
+/// has acted, it has no such deadline again.
 #[derive(Clone, Debug)]
 pub struct FirstMoves {
     /// `None`: no deadline (0 in the configuration).

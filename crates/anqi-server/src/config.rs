@@ -65,7 +65,8 @@ pub struct RefereeConfig {
     pub max_errors: u32,
     pub max_plies: u32,
     /// How long a player has for its first action in a game, from its first prompt, in
-    /// milliseconds; past it the game is aborted (termination `aborted`). 0: no such limit.
+    /// milliseconds; past it the game is aborted (termination `aborted`) while no ply has been
+    /// played, and the player loses on time (`time`) in a game under way. 0: no such limit.
     /// Games a tournament orders have none: their clocks rule.
     pub first_move_ms: u64,
     /// How long a seat waits for its player after a lost connection (the `rejoin`

@@ -488,6 +488,16 @@ fn more(count: usize, shown: usize) -> String {
     }
 }
 
+/// What a client whose NAME is refused for `e` is told.
+fn name_refusal(e: NameError, name: &str) -> String {
+    match e {
+        // A name too long holds nothing unfit to quote (that is checked first).
+        NameError::TooLong(_) => format!("{e}: {}", anqi_core::sexp::excerpt(name)),
+        // Not quoted: the character refused would be sent back.
+        NameError::Unfit { .. } => e.to_string(),
+    }
+}
+
 /// Runs the handshake: send `((version 1.0))`, then wait for `(init NAME SEED)`. A client
 /// `(version 1.0)` and `(ext NAME ...)` before it, in the same message or not, are accepted; an
 /// unknown extension name is answered with an `unknown` error and left out, and the handshake
@@ -511,6 +521,8 @@ pub async fn handshake(
     }
     let deadline = tokio::time::Instant::now() + timeout;
     let mut ext = Extensions::NONE;
+    // Whether a refused NAME was logged: the first is, the others are only answered.
+    let mut name_logged = false;
     loop {
         let received = tokio::select! {
             r = tokio::time::timeout_at(deadline, inbox.recv()) => r,
@@ -566,15 +578,13 @@ pub async fn handshake(
                 }
                 ClientClause::Init { name, seed } => match check_name(&name) {
                     Ok(()) => init = Some((name, seed)),
-                    // A name too long holds nothing unfit to quote (that is checked first).
-                    Err(e @ NameError::TooLong(_)) => outbox.error(
-                        ErrorCode::Syntax,
-                        format!("{e}: {}", anqi_core::sexp::excerpt(&name)),
-                    ),
-                    // Not quoted: the character refused would be sent back.
-                    Err(e @ NameError::Unfit { .. }) => {
-                        outbox.error(ErrorCode::Syntax, e.to_string())
+                    Err(e) if !std::mem::replace(&mut name_logged, true) => {
+                        // Client text goes to logs escaped (`?`): the name refused may hold a
+                        // line break, which must not forge a log line.
+                        tracing::debug!(name = ?anqi_core::sexp::excerpt(&name), error = %e, "refused a NAME");
+                        outbox.error(ErrorCode::Syntax, name_refusal(e, &name));
                     }
+                    Err(e) => outbox.error(ErrorCode::Syntax, name_refusal(e, &name)),
                 },
                 ClientClause::Rejoin(secret) => rejoin = Some(secret),
                 ClientClause::Ext(names) => {

@@ -18,13 +18,19 @@
 //! (arrival seating only: a tournament seats only the engines its organizer ordered). Each
 //! network has at most `max_seats_per_address` players waiting for a game or playing one (a
 //! [`SeatTicket`] each, taken when the handshake is done). And when the server is full with no
-//! handshake left to let go, the seated player that has waited longest on its first action
-//! (prompted at least the `start_grace` ago, and not having acted since) makes room: its game
-//! is aborted, as the first-move deadline would abort it later (`[referee] first_move_ms`).
+//! handshake left to let go, a seated player idle on its first action (prompted at least the
+//! `start_grace` ago, and not having acted since) makes room, as the first-move deadline
+//! (`[referee] first_move_ms`) would end its game later: the one waiting longest in a game where
+//! no ply has been played yet (the game is aborted, with no result), or else the one waiting
+//! longest in a game under way (it loses on time: it has seen the game start).
+//!
+//! A newcomer that finds the server full waits for the place it made (or claimed) in its own
+//! task (the accept loop never waits), for at most a moment: the places a let-go connection
+//! gives back are counted as coming ([`RoomComing`]) only until they come, until the wait for
+//! them is given up, or until that moment is over.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
@@ -121,7 +127,9 @@ pub fn network_of(ip: IpAddr, v4_bits: u8, v6_bits: u8) -> IpAddr {
 /// The connections that make room when the server is full, in the order they are let go:
 /// those still in their handshake, oldest first (a client that sends its `init` within
 /// moments is never the oldest for long); then the seated players waiting on their first
-/// action, the longest waiting first, once they have waited the admission's `start_grace`.
+/// action, once they have waited the admission's `start_grace`: the longest waiting in a game
+/// where no ply has been played first (its game is aborted with no result), then the longest
+/// waiting in a game under way (it loses on time).
 #[derive(Debug, Default)]
 struct Idlers {
     lists: Mutex<IdleLists>,
@@ -132,9 +140,22 @@ struct IdleLists {
     /// Connection numbers in their handshake, in the order they came.
     handshakes: VecDeque<(u64, CancellationToken)>,
     /// Seated players prompted for their first action that have not made it, in the order of
-    /// that first prompt: connection number, the moment, and the places their game gives back
-    /// when it is aborted.
-    unstarted: VecDeque<(u64, Instant, usize, CancellationToken)>,
+    /// that first prompt.
+    first_prompted: VecDeque<FirstPrompted>,
+}
+
+/// A seated player prompted for its first action that has not made it.
+#[derive(Debug)]
+struct FirstPrompted {
+    conn: u64,
+    /// Its first prompt.
+    since: Instant,
+    /// The places its game gives back when it ends (its players' open connections).
+    places: usize,
+    /// Whether a ply had been played in its game by then: ending such a game has a result
+    /// (the idle player loses on time), so it makes room only when no game without one can.
+    started: bool,
+    token: CancellationToken,
 }
 
 impl Idlers {
@@ -181,16 +202,20 @@ pub struct SeatTicket {
 impl SeatTicket {
     /// The player is prompted for an action: the first time, and until it acts, it is among
     /// those that make room on a full server (from `at`, the moment of that first prompt).
-    /// `frees`: the places its game gives back when it is aborted (its players' connections).
-    pub fn prompted(&mut self, at: Instant, frees: usize) {
+    /// `frees`: the places its game gives back when it ends (its players' open connections);
+    /// `game_started`: whether a ply has been played in its game (see [`Idlers`]).
+    pub fn prompted(&mut self, at: Instant, frees: usize, game_started: bool) {
         if self.listed || self.acted {
             return;
         }
         self.listed = true;
-        self.idlers
-            .lists()
-            .unstarted
-            .push_back((self.conn, at, frees.max(1), self.token.clone()));
+        self.idlers.lists().first_prompted.push_back(FirstPrompted {
+            conn: self.conn,
+            since: at,
+            places: frees,
+            started: game_started,
+            token: self.token.clone(),
+        });
     }
 
     /// The player made its first action: it never makes room from now on.
@@ -200,7 +225,8 @@ impl SeatTicket {
     }
 
     /// Cancelled when the player, prompted and not having acted, must make room for a new
-    /// connection (its game is then aborted); never once it has acted.
+    /// connection (its game then ends: aborted, or lost on time by this player once a ply has
+    /// been played); never once it has acted.
     pub fn made_room(&self) -> &CancellationToken {
         &self.token
     }
@@ -210,8 +236,12 @@ impl SeatTicket {
             return;
         }
         let mut lists = self.idlers.lists();
-        if let Some(i) = lists.unstarted.iter().position(|(c, ..)| *c == self.conn) {
-            lists.unstarted.remove(i);
+        if let Some(i) = lists
+            .first_prompted
+            .iter()
+            .position(|p| p.conn == self.conn)
+        {
+            lists.first_prompted.remove(i);
         }
     }
 }
@@ -283,14 +313,8 @@ pub struct Admission {
     start_grace: Duration,
     idlers: Arc<Idlers>,
     /// Places that connections let go to make room will give back and no newcomer has claimed
-    /// yet: a newcomer that finds the server full waits for one of them rather than let
-    /// another connection go (an aborted game gives back its players' places a moment apart,
-    /// and the first newcomer, still in its handshake, would be the next to go).
-    room_coming: AtomicUsize,
-    /// Closed to make room for one `busy` answer when descriptors run out.
-    spare: Option<std::fs::File>,
-    /// Failed accepts, logged a few per window: a crowd can make them fail all the time.
-    accept_failures: crate::throttle::LogThrottle<()>,
+    /// yet.
+    coming: RoomComing,
 }
 
 impl Admission {
@@ -331,9 +355,7 @@ impl Admission {
             },
             start_grace: Duration::ZERO,
             idlers,
-            room_coming: AtomicUsize::new(0),
-            spare: std::fs::File::open("/dev/null").ok(),
-            accept_failures: Default::default(),
+            coming: RoomComing::default(),
         }
     }
 
@@ -371,46 +393,47 @@ impl Admission {
             .clone()
             .try_acquire_owned()
             .map_err(|_| Refusal::Full(self.cap))?;
-        self.place(ip, permit)
+        let slot = self.place(ip, permit)?;
+        // A place free at once may well be one that was coming back: no newcomer waits for it.
+        self.coming.claim();
+        Ok(slot)
     }
 
-    /// As [`Admission::admit`], and, when the server is full, lets the oldest connection still
-    /// in its handshake go (it is told `busy`), or else the seated player waiting longest on
-    /// its first action (its game is aborted), and waits up to `wait` for its place.
+    /// As [`Admission::admit`], and, when the server is full, claims a place that a connection
+    /// let go earlier will give back, or else lets the oldest connection still in its
+    /// handshake go (it is told `busy`), or else a seated player idle on its first action (see
+    /// [`Idlers`]), and waits up to `wait` for its place. Meant for the newcomer's own task:
+    /// it may wait that long.
     ///
     /// # Errors
     /// The cap that is reached, when no connection can make room in time.
     pub async fn admit_making_room(&self, ip: IpAddr, wait: Duration) -> Result<Slot, Refusal> {
         match self.admit(ip) {
             Err(Refusal::Full(_)) => {}
-            admitted => {
-                // A place free at once may well be one that was coming back.
-                if admitted.is_ok() {
-                    self.claim_coming();
-                }
-                return admitted;
-            }
+            admitted => return admitted,
         }
-        if !self.claim_coming() {
-            match self.make_room() {
+        let eviction = match self.coming.claim() {
+            Some(eviction) => eviction,
+            None => match self.make_room() {
                 0 => return Err(Refusal::Full(self.cap)),
                 // This newcomer takes one; the others are for those that come next.
-                places => self.room_coming.fetch_add(places - 1, Ordering::SeqCst),
-            };
+                places => self.coming.expect(places - 1, wait),
+            },
+        };
+        let awaited = Awaited {
+            coming: &self.coming,
+            eviction,
+        };
+        match tokio::time::timeout(wait, self.permits.clone().acquire_owned()).await {
+            Ok(Ok(permit)) => {
+                awaited.came();
+                self.place(ip, permit)
+            }
+            _ => {
+                awaited.did_not_come();
+                Err(Refusal::Full(self.cap))
+            }
         }
-        let permit = tokio::time::timeout(wait, self.permits.clone().acquire_owned())
-            .await
-            .ok()
-            .and_then(Result::ok)
-            .ok_or(Refusal::Full(self.cap))?;
-        self.place(ip, permit)
-    }
-
-    /// Claims one of the places coming back; false when none is.
-    fn claim_coming(&self) -> bool {
-        self.room_coming
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
-            .is_ok()
     }
 
     /// Counts a connection from `ip` under its network's cap.
@@ -446,25 +469,168 @@ impl Admission {
         )
     }
 
-    /// Lets the oldest connection still in its handshake go, or else the seated player that
-    /// has waited longest on its first action, if it has waited `start_grace`: the places
-    /// that will be given back (one, or its game's), 0 when there is none to let go.
+    /// Lets the oldest connection still in its handshake go, or else a seated player idle on
+    /// its first action that has waited `start_grace` (in the order of [`Idlers`]): the
+    /// places that will be given back (one, or its game's), 0 when there is none to let go.
     fn make_room(&self) -> usize {
         let mut lists = self.idlers.lists();
-        let (token, places) = match lists.handshakes.pop_front() {
-            Some((_, token)) => (token, 1),
-            None => match lists.unstarted.front() {
-                Some((_, since, ..)) if since.elapsed() >= self.start_grace => {
-                    let (_, _, places, token) = lists.unstarted.pop_front().expect("a front");
-                    (token, places)
-                }
-                _ => return 0,
-            },
+        if let Some((_, token)) = lists.handshakes.pop_front() {
+            token.cancel();
+            return 1;
+        }
+        // The list is in the order of first prompts: the first of a kind has waited longest.
+        let grace = self.start_grace;
+        let first_of = |started: bool| {
+            lists
+                .first_prompted
+                .iter()
+                .position(|p| p.started == started && p.places > 0)
+                .filter(|&i| lists.first_prompted[i].since.elapsed() >= grace)
         };
-        token.cancel();
-        places
+        let Some(i) = first_of(false).or_else(|| first_of(true)) else {
+            return 0;
+        };
+        let idle = lists.first_prompted.remove(i).expect("a listed player");
+        idle.token.cancel();
+        idle.places
+    }
+}
+
+/// The places that connections let go to make room will give back, and that no newcomer has
+/// claimed yet, per connection (or game) let go. A newcomer that finds the server full waits
+/// for one of them rather than let another connection go: an aborted game gives back its
+/// players' places a moment apart, and the first newcomer, still in its handshake, would be
+/// the next to go.
+///
+/// A count of places coming that outlived them would make newcomers wait for places that
+/// never come, so the places of one eviction are no longer counted once a newcomer waiting for
+/// one of them gives up (the places of one game come back together, or not at all), nor past
+/// the wait they were let go for.
+#[derive(Debug, Default)]
+struct RoomComing {
+    evictions: Mutex<ComingList>,
+}
+
+#[derive(Debug, Default)]
+struct ComingList {
+    /// The number of the next eviction.
+    next: u64,
+    /// Evictions whose wait is not over, in the order they were made.
+    evictions: VecDeque<Coming>,
+}
+
+/// One eviction's places not claimed yet.
+#[derive(Debug)]
+struct Coming {
+    eviction: u64,
+    unclaimed: usize,
+    /// When they are no longer waited for.
+    until: Instant,
+}
+
+impl RoomComing {
+    fn list(&self) -> std::sync::MutexGuard<'_, ComingList> {
+        self.evictions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// A newcomer let connections go for `unclaimed` more places than the one it takes itself,
+    /// coming back within `wait`: the eviction's number.
+    fn expect(&self, unclaimed: usize, wait: Duration) -> u64 {
+        let mut list = self.list();
+        let eviction = list.next;
+        list.next += 1;
+        // Listed even with none to claim: a newcomer that leaves gives its claim back here.
+        let until = Instant::now() + wait;
+        list.evictions.push_back(Coming {
+            eviction,
+            unclaimed,
+            until,
+        });
+        eviction
+    }
+
+    /// Claims one of the places coming back (the one let go first): its eviction's number,
+    /// `None` when none is coming.
+    fn claim(&self) -> Option<u64> {
+        let now = Instant::now();
+        let mut list = self.list();
+        // Kept until they are over, claimed or not: a claim may be given back.
+        list.evictions.retain(|c| c.until > now);
+        let first = list.evictions.iter_mut().find(|c| c.unclaimed > 0)?;
+        first.unclaimed -= 1;
+        Some(first.eviction)
+    }
+
+    /// A newcomer waiting for a place of `eviction` gave up (none came in time): its other
+    /// places are not waited for either.
+    fn forget(&self, eviction: u64) {
+        self.list().evictions.retain(|c| c.eviction != eviction);
+    }
+
+    /// A newcomer waiting for a place of `eviction` left before it came: the place is still
+    /// coming, for the next newcomer.
+    fn give_back(&self, eviction: u64) {
+        if let Some(c) = self
+            .list()
+            .evictions
+            .iter_mut()
+            .find(|c| c.eviction == eviction)
+        {
+            c.unclaimed += 1;
+        }
+    }
+}
+
+/// A newcomer waiting for a place of an eviction: when it leaves without having been told
+/// whether the place came (its task was dropped: the server stopping, ...), its claim is given
+/// back to the count.
+struct Awaited<'a> {
+    coming: &'a RoomComing,
+    eviction: u64,
+}
+
+impl Awaited<'_> {
+    /// The place came.
+    fn came(self) {
+        std::mem::forget(self);
+    }
+
+    /// No place came within the wait.
+    fn did_not_come(self) {
+        self.coming.forget(self.eviction);
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for Awaited<'_> {
+    fn drop(&mut self) {
+        self.coming.give_back(self.eviction);
+    }
+}
+
+/// The spare file descriptor that still lets the server answer `busy` when descriptors run
+/// out (see the module's documentation), and the throttled log of failed accepts.
+#[derive(Debug)]
+pub struct SpareDescriptor {
+    /// Closed to make room for one `busy` answer when descriptors run out.
+    spare: Option<std::fs::File>,
+    /// Failed accepts, logged a few per window: a crowd can make them fail all the time.
+    accept_failures: crate::throttle::LogThrottle<()>,
+}
+
+impl Default for SpareDescriptor {
+    fn default() -> SpareDescriptor {
+        SpareDescriptor {
+            spare: std::fs::File::open("/dev/null").ok(),
+            accept_failures: Default::default(),
+        }
+    }
+}
+
+impl SpareDescriptor {
+    /// After `accept` failed with `error`: when descriptors ran out, closes the spare one to
+    /// accept the next client (to be told `busy`), and opens it again. Logs the failure (a few
+    /// a window).
     pub async fn accept_with_spare(
         &mut self,
         listener: &TcpListener,
@@ -608,10 +774,10 @@ mod tests {
             seats.take(ip, 3).unwrap(),
         );
         let long_ago = Instant::now() - Duration::from_secs(1);
-        waited.prompted(long_ago, 2);
-        acting.prompted(long_ago, 2);
+        waited.prompted(long_ago, 2, false);
+        acting.prompted(long_ago, 2, false);
         // Prompted again: still listed once, from its first prompt.
-        waited.prompted(Instant::now(), 2);
+        waited.prompted(Instant::now(), 2, false);
         acting.acted();
         let (handshake, _guard) = admission.handshaking(9);
         // A connection in its handshake goes first, giving back its place.
@@ -624,7 +790,7 @@ mod tests {
         assert!(!acting.made_room().is_cancelled(), "it acted");
         assert!(!unprompted.made_room().is_cancelled(), "never prompted");
         // One prompted just now waits out the grace first.
-        unprompted.prompted(Instant::now(), 1);
+        unprompted.prompted(Instant::now(), 1, false);
         assert_eq!(admission.make_room(), 0);
         tokio::time::sleep(grace).await;
         assert_eq!(admission.make_room(), 1);
@@ -632,7 +798,7 @@ mod tests {
         assert_eq!(admission.make_room(), 0, "nobody left to make room");
         // A ticket dropped (its game over) is off the list.
         let mut gone = seats.take(ip, 4).unwrap();
-        gone.prompted(long_ago, 2);
+        gone.prompted(long_ago, 2, false);
         drop(gone);
         assert_eq!(admission.make_room(), 0);
     }
@@ -647,7 +813,7 @@ mod tests {
         let ip: IpAddr = "127.0.0.1".parse().unwrap();
         let places = [admission.admit(ip).unwrap(), admission.admit(ip).unwrap()];
         let mut idle = seats.take(ip, 1).unwrap();
-        idle.prompted(Instant::now(), 2);
+        idle.prompted(Instant::now(), 2, false);
         let token = idle.made_room().clone();
         // The game, aborted, gives its places back one at a time.
         let aborted = tokio::spawn(async move {
@@ -664,5 +830,113 @@ mod tests {
         assert!(!first_token.is_cancelled(), "the first newcomer stays");
         aborted.await.unwrap();
         drop((first, second));
+    }
+
+    /// Unstarted games make room before games under way (whose idle player loses on time), and
+    /// a game holding no connection never does (it gives back no place).
+    #[test]
+    fn games_under_way_make_room_only_after_unstarted_ones() {
+        let admission = Admission::new(100, 0, 32, 64).with_seats(0, Duration::ZERO);
+        let seats = admission.seats();
+        let ip: IpAddr = "127.0.0.1".parse().unwrap();
+        let now = Instant::now();
+        let (mut away, mut started, mut unstarted) = (
+            seats.take(ip, 1).unwrap(),
+            seats.take(ip, 2).unwrap(),
+            seats.take(ip, 3).unwrap(),
+        );
+        away.prompted(now - Duration::from_secs(3), 0, false);
+        started.prompted(now - Duration::from_secs(2), 2, true);
+        unstarted.prompted(now - Duration::from_secs(1), 2, false);
+        assert_eq!(admission.make_room(), 2);
+        assert!(unstarted.made_room().is_cancelled());
+        assert!(
+            !started.made_room().is_cancelled(),
+            "waited longer, but under way"
+        );
+        assert_eq!(admission.make_room(), 2);
+        assert!(started.made_room().is_cancelled());
+        assert_eq!(admission.make_room(), 0);
+        assert!(!away.made_room().is_cancelled());
+    }
+
+    /// Two idle games of two players on a full server whose places are never given back: a
+    /// newcomer lets the first game go and waits in vain; the next newcomer does not wait for
+    /// the first game's other place (the places of a game come back together, or not at all),
+    /// it lets the second game go. Before, it waited for that place, and was refused.
+    #[tokio::test]
+    async fn a_place_that_never_came_is_not_waited_for_again() {
+        let admission = Admission::new(2, 0, 32, 64).with_seats(0, Duration::ZERO);
+        let seats = admission.seats();
+        let ip: IpAddr = "127.0.0.1".parse().unwrap();
+        let _held = [admission.admit(ip).unwrap(), admission.admit(ip).unwrap()];
+        let (mut a, mut b) = (seats.take(ip, 1).unwrap(), seats.take(ip, 2).unwrap());
+        a.prompted(Instant::now(), 2, false);
+        b.prompted(Instant::now(), 2, false);
+        let wait = Duration::from_millis(50);
+        let first = admission.admit_making_room(ip, wait).await;
+        assert_eq!(first.unwrap_err(), Refusal::Full(2));
+        assert!(a.made_room().is_cancelled());
+        assert!(admission.admit_making_room(ip, wait).await.is_err());
+        assert!(b.made_room().is_cancelled(), "the next game made room");
+    }
+
+    /// A game let go gives back one place and never the other: once the wait it was let go
+    /// for is over, the other is no longer counted as coming, and a newcomer makes room anew.
+    #[tokio::test]
+    async fn places_coming_are_counted_only_for_the_wait() {
+        let admission = Admission::new(2, 0, 32, 64).with_seats(0, Duration::ZERO);
+        let seats = admission.seats();
+        let ip: IpAddr = "127.0.0.1".parse().unwrap();
+        let [given_back, _held] = [admission.admit(ip).unwrap(), admission.admit(ip).unwrap()];
+        let (mut a, mut b) = (seats.take(ip, 1).unwrap(), seats.take(ip, 2).unwrap());
+        a.prompted(Instant::now(), 2, false);
+        b.prompted(Instant::now(), 2, false);
+        let token = a.made_room().clone();
+        let ended = tokio::spawn(async move {
+            token.cancelled().await;
+            drop(given_back);
+        });
+        let wait = Duration::from_millis(100);
+        let _first = admission.admit_making_room(ip, wait).await.unwrap();
+        ended.await.unwrap();
+        tokio::time::sleep(wait).await;
+        assert!(admission.admit_making_room(ip, wait).await.is_err());
+        assert!(b.made_room().is_cancelled(), "the next game made room");
+    }
+
+    /// A newcomer that leaves while it waits for a place coming (its task dropped) gives its
+    /// claim back: the next newcomer takes that place instead of letting another game go.
+    #[tokio::test]
+    async fn a_newcomer_that_leaves_while_it_waits_gives_its_claim_back() {
+        let admission = Arc::new(Admission::new(2, 0, 32, 64).with_seats(0, Duration::ZERO));
+        let seats = admission.seats();
+        let ip: IpAddr = "127.0.0.1".parse().unwrap();
+        let places = [admission.admit(ip).unwrap(), admission.admit(ip).unwrap()];
+        let (mut a, mut b) = (seats.take(ip, 1).unwrap(), seats.take(ip, 2).unwrap());
+        a.prompted(Instant::now(), 2, false);
+        b.prompted(Instant::now(), 2, false);
+        let wait = Duration::from_secs(5);
+        let newcomer = |admission: Arc<Admission>| {
+            tokio::spawn(async move { admission.admit_making_room(ip, wait).await })
+        };
+        let first = newcomer(admission.clone());
+        a.made_room().cancelled().await;
+        // The second claims the game's other place, and leaves.
+        let left = tokio::time::timeout(
+            Duration::from_millis(20),
+            admission.admit_making_room(ip, wait),
+        )
+        .await;
+        assert!(left.is_err(), "still waiting when it left");
+        let third = newcomer(admission.clone());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(
+            !b.made_room().is_cancelled(),
+            "the third waits for the place left"
+        );
+        drop(places);
+        assert!(first.await.unwrap().is_ok());
+        assert!(third.await.unwrap().is_ok());
     }
 }

@@ -210,14 +210,13 @@ impl Request {
     }
 }
 
-/// Why a game was aborted before one of its players made its first action (see
-/// [`FirstMoves`]).
+/// Why a player's first action of a game never came (see [`FirstMoves`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum NoStart {
     /// The first-move deadline passed.
     Deadline,
-    /// The server was full, and this player, waiting longest on its first action, made room
-    /// for a new connection (`limits`).
+    /// The server was full, and this player, idle on its first action, made room for a new
+    /// connection (`limits`).
     MadeRoom,
 }
 
@@ -262,7 +261,8 @@ struct Referee {
     adjudication: Option<Adjudication>,
     /// Each player's first action, due within `[referee] first_move_ms` of its first prompt.
     first_moves: FirstMoves,
-    /// The player that never made its first action, and why the game was aborted for it.
+    /// The player that never made its first action before any ply was played, and why: the
+    /// game was aborted for it.
     no_start: Option<(usize, NoStart)>,
 }
 
@@ -576,15 +576,18 @@ impl Referee {
         };
         let started = Instant::now();
         if self.first_moves.prompted(mover, started) {
-            // Until it acts, the mover may have to make room on a full server, aborting the
-            // game: every connection of the game gives its place back.
+            // Until it acts, the mover may have to make room on a full server, ending the
+            // game: every open connection of the game gives its place back (a seat waiting
+            // for its player after a lost connection has given its place back already). A
+            // game under way makes room only when no game without a ply can.
             let frees = self
                 .seats
                 .iter()
-                .filter(|s| s.player.ticket.is_some())
+                .filter(|s| s.player.ticket.is_some() && s.away.is_none())
                 .count();
+            let game_started = self.game.ply() > 0;
             if let Some(ticket) = &mut self.seats[mover - 1].player.ticket {
-                ticket.prompted(started, frees);
+                ticket.prompted(started, frees, game_started);
             }
         }
         Some(Turn {
@@ -640,11 +643,11 @@ impl Referee {
                     return;
                 }
                 _ = sleep_until_opt(first_due) => {
-                    self.abort_unstarted(turn, NoStart::Deadline);
+                    self.missed_first_action(turn, NoStart::Deadline);
                     return;
                 }
                 _ = cancelled_opt(made_room.as_ref()) => {
-                    self.abort_unstarted(turn, NoStart::MadeRoom);
+                    self.missed_first_action(turn, NoStart::MadeRoom);
                     return;
                 }
                 _ = sleep_until_opt(grace_over.map(|(at, _)| at)) => {
@@ -685,7 +688,7 @@ impl Referee {
             }
             // Likewise past the first-move deadline: the game was over before this was read.
             if from == turn.mover && first_due.is_some_and(|d| read_at > d) {
-                self.abort_unstarted(turn, NoStart::Deadline);
+                self.missed_first_action(turn, NoStart::Deadline);
                 return;
             }
             let spent = read_at.saturating_duration_since(turn.started);
@@ -981,20 +984,53 @@ impl Referee {
     }
 
     /// The mover has not made its first action (see [`FirstMoves`]): in time, or before it had
-    /// to make room. Nobody has started playing, so nobody wins: the game is aborted, and
-    /// every player is told why in [`Referee::finish`].
-    fn abort_unstarted(&mut self, turn: &Turn, why: NoStart) {
+    /// to make room on a full server.
+    ///
+    /// While no ply has been played, nobody has started playing, so nobody wins: the game is
+    /// aborted, and every player is told why in [`Referee::finish`]. Once a ply has been
+    /// played (a piece revealed, colours set), the mover has seen the game start, and walking
+    /// away from a position it dislikes must not spare it a loss: it loses on time, as if its
+    /// clock had run out (told why here; the others get their `(win ...)`). A mover away from
+    /// its kept seat loses by `disconnect`, as on its clock.
+    fn missed_first_action(&mut self, turn: &Turn, why: NoStart) {
         self.clocks.charge(turn.mover, turn.started.elapsed());
+        if self.game.ply() == 0 {
+            tracing::info!(
+                player = turn.mover,
+                ?why,
+                "a player made no first action; the game is aborted"
+            );
+            self.no_start = Some((turn.mover, why));
+            self.game.abort();
+            return;
+        }
         tracing::info!(
             player = turn.mover,
             ?why,
-            "a player made no first action; the game is aborted"
+            plies = self.game.ply(),
+            "a player made no first action in a game under way; it loses on time"
         );
-        self.no_start = Some((turn.mover, why));
-        self.game.abort();
+        if self.seats[turn.mover - 1].away.is_some() {
+            self.game.forfeit(turn.mover, Termination::Disconnect);
+            return;
+        }
+        self.game.forfeit(turn.mover, Termination::Time);
+        let ms = self.first_moves.limit().unwrap_or_default().as_millis();
+        let (code, text) = match why {
+            NoStart::Deadline => (
+                ErrorCode::Timeout,
+                format!("you made no first action within {ms} ms of your first (turn ...), in a game under way: you lose on time"),
+            ),
+            NoStart::MadeRoom => (
+                ErrorCode::Busy,
+                "the server is full, and you were idle on your first action in a game under way: you lose on time, to make room for a new connection".into(),
+            ),
+        };
+        self.reply_fault(turn.mover, code, text);
     }
 
-    /// What each player of a game aborted for `idle`'s missing first action is told.
+    /// What each player of a game aborted for `idle`'s missing first action (no ply played) is
+    /// told.
     fn no_start_error(&self, idle: usize, why: NoStart, player: usize) -> (ErrorCode, String) {
         let ms = self.first_moves.limit().unwrap_or_default().as_millis();
         match (why, player == idle) {
@@ -1004,7 +1040,7 @@ impl Referee {
             ),
             (NoStart::MadeRoom, true) => (
                 ErrorCode::Busy,
-                "the server is full, and of the players seated you waited longest on your first action: this game is aborted to make room for a new connection, with no result".into(),
+                "the server is full, and of the players seated in games not started you waited longest on your first action: this game is aborted to make room for a new connection, with no result".into(),
             ),
             (NoStart::Deadline, false) => (
                 ErrorCode::Timeout,
@@ -1539,11 +1575,21 @@ mod tests {
         assert!(r.plies.is_empty());
     }
 
+    /// The last line `out` was sent so far.
+    fn last_line(out: &mut tokio::sync::mpsc::UnboundedReceiver<Arc<str>>) -> String {
+        let mut last = None;
+        while let Ok(line) = out.try_recv() {
+            last = Some(line);
+        }
+        last.unwrap().to_string()
+    }
+
     /// Each player's first action is due `first_move_ms` after its own first prompt: one in
-    /// time counts, and one that never comes aborts the game, with no result, every player
-    /// told why.
+    /// time counts, and once a ply has been played, a player that never acts loses on time
+    /// (it has seen the game start: walking away from it is no way out of a loss). Before,
+    /// player 2's game was aborted, with no result.
     #[tokio::test]
-    async fn a_player_that_never_acts_aborts_its_game_at_the_first_move_deadline() {
+    async fn a_player_that_never_acts_in_a_game_under_way_loses_on_time() {
         let ([(mut out1, in1), (mut out2, _in2)], mut records) =
             table("traditional-2x4", "[referee]\nfirst_move_ms = 400\n").await;
         while !out1.recv().await.unwrap().contains("(turn") {}
@@ -1555,12 +1601,19 @@ mod tests {
         while !out2.recv().await.unwrap().contains("(turn") {}
         let prompted = Instant::now();
         let r = records.recv().await.unwrap();
+        // Measured from when player 2 got its prompt, a little after it was sent: 300 ms
+        // still tells its own deadline (400 ms after its prompt) from player 1's (200 ms
+        // before it).
         assert!(
-            prompted.elapsed() >= std::time::Duration::from_millis(400),
-            "aborted at player 2's own deadline, not player 1's"
+            prompted.elapsed() >= std::time::Duration::from_millis(300),
+            "at player 2's own deadline, not player 1's"
         );
-        assert_eq!(r.result.reason, Termination::Aborted, "{:?}", r.result);
-        assert_eq!((r.result.win.as_str(), r.result.loser), ("", None));
+        assert_eq!(
+            (r.result.reason, r.result.loser),
+            (Termination::Time, Some(2)),
+            "{:?}",
+            r.result
+        );
         assert_eq!(r.plies.len(), 1, "player 1's action counted");
         let told: Vec<_> = r
             .faults
@@ -1569,21 +1622,37 @@ mod tests {
             .collect();
         assert_eq!(
             told,
+            [(2, "timeout", "you made no first action within 400 ms of your first (turn ...), in a game under way: you lose on time")]
+        );
+        assert_eq!(last_line(&mut out1), "((win 1 0))\n");
+        assert_eq!(last_line(&mut out2), "((win 1 0))\n");
+    }
+
+    /// A player 1 that never makes its first action: nobody has started playing, so the game
+    /// is aborted with no result, every player told why, and no `(win ...)` sent.
+    #[tokio::test]
+    async fn a_player_that_never_acts_before_any_ply_aborts_its_game() {
+        let ([(mut out1, _in1), (mut out2, _in2)], mut records) =
+            table("traditional-2x4", "[referee]\nfirst_move_ms = 300\n").await;
+        while !out1.recv().await.unwrap().contains("(turn") {}
+        let r = records.recv().await.unwrap();
+        assert_eq!(r.result.reason, Termination::Aborted, "{:?}", r.result);
+        assert_eq!((r.result.win.as_str(), r.result.loser), ("", None));
+        assert!(r.plies.is_empty());
+        let told: Vec<_> = r
+            .faults
+            .iter()
+            .map(|f| (f.player, f.code.as_str(), f.text.as_str()))
+            .collect();
+        assert_eq!(
+            told,
             [
-                (1, "timeout", "player 2 made no first action within 400 ms: this game is aborted, with no result; connect again for a new game"),
-                (2, "timeout", "you made no first action within 400 ms of your first (turn ...): this game is aborted, with no result"),
+                (1, "timeout", "you made no first action within 300 ms of your first (turn ...): this game is aborted, with no result"),
+                (2, "timeout", "player 1 made no first action within 300 ms: this game is aborted, with no result; connect again for a new game"),
             ]
         );
-        // Both were told, and no (win ...) follows.
-        let last = |out: &mut tokio::sync::mpsc::UnboundedReceiver<Arc<str>>| {
-            let mut last = None;
-            while let Ok(line) = out.try_recv() {
-                last = Some(line);
-            }
-            last.unwrap().to_string()
-        };
-        assert!(last(&mut out1).starts_with("((error timeout \"player 2 made"));
-        assert!(last(&mut out2).starts_with("((error timeout \"you made"));
+        assert!(last_line(&mut out1).starts_with("((error timeout \"you made"));
+        assert!(last_line(&mut out2).starts_with("((error timeout \"player 1 made"));
     }
 
     /// The clock and the first-move deadline: whichever comes first rules, and with

@@ -7,7 +7,7 @@
 
 use crate::config::Config;
 use crate::connection::{self, ConnectionLimits};
-use crate::limits::{Admission, Refusal};
+use crate::limits::{Admission, Refusal, Seats, Slot, SpareDescriptor};
 use crate::record_sink::{Durability, RecordSink};
 use crate::referee::GameContext;
 use crate::seating::{self, Arrival, OrderDesk, Policy, SeatingEvent};
@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -184,12 +184,22 @@ impl Server {
             admission =
                 admission.with_seats(cfg.server.max_seats_per_address, limits.handshake_timeout);
         }
-        let seats = admission.seats();
         tracing::info!(
             max_connections = admission.cap(),
             per_address = cfg.server.max_connections_per_address,
             "accepting connections"
         );
+        let shared = Arc::new(Accepted {
+            seats: admission.seats(),
+            admission,
+            conn_no: self.conn_no,
+            limits,
+            seating: seating_tx.clone(),
+            shutdown: shutdown.clone(),
+            rejoins,
+            by_arrival,
+        });
+        let mut spare = SpareDescriptor::default();
         loop {
             let (stream, peer) = tokio::select! {
                 _ = shutdown.cancelled() => break,
@@ -199,7 +209,7 @@ impl Server {
                         // Out of file descriptors despite the cap (another part of the process
                         // holds them): free the spare one to answer the client `busy` rather
                         // than leave it hanging in the backlog.
-                        match admission.accept_with_spare(&self.listener, e).await {
+                        match spare.accept_with_spare(&self.listener, e).await {
                             Some(stream) => {
                                 tracker.spawn(refuse_busy(stream, Refusal::Descriptors));
                             }
@@ -209,76 +219,26 @@ impl Server {
                     }
                 },
             };
-            // Full, the oldest connection still in its handshake makes room, or else the seated
-            // player waiting longest on its first action (the wait for its place is that
-            // connection's goodbye, or its game's end: moments).
-            let slot = match admission
-                .admit_making_room(peer.ip(), Duration::from_secs(1))
-                .await
-            {
-                Ok(slot) => slot,
+            // Numbered here, in the order accepted: seats go in that order.
+            let conn_no = &shared.conn_no;
+            match shared.admission.admit(peer.ip()) {
+                Ok(slot) => {
+                    let conn = conn_no.fetch_add(1, Ordering::Relaxed);
+                    tracker.spawn(serve(shared.clone(), stream, peer, conn, slot));
+                }
+                // Full: the oldest connection still in its handshake makes room, or else a
+                // seated player idle on its first action. The wait for its place (that
+                // connection's goodbye, or its game's end: moments) is the newcomer's own, so
+                // that accepting goes on meanwhile.
+                Err(Refusal::Full(_)) => {
+                    let conn = conn_no.fetch_add(1, Ordering::Relaxed);
+                    tracker.spawn(serve_making_room(shared.clone(), stream, peer, conn));
+                }
                 Err(refusal) => {
                     tracing::debug!(%peer, ?refusal, "connection refused: busy");
                     tracker.spawn(refuse_busy(stream, refusal));
-                    continue;
                 }
-            };
-            let conn = self.conn_no.fetch_add(1, Ordering::Relaxed);
-            let span =
-                tracing::info_span!("conn", conn, peer = %peer, name = tracing::field::Empty);
-            let (inbox, outbox) = connection::spawn_io(stream, conn, limits, slot, span.clone());
-            let seating_tx = seating_tx.clone();
-            let shutdown = shutdown.clone();
-            let rejoins = rejoins.clone();
-            let seats = seats.clone();
-            let (evicted, handshaking) = admission.handshaking(conn);
-            tracker.spawn(
-                async move {
-                    let handshake = connection::handshake(
-                        conn,
-                        peer,
-                        inbox,
-                        outbox,
-                        limits.handshake_timeout,
-                        &shutdown,
-                        &evicted,
-                    );
-                    // Only a completed handshake reaches the seating task: a connection that
-                    // is slow or silent in its handshake holds no seat.
-                    let player = handshake.await;
-                    drop(handshaking);
-                    if let Some(player) = player {
-                        // Client text goes to logs escaped (`?`): a newline in a name cannot
-                        // forge a line.
-                        tracing::debug!(name = ?player.name, peer = %player.peer, "handshake done");
-                        // Back for a seat in a game under way, or ready for a new game.
-                        let player = match rejoins.proof_of(&player) {
-                            Some(proof) => match rejoins.hand_back(proof, player) {
-                                None => return,
-                                Some(player) => player,
-                            },
-                            None => player,
-                        };
-                        if player.rejoin.is_some() {
-                            rejoins.refuse(&player);
-                            return;
-                        }
-                        let mut player = player;
-                        if by_arrival {
-                            match seats.take(peer.ip(), conn) {
-                                Ok(ticket) => player.ticket = Some(ticket),
-                                Err(refusal) => {
-                                    tracing::debug!(%peer, ?refusal, "player refused: busy");
-                                    player.outbox.error(ErrorCode::Busy, refusal.to_string());
-                                    return;
-                                }
-                            }
-                        }
-                        let _ = seating_tx.send(SeatingEvent::Ready(player));
-                    }
-                }
-                .instrument(span),
-            );
+            }
         }
         tracing::info!("shutting down");
         drop(seating_tx);
@@ -315,15 +275,110 @@ async fn listen(addr: &str, max_connections: usize) -> std::io::Result<TcpListen
     }))
 }
 
+/// How long a newcomer that finds the server full waits for the place of the connection let go
+/// for it (a connection's goodbye, or an aborted game's end, takes moments).
+const MAKE_ROOM_WAIT: Duration = Duration::from_secs(1);
+
+/// What every accepted connection's task shares.
+struct Accepted {
+    admission: Admission,
+    seats: Seats,
+    /// Connection numbers, shared with the local door: given in the order accepted.
+    conn_no: Arc<AtomicU64>,
+    limits: ConnectionLimits,
+    seating: mpsc::UnboundedSender<SeatingEvent>,
+    shutdown: CancellationToken,
+    rejoins: crate::rejoin::Rejoins,
+    /// Whether the server seats by arrival (seat caps and seated players making room).
+    by_arrival: bool,
+}
+
+/// Serves connection number `conn`, admitted, holding its `slot`: the handshake, then the
+/// seat it comes back for or a new one.
+async fn serve(shared: Arc<Accepted>, stream: TcpStream, peer: SocketAddr, conn: u64, slot: Slot) {
+    let span = tracing::info_span!("conn", conn, peer = %peer, name = tracing::field::Empty);
+    let limits = shared.limits;
+    let (inbox, outbox) = connection::spawn_io(stream, conn, limits, slot, span.clone());
+    let (evicted, handshaking) = shared.admission.handshaking(conn);
+    async move {
+        let handshake = connection::handshake(
+            conn,
+            peer,
+            inbox,
+            outbox,
+            limits.handshake_timeout,
+            &shared.shutdown,
+            &evicted,
+        );
+        // Only a completed handshake reaches the seating task: a connection that is slow or
+        // silent in its handshake holds no seat.
+        let player = handshake.await;
+        drop(handshaking);
+        let Some(player) = player else { return };
+        // Client text goes to logs escaped (`?`): a newline in a name cannot forge a line.
+        tracing::debug!(name = ?player.name, peer = %player.peer, "handshake done");
+        // Back for a seat in a game under way, or ready for a new game.
+        let rejoins = &shared.rejoins;
+        let mut player = match rejoins.proof_of(&player) {
+            Some(proof) => match rejoins.hand_back(proof, player) {
+                None => return,
+                Some(player) => player,
+            },
+            None => player,
+        };
+        if player.rejoin.is_some() {
+            rejoins.refuse(&player);
+            return;
+        }
+        if shared.by_arrival {
+            match shared.seats.take(peer.ip(), conn) {
+                Ok(ticket) => player.ticket = Some(ticket),
+                Err(refusal) => {
+                    tracing::debug!(%peer, ?refusal, "player refused: busy");
+                    player.outbox.error(ErrorCode::Busy, refusal.to_string());
+                    return;
+                }
+            }
+        }
+        let _ = shared.seating.send(SeatingEvent::Ready(player));
+    }
+    .instrument(span)
+    .await
+}
+
+/// Serves a connection that found the server full, once a connection let go for it gives back
+/// its place (see [`Admission::admit_making_room`]); tells it `busy` when none comes, or
+/// `shutdown` when the server stops meanwhile.
+async fn serve_making_room(shared: Arc<Accepted>, stream: TcpStream, peer: SocketAddr, conn: u64) {
+    let admitted = tokio::select! {
+        _ = shared.shutdown.cancelled() => None,
+        admitted = shared.admission.admit_making_room(peer.ip(), MAKE_ROOM_WAIT) => Some(admitted),
+    };
+    match admitted {
+        Some(Ok(slot)) => serve(shared, stream, peer, conn, slot).await,
+        Some(Err(refusal)) => {
+            tracing::debug!(%peer, ?refusal, "connection refused: busy");
+            refuse_busy(stream, refusal).await;
+        }
+        None => {
+            let text = "the server is shutting down".to_string();
+            refuse(stream, ErrorCode::Shutdown, text).await;
+        }
+    }
+}
+
 /// Tells a client over a connection limit why it is refused, and closes the connection.
-async fn refuse_busy(stream: tokio::net::TcpStream, refusal: Refusal) {
+async fn refuse_busy(stream: TcpStream, refusal: Refusal) {
+    refuse(stream, ErrorCode::Busy, refusal.to_string()).await;
+}
+
+/// Tells a client that is not served why (`((error CODE "text"))`), and closes the connection.
+async fn refuse(stream: TcpStream, code: ErrorCode, text: String) {
     use tokio::io::AsyncWriteExt;
     let mut stream = stream;
-    let line = anqi_core::wire::ServerMessage(vec![anqi_core::wire::ServerClause::Error(
-        ErrorCode::Busy,
-        refusal.to_string(),
-    )])
-    .to_line();
+    let line =
+        anqi_core::wire::ServerMessage(vec![anqi_core::wire::ServerClause::Error(code, text)])
+            .to_line();
     let _ = tokio::time::timeout(Duration::from_secs(1), stream.write_all(line.as_bytes())).await;
     let _ = stream.shutdown().await;
 }

@@ -24,7 +24,8 @@ pub enum Termination {
     /// The player to move had no legal action.
     NoMoves,
     Resign,
-    /// A clock ran out.
+    /// A clock ran out; or a player made no first action in a game under way, within
+    /// `[referee] first_move_ms` or before it had to make room on a full server.
     Time,
     /// An illegal action (or too many errors) under a rule that makes it a loss.
     Illegal,
@@ -50,7 +51,8 @@ pub enum Termination {
     /// decided result, not a fault; the record's result says what the tables ruled.
     Adjudicated,
     /// The server stopped the game with no result: it shut down, or a player never made a
-    /// first action (`[referee] first_move_ms`, or evicted to make room for a new connection).
+    /// first action before any ply was played (`[referee] first_move_ms`, or evicted to make
+    /// room for a new connection; later, that is a loss on `Time`).
     Aborted,
 }
 
