@@ -411,7 +411,9 @@ impl Referee {
                 self.lost(player);
             }
         }
-        tracing::debug!(server_seed = %self.header.seeds.server, "game started");
+        // Not the seeds: with them (the server's is secret until the end) whoever reads the
+        // log would know every face-down piece.
+        tracing::debug!("game started");
     }
 
     /// Sends `player` its setup message (at the start, and again when it takes its seat back).
