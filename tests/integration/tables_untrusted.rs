@@ -4,8 +4,9 @@
 //! game finishes and is recorded, the material is left out with one logged line for the whole
 //! server (not one a game), the other materials still end games, the server's memory stays
 //! small, and `anqi replay --tables` with the right file verifies every record. A header that
-//! does not hold together (a length past the end of the file) stops the server before it
-//! listens, with the reason.
+//! does not hold together (a length past the end of the file, more stored bytes than DEFLATE
+//! writes) stops the server before it listens, with the reason; a material's stored bytes are
+//! read a chunk at a time, never held whole.
 //!
 //! The files are changed through their JSON header, whatever its format, so the test reads as
 //! well against the files of the format before checksums (where it fails: issue 32).
@@ -390,16 +391,18 @@ async fn a_tables_file_with_a_changed_material_loses_no_game_and_misjudges_none(
         run.log
     );
 
-    // A bomb: 512 MiB of zeros in half a megabyte, with the lengths, offsets and SHA-256 of
-    // the header made to fit. Inflating stops past the 128 bytes the material holds.
+    // A bomb: 1 MiB of zeros in about 1 KiB (the most stored bytes a header may claim for
+    // a material of 128 bytes: a longer one, such as 512 MiB of zeros in half a megabyte, is
+    // refused before the server listens), with the lengths, offsets and SHA-256 of the header
+    // made to fit. Inflating stops past the 128 bytes the material holds.
     let mut file = TablesFile::read(&good);
-    let bomb_bytes = zeros_deflated(512 << 20);
+    let bomb_bytes = zeros_deflated(1 << 20);
+    assert!(bomb_bytes.len() <= 128 + 16 + 1024, "{}", bomb_bytes.len());
     for name in BAD {
         file.replace(name, bomb_bytes.clone(), true);
     }
     let bomb = dir.0.join("bomb.tables");
     file.write(&bomb);
-    assert!(std::fs::metadata(&bomb).unwrap().len() < 4 << 20);
     let run = serve_games(&dir.0, &variant, &bomb, "bomb").await;
     check_run(&run, &good, "a bomb");
     assert!(run.log.contains("inflate past"), "{}", run.log);
@@ -446,7 +449,7 @@ fn refused_start(dir: &Path, variant: &Path, tables: &Path) -> (Option<i32>, Str
 }
 
 #[test]
-fn a_header_whose_lengths_pass_the_end_of_the_file_stops_the_server_before_it_listens() {
+fn a_header_whose_lengths_cannot_be_right_stops_the_server_before_it_listens() {
     let dir = TempDir::new("tables-untrusted-header");
     let variant = kpkp(&dir.0);
     let good = build_tables(&variant, &dir.0);
@@ -466,6 +469,20 @@ fn a_header_whose_lengths_pass_the_end_of_the_file_stops_the_server_before_it_li
         );
         assert!(stderr.len() < 1000, "{stderr}");
     }
+    // A bomb of 512 MiB of zeros in half a megabyte, its SHA-256 made to fit: more stored
+    // bytes than DEFLATE writes for the material's 128 (before, it opened, and each material
+    // read could be made as long as the file).
+    let mut file = TablesFile::read(&good);
+    file.replace(BAD[0], zeros_deflated(512 << 20), true);
+    let bomb = dir.0.join("long-bomb.tables");
+    file.write(&bomb);
+    let (code, stderr) = refused_start(&dir.0, &variant, &bomb);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("material {}: ", BAD[0]))
+            && stderr.contains("where the 128 bytes its layout holds take at most 1168"),
+        "{stderr}"
+    );
 }
 
 /// `anqi tables info --check` reads every material as a server would: the changed one is
@@ -520,5 +537,82 @@ fn tables_info_check_names_a_material_whose_bytes_were_changed() {
             BAD[1]
         )) && stdout.contains("checked: 8 materials, 1 failed"),
         "{stdout}"
+    );
+}
+
+/// `anqi ARGS`'s exit status, stdout, and peak memory (its maximum resident set, in KiB).
+#[cfg(target_os = "linux")]
+// The child is reaped by wait4, which also gives its own peak (getrusage of the children
+// would take the other tests' too).
+#[allow(clippy::zombie_processes)]
+fn run_measured(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, u64) {
+    let mut child = Command::new(ANQI)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut text).unwrap();
+        text
+    });
+    let mut status = 0;
+    // SAFETY: rusage is plain data, and the child is ours and not yet waited for.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid);
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    (code, reader.join().unwrap(), usage.ru_maxrss as u64)
+}
+
+/// A material's stored bytes are read a chunk at a time, never held whole (the review of
+/// issue 32): a header of traditional's 6-piece material KGBRkp (512 MiB in memory once read)
+/// claiming the most stored bytes it may (576 MiB), the file's length made to fit with a
+/// sparse file of zeros (no disk taken). Before, `anqi tables info --check`, as a server's
+/// first probe, read the 576 MiB into memory before their SHA-256 told them wrong.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_sparse_material_is_checked_without_holding_its_stored_bytes() {
+    use anqi_core::tables::{file, TableRules, TableStats};
+    let dir = TempDir::new("tables-untrusted-sparse");
+    let rules = TableRules::new(Arc::new(Variant::load("traditional").unwrap())).unwrap();
+    let m = Material::parse("KGBRkp").unwrap();
+    let entries = rules.layout(m).unwrap().len();
+    let bytes = file::max_stored_bytes(entries * 2);
+    let entry = file::MaterialEntry {
+        name: m.to_string(),
+        entries,
+        stats: TableStats::default(),
+        width: 2,
+        offset: 0,
+        bytes,
+        sha256: "0".repeat(64),
+    };
+    let path = dir.0.join("sparse.tables");
+    let mut out = std::fs::File::create(&path).unwrap();
+    file::write_header(&mut out, &file::header(&rules, 6, 0.0, vec![entry])).unwrap();
+    let body = out.metadata().unwrap().len();
+    out.set_len(body + bytes).unwrap();
+    drop(out);
+    assert!(bytes > 512 << 20, "{bytes}");
+    let (code, stdout, peak_kib) = run_measured(&[
+        "tables".as_ref(),
+        "info".as_ref(),
+        "--check".as_ref(),
+        path.as_os_str(),
+    ]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains("material KGBRkp: its bytes do not match the SHA-256"),
+        "{stdout}"
+    );
+    assert!(
+        peak_kib < 64 << 10,
+        "anqi tables info --check: a peak of {} MiB for {} MiB of stored bytes",
+        peak_kib >> 10,
+        bytes >> 20
     );
 }
