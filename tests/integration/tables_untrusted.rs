@@ -616,3 +616,160 @@ fn a_sparse_material_is_checked_without_holding_its_stored_bytes() {
         bytes >> 20
     );
 }
+
+/// A server process killed when dropped (a test that fails leaves none behind).
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// Whether a thread of process `pid` waits in `open` of a FIFO for its other end.
+#[cfg(target_os = "linux")]
+fn waits_on_a_fifo(pid: u32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.flatten().any(|t| {
+        std::fs::read_to_string(t.path().join("wchan"))
+            .is_ok_and(|w| w.contains("wait_for_partner") || w.contains("fifo_open"))
+    })
+}
+
+/// A referee reading a material from the file blocks no other task of the server (the review
+/// of issue 32), and a material that could not be read is read again later. The server runs
+/// on one worker thread (`TOKIO_WORKER_THREADS=1`) and its tables file is swapped, once it is
+/// open, for a FIFO: the first game that reaches a position of the tables blocks in opening
+/// it, for as long as the test likes. Meanwhile a new connection is still greeted: before, the
+/// referee blocked the only worker, and no other task of the server ran (no greeting, no
+/// other game) until the read ended. Then the FIFO is let go (the read finds no bytes: said
+/// once in the log, the game goes on by the rules), the file is put back, and the tables end
+/// games again: a failure to read is not kept.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_material_being_read_blocks_no_other_task_and_a_failed_read_is_tried_again() {
+    let dir = TempDir::new("tables-untrusted-blocking");
+    let variant = kpkp(&dir.0);
+    let good = build_tables(&variant, &dir.0);
+    let served = dir.0.join("served.tables");
+    std::fs::copy(&good, &served).unwrap();
+    let config = dir.0.join("blocking.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[referee]\nadjudicate = \"tables\"\ntables = \"{}\"\n[seed]\nserver = \"blocking\"\n[clock]\ngame_ms = 0\n",
+            served.display()
+        ),
+    )
+    .unwrap();
+    let records_path = dir.0.join("blocking.jsonl");
+    let log_path = dir.0.join("blocking.log");
+    let mut command = Command::new(ANQI);
+    command
+        .arg("serve")
+        .arg("--variant")
+        .arg(&variant)
+        .args(["--listen", "127.0.0.1:0", "--config"])
+        .arg(&config)
+        .arg("--records")
+        .arg(&records_path)
+        .env("TOKIO_WORKER_THREADS", "1")
+        .stderr(std::fs::File::create(&log_path).unwrap());
+    let (child, addr) = common::spawn_server(command);
+    let mut server = KillOnDrop(child);
+    let pid = server.0.id();
+
+    let kept = dir.0.join("kept.tables");
+    std::fs::rename(&served, &kept).unwrap();
+    let fifo = std::ffi::CString::new(served.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo only creates a file at the given path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+
+    // Games one after another until one reaches the tables and its referee blocks.
+    let mut played = 0;
+    let blocked_game = 'games: loop {
+        assert!(played < 40, "no game reached the tables in {played} games");
+        let bots = common::random_bots(&addr, 2, 7000 + 2 * played);
+        played += 1;
+        loop {
+            if waits_on_a_fifo(pid) {
+                break 'games bots;
+            }
+            if bots.iter().all(|b| b.is_finished()) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        for bot in bots {
+            bot.await
+                .unwrap()
+                .expect("a game before the tables were reached");
+        }
+    };
+
+    // The server's other tasks still run: a new connection is greeted.
+    let mut newcomer = common::RawClient::connect(&addr).await;
+    assert_eq!(newcomer.line().await, "((version 1.0))");
+    assert!(waits_on_a_fifo(pid), "the referee still reads");
+    drop(newcomer);
+
+    // The FIFO's other end opened and closed: the read finds no bytes.
+    let fifo_path = served.clone();
+    tokio::task::spawn_blocking(move || {
+        drop(std::fs::OpenOptions::new().write(true).open(fifo_path))
+    })
+    .await
+    .unwrap();
+    std::fs::remove_file(&served).unwrap();
+    std::fs::rename(&kept, &served).unwrap();
+    for bot in blocked_game {
+        let r = tokio::time::timeout(Duration::from_secs(30), bot)
+            .await
+            .expect("the blocked game ends once the read is let go")
+            .unwrap()
+            .expect("the blocked game is played to its end");
+        assert!(r.errors.is_empty(), "{:?}", r.errors);
+    }
+
+    // The file back: the tables end games again (the failed read was not kept).
+    let adjudicated = |records: &Path| {
+        anqi_core::record::read_records(records)
+            .unwrap()
+            .into_iter()
+            .filter(|(_, r)| {
+                r.as_ref().unwrap().result.reason == anqi_core::rules::Termination::Adjudicated
+            })
+            .count()
+    };
+    let before = adjudicated(&records_path);
+    let mut more = 0;
+    while adjudicated(&records_path) == before {
+        assert!(
+            more < 40,
+            "no game adjudicated in {more} games after the file came back"
+        );
+        for bot in common::random_bots(&addr, 2, 9000 + 2 * more) {
+            bot.await.unwrap().expect("every game is played to its end");
+        }
+        more += 1;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    stop(&mut server.0);
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    let read_faults: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("cannot read its"))
+        .collect();
+    assert_eq!(read_faults.len(), 1, "{log}");
+    assert!(read_faults[0].contains("ERROR"), "{log}");
+    let records = anqi_core::record::read_records(&records_path).unwrap();
+    assert_eq!(records.len() as u64, played + more);
+    for (_, r) in records {
+        assert!(!r.unwrap().result.reason.is_fault());
+    }
+}

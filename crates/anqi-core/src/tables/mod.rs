@@ -22,7 +22,7 @@
 //!   checked when read (the file is untrusted input).
 //! - `read`: one material's stored bytes streamed through their SHA-256 and the inflater.
 //! - `probe`: tables to probe, read a material at a time; a material that fails its checks
-//!   is left out, and said once (`error`).
+//!   is left out, and said once (`error`); one that cannot be read is tried again.
 //!
 //! Every table holds positions with **red** to move: a position with black to move is looked
 //! up as the same position with the colours exchanged. With the board's symmetries, a table

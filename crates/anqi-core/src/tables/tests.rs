@@ -807,3 +807,71 @@ fn stored_bytes_read_in_pieces_of_any_size_give_the_same_values() {
         Err(MaterialFault::Inflate("bytes follow the end of the stream"))
     );
 }
+
+#[test]
+fn a_material_that_cannot_be_read_is_read_again_at_its_next_probe() {
+    let (path, memory, rules) = written("retry");
+    let (header, stored) = parts(&path);
+    let first = Material::parse(&header.materials[0].name).unwrap();
+    let last = Material::parse(&header.materials.last().unwrap().name).unwrap();
+    let (board, last_board) = (a_board_of(first, &memory), a_board_of(last, &memory));
+    let game = game_at(&rules.variant, &board, Colour::Red);
+    let tables = Tables::open(&path, rules.clone()).unwrap();
+    assert!(tables.needs_read(&game));
+    assert!(!memory.needs_read(&game));
+    let read_fault = |e: TablesError| match e {
+        TablesError::Material {
+            fault: MaterialFault::Read { kind, .. },
+            first,
+            ..
+        } => (kind, first),
+        e => panic!("{e:?}"),
+    };
+    // The file gone (as if no descriptor were left): said the first time, not kept.
+    let away = path.with_extension("away");
+    std::fs::rename(&path, &away).unwrap();
+    let e = tables.probe(&board, Colour::Red).unwrap_err();
+    assert_eq!(read_fault(e), (std::io::ErrorKind::NotFound, true));
+    let e = tables.adjudication(&game).unwrap_err();
+    assert_eq!(read_fault(e), (std::io::ErrorKind::NotFound, false));
+    assert!(tables.needs_read(&game));
+    // Put back: read at the next probe (before, the failure was kept for good).
+    std::fs::rename(&away, &path).unwrap();
+    assert_eq!(
+        tables.probe(&board, Colour::Red).unwrap(),
+        memory.probe(&board, Colour::Red).unwrap()
+    );
+    assert!(!tables.needs_read(&game));
+    // Shorter than when it was opened: said at once, then read once whole again.
+    let whole = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &whole[..whole.len() - 1]).unwrap();
+    let e = tables.probe(&last_board, Colour::Red).unwrap_err();
+    assert_eq!(read_fault(e), (std::io::ErrorKind::UnexpectedEof, true));
+    std::fs::write(&path, &whole).unwrap();
+    assert_eq!(
+        tables.probe(&last_board, Colour::Red).unwrap(),
+        memory.probe(&last_board, Colour::Red).unwrap()
+    );
+    // A fault of the bytes themselves is kept, and said once: the file put right after it
+    // is not read again (a server that logged the material as left out keeps it out).
+    let tables = Tables::open(&path, rules).unwrap();
+    let mut flipped = stored.clone();
+    flipped[0][0] ^= 1;
+    put(&path, &header, &flipped);
+    let e = tables.probe(&board, Colour::Red).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            TablesError::Material {
+                fault: MaterialFault::Checksum,
+                first: true,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    put(&path, &header, &stored);
+    assert!(!tables.probe(&board, Colour::Red).unwrap_err().first());
+    assert!(!tables.needs_read(&game));
+    std::fs::remove_file(&path).unwrap();
+}
