@@ -29,6 +29,7 @@
 //! used ([`super::TablesError`]).
 
 use super::error::{clip, MaterialFault};
+use super::read::StoredBytes;
 use super::{Layout, Material, Table, TableRules, TableStats, Verdict, MAX_PIECES};
 use crate::rules::Action;
 use sha2::{Digest, Sha256};
@@ -475,7 +476,13 @@ pub fn read_values(path: &Path, checked: &Checked) -> Result<Vec<u16>, MaterialF
         });
     }
     file.seek(SeekFrom::Start(checked.at)).map_err(fault)?;
-    let values = super::read::read_stored(file, entry)?;
+    let stored = StoredBytes {
+        bytes: entry.bytes,
+        sha256: &entry.sha256,
+        width: entry.width,
+        entries: entry.entries,
+    };
+    let values = super::read::read_stored(file, stored)?;
     if super::stats_of(&values) != entry.stats {
         return Err(MaterialFault::Counts);
     }

@@ -14,7 +14,6 @@
 //! a checksum fault, whatever it did to the inflater.
 
 use super::error::MaterialFault;
-use super::file::MaterialEntry;
 use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
 use miniz_oxide::inflate::TINFLStatus;
 use sha2::{Digest, Sha256};
@@ -27,6 +26,19 @@ pub const CHUNK: usize = 64 << 10;
 /// a back-reference may reach), as miniz_oxide's wrapping output buffer needs.
 const WINDOW: usize = 64 << 10;
 
+/// What a material's stored bytes are to be, as its header entry says (checked at open).
+#[derive(Clone, Copy, Debug)]
+pub struct StoredBytes<'a> {
+    /// How many there are.
+    pub bytes: u64,
+    /// Their SHA-256, in lowercase hexadecimal.
+    pub sha256: &'a str,
+    /// Bytes per value once inflated: 1 or 2.
+    pub width: u8,
+    /// Values once inflated: the layout's entries.
+    pub entries: u64,
+}
+
 /// Reads one material's `entry.bytes` stored bytes from `source`, checks their SHA-256 against
 /// `entry.sha256`, and inflates them to `entry.entries` values of `entry.width` bytes.
 ///
@@ -37,7 +49,7 @@ const WINDOW: usize = 64 << 10;
 /// The counts are the caller's to check.
 pub fn read_stored(
     mut source: impl Read,
-    entry: &MaterialEntry,
+    entry: StoredBytes<'_>,
 ) -> Result<Vec<u16>, MaterialFault> {
     let read_fault = |kind| MaterialFault::Read {
         bytes: entry.bytes,

@@ -771,24 +771,22 @@ fn stored_bytes_read_in_pieces_of_any_size_give_the_same_values() {
     let values: Vec<u16> = (0..100_000).map(|_| 2 + rng.below(600) as u16).collect();
     let (width, stored) = file::pack(&values);
     assert_eq!(width, 2);
-    let entry = file::MaterialEntry {
-        name: "Kk".into(),
-        entries: values.len() as u64,
-        stats: stats_of(&values),
-        width,
-        offset: 0,
+    let sha = sha_hex(&stored);
+    let entry = super::read::StoredBytes {
         bytes: stored.len() as u64,
-        sha256: sha_hex(&stored),
+        sha256: &sha,
+        width,
+        entries: values.len() as u64,
     };
-    let read = super::read::read_stored(Trickle(&stored, 0), &entry).unwrap();
+    let read = super::read::read_stored(Trickle(&stored, 0), entry).unwrap();
     assert!(read == values);
     assert_eq!(
-        super::read::read_stored(&stored[..], &entry).unwrap(),
+        super::read::read_stored(&stored[..], entry).unwrap(),
         values
     );
     // A source that ends early is a read fault, not a content fault.
     assert_eq!(
-        super::read::read_stored(&stored[..stored.len() - 1], &entry),
+        super::read::read_stored(&stored[..stored.len() - 1], entry),
         Err(MaterialFault::Read {
             bytes: entry.bytes,
             kind: std::io::ErrorKind::UnexpectedEof
@@ -797,13 +795,14 @@ fn stored_bytes_read_in_pieces_of_any_size_give_the_same_values() {
     // Bytes after the stream's end, hashed with it: refused.
     let mut trailing = stored.clone();
     trailing.push(0);
-    let entry = file::MaterialEntry {
+    let sha = sha_hex(&trailing);
+    let entry = super::read::StoredBytes {
         bytes: trailing.len() as u64,
-        sha256: sha_hex(&trailing),
+        sha256: &sha,
         ..entry
     };
     assert_eq!(
-        super::read::read_stored(&trailing[..], &entry),
+        super::read::read_stored(&trailing[..], entry),
         Err(MaterialFault::Inflate("bytes follow the end of the stream"))
     );
 }
