@@ -4,8 +4,9 @@
 //! game finishes and is recorded, the material is left out with one logged line for the whole
 //! server (not one a game), the other materials still end games, the server's memory stays
 //! small, and `anqi replay --tables` with the right file verifies every record. A header that
-//! does not hold together (a length past the end of the file) stops the server before it
-//! listens, with the reason.
+//! does not hold together (a length past the end of the file, more stored bytes than DEFLATE
+//! writes) stops the server before it listens, with the reason; a material's stored bytes are
+//! read a chunk at a time, never held whole.
 //!
 //! The files are changed through their JSON header, whatever its format, so the test reads as
 //! well against the files of the format before checksums (where it fails: issue 32).
@@ -390,16 +391,18 @@ async fn a_tables_file_with_a_changed_material_loses_no_game_and_misjudges_none(
         run.log
     );
 
-    // A bomb: 512 MiB of zeros in half a megabyte, with the lengths, offsets and SHA-256 of
-    // the header made to fit. Inflating stops past the 128 bytes the material holds.
+    // A bomb: 1 MiB of zeros in about 1 KiB (the most stored bytes a header may claim for
+    // a material of 128 bytes: a longer one, such as 512 MiB of zeros in half a megabyte, is
+    // refused before the server listens), with the lengths, offsets and SHA-256 of the header
+    // made to fit. Inflating stops past the 128 bytes the material holds.
     let mut file = TablesFile::read(&good);
-    let bomb_bytes = zeros_deflated(512 << 20);
+    let bomb_bytes = zeros_deflated(1 << 20);
+    assert!(bomb_bytes.len() <= 128 + 16 + 1024, "{}", bomb_bytes.len());
     for name in BAD {
         file.replace(name, bomb_bytes.clone(), true);
     }
     let bomb = dir.0.join("bomb.tables");
     file.write(&bomb);
-    assert!(std::fs::metadata(&bomb).unwrap().len() < 4 << 20);
     let run = serve_games(&dir.0, &variant, &bomb, "bomb").await;
     check_run(&run, &good, "a bomb");
     assert!(run.log.contains("inflate past"), "{}", run.log);
@@ -446,7 +449,7 @@ fn refused_start(dir: &Path, variant: &Path, tables: &Path) -> (Option<i32>, Str
 }
 
 #[test]
-fn a_header_whose_lengths_pass_the_end_of_the_file_stops_the_server_before_it_listens() {
+fn a_header_whose_lengths_cannot_be_right_stops_the_server_before_it_listens() {
     let dir = TempDir::new("tables-untrusted-header");
     let variant = kpkp(&dir.0);
     let good = build_tables(&variant, &dir.0);
@@ -466,6 +469,20 @@ fn a_header_whose_lengths_pass_the_end_of_the_file_stops_the_server_before_it_li
         );
         assert!(stderr.len() < 1000, "{stderr}");
     }
+    // A bomb of 512 MiB of zeros in half a megabyte, its SHA-256 made to fit: more stored
+    // bytes than DEFLATE writes for the material's 128 (before, it opened, and each material
+    // read could be made as long as the file).
+    let mut file = TablesFile::read(&good);
+    file.replace(BAD[0], zeros_deflated(512 << 20), true);
+    let bomb = dir.0.join("long-bomb.tables");
+    file.write(&bomb);
+    let (code, stderr) = refused_start(&dir.0, &variant, &bomb);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("material {}: ", BAD[0]))
+            && stderr.contains("where the 128 bytes its layout holds take at most 1168"),
+        "{stderr}"
+    );
 }
 
 /// `anqi tables info --check` reads every material as a server would: the changed one is
@@ -521,4 +538,239 @@ fn tables_info_check_names_a_material_whose_bytes_were_changed() {
         )) && stdout.contains("checked: 8 materials, 1 failed"),
         "{stdout}"
     );
+}
+
+/// `anqi ARGS`'s exit status and stdout, run with at most `limit` bytes of address space
+/// (RLIMIT_AS), so that an allocation past it fails. (Its peak resident set, from wait4, would
+/// count the test process's own: Linux keeps the high-water mark of the memory a child was
+/// forked with across exec.)
+#[cfg(target_os = "linux")]
+fn run_limited(args: &[&std::ffi::OsStr], limit: u64) -> (Option<i32>, String) {
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(ANQI);
+    command.args(args).stderr(Stdio::inherit());
+    // SAFETY: the closure runs in the child between fork and exec, and calls setrlimit only,
+    // which is async-signal-safe.
+    unsafe {
+        command.pre_exec(move || {
+            let rlimit = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(libc::RLIMIT_AS, &rlimit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = command.output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// A material's stored bytes are read a chunk at a time, never held whole (the review of
+/// issue 32): a header of traditional's 6-piece material KGBRkp (512 MiB in memory once read)
+/// claiming the most stored bytes it may (576 MiB), the file's length made to fit with a
+/// sparse file of zeros (no disk taken), checked by `anqi tables info --check` in 128 MiB of
+/// address space. Before, it read the 576 MiB into memory before their SHA-256 could tell them
+/// wrong (a peak of 597 MB), and here failed to: `cannot read its 603980800 bytes back (out of
+/// memory)`. (A server's first probe of the material did the same.)
+#[cfg(target_os = "linux")]
+#[test]
+fn a_sparse_material_is_checked_without_holding_its_stored_bytes() {
+    use anqi_core::tables::{file, TableRules, TableStats};
+    let dir = TempDir::new("tables-untrusted-sparse");
+    let rules = TableRules::new(Arc::new(Variant::load("traditional").unwrap())).unwrap();
+    let m = Material::parse("KGBRkp").unwrap();
+    let entries = rules.layout(m).unwrap().len();
+    let bytes = file::max_stored_bytes(entries * 2);
+    let entry = file::MaterialEntry {
+        name: m.to_string(),
+        entries,
+        stats: TableStats::default(),
+        width: 2,
+        offset: 0,
+        bytes,
+        sha256: "0".repeat(64),
+    };
+    let path = dir.0.join("sparse.tables");
+    let mut out = std::fs::File::create(&path).unwrap();
+    file::write_header(&mut out, &file::header(&rules, 6, 0.0, vec![entry])).unwrap();
+    let body = out.metadata().unwrap().len();
+    out.set_len(body + bytes).unwrap();
+    drop(out);
+    assert!(bytes > 512 << 20, "{bytes}");
+    let (code, stdout) = run_limited(
+        &[
+            "tables".as_ref(),
+            "info".as_ref(),
+            "--check".as_ref(),
+            path.as_os_str(),
+        ],
+        128 << 20,
+    );
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains("material KGBRkp: its bytes do not match the SHA-256"),
+        "{stdout}"
+    );
+}
+
+/// A server process killed when dropped (a test that fails leaves none behind).
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+/// Whether a thread of process `pid` waits in `open` of a FIFO for its other end.
+#[cfg(target_os = "linux")]
+fn waits_on_a_fifo(pid: u32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.flatten().any(|t| {
+        std::fs::read_to_string(t.path().join("wchan"))
+            .is_ok_and(|w| w.contains("wait_for_partner") || w.contains("fifo_open"))
+    })
+}
+
+/// A referee reading a material from the file blocks no other task of the server (the review
+/// of issue 32), and a material that could not be read is read again later. The server runs
+/// on one worker thread (`TOKIO_WORKER_THREADS=1`) and its tables file is swapped, once it is
+/// open, for a FIFO: the first game that reaches a position of the tables blocks in opening
+/// it, for as long as the test likes. Meanwhile a new connection is still greeted: before, the
+/// referee blocked the only worker, and no other task of the server ran (no greeting, no
+/// other game) until the read ended. Then the FIFO is let go (the read finds no bytes: said
+/// once in the log, the game goes on by the rules), the file is put back, and the tables end
+/// games again: a failure to read is not kept.
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_material_being_read_blocks_no_other_task_and_a_failed_read_is_tried_again() {
+    let dir = TempDir::new("tables-untrusted-blocking");
+    let variant = kpkp(&dir.0);
+    let good = build_tables(&variant, &dir.0);
+    let served = dir.0.join("served.tables");
+    std::fs::copy(&good, &served).unwrap();
+    let config = dir.0.join("blocking.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[referee]\nadjudicate = \"tables\"\ntables = \"{}\"\n[seed]\nserver = \"blocking\"\n[clock]\ngame_ms = 0\n",
+            served.display()
+        ),
+    )
+    .unwrap();
+    let records_path = dir.0.join("blocking.jsonl");
+    let log_path = dir.0.join("blocking.log");
+    let mut command = Command::new(ANQI);
+    command
+        .arg("serve")
+        .arg("--variant")
+        .arg(&variant)
+        .args(["--listen", "127.0.0.1:0", "--config"])
+        .arg(&config)
+        .arg("--records")
+        .arg(&records_path)
+        .env("TOKIO_WORKER_THREADS", "1")
+        .stderr(std::fs::File::create(&log_path).unwrap());
+    let (child, addr) = common::spawn_server(command);
+    let mut server = KillOnDrop(child);
+    let pid = server.0.id();
+
+    let kept = dir.0.join("kept.tables");
+    std::fs::rename(&served, &kept).unwrap();
+    let fifo = std::ffi::CString::new(served.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo only creates a file at the given path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+
+    // Games one after another until one reaches the tables and its referee blocks.
+    let mut played = 0;
+    let blocked_game = 'games: loop {
+        assert!(played < 40, "no game reached the tables in {played} games");
+        let bots = common::random_bots(&addr, 2, 7000 + 2 * played);
+        played += 1;
+        loop {
+            if waits_on_a_fifo(pid) {
+                break 'games bots;
+            }
+            if bots.iter().all(|b| b.is_finished()) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        for bot in bots {
+            bot.await
+                .unwrap()
+                .expect("a game before the tables were reached");
+        }
+    };
+
+    // The server's other tasks still run: a new connection is greeted.
+    let mut newcomer = common::RawClient::connect(&addr).await;
+    assert_eq!(newcomer.line().await, "((version 1.0))");
+    assert!(waits_on_a_fifo(pid), "the referee still reads");
+    drop(newcomer);
+
+    // The FIFO's other end opened and closed: the read finds no bytes.
+    let fifo_path = served.clone();
+    tokio::task::spawn_blocking(move || {
+        drop(std::fs::OpenOptions::new().write(true).open(fifo_path))
+    })
+    .await
+    .unwrap();
+    std::fs::remove_file(&served).unwrap();
+    std::fs::rename(&kept, &served).unwrap();
+    for bot in blocked_game {
+        let r = tokio::time::timeout(Duration::from_secs(30), bot)
+            .await
+            .expect("the blocked game ends once the read is let go")
+            .unwrap()
+            .expect("the blocked game is played to its end");
+        assert!(r.errors.is_empty(), "{:?}", r.errors);
+    }
+
+    // The file back: the tables end games again (the failed read was not kept).
+    let adjudicated = |records: &Path| {
+        anqi_core::record::read_records(records)
+            .unwrap()
+            .into_iter()
+            .filter(|(_, r)| {
+                r.as_ref().unwrap().result.reason == anqi_core::rules::Termination::Adjudicated
+            })
+            .count()
+    };
+    let before = adjudicated(&records_path);
+    let mut more = 0;
+    while adjudicated(&records_path) == before {
+        assert!(
+            more < 40,
+            "no game adjudicated in {more} games after the file came back"
+        );
+        for bot in common::random_bots(&addr, 2, 9000 + 2 * more) {
+            bot.await.unwrap().expect("every game is played to its end");
+        }
+        more += 1;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    stop(&mut server.0);
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    let read_faults: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("cannot read its"))
+        .collect();
+    assert_eq!(read_faults.len(), 1, "{log}");
+    assert!(read_faults[0].contains("ERROR"), "{log}");
+    let records = anqi_core::record::read_records(&records_path).unwrap();
+    assert_eq!(records.len() as u64, played + more);
+    for (_, r) in records {
+        assert!(!r.unwrap().result.reason.is_fault());
+    }
 }

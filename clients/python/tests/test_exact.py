@@ -113,6 +113,16 @@ class ExactValues(unittest.TestCase):
             anqi.Solution(written({**header, "states": 10**15}, records))
         with self.assertRaisesRegex(ValueError, "without its states"):
             anqi.Solution(written({**header, "states": "many"}, records))
+        # A value past the denominator, in a state or the header: refused (before, read and
+        # given as a score above 1).
+        over = list(records)
+        over[7] = over[7][:16] + (header["denominator"] + 1).to_bytes(8, "little") + over[7][24:]
+        with self.assertRaisesRegex(ValueError, f"state 8: value {header['denominator'] + 1} is more than the denominator"):
+            anqi.Solution(written(header, over))
+        with self.assertRaisesRegex(ValueError, "the start's value -1 is not within the denominator"):
+            anqi.Solution(written({**header, "value": -1}, records))
+        with self.assertRaisesRegex(ValueError, "the start's value .* is not within the denominator"):
+            anqi.Solution(written({**header, "value": header["denominator"] + 1}, records))
         endless = self.path / "endless.solution"
         endless.write_bytes(b'{"format": "' + b"z" * (anqi.solution.MAX_HEADER_BYTES + 10))
         with self.assertRaisesRegex(ValueError, "no header line ended"):

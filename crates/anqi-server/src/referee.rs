@@ -832,6 +832,12 @@ impl Referee {
     /// Tables that cannot answer (a material whose values fail their checks, or went away
     /// under the server) leave the game to the rules, where they fail: the fault is logged
     /// once for the whole server (the tables say which report is the first), never per game.
+    ///
+    /// The first probe of a material reads it from the file (I/O, its SHA-256, inflation: up
+    /// to a second for the largest), or waits for another referee reading it: on a
+    /// multi-threaded runtime that probe runs under `block_in_place`, so that the worker's
+    /// other tasks (other games, connections) move to another thread meanwhile. A
+    /// current-thread runtime (tests) cannot hand them over, and probes in place.
     fn adjudicate_by_tables(&mut self) {
         let Some(tables) = &self.ctx.tables else {
             return;
@@ -839,7 +845,17 @@ impl Referee {
         if self.game.outcome().is_some() {
             return;
         }
-        match tables.adjudication(&self.game) {
+        let game = &self.game;
+        let multi_threaded = || {
+            tokio::runtime::Handle::try_current()
+                .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread)
+        };
+        let ruled = if tables.needs_read(game) && multi_threaded() {
+            tokio::task::block_in_place(|| tables.adjudication(game))
+        } else {
+            tables.adjudication(game)
+        };
+        match ruled {
             Ok(None) => {}
             Ok(Some((winner, verdict))) => {
                 self.game.adjudicate(winner);

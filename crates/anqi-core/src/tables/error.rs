@@ -13,7 +13,8 @@ use super::Material;
 /// Why one material's stored values are not used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MaterialFault {
-    /// Its bytes could not be read back (the file shrank or went away since it was opened).
+    /// Its bytes could not be read back (the file shrank or went away since it was opened, or
+    /// an I/O error such as no file descriptor left): tried again at the next probe.
     #[error("cannot read its {bytes} bytes back ({kind})")]
     Read {
         bytes: u64,
@@ -44,6 +45,15 @@ pub enum MaterialFault {
     /// A position the values call no position.
     #[error("its values call a position no position")]
     NoneAtPosition,
+}
+
+impl MaterialFault {
+    /// Whether this is a failure to read the bytes ([`MaterialFault::Read`]: an I/O error, a
+    /// file gone or shorter than when it was opened), which may pass and is tried again,
+    /// rather than a fault of the bytes themselves, which is kept.
+    pub fn is_read(&self) -> bool {
+        matches!(self, MaterialFault::Read { .. })
+    }
 }
 
 /// Tables that cannot answer a probe.

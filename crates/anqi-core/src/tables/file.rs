@@ -15,16 +15,21 @@
 //! When a file is opened ([`open`]), its header alone, against the rules and the file's
 //! length: the format, the rules' digest, the symmetries, and for each material its name, its
 //! entries (its layout's, from the rules), its width, its place (the materials' bytes follow
-//! one another from the header's end to the file's, with nothing between or after), and how
-//! far its bytes could inflate (DEFLATE's ratio). A header that fails refuses the file: a
-//! server does not start with it. No size from the file is allocated before it is checked.
+//! one another from the header's end to the file's, with nothing between or after), and its
+//! stored length against its layout's size both ways: no fewer bytes than could inflate to it
+//! (DEFLATE's ratio), no more than DEFLATE writes for it at its worst ([`max_stored_bytes`]).
+//! A header that fails refuses the file: a server does not start with it. No size from the
+//! file is allocated before it is checked.
 //!
 //! When a material's values are first read ([`read_values`]), before any of them is used:
 //! its bytes' SHA-256 (so a changed bit anywhere in them is caught), then inflation, stopped
-//! past the size its layout holds, then the counts the header records. A material that fails
-//! is never used ([`super::TablesError`]).
+//! past the size its layout holds, then the counts the header records. The bytes stream
+//! through the SHA-256 and the inflater a chunk at a time (`read`): reading holds the values
+//! and a few dozen kilobytes, never the stored bytes whole. A material that fails is never
+//! used ([`super::TablesError`]).
 
 use super::error::{clip, MaterialFault};
+use super::read::StoredBytes;
 use super::{Layout, Material, Table, TableRules, TableStats, Verdict, MAX_PIECES};
 use crate::rules::Action;
 use sha2::{Digest, Sha256};
@@ -51,6 +56,18 @@ pub const MAX_MATERIAL_BYTES: u64 = 1 << 30;
 /// material whose layout holds more than this many times its stored bytes cannot be right,
 /// and is refused when the file is opened.
 pub const MAX_INFLATE_RATIO: u64 = 1032;
+
+/// The most stored bytes a material whose layout holds `expected` bytes (entries times width)
+/// may take: `expected + expected / 8 + 1024`, above what DEFLATE takes at its worst and so
+/// above whatever `anqi tables build` writes. At its worst (bytes that do not compress)
+/// DEFLATE's stored blocks add 5 bytes to each 65,535 (0.008 %), and its fixed Huffman codes
+/// take at most 9 bits a byte (12.5 %); miniz_oxide writes the shorter, and a few bytes for the
+/// blocks' ends. A header claiming more is refused when the file is opened, so that a stream
+/// made long (a valid stream can be padded with empty blocks for ever), or a sparse file of
+/// zeros, cannot make reading a material take more than this.
+pub fn max_stored_bytes(expected: u64) -> u64 {
+    expected.saturating_add(expected / 8).saturating_add(1024)
+}
 
 /// How many characters of a text from a file (a name, a parser's message) an error quotes.
 const QUOTED: usize = 60;
@@ -110,7 +127,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// One material's values, as stored.
-fn pack(values: &[u16]) -> (u8, Vec<u8>) {
+pub(super) fn pack(values: &[u16]) -> (u8, Vec<u8>) {
     let width = if values.iter().all(|&v| v < 256) {
         1
     } else {
@@ -122,40 +139,6 @@ fn pack(values: &[u16]) -> (u8, Vec<u8>) {
         values.iter().flat_map(|v| v.to_le_bytes()).collect()
     };
     (width, miniz_oxide::deflate::compress_to_vec(&raw, 6))
-}
-
-/// One material's values from its stored bytes: `entries` of `width` bytes, inflation
-/// stopped one byte past them (so a stream that would inflate further is caught without
-/// inflating it).
-fn unpack(width: u8, bytes: &[u8], entries: u64) -> Result<Vec<u16>, MaterialFault> {
-    let expected = entries * u64::from(width);
-    let limit = usize::try_from(expected + 1).map_err(|_| MaterialFault::TooLong { expected })?;
-    let raw = miniz_oxide::inflate::decompress_to_vec_with_limit(bytes, limit).map_err(|e| {
-        // The error holds what was inflated so far: only its status is kept.
-        use miniz_oxide::inflate::TINFLStatus;
-        match e.status {
-            TINFLStatus::HasMoreOutput => MaterialFault::TooLong { expected },
-            TINFLStatus::FailedCannotMakeProgress | TINFLStatus::NeedsMoreInput => {
-                MaterialFault::Inflate("the stream is cut short")
-            }
-            TINFLStatus::Adler32Mismatch => MaterialFault::Inflate("a checksum mismatch"),
-            _ => MaterialFault::Inflate("not a DEFLATE stream"),
-        }
-    })?;
-    let got = raw.len() as u64;
-    if got > expected {
-        return Err(MaterialFault::TooLong { expected });
-    }
-    if got < expected {
-        return Err(MaterialFault::TooShort { got, expected });
-    }
-    Ok(match width {
-        1 => raw.iter().map(|&b| u16::from(b)).collect(),
-        _ => raw
-            .chunks_exact(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-            .collect(),
-    })
 }
 
 /// One material's table, compressed for the file: its entry (offset 0) and its bytes.
@@ -441,6 +424,15 @@ pub fn open(path: &Path, rules: &TableRules) -> Result<Opened, String> {
                     len.saturating_sub(body)
                 ))
             })?;
+        // After the place: a length no file holds is said to pass the file's end.
+        if entry.bytes > max_stored_bytes(expected) {
+            return Err(wrong(format!(
+                "{} stored bytes, where the {expected} bytes its layout holds take at most {} \
+                 (DEFLATE at its worst)",
+                entry.bytes,
+                max_stored_bytes(expected)
+            )));
+        }
         offset += entry.bytes;
         materials.push(Checked {
             material: m,
@@ -458,11 +450,15 @@ pub fn open(path: &Path, rules: &TableRules) -> Result<Opened, String> {
     Ok(Opened { header, materials })
 }
 
-/// Reads one material's values from the file at `path` (opened and checked by [`open`]),
-/// checking its bytes' SHA-256 before inflating them, then their length and counts.
+/// Reads one material's values from the file at `path` (opened and checked by [`open`]):
+/// its stored bytes streamed through their SHA-256 and the inflater, a chunk at a time
+/// ([`super::read::read_stored`]: never held whole), the SHA-256 checked before any value is
+/// used, then the values' length and counts.
 ///
 /// # Errors
-/// What is wrong with them ([`MaterialFault`]).
+/// What is wrong with them ([`MaterialFault`]). [`MaterialFault::Read`] is an I/O failure
+/// (the file cannot be opened, or is shorter than when it was opened): it may pass (a file put
+/// back, descriptors freed), where every other fault is in the bytes themselves.
 pub fn read_values(path: &Path, checked: &Checked) -> Result<Vec<u16>, MaterialFault> {
     let entry = &checked.entry;
     let fault = |e: std::io::Error| MaterialFault::Read {
@@ -470,23 +466,23 @@ pub fn read_values(path: &Path, checked: &Checked) -> Result<Vec<u16>, MaterialF
         kind: e.kind(),
     };
     let mut file = std::fs::File::open(path).map_err(fault)?;
-    file.seek(SeekFrom::Start(checked.at)).map_err(fault)?;
-    // Read as it comes (the length was checked against the file at open, but the file may
-    // have changed since): never more than the file holds.
-    let mut bytes = Vec::new();
-    Read::take(file, entry.bytes)
-        .read_to_end(&mut bytes)
-        .map_err(fault)?;
-    if bytes.len() as u64 != entry.bytes {
+    // The length was checked against the file at open, but the file may have changed since:
+    // a file now too short is said at once, without reading what is left of it.
+    let len = file.metadata().map_err(fault)?.len();
+    if checked.at.saturating_add(entry.bytes) > len {
         return Err(MaterialFault::Read {
             bytes: entry.bytes,
             kind: std::io::ErrorKind::UnexpectedEof,
         });
     }
-    if sha256_hex(&bytes) != entry.sha256 {
-        return Err(MaterialFault::Checksum);
-    }
-    let values = unpack(entry.width, &bytes, entry.entries)?;
+    file.seek(SeekFrom::Start(checked.at)).map_err(fault)?;
+    let stored = StoredBytes {
+        bytes: entry.bytes,
+        sha256: &entry.sha256,
+        width: entry.width,
+        entries: entry.entries,
+    };
+    let values = super::read::read_stored(file, stored)?;
     if super::stats_of(&values) != entry.stats {
         return Err(MaterialFault::Counts);
     }

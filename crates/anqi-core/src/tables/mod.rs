@@ -20,8 +20,9 @@
 //! - `build`: the retrograde analysis of a material and its colour swap.
 //! - `file`: the tables file, its header checked when opened, and each material's values
 //!   checked when read (the file is untrusted input).
+//! - `read`: one material's stored bytes streamed through their SHA-256 and the inflater.
 //! - `probe`: tables to probe, read a material at a time; a material that fails its checks
-//!   is left out, and said once (`error`).
+//!   is left out, and said once (`error`); one that cannot be read is tried again.
 //!
 //! Every table holds positions with **red** to move: a position with black to move is looked
 //! up as the same position with the colours exchanged. With the board's symmetries, a table
@@ -33,6 +34,7 @@ pub mod file;
 mod layout;
 mod material;
 mod probe;
+mod read;
 mod symmetry;
 
 pub use build::{build_all, build_pair};

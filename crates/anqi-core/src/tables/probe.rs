@@ -5,6 +5,13 @@
 //! A material whose values fail their checks ([`super::file::read_values`]) is never used:
 //! each probe of it answers [`TablesError::Material`], the first of them marked
 //! [`TablesError::first`], so that a server logs one line for it and plays on without it.
+//! A material that could not be read ([`MaterialFault::Read`]: the file gone, too short, or
+//! no descriptor left) is tried again at its next probe, and said once too.
+//!
+//! Reading a material is blocking work (file I/O, its SHA-256, inflating up to 1 GiB): a
+//! caller on an async runtime asks [`Tables::needs_read`] first and moves the probe off its
+//! worker when it is true (the server's referee does, with `block_in_place`). One thread
+//! reads a material at a time; others probing it meanwhile wait for that read.
 
 use super::error::{MaterialFault, TablesError};
 use super::file::{self, Checked};
@@ -13,7 +20,7 @@ use crate::rules::{Action, Board, Colour, Game, Square, Variant};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// One material of opened tables.
 #[derive(Debug)]
@@ -21,9 +28,16 @@ struct Stored {
     layout: Layout,
     /// Where its values are in the file (`None`: built in memory).
     checked: Option<Checked>,
+    /// Its values, or the fault of its bytes, once read (never a failure to read: that is
+    /// tried again).
     values: OnceLock<Result<Vec<u16>, MaterialFault>>,
-    /// Whether a fault of this material was reported already.
+    /// Held while its values are read, so that one thread reads them and the others wait for
+    /// what it found.
+    reading: Mutex<()>,
+    /// Whether a fault of its bytes was reported already.
     reported: AtomicBool,
+    /// Whether a failure to read it was reported already.
+    reported_read: AtomicBool,
 }
 
 impl Stored {
@@ -32,7 +46,9 @@ impl Stored {
             layout,
             checked,
             values: OnceLock::new(),
+            reading: Mutex::new(()),
             reported: AtomicBool::new(false),
+            reported_read: AtomicBool::new(false),
         }
     }
 }
@@ -147,35 +163,110 @@ impl Tables {
         })
     }
 
-    /// The error of a material's fault, marked first the first time it is reported.
+    /// The error of a material's fault, marked first the first time one of its kind (a fault
+    /// of its bytes, or a failure to read them) is reported.
     fn fault(&self, m: Material, stored: &Stored, fault: MaterialFault) -> TablesError {
+        let reported = if fault.is_read() {
+            &stored.reported_read
+        } else {
+            &stored.reported
+        };
         TablesError::Material {
             file: self.shown(),
             material: m,
             fault,
-            first: !stored.reported.swap(true, Ordering::Relaxed),
+            first: !reported.swap(true, Ordering::Relaxed),
         }
     }
 
-    /// The values of a material, read from the file and checked the first time.
+    /// The values of a material, read from the file and checked the first time: what its
+    /// bytes hold, or their fault, is kept; a failure to read them is not, and the next call
+    /// reads again.
     fn values(&self, m: Material) -> Result<Option<(&Stored, &[u16])>, TablesError> {
         let Some(stored) = self.materials.get(&m) else {
             return Ok(None);
         };
-        let values = stored
-            .values
-            .get_or_init(|| match (&self.path, &stored.checked) {
-                (Some(path), Some(checked)) => file::read_values(path, checked),
-                // Built in memory: set when made.
-                _ => Err(MaterialFault::Read {
-                    bytes: 0,
-                    kind: std::io::ErrorKind::NotFound,
-                }),
-            });
+        let values = match stored.values.get() {
+            Some(values) => values,
+            None => self
+                .read(stored)
+                .map_err(|fault| self.fault(m, stored, fault))?,
+        };
         match values {
             Ok(v) => Ok(Some((stored, v))),
             Err(fault) => Err(self.fault(m, stored, fault.clone())),
         }
+    }
+
+    /// Reads a material's values from the file, one thread at a time: what was read is kept,
+    /// a failure to read ([`MaterialFault::Read`]) is returned and not kept.
+    fn read<'a>(
+        &self,
+        stored: &'a Stored,
+    ) -> Result<&'a Result<Vec<u16>, MaterialFault>, MaterialFault> {
+        // A reader that panicked left nothing behind: the next one reads afresh.
+        let _reading = stored
+            .reading
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(values) = stored.values.get() {
+            // Read by the thread this one waited for.
+            return Ok(values);
+        }
+        let read = match (&self.path, &stored.checked) {
+            (Some(path), Some(checked)) => file::read_values(path, checked),
+            // Built in memory: set when made.
+            _ => Err(MaterialFault::Read {
+                bytes: 0,
+                kind: std::io::ErrorKind::NotFound,
+            }),
+        };
+        match read {
+            Err(fault) if fault.is_read() => Err(fault),
+            read => Ok(stored.values.get_or_init(|| read)),
+        }
+    }
+
+    /// Whether probing `game` ([`Tables::probe_game`], [`Tables::adjudication`]) would read a
+    /// material from the file first: its position is one the tables hold and its material
+    /// was not read yet (or could not be). Such a probe blocks on file I/O, the SHA-256 and
+    /// inflation (up to a second for the largest materials), or on another thread reading the
+    /// same material: a caller on an async runtime moves it off its worker. Cheap: it reads
+    /// nothing. (A game of other rules than the tables' may answer true: probing it reads
+    /// nothing either.)
+    pub fn needs_read(&self, game: &Game) -> bool {
+        if self.path.is_none() {
+            return false;
+        }
+        let state = game.public_state();
+        if game.outcome().is_some() || state.hand.is_some() || state.chain.is_some() {
+            return false;
+        }
+        let Some(mover) = game.colour_of_side(game.side_of(game.to_move())) else {
+            return false;
+        };
+        self.looked_up(game.board(), mover)
+            .and_then(|m| self.materials.get(&m))
+            .is_some_and(|stored| stored.values.get().is_none())
+    }
+
+    /// The material whose table holds `board` with `mover` to move (the colours exchanged
+    /// when black moves): `None` when the tables do not hold it (a face-down piece, more
+    /// pieces than the tables, a colour gone, another board).
+    fn looked_up(&self, board: &Board, mover: Colour) -> Option<Material> {
+        let m = Material::of_board(board)?;
+        if m.pieces() > self.pieces
+            || m.of_colour(Colour::Red) == 0
+            || m.of_colour(Colour::Black) == 0
+            || board.len() != self.rules.variant.topology.size()
+        {
+            return None;
+        }
+        Some(if mover == Colour::Black {
+            m.swapped()
+        } else {
+            m
+        })
     }
 
     /// The value of `board` (every piece face-up) with `mover` to move, for the side to move:
@@ -185,16 +276,9 @@ impl Tables {
     /// # Errors
     /// The material's values cannot be used.
     pub fn probe(&self, board: &Board, mover: Colour) -> Result<Option<Verdict>, TablesError> {
-        let Some(mut m) = Material::of_board(board) else {
+        let Some(m) = self.looked_up(board, mover) else {
             return Ok(None);
         };
-        if m.pieces() > self.pieces
-            || m.of_colour(Colour::Red) == 0
-            || m.of_colour(Colour::Black) == 0
-            || board.len() != self.rules.variant.topology.size()
-        {
-            return Ok(None);
-        }
         let swap = mover == Colour::Black;
         let mut pieces: Vec<(u8, u8)> = board
             .squares()
@@ -206,7 +290,6 @@ impl Tables {
             })
             .collect();
         if swap {
-            m = m.swapped();
             for (p, _) in &mut pieces {
                 *p = if *p < 7 { *p + 7 } else { *p - 7 };
             }

@@ -533,10 +533,15 @@ fn values_that_inflate_past_their_layout_stop_there_and_no_error_carries_them() 
             e => panic!("{e:?}"),
         }
     };
-    // 64 MiB of zeros in 64 KiB: inflating stops one byte past the layout's entries.
-    let bomb = miniz_oxide::deflate::compress_to_vec(&vec![0u8; 64 << 20], 1);
-    assert!(bomb.len() < 1 << 20);
+    // 1 MiB of zeros in about 1 KiB (the most stored bytes a material of 128 bytes may
+    // claim: a longer bomb is refused at open): inflating stops past the layout's entries.
     let expected = header.materials[i].entries * u64::from(header.materials[i].width);
+    let bomb = miniz_oxide::deflate::compress_to_vec(&vec![0u8; 1 << 20], 10);
+    assert!(
+        bomb.len() as u64 <= file::max_stored_bytes(expected),
+        "{}",
+        bomb.len()
+    );
     assert_eq!(
         probe_with(bomb, &|_| {}),
         MaterialFault::TooLong { expected }
@@ -603,4 +608,269 @@ fn a_game_of_other_rules_is_not_ruled_by_the_tables() {
         .adjudication(&game_at(&v, &board, Colour::Red))
         .unwrap()
         .is_some());
+}
+
+/// The SHA-256 of `bytes`, as a header records it.
+fn sha_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn what_the_builder_writes_fits_the_stored_bytes_a_header_may_claim() {
+    // Values that do not compress (random bytes, both widths) and values that do, of sizes
+    // from one entry to half a million: DEFLATE's worst case stays under the bound.
+    let mut rng = SplitMix64::new(32);
+    for entries in [1usize, 2, 7, 100, 4096, 65_536, 70_001, 500_000] {
+        let random_bytes: Vec<u16> = (0..entries).map(|_| rng.below(256) as u16).collect();
+        let random_wide: Vec<u16> = (0..entries)
+            .map(|_| 256 + rng.below(65_280) as u16)
+            .collect();
+        let draws = vec![DRAW; entries];
+        for values in [random_bytes, random_wide, draws] {
+            let (width, stored) = file::pack(&values);
+            let expected = entries as u64 * u64::from(width);
+            assert!(
+                stored.len() as u64 <= file::max_stored_bytes(expected),
+                "{entries} entries of width {width}: {} stored bytes",
+                stored.len()
+            );
+        }
+    }
+    // And every material of a file as built.
+    let (path, _, _) = written("bound");
+    for m in file::read_header(&path).unwrap().materials {
+        assert!(m.bytes <= file::max_stored_bytes(m.entries * u64::from(m.width)));
+    }
+    std::fs::remove_file(&path).unwrap();
+}
+
+/// A header of one material `name` of traditional claiming `bytes` stored bytes, the file's
+/// length made to fit with a sparse file (nothing written past the header: zeros that take
+/// no disk), and the material's entry.
+fn sparse_file(tag: &str, name: &str, bytes: u64) -> (std::path::PathBuf, TableRules) {
+    let rules = TableRules::new(Arc::new(Variant::load("traditional").unwrap())).unwrap();
+    let m = Material::parse(name).unwrap();
+    let entry = file::MaterialEntry {
+        name: m.to_string(),
+        entries: rules.layout(m).unwrap().len(),
+        stats: TableStats::default(),
+        width: 2,
+        offset: 0,
+        bytes,
+        sha256: "0".repeat(64),
+    };
+    let header = file::header(&rules, m.pieces(), 0.0, vec![entry]);
+    let path = std::env::temp_dir().join(format!(
+        "anqi-tables-sparse-{tag}-{}.tables",
+        std::process::id()
+    ));
+    let mut out = std::fs::File::create(&path).unwrap();
+    file::write_header(&mut out, &header).unwrap();
+    let body = out.metadata().unwrap().len();
+    out.set_len(body + bytes).unwrap();
+    (path, rules)
+}
+
+#[test]
+fn a_material_claiming_more_stored_bytes_than_deflate_writes_is_refused_at_open() {
+    // KGkp: 262,144 entries, 512 KiB in memory; 64 GiB claimed in a sparse file. Before, the
+    // file opened and the first probe of KGkp allocated the 64 GiB to read them (the server
+    // killed for its memory, every running game lost).
+    let (path, rules) = sparse_file("huge", "KGkp", 64 << 30);
+    let Err(e) = Tables::open(&path, rules.clone()) else {
+        panic!("opened");
+    };
+    let expected = 262_144 * 2;
+    let most = file::max_stored_bytes(expected);
+    assert!(
+        e.contains(&format!(
+            "material KGkp: 68719476736 stored bytes, where the {expected} bytes its layout \
+             holds take at most {most}"
+        )),
+        "{e}"
+    );
+    assert!(e.len() < 300, "{e}");
+    std::fs::remove_file(&path).unwrap();
+    // At the bound it opens, and the zeros are read, hashed and refused a chunk at a time.
+    let (path, rules) = sparse_file("bound", "KGkp", most);
+    let tables = Tables::open(&path, rules).unwrap();
+    let faults = tables.check_all();
+    assert!(
+        matches!(
+            faults.as_slice(),
+            [TablesError::Material {
+                fault: MaterialFault::Checksum,
+                ..
+            }]
+        ),
+        "{faults:?}"
+    );
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn a_stream_padded_with_empty_blocks_is_read_up_to_the_bound_and_refused_past_it() {
+    // Empty stored blocks (not the last: BFINAL 0, BTYPE 00, then LEN 0 and NLEN 0xffff)
+    // before a material's stream leave it a valid stream of the same values, as long as one
+    // likes: one that fits the bound is read (values as built), one past it refused at open.
+    let (path, memory, rules) = written("padded");
+    let (header, stored) = parts(&path);
+    let i = header.materials.len() - 1;
+    let m = Material::parse(&header.materials[i].name).unwrap();
+    let board = a_board_of(m, &memory);
+    let expected = header.materials[i].entries * u64::from(header.materials[i].width);
+    let most = file::max_stored_bytes(expected) as usize;
+    for (blocks, opens) in [
+        ((most - stored[i].len()) / 5, true),
+        ((most - stored[i].len()) / 5 + 1, false),
+    ] {
+        let mut padded: Vec<u8> = std::iter::repeat_n([0u8, 0, 0, 0xff, 0xff], blocks)
+            .flatten()
+            .collect();
+        padded.extend_from_slice(&stored[i]);
+        let (mut h, mut s) = (header.clone(), stored.clone());
+        h.materials[i].sha256 = sha_hex(&padded);
+        s[i] = padded;
+        reoffset(&mut h, &s);
+        put(&path, &h, &s);
+        match Tables::open(&path, rules.clone()) {
+            Ok(tables) => {
+                assert!(opens, "{blocks} empty blocks: opened");
+                assert_eq!(
+                    tables.probe(&board, Colour::Red).unwrap(),
+                    memory.probe(&board, Colour::Red).unwrap()
+                );
+            }
+            Err(e) => {
+                assert!(!opens, "{blocks} empty blocks: {e}");
+                assert!(e.contains("(DEFLATE at its worst)"), "{e}");
+            }
+        }
+    }
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn stored_bytes_read_in_pieces_of_any_size_give_the_same_values() {
+    /// A reader that gives at most a few bytes a read, a different few each time.
+    struct Trickle<'a>(&'a [u8], usize);
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.1 = self.1 % 7 + 1;
+            let n = self.1.min(buf.len()).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+    let mut rng = SplitMix64::new(5);
+    // Two bytes an entry, split across reads and across the inflater's window (64 KiB).
+    let values: Vec<u16> = (0..100_000).map(|_| 2 + rng.below(600) as u16).collect();
+    let (width, stored) = file::pack(&values);
+    assert_eq!(width, 2);
+    let sha = sha_hex(&stored);
+    let entry = super::read::StoredBytes {
+        bytes: stored.len() as u64,
+        sha256: &sha,
+        width,
+        entries: values.len() as u64,
+    };
+    let read = super::read::read_stored(Trickle(&stored, 0), entry).unwrap();
+    assert!(read == values);
+    assert_eq!(
+        super::read::read_stored(&stored[..], entry).unwrap(),
+        values
+    );
+    // A source that ends early is a read fault, not a content fault.
+    assert_eq!(
+        super::read::read_stored(&stored[..stored.len() - 1], entry),
+        Err(MaterialFault::Read {
+            bytes: entry.bytes,
+            kind: std::io::ErrorKind::UnexpectedEof
+        })
+    );
+    // Bytes after the stream's end, hashed with it: refused.
+    let mut trailing = stored.clone();
+    trailing.push(0);
+    let sha = sha_hex(&trailing);
+    let entry = super::read::StoredBytes {
+        bytes: trailing.len() as u64,
+        sha256: &sha,
+        ..entry
+    };
+    assert_eq!(
+        super::read::read_stored(&trailing[..], entry),
+        Err(MaterialFault::Inflate("bytes follow the end of the stream"))
+    );
+}
+
+#[test]
+fn a_material_that_cannot_be_read_is_read_again_at_its_next_probe() {
+    let (path, memory, rules) = written("retry");
+    let (header, stored) = parts(&path);
+    let first = Material::parse(&header.materials[0].name).unwrap();
+    let last = Material::parse(&header.materials.last().unwrap().name).unwrap();
+    let (board, last_board) = (a_board_of(first, &memory), a_board_of(last, &memory));
+    let game = game_at(&rules.variant, &board, Colour::Red);
+    let tables = Tables::open(&path, rules.clone()).unwrap();
+    assert!(tables.needs_read(&game));
+    assert!(!memory.needs_read(&game));
+    let read_fault = |e: TablesError| match e {
+        TablesError::Material {
+            fault: MaterialFault::Read { kind, .. },
+            first,
+            ..
+        } => (kind, first),
+        e => panic!("{e:?}"),
+    };
+    // The file gone (as if no descriptor were left): said the first time, not kept.
+    let away = path.with_extension("away");
+    std::fs::rename(&path, &away).unwrap();
+    let e = tables.probe(&board, Colour::Red).unwrap_err();
+    assert_eq!(read_fault(e), (std::io::ErrorKind::NotFound, true));
+    let e = tables.adjudication(&game).unwrap_err();
+    assert_eq!(read_fault(e), (std::io::ErrorKind::NotFound, false));
+    assert!(tables.needs_read(&game));
+    // Put back: read at the next probe (before, the failure was kept for good).
+    std::fs::rename(&away, &path).unwrap();
+    assert_eq!(
+        tables.probe(&board, Colour::Red).unwrap(),
+        memory.probe(&board, Colour::Red).unwrap()
+    );
+    assert!(!tables.needs_read(&game));
+    // Shorter than when it was opened: said at once, then read once whole again.
+    let whole = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &whole[..whole.len() - 1]).unwrap();
+    let e = tables.probe(&last_board, Colour::Red).unwrap_err();
+    assert_eq!(read_fault(e), (std::io::ErrorKind::UnexpectedEof, true));
+    std::fs::write(&path, &whole).unwrap();
+    assert_eq!(
+        tables.probe(&last_board, Colour::Red).unwrap(),
+        memory.probe(&last_board, Colour::Red).unwrap()
+    );
+    // A fault of the bytes themselves is kept, and said once: the file put right after it
+    // is not read again (a server that logged the material as left out keeps it out).
+    let tables = Tables::open(&path, rules).unwrap();
+    let mut flipped = stored.clone();
+    flipped[0][0] ^= 1;
+    put(&path, &header, &flipped);
+    let e = tables.probe(&board, Colour::Red).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            TablesError::Material {
+                fault: MaterialFault::Checksum,
+                first: true,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    put(&path, &header, &stored);
+    assert!(!tables.probe(&board, Colour::Red).unwrap_err().first());
+    assert!(!tables.needs_read(&game));
+    std::fs::remove_file(&path).unwrap();
 }
