@@ -11,44 +11,11 @@
 
 use crate::common;
 
+use crate::solutions_untrusted::{solve, tiny};
 use common::{TempDir, TestServer};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
-
-const ANQI: &str = env!("CARGO_BIN_EXE_anqi");
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-/// traditional-2x4's rules on a 2x2 board with `pieces`, written to `dir/NAME.sexp`.
-fn tiny(dir: &Path, name: &str, pieces: &str) -> PathBuf {
-    let text = std::fs::read_to_string(format!("{ROOT}/protocol/variants/traditional-2x4.sexp"))
-        .unwrap()
-        .replace("(name traditional-2x4)", &format!("(name {name})"))
-        .replace("(rectangle 2 4)", "(rectangle 2 2)")
-        .replace("(pieces KPPPkppp)", &format!("(pieces {pieces})"));
-    let path = dir.join(format!("{name}.sexp"));
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-/// `anqi solve VARIANT --out VARIANT.solution`.
-fn solve(variant: &Path) -> PathBuf {
-    let out = variant.with_extension("solution");
-    let run = Command::new(ANQI)
-        .arg("solve")
-        .arg(variant)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    out
-}
 
 /// A proxy to `server` for one connection: every line the client sends goes on to the server
 /// but those that ask for extensions (`(ext ...)`), and every byte the server sends comes

@@ -13,8 +13,9 @@ use std::process::Command;
 const ANQI: &str = env!("CARGO_BIN_EXE_anqi");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// traditional-2x4's rules on a 2x2 board with `pieces`, written to `dir/NAME.sexp`.
-fn tiny(dir: &Path, name: &str, pieces: &str) -> PathBuf {
+/// traditional-2x4's rules on a 2x2 board with `pieces`, written to `dir/NAME.sexp` (also for
+/// `perfect_without_rules`).
+pub(crate) fn tiny(dir: &Path, name: &str, pieces: &str) -> PathBuf {
     let text = std::fs::read_to_string(format!("{ROOT}/protocol/variants/traditional-2x4.sexp"))
         .unwrap()
         .replace("(name traditional-2x4)", &format!("(name {name})"))
@@ -26,7 +27,7 @@ fn tiny(dir: &Path, name: &str, pieces: &str) -> PathBuf {
 }
 
 /// `anqi solve VARIANT --out VARIANT.solution`.
-fn solve(variant: &Path) -> PathBuf {
+pub(crate) fn solve(variant: &Path) -> PathBuf {
     let out = variant.with_extension("solution");
     let run = Command::new(ANQI)
         .arg("solve")
