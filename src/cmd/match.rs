@@ -108,7 +108,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             .ok_or_else(|| {
                 anyhow::anyhow!("--assumes {a:?}: give NAME=PRESET, such as misty=misty-banqi")
             })?;
-        let names: Vec<String> = event.engines.iter().map(|e| e.name.clone()).collect();
+        let names = event.engine_names();
         let engine = event
             .engines
             .iter_mut()

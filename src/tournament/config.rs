@@ -287,6 +287,11 @@ impl TournamentConfig {
         self.validate()
     }
 
+    /// The engines' names, in the file's order (the standings' order).
+    pub fn engine_names(&self) -> Vec<String> {
+        self.engines.iter().map(|e| e.name.clone()).collect()
+    }
+
     /// The clock settings engine `engine` (an index into `engines`) plays with: its own `tc`,
     /// else the event's `tc`, else `[tournament.clock]` over the variant's `(clock ...)`. When
     /// that last leaves no limit at all, a minute per move, so that a hanging engine cannot

@@ -187,28 +187,16 @@ pub async fn run(
     }
     let output = output_of(&config, &options);
     let seed = event_seed(&config, &output, options.shard)?;
-    let done = resume_point(&output, &config, &seed.seed, &games)?;
+    // The games already played, checked against this schedule and seed.
+    let mut records = resume_point(&output, &config, &seed.seed, &games)?;
+    let done = recorded(&records);
     let todo: Vec<ScheduledGame> = games
         .iter()
         .filter(|g| !done.contains(&g.index))
         .cloned()
         .collect();
-    // The games already played (none when the records file is not there yet).
-    let mut records: Vec<GameRecord> = match read_records(&output) {
-        Ok(lines) => lines.into_iter().filter_map(|(_, r)| r.ok()).collect(),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => {
-            return Err(TournamentError::io(format!(
-                "cannot read {}",
-                output.display()
-            ))(e))
-        }
-    };
     // An event the SPRT has stopped plays nothing more: its run only reports.
-    let sprt_decided = stats::standings(&records, &[], config.sprt.as_ref())
-        .sprt
-        .is_some_and(|s| s.verdict.is_decided());
-    if seed.revealed && !todo.is_empty() && !sprt_decided {
+    if seed.revealed && !todo.is_empty() && !sprt_decided(&records, &config) {
         return Err(TournamentError::Config(format!(
             "the master seed in {} was revealed when this event ended: games dealt from it now ({} more) would be known in advance. Start a new event (another output, and no seed file) to play more games",
             seed.file().map_or_else(String::new, |p| p.display().to_string()),
@@ -304,8 +292,8 @@ pub async fn run(
             let hub = anqi_server::Hub::new(&defaults.http, false);
             server.watch(hub.clone());
             // The standings are there from the start (a resumed run's: its games so far).
-            let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
-            let standings = stats::standings(&records, &names, config.sprt.as_ref());
+            let standings =
+                stats::standings(&records, &config.engine_names(), config.sprt.as_ref());
             hub.set_event(event_json(
                 records.len(),
                 games.len(),
@@ -364,12 +352,7 @@ pub async fn run(
         hub,
         deal_groups,
     };
-    let names: Vec<String> = event
-        .config
-        .engines
-        .iter()
-        .map(|e| e.name.clone())
-        .collect();
+    let names = event.config.engine_names();
     let mut played = event.play_all(todo, &mut records, &mut out).await;
     if played.is_err() {
         // Stopped loudly: nothing of this event may go on running.
@@ -378,16 +361,9 @@ pub async fn run(
         // The event is over when every game of its schedule is recorded (a shard's run ends
         // only its part), or when the SPRT has decided (nothing more is played): its seed is
         // revealed, on the pages too while they are still up.
-        let recorded: BTreeSet<u64> = records
-            .iter()
-            .filter_map(|r| r.tournament.as_ref().map(|t| t.index))
-            .collect();
-        let standings = stats::standings(&records, &names, event.config.sprt.as_ref());
+        let recorded = recorded(&records);
         let all_played = schedule.iter().all(|g| recorded.contains(&g.index));
-        let decided = standings
-            .sprt
-            .as_ref()
-            .is_some_and(|s| s.verdict.is_decided());
+        let decided = sprt_decided(&records, &event.config);
         if event.options.shard.is_none() && (all_played || decided) {
             played = reveal_seed(&seed, &event.output, event.options.progress);
             if let Some(hub) = &event.hub {
@@ -401,7 +377,7 @@ pub async fn run(
                     event.total,
                     0.0,
                     None,
-                    &standings,
+                    &stats::standings(&records, &names, event.config.sprt.as_ref()),
                     &seed.seed.commitment(),
                     Some(seed.seed.reveal()),
                 ));
@@ -443,21 +419,19 @@ fn announce_seed(seed: &EventSeed, output: &Path, mode: Progress, finished: usiz
     match mode {
         // Even quiet: it is to be published before the games, and only the records (secret
         // until the end) would hold it otherwise.
-        Progress::Quiet => eprintln!("commitment {commitment}"),
-        Progress::Text => eprintln!(
+        Progress::Quiet => say(&format!("commitment {commitment}")),
+        Progress::Text => say(&format!(
             "deals of {} from {source}; commitment {commitment}",
             output.display()
-        ),
-        Progress::Json => eprintln!(
-            "{}",
-            serde_json::json!({
-                "finished": finished,
-                "total": total,
-                "commitment": commitment,
-                "seed_file": seed.file().map(|p| p.display().to_string()),
-                "fixed_seed": seed.origin == SeedOrigin::Fixed,
-            })
-        ),
+        )),
+        Progress::Json => say(&serde_json::json!({
+            "finished": finished,
+            "total": total,
+            "commitment": commitment,
+            "seed_file": seed.file().map(|p| p.display().to_string()),
+            "fixed_seed": seed.origin == SeedOrigin::Fixed,
+        })
+        .to_string()),
     }
 }
 
@@ -477,22 +451,29 @@ fn reveal_seed(seed: &EventSeed, output: &Path, mode: Progress) -> Result<(), To
     };
     match mode {
         Progress::Quiet => {}
-        Progress::Text => eprintln!(
+        Progress::Text => say(&format!(
             "event complete: master seed {} (commitment {}); anyone can check every deal with: anqi report {} {check}",
             seed.seed.reveal(),
             seed.seed.commitment(),
             output.display()
-        ),
-        Progress::Json => eprintln!(
-            "{}",
-            serde_json::json!({
+        )),
+        Progress::Json => say(
+            &serde_json::json!({
                 "complete": true,
                 "master_seed": seed.seed.reveal(),
                 "commitment": seed.seed.commitment(),
             })
+            .to_string(),
         ),
     }
     Ok(())
+}
+
+/// A line on stderr, whoever reads it: a reader that has gone (a script that took the
+/// `listening on` line and closed the pipe) must not stop the event, as `eprintln!` would.
+fn say(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// The file where the bridge of seat `seat` (1-based) of `game` says why it gave the game up
@@ -594,7 +575,7 @@ impl Event {
         out: &mut std::fs::File,
     ) -> Result<(), TournamentError> {
         let config = &self.config;
-        let names: Vec<String> = config.engines.iter().map(|e| e.name.clone()).collect();
+        let names = config.engine_names();
         let started = Instant::now();
         let mut finished = records.len();
         let mut played_now = 0usize;
@@ -604,13 +585,8 @@ impl Event {
         // means the event is set up wrong, and stops it.
         let mut connected = vec![false; config.engines.len()];
         // The games recorded so far (earlier runs' too).
-        let mut recorded: BTreeSet<u64> = records
-            .iter()
-            .filter_map(|r| r.tournament.as_ref().map(|t| t.index))
-            .collect();
-        let mut stopped_early = stats::standings(records, &names, config.sprt.as_ref())
-            .sprt
-            .is_some_and(|s| s.verdict.is_decided());
+        let mut recorded = recorded(records);
+        let mut stopped_early = sprt_decided(records, config);
         loop {
             while !stopped_early && running.len() < config.concurrency as usize {
                 let Some(game) = pending.next() else { break };
@@ -703,6 +679,21 @@ impl Event {
     }
 }
 
+/// The schedule indexes of `records`' games.
+fn recorded(records: &[GameRecord]) -> BTreeSet<u64> {
+    records
+        .iter()
+        .filter_map(|r| r.tournament.as_ref().map(|t| t.index))
+        .collect()
+}
+
+/// Whether the SPRT (when the event has one) has decided over `records`: nothing more is played.
+fn sprt_decided(records: &[GameRecord], config: &TournamentConfig) -> bool {
+    stats::standings(records, &config.engine_names(), config.sprt.as_ref())
+        .sprt
+        .is_some_and(|s| s.verdict.is_decided())
+}
+
 /// What the event's pages show of it (`GET /api/event`, protocol/WEB.md).
 fn event_json(
     finished: usize,
@@ -748,10 +739,9 @@ fn resume_point(
     config: &TournamentConfig,
     seed: &MasterSeed,
     games: &[ScheduledGame],
-) -> Result<BTreeSet<u64>, TournamentError> {
-    let commitment = seed.commitment();
+) -> Result<Vec<GameRecord>, TournamentError> {
     let Ok(bytes) = std::fs::read(output) else {
-        return Ok(BTreeSet::new());
+        return Ok(Vec::new());
     };
     if let Some(last_newline) = bytes.iter().rposition(|&b| b == b'\n') {
         if last_newline + 1 != bytes.len() {
@@ -760,7 +750,7 @@ fn resume_point(
     } else if !bytes.is_empty() {
         truncate(output, 0)?;
     }
-    let mut done = BTreeSet::new();
+    let mut done = Vec::new();
     let records = read_records(output).map_err(TournamentError::io(format!(
         "cannot read {}",
         output.display()
@@ -772,7 +762,7 @@ fn resume_point(
                 output.display()
             ))
         })?;
-        let Some(tag) = r.tournament else {
+        let Some(tag) = &r.tournament else {
             return Err(TournamentError::Records(format!(
                 "{}:{line}: a game from outside a tournament",
                 output.display()
@@ -810,34 +800,19 @@ fn resume_point(
                 g.deal
             )));
         }
-        match &tag.commitment {
-            None => {
-                return Err(TournamentError::Records(format!(
-                    "{}:{line}: game {} was recorded by an older anqi, whose deals were not committed to a secret master seed: finish that event with the version that started it, or start a new one (another output)",
-                    output.display(),
-                    tag.index
-                )))
-            }
-            Some(c) if *c != commitment => {
-                return Err(TournamentError::Records(format!(
-                    "{}:{line}: game {} was dealt from the master seed committed to {c}, but this run deals from the one committed to {commitment}: another master seed (seed, --seed, seed_file, --seed-file)",
-                    output.display(),
-                    tag.index
-                )))
-            }
-            Some(_) => {}
-        }
-        let dealt_from = seed.deal_seed(g.deal);
-        if r.seeds.server != dealt_from {
+        // Committed to this event's seed, and dealt from it as its deal number says.
+        if let Err(e) = seeds::check_deal(&r, seed) {
+            let hint = if tag.commitment.is_none() {
+                ": finish that event with the anqi that started it, or start a new one (another output)"
+            } else {
+                ": this run deals from another master seed (seed, --seed, seed_file, --seed-file)"
+            };
             return Err(TournamentError::Records(format!(
-                "{}:{line}: game {} was not dealt as this event deals deal {} (its server seed is {:?}): the record was changed, or the deal numbers differ",
-                output.display(),
-                tag.index,
-                g.deal,
-                r.seeds.server
+                "{}:{line}: {e}{hint}",
+                output.display()
             )));
         }
-        done.insert(tag.index);
+        done.push(r);
     }
     Ok(done)
 }

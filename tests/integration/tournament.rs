@@ -302,7 +302,9 @@ fn an_external_engine_connects_by_itself_with_its_token() {
         "[[tournament.engine]]\nname = \"outside\"\ntoken = \"outside-token\"\n".to_string();
     let file = config(&dir.0, head, &[python_bot("inside"), external]);
     let mut child = spawn_quiet(&file, Stdio::piped(), Stdio::piped());
-    // The address is printed even in quiet mode, because an external engine needs it.
+    // The address is printed even in quiet mode, because an external engine needs it. The
+    // reader of stderr goes away after that line: the event must go on (the commitment line
+    // that follows it is written whether or not anyone reads it).
     let mut first = String::new();
     std::io::BufReader::new(child.stderr.take().unwrap())
         .read_line(&mut first)
