@@ -22,6 +22,7 @@
 //!   committed seed: the organizer could not have chosen deals. Shards share one seed file, so
 //!   one commitment.
 
+use anqi_core::hex::hex;
 use anqi_core::record::{GameRecord, TournamentTag};
 use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
@@ -137,10 +138,6 @@ impl MasterSeed {
         h.update(self.text.as_bytes());
         hex(&h.finalize())
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// What a seed file holds (JSON): the master seed and, as a check that the file is whole, its

@@ -24,12 +24,7 @@ pub struct NoRandomness(getrandom::Error);
 pub fn fresh() -> Result<String, NoRandomness> {
     let mut bytes = [0u8; TOKEN_BYTES];
     getrandom::fill(&mut bytes).map_err(NoRandomness)?;
-    let mut token = String::with_capacity(1 + 2 * TOKEN_BYTES);
-    token.push('t');
-    for b in bytes {
-        token.push_str(&format!("{b:02x}"));
-    }
-    Ok(token)
+    Ok(format!("t{}", anqi_core::hex::hex(&bytes)))
 }
 
 #[cfg(test)]

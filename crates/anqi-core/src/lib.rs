@@ -77,6 +77,8 @@
 //! - [`view`]: the public view of a game, what anyone watching may see, as JSON events
 //!   (setup, plies, faults, end); built live by the server and rebuilt from records.
 //!
+//! - [`hex`]: bytes as lowercase hexadecimal, as every digest, seed and token is written.
+//!
 //! Dependencies point down this list's spine: `sexp` needs nothing, `rules` needs `sexp` (the
 //! description parser), `wire` needs `rules` and `sexp`, `record`, `replay` and `view` need the rest.
 //!
@@ -84,6 +86,7 @@
 //! `protocol/PROTOCOL.md` for the protocol as clients see it, `protocol/VARIANTS.md` for the
 //! variant description format and `protocol/RECORDS.md` for the game records.
 
+pub mod hex;
 pub mod record;
 pub mod replay;
 pub mod rules;

@@ -204,7 +204,7 @@ fn random_hex_seed() -> String {
             .unwrap_or(0);
         bytes = nanos.to_le_bytes();
     }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    anqi_core::hex::hex(&bytes)
 }
 
 impl<'de> Deserialize<'de> for SeedSource {

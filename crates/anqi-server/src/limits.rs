@@ -65,6 +65,20 @@ struct PerAddress {
 }
 
 impl PerAddress {
+    /// Counts one more for `network` under `cap` (0: no cap, nothing counted), or refuses
+    /// with `refusal(cap)`.
+    fn count(
+        self: &Arc<Self>,
+        network: IpAddr,
+        cap: usize,
+        refusal: fn(usize) -> Refusal,
+    ) -> Result<Option<Counted>, Refusal> {
+        match cap {
+            0 => Ok(None),
+            cap => self.take(network, cap).map(Some).ok_or(refusal(cap)),
+        }
+    }
+
     /// Counts one more for `network`, unless it has `cap` already.
     fn take(self: &Arc<Self>, network: IpAddr, cap: usize) -> Option<Counted> {
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
@@ -279,14 +293,11 @@ impl Seats {
     /// # Errors
     /// [`Refusal::SeatsPerAddress`] when its network has as many seated as allowed.
     pub fn take(&self, ip: IpAddr, conn: u64) -> Result<SeatTicket, Refusal> {
-        let counted = match self.cap {
-            0 => None,
-            cap => Some(
-                self.counts
-                    .take(network_of(ip, self.v4_bits, self.v6_bits), cap)
-                    .ok_or(Refusal::SeatsPerAddress(cap))?,
-            ),
-        };
+        let counted = self.counts.count(
+            network_of(ip, self.v4_bits, self.v6_bits),
+            self.cap,
+            Refusal::SeatsPerAddress,
+        )?;
         Ok(SeatTicket {
             conn,
             _counted: counted,
@@ -438,14 +449,11 @@ impl Admission {
 
     /// Counts a connection from `ip` under its network's cap.
     fn place(&self, ip: IpAddr, permit: OwnedSemaphorePermit) -> Result<Slot, Refusal> {
-        let counted = match self.per_address_cap {
-            0 => None,
-            cap => Some(
-                self.per_address
-                    .take(network_of(ip, self.v4_bits, self.v6_bits), cap)
-                    .ok_or(Refusal::PerAddress(cap))?,
-            ),
-        };
+        let counted = self.per_address.count(
+            network_of(ip, self.v4_bits, self.v6_bits),
+            self.per_address_cap,
+            Refusal::PerAddress,
+        )?;
         Ok(Slot {
             _permit: permit,
             _counted: counted,

@@ -55,5 +55,5 @@ impl std::fmt::Debug for TokenDigest {
 pub(crate) fn new_secret() -> Option<String> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).ok()?;
-    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Some(anqi_core::hex::hex(&bytes))
 }

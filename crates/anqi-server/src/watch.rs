@@ -545,11 +545,10 @@ impl Hub {
     }
 
     fn watch_inner(&self, game: u64, live: bool) -> Result<Watcher, WatchRefusal> {
-        let (running, finished, withheld) = {
+        let (running, withheld) = {
             let games = self.games();
             (
                 games.running.get(&game).cloned(),
-                games.finished.get(&game).cloned(),
                 games.withheld.get(&game).copied(),
             )
         };
@@ -587,9 +586,6 @@ impl Hub {
                 ),
                 _seat: Some(ObserverSeat(Arc::downgrade(&feed))),
             });
-        }
-        if finished.is_none() {
-            return Err(WatchRefusal::Unknown(game));
         }
         let events = self
             .finished_events(game)?

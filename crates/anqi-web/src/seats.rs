@@ -597,7 +597,7 @@ fn check_seed(seed: &str) -> Result<(), String> {
 fn new_token() -> Option<String> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).ok()?;
-    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Some(anqi_core::hex::hex(&bytes))
 }
 
 /// A number below `n` from the operating system.

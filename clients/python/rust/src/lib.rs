@@ -34,7 +34,7 @@ use pyo3::prelude::*;
 fn fresh_seed() -> String {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).expect("the operating system gives random bytes");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    anqi_core::hex::hex(&bytes)
 }
 
 /// The native module; `anqi/__init__.py` re-exports it. One line per class or function.

@@ -120,10 +120,7 @@ pub fn best(verdicts: Vec<(Action, Verdict)>) -> Option<(Action, Verdict)> {
 
 /// The SHA-256 of `bytes`, in lowercase hexadecimal.
 fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::hex::hex(&Sha256::digest(bytes))
 }
 
 /// One material's values, as stored.

@@ -291,8 +291,7 @@ impl TableRules {
             let jumps = u8::from(v.capture.jumps_code(mover));
             text.push_str(&format!(" {mover}:{onto}:{jumps}"));
         }
-        let digest = Sha256::digest(text.as_bytes());
-        digest.iter().map(|b| format!("{b:02x}")).collect()
+        crate::hex::hex(&Sha256::digest(text.as_bytes()))
     }
 }
 

@@ -71,11 +71,7 @@ pub fn read_stored(
         hasher.update(&chunk[..n]);
         inflater.feed(&chunk[..n], left > 0);
     }
-    let digest: String = hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let digest = crate::hex::hex(&hasher.finalize());
     if digest != entry.sha256 {
         return Err(MaterialFault::Checksum);
     }
