@@ -416,11 +416,13 @@ async fn a_stalled_observer_is_dropped_while_the_game_goes_on() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn observers_and_connections_are_capped_and_every_refusal_says_why() {
-    // Idle connections hold places here: the idle limit must not let them go while the test
-    // runs, however slow a loaded machine makes it.
+    // Idle connections hold places here: neither the idle limit nor the header deadline (an
+    // idle connection has sent no header) may let them go while the test runs, however slow
+    // a loaded machine makes it (the default 10 s deadline did once, on CI).
     let (mut server, web) = TestServer::start_watched(
         "traditional-2x4",
-        "[http]\nmax_observers_per_game = 1\nmax_connections_per_address = 3\nidle_timeout_ms = 600000\n",
+        "[http]\nmax_observers_per_game = 1\nmax_connections_per_address = 3\nidle_timeout_ms = 600000\n\
+         header_timeout_ms = 600000\n",
     )
     .await;
     let gate = Gate::default();
