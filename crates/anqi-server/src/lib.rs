@@ -13,8 +13,8 @@
 //!   unknown keys refused.
 //! - `server`: the listener and the accept loop, shutdown, and the `busy` answer.
 //! - [`limits`]: the connection caps (in all, per address, under the descriptor limit), the
-//!   seats per network, and who makes room on a full server (idle handshakes, then seated
-//!   players that never made their first action).
+//!   seats per network, and who makes room on a full server (idle handshakes past their
+//!   chance, then seated players that never made their first action, then any handshake).
 //! - `connection`: per-connection reader and writer tasks (the write queue bounded in bytes),
 //!   and the handshake.
 //! - [`door`]: seats for players inside the process (a person playing from a web page, the

@@ -11,8 +11,9 @@
 //!
 //! A crowd must not keep players out: per-address caps count a client's network (an IPv6 /64
 //! by default, not each of its addresses), and when the server is full the oldest connection
-//! still in its handshake makes room for the newcomer. A client that sends its `init` at once
-//! (every player does) is past its handshake long before it is the oldest.
+//! still in its handshake makes room for the newcomer, once it has had a moment to finish it
+//! ([`HANDSHAKE_CHANCE`]). A client that sends its `init` at once (every player does) is past
+//! its handshake long before it is the oldest.
 //!
 //! A crowd that completes its handshakes and then never moves is met the same way, once seated
 //! (arrival seating only: a tournament seats only the engines its organizer ordered). Each
@@ -139,11 +140,17 @@ pub fn network_of(ip: IpAddr, v4_bits: u8, v6_bits: u8) -> IpAddr {
 }
 
 /// The connections that make room when the server is full, in the order they are let go:
-/// those still in their handshake, oldest first (a client that sends its `init` within
-/// moments is never the oldest for long); then the seated players waiting on their first
-/// action, once they have waited the admission's `start_grace`: the longest waiting in a game
-/// where no ply has been played first (its game is aborted with no result), then the longest
-/// waiting in a game under way (it loses on time).
+/// those still in their handshake that have had their chance to finish it ([`HANDSHAKE_CHANCE`]),
+/// oldest first (a client that sends its `init` within moments is never the oldest for long);
+/// then the seated players waiting on their first action, once they have waited the
+/// admission's `start_grace`: the longest waiting in a game where no ply has been played first
+/// (its game is aborted with no result), then the longest waiting in a game under way (it
+/// loses on time); and last the handshakes that have not had their chance yet, oldest first.
+///
+/// A newcomer let in a moment ago has not had the time to send its `init`: let go for the
+/// next newcomer of a crowd arriving at once, it would be told `busy` for being slow when it
+/// was only new (four newcomers at once on a full server of idlers: the third let the first
+/// go, now and then, on a loaded machine).
 #[derive(Debug, Default)]
 struct Idlers {
     lists: Mutex<IdleLists>,
@@ -151,12 +158,24 @@ struct Idlers {
 
 #[derive(Debug, Default)]
 struct IdleLists {
-    /// Connection numbers in their handshake, in the order they came.
-    handshakes: VecDeque<(u64, CancellationToken)>,
+    /// Connections in their handshake, in the order they came.
+    handshakes: VecDeque<InHandshake>,
     /// Seated players prompted for their first action that have not made it, in the order of
     /// that first prompt.
     first_prompted: VecDeque<FirstPrompted>,
 }
+
+/// A connection in its handshake.
+#[derive(Debug)]
+struct InHandshake {
+    conn: u64,
+    since: Instant,
+    token: CancellationToken,
+}
+
+/// How long a connection in its handshake has had to finish it before it is let go ahead of
+/// the seated idlers: a round trip across the world, and a busy client's moment.
+pub const HANDSHAKE_CHANCE: Duration = Duration::from_secs(1);
 
 /// A seated player prompted for its first action that has not made it.
 #[derive(Debug)]
@@ -189,7 +208,7 @@ pub struct Handshaking {
 impl Drop for Handshaking {
     fn drop(&mut self) {
         let mut lists = self.table.lists();
-        if let Some(i) = lists.handshakes.iter().position(|(c, _)| *c == self.conn) {
+        if let Some(i) = lists.handshakes.iter().position(|h| h.conn == self.conn) {
             lists.handshakes.remove(i);
         }
     }
@@ -464,10 +483,11 @@ impl Admission {
     /// make room, and dropping the guard (its handshake is over) takes it off the list.
     pub fn handshaking(&self, conn: u64) -> (CancellationToken, Handshaking) {
         let token = CancellationToken::new();
-        self.idlers
-            .lists()
-            .handshakes
-            .push_back((conn, token.clone()));
+        self.idlers.lists().handshakes.push_back(InHandshake {
+            conn,
+            since: Instant::now(),
+            token: token.clone(),
+        });
         (
             token,
             Handshaking {
@@ -477,13 +497,21 @@ impl Admission {
         )
     }
 
-    /// Lets the oldest connection still in its handshake go, or else a seated player idle on
-    /// its first action that has waited `start_grace` (in the order of [`Idlers`]): the
-    /// places that will be given back (one, or its game's), 0 when there is none to let go.
+    /// Lets the oldest connection still in its handshake go once it has had its chance, or
+    /// else a seated player idle on its first action that has waited `start_grace`, or else the
+    /// oldest handshake all the same (in the order of [`Idlers`]): the places that will be
+    /// given back (one, or its game's), 0 when there is none to let go.
     fn make_room(&self) -> usize {
         let mut lists = self.idlers.lists();
-        if let Some((_, token)) = lists.handshakes.pop_front() {
-            token.cancel();
+        // The list is in the order connections came (or, on the pages, waited again): the
+        // first has waited longest.
+        let chance_had = lists
+            .handshakes
+            .front()
+            .is_some_and(|h| h.since.elapsed() >= HANDSHAKE_CHANCE);
+        if chance_had {
+            let oldest = lists.handshakes.pop_front().expect("a listed handshake");
+            oldest.token.cancel();
             return 1;
         }
         // The list is in the order of first prompts: the first of a kind has waited longest.
@@ -496,7 +524,13 @@ impl Admission {
                 .filter(|&i| lists.first_prompted[i].since.elapsed() >= grace)
         };
         let Some(i) = first_of(false).or_else(|| first_of(true)) else {
-            return 0;
+            return match lists.handshakes.pop_front() {
+                Some(newest_chance) => {
+                    newest_chance.token.cancel();
+                    1
+                }
+                None => 0,
+            };
         };
         let idle = lists.first_prompted.remove(i).expect("a listed player");
         idle.token.cancel();
@@ -781,24 +815,33 @@ mod tests {
             seats.take(ip, 2).unwrap(),
             seats.take(ip, 3).unwrap(),
         );
-        let long_ago = Instant::now() - Duration::from_secs(1);
+        let long_ago = Instant::now() - Duration::from_secs(2);
         waited.prompted(long_ago, 2, false);
         acting.prompted(long_ago, 2, false);
         // Prompted again: still listed once, from its first prompt.
         waited.prompted(Instant::now(), 2, false);
         acting.acted();
-        let (handshake, _guard) = admission.handshaking(9);
-        // A connection in its handshake goes first, giving back its place.
+        let (old, _old_guard) = admission.handshaking(8);
+        admission.idlers.lists().handshakes.back_mut().unwrap().since = long_ago;
+        let (fresh, _fresh_guard) = admission.handshaking(9);
+        // A connection in its handshake that has had its chance goes first, giving back its
+        // place.
         assert_eq!(admission.make_room(), 1);
-        assert!(handshake.is_cancelled());
+        assert!(old.is_cancelled());
         assert!(!waited.made_room().is_cancelled());
-        // Then the seated player prompted longest ago that has not acted: its game's places.
+        // Then the seated player prompted longest ago that has not acted (its game's places),
+        // ahead of a connection that has not had its chance to finish its handshake.
         assert_eq!(admission.make_room(), 2);
         assert!(waited.made_room().is_cancelled());
+        assert!(!fresh.is_cancelled(), "let in a moment ago");
         assert!(!acting.made_room().is_cancelled(), "it acted");
         assert!(!unprompted.made_room().is_cancelled(), "never prompted");
-        // One prompted just now waits out the grace first.
+        // One prompted just now waits out the grace first: the fresh handshake goes all the
+        // same, as nobody else can make room.
         unprompted.prompted(Instant::now(), 1, false);
+        assert_eq!(admission.make_room(), 1);
+        assert!(fresh.is_cancelled());
+        assert!(!unprompted.made_room().is_cancelled());
         assert_eq!(admission.make_room(), 0);
         tokio::time::sleep(grace).await;
         assert_eq!(admission.make_room(), 1);
