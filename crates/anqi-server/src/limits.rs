@@ -822,7 +822,13 @@ mod tests {
         waited.prompted(Instant::now(), 2, false);
         acting.acted();
         let (old, _old_guard) = admission.handshaking(8);
-        admission.idlers.lists().handshakes.back_mut().unwrap().since = long_ago;
+        admission
+            .idlers
+            .lists()
+            .handshakes
+            .back_mut()
+            .unwrap()
+            .since = long_ago;
         let (fresh, _fresh_guard) = admission.handshaking(9);
         // A connection in its handshake that has had its chance goes first, giving back its
         // place.
