@@ -25,7 +25,14 @@
 //! - `live`: a game's events over a WebSocket as they happen, after the ones so far; the
 //!   observer that falls behind is dropped.
 //! - `assets`: the page (plain HTML, CSS and JavaScript modules under `assets/`, embedded in
-//!   the binary: no build step, no CDN, works offline).
+//!   the binary: no build step, no CDN, works offline). The modules, one concept each:
+//!   `app.js` (the entry point: the page's address to its view); the views `lobby.js` (the
+//!   games), `sit-down.js` (the lobby's form to play), `game.js` (one game), `seat.js` (a
+//!   person's seat), `seat-panel.js` (the seat's controls on its game's page), `exchange.js`
+//!   (a finished game's exchange) and `standings.js` (a tournament's); and what they share,
+//!   `api.js` (every route of the API the page uses), `board.js` (drawing a board and the
+//!   mobility curves), `dom.js` (building elements), `format.js` (times and results) and
+//!   `page.js` (the page's fixed parts: the main area, the 漢字 toggle).
 //!
 //! - [`seats`]: a seat for a person (`[http] humans = true`): the relay that speaks the
 //!   protocol for them through the server's local door, and the bots started against them.
