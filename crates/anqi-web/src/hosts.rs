@@ -36,25 +36,45 @@ impl Hosts {
     ///
     /// # Errors
     /// The `Host` is missing or names another server.
-    pub fn check(&self, headers: &HeaderMap) -> Result<(), String> {
+    pub fn check(&self, headers: &HeaderMap) -> Result<(), HostRefusal> {
         let Some(host) = headers.get(header::HOST) else {
-            return Err("a request must say which server it is for (Host)".into());
+            return Err(HostRefusal::Missing);
         };
         let host = host.to_str().unwrap_or("");
         let name = name_of(host).to_ascii_lowercase();
         if name.parse::<IpAddr>().is_ok() || name == "localhost" || self.names.contains(&name) {
             Ok(())
         } else {
-            Err(format!(
-                "this server answers as an address, localhost{}, not as {:?}: a page of another site may not reach it under its own name; to serve that name (a reverse proxy's), add it to [http] hosts",
-                self.names
-                    .iter()
-                    .map(|n| format!(" or {n}"))
-                    .collect::<String>(),
-                host.chars().take(80).collect::<String>()
-            ))
+            Err(HostRefusal::Elsewhere {
+                host: host.chars().take(80).collect(),
+                names: self.names.clone(),
+            })
         }
     }
+}
+
+/// Why a request is not answered: it is not for this server (`421 Misdirected Request`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostRefusal {
+    /// No `Host` header.
+    #[error("a request must say which server it is for (Host)")]
+    Missing,
+    /// A `Host` that is no address, not `localhost`, and none of `[http] hosts`.
+    #[error(
+        "this server answers as an address, localhost{}, not as {host:?}: a page of another site may not reach it under its own name; to serve that name (a reverse proxy's), add it to [http] hosts",
+        or_names(.names)
+    )]
+    Elsewhere {
+        /// The `Host` asked for (its first 80 characters).
+        host: String,
+        /// The names of `[http] hosts`.
+        names: Vec<String>,
+    },
+}
+
+/// `" or a.example or b.example"`: the configured names, after "localhost".
+fn or_names(names: &[String]) -> String {
+    names.iter().map(|n| format!(" or {n}")).collect()
 }
 
 /// The host part of a `Host` value or of an origin's authority: `[::1]:80` -> `::1`,
@@ -74,8 +94,8 @@ fn name_of(authority: &str) -> &str {
 /// browser's, and passes.
 ///
 /// # Errors
-/// The origin names another site, with the text of the refusal.
-pub fn same_origin(headers: &HeaderMap) -> Result<(), String> {
+/// The origin names another site (`403 Forbidden`).
+pub fn same_origin(headers: &HeaderMap) -> Result<(), ForeignOrigin> {
     let Some(origin) = headers.get(header::ORIGIN) else {
         return Ok(());
     };
@@ -91,11 +111,19 @@ pub fn same_origin(headers: &HeaderMap) -> Result<(), String> {
     if !host.is_empty() && origin_host.eq_ignore_ascii_case(host) {
         Ok(())
     } else {
-        Err(format!(
-            "a page of {:?} may not use this server's pages: only its own",
-            origin.chars().take(80).collect::<String>()
-        ))
+        Err(ForeignOrigin {
+            origin: origin.chars().take(80).collect(),
+        })
     }
+}
+
+/// Why a browser's request is refused: it comes from a page of another site. (One reason
+/// only, so a struct: a request without `Host` has no origin of its own either.)
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a page of {origin:?} may not use this server's pages: only its own")]
+pub struct ForeignOrigin {
+    /// The `Origin` sent (its first 80 characters).
+    pub origin: String,
 }
 
 #[cfg(test)]
@@ -137,12 +165,38 @@ mod tests {
             "",
         ] {
             let e = hosts.check(&with(Some(bad), None)).unwrap_err();
-            assert!(e.contains("[http] hosts"), "{bad}: {e}");
+            assert!(
+                matches!(&e, HostRefusal::Elsewhere { host, .. } if host == bad),
+                "{bad}: {e:?}"
+            );
+            assert!(e.to_string().contains("[http] hosts"), "{bad}: {e}");
         }
-        assert!(hosts.check(&with(None, None)).is_err());
+        assert_eq!(hosts.check(&with(None, None)), Err(HostRefusal::Missing));
         assert!(Hosts::default()
             .check(&with(Some("games.example.org"), None))
             .is_err());
+    }
+
+    #[test]
+    fn the_refusals_say_what_they_said_as_text() {
+        let hosts = Hosts::new(&["games.example.org".to_string(), "b.example".to_string()]);
+        assert_eq!(
+            hosts
+                .check(&with(Some("evil.example:8080"), None))
+                .unwrap_err()
+                .to_string(),
+            "this server answers as an address, localhost or games.example.org or b.example, not as \"evil.example:8080\": a page of another site may not reach it under its own name; to serve that name (a reverse proxy's), add it to [http] hosts"
+        );
+        assert_eq!(
+            HostRefusal::Missing.to_string(),
+            "a request must say which server it is for (Host)"
+        );
+        assert_eq!(
+            same_origin(&with(Some("127.0.0.1:8080"), Some("http://evil.example")))
+                .unwrap_err()
+                .to_string(),
+            "a page of \"http://evil.example\" may not use this server's pages: only its own"
+        );
     }
 
     #[test]
@@ -161,7 +215,8 @@ mod tests {
             "file://",
         ] {
             let e = same_origin(&with(Some("127.0.0.1:8080"), Some(bad))).unwrap_err();
-            assert!(e.contains("may not use"), "{bad}: {e}");
+            assert_eq!(e.origin, bad);
+            assert!(e.to_string().contains("may not use"), "{bad}: {e}");
         }
     }
 }

@@ -8,6 +8,18 @@
 //! game never waits for a page. What it shows is `anqi_core::view`'s public view, which holds
 //! no face-down piece, seed or token before a game's end.
 //!
+//! # The crates it needs
+//!
+//! - `anqi-core`: the public view and its events (`view`), the variants and the actions a
+//!   seat may send (`rules`), the hex of a seat's token (`hex`).
+//! - `anqi-server`: the hub it reads the games from (`watch`), the local door where people
+//!   take seats (`door`), `config.toml`'s `[http]` table, and the caps it counts connections
+//!   and seats with (`limits`).
+//! - `anqi-client`, without its TCP half (`default-features = false`: no connection, no
+//!   `anqi-bot` program): a person's seat follows its game with the client library's
+//!   `Tracker`, and the bots a person plays against are its reference bots
+//!   (`anqi_client::bots`), both on the server's local door.
+//!
 //! # Layout
 //!
 //! - `runtime`: the pages' own thread and runtime, at a lower priority than the games'.
@@ -16,7 +28,7 @@
 //!   go when the pages are full).
 //! - `requests`: how many requests a second a connection and a client network may make (429).
 //! - `hosts`: the names the pages answer to (DNS rebinding) and the origins of the pages that
-//!   may open a WebSocket or take a seat.
+//!   may open a WebSocket or take a seat; why not (`HostRefusal`, `ForeignOrigin`).
 //! - `listener`: the listening socket, the connections' idle limit and bounded send buffer,
 //!   and the answer past the connection caps (in all and per client network, as the game
 //!   server counts them).
@@ -25,10 +37,19 @@
 //! - `live`: a game's events over a WebSocket as they happen, after the ones so far; the
 //!   observer that falls behind is dropped.
 //! - `assets`: the page (plain HTML, CSS and JavaScript modules under `assets/`, embedded in
-//!   the binary: no build step, no CDN, works offline).
+//!   the binary: no build step, no CDN, works offline). The modules, one concept each:
+//!   `app.js` (the entry point: the page's address to its view); the views `lobby.js` (the
+//!   games), `sit-down.js` (the lobby's form to play), `game.js` (one game), `seat.js` (a
+//!   person's seat), `seat-panel.js` (the seat's controls on its game's page), `exchange.js`
+//!   (a finished game's exchange) and `standings.js` (a tournament's); and what they share,
+//!   `api.js` (every route of the API the page uses), `board.js` (drawing a board and the
+//!   mobility curves), `dom.js` (building elements), `format.js` (times and results) and
+//!   `page.js` (the page's fixed parts: the main area, the 漢字 toggle).
 //!
 //! - [`seats`]: a seat for a person (`[http] humans = true`): the relay that speaks the
-//!   protocol for them through the server's local door, and the bots started against them.
+//!   protocol for them through the server's local door, and the bots started against them;
+//!   why a seat or a click is refused ([`seats::SeatRefusal`], [`seats::NameRefusal`],
+//!   [`seats::ActRefusal`]).
 //! - `play`: the seats' routes (sit down, the seat's own WebSocket).
 //!
 //! `lib.rs` puts them together in [`Web`]; `api` and `live` read the hub, `play` the seats,

@@ -47,7 +47,7 @@ pub async fn live(
     };
     // Only the server's own pages (a browser says whose page opens a WebSocket).
     if let Err(why) = crate::hosts::same_origin(&headers) {
-        return api::error(axum::http::StatusCode::FORBIDDEN, &why);
+        return api::error(axum::http::StatusCode::FORBIDDEN, &why.to_string());
     }
     // Refusals are plain HTTP answers, before the upgrade. A finished game's events may be
     // rebuilt: off the pages' runtime.

@@ -5,7 +5,7 @@
 
 use crate::api;
 use crate::listener::Peer;
-use crate::seats::{PageAction, Request, SeatRefusal};
+use crate::seats::{PageAction, Request};
 use crate::Shared;
 use axum::body::Bytes;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
@@ -51,7 +51,7 @@ pub async fn sit(
         return api::error(StatusCode::FORBIDDEN, NO_SEATS);
     };
     if let Err(why) = crate::hosts::same_origin(&headers) {
-        return api::error(StatusCode::FORBIDDEN, &why);
+        return api::error(StatusCode::FORBIDDEN, &why.to_string());
     }
     let req: Request = match serde_json::from_slice(&body) {
         Ok(r) => r,
@@ -67,12 +67,10 @@ pub async fn sit(
             StatusCode::CREATED,
             serde_json::json!({ "token": token }).to_string(),
         ),
-        Err(SeatRefusal::Bad(why)) => api::error(StatusCode::BAD_REQUEST, &why),
-        Err(SeatRefusal::Full(why)) => api::error(StatusCode::SERVICE_UNAVAILABLE, &why),
-        Err(SeatRefusal::Closed) => api::error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the server is shutting down",
-        ),
+        Err(refusal) if refusal.is_bad_request() => {
+            api::error(StatusCode::BAD_REQUEST, &refusal.to_string())
+        }
+        Err(refusal) => api::error(StatusCode::SERVICE_UNAVAILABLE, &refusal.to_string()),
     }
 }
 
@@ -89,7 +87,7 @@ pub async fn live(
         return api::error(StatusCode::FORBIDDEN, NO_SEATS);
     }
     if let Err(why) = crate::hosts::same_origin(&headers) {
-        return api::error(StatusCode::FORBIDDEN, &why);
+        return api::error(StatusCode::FORBIDDEN, &why.to_string());
     }
     ws.max_message_size(MAX_INBOUND_BYTES)
         .max_frame_size(MAX_INBOUND_BYTES)
@@ -156,8 +154,8 @@ async fn page(mut socket: WebSocket, human: std::sync::Arc<crate::seats::Human>,
                     match msg {
                         Some(Ok(Message::Text(text))) => {
                             let answer = match serde_json::from_str::<PageAction>(&text) {
-                                Ok(action) => human.ask(action).await,
-                                Err(e) => Err(format!("{e}")),
+                                Ok(action) => human.ask(action).await.map_err(|e| e.to_string()),
+                                Err(e) => Err(e.to_string()),
                             };
                             if let Err(why) = answer {
                                 let refused = serde_json::json!({"type": "refused", "text": why});

@@ -64,7 +64,7 @@ pub struct Human {
     /// The seat's state for its pages; pages subscribe to it (their number is how the relay
     /// knows whether anyone is there).
     state: watch::Sender<SeatState>,
-    acts: mpsc::Sender<(PageAction, oneshot::Sender<Result<(), String>>)>,
+    acts: mpsc::Sender<(PageAction, oneshot::Sender<Result<(), ActRefusal>>)>,
     /// `[http] human_away_ms`: a page that answers nothing (not even a ping) for half of it
     /// is let go, so that a dead browser does not hold the seat.
     pub away: Duration,
@@ -110,12 +110,95 @@ pub struct Request {
     pub seat: usize,
 }
 
-/// Why a seat is not given.
-#[derive(Debug)]
+/// Why a seat is not given: the request's fault (`Name` to `Seat`, answered `400 Bad
+/// Request`: see [`SeatRefusal::is_bad_request`]), or the server's state (the others, `503
+/// Service Unavailable`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SeatRefusal {
-    Bad(String),
-    Full(String),
+    #[error(transparent)]
+    Name(#[from] NameRefusal),
+    #[error("seed: up to 64 ASCII letters, digits, '-' or '_' (or empty: one is made up)")]
+    Seed,
+    /// `against` names no bot, nor `"waiting"` (its first 40 characters).
+    #[error("against = {0:?}: one of \"random\", \"greedy\", \"search\" (the server's bots) or \"waiting\" (the players waiting for a game)")]
+    Against(String),
+    #[error("seat = {seat}: this variant has seats 1 to {players} (0: any)")]
+    Seat { seat: usize, players: usize },
+    /// The operating system gave no secret for the seat's token.
+    #[error("the server cannot draw a secret for the seat just now")]
+    NoToken,
+    /// The operating system gave no seeds for the bots.
+    #[error("the server cannot draw the bots' seeds just now")]
+    NoBotSeeds,
+    /// `[http] max_humans_per_address` seats are held from the person's network.
+    #[error("your network holds {0} seats already, the most allowed; finish a game first")]
+    NetworkFull(usize),
+    /// `[http] max_humans` seats are held in all.
+    #[error("{0} people are playing, the most this server seats at once; try again later")]
+    ServerFull(usize),
+    /// The server is shutting down: its door seats no one.
+    #[error("the server is shutting down")]
     Closed,
+}
+
+impl SeatRefusal {
+    /// Whether the request was at fault (rather than the server's state): said again, it is
+    /// refused again.
+    pub fn is_bad_request(&self) -> bool {
+        // Every variant named: a new one is a decision, not a default.
+        match self {
+            SeatRefusal::Name(_)
+            | SeatRefusal::Seed
+            | SeatRefusal::Against(_)
+            | SeatRefusal::Seat { .. } => true,
+            SeatRefusal::NoToken
+            | SeatRefusal::NoBotSeeds
+            | SeatRefusal::NetworkFull(_)
+            | SeatRefusal::ServerFull(_)
+            | SeatRefusal::Closed => false,
+        }
+    }
+}
+
+/// Why a person's name is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NameRefusal {
+    /// The name of one of the server's bots (`random_bot`...), in any case.
+    #[error("name {0:?} is the name of the server's bots: choose another")]
+    Bots(String),
+    /// Not a plain word (its first 40 characters).
+    #[error("name {0:?}: 1 to 32 letters, digits, '-', '_' or '.', beginning with a letter")]
+    NotAWord(String),
+}
+
+/// Why what a seat's page asked for did not go to the referee (the page is told, as a
+/// `{"type": "refused"}` message).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ActRefusal {
+    /// The page asked again before the last answer.
+    #[error("one thing at a time: wait for the answer to the last click")]
+    Busy,
+    /// The seat's relay has stopped.
+    #[error("this seat's game is over")]
+    SeatDone,
+    #[error("the game has not started yet")]
+    NotStarted,
+    #[error("the game is over")]
+    Over,
+    /// Neither an action nor a resignation.
+    #[error("say what to do: {{\"act\": \"(rev 3)\", \"turn\": N}} or {{\"resign\": true}}")]
+    Nothing,
+    #[error("it is not your turn")]
+    NotYourTurn,
+    /// A click on an older position than the prompt's.
+    #[error("that was for turn {sent}, and this is turn {now}")]
+    OldTurn { sent: u32, now: u32 },
+    /// Not a legal action of the prompt (its first 40 characters).
+    #[error("{0:?} is not one of your legal actions now")]
+    Illegal(String),
+    /// The referee has let the seat go.
+    #[error("the referee is not listening to this seat any more")]
+    RefereeGone,
 }
 
 impl Seats {
@@ -160,51 +243,37 @@ impl Seats {
     /// # Errors
     /// A request that does not say what it must, a cap reached, or a server shutting down.
     pub fn sit(self: &Arc<Self>, req: Request, peer: SocketAddr) -> Result<String, SeatRefusal> {
-        check_name(&req.name).map_err(SeatRefusal::Bad)?;
+        check_name(&req.name)?;
         let seed = if req.seed.is_empty() {
             SeedSource::Random.contribution()
         } else {
-            check_seed(&req.seed).map_err(SeatRefusal::Bad)?;
+            check_seed(&req.seed)?;
             req.seed
         };
         let bot = match req.against.as_str() {
             "waiting" => None,
             b if BOTS.contains(&b) => Some(b.to_string()),
             other => {
-                return Err(SeatRefusal::Bad(format!(
-                    "against = {:?}: one of \"random\", \"greedy\", \"search\" (the server's bots) or \"waiting\" (the players waiting for a game)",
-                    other.chars().take(40).collect::<String>()
-                )))
+                return Err(SeatRefusal::Against(other.chars().take(40).collect()));
             }
         };
         if req.seat > self.players {
-            return Err(SeatRefusal::Bad(format!(
-                "seat = {}: this variant has seats 1 to {} (0: any)",
-                req.seat, self.players
-            )));
+            return Err(SeatRefusal::Seat {
+                seat: req.seat,
+                players: self.players,
+            });
         }
-        let token = new_token().ok_or_else(|| {
-            SeatRefusal::Full("the server cannot draw a secret for the seat just now".into())
-        })?;
-        let slot = self.admission.admit(peer.ip()).map_err(|r| {
-            SeatRefusal::Full(match r {
-                Refusal::PerAddress(n) => format!(
-                    "your network holds {n} seats already, the most allowed; finish a game first"
-                ),
-                _ => format!(
-                    "{} people are playing, the most this server seats at once; try again later",
-                    self.admission.cap()
-                ),
-            })
+        let token = new_token().ok_or(SeatRefusal::NoToken)?;
+        let slot = self.admission.admit(peer.ip()).map_err(|r| match r {
+            Refusal::PerAddress(n) => SeatRefusal::NetworkFull(n),
+            _ => SeatRefusal::ServerFull(self.admission.cap()),
         })?;
         // The bots' seeds: fresh from the operating system for every game, so that the person
         // chooses nothing of them and, shown in the record after the game, they tell nothing
         // of the server's seed (a mix of the server's seed and the person's, as they once
         // were, reversed offline to a fixed server seed and so to the next deal).
         let bot_seeds = match &bot {
-            Some(_) => fresh_seeds(self.players).ok_or_else(|| {
-                SeatRefusal::Full("the server cannot draw the bots' seeds just now".into())
-            })?,
+            Some(_) => fresh_seeds(self.players).ok_or(SeatRefusal::NoBotSeeds)?,
             None => Vec::new(),
         };
         let person = Guest {
@@ -293,16 +362,16 @@ impl Human {
 
     /// Hands the relay what the page asked for; the answer says whether it went to the
     /// referee, or why not.
-    pub async fn ask(&self, action: PageAction) -> Result<(), String> {
+    ///
+    /// # Errors
+    /// Why it did not go to the referee.
+    pub async fn ask(&self, action: PageAction) -> Result<(), ActRefusal> {
         let (tx, rx) = oneshot::channel();
         self.acts.try_send((action, tx)).map_err(|e| match e {
-            mpsc::error::TrySendError::Full(_) => {
-                "one thing at a time: wait for the answer to the last click".to_string()
-            }
-            mpsc::error::TrySendError::Closed(_) => "this seat's game is over".to_string(),
+            mpsc::error::TrySendError::Full(_) => ActRefusal::Busy,
+            mpsc::error::TrySendError::Closed(_) => ActRefusal::SeatDone,
         })?;
-        rx.await
-            .unwrap_or_else(|_| Err("this seat's game is over".into()))
+        rx.await.unwrap_or(Err(ActRefusal::SeatDone))
     }
 }
 
@@ -335,7 +404,7 @@ impl Relay {
     async fn run(
         mut self,
         mut seat: LocalSeat,
-        mut acts: mpsc::Receiver<(PageAction, oneshot::Sender<Result<(), String>>)>,
+        mut acts: mpsc::Receiver<(PageAction, oneshot::Sender<Result<(), ActRefusal>>)>,
         away: Duration,
     ) {
         self.publish();
@@ -423,41 +492,31 @@ impl Relay {
 
     /// What a page asked for: sent to the referee only when it is a legal action of the
     /// person's own prompt (or a resignation during the game).
-    fn on_page(&mut self, action: PageAction, seat: &LocalSeat) -> Result<(), String> {
-        if self.phase != Phase::Playing {
-            return Err(match self.phase {
-                Phase::Waiting => "the game has not started yet".into(),
-                _ => "the game is over".into(),
-            });
+    fn on_page(&mut self, action: PageAction, seat: &LocalSeat) -> Result<(), ActRefusal> {
+        match self.phase {
+            Phase::Playing => {}
+            Phase::Waiting => return Err(ActRefusal::NotStarted),
+            Phase::Over | Phase::Gone => return Err(ActRefusal::Over),
         }
         let msg = if action.resign {
             self.tracker.resign()
         } else {
-            let text = action.act.ok_or(
-                "say what to do: {\"act\": \"(rev 3)\", \"turn\": N} or {\"resign\": true}",
-            )?;
-            let view = self.tracker.view().ok_or("it is not your turn")?;
-            if action.turn.is_some_and(|t| t != view.turn) {
-                return Err(format!(
-                    "that was for turn {}, and this is turn {}",
-                    action.turn.unwrap_or_default(),
-                    view.turn
-                ));
+            let text = action.act.ok_or(ActRefusal::Nothing)?;
+            let view = self.tracker.view().ok_or(ActRefusal::NotYourTurn)?;
+            if let Some(sent) = action.turn.filter(|&t| t != view.turn) {
+                return Err(ActRefusal::OldTurn {
+                    sent,
+                    now: view.turn,
+                });
             }
             let chosen: Action = *view
                 .legal
                 .iter()
                 .find(|a| a.to_string() == text)
-                .ok_or_else(|| {
-                    format!(
-                        "{:?} is not one of your legal actions now",
-                        text.chars().take(40).collect::<String>()
-                    )
-                })?;
+                .ok_or_else(|| ActRefusal::Illegal(text.chars().take(40).collect()))?;
             self.tracker.reply(chosen)
         };
-        seat.send(msg)
-            .map_err(|_| "the referee is not listening to this seat any more".to_string())
+        seat.send(msg).map_err(|_| ActRefusal::RefereeGone)
     }
 
     /// Tells the pages the seat's state.
@@ -555,14 +614,15 @@ fn new_bot(strategy: &str, seed: u64) -> Box<dyn Bot + Send> {
 }
 
 /// A person's name: what the records and the other players' pages show.
-pub fn check_name(name: &str) -> Result<(), String> {
+///
+/// # Errors
+/// A bot's name, or not a plain word.
+pub fn check_name(name: &str) -> Result<(), NameRefusal> {
     if BOTS
         .iter()
         .any(|b| name.eq_ignore_ascii_case(&format!("{b}_bot")))
     {
-        return Err(format!(
-            "name {name:?} is the name of the server's bots: choose another"
-        ));
+        return Err(NameRefusal::Bots(name.to_string()));
     }
     let ok = !name.is_empty()
         && name.chars().count() <= 32
@@ -573,14 +633,11 @@ pub fn check_name(name: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
-            "name {:?}: 1 to 32 letters, digits, '-', '_' or '.', beginning with a letter",
-            name.chars().take(40).collect::<String>()
-        ))
+        Err(NameRefusal::NotAWord(name.chars().take(40).collect()))
     }
 }
 
-fn check_seed(seed: &str) -> Result<(), String> {
+fn check_seed(seed: &str) -> Result<(), SeatRefusal> {
     if seed.len() <= 64
         && seed
             .chars()
@@ -588,7 +645,7 @@ fn check_seed(seed: &str) -> Result<(), String> {
     {
         Ok(())
     } else {
-        Err("seed: up to 64 ASCII letters, digits, '-' or '_' (or empty: one is made up)".into())
+        Err(SeatRefusal::Seed)
     }
 }
 
@@ -632,6 +689,45 @@ mod tests {
         for bad in ["", "3x", "a b", "(absent", "a)", &"x".repeat(33), "a\nb"] {
             assert!(check_name(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn refusals_say_why_as_they_did_in_words() {
+        assert_eq!(
+            check_name("Random_Bot"),
+            Err(NameRefusal::Bots("Random_Bot".into()))
+        );
+        assert_eq!(
+            SeatRefusal::from(check_name("a b").unwrap_err()).to_string(),
+            "name \"a b\": 1 to 32 letters, digits, '-', '_' or '.', beginning with a letter"
+        );
+        assert_eq!(
+            SeatRefusal::Against("robot".into()).to_string(),
+            "against = \"robot\": one of \"random\", \"greedy\", \"search\" (the server's bots) or \"waiting\" (the players waiting for a game)"
+        );
+        assert_eq!(
+            SeatRefusal::Seat {
+                seat: 5,
+                players: 4
+            }
+            .to_string(),
+            "seat = 5: this variant has seats 1 to 4 (0: any)"
+        );
+        assert!(SeatRefusal::Seed.is_bad_request());
+        assert!(!SeatRefusal::NetworkFull(2).is_bad_request());
+        assert!(!SeatRefusal::Closed.is_bad_request());
+        assert_eq!(
+            ActRefusal::Nothing.to_string(),
+            r#"say what to do: {"act": "(rev 3)", "turn": N} or {"resign": true}"#
+        );
+        assert_eq!(
+            ActRefusal::OldTurn { sent: 3, now: 5 }.to_string(),
+            "that was for turn 3, and this is turn 5"
+        );
+        assert_eq!(
+            ActRefusal::Illegal("(rev 99)".into()).to_string(),
+            "\"(rev 99)\" is not one of your legal actions now"
+        );
     }
 
     #[test]

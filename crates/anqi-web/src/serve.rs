@@ -231,7 +231,7 @@ async fn request(
                     Err(never) => match never {},
                 }
             }
-            Err(why) => crate::api::error(StatusCode::MISDIRECTED_REQUEST, &why),
+            Err(why) => crate::api::error(StatusCode::MISDIRECTED_REQUEST, &why.to_string()),
         },
         Err(too_many) => {
             // While its refusal waits, the connection holds nothing the server owes it: it

@@ -1,0 +1,66 @@
+// The server's JSON API and WebSocket feeds (protocol/WEB.md, The API): every route the page
+// uses, in one place. The page is a client like any other: it knows nothing the API does not
+// say.
+
+// GET /api/games: the games, running and finished.
+export async function listGames() {
+  const r = await fetch("/api/games");
+  return (await r.json()).games;
+}
+
+// GET /api/seats: whether people can play here, against what, and who waits.
+export async function seatsInfo() {
+  return (await fetch("/api/seats")).json();
+}
+
+// Whether this server runs a tournament (GET /api/event answers only then).
+export async function hasEvent() {
+  return (await fetch("/api/event")).ok;
+}
+
+// GET /api/event: the tournament's progress and standings; null before there are any.
+export async function event() {
+  const r = await fetch("/api/event");
+  return r.ok ? r.json() : null;
+}
+
+// POST /api/seats: sits a person down. { ok, body }: body is { token } or { error }.
+export async function sitDown(request) {
+  const r = await fetch("/api/seats", {
+    method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify(request),
+  });
+  return { ok: r.ok, body: await r.json() };
+}
+
+// GET /api/games/{id}/exchange: a finished game's lines between referee and players.
+// { ok, body }: body is the exchange or { error }.
+export async function exchange(id) {
+  const r = await fetch(`/api/games/${id}/exchange`);
+  return { ok: r.ok, body: await r.json() };
+}
+
+// Why the API refuses game `id` (unknown, withheld...); null when it does not.
+export async function gameRefusal(id) {
+  const r = await fetch(`/api/games/${id}`);
+  return r.ok ? null : (await r.json()).error;
+}
+
+// Links to a game as JSON and, once over, as a move list.
+export const gameJsonUrl = (id) => `/api/games/${id}`;
+export const movesUrl = (id) => `/api/games/${id}/moves.txt`;
+
+// GET /api/games/{id}/live: the game's events so far, then as they happen.
+export function openGameFeed(id) {
+  return openSocket(`/api/games/${id}/live`);
+}
+
+// GET /api/seats/live: a person's seat (its token goes as the first message).
+export function openSeatSocket() {
+  return openSocket("/api/seats/live");
+}
+
+function openSocket(path) {
+  const proto = location.protocol === "https:" ? "wss:" : "ws:";
+  return new WebSocket(`${proto}//${location.host}${path}`);
+}

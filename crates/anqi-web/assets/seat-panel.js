@@ -1,0 +1,86 @@
+// What a person's seat adds to its game's page (game.js): the words above the board, the
+// cells a click acts on and what it sends (only a legal action of the seat's prompt), and
+// the buttons (draw from the bag, resign, back to the games).
+
+import { h } from "./dom.js";
+
+// The controls of `seat` (seat.js), drawn into `box`; `redraw` redraws the game's page (a
+// piece chosen shows where it may go).
+export function seatControls(seat, box, redraw) {
+  let selected = null; // the piece chosen to move
+
+  // What may be clicked on `pos`, the position shown of `game` (the game page's state), and
+  // the words. Clicks act only on the position their prompt is about, shown at its end (not
+  // while stepping back). Returns { draw: what board.js marks, click(cell) }.
+  function update(pos, game) {
+    const st = seat.state;
+    const mine = st && st.player;
+    const synced = st && st.my_turn && game.at === game.plies.length && pos.board === st.board &&
+      pos.turn === st.turn && pos.to_move === st.to_move;
+    const plan = clickPlan(synced ? st.actions : []);
+    if (selected !== null && !plan.from.has(selected)) selected = null;
+    const act = (a) => { selected = null; seat.send({ act: a, turn: st.turn }); };
+    const click = (cell) => {
+      if (!synced) return;
+      if (selected !== null && plan.from.get(selected).has(cell)) return act(plan.from.get(selected).get(cell));
+      if (plan.rev.has(cell)) return act(`(rev ${cell})`);
+      if (plan.put.has(cell)) return act(plan.put.get(cell));
+      selected = plan.from.has(cell) && selected !== cell ? cell : null;
+      redraw();
+    };
+    const can = new Set([...plan.rev, ...plan.put.keys(), ...plan.from.keys()]);
+    const targets = selected !== null ? new Set(plan.from.get(selected).keys()) : new Set();
+    // The words.
+    let words;
+    if (!st) words = "Connecting to your seat…";
+    else if (st.state === "over") words = outcome(st, game.setup);
+    else if (st.state === "gone") words = `This seat was given up: ${st.why}`;
+    else if (st.my_turn) words = synced ? (selected !== null ? "Your turn: where to?" : "Your turn: click a piece.") : "Your turn…";
+    else words = `You are player ${mine}. Waiting for player ${st.to_move}…`;
+    const buttons = [];
+    if (synced && plan.bag) buttons.push(h("button", { id: "seat-bag", onclick: () => act("(bag)") }, "draw from the bag"));
+    if (st && st.state === "playing") buttons.push(h("button", { id: "seat-resign", onclick: () => { if (confirm("Resign this game?")) seat.send({ resign: true }); } }, "resign"));
+    if (st && (st.state === "over" || st.state === "gone")) buttons.push(h("a", { href: "#/" }, "back to the games"));
+    box.className = "seat" + (synced ? " my-turn" : "");
+    box.dataset.state = st ? st.state : "";
+    box.dataset.synced = synced ? "1" : "";
+    box.dataset.actions = JSON.stringify(synced ? st.actions : []);
+    box.replaceChildren(
+      h("div", { id: "seat-words" }, words),
+      ...(st ? st.errors : []).slice(-1).map((e) => h("div", { class: "error" }, `${e.code}: ${e.text}`)),
+      seat.refused ? h("div", { class: "error", id: "seat-refused" }, seat.refused) : "",
+      seat.closed && !(st && (st.state === "over" || st.state === "gone")) ? h("div", { class: "error" }, seat.closed) : "",
+      h("div", { class: "buttons" }, ...buttons));
+    return { draw: { can, selected, targets }, click };
+  }
+
+  return { update };
+}
+
+// What a person's click does: the legal actions of their prompt, by cell.
+function clickPlan(actions) {
+  const plan = { rev: new Set(), put: new Map(), from: new Map(), bag: false };
+  for (const a of actions) {
+    let m;
+    if ((m = a.match(/^\(rev (\d+)\)$/))) plan.rev.add(Number(m[1]));
+    else if ((m = a.match(/^\(put (\S+) (\d+)\)$/))) plan.put.set(Number(m[2]), a);
+    else if ((m = a.match(/^\(mov (\d+) (\d+)\)$/))) {
+      const f = Number(m[1]);
+      if (!plan.from.has(f)) plan.from.set(f, new Map());
+      plan.from.get(f).set(Number(m[2]), a);
+    } else if (a === "(bag)") plan.bag = true;
+  }
+  return plan;
+}
+
+// "You won", "You lost" or "Draw", from (win P T) and the seat; `setup` is the game's.
+function outcome(st, setup) {
+  const m = (st.result || "").match(/\(win (\d+) (\d+)\)/);
+  if (!m) return "The game was stopped.";
+  const [p, t] = [Number(m[1]), Number(m[2])];
+  const me = setup && setup.players.find((x) => x.id === st.player);
+  const single = setup && setup.players.length === 1;
+  if (p === 0 && t === 0) return single ? "Goal missed." : "Draw.";
+  const won = p === st.player || (p === 0 && me && me.team === t);
+  return `${won ? "You won" : "You lost"} ${st.result}.`;
+}

@@ -1,0 +1,46 @@
+// Sitting down to play (a server with [http] humans = true): the lobby's form (a name, the
+// opponents: one of the server's bots or whoever comes, the seat, a seed) and the players
+// waiting for a game, whose seat a visitor may take. A seat taken opens #/play/TOKEN.
+
+import { sitDown } from "./api.js";
+import { h } from "./dom.js";
+
+// The form, drawn into `box` once the server says people can play; update(info) with what
+// GET /api/seats says, at every poll of the lobby.
+export function sitDownPanel(box) {
+  const name = h("input", { id: "play-name", placeholder: "your name", size: 14, value: localStorage.getItem("anqi.name") || "guest" });
+  const against = h("select", { id: "play-against" });
+  const seat = h("select", { id: "play-seat" }, h("option", { value: 0 }, "any seat"));
+  const seed = h("input", { id: "play-seed", placeholder: "your seed (optional)", size: 20 });
+  const waitingList = h("ul", { id: "waiting" });
+  const message = h("span", { class: "error", id: "play-error" });
+  let built = false;
+  const sit = async (who) => {
+    message.textContent = "";
+    localStorage.setItem("anqi.name", name.value.trim());
+    // The person's contribution to the deal: typed, or made up here.
+    const mine = seed.value.trim() || [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const r = await sitDown({ name: name.value.trim(), against: who, seat: Number(seat.value), seed: mine });
+    if (!r.ok) { message.textContent = r.body.error; return; }
+    location.hash = `#/play/${r.body.token}`;
+  };
+  return {
+    update(info) {
+      if (!info.humans) { box.hidden = true; return; }
+      box.hidden = false;
+      if (!built) {
+        built = true;
+        against.replaceChildren(...info.bots.map((b) => h("option", { value: b }, `anqi-bot ${b}`)), h("option", { value: "waiting" }, "whoever comes to play"));
+        seat.append(...[...Array(info.players).keys()].map((i) => h("option", { value: i + 1 }, `player ${i + 1}${i === 0 ? " (moves first)" : ""}`)));
+        box.replaceChildren(
+          h("h2", {}, `Play ${info.variant}`),
+          h("form", { onsubmit: (e) => { e.preventDefault(); sit(against.value); } },
+            name, "against", against, seat, h("button", { type: "submit", id: "play-start" }, "Play"), seed),
+          h("div", {}, waitingList), message);
+      }
+      waitingList.replaceChildren(...info.waiting.map((w) => h("li", {},
+        `${w.name} waits for a game (${Math.max(0, Math.round((Date.now() - w.since_unix_ms) / 1000))} s) `,
+        h("button", { class: "take-seat", onclick: () => sit("waiting") }, "take the seat"))));
+    },
+  };
+}
