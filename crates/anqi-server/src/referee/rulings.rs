@@ -1,0 +1,331 @@
+//! The rulings: what each request from a player gets. A legal action in time is played and
+//! recorded; anything else is answered with an error (and, as `[referee]` says, may lose the
+//! game), and a mover whose clock or first-move deadline ran out loses on time (or, before any
+//! ply, has its game aborted).
+
+use super::{clocks_left, unix_ms, NoStart, Referee, Turn};
+use crate::config::Ruling;
+use anqi_core::record::{FaultRecord, PlyRecord};
+use anqi_core::rules::{Action, PlayError, Termination};
+use anqi_core::view;
+use anqi_core::wire::{
+    ClientClause, ClientMessage, ErrorCode, Extension, LastPly, ServerClause, ServerMessage,
+};
+
+/// What a client asked for in one message.
+pub(super) enum Request {
+    Resign,
+    Act {
+        board: Option<String>,
+        action: Action,
+        /// `(comment "TEXT")`, the `comment` extension's.
+        comment: Option<String>,
+    },
+    /// Understood, but not acceptable; the error to reply.
+    Refused(ErrorCode, String),
+}
+
+impl Request {
+    pub(super) fn of(msg: ClientMessage) -> Request {
+        let mut board = None;
+        let mut comment = None;
+        let mut actions = Vec::new();
+        for clause in msg.0 {
+            match clause {
+                ClientClause::Board(b) => {
+                    if board.replace(b).is_some() {
+                        return Request::Refused(
+                            ErrorCode::Syntax,
+                            "more than one (board ...) clause".into(),
+                        );
+                    }
+                }
+                ClientClause::Comment(c) => {
+                    if comment.replace(c).is_some() {
+                        return Request::Refused(
+                            ErrorCode::Syntax,
+                            "more than one (comment ...) clause".into(),
+                        );
+                    }
+                }
+                ClientClause::Resign => return Request::Resign,
+                c @ (ClientClause::Version(_)
+                | ClientClause::Init { .. }
+                | ClientClause::Rejoin(_)
+                | ClientClause::Ext(_)) => {
+                    return Request::Refused(
+                        ErrorCode::Unexpected,
+                        format!(
+                            "{} belongs to the handshake, which is over",
+                            anqi_core::sexp::excerpt(&c.to_string())
+                        ),
+                    )
+                }
+                action => actions.extend(action.action()),
+            }
+        }
+        match actions.as_slice() {
+            [action] => Request::Act {
+                board,
+                action: *action,
+                comment,
+            },
+            [] => Request::Refused(
+                ErrorCode::Syntax,
+                "no action: send (board ...) with one of (rev POS), (mov POS_I POS_F), (bag), (put P POS), (resign)".into(),
+            ),
+            _ => Request::Refused(ErrorCode::Syntax, "one action per message".into()),
+        }
+    }
+}
+
+/// What ruling on a request led to.
+pub(super) enum Step {
+    /// The mover's action was played: the next turn.
+    Played,
+    /// Answered with an error; the turn goes on.
+    Answered,
+    /// The game is over.
+    Over,
+}
+
+impl Referee {
+    /// Rules on one request from player `from`, read `spent` after the turn started.
+    pub(super) fn rule(
+        &mut self,
+        turn: &Turn,
+        from: usize,
+        request: Request,
+        spent: std::time::Duration,
+    ) -> Step {
+        let referee = &self.ctx.config.referee;
+        let (code, text, ruling) = match request {
+            Request::Resign => {
+                self.game.resign(from);
+                return Step::Over;
+            }
+            Request::Refused(code, text) => (code, text, Ruling::Error),
+            Request::Act { .. } if from != turn.mover => (
+                ErrorCode::NotYourTurn,
+                format!(
+                    "it is player {}'s turn; wait for your (turn ...)",
+                    turn.mover
+                ),
+                referee.out_of_turn,
+            ),
+            Request::Act {
+                board: Some(claimed),
+                ..
+            } if claimed != turn.board && referee.stale_board != Ruling::Ignore => (
+                ErrorCode::StaleBoard,
+                format!(
+                    "the board is {}, not {}",
+                    turn.board,
+                    anqi_core::sexp::excerpt(&claimed)
+                ),
+                referee.stale_board,
+            ),
+            Request::Act {
+                comment: Some(_), ..
+            } if !self.seats[from - 1].player.ext.contains(Extension::Comment) => (
+                ErrorCode::Unexpected,
+                if self.ctx.config.records.comment_bytes == 0 {
+                    "this server keeps no comments ([records] comment_bytes = 0): send the action without its (comment ...)".into()
+                } else {
+                    "(comment ...) is the comment extension's: ask for it with (ext comment) in your handshake, or send the action without it".into()
+                },
+                Ruling::Error,
+            ),
+            Request::Act {
+                action, comment, ..
+            } => {
+                if self.clocks.would_fall(turn.mover, spent) {
+                    self.lose_on_time(turn);
+                    return Step::Over;
+                }
+                // The one validation of the ply: `play` checks and applies it.
+                match self.game.play(from, action) {
+                    Ok(played) => {
+                        self.clocks.charge(turn.mover, spent);
+                        self.acted(turn.mover);
+                        self.last = Some((
+                            turn.mover,
+                            match action {
+                                Action::Reveal(cell) => {
+                                    LastPly::Rev(cell, played.revealed.map_or('X', |p| p.letter()))
+                                }
+                                Action::Move { from, to } => LastPly::Mov(from, to),
+                                Action::Bag => LastPly::Bag,
+                                Action::Put { piece, cell } => LastPly::Put(piece.letter(), cell),
+                            },
+                        ));
+                        self.plies.push(PlyRecord {
+                            ply: self.game.ply(),
+                            turn: turn.round,
+                            player: turn.mover,
+                            action: action.to_string(),
+                            think_ms: spent.as_millis() as u64,
+                            legal: turn.counts,
+                            legal_all: turn.counts_all.clone(),
+                            revealed: played.revealed.map(|p| p.letter()),
+                            drawn: played.drawn.map(|p| p.letter()),
+                            captured: played.captured.map(|p| p.letter()),
+                            comment: comment
+                                .map(|c| cut_comment(c, self.ctx.config.records.comment_bytes)),
+                        });
+                        self.adjudicate_by_tables();
+                        let cap = self.header.max_plies;
+                        if cap > 0 && self.game.ply() >= cap && self.game.outcome().is_none() {
+                            self.game.adjudicate_draw(Termination::PlyCap);
+                        }
+                        self.publish_ply();
+                        return Step::Played;
+                    }
+                    Err(PlayError::Illegal(e)) => (ErrorCode::Illegal, e.0, referee.illegal_action),
+                    Err(e @ (PlayError::NotYourTurn { .. } | PlayError::GameOver)) => {
+                        unreachable!("the mover of a running game: {e}")
+                    }
+                }
+            }
+        };
+        let max_errors = referee.max_errors;
+        self.reply_fault(from, code, text);
+        let seat = &self.seats[from - 1];
+        let too_many = max_errors > 0 && seat.errors > max_errors;
+        if ruling == Ruling::Lose || too_many {
+            self.game.forfeit(from, Termination::Illegal);
+            return Step::Over;
+        }
+        if from != turn.mover {
+            return Step::Answered;
+        }
+        // The prompt again, as it was sent.
+        let prompt = turn.prompt.clone();
+        if let Some(x) = &mut self.exchange {
+            x.sent(from, self.game.ply() + 1, &prompt);
+        }
+        if self.seats[from - 1]
+            .player
+            .outbox
+            .send_line(prompt)
+            .is_err()
+            && self.lost(from)
+        {
+            return Step::Over;
+        }
+        Step::Answered
+    }
+
+    /// `player` made an action: its first-move deadline is over, and it never makes room.
+    fn acted(&mut self, player: usize) {
+        self.first_moves.acted(player);
+        if let Some(ticket) = &mut self.seats[player - 1].player.ticket {
+            ticket.acted();
+        }
+    }
+
+    /// The mover has not made its first action (see [`FirstMoves`]): in time, or before it had
+    /// to make room on a full server.
+    ///
+    /// While no ply has been played, nobody has started playing, so nobody wins: the game is
+    /// aborted, and every player is told why in [`Referee::finish`]. Once a ply has been
+    /// played (a piece revealed, colours set), the mover has seen the game start, and walking
+    /// away from a position it dislikes must not spare it a loss: it loses on time, as if its
+    /// clock had run out (told why here; the others get their `(win ...)`). A mover away from
+    /// its kept seat loses by `disconnect`, as on its clock.
+    pub(super) fn missed_first_action(&mut self, turn: &Turn, why: NoStart) {
+        self.clocks.charge(turn.mover, turn.started.elapsed());
+        if self.game.ply() == 0 {
+            tracing::info!(
+                player = turn.mover,
+                ?why,
+                "a player made no first action; the game is aborted"
+            );
+            self.no_start = Some((turn.mover, why));
+            self.game.abort();
+            return;
+        }
+        tracing::info!(
+            player = turn.mover,
+            ?why,
+            plies = self.game.ply(),
+            "a player made no first action in a game under way; it loses on time"
+        );
+        if self.seats[turn.mover - 1].away.is_some() {
+            self.game.forfeit(turn.mover, Termination::Disconnect);
+            return;
+        }
+        self.game.forfeit(turn.mover, Termination::Time);
+        let ms = self.first_moves.limit().unwrap_or_default().as_millis();
+        let (code, text) = match why {
+            NoStart::Deadline => (
+                ErrorCode::Timeout,
+                format!("you made no first action within {ms} ms of your first (turn ...), in a game under way: you lose on time"),
+            ),
+            NoStart::MadeRoom => (
+                ErrorCode::Busy,
+                "the server is full, and you were idle on your first action in a game under way: you lose on time, to make room for a new connection".into(),
+            ),
+        };
+        self.reply_fault(turn.mover, code, text);
+    }
+
+    /// Shows observers the ply just played and the position after it.
+    fn publish_ply(&mut self) {
+        let Some(feed) = &mut self.feed else { return };
+        let Some(ply) = self.plies.last() else { return };
+        let clocks = clocks_left(&self.clocks, self.seats.len());
+        feed.ply(ply, &self.game, clocks, unix_ms());
+    }
+
+    /// The mover's flag fell: they are told, and lose. A mover away from its kept seat loses
+    /// by `disconnect`: it was not there to play.
+    pub(super) fn lose_on_time(&mut self, turn: &Turn) {
+        self.clocks.charge(turn.mover, turn.started.elapsed());
+        if self.seats[turn.mover - 1].away.is_some() {
+            self.game.forfeit(turn.mover, Termination::Disconnect);
+            return;
+        }
+        self.game.forfeit(turn.mover, Termination::Time);
+        self.reply_fault(turn.mover, ErrorCode::Timeout, "your clock ran out".into());
+    }
+
+    /// Sends `((error CODE "text"))` to a player, counts it against them and records it.
+    pub(super) fn reply_fault(&mut self, player: usize, code: ErrorCode, text: String) {
+        if let Some(x) = &mut self.exchange {
+            let line = ServerMessage(vec![ServerClause::Error(code, text.clone())]).to_line();
+            x.sent(player, self.game.ply() + 1, &line);
+        }
+        let seat = &mut self.seats[player - 1];
+        seat.player.outbox.error(code, text.clone());
+        seat.errors += 1;
+        let fault = FaultRecord {
+            ply: self.game.ply() + 1,
+            player,
+            code: code.name().to_string(),
+            text,
+        };
+        if let Some(feed) = &mut self.feed {
+            feed.push(&view::Event::Fault(view::FaultView::of(&fault)));
+        }
+        self.faults.push(fault);
+    }
+}
+
+/// A comment as a record keeps it: at most `max` bytes, cut at a character boundary and
+/// ending with `...` when it was longer.
+pub(super) fn cut_comment(mut text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    const MORE: &str = "...";
+    // Room for the mark, unless the bound is too small to hold it.
+    let mark = if max > MORE.len() { MORE } else { "" };
+    let mut end = max - mark.len();
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push_str(mark);
+    text
+}
