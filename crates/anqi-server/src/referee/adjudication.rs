@@ -1,9 +1,21 @@
-//! Adjudication by the endgame tables (`[referee] adjudicate = "tables"`), after every ply.
+//! What may end a game after a ply besides the rules: the endgame tables' verdict
+//! (`[referee] adjudicate = "tables"`), then the ply cap (`max_plies`).
 
 use super::Referee;
 use anqi_core::record::Adjudication;
+use anqi_core::rules::Termination;
 
 impl Referee {
+    /// After a ply: the endgame tables may end the game, then the ply cap draws it (the
+    /// tables first: their result is the better one).
+    pub(super) fn adjudicate_after_ply(&mut self) {
+        self.adjudicate_by_tables();
+        let cap = self.header.max_plies;
+        if cap > 0 && self.game.ply() >= cap && self.game.outcome().is_none() {
+            self.game.adjudicate_draw(Termination::PlyCap);
+        }
+    }
+
     /// With `adjudicate = "tables"`, after a ply: a game the endgame tables decide ends with
     /// their verdict (before the ply cap is looked at: the tables' result is the better one).
     /// Tables that cannot answer (a material whose values fail their checks, or went away
@@ -15,7 +27,7 @@ impl Referee {
     /// multi-threaded runtime that probe runs under `block_in_place`, so that the worker's
     /// other tasks (other games, connections) move to another thread meanwhile. A
     /// current-thread runtime (tests) cannot hand them over, and probes in place.
-    pub(super) fn adjudicate_by_tables(&mut self) {
+    fn adjudicate_by_tables(&mut self) {
         let Some(tables) = &self.ctx.tables else {
             return;
         };

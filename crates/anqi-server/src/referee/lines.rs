@@ -10,11 +10,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 impl Referee {
-    /// Sends `player` its setup message (at the start, and again when it takes its seat back).
-    /// `false` when its connection is gone.
-    pub(super) fn send_setup(&mut self, player: usize) -> bool {
+    /// `player`'s setup message: its id, the players, its team, the variant's clauses, the
+    /// cells where the game starts, then the extension clauses it was granted.
+    pub(super) fn setup_line(&self, player: usize) -> String {
         let variant = &self.ctx.variant;
-        let line = format!(
+        format!(
             "({}{}{}{}{}{})\n",
             ServerClause::Id(player),
             ServerClause::Players(variant.players),
@@ -22,21 +22,7 @@ impl Referee {
             self.ctx.setup_common,
             setup_tail(&self.game),
             self.setup_extensions(player)
-        );
-        if let Some(x) = &mut self.exchange {
-            // The pages show the exchange once the game is over: the secret is dead by then,
-            // and left out all the same.
-            let shown = match &self.seats[player - 1].secret {
-                Some(secret) => line.replace(secret.as_str(), "(secret)"),
-                None => line.clone(),
-            };
-            x.sent(player, self.game.ply() + 1, &shown);
-        }
-        self.seats[player - 1]
-            .player
-            .outbox
-            .send_line(line.into())
-            .is_ok()
+        )
     }
 
     /// The extension clauses ending `player`'s setup message: `(ext ...)` (what was granted),

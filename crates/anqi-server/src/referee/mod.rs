@@ -15,25 +15,32 @@
 //! - `mod.rs` (here): the actor: what a game is started with ([`GameContext`], [`GameSpec`],
 //!   [`run_game`]), the referee's state (its seats, the turn being waited for), dealing the
 //!   game, and [`Referee::run`], the life of a game.
-//! - `turn`: the loop of one turn: the prompt, then waiting for the mover's action while
-//!   answering everyone else, the clocks, the deadlines, shutdown and returning players.
-//! - `lines`: the setup message and the position lines (`(board ...)` with `(turn ...)` or
-//!   `(info ...)`, and the extension clauses each client asked for).
+//! - `turn`: the loop of one turn: the position sent and the mover prompted, then every
+//!   message read and ruled on until the mover acts, with the clocks, the first-move
+//!   deadline, shutdown, lost connections and returning players.
+//! - `lines`: the lines about the game: each player's setup message, and the position with
+//!   the extension clauses its client asked for.
+//! - `send`: the one way to write to a seat's player, which notes every line in the exchange
+//!   of a watched game (and what was read from the player).
 //! - `rulings`: what each request gets: a ply played and recorded, or an error reply (and
 //!   for a bad action or a late one, the loss the configuration says).
 //! - `text`: the words of the referee's error replies.
 //! - `rejoin`: a lost connection, and a seat taken back by its player.
-//! - `adjudication`: the endgame tables' verdict after a ply.
+//! - `adjudication`: what ends a game after a ply besides the rules: the endgame tables, then
+//!   the ply cap.
 //! - `finish`: the record assembled and written, then the result told.
 //! - `tests`: the referee's unit tests.
 //!
-//! The files point at `mod.rs` (the state) and at `text`; none points back at another.
+//! The files share `mod.rs`'s state and call one another's methods on the one `Referee`;
+//! besides the state they import only `text` (the words) and, in `turn`, `rulings::Step`
+//! (what a ruling led to): no file imports one that imports it.
 
 mod adjudication;
 mod finish;
 mod lines;
 mod rejoin;
 mod rulings;
+mod send;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -44,11 +51,11 @@ use crate::config::Config;
 use crate::connection::Player;
 use crate::exchange::Exchange;
 use crate::record_sink::RecordSink;
-use crate::rejoin::{Registration, Return};
+use crate::rejoin::{Registration, Rejoins, Return};
 use crate::secret::TokenDigest;
-use crate::watch::GameFeed;
+use crate::watch::{GameFeed, Hub};
 use anqi_core::record::{Adjudication, DropRecord, FaultLog, GameHeader, GameRecord, PlyRecord};
-use anqi_core::rules::{ActionCounts, Game, SeedInputs, Termination, Variant};
+use anqi_core::rules::{ActionCounts, Deal, Game, SeedInputs, Termination, Variant};
 use anqi_core::tables::Tables;
 use anqi_core::view;
 use anqi_core::wire::{Extension, Extensions, LastPly, ServerClause};
@@ -140,6 +147,41 @@ struct Seat {
     away: Option<(Instant, u32)>,
     /// How often the seat was taken back in this game.
     returns: u32,
+}
+
+impl Seat {
+    /// `player` takes seat `id` (`absent`: a stand-in for a player that never came). A seat is
+    /// kept after a lost connection (with a grace) when its player can prove it is back: with
+    /// the secret of the `rejoin` extension, made here when its player asked for it, or with
+    /// `token`, its per-game tournament token. A kept seat is registered with `rejoins`, which
+    /// hands a connection that comes back for it to `returns`.
+    fn new(
+        id: usize,
+        mut player: Player,
+        absent: bool,
+        token: Option<TokenDigest>,
+        grace: Duration,
+        rejoins: &Rejoins,
+        returns: &mpsc::UnboundedSender<Return>,
+    ) -> (Seat, Option<Registration>) {
+        let secret = (player.ext.contains(Extension::Rejoin) && !absent)
+            .then(crate::secret::new_secret)
+            .flatten();
+        if secret.is_none() {
+            player.ext = player.ext.without(Extension::Rejoin);
+        }
+        let kept = !grace.is_zero() && (secret.is_some() || token.is_some());
+        let registration = kept.then(|| rejoins.register(id, secret.as_deref(), token, returns));
+        let seat = Seat {
+            player,
+            errors: 0,
+            kept,
+            secret,
+            away: None,
+            returns: 0,
+        };
+        (seat, registration)
+    }
 }
 
 /// One turn being waited for: who moves, what they were sent, and their clock.
@@ -245,19 +287,8 @@ impl Referee {
         );
         let feed = ctx.watch.as_ref().map(|hub| {
             let names: Vec<String> = players.iter().map(|p| p.name.clone()).collect();
-            let mut setup = view::Setup::of(
-                header.game,
-                header.started_unix_ms,
-                header.max_plies,
-                &game,
-                &names,
-            );
-            setup.position.clocks_ms = Some(clocks_left(&clocks, players.len()));
-            setup.position.at_unix_ms = Some(header.started_unix_ms);
-            hub.open(setup, deal)
+            open_feed(hub, &header, &game, &names, &clocks, deal)
         });
-        // Seats kept after a lost connection: those whose player can prove it is back, with the
-        // secret of the `rejoin` extension or its per-game tournament token.
         let grace = Duration::from_millis(cfg.referee.rejoin_grace_ms);
         let first_moves = FirstMoves::new(
             spec.first_move_ms.unwrap_or(cfg.referee.first_move_ms),
@@ -268,32 +299,20 @@ impl Referee {
         let seats = players
             .into_iter()
             .enumerate()
-            .map(|(i, mut player)| {
+            .map(|(i, player)| {
                 let absent = spec.absent.contains(&(i + 1));
-                let secret = (player.ext.contains(Extension::Rejoin) && !absent)
-                    .then(crate::secret::new_secret)
-                    .flatten();
-                if secret.is_none() {
-                    player.ext = player.ext.without(Extension::Rejoin);
-                }
                 let token = seat_tokens.get(i).copied().flatten().filter(|_| !absent);
-                let kept = !grace.is_zero() && (secret.is_some() || token.is_some());
-                if kept {
-                    registrations.push(ctx.rejoins.register(
-                        i + 1,
-                        secret.as_deref(),
-                        token,
-                        &returns_tx,
-                    ));
-                }
-                Seat {
+                let (seat, registration) = Seat::new(
+                    i + 1,
                     player,
-                    errors: 0,
-                    kept,
-                    secret,
-                    away: None,
-                    returns: 0,
-                }
+                    absent,
+                    token,
+                    grace,
+                    &ctx.rejoins,
+                    &returns_tx,
+                );
+                registrations.extend(registration);
+                seat
             })
             .collect();
         Referee {
@@ -346,7 +365,7 @@ impl Referee {
             if self.absent.contains(&player) {
                 continue;
             }
-            if !self.send_setup(player) {
+            if self.send_setup(player).is_err() {
                 self.lost(player);
             }
         }
@@ -382,4 +401,26 @@ pub(crate) fn unix_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Opens the game's feed to observers on `hub`: its setup (with the clocks as they start) and,
+/// for when the game is over, its deal.
+fn open_feed(
+    hub: &Hub,
+    header: &GameHeader,
+    game: &Game,
+    names: &[String],
+    clocks: &Clocks,
+    deal: Deal,
+) -> GameFeed {
+    let mut setup = view::Setup::of(
+        header.game,
+        header.started_unix_ms,
+        header.max_plies,
+        game,
+        names,
+    );
+    setup.position.clocks_ms = Some(clocks_left(clocks, names.len()));
+    setup.position.at_unix_ms = Some(header.started_unix_ms);
+    hub.open(setup, deal)
 }

@@ -2,7 +2,8 @@
 //! (until its grace runs out), and a connection that proves it is the seat's (with the seat's
 //! secret or its tournament token) takes it back and plays on.
 
-use super::{granted, Referee, Turn};
+use super::{granted, text, Referee, Turn};
+use crate::connection::Player;
 use crate::rejoin::{Proof, Return};
 use anqi_core::record::DropRecord;
 use anqi_core::rules::Termination;
@@ -53,52 +54,79 @@ impl Referee {
     pub(super) fn take_back(&mut self, back: Return, turn: &mut Turn) -> bool {
         let Return {
             seat,
-            mut player,
+            player,
             proof,
         } = back;
         let now = Instant::now();
-        let s = &mut self.seats[seat - 1];
-        if let Some((since, _)) = s.away {
-            let flag_fell = seat == turn.mover && turn.deadline.is_some_and(|d| now >= d);
-            if flag_fell || now >= since + self.grace {
-                player.outbox.error(
-                    ErrorCode::Unexpected,
-                    "too late: this seat's grace or clock ran out while its player was away",
-                );
-                if flag_fell {
-                    self.lose_on_time(turn);
-                } else {
-                    self.game.forfeit(seat, Termination::Disconnect);
-                }
-                return true;
-            }
+        if self.too_late(seat, &player, turn, now) {
+            return true;
         }
+        if self.refuses_return(seat, &player, proof) {
+            return false;
+        }
+        self.seat_returning(seat, player, now);
+        self.catch_up(seat, turn, now);
+        false
+    }
+
+    /// Whether `player`, coming back for `seat` at `now`, is too late: the seat's grace, or
+    /// its clock as the mover, ran out while it was away. Then it is told so, the seat loses
+    /// (on time, or as `disconnect`), and the game is over.
+    fn too_late(&mut self, seat: usize, player: &Player, turn: &Turn, now: Instant) -> bool {
+        let Some((since, _)) = self.seats[seat - 1].away else {
+            return false;
+        };
+        let flag_fell = seat == turn.mover && turn.deadline.is_some_and(|d| now >= d);
+        if !flag_fell && now < since + self.grace {
+            return false;
+        }
+        // Not in the exchange: this connection was never seated (`send`).
+        player.outbox.error(ErrorCode::Unexpected, text::TOO_LATE);
+        if flag_fell {
+            self.lose_on_time(turn);
+        } else {
+            self.game.forfeit(seat, Termination::Disconnect);
+        }
+        true
+    }
+
+    /// Whether `player`'s return to `seat` with `proof` is refused (and it is told why): a
+    /// tournament token for a seat still connected, or a seat taken back too often.
+    fn refuses_return(&self, seat: usize, player: &Player, proof: Proof) -> bool {
+        let s = &self.seats[seat - 1];
         if s.away.is_none() && proof == Proof::Token {
             tracing::warn!(player = seat, peer = %player.peer, "refused a connection presenting a tournament token whose seat is already taken: its engine is still connected");
-            player.outbox.error(
-                ErrorCode::Unexpected,
-                "this token's seat is already taken: a tournament token takes a seat back only after its connection is lost",
-            );
-            return false;
+            player
+                .outbox
+                .error(ErrorCode::Unexpected, text::TOKEN_SEAT_TAKEN);
+            return true;
         }
         if s.returns >= MAX_RETURNS {
             tracing::warn!(player = seat, peer = %player.peer, "refused a seat's return: it came back too often");
-            player.outbox.error(
-                ErrorCode::Unexpected,
-                format!("this seat has been taken back {MAX_RETURNS} times in this game: no more"),
-            );
-            return false;
+            player
+                .outbox
+                .error(ErrorCode::Unexpected, text::returned_too_often(MAX_RETURNS));
+            return true;
         }
+        false
+    }
+
+    /// `player` takes `seat` (back from its old connection, if that one still looked open):
+    /// the drop is recorded, and the seat keeps its name, seed and place among the seated.
+    fn seat_returning(&mut self, seat: usize, mut player: Player, now: Instant) {
+        let next_ply = self.game.ply() + 1;
+        let s = &mut self.seats[seat - 1];
         s.returns += 1;
         let (away_ms, ply) = match s.away.take() {
             Some((since, ply)) => (now.duration_since(since).as_millis() as u64, ply),
             None => {
                 tracing::warn!(player = seat, peer = %player.peer, "a connection took its seat back with its secret while the old one was still open");
-                s.player.outbox.error(
-                    ErrorCode::Unexpected,
-                    "another connection took this seat back with its secret; this one is closed",
-                );
-                (0, self.game.ply() + 1)
+                // Not in the exchange, as the lines to a connection coming back are not: the
+                // seat's player is the new connection.
+                s.player
+                    .outbox
+                    .error(ErrorCode::Unexpected, text::TAKEN_BY_ANOTHER);
+                (0, next_ply)
             }
         };
         tracing::info!(player = seat, peer = %player.peer, away_ms, "a player took its seat back");
@@ -118,23 +146,23 @@ impl Referee {
             player.ext = player.ext.without(Extension::Rejoin);
         }
         s.player = player;
-        let ext = s.player.ext;
-        if !self.send_setup(seat) {
+    }
+
+    /// Sends the player back in `seat` its setup message and the position as it stands (the
+    /// mover's clock showing the time it has been away, and its prompt written anew).
+    fn catch_up(&mut self, seat: usize, turn: &mut Turn, now: Instant) {
+        if self.send_setup(seat).is_err() {
             self.lost(seat);
-            return false;
+            return;
         }
-        // The position as it stands; the mover's clock shows the time it has been away.
+        let ext = self.seats[seat - 1].player.ext;
         let to_move = seat == turn.mover;
         let line = self.position_line(ext, to_move, now.duration_since(turn.started));
         if to_move {
             turn.prompt = line.clone();
         }
-        if let Some(x) = &mut self.exchange {
-            x.sent(seat, self.game.ply() + 1, &line);
-        }
-        if self.seats[seat - 1].player.outbox.send_line(line).is_err() {
+        if self.send(seat, line).is_err() {
             self.lost(seat);
         }
-        false
     }
 }

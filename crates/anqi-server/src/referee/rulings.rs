@@ -3,14 +3,13 @@
 //! game), and a mover whose clock or first-move deadline ran out loses on time (or, before any
 //! ply, has its game aborted).
 
-use super::{clocks_left, unix_ms, NoStart, Referee, Turn};
+use super::{clocks_left, text, unix_ms, NoStart, Referee, Turn};
 use crate::config::Ruling;
 use anqi_core::record::{FaultRecord, PlyRecord};
-use anqi_core::rules::{Action, PlayError, Termination};
+use anqi_core::rules::{Action, PlayError, Played, Termination};
 use anqi_core::view;
-use anqi_core::wire::{
-    ClientClause, ClientMessage, ErrorCode, Extension, LastPly, ServerClause, ServerMessage,
-};
+use anqi_core::wire::{ClientClause, ClientMessage, ErrorCode, Extension, LastPly};
+use std::time::Duration;
 
 /// What a client asked for in one message.
 pub(super) enum Request {
@@ -79,6 +78,14 @@ impl Request {
     }
 }
 
+/// A fault of a player's, and what it gets.
+struct Fault {
+    code: ErrorCode,
+    text: String,
+    /// `error` (the reply only; counted against `max_errors`) or `lose`.
+    ruling: Ruling,
+}
+
 /// What ruling on a request led to.
 pub(super) enum Step {
     /// The mover's action was played: the next turn.
@@ -96,121 +103,141 @@ impl Referee {
         turn: &Turn,
         from: usize,
         request: Request,
-        spent: std::time::Duration,
+        spent: Duration,
     ) -> Step {
-        let referee = &self.ctx.config.referee;
-        let (code, text, ruling) = match request {
+        let fault = match request {
             Request::Resign => {
                 self.game.resign(from);
                 return Step::Over;
             }
-            Request::Refused(code, text) => (code, text, Ruling::Error),
-            Request::Act { .. } if from != turn.mover => (
-                ErrorCode::NotYourTurn,
-                format!(
-                    "it is player {}'s turn; wait for your (turn ...)",
-                    turn.mover
-                ),
-                referee.out_of_turn,
-            ),
+            Request::Refused(code, text) => Fault {
+                code,
+                text,
+                ruling: Ruling::Error,
+            },
             Request::Act {
-                board: Some(claimed),
-                ..
-            } if claimed != turn.board && referee.stale_board != Ruling::Ignore => (
-                ErrorCode::StaleBoard,
-                format!(
-                    "the board is {}, not {}",
-                    turn.board,
-                    anqi_core::sexp::excerpt(&claimed)
-                ),
-                referee.stale_board,
-            ),
-            Request::Act {
-                comment: Some(_), ..
-            } if !self.seats[from - 1].player.ext.contains(Extension::Comment) => (
-                ErrorCode::Unexpected,
-                if self.ctx.config.records.comment_bytes == 0 {
-                    "this server keeps no comments ([records] comment_bytes = 0): send the action without its (comment ...)".into()
-                } else {
-                    "(comment ...) is the comment extension's: ask for it with (ext comment) in your handshake, or send the action without it".into()
-                },
-                Ruling::Error,
-            ),
-            Request::Act {
-                action, comment, ..
+                board,
+                action,
+                comment,
             } => {
-                if self.clocks.would_fall(turn.mover, spent) {
-                    self.lose_on_time(turn);
-                    return Step::Over;
-                }
-                // The one validation of the ply: `play` checks and applies it.
-                match self.game.play(from, action) {
-                    Ok(played) => {
-                        self.clocks.charge(turn.mover, spent);
-                        self.acted(turn.mover);
-                        self.last = Some((
-                            turn.mover,
-                            match action {
-                                Action::Reveal(cell) => {
-                                    LastPly::Rev(cell, played.revealed.map_or('X', |p| p.letter()))
-                                }
-                                Action::Move { from, to } => LastPly::Mov(from, to),
-                                Action::Bag => LastPly::Bag,
-                                Action::Put { piece, cell } => LastPly::Put(piece.letter(), cell),
-                            },
-                        ));
-                        self.plies.push(PlyRecord {
-                            ply: self.game.ply(),
-                            turn: turn.round,
-                            player: turn.mover,
-                            action: action.to_string(),
-                            think_ms: spent.as_millis() as u64,
-                            legal: turn.counts,
-                            legal_all: turn.counts_all.clone(),
-                            revealed: played.revealed.map(|p| p.letter()),
-                            drawn: played.drawn.map(|p| p.letter()),
-                            captured: played.captured.map(|p| p.letter()),
-                            comment: comment
-                                .map(|c| cut_comment(c, self.ctx.config.records.comment_bytes)),
-                        });
-                        self.adjudicate_by_tables();
-                        let cap = self.header.max_plies;
-                        if cap > 0 && self.game.ply() >= cap && self.game.outcome().is_none() {
-                            self.game.adjudicate_draw(Termination::PlyCap);
-                        }
-                        self.publish_ply();
-                        return Step::Played;
-                    }
-                    Err(PlayError::Illegal(e)) => (ErrorCode::Illegal, e.0, referee.illegal_action),
-                    Err(e @ (PlayError::NotYourTurn { .. } | PlayError::GameOver)) => {
-                        unreachable!("the mover of a running game: {e}")
-                    }
+                let refused = self.refusal(turn, from, board.as_deref(), comment.is_some());
+                match refused {
+                    Some(fault) => fault,
+                    None => match self.play(turn, action, comment, spent) {
+                        Ok(step) => return step,
+                        Err(fault) => fault,
+                    },
                 }
             }
         };
-        let max_errors = referee.max_errors;
-        self.reply_fault(from, code, text);
-        let seat = &self.seats[from - 1];
-        let too_many = max_errors > 0 && seat.errors > max_errors;
-        if ruling == Ruling::Lose || too_many {
+        self.answer_fault(turn, from, fault)
+    }
+
+    /// Why an action from `from` is refused before it is tried, in this order: not its turn,
+    /// a `(board ...)` that is not the board sent (unless `stale_board = "ignore"`), a
+    /// `(comment ...)` without the `comment` extension. `None`: the action is tried.
+    fn refusal(
+        &self,
+        turn: &Turn,
+        from: usize,
+        claimed: Option<&str>,
+        commented: bool,
+    ) -> Option<Fault> {
+        let referee = &self.ctx.config.referee;
+        if from != turn.mover {
+            return Some(Fault {
+                code: ErrorCode::NotYourTurn,
+                text: text::not_your_turn(turn.mover),
+                ruling: referee.out_of_turn,
+            });
+        }
+        if let Some(claimed) = claimed {
+            if claimed != turn.board && referee.stale_board != Ruling::Ignore {
+                return Some(Fault {
+                    code: ErrorCode::StaleBoard,
+                    text: text::stale_board(&turn.board, claimed),
+                    ruling: referee.stale_board,
+                });
+            }
+        }
+        if commented && !self.seats[from - 1].player.ext.contains(Extension::Comment) {
+            return Some(Fault {
+                code: ErrorCode::Unexpected,
+                text: text::comment_not_granted(self.ctx.config.records.comment_bytes),
+                ruling: Ruling::Error,
+            });
+        }
+        None
+    }
+
+    /// Plays the mover's action, read `spent` after the turn started: recorded, shown to
+    /// observers, and the game adjudicated after it. A flag that fell before it was read loses
+    /// on time instead.
+    ///
+    /// # Errors
+    /// The fault of an illegal action (the game goes on, or not, as its ruling says).
+    fn play(
+        &mut self,
+        turn: &Turn,
+        action: Action,
+        comment: Option<String>,
+        spent: Duration,
+    ) -> Result<Step, Fault> {
+        if self.clocks.would_fall(turn.mover, spent) {
+            self.lose_on_time(turn);
+            return Ok(Step::Over);
+        }
+        // The one validation of the ply: `play` checks and applies it.
+        let played = match self.game.play(turn.mover, action) {
+            Ok(played) => played,
+            Err(PlayError::Illegal(e)) => {
+                return Err(Fault {
+                    code: ErrorCode::Illegal,
+                    text: e.0,
+                    ruling: self.ctx.config.referee.illegal_action,
+                })
+            }
+            Err(e @ (PlayError::NotYourTurn { .. } | PlayError::GameOver)) => {
+                unreachable!("the mover of a running game: {e}")
+            }
+        };
+        self.clocks.charge(turn.mover, spent);
+        self.acted(turn.mover);
+        self.last = Some((turn.mover, last_ply(action, &played)));
+        let comment_bytes = self.ctx.config.records.comment_bytes;
+        self.plies.push(PlyRecord {
+            ply: self.game.ply(),
+            turn: turn.round,
+            player: turn.mover,
+            action: action.to_string(),
+            think_ms: spent.as_millis() as u64,
+            legal: turn.counts,
+            legal_all: turn.counts_all.clone(),
+            revealed: played.revealed.map(|p| p.letter()),
+            drawn: played.drawn.map(|p| p.letter()),
+            captured: played.captured.map(|p| p.letter()),
+            comment: comment.map(|c| cut_comment(c, comment_bytes)),
+        });
+        self.adjudicate_after_ply();
+        self.publish_ply();
+        Ok(Step::Played)
+    }
+
+    /// Answers a fault of `from`'s: the error reply, then the loss when its ruling is `lose`
+    /// or it has had more than `max_errors`; otherwise a mover is prompted again, with the
+    /// prompt as it was sent.
+    fn answer_fault(&mut self, turn: &Turn, from: usize, fault: Fault) -> Step {
+        let max_errors = self.ctx.config.referee.max_errors;
+        self.reply_fault(from, fault.code, fault.text);
+        let too_many = max_errors > 0 && self.seats[from - 1].errors > max_errors;
+        if fault.ruling == Ruling::Lose || too_many {
             self.game.forfeit(from, Termination::Illegal);
             return Step::Over;
         }
         if from != turn.mover {
             return Step::Answered;
         }
-        // The prompt again, as it was sent.
-        let prompt = turn.prompt.clone();
-        if let Some(x) = &mut self.exchange {
-            x.sent(from, self.game.ply() + 1, &prompt);
-        }
-        if self.seats[from - 1]
-            .player
-            .outbox
-            .send_line(prompt)
-            .is_err()
-            && self.lost(from)
-        {
+        if self.send(from, turn.prompt.clone()).is_err() && self.lost(from) {
             return Step::Over;
         }
         Step::Answered
@@ -256,17 +283,8 @@ impl Referee {
             return;
         }
         self.game.forfeit(turn.mover, Termination::Time);
-        let ms = self.first_moves.limit().unwrap_or_default().as_millis();
-        let (code, text) = match why {
-            NoStart::Deadline => (
-                ErrorCode::Timeout,
-                format!("you made no first action within {ms} ms of your first (turn ...), in a game under way: you lose on time"),
-            ),
-            NoStart::MadeRoom => (
-                ErrorCode::Busy,
-                "the server is full, and you were idle on your first action in a game under way: you lose on time, to make room for a new connection".into(),
-            ),
-        };
+        let limit_ms = self.first_moves.limit().unwrap_or_default().as_millis();
+        let (code, text) = text::no_first_action_under_way(why, limit_ms);
         self.reply_fault(turn.mover, code, text);
     }
 
@@ -287,17 +305,13 @@ impl Referee {
             return;
         }
         self.game.forfeit(turn.mover, Termination::Time);
-        self.reply_fault(turn.mover, ErrorCode::Timeout, "your clock ran out".into());
+        self.reply_fault(turn.mover, ErrorCode::Timeout, text::CLOCK_RAN_OUT.into());
     }
 
     /// Sends `((error CODE "text"))` to a player, counts it against them and records it.
     pub(super) fn reply_fault(&mut self, player: usize, code: ErrorCode, text: String) {
-        if let Some(x) = &mut self.exchange {
-            let line = ServerMessage(vec![ServerClause::Error(code, text.clone())]).to_line();
-            x.sent(player, self.game.ply() + 1, &line);
-        }
+        self.send_error(player, code, text.clone());
         let seat = &mut self.seats[player - 1];
-        seat.player.outbox.error(code, text.clone());
         seat.errors += 1;
         let fault = FaultRecord {
             ply: self.game.ply() + 1,
@@ -328,4 +342,14 @@ pub(super) fn cut_comment(mut text: String, max: usize) -> String {
     text.truncate(end);
     text.push_str(mark);
     text
+}
+
+/// The `(last ...)` clause's form of an action just played (a reveal with the piece it showed).
+fn last_ply(action: Action, played: &Played) -> LastPly {
+    match action {
+        Action::Reveal(cell) => LastPly::Rev(cell, played.revealed.map_or('X', |p| p.letter())),
+        Action::Move { from, to } => LastPly::Mov(from, to),
+        Action::Bag => LastPly::Bag,
+        Action::Put { piece, cell } => LastPly::Put(piece.letter(), cell),
+    }
 }

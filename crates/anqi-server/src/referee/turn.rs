@@ -22,67 +22,10 @@ impl Referee {
     /// `None` when the game ended on the way (a player who cannot be written to is gone).
     pub(super) fn prompt(&mut self) -> Option<Turn> {
         let mover = self.game.to_move();
-        // Most games have at most two kinds of clients (with and without extensions).
-        let mut made: Vec<(Extensions, bool, Arc<str>)> = Vec::new();
-        let mut prompt = None;
-        let mut sent = Vec::new();
-        let mut gone = Vec::new();
-        for i in 0..self.seats.len() {
-            let ext = self.seats[i].player.ext;
-            let to_move = i + 1 == mover;
-            if self.seats[i].away.is_some() {
-                continue;
-            }
-            let line = match made.iter().find(|(e, m, _)| *e == ext && *m == to_move) {
-                Some((_, _, line)) => line.clone(),
-                None => {
-                    let line = self.position_line(ext, to_move, Duration::ZERO);
-                    made.push((ext, to_move, line.clone()));
-                    line
-                }
-            };
-            if to_move {
-                prompt = Some(line.clone());
-            }
-            if self.exchange.is_some() {
-                sent.push((i + 1, line.clone()));
-            }
-            if self.seats[i].player.outbox.send_line(line).is_err() {
-                gone.push(i + 1);
-            }
-        }
-        if let Some(x) = &mut self.exchange {
-            let ply = self.game.ply() + 1;
-            for (player, line) in sent {
-                x.sent(player, ply, &line);
-            }
-        }
-        for player in gone {
-            if self.lost(player) {
-                return None;
-            }
-        }
-        let prompt = match prompt {
-            Some(p) => p,
-            // The mover is away: it is prompted when it comes back (and this line is written
-            // anew then).
-            None => self.position_line(self.seats[mover - 1].player.ext, true, Duration::ZERO),
-        };
+        let prompt = self.send_position(mover)?;
         let started = Instant::now();
         if self.first_moves.prompted(mover, started) {
-            // Until it acts, the mover may have to make room on a full server, ending the
-            // game: every open connection of the game gives its place back (a seat waiting
-            // for its player after a lost connection has given its place back already). A
-            // game under way makes room only when no game without a ply can.
-            let frees = self
-                .seats
-                .iter()
-                .filter(|s| s.player.ticket.is_some() && s.away.is_none())
-                .count();
-            let game_started = self.game.ply() > 0;
-            if let Some(ticket) = &mut self.seats[mover - 1].player.ticket {
-                ticket.prompted(started, frees, game_started);
-            }
+            self.first_prompt(mover, started);
         }
         Some(Turn {
             mover,
@@ -98,6 +41,63 @@ impl Referee {
                     .collect()
             }),
         })
+    }
+
+    /// Sends the position to every seated player: `(turn ...)` to the mover, `(info ...)` to
+    /// everyone else. Returns the mover's prompt (written even when the mover is away: it is
+    /// sent anew when it comes back); `None` when the game ended on the way (a player who
+    /// cannot be written to is gone).
+    fn send_position(&mut self, mover: usize) -> Option<Arc<str>> {
+        // Most games have at most two kinds of clients (with and without extensions).
+        let mut made: Vec<(Extensions, bool, Arc<str>)> = Vec::new();
+        let mut prompt = None;
+        let mut gone = Vec::new();
+        for player in 1..=self.seats.len() {
+            if self.seats[player - 1].away.is_some() {
+                continue;
+            }
+            let ext = self.seats[player - 1].player.ext;
+            let to_move = player == mover;
+            let line = match made.iter().find(|(e, m, _)| *e == ext && *m == to_move) {
+                Some((_, _, line)) => line.clone(),
+                None => {
+                    let line = self.position_line(ext, to_move, Duration::ZERO);
+                    made.push((ext, to_move, line.clone()));
+                    line
+                }
+            };
+            if to_move {
+                prompt = Some(line.clone());
+            }
+            if self.send(player, line).is_err() {
+                gone.push(player);
+            }
+        }
+        for player in gone {
+            if self.lost(player) {
+                return None;
+            }
+        }
+        Some(prompt.unwrap_or_else(|| {
+            self.position_line(self.seats[mover - 1].player.ext, true, Duration::ZERO)
+        }))
+    }
+
+    /// The mover's first prompt of the game, at `started`: until it acts, it may have to make
+    /// room on a full server, ending the game. Every open connection of the game gives its
+    /// place back then (a seat waiting for its player after a lost connection has given its
+    /// place back already), and a game under way makes room only when no game without a ply
+    /// can.
+    fn first_prompt(&mut self, mover: usize, started: Instant) {
+        let frees = self
+            .seats
+            .iter()
+            .filter(|s| s.player.ticket.is_some() && s.away.is_none())
+            .count();
+        let game_started = self.game.ply() > 0;
+        if let Some(ticket) = &mut self.seats[mover - 1].player.ticket {
+            ticket.prompted(started, frees, game_started);
+        }
     }
 
     /// Waits until the mover's action is played or the game ends, answering every other
@@ -157,14 +157,7 @@ impl Referee {
                     continue;
                 }
             };
-            if let Some(x) = &mut self.exchange {
-                let ply = self.game.ply() + 1;
-                match &inbound {
-                    Inbound::Message(m, _) => x.read(from, ply, &m.to_string()),
-                    Inbound::Bad(e, _) => x.read(from, ply, &format!("(unreadable: {})", e.text)),
-                    Inbound::Closed => x.read(from, ply, "(closed the connection)"),
-                }
-            }
+            self.note_read(from, &inbound);
             let (request, read_at) = match inbound {
                 Inbound::Closed => {
                     if self.lost(from) {
