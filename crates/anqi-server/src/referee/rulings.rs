@@ -8,75 +8,8 @@ use crate::config::Ruling;
 use anqi_core::record::{FaultRecord, PlyRecord};
 use anqi_core::rules::{Action, PlayError, Played, Termination};
 use anqi_core::view;
-use anqi_core::wire::{ClientClause, ClientMessage, ErrorCode, Extension, LastPly};
+use anqi_core::wire::{ErrorCode, Extension, LastPly, Request};
 use std::time::Duration;
-
-/// What a client asked for in one message.
-pub(super) enum Request {
-    Resign,
-    Act {
-        board: Option<String>,
-        action: Action,
-        /// `(comment "TEXT")`, the `comment` extension's.
-        comment: Option<String>,
-    },
-    /// Understood, but not acceptable; the error to reply.
-    Refused(ErrorCode, String),
-}
-
-impl Request {
-    pub(super) fn of(msg: ClientMessage) -> Request {
-        let mut board = None;
-        let mut comment = None;
-        let mut actions = Vec::new();
-        for clause in msg.0 {
-            match clause {
-                ClientClause::Board(b) => {
-                    if board.replace(b).is_some() {
-                        return Request::Refused(
-                            ErrorCode::Syntax,
-                            "more than one (board ...) clause".into(),
-                        );
-                    }
-                }
-                ClientClause::Comment(c) => {
-                    if comment.replace(c).is_some() {
-                        return Request::Refused(
-                            ErrorCode::Syntax,
-                            "more than one (comment ...) clause".into(),
-                        );
-                    }
-                }
-                ClientClause::Resign => return Request::Resign,
-                c @ (ClientClause::Version(_)
-                | ClientClause::Init { .. }
-                | ClientClause::Rejoin(_)
-                | ClientClause::Ext(_)) => {
-                    return Request::Refused(
-                        ErrorCode::Unexpected,
-                        format!(
-                            "{} belongs to the handshake, which is over",
-                            anqi_core::sexp::excerpt(&c.to_string())
-                        ),
-                    )
-                }
-                action => actions.extend(action.action()),
-            }
-        }
-        match actions.as_slice() {
-            [action] => Request::Act {
-                board,
-                action: *action,
-                comment,
-            },
-            [] => Request::Refused(
-                ErrorCode::Syntax,
-                "no action: send (board ...) with one of (rev POS), (mov POS_I POS_F), (bag), (put P POS), (resign)".into(),
-            ),
-            _ => Request::Refused(ErrorCode::Syntax, "one action per message".into()),
-        }
-    }
-}
 
 /// A fault of a player's, and what it gets.
 struct Fault {

@@ -4,7 +4,8 @@
 //! transcripts), so a change here is a change of the protocol's wording.
 //!
 //! The replies to a message that is no request (two boards, no action, a handshake clause) are
-//! the grammar's (`Request::of`); the codes go with the texts where the code depends on why.
+//! the action grammar's (`anqi_core::wire::Request`); the codes go with the texts where the
+//! code depends on why.
 
 use super::NoStart;
 use anqi_core::wire::ErrorCode;

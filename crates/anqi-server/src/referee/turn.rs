@@ -2,12 +2,12 @@
 //! read and ruled on until the mover's action is played or the game ends (a clock, a deadline,
 //! shutdown, a lost connection or a grace that ran out).
 
-use super::rulings::{Request, Step};
+use super::rulings::Step;
 use super::{NoStart, Referee, Seat, Turn};
 use crate::config::LegalCounts;
 use crate::connection::Inbound;
 use anqi_core::rules::Termination;
-use anqi_core::wire::Extensions;
+use anqi_core::wire::{Extensions, Request};
 use std::future::poll_fn;
 use std::sync::Arc;
 use std::task::Poll;
