@@ -184,8 +184,8 @@ impl Referee {
         }
     }
 
-    /// The mover has not made its first action (see [`FirstMoves`]): in time, or before it had
-    /// to make room on a full server.
+    /// The mover has not made its first action (see [`crate::clock::FirstMoves`]): in time,
+    /// or before it had to make room on a full server.
     ///
     /// While no ply has been played, nobody has started playing, so nobody wins: the game is
     /// aborted, and every player is told why in [`Referee::finish`]. Once a ply has been
