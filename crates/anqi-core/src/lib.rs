@@ -65,6 +65,8 @@
 //!     between action clauses and [`rules::Action`].
 //!   - `extension`: the opt-in protocol extensions (`(ext last clock progress variant)`), named
 //!     once and for all.
+//!   - `request`: the action grammar: what a client's message during a game asks for (one
+//!     action with its board and comment, or resign), or the error it is refused with.
 //!   - `reader` (feature `tokio`): the one loop that reads frames from a stream, for the
 //!     server's connections, the client library and the bridges.
 //! - [`sexp`]: reading S-expressions from untrusted text (reader prefixes refused, nesting

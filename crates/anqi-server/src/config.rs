@@ -110,12 +110,27 @@ impl RefereeConfig {
 /// against the rules and the file: `anqi_core::tables::file::open`).
 ///
 /// # Errors
-/// The file cannot be read, is not a tables file of this format, holds tables of other
-/// rules, or its header does not hold together (a length past the end of the file, say); or
-/// the variant is one endgame tables cannot hold. The message says which.
-pub fn open_tables(path: &Path, variant: Arc<Variant>) -> Result<Tables, String> {
-    let rules = TableRules::new(variant)?;
-    Tables::open(path, rules)
+/// [`TablesError::Variant`]: the variant is one endgame tables cannot hold.
+/// [`TablesError::File`]: the file cannot be read, is not a tables file of this format,
+/// holds tables of other rules, or its header does not hold together (a length past the end
+/// of the file, say). The message says which.
+pub fn open_tables(path: &Path, variant: Arc<Variant>) -> Result<Tables, TablesError> {
+    let rules = TableRules::new(variant).map_err(TablesError::Variant)?;
+    Tables::open(path, rules).map_err(TablesError::File)
+}
+
+/// Why the endgame tables cannot be used for a variant ([`open_tables`]); shown as the message
+/// of the tables code that refused them.
+#[derive(Debug, thiserror::Error)]
+pub enum TablesError {
+    /// The variant is one endgame tables cannot hold (a bag, chain captures, more than two
+    /// sides, ...): no file can serve it.
+    #[error("{0}")]
+    Variant(String),
+    /// The file cannot be opened for the variant: unreadable, not a tables file, tables of
+    /// other rules, or a header that does not hold together.
+    #[error("{0}")]
+    File(String),
 }
 
 /// What may end a game besides the rules and the players' faults: `adjudicate = "off" |
@@ -601,6 +616,21 @@ mod tests {
             .open_tables(&variant)
             .unwrap()
             .is_none());
+    }
+
+    #[test]
+    fn tables_that_cannot_be_used_say_whether_the_variant_or_the_file_is_why() {
+        let bag = Arc::new(Variant::shipped("strategic-2x4").unwrap());
+        let e = open_tables(Path::new("t.tables"), bag).unwrap_err();
+        assert!(matches!(e, TablesError::Variant(_)), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "variant strategic-2x4: endgame tables do not hold a bag"
+        );
+        let variant = Arc::new(Variant::shipped("traditional-2x4").unwrap());
+        let e = open_tables(Path::new("t.tables"), variant).unwrap_err();
+        assert!(matches!(e, TablesError::File(_)), "{e:?}");
+        assert!(e.to_string().starts_with("cannot open t.tables"), "{e}");
     }
 
     #[test]

@@ -22,8 +22,15 @@
 //! - `seating/`: who plays with whom, one policy chosen when the server is built: `arrival`
 //!   (completed handshakes, N per game, in acceptance order) or `tokens` (tournaments: games
 //!   ordered by the organizer through an [`OrderDesk`], seats taken by secret token).
-//! - `referee`: one actor per game (`Referee`, a method per step), which owns the game, rules
-//!   on every message, and has the record written before anyone hears the result.
+//! - `referee/`: one actor per game (`Referee`, a method per step), which owns the game, rules
+//!   on every message, and has the record written before anyone hears the result. One file
+//!   per concern: the actor and its state (`mod.rs`), the loop of a turn (`turn`), the setup
+//!   and position lines (`lines`), the one send path that feeds a watched game's exchange
+//!   (`send`), the rulings on each request (`rulings`), the words of the error replies
+//!   (`text`), lost connections and returns (`rejoin`), adjudication after a ply
+//!   (`adjudication`), and the record and result (`finish`); its unit tests in `tests`. What
+//!   a client's message asks for is read by the wire's action grammar
+//!   (`anqi_core::wire::Request`).
 //! - `secret`: the secrets that seat players (tournament tokens, seats' rejoin secrets),
 //!   looked up by digest; the rejoin secrets are made here.
 //! - `rejoin`: seats kept for players who lost their connection, and the proofs (a seat's
@@ -37,11 +44,26 @@
 //! - [`exchange`]: the lines between the referee and each player of a watched game, bounded.
 //! - [`watch`]: the hub where referees publish each game's public events and observers (the
 //!   web pages of `anqi-web`) read them, never holding a game up.
-//! - [`sys`]: the operating-system calls std and tokio do not wrap (all of anqi's `unsafe`
-//!   code), for the server's descriptor limit and the program's engine processes.
+//! - [`sys`]: the operating-system calls std and tokio do not wrap, for the server's
+//!   descriptor limit and the program's engine processes; all of this crate's `unsafe` code
+//!   (see "Where the `unsafe` is" below).
 //!
 //! Inside the crate, `server` uses `seating`, which starts `referee`s; a referee uses `clock`,
 //! `connection`'s player handles, the `record_sink` and the `watch` hub. Nothing points back up.
+//!
+//! # Where the `unsafe` is
+//!
+//! In this crate, only in [`sys`] (`sys.rs` and `sys/cgroup.rs`): calls into libc that std
+//! and tokio do not wrap (resource limits, signals, reaping, pipes, and joining a cgroup
+//! between fork and exec), each with a `SAFETY` comment that argues it. The rest of the crate
+//! is safe code.
+//!
+//! Elsewhere in the workspace, `anqi-core`, `anqi-web` and the client library have none. The
+//! Python module (`clients/python/rust`) has its own: `read_only.rs` allocates the memory its
+//! NumPy arrays are views of and exports it read-only through the buffer protocol, and
+//! `vec_game.rs` writes into it, so that Python reads the arrays without a copy and cannot
+//! write them. The integration tests make a few libc calls of their own (a FIFO for hostile
+//! files, a memory limit for a child, killing a browser's process group).
 
 mod clock;
 pub mod config;

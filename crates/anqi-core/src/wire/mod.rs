@@ -6,6 +6,7 @@ mod message;
 mod name;
 #[cfg(feature = "tokio")]
 mod reader;
+mod request;
 
 pub use extension::{Extension, Extensions, LastPly};
 pub use frame::{FrameError, FrameLimits, FrameScanner};
@@ -15,3 +16,4 @@ pub use message::{
 pub use name::{check_name, unfit, NameError, MAX_NAME_CHARS};
 #[cfg(feature = "tokio")]
 pub use reader::FrameReader;
+pub use request::Request;
