@@ -33,9 +33,13 @@
 //!     lists), and the step and cannon rules written once (`rule`).
 //!   - `action`: reveal, move, bag and put actions and the per-kind mobility counts.
 //!   - `deal`: how the seed contributions become the starting position (stable derivation).
-//!   - `game`: one game's state: turn order and rounds, colour ownership, the bag, chain
-//!     captures, end of game and draws; and `PublicState`, what legality depends on, shared
-//!     with clients.
+//!   - `game/`: one game's state, the `Game` type, its methods one concern a file: `mod`
+//!     (the type, construction from a deal or a position, applying an action), `legal` (the
+//!     mover's legal actions, listed, counted and checked), `pick` (an action picked by index
+//!     from one count: random playouts), `turn` (turn order and rounds, colour ownership, the
+//!     start of a turn), `chance` (face-down pieces, the bag and the hand; arranging and
+//!     redealing them), `end` (`Termination`, `Outcome`, the end of the game and draws); and
+//!     `public`, `PublicState`, what legality depends on, shared with clients.
 //!   - `positions`: the positions since the last irreversible action, as the repetition rule
 //!     compares them (kept as the steps between them, each with a hash the game keeps up to
 //!     date as it plays), and how often the current one occurred before.
@@ -44,7 +48,9 @@
 //!   Inside `rules`, imports run one way: `piece` and `cell_set` need nothing, `square` needs
 //!   `piece`, `topology` needs `cell_set`, `board` needs `square`, `movegen` needs the board,
 //!   topology and capture rules, `catalog` needs `variant` and `description`, `positions`
-//!   needs `cell_set`, `square` and `variant`, and `game` the rest.
+//!   needs `cell_set`, `square` and `variant`, and `game` the rest. Inside `game`, `public`
+//!   needs the board (with its move generator) and the variant, not `Game`; the other files are
+//!   methods of the one `Game` type that `game/mod.rs` defines.
 //! - [`solve`]: exact values of small variants (`anqi solve`; `protocol/SOLVING.md`).
 //!   - `key`: a public state as a 128-bit key.
 //!   - `component`: the retrograde values of one component of quiet moves.

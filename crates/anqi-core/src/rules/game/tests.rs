@@ -37,7 +37,7 @@ fn an_arranged_reveal_turns_up_the_chosen_piece_and_keeps_the_face_down_pieces()
     let mut g = game("traditional-2x4", "kPPPKppp");
     let before = g.face_down_counts();
     assert_eq!(before.iter().sum::<u32>(), 8);
-    assert_eq!(before[piece_index(Piece::from_letter('P').unwrap())], 3);
+    assert_eq!(before[Piece::from_letter('P').unwrap().index()], 3);
     // Cell 0 holds k: asking for K exchanges it with cell 4, the first K.
     let king = Piece::from_letter('K').unwrap();
     assert_eq!(g.arrange_reveal(0, king), Ok(Some(4)));
