@@ -227,7 +227,7 @@ fn read_deal(variant: &rules::Variant, deal: &Bound<'_, PyAny>) -> PyResult<Deal
     .map_err(deal_error)
 }
 
-fn deal_error(e: String) -> PyErr {
+fn deal_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(format!("deal: {e}"))
 }
 
