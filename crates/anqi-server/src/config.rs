@@ -114,8 +114,8 @@ impl RefereeConfig {
 /// rules, or its header does not hold together (a length past the end of the file, say); or
 /// the variant is one endgame tables cannot hold. The message says which.
 pub fn open_tables(path: &Path, variant: Arc<Variant>) -> Result<Tables, String> {
-    let rules = TableRules::new(variant)?;
-    Tables::open(path, rules)
+    let rules = TableRules::new(variant).map_err(|e| e.to_string())?;
+    Tables::open(path, rules).map_err(|e| e.to_string())
 }
 
 /// What may end a game besides the rules and the players' faults: `adjudicate = "off" |

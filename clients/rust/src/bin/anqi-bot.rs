@@ -159,10 +159,11 @@ impl Strategy {
 fn open_tables(path: &str, variant: Option<&str>) -> Result<Tables, String> {
     let path = std::path::Path::new(path);
     match variant {
-        None => Tables::open_named(path),
+        None => Tables::open_named(path).map_err(|e| e.to_string()),
         Some(name) => {
             let variant = anqi_core::rules::Variant::load(name).map_err(|e| e.to_string())?;
-            Tables::open(path, TableRules::new(Arc::new(variant))?)
+            let rules = TableRules::new(Arc::new(variant)).map_err(|e| e.to_string())?;
+            Tables::open(path, rules).map_err(|e| e.to_string())
         }
     }
 }
