@@ -56,13 +56,18 @@
 //!   - `component`: the retrograde values of one component of quiet moves.
 //!   - `children`: each action's value read from a table, and a perfect player's choice.
 //!   - `file`: the solution file and its independent check.
+//!   - `error`: a variant the solver does not hold, a state missing from a table, a
+//!     solution file that does not read or check.
 //! - [`tables`]: endgame tables (`anqi tables`; `protocol/SOLVING.md`, "Endgame tables").
 //!   - `material`: how many of each piece stand on the board.
 //!   - `symmetry`: the board's turns and mirrors, and the domain positions are turned into.
 //!   - `layout`: each material's positions as indices of its table.
 //!   - `build`: the retrograde analysis of a material and its colour swap.
-//!   - `file`: the tables file, read a material at a time when probed; the probe, the best
-//!     move and the adjudication test.
+//!   - `file`: the tables file, read a material at a time when probed, and what is wrong
+//!     with one that does not open (`FileError`); `probe`: the probe, the best move and the
+//!     adjudication test, and tables opened by the variant their file names (`OpenError`).
+//!   - `error`: a variant tables cannot hold, a material's name that does not read, and a
+//!     probe the tables cannot answer (`TablesError`).
 //! - [`wire`]: the protocol's bytes.
 //!   - `frame`: the incremental framing scanner, with size and nesting limits enforced before
 //!     any parser sees the bytes.

@@ -717,7 +717,7 @@ impl Game {
             ));
         }
         anqi_core::solve::solver_variant(self.game.variant())
-            .map_err(|e| PyValueError::new_err(e.0))?;
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(anqi_core::solve::Key::of(&self.game).0)
     }
 

@@ -197,7 +197,10 @@ async fn play_perfect(
     )
     .await
     .map_err(|e| format!("{e:#}"))?;
-    if !perfect.check_setup(&seated.setup)? {
+    if !perfect
+        .check_setup(&seated.setup)
+        .map_err(|e| e.to_string())?
+    {
         eprintln!(
             "anqi-bot: the server did not send its rules (the variant extension); its setup is that of the solution's variant {}, whose capture and draw rules are assumed",
             perfect.variant().name

@@ -23,17 +23,25 @@
 //! - this file: the walk from the start (chance averaged exactly), and the table of values.
 //! - `children`: each action's value from a table, and a perfect player's choice.
 //! - `file`: the solution file, and its check by an independent pass.
+//! - `error`: what can go wrong: a variant the solver does not hold, a state missing from a
+//!   table, a solution file that does not read or check.
 
 pub mod children;
 mod component;
+mod error;
 pub mod file;
 mod key;
 
-pub use key::{fits, Key, MAX_CELLS};
+pub use error::{LookupError, SolutionError, StateFault, Unsolvable};
+pub use key::{fits, DoesNotFit, Key, MAX_CELLS};
 
 use crate::rules::{Action, Game, Objective, Piece, Start, Variant};
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// The semantics solved, as every solution file of this version names them (see the module
+/// documentation).
+pub const SEMANTICS: &str = "quiet play forever is a draw; no other draw rule";
 
 /// A value: player 1's expected score times the solution's denominator ([`Scale`]): exact.
 pub type Score = u64;
@@ -93,35 +101,36 @@ fn gcd(a: u64, b: u64) -> u64 {
     }
 }
 
-/// Why a variant cannot be solved.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct Unsolvable(pub String);
-
 /// The variant as solved: its own draw rules left out (the solver's rule replaces them).
+///
+/// # Errors
+/// A variant the solver does not hold ([`Unsolvable`]).
 pub fn solver_variant(variant: &Variant) -> Result<Arc<Variant>, Unsolvable> {
-    let refuse = |why: String| Err(Unsolvable(format!("{}: {why}", variant.name)));
+    let name = || variant.name.clone();
     if variant.players != 2 || variant.sides.len() != 2 {
-        return refuse(format!(
-            "{} players: the solver plays two-player games",
-            variant.players
-        ));
+        return Err(Unsolvable::Players {
+            variant: name(),
+            players: variant.players,
+        });
     }
     if variant.objective != Objective::Capture {
-        return refuse("a one-side game: the solver plays capture games".into());
+        return Err(Unsolvable::OneSide { variant: name() });
     }
     if variant.start == Start::Bag {
-        return refuse("a bag game: the solver's states have no bag or hand".into());
+        return Err(Unsolvable::Bag { variant: name() });
     }
     if variant.chain_capture {
-        return refuse("chain captures: the solver's states have no chain".into());
+        return Err(Unsolvable::ChainCaptures { variant: name() });
     }
-    fits(variant).map_err(|e| Unsolvable(format!("{}: {e}", variant.name)))?;
+    fits(variant).map_err(|fit| Unsolvable::DoesNotFit {
+        variant: name(),
+        fit,
+    })?;
     if Scale::for_pieces(variant.pieces.len()).is_none() {
-        return refuse(format!(
-            "{} pieces: exact values need 2 * n! to fit in 64 bits (n at most 19)",
-            variant.pieces.len()
-        ));
+        return Err(Unsolvable::TooManyPieces {
+            variant: name(),
+            pieces: variant.pieces.len(),
+        });
     }
     let mut v = variant.clone();
     v.draw.no_progress = None;
@@ -212,10 +221,9 @@ impl Solver {
     pub fn start(&self) -> Result<Game, Unsolvable> {
         let v = &self.variant;
         if v.start != Start::FaceDown || v.pieces.len() != self.cells {
-            return Err(Unsolvable(format!(
-                "{}: the solver starts from every cell face-down; this start is not that",
-                v.name
-            )));
+            return Err(Unsolvable::Start {
+                variant: v.name.clone(),
+            });
         }
         let deal = crate::rules::Deal::face_down(v.pieces.iter().copied().map(Some).collect());
         Ok(Game::new(v.clone(), deal))

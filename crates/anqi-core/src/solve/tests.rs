@@ -108,6 +108,8 @@ fn values_held_up_by_a_cycle_fail_the_check() {
         );
     }
     let err = file::verify(&header, &wrong, |_| {}).unwrap_err();
+    assert!(matches!(err, SolutionError::Wrong { .. }), "{err}");
+    let err = err.to_string();
     assert!(
         err.contains("stored") || err.contains("plies"),
         "unexpected error: {err}"
@@ -144,7 +146,10 @@ fn variants_the_solver_cannot_hold_are_refused_with_the_reason() {
         ("traditional", "at most 16"),
     ] {
         let v = Variant::shipped(name).unwrap();
-        let err = Solver::new(&v).err().map(|e| e.0).unwrap_or_default();
+        let err = Solver::new(&v)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         assert!(err.contains(why), "{name}: {err}");
     }
 }
@@ -378,7 +383,9 @@ fn refused(bytes: &[u8], why: &str) {
     for e in [
         file::read(&mut &bytes[..]).map(|_| ()).unwrap_err(),
         file::open(&path).map(|_| ()).unwrap_err(),
-    ] {
+    ]
+    .map(|e| e.to_string())
+    {
         assert!(e.contains(why), "{why:?}: {e}");
         assert!(e.len() < 400, "{} bytes: {e}", e.len());
     }
@@ -446,14 +453,14 @@ fn a_solution_file_whose_header_or_order_does_not_hold_is_refused_as_it_is_read(
     // aborted `anqi solve --verify`).
     for states in [1_000_000_000_000_000u64, u64::MAX] {
         let bytes = with("states", states.into());
-        let e = file::read(&mut &bytes[..]).unwrap_err();
+        let e = file::read(&mut &bytes[..]).unwrap_err().to_string();
         assert!(e.contains(&format!("of {states}")), "{e}");
         let path = std::env::temp_dir().join(format!(
             "anqi-solution-huge-{}.solution",
             std::process::id()
         ));
         std::fs::write(&path, &bytes).unwrap();
-        let e = file::open(&path).unwrap_err();
+        let e = file::open(&path).unwrap_err().to_string();
         assert!(
             e.contains(&format!("where the {states} states the header says take")),
             "{e}"
@@ -484,7 +491,9 @@ fn a_state_whose_key_sets_bits_no_position_has_fails_the_check() {
     json["states"] = (changed.len() as u64).into();
     let bytes = assembled(&json, &changed);
     let (header, values) = file::read(&mut &bytes[..]).unwrap();
-    let e = file::verify(&header, &values, |_| {}).unwrap_err();
+    let e = file::verify(&header, &values, |_| {})
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("is not the key of its position"), "{e}");
     // The start's value must be the header's.
     let (header, _, records) = solution_bytes();
@@ -492,6 +501,8 @@ fn a_state_whose_key_sets_bits_no_position_has_fails_the_check() {
     json["value"] = (header.value + 1).into();
     let bytes = assembled(&json, &records);
     let (header, values) = file::read(&mut &bytes[..]).unwrap();
-    let e = file::verify(&header, &values, |_| {}).unwrap_err();
+    let e = file::verify(&header, &values, |_| {})
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("is not the start's stored value"), "{e}");
 }
