@@ -154,7 +154,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 } else {
                     None
                 };
-                let checked = verify_with(&r, by_tables.as_deref())?;
+                let checked = verify_with(&r, by_tables.as_deref()).map_err(|e| e.to_string())?;
                 if let Some(master) = &master {
                     if seeds::check_deal(&r, master)? {
                         deals_checked += 1;

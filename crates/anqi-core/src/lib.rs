@@ -85,6 +85,8 @@
 //!   line by line. Writing them is the server's (`anqi-server`'s record sink).
 //! - [`replay`]: re-deriving a record's deal and re-playing its actions through the rules, and
 //!   re-checking an adjudication by the endgame tables it names.
+//!   - `error`: `ReplayError`, the first claim of a record the rules contradict (a ply's, the
+//!     result's, an adjudication's).
 //! - [`view`]: the public view of a game, what anyone watching may see, as JSON events
 //!   (setup, plies, faults, end); built live by the server and rebuilt from records.
 //!
