@@ -5,11 +5,21 @@
 //! Everything that knows what a game *is* lives here, and nothing that runs one: no async
 //! runtime, no network, no threads, no clock (the caller passes the time wherever a record
 //! needs it). The one exception is opt-in: the `tokio` feature adds the frame reader over
-//! tokio's `AsyncRead`, for the crates that already run on tokio. The only files it reads are the ones it is handed by path: a variant
-//! description ([`rules::Variant::load`]) and a records file ([`record::read_records`]). The
-//! server (`anqi-server`), the `anqi` program, the Rust client (`anqi-client`), the Python
-//! package's native module and the fuzz targets all build on it, and only the server and the
-//! program compile tokio.
+//! tokio's `AsyncRead`, for the crates that already run on tokio.
+//!
+//! It reads only the files it is handed by path, and writes none (writers take any
+//! `io::Write`): a variant description ([`rules::Variant::load`]), a records file
+//! ([`record::read_records`]), an endgame tables file ([`tables::Tables::open`], its header
+//! when opened, each material's values when first probed), and a solution file
+//! ([`solve::file::open`]). Each is untrusted input, checked as it is read.
+//!
+//! The server (`anqi-server`), the web pages (`anqi-web`), the `anqi` program, the Rust client
+//! (`anqi-client`), the Python package's native module and the fuzz targets all build on it.
+//! Those that run on tokio compile it: the server, the web pages, the program, and the Rust
+//! client with its `net` feature (on by default: the TCP client and `anqi-bot`). The core
+//! alone, the client without `net`, the Python module and the fuzz targets compile no tokio
+//! (`cargo tree -p CRATE -e normal -i tokio` shows what pulls it into a crate's build, and
+//! finds no tokio in theirs).
 //!
 //! # Layout
 //!

@@ -605,7 +605,7 @@ fn entry_error(shown: &str, m: Material, fault: EntryFault) -> FileError {
 
 /// Reads one material's values from the file at `path` (opened and checked by [`open`]):
 /// its stored bytes streamed through their SHA-256 and the inflater, a chunk at a time
-/// ([`super::read::read_stored`]: never held whole), the SHA-256 checked before any value is
+/// (`read::read_stored`: never held whole), the SHA-256 checked before any value is
 /// used, then the values' length and counts.
 ///
 /// # Errors
