@@ -14,8 +14,10 @@
 //! a better reveal or capture does so in fewer quiet plies than the states of its component,
 //! and a side that can keep play in the component forever gets the referee's draw as well
 //! (a position comes round again), so the values are the referee's from any state reached
-//! with the no-progress count low enough ([`Stats::longest_forced`] says how low: the most
-//! quiet plies the forcing side needs). Where they differ is tested in `tests`.
+//! with the no-progress count low enough: at most the limit less [`Stats::longest_forced`]
+//! (the most quiet plies the forcing side needs) less one, as the referee draws once the
+//! count reaches the limit, before the forcing side's next ply. Where they differ is tested
+//! in `tests`.
 //!
 //! # The parts
 //! - `key`: a state as a 128-bit key (boards of up to 16 cells).
@@ -145,8 +147,9 @@ pub struct Stats {
     pub states: u64,
     /// Components of quiet moves solved.
     pub components: u64,
-    /// The most quiet plies a forcing side needs, in any component: see
-    /// [`Stats::longest_forced`].
+    /// The most quiet plies a forcing side needs, in any component, before its reveal, capture
+    /// or end: the values are the referee's from a no-progress count of at most the limit less
+    /// this less one (see the module documentation).
     pub longest_forced: u32,
 }
 

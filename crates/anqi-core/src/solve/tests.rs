@@ -219,6 +219,60 @@ fn perfect_play_wins_what_the_table_says_and_where_the_referee_differs() {
     );
 }
 
+/// The bound protocol/SOLVING.md gives: a value is the referee's from a state whose
+/// no-progress count is at most the limit less its plies less one. The favoured side's plies
+/// quiet moves bring the count to the limit less one, and its next ply (a reveal, a capture or
+/// the end) comes before the draw; with a limit one ply shorter the referee draws first.
+#[test]
+fn a_win_after_plies_quiet_plies_needs_a_limit_of_one_more() {
+    let v = like_2x4("2 3", "KPPkpp", 180);
+    let (solver, _) = solved(&v);
+    let (scale, cells) = (solver.scale(), solver.cells());
+    let table = solver.values().clone();
+    let with_limit = |limit: u32| Arc::new(like_2x4("2 3", "KPPkpp", limit));
+    // The longest run of quiet plies perfect play makes from `key` (nothing face-down, so the
+    // same line every time) under the variant's own limit.
+    let longest_run = |key: Key| {
+        let mut game = Game::from_position(with_limit(180), &key.position(cells)).unwrap();
+        let mut longest = 0;
+        while let Some(best) = children::best_action(scale, &table, &game).unwrap() {
+            longest = longest.max(game.quiet_plies());
+            game.play(game.to_move(), best.action).unwrap();
+        }
+        (longest, game.outcome().unwrap().winner)
+    };
+    // A win whose longest quiet run is its first: its plies.
+    let mut wins: Vec<(Key, Entry)> = table
+        .iter()
+        .filter(|(k, e)| {
+            e.value == scale.win()
+                && e.plies >= 2
+                && k.material(cells).0 == 0
+                && k.position(cells).turn_place == 0
+        })
+        .map(|(k, e)| (*k, *e))
+        .collect();
+    wins.sort_unstable_by_key(|(k, _)| *k);
+    let (key, entry) = wins
+        .into_iter()
+        .find(|(k, e)| longest_run(*k) == (u32::from(e.plies), Some(0)))
+        .expect("a win whose first quiet run is its longest");
+    let plies = u32::from(entry.plies);
+    let outcome = |limit: u32| {
+        let mut game = Game::from_position(with_limit(limit), &key.position(cells)).unwrap();
+        play_out(scale, &table, &mut game);
+        let o = game.outcome().unwrap();
+        (o.winner, o.reason)
+    };
+    // From a count of 0: 0 = limit - plies - 1 wins, 0 = limit - plies draws.
+    assert_eq!(outcome(plies + 1).0, Some(0), "{plies} plies");
+    assert_eq!(
+        outcome(plies),
+        (None, crate::rules::Termination::NoProgress),
+        "{plies} plies"
+    );
+}
+
 #[test]
 fn a_perfect_player_never_scores_below_the_value_against_a_random_one() {
     // Player 1 perfect, player 2 random, from the start of the 2x2 game over every deal: the
