@@ -304,7 +304,8 @@ impl Game {
     }
 
     /// The board string sent on the wire. In a bag game, a cell that has never held a piece is
-    /// shown as `X` (as in the paper's Table V) and a vacated one as `.`.
+    /// shown as `X` (as in the paper's Table V) and a vacated one as `.`: on the wire only, as
+    /// the rules (the repetition rule included) see both as empty.
     pub fn wire_board(&self) -> String {
         let bag_game = self.variant.start == Start::Bag;
         self.board

@@ -539,3 +539,62 @@ fn repetition_draws_on_the_third_occurrence() {
     }
     assert_eq!(g.ply(), 10);
 }
+
+/// In a bag game a cell no piece has stood on is `X` on the wire and a cell a piece left is
+/// `.` ([`Game::wire_board`]), but the repetition rule compares boards, where both are
+/// empty: a position comes round again though its wire board shows `.` where it showed `X`.
+#[test]
+fn a_bag_games_repetition_takes_a_never_used_cell_and_an_emptied_one_alike() {
+    let v = Variant::parse(
+        "(variant (name t) (board (rectangle 2 4)) (pieces Kk) (start bag) (no-progress none) (repetition 3))",
+    )
+    .unwrap();
+    let bag = Piece::parse_list("Kk").unwrap();
+    let (king, black_king) = (bag[0], bag[1]);
+    let mut g = Game::new(
+        Arc::new(v),
+        Deal {
+            cells: vec![None; 8],
+            face_up: vec![false; 8],
+            bag,
+        },
+    );
+    g.play(1, Action::Bag).unwrap();
+    g.play(
+        1,
+        Action::Put {
+            piece: king,
+            cell: 0,
+        },
+    )
+    .unwrap();
+    g.play(2, Action::Bag).unwrap();
+    g.play(
+        2,
+        Action::Put {
+            piece: black_king,
+            cell: 7,
+        },
+    )
+    .unwrap();
+    // The first occurrence, right after the last put.
+    assert_eq!(g.wire_board(), "KXXXXXXk");
+    assert_eq!(g.repetitions(), 0);
+    let cycle = [(1, mv(0, 1)), (2, mv(7, 6)), (1, mv(1, 0)), (2, mv(6, 7))];
+    let mut boards = vec![g.wire_board()];
+    for round in 1..=2 {
+        for (p, a) in cycle {
+            g.play(p, a).unwrap();
+        }
+        boards.push(g.wire_board());
+        // The same board, place and chain: occurrence `round + 1`, though the wire shows the
+        // cells 1 and 6, emptied, as `.` where the first showed `X`.
+        assert_eq!(g.repetitions(), round, "after cycle {round}");
+    }
+    assert_eq!(boards, ["KXXXXXXk", "K.XXXX.k", "K.XXXX.k"]);
+    assert_eq!(
+        g.outcome().map(|o| o.reason),
+        Some(Termination::Repetition),
+        "the third occurrence draws, though only two of the wire boards are alike"
+    );
+}
