@@ -77,12 +77,12 @@ impl TablesByVariant {
         self.opened
             .entry(record.variant_source.clone())
             .or_insert_with(|| {
-                let rules = TableRules::new(Arc::new(variant))?;
+                let rules = TableRules::new(Arc::new(variant)).map_err(|e| e.to_string())?;
                 let mut why = Vec::new();
                 for path in paths {
                     match Tables::open(path, rules.clone()) {
                         Ok(t) => return Ok(Arc::new(t)),
-                        Err(e) => why.push(e),
+                        Err(e) => why.push(e.to_string()),
                     }
                 }
                 Err(why.join("; "))
@@ -154,7 +154,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 } else {
                     None
                 };
-                let checked = verify_with(&r, by_tables.as_deref())?;
+                let checked = verify_with(&r, by_tables.as_deref()).map_err(|e| e.to_string())?;
                 if let Some(master) = &master {
                     if seeds::check_deal(&r, master)? {
                         deals_checked += 1;

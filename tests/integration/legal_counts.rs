@@ -117,7 +117,7 @@ fn board_of(variant: &Variant, wire: &str) -> Result<Board, String> {
     } else {
         wire.to_string()
     };
-    let board = Board::parse(&text)?;
+    let board = Board::parse(&text).map_err(|e| e.to_string())?;
     if board.len() != variant.topology.size() {
         return Err(format!(
             "{} cells, the variant has {}",

@@ -105,11 +105,13 @@ async fn table_v_message_by_message() {
     forged.plies[0].drawn = Some('k');
     assert!(anqi_core::replay::verify(&forged)
         .unwrap_err()
+        .to_string()
         .contains("drawn"));
     let mut forged = record.clone();
     forged.max_plies = Some(5);
     assert!(anqi_core::replay::verify(&forged)
         .unwrap_err()
+        .to_string()
         .contains("ply cap"));
     // Bag draws keep the turn: 6 draws + 6 puts + 1 move = 13 plies in 3 rounds and a half.
     assert_eq!((record.result.plies, record.result.turns), (13, 3));

@@ -5,11 +5,21 @@
 //! Everything that knows what a game *is* lives here, and nothing that runs one: no async
 //! runtime, no network, no threads, no clock (the caller passes the time wherever a record
 //! needs it). The one exception is opt-in: the `tokio` feature adds the frame reader over
-//! tokio's `AsyncRead`, for the crates that already run on tokio. The only files it reads are the ones it is handed by path: a variant
-//! description ([`rules::Variant::load`]) and a records file ([`record::read_records`]). The
-//! server (`anqi-server`), the `anqi` program, the Rust client (`anqi-client`), the Python
-//! package's native module and the fuzz targets all build on it, and only the server and the
-//! program compile tokio.
+//! tokio's `AsyncRead`, for the crates that already run on tokio.
+//!
+//! It reads only the files it is handed by path, and writes none (writers take any
+//! `io::Write`): a variant description ([`rules::Variant::load`]), a records file
+//! ([`record::read_records`]), an endgame tables file ([`tables::Tables::open`], its header
+//! when opened, each material's values when first probed), and a solution file
+//! ([`solve::file::open`]). Each is untrusted input, checked as it is read.
+//!
+//! The server (`anqi-server`), the web pages (`anqi-web`), the `anqi` program, the Rust client
+//! (`anqi-client`), the Python package's native module and the fuzz targets all build on it.
+//! Those that run on tokio compile it: the server, the web pages, the program, and the Rust
+//! client with its `net` feature (on by default: the TCP client and `anqi-bot`). The core
+//! alone, the client without `net`, the Python module and the fuzz targets compile no tokio
+//! (`cargo tree -p CRATE -e normal -i tokio` shows what pulls it into a crate's build, and
+//! finds no tokio in theirs).
 //!
 //! # Layout
 //!
@@ -33,9 +43,13 @@
 //!     lists), and the step and cannon rules written once (`rule`).
 //!   - `action`: reveal, move, bag and put actions and the per-kind mobility counts.
 //!   - `deal`: how the seed contributions become the starting position (stable derivation).
-//!   - `game`: one game's state: turn order and rounds, colour ownership, the bag, chain
-//!     captures, end of game and draws; and `PublicState`, what legality depends on, shared
-//!     with clients.
+//!   - `game/`: one game's state, the `Game` type, its methods one concern a file: `mod`
+//!     (the type, construction from a deal or a position, applying an action), `legal` (the
+//!     mover's legal actions, listed, counted and checked), `pick` (an action picked by index
+//!     from one count: random playouts), `turn` (turn order and rounds, colour ownership, the
+//!     start of a turn), `chance` (face-down pieces, the bag and the hand; arranging and
+//!     redealing them), `end` (`Termination`, `Outcome`, the end of the game and draws); and
+//!     `public`, `PublicState`, what legality depends on, shared with clients.
 //!   - `positions`: the positions since the last irreversible action, as the repetition rule
 //!     compares them (kept as the steps between them, each with a hash the game keeps up to
 //!     date as it plays), and how often the current one occurred before.
@@ -44,19 +58,26 @@
 //!   Inside `rules`, imports run one way: `piece` and `cell_set` need nothing, `square` needs
 //!   `piece`, `topology` needs `cell_set`, `board` needs `square`, `movegen` needs the board,
 //!   topology and capture rules, `catalog` needs `variant` and `description`, `positions`
-//!   needs `cell_set`, `square` and `variant`, and `game` the rest.
+//!   needs `cell_set`, `square` and `variant`, and `game` the rest. Inside `game`, `public`
+//!   needs the board (with its move generator) and the variant, not `Game`; the other files are
+//!   methods of the one `Game` type that `game/mod.rs` defines.
 //! - [`solve`]: exact values of small variants (`anqi solve`; `protocol/SOLVING.md`).
 //!   - `key`: a public state as a 128-bit key.
 //!   - `component`: the retrograde values of one component of quiet moves.
 //!   - `children`: each action's value read from a table, and a perfect player's choice.
 //!   - `file`: the solution file and its independent check.
+//!   - `error`: a variant the solver does not hold, a state missing from a table, a
+//!     solution file that does not read or check.
 //! - [`tables`]: endgame tables (`anqi tables`; `protocol/SOLVING.md`, "Endgame tables").
 //!   - `material`: how many of each piece stand on the board.
 //!   - `symmetry`: the board's turns and mirrors, and the domain positions are turned into.
 //!   - `layout`: each material's positions as indices of its table.
 //!   - `build`: the retrograde analysis of a material and its colour swap.
-//!   - `file`: the tables file, read a material at a time when probed; the probe, the best
-//!     move and the adjudication test.
+//!   - `file`: the tables file, read a material at a time when probed, and what is wrong
+//!     with one that does not open (`FileError`); `probe`: the probe, the best move and the
+//!     adjudication test, and tables opened by the variant their file names (`OpenError`).
+//!   - `error`: a variant tables cannot hold, a material's name that does not read, and a
+//!     probe the tables cannot answer (`TablesError`).
 //! - [`wire`]: the protocol's bytes.
 //!   - `frame`: the incremental framing scanner, with size and nesting limits enforced before
 //!     any parser sees the bytes.
@@ -76,6 +97,8 @@
 //!   line by line. Writing them is the server's (`anqi-server`'s record sink).
 //! - [`replay`]: re-deriving a record's deal and re-playing its actions through the rules, and
 //!   re-checking an adjudication by the endgame tables it names.
+//!   - `error`: `ReplayError`, the first claim of a record the rules contradict (a ply's, the
+//!     result's, an adjudication's).
 //! - [`view`]: the public view of a game, what anyone watching may see, as JSON events
 //!   (setup, plies, faults, end); built live by the server and rebuilt from records.
 //!

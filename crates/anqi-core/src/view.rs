@@ -15,7 +15,9 @@
 //! seed (a fixed one would tell future deals).
 
 use crate::record::{wire_team, GameRecord, PlyRecord, ResultRecord};
-use crate::rules::{ActionCounts, Colour, Deal, Game, Kind, Piece, Start, Variant};
+use crate::rules::{
+    ActionCounts, Colour, Deal, DescriptionError, Game, Kind, Piece, PlayError, Start, Variant,
+};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -288,22 +290,37 @@ impl EndView {
     }
 }
 
+/// Why a record's events cannot be rebuilt ([`events_of_record`]): it does not replay.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RebuildError {
+    #[error("the variant description does not parse: {0}")]
+    Description(DescriptionError),
+    #[error("{recorded} players for a {variant}-player variant")]
+    Players { recorded: usize, variant: usize },
+    #[error("ply {ply}: cannot read the action")]
+    Unreadable { ply: u32 },
+    /// The rules refuse ply number `ply`'s action.
+    #[error("ply {ply}: {why}")]
+    Refused { ply: u32, why: PlayError },
+}
+
 /// The events of a recorded game, rebuilt by replaying it: what watching it live showed,
 /// less what only the live game knew (the clocks' time left and the wall-clock times).
 ///
 /// # Errors
-/// When the record does not replay (`anqi replay` says where).
-pub fn events_of_record(record: &GameRecord, hide_server_seed: bool) -> Result<Vec<Event>, String> {
-    let variant = Arc::new(
-        Variant::parse(&record.variant_source)
-            .map_err(|e| format!("the variant description does not parse: {e}"))?,
-    );
+/// When the record does not replay ([`RebuildError`]; `anqi replay` says where).
+pub fn events_of_record(
+    record: &GameRecord,
+    hide_server_seed: bool,
+) -> Result<Vec<Event>, RebuildError> {
+    let variant =
+        Arc::new(Variant::parse(&record.variant_source).map_err(RebuildError::Description)?);
     let players = variant.players;
     if record.players.len() != players {
-        return Err(format!(
-            "{} players for a {players}-player variant",
-            record.players.len()
-        ));
+        return Err(RebuildError::Players {
+            recorded: record.players.len(),
+            variant: players,
+        });
     }
     let deal = record.seeds.deal_for(&variant);
     let mut game = Game::new(variant, deal.clone());
@@ -322,9 +339,9 @@ pub fn events_of_record(record: &GameRecord, hide_server_seed: bool) -> Result<V
             events.push(Event::Fault(FaultView::of(f)));
         }
         let action = crate::replay::parse_action(&ply.action)
-            .ok_or_else(|| format!("ply {}: cannot read the action", ply.ply))?;
+            .ok_or(RebuildError::Unreadable { ply: ply.ply })?;
         game.play(ply.player, action)
-            .map_err(|e| format!("ply {}: {e}", ply.ply))?;
+            .map_err(|why| RebuildError::Refused { ply: ply.ply, why })?;
         // The referee's ply cap ends the game on its last ply (outside the rules).
         if record.result.reason == crate::rules::Termination::PlyCap
             && record.max_plies == Some(ply.ply)

@@ -125,12 +125,12 @@ pub fn open_tables(path: &Path, variant: Arc<Variant>) -> Result<Tables, TablesE
 pub enum TablesError {
     /// The variant is one endgame tables cannot hold (a bag, chain captures, more than two
     /// sides, ...): no file can serve it.
-    #[error("{0}")]
-    Variant(String),
+    #[error(transparent)]
+    Variant(anqi_core::tables::RulesError),
     /// The file cannot be opened for the variant: unreadable, not a tables file, tables of
     /// other rules, or a header that does not hold together.
-    #[error("{0}")]
-    File(String),
+    #[error(transparent)]
+    File(anqi_core::tables::FileError),
 }
 
 /// What may end a game besides the rules and the players' faults: `adjudicate = "off" |

@@ -227,7 +227,7 @@ fn read_deal(variant: &rules::Variant, deal: &Bound<'_, PyAny>) -> PyResult<Deal
     .map_err(deal_error)
 }
 
-fn deal_error(e: String) -> PyErr {
+fn deal_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(format!("deal: {e}"))
 }
 
@@ -717,7 +717,7 @@ impl Game {
             ));
         }
         anqi_core::solve::solver_variant(self.game.variant())
-            .map_err(|e| PyValueError::new_err(e.0))?;
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(anqi_core::solve::Key::of(&self.game).0)
     }
 

@@ -159,10 +159,11 @@ impl Strategy {
 fn open_tables(path: &str, variant: Option<&str>) -> Result<Tables, String> {
     let path = std::path::Path::new(path);
     match variant {
-        None => Tables::open_named(path),
+        None => Tables::open_named(path).map_err(|e| e.to_string()),
         Some(name) => {
             let variant = anqi_core::rules::Variant::load(name).map_err(|e| e.to_string())?;
-            Tables::open(path, TableRules::new(Arc::new(variant))?)
+            let rules = TableRules::new(Arc::new(variant)).map_err(|e| e.to_string())?;
+            Tables::open(path, rules).map_err(|e| e.to_string())
         }
     }
 }
@@ -196,7 +197,10 @@ async fn play_perfect(
     )
     .await
     .map_err(|e| format!("{e:#}"))?;
-    if !perfect.check_setup(&seated.setup)? {
+    if !perfect
+        .check_setup(&seated.setup)
+        .map_err(|e| e.to_string())?
+    {
         eprintln!(
             "anqi-bot: the server did not send its rules (the variant extension); its setup is that of the solution's variant {}, whose capture and draw rules are assumed",
             perfect.variant().name

@@ -2,11 +2,67 @@
 //! (`anqi solve`, protocol/SOLVING.md).
 
 use crate::bot::{Bot, View};
-use anqi_core::rules::{Action, Colour, Control, Game, Position, Square, Variant};
-use anqi_core::solve::{children, file, Entry, Key, Scale};
+use anqi_core::rules::{
+    Action, Colour, Control, DescriptionError, Game, Position, Square, Variant,
+};
+use anqi_core::solve::{children, file, Entry, Key, Scale, SolutionError};
 use anqi_core::wire::{ServerClause, ServerMessage};
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// Why a solution file does not make a perfect player ([`PerfectBot::from_file`]).
+#[derive(Debug, thiserror::Error)]
+pub enum SolutionFileError {
+    /// The file does not read as a solution (see [`file::open`]).
+    #[error("{path}: {source}")]
+    Read { path: String, source: SolutionError },
+    /// Its header's variant description does not parse.
+    #[error("{path}: its variant: {source}")]
+    Variant {
+        path: String,
+        source: DescriptionError,
+    },
+}
+
+/// Why the perfect player does not play a game a server seated it in
+/// ([`PerfectBot::check_setup`]): not the solution's variant, or a setup that cannot tell.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// The server's `(variant ...)` does not parse.
+    #[error("the server's (variant ...): {0}")]
+    ServerVariant(DescriptionError),
+    /// The server's rules are another variant's (`server`, its name cut short).
+    #[error(
+        "the server plays variant {server}, not the variant {solution} of the solution \
+         (--solution): not played"
+    )]
+    OtherVariant { server: String, solution: String },
+    /// The setup leaves out `clause`, without which the game cannot be told from another
+    /// variant's.
+    #[error(
+        "the server sent neither its rules (the variant extension) nor {clause} in its setup: \
+         the bot cannot tell whether the game is of the variant {solution} of the solution \
+         (--solution): not played"
+    )]
+    CannotTell {
+        clause: &'static str,
+        solution: String,
+    },
+    /// What the setup tells (`what`) is `server`, where the solution's variant has `ours`
+    /// (both cut short).
+    #[error(
+        "the server's setup is not of the variant {solution} of the solution (--solution): \
+         {what} {server}, the solution's {ours}: not played"
+    )]
+    Differs {
+        solution: String,
+        what: &'static str,
+        server: String,
+        ours: String,
+    },
+    #[error("the server's setup seats this player as {id} of {players}")]
+    Seat { id: usize, players: usize },
+}
 
 /// Plays a solved variant perfectly: the action of the best value for its side (an exact
 /// expectation over what reveals may turn up), and among those worth the same, the one that
@@ -26,11 +82,20 @@ pub struct PerfectBot {
 impl PerfectBot {
     /// The perfect player of the solution file at `path` (its header names the variant),
     /// read and checked as `anqi solve --verify` reads it (its header, its states' order).
-    pub fn from_file(path: &str) -> Result<PerfectBot, String> {
+    ///
+    /// # Errors
+    /// The file does not read as a solution, or its variant does not parse.
+    pub fn from_file(path: &str) -> Result<PerfectBot, SolutionFileError> {
         let (header, table) =
-            file::open(std::path::Path::new(path)).map_err(|e| format!("{path}: {e}"))?;
+            file::open(std::path::Path::new(path)).map_err(|source| SolutionFileError::Read {
+                path: path.to_string(),
+                source,
+            })?;
         let variant =
-            Variant::parse(&header.variant).map_err(|e| format!("{path}: its variant: {e}"))?;
+            Variant::parse(&header.variant).map_err(|source| SolutionFileError::Variant {
+                path: path.to_string(),
+                source,
+            })?;
         Ok(PerfectBot::new(
             Arc::new(variant),
             Scale {
@@ -70,7 +135,8 @@ impl PerfectBot {
     }
 
     /// Whether the game a server seated this player in is of the solution's variant, from its
-    /// setup message; `Err` says why it is not played (before any move) otherwise.
+    /// setup message; `Err` ([`SetupError`]) says why it is not played (before any move)
+    /// otherwise.
     ///
     /// With the `variant` extension the setup carries the server's rules: they must be the
     /// solution's ([`PerfectBot::solves`]). Without it (a server without extensions, or one
@@ -80,39 +146,32 @@ impl PerfectBot {
     /// is refused too. Returns `Ok(true)` when the server described its rules, `Ok(false)`
     /// when only the setup was compared: what it does not carry (capture ranks and their
     /// exceptions, chains, the draw rules) is then the solution's by assumption.
-    pub fn check_setup(&self, setup: &ServerMessage) -> Result<bool, String> {
+    pub fn check_setup(&self, setup: &ServerMessage) -> Result<bool, SetupError> {
         let mine = &self.variant;
         let description = setup.0.iter().find_map(|c| match c {
             ServerClause::Variant(text) => Some(text),
             _ => None,
         });
         if let Some(text) = description {
-            let played =
-                Variant::parse(text).map_err(|e| format!("the server's (variant ...): {e}"))?;
+            let played = Variant::parse(text).map_err(SetupError::ServerVariant)?;
             if !self.solves(&played) {
-                return Err(format!(
-                    "the server plays variant {}, not the variant {} of the solution (--solution): not played",
-                    anqi_core::tables::clip(&played.name, 60),
-                    mine.name
-                ));
+                return Err(SetupError::OtherVariant {
+                    server: anqi_core::tables::clip(&played.name, 60),
+                    solution: mine.name.clone(),
+                });
             }
             return Ok(true);
         }
         let told = Told::read(setup);
-        let cannot_tell = |what: &str| {
-            format!(
-                "the server sent neither its rules (the variant extension) nor {what} in its setup: \
-                 the bot cannot tell whether the game is of the variant {} of the solution (--solution): not played",
-                mine.name
-            )
+        let cannot_tell = |clause: &'static str| SetupError::CannotTell {
+            clause,
+            solution: mine.name.clone(),
         };
-        let differs = |what: &str, server: String, solution: String| {
-            format!(
-                "the server's setup is not of the variant {} of the solution (--solution): {what} {}, the solution's {}: not played",
-                mine.name,
-                anqi_core::tables::clip(&server, 60),
-                anqi_core::tables::clip(&solution, 60)
-            )
+        let differs = |what: &'static str, server: String, ours: String| SetupError::Differs {
+            solution: mine.name.clone(),
+            what,
+            server: anqi_core::tables::clip(&server, 60),
+            ours: anqi_core::tables::clip(&ours, 60),
         };
         let id = told.id.ok_or_else(|| cannot_tell("(id ...)"))?;
         // The paper's protocol has two players, and no (players ...).
@@ -125,9 +184,7 @@ impl PerfectBot {
             ));
         }
         if !(1..=players).contains(&id) {
-            return Err(format!(
-                "the server's setup seats this player as {id} of {players}"
-            ));
+            return Err(SetupError::Seat { id, players });
         }
         let game = told.game.ok_or_else(|| cannot_tell("(game ...)"))?;
         if game != mine.game_type {
@@ -263,8 +320,9 @@ impl Bot for PerfectBot {
         // The game was checked before it was played (`check_setup`); this guards a caller
         // that tracks the game by other rules than the solution's.
         let chosen = if self.solves(view.variant) {
-            self.game_of(view)
-                .and_then(|game| children::best_action(self.scale, &self.table, &game))
+            self.game_of(view).and_then(|game| {
+                children::best_action(self.scale, &self.table, &game).map_err(|e| e.to_string())
+            })
         } else {
             Err(format!(
                 "the game is of variant {}, the solution of variant {}",
@@ -331,6 +389,7 @@ mod tests {
 
     fn check(bot: &PerfectBot, clauses: Vec<ServerClause>) -> Result<bool, String> {
         bot.check_setup(&ServerMessage(clauses))
+            .map_err(|e| e.to_string())
     }
 
     #[test]

@@ -21,6 +21,14 @@ type Squares = SmallVec<[Square; MASK_CELLS]>;
 /// same reason as [`Squares`].
 type Codes = SmallVec<[u8; GRID_CELLS]>;
 
+/// Why a board string does not read ([`Board::parse`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BoardError {
+    /// A character that is no square's letter (`X`, `.` or a piece letter).
+    #[error("character {character:?} at cell {cell} is not X, . or a piece letter")]
+    NotASquare { character: char, cell: usize },
+}
+
 /// The public board: one square per cell.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Board {
@@ -96,14 +104,12 @@ impl Board {
     /// Parses a board string (`KPPP.kpXX`).
     ///
     /// # Errors
-    /// Names the first character that is not a square letter.
-    pub fn parse(s: &str) -> Result<Board, String> {
+    /// The first character that is not a square letter ([`BoardError::NotASquare`]).
+    pub fn parse(s: &str) -> Result<Board, BoardError> {
         s.chars()
             .enumerate()
-            .map(|(i, c)| {
-                Square::from_letter(c).ok_or_else(|| {
-                    format!("character {c:?} at cell {i} is not X, . or a piece letter")
-                })
+            .map(|(cell, character)| {
+                Square::from_letter(character).ok_or(BoardError::NotASquare { character, cell })
             })
             .collect::<Result<Vec<_>, _>>()
             .map(|squares: Vec<Square>| {
@@ -244,7 +250,15 @@ pub(crate) mod tests {
         for s in ["KPPP.kpXX", "XXXXXXXX", "pPXX.XXX", ".P.P.XPX"] {
             assert_eq!(Board::parse(s).unwrap().to_wire(), s);
         }
-        assert!(Board::parse("KPZ").unwrap_err().contains("cell 2"));
+        let e = Board::parse("KPZ").unwrap_err();
+        assert_eq!(
+            e,
+            BoardError::NotASquare {
+                character: 'Z',
+                cell: 2
+            }
+        );
+        assert!(e.to_string().contains("cell 2"));
     }
 
     /// A random board of `size` cells, from `x` (a linear congruential generator's state).

@@ -152,6 +152,123 @@ pub struct Deal {
     pub bag: Vec<Piece>,
 }
 
+/// The part of a deal's text an error is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DealPart {
+    /// The cells: a piece letter or `.` per cell.
+    Cells,
+    /// The bag's order: a piece letter per piece.
+    Bag,
+}
+
+/// Why a deal given as text ([`Deal::from_text`]) is not one the variant's start could deal.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DealError {
+    /// A character of `part` that is no piece letter (nor `.`, in the cells).
+    #[error(
+        "{}: {character:?} at index {index} is not {}a piece letter (KGBRNCP red, kgbrncp black)",
+        part_name(*part),
+        if *part == DealPart::Cells { "'.' or " } else { "" }
+    )]
+    NotAPiece {
+        part: DealPart,
+        character: char,
+        index: usize,
+    },
+    /// The pieces of `part` are not the variant's (`pieces`, its letters): how many of each
+    /// piece are missing and how many too many.
+    #[error(
+        "{} are not the variant's pieces ({pieces}): {}",
+        pieces_of(*part),
+        difference(missing, too_many)
+    )]
+    NotTheVariantsPieces {
+        part: DealPart,
+        pieces: String,
+        missing: Vec<(u32, Piece)>,
+        too_many: Vec<(u32, Piece)>,
+    },
+    #[error("a {variant} game starts with an empty board: give the bag's order, not cells")]
+    CellsInBagGame { variant: String },
+    #[error("a bag start has no face-up cells")]
+    FaceUpInBagGame,
+    #[error(
+        "a {variant} game starts from a bag: give its order (every piece, the next draw first)"
+    )]
+    NoBag { variant: String },
+    #[error("a {variant} game has no bag: give cells only")]
+    BagInGameWithoutBag { variant: String },
+    #[error("give the cells: one letter per cell, '.' for an empty one")]
+    NoCells,
+    #[error("the deal has {cells} cells, the {variant} board {board}")]
+    CellCount {
+        cells: usize,
+        variant: String,
+        board: usize,
+    },
+    /// A face-up cell past the board's `board` cells.
+    #[error("face-up cell {cell} is out of range: the board has cells 0..{}", board - 1)]
+    FaceUpOutOfRange { cell: usize, board: usize },
+    #[error("face-up cell {cell} is empty")]
+    FaceUpEmpty { cell: usize },
+    #[error("face-up cell {cell} is given twice")]
+    FaceUpTwice { cell: usize },
+    #[error("every piece of a {variant} game starts face-down: give no face-up cells")]
+    FaceUpInFaceDownGame { variant: String },
+    #[error(
+        "every piece of an open start is face-up: {given} face-up cells given for {pieces} pieces"
+    )]
+    OpenNotAllFaceUp { given: usize, pieces: usize },
+    #[error(
+        "a (reveal {k}) start turns {want} pieces face-up: give their cells as face_up ({given} given)"
+    )]
+    RevealFaceUp { k: u32, want: usize, given: usize },
+    /// A cell that does not hold what the fixed board shows there.
+    #[error("cell {cell} does not fit the fixed board {board:?}: it shows {shows:?} there")]
+    NotTheFixedBoard {
+        cell: usize,
+        board: String,
+        shows: char,
+    },
+    #[error("the face-up cells must be the fixed board's letters ({board:?}): cell {cell} is not")]
+    FaceUpNotTheFixedLetters { board: String, cell: usize },
+}
+
+/// How an error names a part of the deal.
+fn part_name(part: DealPart) -> &'static str {
+    match part {
+        DealPart::Cells => "the cells",
+        DealPart::Bag => "the bag",
+    }
+}
+
+/// How an error names the pieces of a part of the deal.
+fn pieces_of(part: DealPart) -> &'static str {
+    match part {
+        DealPart::Cells => "the cells' pieces",
+        DealPart::Bag => "the bag's pieces",
+    }
+}
+
+/// `missing 2 P, 1 k; too many 1 K`: the pieces missing and those too many.
+fn difference(missing: &[(u32, Piece)], too_many: &[(u32, Piece)]) -> String {
+    let list = |pieces: &[(u32, Piece)]| -> String {
+        pieces
+            .iter()
+            .map(|(n, p)| format!("{n} {p}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut parts = Vec::new();
+    if !missing.is_empty() {
+        parts.push(format!("missing {}", list(missing)));
+    }
+    if !too_many.is_empty() {
+        parts.push(format!("too many {}", list(too_many)));
+    }
+    parts.join("; ")
+}
+
 impl Deal {
     /// A deal with every piece face-down where `cells` says (tests, puzzles).
     pub fn face_down(cells: Vec<Option<Piece>>) -> Deal {
@@ -181,112 +298,62 @@ impl Deal {
     /// its `X` cells may be any of those not shown, even when the description gives a deal.
     ///
     /// # Errors
-    /// Says what does not fit, for people who typed the deal.
+    /// What does not fit ([`DealError`]), said for people who typed the deal.
     pub fn from_text(
         variant: &Variant,
         cells: Option<&str>,
         face_up: Option<&[usize]>,
         bag: Option<&str>,
-    ) -> Result<Deal, String> {
+    ) -> Result<Deal, DealError> {
         let size = variant.topology.size();
-        let letters = |what: &str,
-                       text: &str,
-                       empty_ok: bool|
-         -> Result<Vec<Option<Piece>>, String> {
-            text.chars()
-                .enumerate()
-                .map(|(i, c)| match c {
-                    '.' if empty_ok => Ok(None),
-                    c => Piece::from_letter(c).map(Some).ok_or_else(|| {
-                        format!(
-                            "{what}: {c:?} at index {i} is not {}a piece letter (KGBRNCP red, kgbrncp black)",
-                            if empty_ok { "'.' or " } else { "" }
-                        )
-                    }),
-                })
-                .collect()
-        };
+        let name = || variant.name.clone();
         if variant.start == Start::Bag {
-            if let Some(cells) = cells {
-                if cells.chars().any(|c| c != '.') {
-                    return Err(format!(
-                        "a {} game starts with an empty board: give the bag's order, not cells",
-                        variant.name
-                    ));
-                }
-            }
-            if face_up.is_some_and(|f| !f.is_empty()) {
-                return Err("a bag start has no face-up cells".into());
-            }
-            let Some(bag) = bag else {
-                return Err(format!(
-                    "a {} game starts from a bag: give its order (every piece, the next draw first)",
-                    variant.name
-                ));
-            };
-            let bag: Vec<Piece> = letters("the bag", bag, false)?
-                .into_iter()
-                .flatten()
-                .collect();
-            same_pieces("the bag's pieces", &bag, &variant.pieces)?;
-            return Ok(Deal {
-                cells: vec![None; size],
-                face_up: vec![false; size],
-                bag,
-            });
+            return Deal::from_bag_text(variant, cells, face_up, bag);
         }
         if bag.is_some_and(|b| !b.is_empty()) {
-            return Err(format!(
-                "a {} game has no bag: give cells only",
-                variant.name
-            ));
+            return Err(DealError::BagInGameWithoutBag { variant: name() });
         }
         let Some(cells) = cells else {
-            return Err("give the cells: one letter per cell, '.' for an empty one".into());
+            return Err(DealError::NoCells);
         };
         let n = cells.chars().count();
         if n != size {
-            return Err(format!(
-                "the deal has {n} cells, the {} board {size}",
-                variant.name
-            ));
+            return Err(DealError::CellCount {
+                cells: n,
+                variant: name(),
+                board: size,
+            });
         }
-        let cells = letters("the cells", cells, true)?;
+        let cells = letters(DealPart::Cells, cells)?;
         let dealt: Vec<Piece> = cells.iter().flatten().copied().collect();
-        same_pieces("the cells' pieces", &dealt, &variant.pieces)?;
+        same_pieces(DealPart::Cells, &dealt, &variant.pieces)?;
         let occupied: Vec<usize> = (0..size).filter(|&c| cells[c].is_some()).collect();
         let mut up = vec![false; size];
         if let Some(given) = face_up {
-            for &c in given {
-                if c >= size {
-                    return Err(format!(
-                        "face-up cell {c} is out of range: the board has cells 0..{}",
-                        size - 1
-                    ));
+            for &cell in given {
+                if cell >= size {
+                    return Err(DealError::FaceUpOutOfRange { cell, board: size });
                 }
-                if cells[c].is_none() {
-                    return Err(format!("face-up cell {c} is empty"));
+                if cells[cell].is_none() {
+                    return Err(DealError::FaceUpEmpty { cell });
                 }
-                if std::mem::replace(&mut up[c], true) {
-                    return Err(format!("face-up cell {c} is given twice"));
+                if std::mem::replace(&mut up[cell], true) {
+                    return Err(DealError::FaceUpTwice { cell });
                 }
             }
         }
         let given = face_up.map_or(0, <[usize]>::len);
         match &variant.start {
             Start::FaceDown if given > 0 => {
-                return Err(format!(
-                    "every piece of a {} game starts face-down: give no face-up cells",
-                    variant.name
-                ))
+                return Err(DealError::FaceUpInFaceDownGame { variant: name() })
             }
             Start::FaceDown => {}
             Start::Open => match face_up {
                 Some(_) if given != occupied.len() => {
-                    return Err(format!(
-                        "every piece of an open start is face-up: {given} face-up cells given for {} pieces",
-                        occupied.len()
-                    ))
+                    return Err(DealError::OpenNotAllFaceUp {
+                        given,
+                        pieces: occupied.len(),
+                    })
                 }
                 Some(_) => {}
                 None => occupied.iter().for_each(|&c| up[c] = true),
@@ -294,30 +361,31 @@ impl Deal {
             Start::Reveal(k) => {
                 let want = (*k as usize).min(occupied.len());
                 if face_up.is_none() || given != want {
-                    return Err(format!(
-                        "a (reveal {k}) start turns {want} pieces face-up: give their cells as face_up ({given} given)"
-                    ));
+                    return Err(DealError::RevealFaceUp { k: *k, want, given });
                 }
             }
             Start::Fixed { board, .. } => {
-                for (c, ch) in board.chars().enumerate() {
-                    let fits = match ch {
-                        '.' => cells[c].is_none(),
-                        'X' => cells[c].is_some(),
-                        letter => cells[c].map(Piece::letter) == Some(letter),
+                for (cell, shows) in board.chars().enumerate() {
+                    let fits = match shows {
+                        '.' => cells[cell].is_none(),
+                        'X' => cells[cell].is_some(),
+                        letter => cells[cell].map(Piece::letter) == Some(letter),
                     };
                     if !fits {
-                        return Err(format!(
-                            "cell {c} does not fit the fixed board {board:?}: it shows {ch:?} there"
-                        ));
+                        return Err(DealError::NotTheFixedBoard {
+                            cell,
+                            board: board.clone(),
+                            shows,
+                        });
                     }
-                    let shown = Piece::from_letter(ch).is_some();
-                    if face_up.is_some() && up[c] != shown {
-                        return Err(format!(
-                            "the face-up cells must be the fixed board's letters ({board:?}): cell {c} is not"
-                        ));
+                    let shown = Piece::from_letter(shows).is_some();
+                    if face_up.is_some() && up[cell] != shown {
+                        return Err(DealError::FaceUpNotTheFixedLetters {
+                            board: board.clone(),
+                            cell,
+                        });
                     }
-                    up[c] = shown;
+                    up[cell] = shown;
                 }
             }
             Start::Bag => unreachable!("handled above"),
@@ -326,6 +394,35 @@ impl Deal {
             cells,
             face_up: up,
             bag: Vec::new(),
+        })
+    }
+
+    /// [`Deal::from_text`] for a bag start: the bag's order, the board empty.
+    fn from_bag_text(
+        variant: &Variant,
+        cells: Option<&str>,
+        face_up: Option<&[usize]>,
+        bag: Option<&str>,
+    ) -> Result<Deal, DealError> {
+        let size = variant.topology.size();
+        let name = || variant.name.clone();
+        if let Some(cells) = cells {
+            if cells.chars().any(|c| c != '.') {
+                return Err(DealError::CellsInBagGame { variant: name() });
+            }
+        }
+        if face_up.is_some_and(|f| !f.is_empty()) {
+            return Err(DealError::FaceUpInBagGame);
+        }
+        let Some(bag) = bag else {
+            return Err(DealError::NoBag { variant: name() });
+        };
+        let bag: Vec<Piece> = letters(DealPart::Bag, bag)?.into_iter().flatten().collect();
+        same_pieces(DealPart::Bag, &bag, &variant.pieces)?;
+        Ok(Deal {
+            cells: vec![None; size],
+            face_up: vec![false; size],
+            bag,
         })
     }
 
@@ -350,40 +447,46 @@ impl Deal {
     }
 }
 
+/// The pieces of a deal's `part`, read from its text: a piece letter per character, or `.` (no
+/// piece) in the cells.
+fn letters(part: DealPart, text: &str) -> Result<Vec<Option<Piece>>, DealError> {
+    text.chars()
+        .enumerate()
+        .map(|(index, character)| match character {
+            '.' if part == DealPart::Cells => Ok(None),
+            c => Piece::from_letter(c).map(Some).ok_or(DealError::NotAPiece {
+                part,
+                character,
+                index,
+            }),
+        })
+        .collect()
+}
+
 /// Checks that `given` is the multiset `want`, and says which pieces are missing or too many.
-fn same_pieces(what: &str, given: &[Piece], want: &[Piece]) -> Result<(), String> {
-    let index = |p: &Piece| p.colour.index() * 7 + p.kind.index();
+fn same_pieces(part: DealPart, given: &[Piece], want: &[Piece]) -> Result<(), DealError> {
     let mut diff = [0i64; 14];
     for p in want {
-        diff[index(p)] += 1;
+        diff[p.index()] += 1;
     }
     for p in given {
-        diff[index(p)] -= 1;
+        diff[p.index()] -= 1;
     }
     if diff.iter().all(|&d| d == 0) {
         return Ok(());
     }
-    let letter = |i: usize| "KGBRNCPkgbrncp".as_bytes()[i] as char;
-    let list = |sign: i64| -> String {
+    let list = |sign: i64| -> Vec<(u32, Piece)> {
         (0..14)
             .filter(|&i| diff[i] * sign > 0)
-            .map(|i| format!("{} {}", diff[i] * sign, letter(i)))
-            .collect::<Vec<_>>()
-            .join(", ")
+            .map(|i| ((diff[i] * sign) as u32, Piece::from_index(i)))
+            .collect()
     };
-    let (missing, extra) = (list(1), list(-1));
-    let mut parts = Vec::new();
-    if !missing.is_empty() {
-        parts.push(format!("missing {missing}"));
-    }
-    if !extra.is_empty() {
-        parts.push(format!("too many {extra}"));
-    }
-    Err(format!(
-        "{what} are not the variant's pieces ({}): {}",
-        want.iter().map(|p| p.letter()).collect::<String>(),
-        parts.join("; ")
-    ))
+    Err(DealError::NotTheVariantsPieces {
+        part,
+        pieces: want.iter().map(|p| p.letter()).collect(),
+        missing: list(1),
+        too_many: list(-1),
+    })
 }
 
 fn layout(rng: &mut ChaCha20Rng, pieces: &[Piece], size: usize) -> Vec<Option<Piece>> {
@@ -529,7 +632,9 @@ mod tests {
         bag: Option<&str>,
     ) -> String {
         let v = Variant::shipped(variant).unwrap();
-        Deal::from_text(&v, cells, up, bag).expect_err("refused")
+        Deal::from_text(&v, cells, up, bag)
+            .expect_err("refused")
+            .to_string()
     }
 
     #[test]

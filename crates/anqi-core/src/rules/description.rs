@@ -247,7 +247,8 @@ impl Parser<'_> {
                 format!("{count} pieces do not fit on {} cells", topology.size()),
             ));
         }
-        let pieces = Piece::parse_list(&pieces_text).map_err(|e| self.error("pieces", e))?;
+        let pieces =
+            Piece::parse_list(&pieces_text).map_err(|e| self.error("pieces", e.to_string()))?;
         for colour in Colour::ALL {
             if !pieces.iter().any(|p| p.colour == colour) {
                 return Err(self.error("pieces", format!("there is no {} piece", colour.name())));

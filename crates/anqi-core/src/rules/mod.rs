@@ -18,18 +18,18 @@ mod topology;
 mod variant;
 
 pub use action::{Action, ActionCounts, ActionKind};
-pub use board::Board;
+pub use board::{Board, BoardError};
 pub use capture::{CaptureException, CaptureRules};
 pub use catalog::{VariantError, SHIPPED};
 pub use cell_set::Cell;
-pub use deal::{Deal, SeedInputs};
+pub use deal::{Deal, DealError, DealPart, SeedInputs};
 pub use description::{
     DescriptionError, MAX_DESCRIPTION_BYTES, MAX_LIST_ITEMS, MAX_ORDER, MAX_PLAYERS,
 };
 pub use game::{Game, Outcome, PlayError, Played, Position, PublicState, Termination};
 pub use movegen::Illegal;
 pub use piece::Control;
-pub use piece::{Colour, Kind, Piece};
+pub use piece::{Colour, Kind, Piece, PieceError};
 pub use square::Square;
 pub use topology::{
     Topology, TopologyError, MAX_CELLS, MAX_GRID_SIDE, MAX_JUMPS, MAX_JUMP_TARGETS, MAX_MOVES,

@@ -156,13 +156,15 @@ impl Piece {
     /// Parses a piece string such as `KPPPkppp` into a multiset (kept in the given order).
     ///
     /// # Errors
-    /// Names the first character that is not a piece letter.
-    pub fn parse_list(s: &str) -> Result<Vec<Piece>, String> {
+    /// The first character that is not a piece letter ([`PieceError::NotAPiece`]).
+    pub fn parse_list(s: &str) -> Result<Vec<Piece>, PieceError> {
         s.chars()
             .enumerate()
-            .map(|(i, c)| {
-                Piece::from_letter(c).ok_or_else(|| {
-                    format!("character {c:?} at index {i} of {s:?} is not a piece letter (KGBNRCP, kgbnrcp)")
+            .map(|(index, character)| {
+                Piece::from_letter(character).ok_or_else(|| PieceError::NotAPiece {
+                    character,
+                    index,
+                    text: s.to_string(),
                 })
             })
             .collect()
@@ -172,6 +174,18 @@ impl Piece {
     pub fn describe(self) -> String {
         format!("{} {}", self.colour.name(), self.kind.name())
     }
+}
+
+/// Why a piece string does not read ([`Piece::parse_list`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PieceError {
+    /// A character that is no piece letter, at `index` of `text` (the whole string).
+    #[error("character {character:?} at index {index} of {text:?} is not a piece letter (KGBNRCP, kgbnrcp)")]
+    NotAPiece {
+        character: char,
+        index: usize,
+        text: String,
+    },
 }
 
 impl fmt::Display for Piece {
@@ -237,6 +251,18 @@ mod tests {
     #[test]
     fn parse_list_names_the_bad_character() {
         let err = Piece::parse_list("KPxP").unwrap_err();
+        assert!(
+            matches!(
+                err,
+                PieceError::NotAPiece {
+                    character: 'x',
+                    index: 2,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        let err = err.to_string();
         assert!(err.contains("'x'") && err.contains("index 2"), "{err}");
         assert_eq!(Piece::parse_list("Kp").unwrap().len(), 2);
     }

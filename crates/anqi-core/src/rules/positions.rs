@@ -2,7 +2,9 @@
 //! repetition rule compares them, and how often each occurred.
 //!
 //! A position is its board, the place in the turn order of the player to move, and the cell
-//! of a chain capture in progress. Between two irreversible actions every ply is a step onto
+//! of a chain capture in progress. The board is the rules' ([`super::Board`]'s codes), where
+//! every empty cell is alike: in a bag game, a cell no piece has stood on (`X` on the wire)
+//! and one a piece has left (`.`) are the same (`protocol/VARIANTS.md`, repetition). Between two irreversible actions every ply is a step onto
 //! an empty cell, so the positions are kept as the steps between them: the current position
 //! is the game's, and any earlier one is rebuilt from it by taking the steps back. Each has a
 //! hash ([`position_hash`]) that the game keeps up to date square by square as it plays

@@ -1,7 +1,7 @@
 //! What each action of the mover is worth, read from a table of values: what the check of a
 //! solution file re-derives, and what a perfect player chooses by.
 
-use super::{Entry, Key, Scale, Score};
+use super::{Entry, Key, LookupError, Scale, Score};
 use crate::rules::{Action, Game, Piece};
 use std::collections::HashMap;
 
@@ -59,23 +59,26 @@ pub fn average(outcomes: &[(u32, Score)]) -> Option<Score> {
 
 /// Every legal action of the mover of `game` (a game going on, of a variant without bag or
 /// chain), valued from `table`: an ended game by its result, a reveal by the average over
-/// what it may turn up (exact), anything else by the table. `Err` names a state missing from
-/// the table, or a reveal whose average is not a multiple of the scale's unit.
+/// what it may turn up (exact), anything else by the table.
+///
+/// # Errors
+/// A state missing from the table, or a reveal whose average is not a multiple of the scale's
+/// unit ([`LookupError`]).
 pub fn valued_actions(
     scale: Scale,
     table: &HashMap<Key, Entry>,
     game: &Game,
-) -> Result<Vec<Valued>, String> {
+) -> Result<Vec<Valued>, LookupError> {
     let mover = game.to_move();
-    let stored = |g: &Game| -> Result<Entry, String> {
-        let k = Key::of(g);
-        table.get(&k).copied().ok_or_else(|| {
-            format!(
-                "state {:032x} (after a move from {:032x}) is missing",
-                k.0,
-                Key::of(game).0
-            )
-        })
+    let stored = |g: &Game| -> Result<Entry, LookupError> {
+        let state = Key::of(g);
+        table
+            .get(&state)
+            .copied()
+            .ok_or_else(|| LookupError::Missing {
+                state,
+                from: Key::of(game),
+            })
     };
     let mut out = Vec::new();
     for action in game.legal_actions() {
@@ -89,12 +92,9 @@ pub fn valued_actions(
                     };
                     outcomes.push((n, v));
                 }
-                let value = average(&outcomes).ok_or_else(|| {
-                    format!(
-                        "state {:032x}: a reveal's average is no multiple of 1/{}",
-                        Key::of(game).0,
-                        scale.denominator
-                    )
+                let value = average(&outcomes).ok_or_else(|| LookupError::InexactAverage {
+                    state: Key::of(game),
+                    denominator: scale.denominator,
                 })?;
                 out.push(Valued {
                     action,
@@ -104,7 +104,7 @@ pub fn valued_actions(
             }
             _ => {
                 let mut child = game.clone();
-                let played = child.play(mover, action).map_err(|e| e.to_string())?;
+                let played = child.play(mover, action)?;
                 let valued = if let Some(v) = ended(scale, &child) {
                     Valued {
                         action,
@@ -131,11 +131,14 @@ pub fn valued_actions(
 /// or end) or else the quiet move nearest the way out, so that play never goes round a cycle;
 /// when it favours the other side, the quiet move farthest from it (the longest resistance);
 /// at a draw, the first. `None` when the game is over.
+///
+/// # Errors
+/// As [`valued_actions`].
 pub fn best_action(
     scale: Scale,
     table: &HashMap<Key, Entry>,
     game: &Game,
-) -> Result<Option<Valued>, String> {
+) -> Result<Option<Valued>, LookupError> {
     if game.outcome().is_some() {
         return Ok(None);
     }

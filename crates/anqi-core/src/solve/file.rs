@@ -20,7 +20,9 @@
 //! checks together leave one table of values possible: the right one.
 
 use super::children::valued_actions;
-use super::{solver_variant, Entry, Key, Scale, Score, Solver};
+use super::error::QUOTED;
+pub use super::SEMANTICS;
+use super::{solver_variant, Entry, Key, Scale, Score, SolutionError, Solver, StateFault};
 use crate::rules::{Game, Variant};
 use crate::tables::clip;
 use serde::{Deserialize, Serialize};
@@ -42,9 +44,6 @@ pub struct Header {
     /// The start's value, times the denominator.
     pub value: Score,
 }
-
-/// The semantics every solution file of this version has (see the module `solve`).
-pub const SEMANTICS: &str = "quiet play forever is a draw; no other draw rule";
 
 /// Writes a solution: the header, then the states sorted by key.
 pub fn write(
@@ -87,9 +86,6 @@ pub const MAX_HEADER_BYTES: u64 = 8 * (crate::rules::MAX_DESCRIPTION_BYTES as u6
 /// grows as states are read (a header's count is not trusted with memory).
 const ROOM_AHEAD: u64 = 1 << 20;
 
-/// How many characters of a text from the file an error quotes.
-const QUOTED: usize = 60;
-
 impl Header {
     /// Checks everything the header says that can be checked without the states: the format
     /// and version, the semantics, the variant (one the solver holds), the denominator (the
@@ -97,65 +93,55 @@ impl Header {
     /// scale.
     ///
     /// # Errors
-    /// The first thing wrong, quoting no more than a few words of the header.
-    pub fn check(&self) -> Result<(Arc<Variant>, Scale), String> {
+    /// The first thing wrong ([`SolutionError`]), quoting no more than a few words of the
+    /// header.
+    pub fn check(&self) -> Result<(Arc<Variant>, Scale), SolutionError> {
         if self.format != "anqi-solution" || self.version != 1 {
-            return Err(format!(
-                "format {:?} version {}: this anqi reads anqi-solution version 1",
-                clip(&self.format, QUOTED),
-                self.version
-            ));
+            return Err(SolutionError::Format {
+                format: clip(&self.format, QUOTED),
+                version: self.version,
+            });
         }
         if self.semantics != SEMANTICS {
-            return Err(format!(
-                "semantics {:?}: this anqi's solutions are of the semantics {SEMANTICS:?}",
-                clip(&self.semantics, QUOTED)
-            ));
+            return Err(SolutionError::Semantics {
+                semantics: clip(&self.semantics, QUOTED),
+            });
         }
-        let variant = Variant::parse(&self.variant).map_err(|e| {
-            format!(
-                "the header's variant does not read: {}",
-                clip(&e.to_string(), 2 * QUOTED)
-            )
+        let variant = Variant::parse(&self.variant).map_err(|e| SolutionError::Variant {
+            why: clip(&e.to_string(), 2 * QUOTED),
         })?;
-        let variant = solver_variant(&variant).map_err(|e| clip(&e.0, 2 * QUOTED))?;
+        let variant = solver_variant(&variant).map_err(SolutionError::Unsolvable)?;
         let scale = Scale::for_pieces(variant.pieces.len()).expect("a solvable variant");
         if scale.denominator != self.denominator {
-            return Err(format!(
-                "denominator {} where the variant's is {}",
-                self.denominator, scale.denominator
-            ));
+            return Err(SolutionError::Denominator {
+                header: self.denominator,
+                variant: scale.denominator,
+            });
         }
         if self.value > scale.denominator {
-            return Err(format!(
-                "the start's value {} is more than the denominator {}",
-                self.value, scale.denominator
-            ));
+            return Err(SolutionError::StartValue {
+                value: self.value,
+                denominator: scale.denominator,
+            });
         }
         if self.states == 0 {
-            return Err("no states: a solution holds at least the start".into());
+            return Err(SolutionError::NoStates);
         }
         Ok((variant, scale))
     }
 }
 
 /// The header line, at most [`MAX_HEADER_BYTES`], and its length (newline included).
-fn read_header(input: &mut impl BufRead) -> Result<(Header, u64), String> {
+fn read_header(input: &mut impl BufRead) -> Result<(Header, u64), SolutionError> {
     let mut line = Vec::new();
     Read::take(&mut *input, MAX_HEADER_BYTES)
         .read_until(b'\n', &mut line)
-        .map_err(|e| format!("cannot read the header: {e}"))?;
+        .map_err(SolutionError::ReadHeader)?;
     if line.last() != Some(&b'\n') {
-        return Err(format!(
-            "not a solution file: no header line ended within its first {} bytes",
-            line.len()
-        ));
+        return Err(SolutionError::NoHeaderLine { bytes: line.len() });
     }
-    let header: Header = serde_json::from_slice(&line).map_err(|e| {
-        format!(
-            "not a solution file's header: {}",
-            clip(&e.to_string(), QUOTED)
-        )
+    let header: Header = serde_json::from_slice(&line).map_err(|e| SolutionError::NotAHeader {
+        why: clip(&e.to_string(), QUOTED),
     })?;
     Ok((header, line.len() as u64))
 }
@@ -164,8 +150,8 @@ fn read_header(input: &mut impl BufRead) -> Result<(Header, u64), String> {
 /// greater than the one before and every value within the denominator.
 ///
 /// # Errors
-/// The first thing wrong.
-pub fn read(input: &mut impl BufRead) -> Result<(Header, HashMap<Key, Entry>), String> {
+/// The first thing wrong ([`SolutionError`]).
+pub fn read(input: &mut impl BufRead) -> Result<(Header, HashMap<Key, Entry>), SolutionError> {
     let (header, _) = read_header(input)?;
     let (_, scale) = header.check()?;
     let mut values = HashMap::with_capacity(header.states.min(ROOM_AHEAD) as usize);
@@ -174,33 +160,34 @@ pub fn read(input: &mut impl BufRead) -> Result<(Header, HashMap<Key, Entry>), S
     for i in 0..header.states {
         input
             .read_exact(&mut record)
-            .map_err(|e| format!("state {i} of {}: {e}", header.states))?;
+            .map_err(|source| SolutionError::ReadState {
+                index: i,
+                states: header.states,
+                source,
+            })?;
         let key = Key(u128::from_le_bytes(
             record[..16].try_into().expect("16 bytes"),
         ));
         let value = Score::from_le_bytes(record[16..24].try_into().expect("8 bytes"));
         let plies = u16::from_le_bytes(record[24..].try_into().expect("2 bytes"));
         if last.is_some_and(|l| key <= l) {
-            return Err(format!(
-                "state {i} (key {:032x}) is not after the one before it: the states are not \
-                 sorted by key, each once",
-                key.0
-            ));
+            return Err(SolutionError::NotSorted { index: i, key });
         }
         if value > scale.denominator {
-            return Err(format!(
-                "state {i} (key {:032x}): value {value} is more than the denominator {}",
-                key.0, scale.denominator
-            ));
+            return Err(SolutionError::ValueTooLarge {
+                index: i,
+                key,
+                value,
+                denominator: scale.denominator,
+            });
         }
         last = Some(key);
         values.insert(key, Entry { value, plies });
     }
     if input.fill_buf().map(|b| !b.is_empty()).unwrap_or(false) {
-        return Err(format!(
-            "more than the {} states the header says",
-            header.states
-        ));
+        return Err(SolutionError::TooManyStates {
+            states: header.states,
+        });
     }
     Ok((header, values))
 }
@@ -209,14 +196,11 @@ pub fn read(input: &mut impl BufRead) -> Result<(Header, HashMap<Key, Entry>), S
 /// header's number of states before any state is read.
 ///
 /// # Errors
-/// The file cannot be read, or the first thing wrong with it (the text does not repeat the
-/// path).
-pub fn open(path: &Path) -> Result<(Header, HashMap<Key, Entry>), String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot open it: {e}"))?;
-    let len = file
-        .metadata()
-        .map_err(|e| format!("cannot read it: {e}"))?
-        .len();
+/// The file cannot be read, or the first thing wrong with it ([`SolutionError`]; the text
+/// does not repeat the path).
+pub fn open(path: &Path) -> Result<(Header, HashMap<Key, Entry>), SolutionError> {
+    let file = std::fs::File::open(path).map_err(SolutionError::Open)?;
+    let len = file.metadata().map_err(SolutionError::Read)?.len();
     let mut input = std::io::BufReader::new(file);
     let (header, header_len) = read_header(&mut input)?;
     header.check()?;
@@ -225,17 +209,15 @@ pub fn open(path: &Path) -> Result<(Header, HashMap<Key, Entry>), String> {
         .checked_mul(RECORD_BYTES as u64)
         .and_then(|b| b.checked_add(header_len));
     if body != Some(len) {
-        return Err(format!(
-            "{} bytes of states, where the {} states the header says take {}",
-            len.saturating_sub(header_len),
-            header.states,
-            body.map_or("more than a file holds".into(), |b| (b - header_len)
-                .to_string())
-        ));
+        return Err(SolutionError::Length {
+            stored: len.saturating_sub(header_len),
+            states: header.states,
+            expected: body.map(|b| b - header_len),
+        });
     }
     input
         .seek(SeekFrom::Start(0))
-        .map_err(|e| format!("cannot read it: {e}"))?;
+        .map_err(SolutionError::Read)?;
     read(&mut input)
 }
 
@@ -251,24 +233,22 @@ struct Derived {
     max: bool,
 }
 
-/// Re-derives a state's value from the table. `Err` names a child missing from it.
+/// Re-derives a state's value from the table. `Err` names a child missing from it, or a key
+/// that is no position of a game going on.
 fn derive(
     variant: &Arc<Variant>,
     scale: Scale,
     values: &HashMap<Key, Entry>,
     key: Key,
-) -> Result<Derived, String> {
+) -> Result<Derived, SolutionError> {
     let position = key.position(variant.topology.size());
     let game = Game::from_position(variant.clone(), &position)
-        .map_err(|e| format!("state {:032x} is no position: {e}", key.0))?;
+        .map_err(|why| SolutionError::NoPosition { key, why })?;
     if Key::of(&game) != key {
-        return Err(format!(
-            "state {:032x} is not the key of its position (bits no position of the variant sets)",
-            key.0
-        ));
+        return Err(SolutionError::NotItsKey { key });
     }
     if game.outcome().is_some() {
-        return Err(format!("state {:032x} is an ended game", key.0));
+        return Err(SolutionError::EndedGame { key });
     }
     let max = variant.side_of(game.to_move()) == 0;
     let actions = valued_actions(scale, values, &game)?;
@@ -292,34 +272,37 @@ pub struct Verified {
 }
 
 /// Checks a solution file's table (see the module documentation), calling `progress` with the
-/// states checked so far every so often. `Err` says the first thing wrong.
+/// states checked so far every so often.
+///
+/// # Errors
+/// The first thing wrong ([`SolutionError`]; [`SolutionError::Wrong`] for a stored value or
+/// plies its children contradict).
 pub fn verify(
     header: &Header,
     values: &HashMap<Key, Entry>,
     mut progress: impl FnMut(u64),
-) -> Result<Verified, String> {
+) -> Result<Verified, SolutionError> {
     let (variant, scale) = header.check()?;
     if header.states != values.len() as u64 {
-        return Err(format!(
-            "{} states, where the header says {}",
-            values.len(),
-            header.states
-        ));
+        return Err(SolutionError::StateCount {
+            found: values.len() as u64,
+            header: header.states,
+        });
     }
     // The start's stored value is the header's.
     let start = Solver::new(&variant)
         .and_then(|s| s.start())
-        .map_err(|e| e.0)?;
+        .map_err(SolutionError::NoStart)?;
     let start = Key::of(&start);
     match values.get(&start) {
         Some(e) if e.value == header.value => {}
         Some(e) => {
-            return Err(format!(
-                "the header's value {} is not the start's stored value {}",
-                header.value, e.value
-            ))
+            return Err(SolutionError::HeaderValue {
+                header: header.value,
+                stored: e.value,
+            })
         }
-        None => return Err(format!("the start (key {:032x}) is missing", start.0)),
+        None => return Err(SolutionError::StartMissing { key: start }),
     }
     // Every state, in key order (so that a failure names the same state every run).
     let mut keys: Vec<Key> = values.keys().copied().collect();
@@ -328,17 +311,20 @@ pub fn verify(
     for (n, key) in keys.iter().enumerate() {
         let stored = values[key];
         let derived = derive(&variant, scale, values, *key)?;
-        let wrong = |why: String| Err(format!("state {:032x}: {why}", key.0));
+        let wrong = |fault: StateFault| Err(SolutionError::Wrong { key: *key, fault });
         if derived.value != stored.value {
-            return wrong(format!(
-                "stored {}/{d}, its children give {}/{d}",
-                stored.value, derived.value
-            ));
+            return wrong(StateFault::Value {
+                stored: stored.value,
+                derived: derived.value,
+                d,
+            });
         }
         let same = || derived.quiet.iter().filter(|e| e.value == stored.value);
         if stored.value == scale.draw() {
             if stored.plies != 0 {
-                return wrong(format!("a draw with {} plies", stored.plies));
+                return wrong(StateFault::DrawWithPlies {
+                    plies: stored.plies,
+                });
             }
         } else if derived.max == (stored.value > scale.draw()) {
             // The favoured side moves: out at once, or one ply nearer, the shortest way.
@@ -349,10 +335,13 @@ pub fn verify(
                 nearest.is_some_and(|p| stored.plies == p + 1)
             };
             if !ok {
-                return wrong(format!(
-                    "{}/{d} in {} plies, not reached that way (an exit worth it: {}, the nearest move worth it: {nearest:?} plies)",
-                    stored.value, stored.plies, derived.exit_at_value
-                ));
+                return wrong(StateFault::NotTheShortestWay {
+                    value: stored.value,
+                    d,
+                    plies: stored.plies,
+                    exit: derived.exit_at_value,
+                    nearest,
+                });
             }
         } else {
             // The other side moves: the longest way among its moves worth the value (out at
@@ -362,10 +351,12 @@ pub fn verify(
                 .chain(derived.exit_at_value.then_some(0))
                 .max();
             if farthest != Some(stored.plies) {
-                return wrong(format!(
-                    "{}/{d} in {} plies, where the longest way worth it takes {farthest:?}",
-                    stored.value, stored.plies
-                ));
+                return wrong(StateFault::NotTheLongestWay {
+                    value: stored.value,
+                    d,
+                    plies: stored.plies,
+                    farthest,
+                });
             }
         }
         if n % 65_536 == 65_535 {

@@ -84,24 +84,37 @@ impl Key {
     }
 }
 
-/// Whether the key can hold `variant`'s positions: why not, if it cannot.
-pub fn fits(variant: &Variant) -> Result<(), String> {
+/// Why a state's key cannot hold a variant's positions ([`super::fits`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DoesNotFit {
+    #[error("{cells} cells: the solver's states hold boards of at most {max}", max = MAX_CELLS)]
+    TooManyCells { cells: usize },
+    /// More than a key counts of one piece.
+    #[error(
+        "{count} pieces {piece}: the solver's states count at most {max} of a piece",
+        max = MAX_OF_A_PIECE
+    )]
+    TooManyOfAPiece { count: usize, piece: Piece },
+}
+
+/// Whether the key can hold `variant`'s positions.
+///
+/// # Errors
+/// Why it cannot ([`DoesNotFit`]).
+pub fn fits(variant: &Variant) -> Result<(), DoesNotFit> {
     let cells = variant.topology.size();
     if cells > MAX_CELLS {
-        return Err(format!(
-            "{cells} cells: the solver's states hold boards of at most {MAX_CELLS}"
-        ));
+        return Err(DoesNotFit::TooManyCells { cells });
     }
     let mut counts = [0usize; 14];
     for p in &variant.pieces {
         counts[p.index()] += 1;
     }
     if let Some(i) = (0..14).find(|&i| counts[i] > MAX_OF_A_PIECE) {
-        return Err(format!(
-            "{} pieces {}: the solver's states count at most {MAX_OF_A_PIECE} of a piece",
-            counts[i],
-            Piece::from_index(i)
-        ));
+        return Err(DoesNotFit::TooManyOfAPiece {
+            count: counts[i],
+            piece: Piece::from_index(i),
+        });
     }
     Ok(())
 }

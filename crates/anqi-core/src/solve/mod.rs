@@ -14,8 +14,10 @@
 //! a better reveal or capture does so in fewer quiet plies than the states of its component,
 //! and a side that can keep play in the component forever gets the referee's draw as well
 //! (a position comes round again), so the values are the referee's from any state reached
-//! with the no-progress count low enough ([`Stats::longest_forced`] says how low: the most
-//! quiet plies the forcing side needs). Where they differ is tested in `tests`.
+//! with the no-progress count low enough: at most the limit less [`Stats::longest_forced`]
+//! (the most quiet plies the forcing side needs) less one, as the referee draws once the
+//! count reaches the limit, before the forcing side's next ply. Where they differ is tested
+//! in `tests`.
 //!
 //! # The parts
 //! - `key`: a state as a 128-bit key (boards of up to 16 cells).
@@ -23,17 +25,25 @@
 //! - this file: the walk from the start (chance averaged exactly), and the table of values.
 //! - `children`: each action's value from a table, and a perfect player's choice.
 //! - `file`: the solution file, and its check by an independent pass.
+//! - `error`: what can go wrong: a variant the solver does not hold, a state missing from a
+//!   table, a solution file that does not read or check.
 
 pub mod children;
 mod component;
+mod error;
 pub mod file;
 mod key;
 
-pub use key::{fits, Key, MAX_CELLS};
+pub use error::{LookupError, SolutionError, StateFault, Unsolvable};
+pub use key::{fits, DoesNotFit, Key, MAX_CELLS};
 
 use crate::rules::{Action, Game, Objective, Piece, Start, Variant};
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// The semantics solved, as every solution file of this version names them (see the module
+/// documentation).
+pub const SEMANTICS: &str = "quiet play forever is a draw; no other draw rule";
 
 /// A value: player 1's expected score times the solution's denominator ([`Scale`]): exact.
 pub type Score = u64;
@@ -93,35 +103,36 @@ fn gcd(a: u64, b: u64) -> u64 {
     }
 }
 
-/// Why a variant cannot be solved.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct Unsolvable(pub String);
-
 /// The variant as solved: its own draw rules left out (the solver's rule replaces them).
+///
+/// # Errors
+/// A variant the solver does not hold ([`Unsolvable`]).
 pub fn solver_variant(variant: &Variant) -> Result<Arc<Variant>, Unsolvable> {
-    let refuse = |why: String| Err(Unsolvable(format!("{}: {why}", variant.name)));
+    let name = || variant.name.clone();
     if variant.players != 2 || variant.sides.len() != 2 {
-        return refuse(format!(
-            "{} players: the solver plays two-player games",
-            variant.players
-        ));
+        return Err(Unsolvable::Players {
+            variant: name(),
+            players: variant.players,
+        });
     }
     if variant.objective != Objective::Capture {
-        return refuse("a one-side game: the solver plays capture games".into());
+        return Err(Unsolvable::OneSide { variant: name() });
     }
     if variant.start == Start::Bag {
-        return refuse("a bag game: the solver's states have no bag or hand".into());
+        return Err(Unsolvable::Bag { variant: name() });
     }
     if variant.chain_capture {
-        return refuse("chain captures: the solver's states have no chain".into());
+        return Err(Unsolvable::ChainCaptures { variant: name() });
     }
-    fits(variant).map_err(|e| Unsolvable(format!("{}: {e}", variant.name)))?;
+    fits(variant).map_err(|fit| Unsolvable::DoesNotFit {
+        variant: name(),
+        fit,
+    })?;
     if Scale::for_pieces(variant.pieces.len()).is_none() {
-        return refuse(format!(
-            "{} pieces: exact values need 2 * n! to fit in 64 bits (n at most 19)",
-            variant.pieces.len()
-        ));
+        return Err(Unsolvable::TooManyPieces {
+            variant: name(),
+            pieces: variant.pieces.len(),
+        });
     }
     let mut v = variant.clone();
     v.draw.no_progress = None;
@@ -136,8 +147,9 @@ pub struct Stats {
     pub states: u64,
     /// Components of quiet moves solved.
     pub components: u64,
-    /// The most quiet plies a forcing side needs, in any component: see
-    /// [`Stats::longest_forced`].
+    /// The most quiet plies a forcing side needs, in any component, before its reveal, capture
+    /// or end: the values are the referee's from a no-progress count of at most the limit less
+    /// this less one (see the module documentation).
     pub longest_forced: u32,
 }
 
@@ -212,10 +224,9 @@ impl Solver {
     pub fn start(&self) -> Result<Game, Unsolvable> {
         let v = &self.variant;
         if v.start != Start::FaceDown || v.pieces.len() != self.cells {
-            return Err(Unsolvable(format!(
-                "{}: the solver starts from every cell face-down; this start is not that",
-                v.name
-            )));
+            return Err(Unsolvable::Start {
+                variant: v.name.clone(),
+            });
         }
         let deal = crate::rules::Deal::face_down(v.pieces.iter().copied().map(Some).collect());
         Ok(Game::new(v.clone(), deal))

@@ -108,6 +108,8 @@ fn values_held_up_by_a_cycle_fail_the_check() {
         );
     }
     let err = file::verify(&header, &wrong, |_| {}).unwrap_err();
+    assert!(matches!(err, SolutionError::Wrong { .. }), "{err}");
+    let err = err.to_string();
     assert!(
         err.contains("stored") || err.contains("plies"),
         "unexpected error: {err}"
@@ -144,7 +146,10 @@ fn variants_the_solver_cannot_hold_are_refused_with_the_reason() {
         ("traditional", "at most 16"),
     ] {
         let v = Variant::shipped(name).unwrap();
-        let err = Solver::new(&v).err().map(|e| e.0).unwrap_or_default();
+        let err = Solver::new(&v)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         assert!(err.contains(why), "{name}: {err}");
     }
 }
@@ -211,6 +216,60 @@ fn perfect_play_wins_what_the_table_says_and_where_the_referee_differs() {
     assert_eq!(
         (outcome.winner, outcome.reason),
         (None, crate::rules::Termination::NoProgress)
+    );
+}
+
+/// The bound protocol/SOLVING.md gives: a value is the referee's from a state whose
+/// no-progress count is at most the limit less its plies less one. The favoured side's plies
+/// quiet moves bring the count to the limit less one, and its next ply (a reveal, a capture or
+/// the end) comes before the draw; with a limit one ply shorter the referee draws first.
+#[test]
+fn a_win_after_plies_quiet_plies_needs_a_limit_of_one_more() {
+    let v = like_2x4("2 3", "KPPkpp", 180);
+    let (solver, _) = solved(&v);
+    let (scale, cells) = (solver.scale(), solver.cells());
+    let table = solver.values().clone();
+    let with_limit = |limit: u32| Arc::new(like_2x4("2 3", "KPPkpp", limit));
+    // The longest run of quiet plies perfect play makes from `key` (nothing face-down, so the
+    // same line every time) under the variant's own limit.
+    let longest_run = |key: Key| {
+        let mut game = Game::from_position(with_limit(180), &key.position(cells)).unwrap();
+        let mut longest = 0;
+        while let Some(best) = children::best_action(scale, &table, &game).unwrap() {
+            longest = longest.max(game.quiet_plies());
+            game.play(game.to_move(), best.action).unwrap();
+        }
+        (longest, game.outcome().unwrap().winner)
+    };
+    // A win whose longest quiet run is its first: its plies.
+    let mut wins: Vec<(Key, Entry)> = table
+        .iter()
+        .filter(|(k, e)| {
+            e.value == scale.win()
+                && e.plies >= 2
+                && k.material(cells).0 == 0
+                && k.position(cells).turn_place == 0
+        })
+        .map(|(k, e)| (*k, *e))
+        .collect();
+    wins.sort_unstable_by_key(|(k, _)| *k);
+    let (key, entry) = wins
+        .into_iter()
+        .find(|(k, e)| longest_run(*k) == (u32::from(e.plies), Some(0)))
+        .expect("a win whose first quiet run is its longest");
+    let plies = u32::from(entry.plies);
+    let outcome = |limit: u32| {
+        let mut game = Game::from_position(with_limit(limit), &key.position(cells)).unwrap();
+        play_out(scale, &table, &mut game);
+        let o = game.outcome().unwrap();
+        (o.winner, o.reason)
+    };
+    // From a count of 0: 0 = limit - plies - 1 wins, 0 = limit - plies draws.
+    assert_eq!(outcome(plies + 1).0, Some(0), "{plies} plies");
+    assert_eq!(
+        outcome(plies),
+        (None, crate::rules::Termination::NoProgress),
+        "{plies} plies"
     );
 }
 
@@ -378,7 +437,9 @@ fn refused(bytes: &[u8], why: &str) {
     for e in [
         file::read(&mut &bytes[..]).map(|_| ()).unwrap_err(),
         file::open(&path).map(|_| ()).unwrap_err(),
-    ] {
+    ]
+    .map(|e| e.to_string())
+    {
         assert!(e.contains(why), "{why:?}: {e}");
         assert!(e.len() < 400, "{} bytes: {e}", e.len());
     }
@@ -446,14 +507,14 @@ fn a_solution_file_whose_header_or_order_does_not_hold_is_refused_as_it_is_read(
     // aborted `anqi solve --verify`).
     for states in [1_000_000_000_000_000u64, u64::MAX] {
         let bytes = with("states", states.into());
-        let e = file::read(&mut &bytes[..]).unwrap_err();
+        let e = file::read(&mut &bytes[..]).unwrap_err().to_string();
         assert!(e.contains(&format!("of {states}")), "{e}");
         let path = std::env::temp_dir().join(format!(
             "anqi-solution-huge-{}.solution",
             std::process::id()
         ));
         std::fs::write(&path, &bytes).unwrap();
-        let e = file::open(&path).unwrap_err();
+        let e = file::open(&path).unwrap_err().to_string();
         assert!(
             e.contains(&format!("where the {states} states the header says take")),
             "{e}"
@@ -484,7 +545,9 @@ fn a_state_whose_key_sets_bits_no_position_has_fails_the_check() {
     json["states"] = (changed.len() as u64).into();
     let bytes = assembled(&json, &changed);
     let (header, values) = file::read(&mut &bytes[..]).unwrap();
-    let e = file::verify(&header, &values, |_| {}).unwrap_err();
+    let e = file::verify(&header, &values, |_| {})
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("is not the key of its position"), "{e}");
     // The start's value must be the header's.
     let (header, _, records) = solution_bytes();
@@ -492,6 +555,8 @@ fn a_state_whose_key_sets_bits_no_position_has_fails_the_check() {
     json["value"] = (header.value + 1).into();
     let bytes = assembled(&json, &records);
     let (header, values) = file::read(&mut &bytes[..]).unwrap();
-    let e = file::verify(&header, &values, |_| {}).unwrap_err();
+    let e = file::verify(&header, &values, |_| {})
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("is not the start's stored value"), "{e}");
 }

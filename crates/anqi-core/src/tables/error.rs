@@ -1,5 +1,10 @@
-//! What can go wrong with tables once they are open: a material whose stored values cannot be
-//! used, or a game of other rules than the tables'.
+//! What can go wrong with tables: a variant they cannot hold ([`RulesError`]), a material's
+//! name that does not read ([`MaterialNameError`]); and, once they are open, a material whose
+//! stored values cannot be used, or a game of other rules than the tables'
+//! ([`TablesError`]). A file that does not open as tables of the rules asked for is
+//! [`super::FileError`] (`file`, beside the format it checks) or [`super::OpenError`]
+//! (`probe`): as with Syzygy tables, a file that is not what it says is kept apart from a
+//! position the tables cannot answer for.
 //!
 //! A tables file is untrusted input. Its header is checked when it is opened (a bad header
 //! refuses the file); each material's values are checked when they are first read (their
@@ -9,6 +14,30 @@
 //! material. No error text carries the file's bytes: each is a few words and figures.
 
 use super::Material;
+
+/// Why a variant has no endgame tables ([`super::TableRules::new`]): each says the variant's
+/// name.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RulesError {
+    #[error("variant {variant}: endgame tables need two sides playing to capture")]
+    NotTwoSidesCapturing { variant: String },
+    #[error("variant {variant}: endgame tables do not hold a bag")]
+    Bag { variant: String },
+    #[error("variant {variant}: endgame tables do not hold chain captures")]
+    ChainCaptures { variant: String },
+    #[error("variant {variant}: endgame tables hold boards of at most 128 cells")]
+    TooManyCells { variant: String },
+    #[error("variant {variant}: endgame tables need the sides to take turns one after the other")]
+    NotTakingTurns { variant: String },
+}
+
+/// Why a material's name does not read ([`Material::parse`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MaterialNameError {
+    /// A character that is no piece letter; `name` is the name read, cut to a few words.
+    #[error("{character:?} in {name:?} is not a piece letter (one of KGBRNCPkgbrncp)")]
+    NotAPiece { character: char, name: String },
+}
 
 /// Why one material's stored values are not used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

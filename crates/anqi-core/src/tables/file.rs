@@ -28,7 +28,7 @@
 //! and a few dozen kilobytes, never the stored bytes whole. A material that fails is never
 //! used ([`super::TablesError`]).
 
-use super::error::{clip, MaterialFault};
+use super::error::{clip, MaterialFault, MaterialNameError};
 use super::read::StoredBytes;
 use super::{Layout, Material, Table, TableRules, TableStats, Verdict, MAX_PIECES};
 use crate::rules::Action;
@@ -71,6 +71,137 @@ pub fn max_stored_bytes(expected: u64) -> u64 {
 
 /// How many characters of a text from a file (a name, a parser's message) an error quotes.
 const QUOTED: usize = 60;
+
+/// Why a tables file does not open ([`open`], [`read_header`]): it
+/// cannot be read, is no tables file of this format, holds tables of other rules, or its
+/// header does not hold together. `file` is its path as given; no text quotes more than a few
+/// words of the file.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("cannot open {file}: {source}")]
+    Open {
+        file: String,
+        source: std::io::Error,
+    },
+    #[error("cannot read {file}: {source}")]
+    Read {
+        file: String,
+        source: std::io::Error,
+    },
+    #[error("{file} is not a tables file (no `{magic}` line)", magic = MAGIC)]
+    NotTables { file: String },
+    /// A tables file of another format (`version`, cut to a few characters): format 1 had no
+    /// checksums.
+    #[error(
+        "{file} is a tables file of format {version}; this anqi reads format 2 (with a SHA-256 \
+         of each material): rebuild it with `anqi tables build`"
+    )]
+    OtherFormat { file: String, version: String },
+    #[error(
+        "{file}: no tables header within its first {mib} MiB: not a tables file, or a damaged one",
+        mib = MAX_HEADER_BYTES >> 20
+    )]
+    HeaderTooLong { file: String },
+    #[error("{file}: the file ends in its header: not a tables file, or a cut one")]
+    HeaderCut { file: String },
+    /// A header that is no JSON of the format's: `why`, the parser's message cut short.
+    #[error("{file}: a broken header: {why}")]
+    BrokenHeader { file: String, why: String },
+    /// Tables of variant `tables` (its name cut short), whose rules' digest is not the one of
+    /// the rules asked for, those of variant `variant`.
+    #[error(
+        "{file} holds tables of variant {tables} with other rules than variant {variant} \
+         (board, steps or captures differ): build them for it with `anqi tables build`"
+    )]
+    OtherRules {
+        file: String,
+        tables: String,
+        variant: String,
+    },
+    #[error("{file}: tables of {pieces} pieces: tables hold 2 to {max}", max = MAX_PIECES)]
+    Pieces { file: String, pieces: usize },
+    #[error("{file}: built with {built} board symmetries, where the variant's board has {board}")]
+    Symmetries {
+        file: String,
+        built: usize,
+        board: usize,
+    },
+    /// The name of the header's material number `index` (from 1) does not read.
+    #[error("{file}: material {index}: {source}")]
+    MaterialName {
+        file: String,
+        index: usize,
+        source: MaterialNameError,
+    },
+    /// The header's entry of `material` does not hold together.
+    #[error("{file}: material {material}: {fault}")]
+    Entry {
+        file: String,
+        material: String,
+        fault: EntryFault,
+    },
+    /// The file's values are not as long as the header's materials together.
+    #[error("{file}: {values} bytes of values, where the header's materials take {header}")]
+    Length {
+        file: String,
+        values: u64,
+        header: u64,
+    },
+}
+
+/// What is wrong with one material's entry in a tables file's header (see
+/// [`FileError::Entry`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EntryFault {
+    #[error("listed twice")]
+    ListedTwice,
+    /// Not a material of the variant's tables of at most `pieces` pieces.
+    #[error(
+        "not a material of at most {pieces} pieces of the variant with a piece of each colour"
+    )]
+    NotOfTheTables { pieces: usize },
+    #[error("too many positions to index")]
+    TooManyPositions,
+    #[error("{entries} entries, where its layout has {layout}")]
+    Entries { entries: u64, layout: u64 },
+    #[error(
+        "{entries} entries take more than the {mib} MiB a material may take in memory",
+        mib = MAX_MATERIAL_BYTES >> 20
+    )]
+    TooLarge { entries: u64 },
+    #[error("a width of {width} bytes an entry (1 or 2)")]
+    Width { width: u8 },
+    #[error("its counts of positions, wins, draws and losses do not add up")]
+    Counts,
+    /// Its values are not where the materials before it end.
+    #[error("its values at offset {offset}, where the materials before it end at {expected}")]
+    Offset { offset: u64, expected: u64 },
+    /// Fewer stored bytes than could inflate to the `expected` bytes its layout holds.
+    #[error("{bytes} stored bytes cannot inflate to the {expected} its layout holds")]
+    TooFewBytes { bytes: u64, expected: u64 },
+    #[error("its sha256 is not 64 lowercase hexadecimal digits")]
+    Sha256,
+    /// Its bytes pass the end of the file, which has `values` bytes of values.
+    #[error(
+        "{bytes} bytes at offset {offset} pass the end of the file ({values} bytes of values)"
+    )]
+    PastTheEnd {
+        bytes: u64,
+        offset: u64,
+        values: u64,
+    },
+    /// More stored bytes than DEFLATE writes at its worst for the `expected` bytes its layout
+    /// holds (`most`).
+    #[error(
+        "{bytes} stored bytes, where the {expected} bytes its layout holds take at most {most} \
+         (DEFLATE at its worst)"
+    )]
+    TooManyBytes {
+        bytes: u64,
+        expected: u64,
+        most: u64,
+    },
+}
 
 /// The header of a tables file.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -223,7 +354,7 @@ pub fn write(
 ///
 /// # Errors
 /// The file cannot be read, is no tables file of this format, or its header does not read.
-pub fn read_header(path: &Path) -> Result<Header, String> {
+pub fn read_header(path: &Path) -> Result<Header, FileError> {
     read_header_and_body(path).map(|read| read.header)
 }
 
@@ -241,20 +372,21 @@ fn bounded_line(
     reader: &mut impl BufRead,
     budget: &mut u64,
     shown: &str,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, FileError> {
+    let file = || shown.to_string();
     let mut line = Vec::new();
     (&mut *reader)
         .take(*budget)
         .read_until(b'\n', &mut line)
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+        .map_err(|source| FileError::Read {
+            file: file(),
+            source,
+        })?;
     if line.last() != Some(&b'\n') {
         return Err(if line.len() as u64 >= *budget {
-            format!(
-                "{shown}: no tables header within its first {} MiB: not a tables file, or a damaged one",
-                MAX_HEADER_BYTES >> 20
-            )
+            FileError::HeaderTooLong { file: file() }
         } else {
-            format!("{shown}: the file ends in its header: not a tables file, or a cut one")
+            FileError::HeaderCut { file: file() }
         });
     }
     *budget -= line.len() as u64;
@@ -262,31 +394,37 @@ fn bounded_line(
     Ok(line)
 }
 
-fn read_header_and_body(path: &Path) -> Result<HeaderRead, String> {
+fn read_header_and_body(path: &Path) -> Result<HeaderRead, FileError> {
     let shown = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot open {shown}: {e}"))?;
-    let len = file
-        .metadata()
-        .map_err(|e| format!("cannot read {shown}: {e}"))?
-        .len();
-    let mut reader = BufReader::new(file);
+    let file = || shown.clone();
+    let file_error = |source| FileError::Read {
+        file: file(),
+        source,
+    };
+    let opened = std::fs::File::open(path).map_err(|source| FileError::Open {
+        file: file(),
+        source,
+    })?;
+    let len = opened.metadata().map_err(file_error)?.len();
+    let mut reader = BufReader::new(opened);
     let mut budget = MAX_HEADER_BYTES;
     let magic = bounded_line(&mut reader, &mut budget, &shown)
-        .map_err(|_| format!("{shown} is not a tables file (no `{MAGIC}` line)"))?;
+        .map_err(|_| FileError::NotTables { file: file() })?;
     if magic != MAGIC.as_bytes() {
         let text = String::from_utf8_lossy(&magic);
         return Err(match text.strip_prefix(MAGIC_PREFIX) {
-            Some(version) => format!(
-                "{shown} is a tables file of format {}; this anqi reads format 2 (with a SHA-256 \
-                 of each material): rebuild it with `anqi tables build`",
-                clip(version, 10)
-            ),
-            None => format!("{shown} is not a tables file (no `{MAGIC}` line)"),
+            Some(version) => FileError::OtherFormat {
+                file: file(),
+                version: clip(version, 10),
+            },
+            None => FileError::NotTables { file: file() },
         });
     }
     let line = bounded_line(&mut reader, &mut budget, &shown)?;
-    let header: Header = serde_json::from_slice(&line)
-        .map_err(|e| format!("{shown}: a broken header: {}", clip(&e.to_string(), QUOTED)))?;
+    let header: Header = serde_json::from_slice(&line).map_err(|e| FileError::BrokenHeader {
+        file: file(),
+        why: clip(&e.to_string(), QUOTED),
+    })?;
     let body = MAX_HEADER_BYTES - budget;
     Ok(HeaderRead { header, body, len })
 }
@@ -312,124 +450,47 @@ pub struct Opened {
 ///
 /// # Errors
 /// The file cannot be read, is no tables file of this format, was built for other rules, or
-/// its header does not hold together (see the module documentation): the text says which
+/// its header does not hold together (see the module documentation): [`FileError`] says which
 /// and where, quoting no more than a few words of the file.
-pub fn open(path: &Path, rules: &TableRules) -> Result<Opened, String> {
-    let shown = path.display();
+pub fn open(path: &Path, rules: &TableRules) -> Result<Opened, FileError> {
+    let shown = path.display().to_string();
+    let file = || shown.clone();
     let HeaderRead { header, body, len } = read_header_and_body(path)?;
     if header.rules != rules.digest() {
-        return Err(format!(
-            "{shown} holds tables of variant {} with other rules than variant {} \
-             (board, steps or captures differ): build them for it with `anqi tables build`",
-            clip(&header.variant, QUOTED),
-            rules.variant.name
-        ));
+        return Err(FileError::OtherRules {
+            file: file(),
+            tables: clip(&header.variant, QUOTED),
+            variant: rules.variant.name.clone(),
+        });
     }
     if !(2..=MAX_PIECES).contains(&header.pieces) {
-        return Err(format!(
-            "{shown}: tables of {} pieces: tables hold 2 to {MAX_PIECES}",
-            header.pieces
-        ));
+        return Err(FileError::Pieces {
+            file: file(),
+            pieces: header.pieces,
+        });
     }
     if header.symmetries != rules.symmetries.len() {
-        return Err(format!(
-            "{shown}: built with {} board symmetries, where the variant's board has {}",
-            header.symmetries,
-            rules.symmetries.len()
-        ));
+        return Err(FileError::Symmetries {
+            file: file(),
+            built: header.symmetries,
+            board: rules.symmetries.len(),
+        });
     }
     let mut seen = HashSet::new();
     let mut materials = Vec::with_capacity(header.materials.len());
     let mut offset = 0u64;
     for (i, entry) in header.materials.iter().enumerate() {
-        let m = Material::parse(&entry.name)
-            .map_err(|e| format!("{shown}: material {}: {e}", i + 1))?;
-        let name = clip(&m.to_string(), 2 * MAX_PIECES);
-        let wrong = |why: String| format!("{shown}: material {name}: {why}");
+        let m = Material::parse(&entry.name).map_err(|source| FileError::MaterialName {
+            file: file(),
+            index: i + 1,
+            source,
+        })?;
         if !seen.insert(m) {
-            return Err(wrong("listed twice".into()));
+            return Err(entry_error(&shown, m, EntryFault::ListedTwice));
         }
-        if !rules.holds(m) || m.pieces() > header.pieces {
-            return Err(wrong(format!(
-                "not a material of at most {} pieces of the variant with a piece of each colour",
-                header.pieces
-            )));
-        }
-        let layout = rules
-            .layout(m)
-            .ok_or_else(|| wrong("too many positions to index".into()))?;
-        if layout.len() != entry.entries {
-            return Err(wrong(format!(
-                "{} entries, where its layout has {}",
-                entry.entries,
-                layout.len()
-            )));
-        }
-        if entry.entries.saturating_mul(2) > MAX_MATERIAL_BYTES {
-            return Err(wrong(format!(
-                "{} entries take more than the {} MiB a material may take in memory",
-                entry.entries,
-                MAX_MATERIAL_BYTES >> 20
-            )));
-        }
-        if !matches!(entry.width, 1 | 2) {
-            return Err(wrong(format!(
-                "a width of {} bytes an entry (1 or 2)",
-                entry.width
-            )));
-        }
-        let s = &entry.stats;
-        let counted = s
-            .wins
-            .checked_add(s.draws)
-            .and_then(|n| n.checked_add(s.losses));
-        if counted != Some(s.positions) || s.positions > entry.entries {
-            return Err(wrong(
-                "its counts of positions, wins, draws and losses do not add up".into(),
-            ));
-        }
-        if entry.offset != offset {
-            return Err(wrong(format!(
-                "its values at offset {}, where the materials before it end at {offset}",
-                entry.offset
-            )));
-        }
-        let expected = entry.entries * u64::from(entry.width);
-        if entry.bytes == 0 || expected > entry.bytes.saturating_mul(MAX_INFLATE_RATIO) {
-            return Err(wrong(format!(
-                "{} stored bytes cannot inflate to the {expected} its layout holds",
-                entry.bytes
-            )));
-        }
-        let is_hex = |t: &str| {
-            t.len() == 64
-                && t.bytes()
-                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-        };
-        if !is_hex(&entry.sha256) {
-            return Err(wrong(
-                "its sha256 is not 64 lowercase hexadecimal digits".into(),
-            ));
-        }
-        let at = body
-            .checked_add(offset)
-            .filter(|&at| at.checked_add(entry.bytes).is_some_and(|end| end <= len))
-            .ok_or_else(|| {
-                wrong(format!(
-                    "{} bytes at offset {offset} pass the end of the file ({} bytes of values)",
-                    entry.bytes,
-                    len.saturating_sub(body)
-                ))
-            })?;
-        // After the place: a length no file holds is said to pass the file's end.
-        if entry.bytes > max_stored_bytes(expected) {
-            return Err(wrong(format!(
-                "{} stored bytes, where the {expected} bytes its layout holds take at most {} \
-                 (DEFLATE at its worst)",
-                entry.bytes,
-                max_stored_bytes(expected)
-            )));
-        }
+        let place = Place { body, offset, len };
+        let (layout, at) = check_entry(rules, header.pieces, entry, m, place)
+            .map_err(|fault| entry_error(&shown, m, fault))?;
         offset += entry.bytes;
         materials.push(Checked {
             material: m,
@@ -439,17 +500,112 @@ pub fn open(path: &Path, rules: &TableRules) -> Result<Opened, String> {
         });
     }
     if body.checked_add(offset) != Some(len) {
-        return Err(format!(
-            "{shown}: {} bytes of values, where the header's materials take {offset}",
-            len.saturating_sub(body)
-        ));
+        return Err(FileError::Length {
+            file: file(),
+            values: len.saturating_sub(body),
+            header: offset,
+        });
     }
     Ok(Opened { header, materials })
 }
 
+/// Where a material's values should be: the header's end in the file (`body`), where the
+/// materials before it end (`offset`, from `body`), and the file's length.
+#[derive(Clone, Copy)]
+struct Place {
+    body: u64,
+    offset: u64,
+    len: u64,
+}
+
+/// Checks the header's `entry` of material `m` of tables of at most `pieces` pieces, placed as
+/// `place` says: returns its layout and where its bytes start in the file.
+fn check_entry(
+    rules: &TableRules,
+    pieces: usize,
+    entry: &MaterialEntry,
+    m: Material,
+    place: Place,
+) -> Result<(Layout, u64), EntryFault> {
+    let Place { body, offset, len } = place;
+    if !rules.holds(m) || m.pieces() > pieces {
+        return Err(EntryFault::NotOfTheTables { pieces });
+    }
+    let layout = rules.layout(m).ok_or(EntryFault::TooManyPositions)?;
+    if layout.len() != entry.entries {
+        return Err(EntryFault::Entries {
+            entries: entry.entries,
+            layout: layout.len(),
+        });
+    }
+    if entry.entries.saturating_mul(2) > MAX_MATERIAL_BYTES {
+        return Err(EntryFault::TooLarge {
+            entries: entry.entries,
+        });
+    }
+    if !matches!(entry.width, 1 | 2) {
+        return Err(EntryFault::Width { width: entry.width });
+    }
+    let s = &entry.stats;
+    let counted = s
+        .wins
+        .checked_add(s.draws)
+        .and_then(|n| n.checked_add(s.losses));
+    if counted != Some(s.positions) || s.positions > entry.entries {
+        return Err(EntryFault::Counts);
+    }
+    if entry.offset != offset {
+        return Err(EntryFault::Offset {
+            offset: entry.offset,
+            expected: offset,
+        });
+    }
+    let expected = entry.entries * u64::from(entry.width);
+    if entry.bytes == 0 || expected > entry.bytes.saturating_mul(MAX_INFLATE_RATIO) {
+        return Err(EntryFault::TooFewBytes {
+            bytes: entry.bytes,
+            expected,
+        });
+    }
+    let is_hex = |t: &str| {
+        t.len() == 64
+            && t.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    };
+    if !is_hex(&entry.sha256) {
+        return Err(EntryFault::Sha256);
+    }
+    let at = body
+        .checked_add(offset)
+        .filter(|&at| at.checked_add(entry.bytes).is_some_and(|end| end <= len))
+        .ok_or(EntryFault::PastTheEnd {
+            bytes: entry.bytes,
+            offset,
+            values: len.saturating_sub(body),
+        })?;
+    // After the place: a length no file holds is said to pass the file's end.
+    if entry.bytes > max_stored_bytes(expected) {
+        return Err(EntryFault::TooManyBytes {
+            bytes: entry.bytes,
+            expected,
+            most: max_stored_bytes(expected),
+        });
+    }
+    Ok((layout, at))
+}
+
+/// The error of a header's entry of material `m` in the file `shown`.
+fn entry_error(shown: &str, m: Material, fault: EntryFault) -> FileError {
+    FileError::Entry {
+        file: shown.to_string(),
+        material: clip(&m.to_string(), 2 * MAX_PIECES),
+        fault,
+    }
+}
+
 /// Reads one material's values from the file at `path` (opened and checked by [`open`]):
 /// its stored bytes streamed through their SHA-256 and the inflater, a chunk at a time
-/// ([`super::read::read_stored`]: never held whole), the SHA-256 checked before any value is
+/// (`read::read_stored`: never held whole), the SHA-256 checked before any value is
 /// used, then the values' length and counts.
 ///
 /// # Errors

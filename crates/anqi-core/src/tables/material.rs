@@ -1,5 +1,6 @@
 //! A material: how many of each piece stand on the board, all of them face-up.
 
+use super::error::MaterialNameError;
 use crate::rules::{Board, Colour, Piece, Square};
 use std::fmt;
 
@@ -80,15 +81,13 @@ impl Material {
     /// Reads a material's name (`KGkp`: its letters, in any order).
     ///
     /// # Errors
-    /// A character that is no piece letter.
-    pub fn parse(text: &str) -> Result<Material, String> {
+    /// A character that is no piece letter ([`MaterialNameError::NotAPiece`]).
+    pub fn parse(text: &str) -> Result<Material, MaterialNameError> {
         let mut counts = [0u8; 14];
-        for c in text.trim().chars() {
-            let p = Piece::from_letter(c).ok_or_else(|| {
-                format!(
-                    "{c:?} in {:?} is not a piece letter (one of KGBRNCPkgbrncp)",
-                    super::error::clip(text, 40)
-                )
+        for character in text.trim().chars() {
+            let p = Piece::from_letter(character).ok_or_else(|| MaterialNameError::NotAPiece {
+                character,
+                name: super::error::clip(text, 40),
             })?;
             counts[p.index()] = counts[p.index()].saturating_add(1);
         }

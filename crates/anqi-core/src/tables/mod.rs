@@ -18,11 +18,15 @@
 //! - `symmetry`: the board's turns and mirrors, and the domain a position is turned into.
 //! - `layout`: where each position of a material is in its table.
 //! - `build`: the retrograde analysis of a material and its colour swap.
-//! - `file`: the tables file, its header checked when opened, and each material's values
-//!   checked when read (the file is untrusted input).
+//! - `file`: the tables file, its header checked when opened (what is wrong with one:
+//!   [`FileError`]), and each material's values checked when read (the file is untrusted
+//!   input).
+//! - `error`: what else can go wrong: a variant tables cannot hold, a material's name that
+//!   does not read, and a probe the tables cannot answer ([`TablesError`]).
 //! - `read`: one material's stored bytes streamed through their SHA-256 and the inflater.
 //! - `probe`: tables to probe, read a material at a time; a material that fails its checks
-//!   is left out, and said once (`error`); one that cannot be read is tried again.
+//!   is left out, and said once ([`TablesError`]); one that cannot be read is tried again.
+//!   Tables opened by the variant their file names ([`OpenError`]).
 //!
 //! Every table holds positions with **red** to move: a position with black to move is looked
 //! up as the same position with the colours exchanged. With the board's symmetries, a table
@@ -38,10 +42,11 @@ mod read;
 mod symmetry;
 
 pub use build::{build_all, build_pair};
-pub use error::{clip, MaterialFault, TablesError};
+pub use error::{clip, MaterialFault, MaterialNameError, RulesError, TablesError};
+pub use file::{EntryFault, FileError};
 pub use layout::{Layout, MAX_PIECES};
 pub use material::Material;
-pub use probe::Tables;
+pub use probe::{OpenError, Tables};
 pub use symmetry::{board_maps, Symmetries};
 
 use crate::rules::{Objective, Start, Variant};
@@ -207,28 +212,29 @@ impl TableRules {
     /// The rules of `variant`'s tables.
     ///
     /// # Errors
-    /// A variant the tables cannot hold: not two sides taking turns by colour, not won by
-    /// capturing, with a bag or chain captures, or a board of more than 128 cells.
-    pub fn new(variant: Arc<Variant>) -> Result<TableRules, String> {
+    /// A variant the tables cannot hold ([`RulesError`]): not two sides taking turns by
+    /// colour, not won by capturing, with a bag or chain captures, or a board of more than 128
+    /// cells.
+    pub fn new(variant: Arc<Variant>) -> Result<TableRules, RulesError> {
         let v = &variant;
-        let refuse = |why: &str| Err(format!("variant {}: {why}", v.name));
+        let name = || v.name.clone();
         if v.sides.len() != 2 || v.objective != Objective::Capture {
-            return refuse("endgame tables need two sides playing to capture");
+            return Err(RulesError::NotTwoSidesCapturing { variant: name() });
         }
         if v.start == Start::Bag {
-            return refuse("endgame tables do not hold a bag");
+            return Err(RulesError::Bag { variant: name() });
         }
         if v.chain_capture {
-            return refuse("endgame tables do not hold chain captures");
+            return Err(RulesError::ChainCaptures { variant: name() });
         }
         if v.topology.size() > 128 {
-            return refuse("endgame tables hold boards of at most 128 cells");
+            return Err(RulesError::TooManyCells { variant: name() });
         }
         let order = &v.order;
         let alternates = (0..order.len())
             .all(|i| v.side_of(order[i]) != v.side_of(order[(i + 1) % order.len()]));
         if !alternates {
-            return refuse("endgame tables need the sides to take turns one after the other");
+            return Err(RulesError::NotTakingTurns { variant: name() });
         }
         let mut reverse = vec![Vec::new(); v.topology.size()];
         for &(a, b) in v.topology.moves() {

@@ -13,8 +13,8 @@
 //! worker when it is true (the server's referee does, with `block_in_place`). One thread
 //! reads a material at a time; others probing it meanwhile wait for that read.
 
-use super::error::{MaterialFault, TablesError};
-use super::file::{self, Checked};
+use super::error::{MaterialFault, RulesError, TablesError};
+use super::file::{self, Checked, FileError};
 use super::{Layout, Material, Table, TableRules, Verdict, NONE};
 use crate::rules::{Action, Board, Colour, Game, Square, Variant};
 use std::collections::HashMap;
@@ -53,6 +53,23 @@ impl Stored {
     }
 }
 
+/// Why tables named by their file alone do not open ([`Tables::open_named`]).
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// The variant the header names is one tables cannot hold.
+    #[error(transparent)]
+    Rules(#[from] RulesError),
+    /// The header names `variant` (cut short), which is not a shipped variant: tables of a
+    /// variant of one's own are opened with its rules.
+    #[error(
+        "{file}: tables of variant {variant}, which is not a shipped variant: give its \
+         description (--variant FILE)"
+    )]
+    NotShipped { file: String, variant: String },
+}
+
 /// Endgame tables to probe: read from a file a material at a time, or built in memory.
 #[derive(Debug)]
 pub struct Tables {
@@ -70,8 +87,8 @@ impl Tables {
     ///
     /// # Errors
     /// The file cannot be read, is no tables file of this format, was built for other rules,
-    /// or its header does not hold together: the text says which.
-    pub fn open(path: &Path, rules: TableRules) -> Result<Tables, String> {
+    /// or its header does not hold together: [`FileError`] says which.
+    pub fn open(path: &Path, rules: TableRules) -> Result<Tables, FileError> {
         let opened = file::open(path, &rules)?;
         let materials = opened
             .materials
@@ -92,18 +109,16 @@ impl Tables {
     /// own are opened with its rules ([`Tables::open`]).
     ///
     /// # Errors
-    /// As [`Tables::open`], or a variant that is not shipped.
-    pub fn open_named(path: &Path) -> Result<Tables, String> {
+    /// As [`Tables::open`] ([`OpenError::File`]), or a variant that is not shipped
+    /// ([`OpenError::NotShipped`]) or that tables cannot hold ([`OpenError::Rules`]).
+    pub fn open_named(path: &Path) -> Result<Tables, OpenError> {
         let header = file::read_header(path)?;
-        let variant = crate::rules::Variant::shipped(&header.variant).map_err(|_| {
-            format!(
-                "{}: tables of variant {}, which is not a shipped variant: give its \
-                 description (--variant FILE)",
-                path.display(),
-                super::error::clip(&header.variant, 60)
-            )
-        })?;
-        Tables::open(path, TableRules::new(Arc::new(variant))?)
+        let variant =
+            crate::rules::Variant::shipped(&header.variant).map_err(|_| OpenError::NotShipped {
+                file: path.display().to_string(),
+                variant: super::error::clip(&header.variant, 60),
+            })?;
+        Ok(Tables::open(path, TableRules::new(Arc::new(variant))?)?)
     }
 
     /// Tables built in memory (every material of at most `pieces` pieces).

@@ -3,11 +3,19 @@
 //! counts, revealed and captured pieces, the final board, the result) with what the rules say;
 //! for a game the referee's endgame tables ended (`adjudicated`), with the tables given, probe
 //! the final position again and compare their ruling with the record's.
+//!
+//! - this file: [`verify`] and [`verify_with`], claim by claim.
+//! - `error`: [`ReplayError`], the first claim the rules contradict, and what it is about.
 
-use crate::record::{wire_team, Adjudication, GameRecord};
+mod error;
+
+pub use error::{AdjudicationFault, PlyFault, ReplayError};
+
+use crate::record::{wire_team, Adjudication, GameRecord, PlyRecord};
 use crate::rules::{Action, Game, Termination, Variant};
 use crate::tables::{Material, TableRules, Tables, Verdict};
 use crate::wire::ClientMessage;
+use error::clip;
 use std::sync::Arc;
 
 /// How far a record that verified was checked.
@@ -26,8 +34,8 @@ pub enum Checked {
 /// record verifies as [`Checked::AdjudicationNotRechecked`]).
 ///
 /// # Errors
-/// The first claim of the record that the rules contradict.
-pub fn verify(record: &GameRecord) -> Result<Checked, String> {
+/// The first claim of the record that the rules contradict ([`ReplayError`]).
+pub fn verify(record: &GameRecord) -> Result<Checked, ReplayError> {
     verify_with(record, None)
 }
 
@@ -38,220 +46,244 @@ pub fn verify(record: &GameRecord) -> Result<Checked, String> {
 /// loser, the deal, the adjudicated winner) is checked before they see it.
 ///
 /// # Errors
-/// The first claim of the record that the rules (or the tables) contradict.
-pub fn verify_with(record: &GameRecord, tables: Option<&Tables>) -> Result<Checked, String> {
-    let mut checked = Checked::All;
-    let variant = Variant::parse(&record.variant_source)
-        .map_err(|e| format!("variant description does not parse: {e}"))?;
+/// The first claim of the record that the rules (or the tables) contradict ([`ReplayError`]).
+pub fn verify_with(record: &GameRecord, tables: Option<&Tables>) -> Result<Checked, ReplayError> {
+    let variant = Variant::parse(&record.variant_source).map_err(ReplayError::Description)?;
     if variant.name != record.variant {
-        return Err(format!(
-            "variant named {:?} but its description says {:?}",
-            clip(&record.variant),
-            clip(&variant.name)
-        ));
+        return Err(ReplayError::VariantName {
+            named: clip(&record.variant),
+            says: clip(&variant.name),
+        });
     }
     if record.players.len() != variant.players {
-        return Err(format!(
-            "{} players for a {}-player variant",
-            record.players.len(),
-            variant.players
-        ));
+        return Err(ReplayError::Players {
+            recorded: record.players.len(),
+            variant: variant.players,
+        });
     }
     // Sides and teams, when the record has them (records written before they were have not).
     for (i, p) in record.players.iter().enumerate() {
         let id = i + 1;
         let side = variant.side_of(id);
         if let Some(recorded) = p.side.filter(|&s| s != side) {
-            return Err(format!(
-                "player {id} is recorded on side {recorded}, but the variant puts them on side {side}"
-            ));
+            return Err(ReplayError::Side {
+                player: id,
+                recorded,
+                side,
+            });
         }
         let team = wire_team(&variant, id);
         if let Some(recorded) = p.team.filter(|&t| t != team) {
-            return Err(format!(
-                "player {id} is recorded in team {recorded}, but the wire gives them team {team}"
-            ));
+            return Err(ReplayError::Team {
+                player: id,
+                recorded,
+                team,
+            });
         }
     }
     let clients: Vec<&str> = record.players.iter().map(|p| p.seed.as_str()).collect();
     if !record.seeds.clients.is_empty() && record.seeds.clients != clients {
-        return Err("seed contributions differ from the players' seeds".into());
+        return Err(ReplayError::Seeds);
     }
     let deal = record.seeds.deal_for(&variant);
     // `Game::new` asserts one deal entry per cell; the deal is derived from the variant, so this
     // holds, and is checked rather than trusted.
     if deal.cells.len() != variant.topology.size() || deal.face_up.len() != deal.cells.len() {
-        return Err(format!(
-            "the deal has {} cells for a {}-cell board",
-            deal.cells.len(),
-            variant.topology.size()
-        ));
+        return Err(ReplayError::DealSize {
+            cells: deal.cells.len(),
+            board: variant.topology.size(),
+        });
     }
     let mut game = Game::new(Arc::new(variant), deal);
     for (i, ply) in record.plies.iter().enumerate() {
-        let at = format!("ply {}", i + 1);
-        if ply.ply as usize != i + 1 {
-            return Err(format!("{at}: numbered {}", ply.ply));
-        }
-        if game.outcome().is_some() {
-            return Err(format!("{at}: played after the game was over"));
-        }
-        if ply.player != game.to_move() || ply.turn != game.round() {
-            return Err(format!(
-                "{at}: by player {} at turn {}, but the rules give player {} at turn {}",
-                ply.player,
-                ply.turn,
-                game.to_move(),
-                game.round()
-            ));
-        }
-        if ply.legal != game.counts() {
-            return Err(format!(
-                "{at}: legal actions recorded as {:?}, the rules count {:?}",
-                ply.legal,
-                game.counts()
-            ));
-        }
-        if let Some(all) = &ply.legal_all {
-            if all.len() != record.players.len() {
-                return Err(format!(
-                    "{at}: legal_all has {} entries for {} players",
-                    all.len(),
-                    record.players.len()
-                ));
-            }
-            for (i, claimed) in all.iter().enumerate() {
-                let counted = game.counts_of(i + 1);
-                if *claimed != counted {
-                    return Err(format!(
-                        "{at}: player {}'s legal actions recorded as {claimed:?}, the rules count {counted:?}",
-                        i + 1
-                    ));
-                }
-            }
-        }
-        let action = parse_action(&ply.action)
-            .ok_or_else(|| format!("{at}: cannot read action {:?}", clip(&ply.action)))?;
-        let played = game
-            .play(ply.player, action)
-            .map_err(|e| format!("{at}: {} is refused by the rules: {e}", ply.action))?;
-        let letter = |p: Option<crate::rules::Piece>| p.map(|p| p.letter());
-        let claimed = (ply.revealed, ply.captured, ply.drawn);
-        let actual = (
-            letter(played.revealed),
-            letter(played.captured),
-            letter(played.drawn),
-        );
-        if claimed != actual {
-            return Err(format!(
-                "{at}: record says (revealed, captured, drawn) = {claimed:?}; the deal gives {actual:?}"
-            ));
-        }
+        replay_ply(&mut game, record, i, ply)
+            .map_err(|fault| ReplayError::Ply { ply: i + 1, fault })?;
     }
     if let Some(cap) = record.max_plies {
         if game.ply() > cap {
-            return Err(format!(
-                "{} plies, past the record's ply cap of {cap}",
-                game.ply()
-            ));
+            return Err(ReplayError::PastPlyCap {
+                plies: game.ply(),
+                cap,
+            });
         }
     }
+    let checked = rule_on_the_end(&mut game, record, tables)?;
+    check_final_claims(&game, record)?;
+    Ok(checked)
+}
+
+/// Checks the claims of ply number `i + 1`, `ply`, against the rules, then plays it.
+fn replay_ply(
+    game: &mut Game,
+    record: &GameRecord,
+    i: usize,
+    ply: &PlyRecord,
+) -> Result<(), PlyFault> {
+    if ply.ply as usize != i + 1 {
+        return Err(PlyFault::Numbered { numbered: ply.ply });
+    }
+    if game.outcome().is_some() {
+        return Err(PlyFault::AfterTheEnd);
+    }
+    if ply.player != game.to_move() || ply.turn != game.round() {
+        return Err(PlyFault::NotTheMover {
+            player: ply.player,
+            turn: ply.turn,
+            to_move: game.to_move(),
+            round: game.round(),
+        });
+    }
+    if ply.legal != game.counts() {
+        return Err(PlyFault::Legal {
+            recorded: ply.legal,
+            counted: game.counts(),
+        });
+    }
+    if let Some(all) = &ply.legal_all {
+        if all.len() != record.players.len() {
+            return Err(PlyFault::LegalAllLength {
+                entries: all.len(),
+                players: record.players.len(),
+            });
+        }
+        for (i, claimed) in all.iter().enumerate() {
+            let counted = game.counts_of(i + 1);
+            if *claimed != counted {
+                return Err(PlyFault::LegalAll {
+                    player: i + 1,
+                    recorded: *claimed,
+                    counted,
+                });
+            }
+        }
+    }
+    let action = parse_action(&ply.action).ok_or_else(|| PlyFault::Unreadable {
+        action: clip(&ply.action),
+    })?;
+    let played = game
+        .play(ply.player, action)
+        .map_err(|why| PlyFault::Refused {
+            action: ply.action.clone(),
+            why,
+        })?;
+    let letter = |p: Option<crate::rules::Piece>| p.map(|p| p.letter());
+    let claimed = (ply.revealed, ply.captured, ply.drawn);
+    let dealt = (
+        letter(played.revealed),
+        letter(played.captured),
+        letter(played.drawn),
+    );
+    if claimed != dealt {
+        return Err(PlyFault::Pieces { claimed, dealt });
+    }
+    Ok(())
+}
+
+/// After the last ply: checks the recorded result against the rules' ruling, or, where the
+/// rules did not end the game, rules as the record says something outside them did (a fault,
+/// the referee's ply cap, the endgame tables, nobody coming, an abort), once that holds.
+fn rule_on_the_end(
+    game: &mut Game,
+    record: &GameRecord,
+    tables: Option<&Tables>,
+) -> Result<Checked, ReplayError> {
     let result = &record.result;
-    match game.outcome() {
-        Some(o) => {
-            if o.reason != result.reason || o.winner != result.winner_side {
-                return Err(format!(
-                    "result {:?} (winner side {:?}) but the rules end it by {:?} (winner side {:?})",
-                    result.reason, result.winner_side, o.reason, o.winner
-                ));
-            }
+    if let Some(o) = game.outcome() {
+        if o.reason != result.reason || o.winner != result.winner_side {
+            return Err(ReplayError::Result {
+                reason: result.reason,
+                winner: result.winner_side,
+                ruled: o.reason,
+                ruled_winner: o.winner,
+            });
         }
-        None => {
-            if result.reason.is_fault() {
-                let loser = result.loser.ok_or("a loss by fault names no loser")?;
-                if loser == 0 || loser > game.variant().players {
-                    return Err(format!("the loser, player {loser}, is not in the game"));
-                }
-                game.forfeit(loser, result.reason);
-                if game.outcome().and_then(|o| o.winner) != result.winner_side {
-                    return Err(format!(
-                        "player {loser} lost, but winner side is {:?}",
-                        result.winner_side
-                    ));
-                }
-            } else if result.reason == Termination::PlyCap {
-                // The referee's cap, outside the rules: a draw, exactly at the cap.
-                if result.winner_side.is_some() {
-                    return Err("a game adjudicated at the ply cap has no winner".into());
-                }
-                if record.max_plies != Some(game.ply()) {
-                    return Err(format!(
-                        "adjudicated at the ply cap after {} plies, but the record's cap is {:?}",
-                        game.ply(),
-                        record.max_plies
-                    ));
-                }
-                game.adjudicate_draw(Termination::PlyCap);
-            } else if result.reason == Termination::Adjudicated {
-                let winner = adjudicated(&game, record, tables)?;
-                if tables.is_none() {
-                    checked = Checked::AdjudicationNotRechecked;
-                }
-                game.adjudicate(winner);
-            } else if matches!(result.reason, Termination::Crash | Termination::NoConnect)
-                && result.loser.is_none()
-            {
-                // Nobody came: no plies, no winner. (`crash` in records written before
-                // `no-connect` existed.)
-                if !record.plies.is_empty() || result.winner_side.is_some() {
-                    return Err("a game nobody played has plies or a winner".into());
-                }
-                game.adjudicate_draw(result.reason);
-            } else if result.reason != Termination::Aborted {
-                return Err(format!(
-                    "result {:?}, but after the last ply the rules have not ended the game",
-                    result.reason
-                ));
-            } else if result.winner_side.is_some() {
-                return Err("an aborted game has no winner".into());
-            }
-        }
+        return Ok(Checked::All);
     }
+    if result.reason.is_fault() {
+        let loser = result.loser.ok_or(ReplayError::NoLoser)?;
+        if loser == 0 || loser > game.variant().players {
+            return Err(ReplayError::LoserNotInGame { loser });
+        }
+        game.forfeit(loser, result.reason);
+        if game.outcome().and_then(|o| o.winner) != result.winner_side {
+            return Err(ReplayError::LoserWinner {
+                loser,
+                winner: result.winner_side,
+            });
+        }
+    } else if result.reason == Termination::PlyCap {
+        // The referee's cap, outside the rules: a draw, exactly at the cap.
+        if result.winner_side.is_some() {
+            return Err(ReplayError::PlyCapWinner);
+        }
+        if record.max_plies != Some(game.ply()) {
+            return Err(ReplayError::PlyCapPlies {
+                plies: game.ply(),
+                cap: record.max_plies,
+            });
+        }
+        game.adjudicate_draw(Termination::PlyCap);
+    } else if result.reason == Termination::Adjudicated {
+        let winner = adjudicated(game, record, tables)?;
+        game.adjudicate(winner);
+        if tables.is_none() {
+            return Ok(Checked::AdjudicationNotRechecked);
+        }
+    } else if matches!(result.reason, Termination::Crash | Termination::NoConnect)
+        && result.loser.is_none()
+    {
+        // Nobody came: no plies, no winner. (`crash` in records written before
+        // `no-connect` existed.)
+        if !record.plies.is_empty() || result.winner_side.is_some() {
+            return Err(ReplayError::NobodyPlayed);
+        }
+        game.adjudicate_draw(result.reason);
+    } else if result.reason != Termination::Aborted {
+        return Err(ReplayError::NotEnded {
+            reason: result.reason,
+        });
+    } else if result.winner_side.is_some() {
+        return Err(ReplayError::AbortedWinner);
+    }
+    Ok(Checked::All)
+}
+
+/// The claims of a record about the game's end, once the game has ended as it says: the
+/// `(win ...)` clause, the counts, the final board, and an adjudication only where one ended
+/// the game.
+fn check_final_claims(game: &Game, record: &GameRecord) -> Result<(), ReplayError> {
+    let result = &record.result;
     let (p, t) = game.win_clause();
     let expect_win = match result.reason {
         Termination::Aborted => String::new(),
         _ => format!("(win {p} {t})"),
     };
     if result.win != expect_win {
-        return Err(format!(
-            "win clause {:?}, expected {:?}",
-            clip(&result.win),
-            expect_win
-        ));
+        return Err(ReplayError::WinClause {
+            recorded: clip(&result.win),
+            expected: expect_win,
+        });
     }
     if result.plies != game.ply() || result.turns != game.round() {
-        return Err(format!(
-            "result counts {} plies / {} turns, the replay {} / {}",
-            result.plies,
-            result.turns,
-            game.ply(),
-            game.round()
-        ));
+        return Err(ReplayError::Counts {
+            plies: result.plies,
+            turns: result.turns,
+            replay_plies: game.ply(),
+            replay_turns: game.round(),
+        });
     }
     if record.final_board != game.wire_board() {
-        return Err(format!(
-            "final board {} but the replay ends on {}",
-            clip(&record.final_board),
-            game.wire_board()
-        ));
+        return Err(ReplayError::FinalBoard {
+            recorded: clip(&record.final_board),
+            replay: game.wire_board(),
+        });
     }
     if result.adjudication.is_some() && result.reason != Termination::Adjudicated {
-        return Err(format!(
-            "an adjudication is recorded, but the game ended by {}",
-            result.reason.name()
-        ));
+        return Err(ReplayError::AdjudicationRecorded {
+            reason: result.reason,
+        });
     }
-    Ok(checked)
+    Ok(())
 }
 
 /// The winning side of an `adjudicated` game (`None`: a draw), once its claims hold: the
@@ -261,101 +293,79 @@ fn adjudicated(
     game: &Game,
     record: &GameRecord,
     tables: Option<&Tables>,
-) -> Result<Option<usize>, String> {
+) -> Result<Option<usize>, AdjudicationFault> {
     let result = &record.result;
     let ruling = result
         .adjudication
         .as_ref()
-        .ok_or("adjudicated, but the record does not say what ruled (no result.adjudication)")?;
+        .ok_or(AdjudicationFault::NoRuling)?;
     if ruling.by != Adjudication::BY_TABLES {
-        return Err(format!(
-            "adjudicated by {:?}: only the endgame tables (\"{}\") adjudicate",
-            clip(&ruling.by),
-            Adjudication::BY_TABLES
-        ));
+        return Err(AdjudicationFault::NotByTables {
+            by: clip(&ruling.by),
+        });
     }
-    let claimed = parse_verdict(&ruling.verdict).ok_or_else(|| {
-        format!(
-            "adjudicated with the verdict {:?}, which is not `win in N` (N odd), `loss in N` (N even) or `draw`",
-            clip(&ruling.verdict)
-        )
+    let claimed = parse_verdict(&ruling.verdict).ok_or_else(|| AdjudicationFault::BadVerdict {
+        verdict: clip(&ruling.verdict),
     })?;
     let variant = game.variant().clone();
-    let rules = TableRules::new(variant.clone())
-        .map_err(|e| format!("adjudicated by the tables, but {e}"))?;
+    let rules = TableRules::new(variant.clone()).map_err(AdjudicationFault::NoTables)?;
     let board = game.board();
     let state = game.public_state();
     let material = Material::of_board(board)
         .filter(|m| m.of_colour(crate::rules::Colour::Red) > 0)
         .filter(|m| m.of_colour(crate::rules::Colour::Black) > 0);
     if state.hand.is_some() || state.chain.is_some() || material.is_none() {
-        return Err(format!(
-            "adjudicated by the tables, but they hold no position like the final one ({}): \
-             every piece face-up, a piece of each colour, no piece in hand or chain capture under way",
-            game.wire_board()
-        ));
+        return Err(AdjudicationFault::NoSuchPosition {
+            board: game.wire_board(),
+        });
     }
+    let verdict = || ruling.verdict.clone();
     let ruled = match tables {
         Some(tables) => {
             if tables.rules().digest() != rules.digest() {
-                return Err(format!(
-                    "cannot re-check the adjudication: the tables given are for variant {}, \
-                     whose board, steps or captures differ from variant {}'s",
-                    tables.rules().variant.name,
-                    variant.name
-                ));
+                return Err(AdjudicationFault::OtherTables {
+                    tables: tables.rules().variant.name.clone(),
+                    variant: variant.name.clone(),
+                });
             }
             let found = tables
                 .adjudication(game)
-                .map_err(|e| format!("cannot re-check the adjudication: {e}"))?;
-            let Some((winner, verdict)) = found else {
-                let value = tables
-                    .probe_game(game)
-                    .map_err(|e| format!("cannot re-check the adjudication: {e}"))?;
+                .map_err(AdjudicationFault::Probe)?;
+            let Some((winner, theirs)) = found else {
+                let value = tables.probe_game(game).map_err(AdjudicationFault::Probe)?;
                 return Err(match value {
-                    None => format!(
-                        "adjudicated ({}), but the tables given do not hold the final position \
-                         ({} pieces; they hold at most {})",
-                        ruling.verdict,
-                        material.map_or(0, |m| m.pieces()),
-                        tables.pieces()
-                    ),
-                    Some(v) => format!(
-                        "adjudicated ({}), but the tables do not end the game there: {} for \
-                         the player to move, more plies than the {} the no-progress rule leaves",
-                        ruling.verdict,
-                        v.text(),
-                        quiet_plies_left(game)
-                    ),
+                    None => AdjudicationFault::NotHeld {
+                        verdict: verdict(),
+                        pieces: material.map_or(0, |m| m.pieces()),
+                        most: tables.pieces(),
+                    },
+                    Some(value) => AdjudicationFault::NotEnding {
+                        verdict: verdict(),
+                        value,
+                        left: quiet_plies_left(game),
+                    },
                 });
             };
-            if verdict != claimed {
-                return Err(format!(
-                    "adjudicated with the verdict {:?}, but the tables say {:?} for the player to move",
-                    ruling.verdict,
-                    verdict.text()
-                ));
+            if theirs != claimed {
+                return Err(AdjudicationFault::OtherVerdict {
+                    verdict: verdict(),
+                    tables: theirs,
+                });
             }
             winner
         }
-        None => ruling_of(game, claimed).ok_or_else(|| {
-            format!(
-                "adjudicated with the verdict {:?}, but a win or loss in more plies than the {} \
-                 the no-progress rule leaves ends no game",
-                ruling.verdict,
-                quiet_plies_left(game)
-            )
+        None => ruling_of(game, claimed).ok_or_else(|| AdjudicationFault::TooLong {
+            verdict: verdict(),
+            left: quiet_plies_left(game),
         })?,
     };
     if ruled != result.winner_side {
-        return Err(format!(
-            "adjudicated ({}) with winner side {:?}, but that verdict for the player to move \
-             (side {}) gives winner side {:?}",
-            ruling.verdict,
-            result.winner_side,
-            game.side_of(game.to_move()),
-            ruled
-        ));
+        return Err(AdjudicationFault::Winner {
+            verdict: verdict(),
+            recorded: result.winner_side,
+            mover: game.side_of(game.to_move()),
+            ruled,
+        });
     }
     Ok(ruled)
 }
@@ -404,15 +414,6 @@ fn parse_verdict(text: &str) -> Option<Verdict> {
     (plies % 2 == 0).then_some(Verdict::Loss { plies })
 }
 
-/// A text from the record as quoted in a message: cut after 80 characters (a corrupted record
-/// may hold megabytes in any string).
-fn clip(text: &str) -> String {
-    match text.char_indices().nth(80) {
-        Some((i, _)) => format!("{}...", &text[..i]),
-        None => text.to_string(),
-    }
-}
-
 /// Longest action text read: `(put K 4095)` is 12 characters. The text comes from the record,
 /// not through the server's frame limits, and the message parser recurses on each `'`.
 const MAX_ACTION_BYTES: usize = 64;
@@ -437,12 +438,12 @@ mod tests {
     use crate::tables::build_all;
 
     fn good() -> GameRecord {
-        serde_json::from_str(include_str!("../../../tests/data/one-game.jsonl")).unwrap()
+        serde_json::from_str(include_str!("../../../../tests/data/one-game.jsonl")).unwrap()
     }
 
     /// traditional-2x4's rules with a king and a pawn a side: endgames from the first reveal.
     fn kpkp() -> Arc<Variant> {
-        let text = include_str!("../../../protocol/variants/traditional-2x4.sexp")
+        let text = include_str!("../../../../protocol/variants/traditional-2x4.sexp")
             .replace("(name traditional-2x4)", "(name kpkp)")
             .replace("(pieces KPPPkppp)", "(pieces KPkp)");
         Arc::new(Variant::parse(&text).unwrap())
@@ -576,6 +577,14 @@ mod tests {
         for e in [verify_with(&r, Some(&tables)), verify(&r)] {
             let e = e.unwrap_err();
             assert!(
+                matches!(
+                    e,
+                    ReplayError::Adjudication(AdjudicationFault::Winner { .. })
+                ),
+                "{e}"
+            );
+            let e = e.to_string();
+            assert!(
                 e.contains(&format!("with winner side Some({other})")),
                 "{e}"
             );
@@ -587,6 +596,7 @@ mod tests {
         r.result.win = "(win 0 0)".into();
         assert!(verify_with(&r, Some(&tables))
             .unwrap_err()
+            .to_string()
             .contains("gives winner side Some("));
 
         // Another verdict: the tables know better.
@@ -594,20 +604,26 @@ mod tests {
         let verdict = &mut r.result.adjudication.as_mut().unwrap().verdict;
         let plies: u32 = verdict.rsplit(' ').next().unwrap().parse().unwrap();
         *verdict = verdict.replace(&plies.to_string(), &(plies + 2).to_string());
-        let e = verify_with(&r, Some(&tables)).unwrap_err();
+        let e = verify_with(&r, Some(&tables)).unwrap_err().to_string();
         assert!(e.contains("but the tables say"), "{e}");
         assert_eq!(verify(&r), Ok(Checked::AdjudicationNotRechecked));
         for bad in ["win in 2", "loss in 3", "win in +3", "victory", ""] {
             let mut r = won.clone();
             r.result.adjudication.as_mut().unwrap().verdict = bad.into();
             assert!(
-                verify(&r).unwrap_err().contains("which is not `win in N`"),
+                verify(&r)
+                    .unwrap_err()
+                    .to_string()
+                    .contains("which is not `win in N`"),
                 "{bad}"
             );
         }
         let mut r = won.clone();
         r.result.adjudication = None;
-        assert!(verify(&r).unwrap_err().contains("no result.adjudication"));
+        assert!(verify(&r)
+            .unwrap_err()
+            .to_string()
+            .contains("no result.adjudication"));
 
         // Adjudicated where the tables rule on nothing (face-down pieces): refused.
         let mut r = won.clone();
@@ -625,7 +641,7 @@ mod tests {
         r.result.turns = g.round();
         r.final_board = g.wire_board();
         for e in [verify_with(&r, Some(&tables)), verify(&r)] {
-            let e = e.unwrap_err();
+            let e = e.unwrap_err().to_string();
             assert!(
                 e.contains("they hold no position like the final one"),
                 "{e}"
@@ -635,7 +651,7 @@ mod tests {
         // Tables of other rules: a clear refusal, not a verdict.
         let other_rules = Arc::new(
             Variant::parse(
-                &include_str!("../../../protocol/variants/traditional-2x4.sexp")
+                &include_str!("../../../../protocol/variants/traditional-2x4.sexp")
                     .replace("(name traditional-2x4)", "(name other)")
                     .replace("(pieces KPPPkppp)", "(pieces KPkp)")
                     .replace("(allow (P K))", ""),
@@ -643,6 +659,14 @@ mod tests {
             .unwrap(),
         );
         let e = verify_with(&won, Some(&tables_of(&other_rules))).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ReplayError::Adjudication(AdjudicationFault::OtherTables { .. })
+            ),
+            "{e}"
+        );
+        let e = e.to_string();
         assert!(e.contains("the tables given are for variant other"), "{e}");
 
         // An adjudication on a game the rules ended: refused.
@@ -650,6 +674,7 @@ mod tests {
         r.result.adjudication = won.result.adjudication.clone();
         assert!(verify(&r)
             .unwrap_err()
+            .to_string()
             .contains("an adjudication is recorded"));
     }
 
@@ -727,7 +752,7 @@ mod tests {
             ),
         ];
         for (record, expected) in cases {
-            let e = verify(&record).unwrap_err();
+            let e = verify(&record).unwrap_err().to_string();
             assert!(e.contains(expected), "{expected:?} not in {e:?}");
             assert!(e.len() < 400, "{} bytes", e.len());
         }
