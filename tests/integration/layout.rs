@@ -12,7 +12,7 @@ const CRATES: &[&str] = &[
     "crates/anqi-core/src",
     "crates/anqi-server/src",
     "src",
-    "clients/rust/src",
+    "crates/anqi-client/src",
     "clients/python/rust/src",
 ];
 
