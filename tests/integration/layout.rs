@@ -13,6 +13,7 @@ const CRATES: &[&str] = &[
     "crates/anqi-server/src",
     "src",
     "crates/anqi-client/src",
+    "crates/anqi-tournament/src",
     "clients/python/rust/src",
 ];
 

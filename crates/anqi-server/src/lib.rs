@@ -37,8 +37,9 @@
 //! - [`exchange`]: the lines between the referee and each player of a watched game, bounded.
 //! - [`watch`]: the hub where referees publish each game's public events and observers (the
 //!   web pages of `anqi-web`) read them, never holding a game up.
-//! - [`sys`]: the operating-system calls std and tokio do not wrap (all of anqi's `unsafe`
-//!   code), for the server's descriptor limit and the program's engine processes.
+//! - [`sys`]: the operating-system calls std and tokio do not wrap, for the server's
+//!   descriptor limit and signals and the web pages' thread priority (those for engine
+//!   processes are `anqi-tournament`'s `process`).
 //!
 //! Inside the crate, `server` uses `seating`, which starts `referee`s; a referee uses `clock`,
 //! `connection`'s player handles, the `record_sink` and the `watch` hub. Nothing points back up.

@@ -28,7 +28,7 @@ pub fn kill_all() {
     let keepers = std::mem::take(&mut *RUNNING.lock().unwrap_or_else(|e| e.into_inner()));
     for pid in keepers {
         // The keeper (or bridge) ends its engine and everything below it, then exits.
-        let _ = anqi_server::sys::terminate(pid);
+        let _ = crate::process::terminate(pid);
     }
 }
 
@@ -129,7 +129,7 @@ impl Log {
                 prefix.clone(),
             ),
         };
-        let (read, write) = anqi_server::sys::pipe()?;
+        let (read, write) = crate::process::pipe()?;
         let err = write.try_clone()?;
         let copier = Copier {
             from: read,
@@ -274,7 +274,7 @@ fn executable(path: &Path) -> Result<PathBuf, &'static str> {
     if !meta.is_file() {
         return Err("is not a file");
     }
-    if !anqi_server::sys::may_execute(path) {
+    if !crate::process::may_execute(path) {
         return Err("is not executable (chmod +x it, or run it through its interpreter)");
     }
     Ok(path.to_path_buf())
@@ -405,7 +405,7 @@ pub struct Engine {
     /// `stop`), it ends whatever is still in it: what the keeper had no time to end. That is
     /// done on the runtime's blocking threads, never on a thread that runs games; the
     /// runtime's shutdown at the event's end waits for it.
-    _cgroup: Option<anqi_server::sys::cgroup::Cgroup>,
+    _cgroup: Option<crate::process::cgroup::Cgroup>,
 }
 
 impl Engine {
@@ -441,7 +441,7 @@ impl Engine {
         }
         // A crashed runner leaves no engine behind: its keeper (or bridge) is told to stop,
         // and ends everything below it.
-        anqi_server::sys::stop_with_parent(cmd.as_std_mut());
+        crate::process::stop_with_parent(cmd.as_std_mut());
         let cgroup = crate::keeper::engine_cgroup();
         if let Some(cgroup) = &cgroup {
             cgroup.contain(cmd.as_std_mut());
@@ -484,7 +484,7 @@ impl Engine {
         // Told to stop, the keeper (or bridge) ends its engine and everything below it, then
         // exits; one that does not is killed.
         if let Some(pid) = self.child.id() {
-            let _ = anqi_server::sys::terminate(pid);
+            let _ = crate::process::terminate(pid);
         }
         if tokio::time::timeout(KEEPER_GRACE, self.child.wait())
             .await
@@ -519,7 +519,7 @@ impl Drop for Engine {
     /// (or bridge) is told to stop, and ends everything below it.
     fn drop(&mut self) {
         if let Some(pid) = self.forget() {
-            let _ = anqi_server::sys::terminate(pid);
+            let _ = crate::process::terminate(pid);
         }
     }
 }
@@ -528,6 +528,6 @@ impl Drop for Engine {
 /// not an error: the engine and its helpers have exited.
 fn kill_group(pid: Option<u32>) {
     if let Some(pid) = pid {
-        let _ = anqi_server::sys::kill_process_group(pid);
+        let _ = crate::process::kill_process_group(pid);
     }
 }

@@ -436,7 +436,7 @@ pub struct PlatformEngine {
     child: Child,
     /// The engine's own cgroup, where one could be made: dropped with the engine, it ends
     /// whatever the engine started (see `keeper`).
-    _cgroup: Option<anqi_server::sys::cgroup::Cgroup>,
+    _cgroup: Option<crate::process::cgroup::Cgroup>,
     link: Link,
     program: String,
 }
@@ -550,7 +550,7 @@ impl Translator for PlatformEngine {
             // A group of its own, ended with the game (see `keeper`).
             .process_group(0);
         // A cdc-platform engine never exits by itself.
-        anqi_server::sys::die_with_parent(cmd.as_std_mut());
+        crate::process::die_with_parent(cmd.as_std_mut());
         let cgroup = crate::keeper::engine_cgroup();
         if let Some(cgroup) = &cgroup {
             cgroup.contain(cmd.as_std_mut());
@@ -691,7 +691,7 @@ impl Translator for PlatformEngine {
         }
         if let Some(pid) = child.id() {
             // Not yet reaped, so the pid is still the engine's. Gone already: nothing to do.
-            let _ = anqi_server::sys::terminate(pid);
+            let _ = crate::process::terminate(pid);
             if tokio::time::timeout(TERM_GRACE, child.wait()).await.is_ok() {
                 return;
             }

@@ -716,7 +716,7 @@ mod tests {
 
     #[test]
     fn the_shipped_example_shows_the_defaults() {
-        let text = include_str!("../../tournament.toml");
+        let text = include_str!("../../../tournament.toml");
         let shipped = TournamentConfig::parse(text).unwrap();
         // The same engines with every other key left out.
         let doc: toml::Table = toml::from_str(text).unwrap();

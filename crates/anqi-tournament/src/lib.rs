@@ -1,5 +1,16 @@
-//! Headless tournaments: `anqi tournament`, `anqi report`, `anqi merge`.
+//! anqi-tournament: headless events between engines on anqi (`anqi tournament`, `anqi match`,
+//! `anqi report`, `anqi merge`), the bridges that let engines of other protocols play on anqi
+//! (`anqi bridge`), and the keepers that make every engine process die with its game (`anqi
+//! keep`).
 //!
+//! The `anqi` program is its one user: its commands parse the command line and call in here.
+//! It builds on `anqi-core` (the rules, the records), `anqi-server` (the in-process server a
+//! tournament plays on), `anqi-web` (a tournament's pages) and `anqi-client` (the bridges'
+//! connection and tracker), and it compiles tokio.
+//!
+//! # Layout
+//!
+//! - this file: [`TournamentError`], and reading, merging and writing tournament records.
 //! - `config`: the `[tournament]` section, `[tournament.each]` and the command line's
 //!   overrides.
 //! - `time_control`: time controls as strings (`40/60+0.6`, `st=2`, `inf`).
@@ -15,9 +26,22 @@
 //!   pentanomials with their error bars, team standings, SPRT; for one-side variants
 //!   (single-player, cooperative), success rates with their Wilson intervals.
 //! - `report`: standings as text.
+//! - `bridge`: engines of other protocols (`tcg`, `uci-banqi`, `cdc-platform`) on anqi, one
+//!   game per bridge: the anqi side (`session`, a client asking for every extension, a thin
+//!   layer over `anqi-client`'s connection and tracker), line engines (`engine`), one
+//!   translator per protocol with its coordinate map, what a protocol can play (`assess`) and
+//!   the rule presets engines believe (`presets`).
+//! - `keeper`: engines die with their games: `anqi keep` (and the bridge) run an engine as a
+//!   child subreaper and end every process below it when the game, or the runner, ends.
+//! - `process`: the operating-system calls for engine processes (parent death, the
+//!   subreaper, kills, descendants, a process's CPU time), and `process::cgroup`, a cgroup v2
+//!   per engine where one can be made.
 
+pub mod bridge;
 pub mod config;
 pub mod engine;
+pub mod keeper;
+pub mod process;
 pub mod quick_match;
 pub mod report;
 pub mod runner;
