@@ -5,7 +5,7 @@
 use super::time_control::Tc;
 use crate::bridge::Protocol;
 use anqi_core::rules::ClockDefaults;
-use anqi_server::config::{Adjudicate, ClockConfig, LegalCounts};
+use anqi_core::settings::{Adjudicate, ClockConfig, LegalCounts};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -301,7 +301,7 @@ impl TournamentConfig {
             return tc.clock.clone();
         }
         let mut clock = self.clock.clone().unwrap_or_default();
-        if anqi_server::TimeControl::resolve(&clock, variant).is_unlimited() {
+        if anqi_core::settings::TimeControl::resolve(&clock, variant).is_unlimited() {
             clock.move_ms = Some(60_000);
         }
         clock
