@@ -495,7 +495,7 @@ fn with_each(text: &str, each: &toml::Table) -> Result<Vec<EngineConfig>, Tourna
         .map(|(i, own)| {
             let mut merged = each.clone();
             if let Some(own) = own.as_table() {
-                anqi_server::config::merge(&mut merged, own.clone());
+                overlay(&mut merged, own.clone());
             }
             let name = merged
                 .get("name")
@@ -511,6 +511,21 @@ fn with_each(text: &str, each: &toml::Table) -> Result<Vec<EngineConfig>, Tourna
                 })
         })
         .collect()
+}
+
+/// Overlays an engine's own keys on `[tournament.each]`'s, table by table (a value that is not
+/// a table replaces the shared one): the same overlay as a server's `config.toml` on its
+/// defaults (`anqi_server::config::merge`), written here so that reading a tournament's file
+/// needs no server.
+fn overlay(base: &mut toml::Table, own: toml::Table) {
+    for (key, value) in own {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => overlay(b, o),
+            (_, value) => {
+                base.insert(key, value);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

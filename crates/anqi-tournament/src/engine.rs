@@ -425,7 +425,7 @@ impl Engine {
         let (out, err, copier) = log.outputs(log_limit)?;
         let mut cmd = Command::new(&program);
         if let Some(path) = report {
-            // Where the bridge says why it gave the game up (`bridge::report`).
+            // Where the bridge says why it gave the game up (`bridge::translator::report`).
             cmd.env(crate::bridge::REPORT_ENV, path);
         }
         cmd.args(args)

@@ -477,7 +477,7 @@ fn say(line: &str) {
 }
 
 /// The file where the bridge of seat `seat` (1-based) of `game` says why it gave the game up
-/// (see `bridge::report`): in a directory of this process's, under the system's temporary one.
+/// (see `bridge::translator::report`): in a directory of this process's, under the system's temporary one.
 fn report_path(game: &ScheduledGame, seat: usize) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("anqi-reports-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&dir);

@@ -3,7 +3,7 @@
 //! Every line is logged on the bridge's stderr with `--verbose`; lines the protocol did not
 //! expect (debug output on stdout) are logged always, as `engine: ...`.
 
-use super::BridgeError;
+use super::error::BridgeError;
 use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
