@@ -217,7 +217,7 @@ fn one() -> u32 {
 fn default_output() -> String {
     "tournament.jsonl".into()
 }
-pub fn default_engine_log_bytes() -> u64 {
+pub(crate) fn default_engine_log_bytes() -> u64 {
     8 << 20
 }
 

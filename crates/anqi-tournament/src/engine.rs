@@ -36,10 +36,10 @@ pub fn kill_all() {
 ///
 /// The environment, unlike the command line, is private to the process's owner: any local user
 /// can read `/proc/PID/cmdline` (or run `ps`), but `/proc/PID/environ` only the owner and root.
-pub const TOKEN_ENV: &str = "ANQI_TOKEN";
+pub(crate) const TOKEN_ENV: &str = "ANQI_TOKEN";
 
 /// What the placeholders of a seat stand for.
-pub struct Placeholders<'a> {
+pub(crate) struct Placeholders<'a> {
     pub host: &'a str,
     pub port: u16,
     pub token: &'a str,
@@ -51,7 +51,7 @@ pub struct Placeholders<'a> {
 
 impl Placeholders<'_> {
     /// Replaces `{host}`, `{port}`, `{addr}`, `{token}`, `{seed}`, `{name}`, `{game}`, `{seat}`.
-    pub fn fill(&self, s: &str) -> String {
+    pub(crate) fn fill(&self, s: &str) -> String {
         self.fill_but_address(
             &s.replace("{host}", self.host)
                 .replace("{port}", &self.port.to_string())
@@ -62,7 +62,7 @@ impl Placeholders<'_> {
     /// Replaces every placeholder but `{host}`, `{port}` and `{addr}`: the command line of an
     /// engine behind a bridge, which never connects to the server, and for which those name
     /// the bridge's own address (a `cdc-platform` engine connects to its bridge).
-    pub fn fill_but_address(&self, s: &str) -> String {
+    pub(crate) fn fill_but_address(&self, s: &str) -> String {
         s.replace("{token}", self.token)
             .replace("{seed}", &self.seed.to_string())
             .replace("{name}", self.name)
@@ -73,7 +73,7 @@ impl Placeholders<'_> {
 
 /// Where one engine process's stdout and stderr go.
 #[derive(Clone, Debug)]
-pub enum Log {
+pub(crate) enum Log {
     /// A file of its own, created for this game.
     File(PathBuf),
     /// A file shared by every game of the engine, appended line by line, each line starting
@@ -89,7 +89,7 @@ const MAX_LOG_LINE: u64 = 64 * 1024;
 
 impl Log {
     /// Where to read it, for messages (`tournament-logs/x.log, lines "game 3 seat 1: "`).
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Log::File(path) => path.display().to_string(),
             Log::Shared { path, prefix } => {
@@ -100,7 +100,7 @@ impl Log {
     }
 
     /// Adds a line of anqi's own (why the engine could not start, how it ended) to the log.
-    pub fn note(&self, text: &str) {
+    pub(crate) fn note(&self, text: &str) {
         let (path, prefix) = match self {
             Log::File(path) => (path, ""),
             Log::Shared { path, prefix } => (path, prefix.as_str()),
@@ -218,7 +218,7 @@ impl Copier {
 ///
 /// # Errors
 /// What is wrong, naming the engine, the program and where it was looked for.
-pub fn check_program(config: &EngineConfig) -> Result<Option<PathBuf>, String> {
+pub(crate) fn check_program(config: &EngineConfig) -> Result<Option<PathBuf>, String> {
     let Some(command) = config.command.as_deref() else {
         return Ok(None);
     };
@@ -342,7 +342,7 @@ fn anqi_program() -> std::io::Result<String> {
 ///
 /// # Errors
 /// What the bridge said, naming the engine.
-pub async fn check_handshake(config: &EngineConfig, variant: &str) -> Result<(), String> {
+pub(crate) async fn check_handshake(config: &EngineConfig, variant: &str) -> Result<(), String> {
     let Some(command) = config.command.as_deref() else {
         return Ok(());
     };
@@ -397,7 +397,7 @@ pub async fn check_handshake(config: &EngineConfig, variant: &str) -> Result<(),
 }
 
 /// A running engine.
-pub struct Engine {
+pub(crate) struct Engine {
     child: Child,
     /// Kept apart: `Child::id` forgets it once the child is reaped.
     pid: Option<u32>,
@@ -414,7 +414,7 @@ impl Engine {
     ///
     /// # Errors
     /// When the log cannot be opened or the program cannot be started.
-    pub fn start(
+    pub(crate) fn start(
         config: &EngineConfig,
         values: &Placeholders<'_>,
         log: &Log,
@@ -470,13 +470,13 @@ impl Engine {
     }
 
     /// Waits until the engine's process exits (by itself: this does not kill it).
-    pub async fn wait(&mut self) -> Option<ExitStatus> {
+    pub(crate) async fn wait(&mut self) -> Option<ExitStatus> {
         self.child.wait().await.ok()
     }
 
     /// Gives the engine `grace` to exit by itself, then kills its process group; reaps it.
     /// Returns the exit status when it exited by itself, `None` when it had to be killed.
-    pub async fn stop(mut self, grace: Duration) -> Option<ExitStatus> {
+    pub(crate) async fn stop(mut self, grace: Duration) -> Option<ExitStatus> {
         if let Ok(Ok(status)) = tokio::time::timeout(grace, self.child.wait()).await {
             self.forget();
             return Some(status);

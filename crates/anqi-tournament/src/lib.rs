@@ -15,6 +15,13 @@
 //! `anqi-server`: reading and checking a tournament's configuration, its schedule and seeds,
 //! standings and reports from records, and what a bridge protocol can play.
 //!
+//! What is public is what a front end needs: the configuration ([`config::TournamentConfig`],
+//! its engines, its overrides) and the results ([`stats::Standings`] and what it holds) as
+//! plain data with public fields, which a front end builds or reads; the functions that read,
+//! check, schedule, run and report an event; the bridge's options, `run` and `check`; and the
+//! process calls the program's `keep`, `bridge` and `bench` commands make. How a game is run
+//! (engine processes, the translators, the runner's bookkeeping) is the crate's own.
+//!
 //! # Layout
 //!
 //! - this file: [`TournamentError`], and reading, merging and writing tournament records.
@@ -104,7 +111,7 @@ pub enum TournamentError {
 
 impl TournamentError {
     /// An I/O error about `what` (a file, a directory).
-    pub fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> TournamentError {
+    pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> TournamentError {
         let what = what.into();
         move |source| TournamentError::Io { what, source }
     }

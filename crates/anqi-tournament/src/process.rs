@@ -25,7 +25,7 @@ pub fn die_with_parent(cmd: &mut std::process::Command) {
 
 /// As [`die_with_parent`], but with SIGTERM: for a child that cleans up after itself before it
 /// exits (an engine's keeper, a bridge), so that what it started dies with it.
-pub fn stop_with_parent(cmd: &mut std::process::Command) {
+pub(crate) fn stop_with_parent(cmd: &mut std::process::Command) {
     signal_at_parent_death(cmd, SignalOnDeath::Terminate);
 }
 
@@ -84,7 +84,7 @@ pub fn become_subreaper() -> io::Result<()> {
 /// a subreaper, whose adopted children no one else waits for. Never call it while a child is
 /// waited for by someone else (tokio's `Child::wait`): it would take that child's status.
 #[cfg(unix)]
-pub fn reap_exited() -> usize {
+pub(crate) fn reap_exited() -> usize {
     let mut n = 0;
     loop {
         let mut status = 0;
@@ -102,7 +102,7 @@ pub fn reap_exited() -> usize {
 /// # Errors
 /// When the process no longer exists (`ESRCH`) or may not be signalled.
 #[cfg(unix)]
-pub fn kill(pid: u32) -> io::Result<()> {
+pub(crate) fn kill(pid: u32) -> io::Result<()> {
     let pid = libc::pid_t::try_from(pid).map_err(|_| io::ErrorKind::InvalidInput)?;
     // SAFETY: kill(2) on one process; it has no memory effects.
     if unsafe { libc::kill(pid, libc::SIGKILL) } != 0 {
@@ -114,7 +114,7 @@ pub fn kill(pid: u32) -> io::Result<()> {
 /// The living descendants of the process `root` (children, theirs, ...; zombies left out), from
 /// `/proc`: a process that started a new session or group is still found by its parent. Empty
 /// where `/proc` is not there.
-pub fn descendants(root: u32) -> Vec<u32> {
+pub(crate) fn descendants(root: u32) -> Vec<u32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -165,7 +165,7 @@ pub fn descendants(root: u32) -> Vec<u32> {
 /// # Errors
 /// When the process has no descriptor left.
 #[cfg(unix)]
-pub fn pipe() -> io::Result<(std::fs::File, std::fs::File)> {
+pub(crate) fn pipe() -> io::Result<(std::fs::File, std::fs::File)> {
     use std::os::fd::FromRawFd;
     let mut fds = [0; 2];
     // SAFETY: pipe2 writes two new descriptors into `fds`, which we then own.
@@ -184,7 +184,7 @@ pub fn pipe() -> io::Result<(std::fs::File, std::fs::File)> {
 /// Whether this process may execute the file at `path` (access(2) with `X_OK`): what the
 /// operating system will check when the file is started.
 #[cfg(unix)]
-pub fn may_execute(path: &Path) -> bool {
+pub(crate) fn may_execute(path: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
     let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
         return false;
@@ -213,7 +213,7 @@ pub fn kill_process_group(leader: u32) -> io::Result<()> {
 /// # Errors
 /// When the process no longer exists (`ESRCH`) or may not be signalled.
 #[cfg(unix)]
-pub fn terminate(pid: u32) -> io::Result<()> {
+pub(crate) fn terminate(pid: u32) -> io::Result<()> {
     let pid = libc::pid_t::try_from(pid).map_err(|_| io::ErrorKind::InvalidInput)?;
     // SAFETY: kill(2) on one process; it has no memory effects.
     if unsafe { libc::kill(pid, libc::SIGTERM) } != 0 {

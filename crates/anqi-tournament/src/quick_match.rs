@@ -348,7 +348,7 @@ fn default_name(program: &str, args: &[String]) -> String {
 ///
 /// # Errors
 /// An unterminated quote, or a backslash at the very end.
-pub fn split_command(line: &str) -> Result<Vec<String>, String> {
+fn split_command(line: &str) -> Result<Vec<String>, String> {
     let mut words = Vec::new();
     let mut word = String::new();
     // Whether a word has started (an empty quoted word `''` is still a word).

@@ -7,7 +7,7 @@ use anqi_core::rules::{CaptureRules, ColourRule, Objective, Piece, Start, Topolo
 /// The fewest quiet plies of history a `uci-banqi` engine is given for its repetition rule,
 /// even when the no-progress count it should believe is lower: a position repeated within them
 /// is seen (a back-and-forth repeats every 4 plies).
-pub const UCI_REPETITION_WINDOW: usize = 20;
+pub(crate) const UCI_REPETITION_WINDOW: usize = 20;
 
 /// What an organizer must hear before the first game about one engine and the event's variant.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -30,7 +30,7 @@ pub mod presets;
 mod protocol;
 
 #[cfg(feature = "run")]
-pub mod engine;
+mod engine;
 #[cfg(feature = "run")]
 mod error;
 #[cfg(feature = "run")]
@@ -38,17 +38,17 @@ mod game;
 #[cfg(feature = "run")]
 mod map;
 #[cfg(feature = "run")]
-pub mod platform;
+mod platform;
 #[cfg(feature = "run")]
-pub mod session;
+mod session;
 #[cfg(feature = "run")]
-pub mod tcg;
+mod tcg;
 #[cfg(feature = "run")]
 mod translator;
 #[cfg(feature = "run")]
-pub mod uci;
+mod uci;
 
-pub use assess::{assess, Assessment, UCI_REPETITION_WINDOW};
+pub use assess::{assess, Assessment};
 pub use protocol::Protocol;
 
 #[cfg(feature = "run")]
@@ -58,4 +58,6 @@ pub use game::{check, run, BridgeSummary};
 #[cfg(feature = "run")]
 pub use map::print_map;
 #[cfg(feature = "run")]
-pub use translator::{BridgeOptions, HANDSHAKE_TIMEOUT, REPORT_ENV};
+pub use translator::BridgeOptions;
+#[cfg(feature = "run")]
+pub(crate) use translator::{HANDSHAKE_TIMEOUT, REPORT_ENV};
