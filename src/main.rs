@@ -5,25 +5,14 @@
 //! # Layout
 //!
 //! The game and its bytes are `anqi-core` (`crates/anqi-core`), the server `anqi-server`
-//! (`crates/anqi-server`), the web pages `anqi-web` (`crates/anqi-web`); each opens with a
-//! map of its own. The program adds:
+//! (`crates/anqi-server`), the web pages `anqi-web` (`crates/anqi-web`), tournaments, bridges
+//! and engine keepers `anqi-tournament` (`crates/anqi-tournament`); each opens with a map of
+//! its own. The program adds:
 //!
 //! - this file: the command line's list of commands.
 //! - `cmd/`: one module per command (`serve`, `replay`, `view`, `variants`, `variant`, `tournament`,
 //!   `match`, `report`, `merge`, `token`, `bridge`, `bench`): its options, whose doc comments
 //!   are its `--help`, and its `run`.
-//! - `tournament`: headless events on an in-process server: configuration (with
-//!   `[tournament.each]` and the command line's overrides), time controls as strings
-//!   (`time_control`), schedule, seat tokens, engine processes and their logs, the runner
-//!   (resume, shards, SPRT, loud failures), standings and reports (success rates for one-side
-//!   variants), and `anqi match` (`quick_match`).
-//! - `bridge`: engines of other protocols (`tcg`, `uci-banqi`, `cdc-platform`) on anqi, one
-//!   game per bridge: the anqi side (`session`, a client asking for every extension, a thin
-//!   layer over `anqi-client`'s connection and tracker), line engines (`engine`), one
-//!   translator per protocol with its coordinate map, what a protocol can play (`assess`) and
-//!   the rule presets engines believe (`presets`).
-//! - `keeper`: engines die with their games: `anqi keep` (and the bridge) run an engine as a
-//!   child subreaper and end every process below it when the game, or the runner, ends.
 //! - `bench`: `anqi bench`, every performance figure beside its floor measured in the same
 //!   run (the server, an echo server and the clients as separate processes of this binary).
 //!
@@ -38,10 +27,7 @@
 #![allow(rustdoc::broken_intra_doc_links)]
 
 mod bench;
-mod bridge;
 mod cmd;
-mod keeper;
-mod tournament;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

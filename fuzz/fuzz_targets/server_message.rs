@@ -8,7 +8,7 @@ mod message;
 use anqi_core::wire::{FrameLimits, ServerMessage};
 use libfuzzer_sys::fuzz_target;
 
-/// The limits of the reference client (`clients/rust`).
+/// The limits of the reference client (`crates/anqi-client`).
 const LIMITS: FrameLimits = FrameLimits {
     max_bytes: 1 << 24,
     max_depth: 16,

@@ -55,7 +55,7 @@ impl Child {
             .stdout(Stdio::piped())
             .stderr(stderr);
         // Killed with us even when we are killed with no chance to drop the guard.
-        anqi_server::sys::die_with_parent(&mut command);
+        anqi_tournament::process::die_with_parent(&mut command);
         let mut process = command
             .spawn()
             .with_context(|| format!("cannot start the {what}"))?;
@@ -168,7 +168,7 @@ impl Child {
         let (user, system) = ticks(11)
             .zip(ticks(12))
             .ok_or_else(|| anyhow!("{path} has no utime and stime"))?;
-        let per_second = anqi_server::sys::clock_ticks_per_second() as f64;
+        let per_second = anqi_tournament::process::clock_ticks_per_second() as f64;
         Ok((user + system) as f64 / per_second)
     }
 

@@ -1,7 +1,7 @@
 //! `anqi bridge`: one game on an anqi server for an engine of another protocol, or that
 //! engine's handshake alone (`--check`), or a protocol's coordinate map.
 
-use crate::bridge::{BridgeOptions, Protocol};
+use anqi_tournament::bridge::{BridgeOptions, Protocol};
 use anyhow::Result;
 use std::process::ExitCode;
 
@@ -79,13 +79,14 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(protocol) = args.print_map {
-        print!("{}", crate::bridge::print_map(protocol));
+        print!("{}", anqi_tournament::bridge::print_map(protocol));
         return Ok(ExitCode::SUCCESS);
     }
     let assumes = args
         .assumes
         .map(|a| {
-            crate::bridge::presets::assumed(&a).map_err(|e| anyhow::anyhow!("--assumes {a}: {e}"))
+            anqi_tournament::bridge::presets::assumed(&a)
+                .map_err(|e| anyhow::anyhow!("--assumes {a}: {e}"))
         })
         .transpose()?;
     let options = BridgeOptions {
@@ -104,7 +105,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         None
     };
     // Everything the engine starts ends with the bridge (see `keeper`): orphans come here.
-    let _ = anqi_server::sys::become_subreaper();
+    let _ = anqi_tournament::process::become_subreaper();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -117,7 +118,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             _ = signals => Err(anyhow::anyhow!("stopped by a signal")),
         }
     });
-    crate::keeper::end_descendants(std::time::Duration::from_secs(2));
+    anqi_tournament::keeper::end_descendants(std::time::Duration::from_secs(2));
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(e) => {
@@ -138,18 +139,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
 async fn bridge(
     check: Option<&anqi_core::rules::Variant>,
     options: &BridgeOptions,
-) -> Result<(), crate::bridge::BridgeError> {
+) -> Result<(), anqi_tournament::bridge::BridgeError> {
     if let Some(variant) = check {
-        crate::bridge::check(options, variant).await.map(|name| {
-            println!(
-                "{}: the engine answered its handshake{} and the start of a game of {}",
-                options.protocol,
-                name.map(|n| format!(" as {n:?}")).unwrap_or_default(),
-                variant.name
-            );
-        })
+        anqi_tournament::bridge::check(options, variant)
+            .await
+            .map(|name| {
+                println!(
+                    "{}: the engine answered its handshake{} and the start of a game of {}",
+                    options.protocol,
+                    name.map(|n| format!(" as {n:?}")).unwrap_or_default(),
+                    variant.name
+                );
+            })
     } else {
-        crate::bridge::run(options).await.map(|s| {
+        anqi_tournament::bridge::run(options).await.map(|s| {
             eprintln!(
                 "anqi bridge: game over after {} plies: (win {} {}), the engine was player {}",
                 s.plies, s.win.0, s.win.1, s.me

@@ -29,13 +29,13 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     // Without it (outside Linux) the engine's own process group is still ended.
-    let _ = anqi_server::sys::become_subreaper();
+    let _ = anqi_tournament::process::become_subreaper();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
     let code = runtime.block_on(keep(&args.command))?;
-    crate::keeper::end_descendants(std::time::Duration::from_secs(2));
+    anqi_tournament::keeper::end_descendants(std::time::Duration::from_secs(2));
     Ok(ExitCode::from(code))
 }
 
@@ -46,9 +46,9 @@ async fn keep(command: &[String]) -> Result<u8> {
     let signals = super::stop_signals()?;
     let mut cmd = tokio::process::Command::new(program);
     cmd.args(args).process_group(0);
-    anqi_server::sys::die_with_parent(cmd.as_std_mut());
+    anqi_tournament::process::die_with_parent(cmd.as_std_mut());
     // Dropped when this returns: whatever the program started and left running is ended.
-    let cgroup = crate::keeper::engine_cgroup();
+    let cgroup = anqi_tournament::keeper::engine_cgroup();
     if let Some(cgroup) = &cgroup {
         cgroup.contain(cmd.as_std_mut());
     }
@@ -63,7 +63,7 @@ async fn keep(command: &[String]) -> Result<u8> {
         status = child.wait() => status?,
         _ = signals => {
             if let Some(pid) = child.id() {
-                let _ = anqi_server::sys::kill_process_group(pid);
+                let _ = anqi_tournament::process::kill_process_group(pid);
             }
             child.wait().await?
         }

@@ -2,8 +2,8 @@
 //! (`tournament::quick_match`) and run as a tournament is.
 
 use super::tournament::{run_event, EventFlags};
-use crate::tournament::quick_match::{config, Bots, MatchRequest};
-use crate::tournament::runner::{Progress, RunOptions};
+use anqi_tournament::quick_match::{config, Bots, MatchRequest};
+use anqi_tournament::runner::{Progress, RunOptions};
 use anyhow::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -138,7 +138,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         http: None,
     };
     let standings = run_event(event, options)?;
-    print!("{}", crate::tournament::report::text(&standings));
+    print!("{}", anqi_tournament::report::text(&standings));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -16,8 +16,8 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let records = crate::tournament::merge_records(&args.inputs)?;
-    crate::tournament::write_records(&args.output, &records)?;
+    let records = anqi_tournament::merge_records(&args.inputs)?;
+    anqi_tournament::write_records(&args.output, &records)?;
     println!(
         "{} games written to {}",
         records.len(),

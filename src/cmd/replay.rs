@@ -1,10 +1,10 @@
 //! `anqi replay`: every record of some files verified, one line at a time.
 
-use crate::tournament::seeds;
 use anqi_core::record::{GameRecord, RecordLines};
 use anqi_core::replay::{verify_with, Checked};
 use anqi_core::rules::{Termination, Variant};
 use anqi_core::tables::{TableRules, Tables};
+use anqi_tournament::seeds;
 use anyhow::Result;
 use std::collections::HashMap;
 use std::path::PathBuf;

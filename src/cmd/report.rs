@@ -1,7 +1,7 @@
 //! `anqi report`: the standings and statistics of tournament records, and an SPRT on demand.
 
-use crate::tournament::config::SprtConfig;
-use crate::tournament::seeds;
+use anqi_tournament::config::SprtConfig;
+use anqi_tournament::seeds;
 use anyhow::Result;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -60,11 +60,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
     let pair = args.pair.as_deref().map(parse_pair).transpose()?;
     let records = if args.pool {
-        crate::tournament::pool(&args.files)?
+        anqi_tournament::pool(&args.files)?
     } else {
-        crate::tournament::load(&args.files)?
+        anqi_tournament::load(&args.files)?
     };
-    let mut standings = crate::tournament::stats::standings(&records, &[], None);
+    let mut standings = anqi_tournament::stats::standings(&records, &[], None);
     if !args.pool {
         let seed = seeds::given(args.seed.as_deref(), args.seed_file.as_deref())?;
         let check = seeds::check_deals(&records, seed.as_ref())
@@ -83,7 +83,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&standings)?);
     } else {
-        print!("{}", crate::tournament::report::text(&standings));
+        print!("{}", anqi_tournament::report::text(&standings));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -14,6 +14,6 @@ use std::process::ExitCode;
 pub struct Args {}
 
 pub fn run(_: Args) -> Result<ExitCode> {
-    println!("{}", crate::tournament::token::fresh()?);
+    println!("{}", anqi_tournament::token::fresh()?);
     Ok(ExitCode::SUCCESS)
 }

@@ -1,10 +1,10 @@
 //! `anqi tournament`: an event from its file, with the command line's overrides; and what it
 //! shares with `anqi match`: the event flags and running an event on a runtime of its own.
 
-use crate::tournament::config::{Overrides, TournamentConfig};
-use crate::tournament::runner::{Progress, RunOptions};
-use crate::tournament::stats::Standings;
-use crate::tournament::time_control::Tc;
+use anqi_tournament::config::{Overrides, TournamentConfig};
+use anqi_tournament::runner::{Progress, RunOptions};
+use anqi_tournament::stats::Standings;
+use anqi_tournament::time_control::Tc;
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -144,14 +144,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&standings)?);
     } else {
-        print!("{}", crate::tournament::report::text(&standings));
+        print!("{}", anqi_tournament::report::text(&standings));
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// `--prepare`: the event's seed file, written when missing, and the commitment to its seed.
 fn prepare(config: &TournamentConfig, options: &RunOptions) -> Result<ExitCode> {
-    use crate::tournament::runner::{event_seed, output_of, SeedOrigin};
+    use anqi_tournament::runner::{event_seed, output_of, SeedOrigin};
     let output = output_of(config, options);
     let seed = event_seed(config, &output, None)?;
     match &seed.origin {
@@ -178,11 +178,11 @@ pub fn run_event(config: TournamentConfig, options: RunOptions) -> Result<Standi
         let signals = super::stop_signals()?;
         tokio::spawn(async {
             signals.await;
-            crate::tournament::engine::kill_all();
+            anqi_tournament::engine::kill_all();
             eprintln!("anqi: stopped by a signal; run the same command again to resume");
             std::process::exit(130);
         });
-        Ok::<_, anyhow::Error>(crate::tournament::runner::run(config, options).await?)
+        Ok::<_, anyhow::Error>(anqi_tournament::runner::run(config, options).await?)
     })?;
     Ok(standings)
 }

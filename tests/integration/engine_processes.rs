@@ -229,7 +229,7 @@ impl Hoppers {
     /// not make a cgroup, and so neither may the anqi it starts; a failure instead with
     /// `ANQI_CGROUP_TESTS=require`.
     fn new(dir: &Path, test: &str) -> Option<Hoppers> {
-        let made = anqi_server::sys::cgroup::Cgroup::create();
+        let made = anqi_tournament::process::cgroup::Cgroup::create();
         if let Err(why) = &made {
             let required = std::env::var("ANQI_CGROUP_TESTS").is_ok_and(|v| v == "require");
             assert!(!required, "ANQI_CGROUP_TESTS=require, but {why}");

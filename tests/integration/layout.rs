@@ -12,7 +12,8 @@ const CRATES: &[&str] = &[
     "crates/anqi-core/src",
     "crates/anqi-server/src",
     "src",
-    "clients/rust/src",
+    "crates/anqi-client/src",
+    "crates/anqi-tournament/src",
     "clients/python/rust/src",
 ];
 

@@ -92,7 +92,7 @@ class _Reference(Bot):
 
 class GreedyBot(_Reference):
     """anqi-bot's greedy strategy: the best immediate capture, otherwise safe moves and
-    reveals (clients/rust/src/bots/greedy.rs)."""
+    reveals (crates/anqi-client/src/bots/greedy.rs)."""
 
     name = "greedy"
     strategy = "greedy"
@@ -100,7 +100,7 @@ class GreedyBot(_Reference):
 
 class SearchBot(_Reference):
     """anqi-bot's search strategy: a shallow expectimax over reveals
-    (clients/rust/src/bots/search.rs)."""
+    (crates/anqi-client/src/bots/search.rs)."""
 
     name = "search"
     strategy = "search"

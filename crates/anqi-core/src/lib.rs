@@ -102,6 +102,9 @@
 //! - [`view`]: the public view of a game, what anyone watching may see, as JSON events
 //!   (setup, plies, faults, end); built live by the server and rebuilt from records.
 //!
+//! - [`settings`]: the settings a server's `config.toml` and a tournament's file share: time
+//!   controls (in milliseconds, and resolved against the variant's), adjudication by the
+//!   endgame tables, and whose legal-action counts the records keep.
 //! - [`hex`]: bytes as lowercase hexadecimal, as every digest, seed and token is written.
 //!
 //! Dependencies point down this list's spine: `sexp` needs nothing, `rules` needs `sexp` (the
@@ -115,6 +118,7 @@ pub mod hex;
 pub mod record;
 pub mod replay;
 pub mod rules;
+pub mod settings;
 pub mod sexp;
 pub mod solve;
 pub mod tables;

@@ -13,41 +13,7 @@ use anqi_core::rules::ClockDefaults;
 use std::time::Duration;
 use tokio::time::Instant;
 
-/// One player's time control, resolved: what their clock runs on.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TimeControl {
-    /// Game time: for the whole game, or, with `period_moves`, for each period; `None`: no game
-    /// clock.
-    pub game: Option<Duration>,
-    /// Moves per period (0: the game is one period). After each of the player's
-    /// `period_moves`-th, 2×`period_moves`-th... moves, `game` is added again to what they have
-    /// left (unused time carries over), as in `40/60` (60 s for every 40 moves).
-    pub period_moves: u32,
-    /// Added to the player's game time after each of their moves (Fischer increment).
-    pub increment: Duration,
-    /// Longest time for one move; `None`: no limit of its own.
-    pub per_move: Option<Duration>,
-}
-
-impl TimeControl {
-    /// Each setting from the configuration when it sets it, else from the variant's
-    /// `(clock ...)`, else off (0). A variant has no periods.
-    pub fn resolve(config: &ClockConfig, variant: &ClockDefaults) -> TimeControl {
-        let pick = |c: Option<u64>, v: Option<u64>| c.or(v).unwrap_or(0);
-        let ms = |v: u64| (v > 0).then(|| Duration::from_millis(v));
-        TimeControl {
-            game: ms(pick(config.game_ms, variant.game_ms)),
-            period_moves: config.period_moves.unwrap_or(0),
-            increment: Duration::from_millis(pick(config.increment_ms, variant.increment_ms)),
-            per_move: ms(pick(config.move_ms, variant.move_ms)),
-        }
-    }
-
-    /// Whether no clock limits a move at all (no game clock, no move limit).
-    pub fn is_unlimited(&self) -> bool {
-        self.game.is_none() && self.per_move.is_none()
-    }
-}
+pub use anqi_core::settings::TimeControl;
 
 /// One seat's clock.
 #[derive(Clone, Debug)]

@@ -7,6 +7,10 @@ use serde::Deserialize;
 use std::path::Path;
 use std::sync::Arc;
 
+// The values this file shares with a tournament's, defined with the rules core so that a
+// tournament's configuration is read without the server.
+pub use anqi_core::settings::{Adjudicate, ClockConfig, LegalCounts};
+
 /// The repository's `config.toml`, the defaults of every key.
 pub const DEFAULT_CONFIG: &str = include_str!("../../../config.toml");
 
@@ -131,53 +135,6 @@ pub enum TablesError {
     /// other rules, or a header that does not hold together.
     #[error(transparent)]
     File(anqi_core::tables::FileError),
-}
-
-/// What may end a game besides the rules and the players' faults: `adjudicate = "off" |
-/// "tables"` (`[referee]`, and a tournament's `[tournament]`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Adjudicate {
-    /// Only the rules, the players' faults and `max_plies` end games.
-    #[default]
-    Off,
-    /// Also the endgame tables (`tables`): after every ply, a game in a position they hold
-    /// ends with their verdict (termination `adjudicated`): a draw they prove, or a win they
-    /// prove within the plies the no-progress rule leaves.
-    Tables,
-}
-
-impl Adjudicate {
-    /// The values accepted, as written in the files.
-    pub const ALLOWED: &'static str = "\"off\" or \"tables\"";
-
-    /// Why `adjudicate = "tables"` alone is refused.
-    pub const NEEDS_TABLES: &'static str = "referee: adjudicate = \"tables\" needs tables = \"FILE\", an endgame tables file built for the variant (anqi tables build)";
-}
-
-impl<'de> Deserialize<'de> for Adjudicate {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Adjudicate, D::Error> {
-        let text = String::deserialize(d)?;
-        match text.as_str() {
-            "off" => Ok(Adjudicate::Off),
-            "tables" => Ok(Adjudicate::Tables),
-            _ => Err(serde::de::Error::custom(format!(
-                "adjudicate = {text:?}: the values allowed are {}",
-                Adjudicate::ALLOWED
-            ))),
-        }
-    }
-}
-
-/// `[clock]`: time control, in milliseconds (0 = off; absent = the variant's default).
-#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct ClockConfig {
-    pub game_ms: Option<u64>,
-    pub move_ms: Option<u64>,
-    pub increment_ms: Option<u64>,
-    /// Moves per period: `game_ms` is added again after every `period_moves` moves of a
-    /// player (0 or absent: the game is one period).
-    pub period_moves: Option<u32>,
 }
 
 /// `[seed]`: what goes into each deal.
@@ -307,40 +264,6 @@ pub struct HttpConfig {
 
 /// The smallest `[http] max_header_bytes`: hyper's smallest read buffer.
 pub const MIN_HEADER_BYTES: usize = 8192;
-
-/// Whose legal-action counts a record keeps at every ply: `legal_counts = "mover" | "all"`
-/// (`[records]`, and a tournament's `[tournament]`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum LegalCounts {
-    /// The mover's only, in `legal` (the records of format 1 as they always were).
-    #[default]
-    Mover,
-    /// Also every player's, in `legal_all` (one object per player, player 1 first): what each
-    /// could do at that position were it their turn, for mobility curves of the player not
-    /// moving.
-    All,
-}
-
-impl LegalCounts {
-    /// The values accepted, as written in the files.
-    pub const ALLOWED: &'static str = "\"mover\" or \"all\"";
-}
-
-impl<'de> Deserialize<'de> for LegalCounts {
-    // By hand, so that a wrong value is named with the key and the values allowed (serde's
-    // own message names neither the key nor, through TOML, always the value).
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LegalCounts, D::Error> {
-        let text = String::deserialize(d)?;
-        match text.as_str() {
-            "mover" => Ok(LegalCounts::Mover),
-            "all" => Ok(LegalCounts::All),
-            _ => Err(serde::de::Error::custom(format!(
-                "legal_counts = {text:?}: the values allowed are {}",
-                LegalCounts::ALLOWED
-            ))),
-        }
-    }
-}
 
 /// The smallest write queue accepted: the setup message of the largest shipped board (8x16)
 /// is about 12 KiB.

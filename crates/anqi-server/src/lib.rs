@@ -45,20 +45,22 @@
 //! - [`watch`]: the hub where referees publish each game's public events and observers (the
 //!   web pages of `anqi-web`) read them, never holding a game up.
 //! - [`sys`]: the operating-system calls std and tokio do not wrap, for the server's
-//!   descriptor limit and the program's engine processes; all of this crate's `unsafe` code
-//!   (see "Where the `unsafe` is" below).
+//!   descriptor limit and signals and the web pages' thread priority (those for engine
+//!   processes are `anqi-tournament`'s `process`); all of this crate's `unsafe` code (see
+//!   "Where the `unsafe` is" below).
 //!
 //! Inside the crate, `server` uses `seating`, which starts `referee`s; a referee uses `clock`,
 //! `connection`'s player handles, the `record_sink` and the `watch` hub. Nothing points back up.
 //!
 //! # Where the `unsafe` is
 //!
-//! In this crate, only in [`sys`] (`sys.rs` and `sys/cgroup.rs`): calls into libc that std
-//! and tokio do not wrap (resource limits, signals, reaping, pipes, and joining a cgroup
-//! between fork and exec), each with a `SAFETY` comment that argues it. The rest of the crate
-//! is safe code.
+//! In this crate, only in [`sys`]: calls into libc that std and tokio do not wrap (the
+//! descriptor limit, signals, a thread's priority), each with a `SAFETY` comment that argues
+//! it. The rest of the crate is safe code.
 //!
-//! Elsewhere in the workspace, `anqi-core`, `anqi-web` and the client library have none. The
+//! Elsewhere in the workspace, `anqi-core`, `anqi-web` and the client library have none.
+//! `anqi-tournament`'s `process` (and `process/cgroup`) holds the calls for engine processes
+//! (subreaper, parent death, kills, descendants, joining a cgroup between fork and exec). The
 //! Python module (`clients/python/rust`) has its own: `read_only.rs` allocates the memory its
 //! NumPy arrays are views of and exports it read-only through the buffer protocol, and
 //! `vec_game.rs` writes into it, so that Python reads the arrays without a copy and cannot

@@ -1,5 +1,30 @@
-//! Headless tournaments: `anqi tournament`, `anqi report`, `anqi merge`.
+//! anqi-tournament: headless events between engines on anqi (`anqi tournament`, `anqi match`,
+//! `anqi report`, `anqi merge`), the bridges that let engines of other protocols play on anqi
+//! (`anqi bridge`), and the keepers that make every engine process die with its game (`anqi
+//! keep`).
 //!
+//! The `anqi` program is its user today: its commands parse the command line and call in here.
+//! It builds on `anqi-core` (the rules, the records, the settings a tournament shares with a
+//! server) and, for what runs games, on `anqi-server` (the in-process server a tournament
+//! plays on), `anqi-web` (a tournament's pages) and `anqi-client` (the bridges' connection and
+//! tracker).
+//!
+//! What runs games is behind the `run` feature, on by default: the runner, engine processes,
+//! the bridges' translators, the keeper and the process calls, on tokio. Without it
+//! (`default-features = false`) the crate is its pure half, which compiles neither tokio nor
+//! `anqi-server`: reading and checking a tournament's configuration, its schedule and seeds,
+//! standings and reports from records, and what a bridge protocol can play.
+//!
+//! What is public is what a front end needs: the configuration ([`config::TournamentConfig`],
+//! its engines, its overrides) and the results ([`stats::Standings`] and what it holds) as
+//! plain data with public fields, which a front end builds or reads; the functions that read,
+//! check, schedule, run and report an event; the bridge's options, `run` and `check`; and the
+//! process calls the program's `keep`, `bridge` and `bench` commands make. How a game is run
+//! (engine processes, the translators, the runner's bookkeeping) is the crate's own.
+//!
+//! # Layout
+//!
+//! - this file: [`TournamentError`], and reading, merging and writing tournament records.
 //! - `config`: the `[tournament]` section, `[tournament.each]` and the command line's
 //!   overrides.
 //! - `time_control`: time controls as strings (`40/60+0.6`, `st=2`, `inf`).
@@ -8,24 +33,45 @@
 //!   variants: every group on the same deals).
 //! - `seeds`: the event's master seed, the deals and engine seeds derived from it by a keyed
 //!   function, the commitment to it, its seed file, and checking records against it.
-//! - `engine`: starting and stopping engine processes.
 //! - `token`: the secret tokens that seat engines.
-//! - `runner`: playing the schedule against an in-process server; resume, shards, SPRT.
 //! - `stats`: standings, Elo, crosstable, per-pair statistics (Elo, nElo, LOS, draw ratio),
 //!   pentanomials with their error bars, team standings, SPRT; for one-side variants
 //!   (single-player, cooperative), success rates with their Wilson intervals.
 //! - `report`: standings as text.
+//! - `bridge`: engines of other protocols (`tcg`, `uci-banqi`, `cdc-platform`) on anqi, one
+//!   game per bridge. Pure: the protocols, what a protocol can play (`assess`) and the rule
+//!   presets engines believe (`presets`). With `run`: the anqi side (`session`, a client
+//!   asking for every extension, a thin layer over `anqi-client`'s connection and tracker),
+//!   line engines (`engine`), and one translator per protocol with its coordinate map.
+//!
+//! With the `run` feature:
+//!
+//! - `runner`: playing the schedule against an in-process server; resume, shards, SPRT.
+//! - `engine`: starting and stopping engine processes, each under its keeper.
+//! - `keeper`: engines die with their games: `anqi keep` (and the bridge) run an engine as a
+//!   child subreaper and end every process below it when the game, or the runner, ends.
+//! - `process`: the operating-system calls for engine processes (parent death, the
+//!   subreaper, kills, descendants, a process's CPU time), and `process::cgroup`, a cgroup v2
+//!   per engine where one can be made.
 
+pub mod bridge;
 pub mod config;
-pub mod engine;
 pub mod quick_match;
 pub mod report;
-pub mod runner;
 pub mod schedule;
 pub mod seeds;
 pub mod stats;
 pub mod time_control;
 pub mod token;
+
+#[cfg(feature = "run")]
+pub mod engine;
+#[cfg(feature = "run")]
+pub mod keeper;
+#[cfg(feature = "run")]
+pub mod process;
+#[cfg(feature = "run")]
+pub mod runner;
 
 use anqi_core::record::{read_records, GameRecord};
 use anqi_core::rules::Variant;
@@ -65,12 +111,13 @@ pub enum TournamentError {
 
 impl TournamentError {
     /// An I/O error about `what` (a file, a directory).
-    pub fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> TournamentError {
+    pub(crate) fn io(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> TournamentError {
         let what = what.into();
         move |source| TournamentError::Io { what, source }
     }
 }
 
+#[cfg(feature = "run")]
 impl From<anqi_server::ServerStopped> for TournamentError {
     fn from(e: anqi_server::ServerStopped) -> TournamentError {
         TournamentError::Server(e.to_string())

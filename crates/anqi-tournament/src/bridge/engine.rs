@@ -3,7 +3,7 @@
 //! Every line is logged on the bridge's stderr with `--verbose`; lines the protocol did not
 //! expect (debug output on stdout) are logged always, as `engine: ...`.
 
-use super::BridgeError;
+use super::error::BridgeError;
 use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -79,7 +79,7 @@ pub struct LineEngine {
     /// The engine's own cgroup, where one could be made: dropped with the engine, it ends
     /// whatever the engine started (see `keeper`), on the runtime's blocking threads; the
     /// bridge waits for that before it exits (`keeper::end_descendants`).
-    _cgroup: Option<anqi_server::sys::cgroup::Cgroup>,
+    _cgroup: Option<crate::process::cgroup::Cgroup>,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     /// The line being read (kept across cancelled reads).
@@ -106,7 +106,7 @@ impl LineEngine {
             .kill_on_drop(true)
             // A group of its own, ended with the game (see `keeper`).
             .process_group(0);
-        anqi_server::sys::die_with_parent(cmd.as_std_mut());
+        crate::process::die_with_parent(cmd.as_std_mut());
         let cgroup = crate::keeper::engine_cgroup();
         if let Some(cgroup) = &cgroup {
             cgroup.contain(cmd.as_std_mut());
@@ -252,7 +252,7 @@ impl LineEngine {
         {
             // Its whole group, while the leader's pid cannot have been reused (not reaped).
             if let Some(pid) = self.child.id() {
-                let _ = anqi_server::sys::kill_process_group(pid);
+                let _ = crate::process::kill_process_group(pid);
             }
             let _ = self.child.start_kill();
             let _ = self.child.wait().await;

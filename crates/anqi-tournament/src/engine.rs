@@ -28,7 +28,7 @@ pub fn kill_all() {
     let keepers = std::mem::take(&mut *RUNNING.lock().unwrap_or_else(|e| e.into_inner()));
     for pid in keepers {
         // The keeper (or bridge) ends its engine and everything below it, then exits.
-        let _ = anqi_server::sys::terminate(pid);
+        let _ = crate::process::terminate(pid);
     }
 }
 
@@ -36,10 +36,10 @@ pub fn kill_all() {
 ///
 /// The environment, unlike the command line, is private to the process's owner: any local user
 /// can read `/proc/PID/cmdline` (or run `ps`), but `/proc/PID/environ` only the owner and root.
-pub const TOKEN_ENV: &str = "ANQI_TOKEN";
+pub(crate) const TOKEN_ENV: &str = "ANQI_TOKEN";
 
 /// What the placeholders of a seat stand for.
-pub struct Placeholders<'a> {
+pub(crate) struct Placeholders<'a> {
     pub host: &'a str,
     pub port: u16,
     pub token: &'a str,
@@ -51,7 +51,7 @@ pub struct Placeholders<'a> {
 
 impl Placeholders<'_> {
     /// Replaces `{host}`, `{port}`, `{addr}`, `{token}`, `{seed}`, `{name}`, `{game}`, `{seat}`.
-    pub fn fill(&self, s: &str) -> String {
+    pub(crate) fn fill(&self, s: &str) -> String {
         self.fill_but_address(
             &s.replace("{host}", self.host)
                 .replace("{port}", &self.port.to_string())
@@ -62,7 +62,7 @@ impl Placeholders<'_> {
     /// Replaces every placeholder but `{host}`, `{port}` and `{addr}`: the command line of an
     /// engine behind a bridge, which never connects to the server, and for which those name
     /// the bridge's own address (a `cdc-platform` engine connects to its bridge).
-    pub fn fill_but_address(&self, s: &str) -> String {
+    pub(crate) fn fill_but_address(&self, s: &str) -> String {
         s.replace("{token}", self.token)
             .replace("{seed}", &self.seed.to_string())
             .replace("{name}", self.name)
@@ -73,7 +73,7 @@ impl Placeholders<'_> {
 
 /// Where one engine process's stdout and stderr go.
 #[derive(Clone, Debug)]
-pub enum Log {
+pub(crate) enum Log {
     /// A file of its own, created for this game.
     File(PathBuf),
     /// A file shared by every game of the engine, appended line by line, each line starting
@@ -89,7 +89,7 @@ const MAX_LOG_LINE: u64 = 64 * 1024;
 
 impl Log {
     /// Where to read it, for messages (`tournament-logs/x.log, lines "game 3 seat 1: "`).
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             Log::File(path) => path.display().to_string(),
             Log::Shared { path, prefix } => {
@@ -100,7 +100,7 @@ impl Log {
     }
 
     /// Adds a line of anqi's own (why the engine could not start, how it ended) to the log.
-    pub fn note(&self, text: &str) {
+    pub(crate) fn note(&self, text: &str) {
         let (path, prefix) = match self {
             Log::File(path) => (path, ""),
             Log::Shared { path, prefix } => (path, prefix.as_str()),
@@ -129,7 +129,7 @@ impl Log {
                 prefix.clone(),
             ),
         };
-        let (read, write) = anqi_server::sys::pipe()?;
+        let (read, write) = crate::process::pipe()?;
         let err = write.try_clone()?;
         let copier = Copier {
             from: read,
@@ -218,7 +218,7 @@ impl Copier {
 ///
 /// # Errors
 /// What is wrong, naming the engine, the program and where it was looked for.
-pub fn check_program(config: &EngineConfig) -> Result<Option<PathBuf>, String> {
+pub(crate) fn check_program(config: &EngineConfig) -> Result<Option<PathBuf>, String> {
     let Some(command) = config.command.as_deref() else {
         return Ok(None);
     };
@@ -274,7 +274,7 @@ fn executable(path: &Path) -> Result<PathBuf, &'static str> {
     if !meta.is_file() {
         return Err("is not a file");
     }
-    if !anqi_server::sys::may_execute(path) {
+    if !crate::process::may_execute(path) {
         return Err("is not executable (chmod +x it, or run it through its interpreter)");
     }
     Ok(path.to_path_buf())
@@ -342,7 +342,7 @@ fn anqi_program() -> std::io::Result<String> {
 ///
 /// # Errors
 /// What the bridge said, naming the engine.
-pub async fn check_handshake(config: &EngineConfig, variant: &str) -> Result<(), String> {
+pub(crate) async fn check_handshake(config: &EngineConfig, variant: &str) -> Result<(), String> {
     let Some(command) = config.command.as_deref() else {
         return Ok(());
     };
@@ -397,7 +397,7 @@ pub async fn check_handshake(config: &EngineConfig, variant: &str) -> Result<(),
 }
 
 /// A running engine.
-pub struct Engine {
+pub(crate) struct Engine {
     child: Child,
     /// Kept apart: `Child::id` forgets it once the child is reaped.
     pid: Option<u32>,
@@ -405,7 +405,7 @@ pub struct Engine {
     /// `stop`), it ends whatever is still in it: what the keeper had no time to end. That is
     /// done on the runtime's blocking threads, never on a thread that runs games; the
     /// runtime's shutdown at the event's end waits for it.
-    _cgroup: Option<anqi_server::sys::cgroup::Cgroup>,
+    _cgroup: Option<crate::process::cgroup::Cgroup>,
 }
 
 impl Engine {
@@ -414,7 +414,7 @@ impl Engine {
     ///
     /// # Errors
     /// When the log cannot be opened or the program cannot be started.
-    pub fn start(
+    pub(crate) fn start(
         config: &EngineConfig,
         values: &Placeholders<'_>,
         log: &Log,
@@ -425,7 +425,7 @@ impl Engine {
         let (out, err, copier) = log.outputs(log_limit)?;
         let mut cmd = Command::new(&program);
         if let Some(path) = report {
-            // Where the bridge says why it gave the game up (`bridge::report`).
+            // Where the bridge says why it gave the game up (`bridge::translator::report`).
             cmd.env(crate::bridge::REPORT_ENV, path);
         }
         cmd.args(args)
@@ -441,7 +441,7 @@ impl Engine {
         }
         // A crashed runner leaves no engine behind: its keeper (or bridge) is told to stop,
         // and ends everything below it.
-        anqi_server::sys::stop_with_parent(cmd.as_std_mut());
+        crate::process::stop_with_parent(cmd.as_std_mut());
         let cgroup = crate::keeper::engine_cgroup();
         if let Some(cgroup) = &cgroup {
             cgroup.contain(cmd.as_std_mut());
@@ -470,13 +470,13 @@ impl Engine {
     }
 
     /// Waits until the engine's process exits (by itself: this does not kill it).
-    pub async fn wait(&mut self) -> Option<ExitStatus> {
+    pub(crate) async fn wait(&mut self) -> Option<ExitStatus> {
         self.child.wait().await.ok()
     }
 
     /// Gives the engine `grace` to exit by itself, then kills its process group; reaps it.
     /// Returns the exit status when it exited by itself, `None` when it had to be killed.
-    pub async fn stop(mut self, grace: Duration) -> Option<ExitStatus> {
+    pub(crate) async fn stop(mut self, grace: Duration) -> Option<ExitStatus> {
         if let Ok(Ok(status)) = tokio::time::timeout(grace, self.child.wait()).await {
             self.forget();
             return Some(status);
@@ -484,7 +484,7 @@ impl Engine {
         // Told to stop, the keeper (or bridge) ends its engine and everything below it, then
         // exits; one that does not is killed.
         if let Some(pid) = self.child.id() {
-            let _ = anqi_server::sys::terminate(pid);
+            let _ = crate::process::terminate(pid);
         }
         if tokio::time::timeout(KEEPER_GRACE, self.child.wait())
             .await
@@ -519,7 +519,7 @@ impl Drop for Engine {
     /// (or bridge) is told to stop, and ends everything below it.
     fn drop(&mut self) {
         if let Some(pid) = self.forget() {
-            let _ = anqi_server::sys::terminate(pid);
+            let _ = crate::process::terminate(pid);
         }
     }
 }
@@ -528,6 +528,6 @@ impl Drop for Engine {
 /// not an error: the engine and its helpers have exited.
 fn kill_group(pid: Option<u32>) {
     if let Some(pid) = pid {
-        let _ = anqi_server::sys::kill_process_group(pid);
+        let _ = crate::process::kill_process_group(pid);
     }
 }

@@ -7,18 +7,18 @@
 //! subreaper (a process its engine started and then lost, a daemon's double fork or `setsid`,
 //! becomes the keeper's child, not init's), runs the engine in a process group of its own,
 //! and, when the engine exits or the keeper is told to stop (SIGTERM from the runner, or from
-//! the kernel when the runner dies, even by SIGKILL: `sys::stop_with_parent`), ends every
+//! the kernel when the runner dies, even by SIGKILL: `process::stop_with_parent`), ends every
 //! process below it before it exits itself.
 //!
 //! On Linux, each engine also runs in a cgroup v2 of its own where one can be made
-//! ([`engine_cgroup`]; `anqi_server::sys::cgroup`): a process cannot leave it, so when the
+//! ([`engine_cgroup`]; `crate::process::cgroup`): a process cannot leave it, so when the
 //! engine ends, ending the cgroup ends everything it started, even a helper that forks and
 //! exits over and over (never at one pid long enough for [`end_descendants`] to signal it).
 //! The runner puts each keeper in one too, so that what a keeper killed with SIGKILL leaves
 //! behind still ends with the game. Where no cgroup can be made, one line per process says
 //! so and the containment is the process group and the subreaper alone, as above.
 
-use anqi_server::sys::cgroup::Cgroup;
+use crate::process::cgroup::Cgroup;
 use std::time::{Duration, Instant};
 
 /// A cgroup of its own for an engine about to be started (pass it the command with
@@ -53,7 +53,7 @@ pub fn engine_cgroup() -> Option<Cgroup> {
 ///
 /// First it waits (within the same `limit`) for the engines' cgroups dropped in async code to
 /// be ended and removed on the runtime's blocking threads
-/// ([`anqi_server::sys::cgroup::wait_for_endings`]): this is the end of a keeper's or a
+/// ([`crate::process::cgroup::wait_for_endings`]): this is the end of a keeper's or a
 /// bridge's work, and no cgroup of its own may outlive it.
 ///
 /// Call it when no child of this process is waited for by anyone else (tokio's
@@ -61,27 +61,27 @@ pub fn engine_cgroup() -> Option<Cgroup> {
 pub fn end_descendants(limit: Duration) -> usize {
     let me = std::process::id();
     let started = Instant::now();
-    if !anqi_server::sys::cgroup::wait_for_endings(limit) {
+    if !crate::process::cgroup::wait_for_endings(limit) {
         tracing::warn!("the engines' cgroups are still being ended after {limit:?}");
     }
     let mut ended = 0;
     loop {
-        let living = anqi_server::sys::descendants(me);
+        let living = crate::process::descendants(me);
         if living.is_empty() {
             break;
         }
         for pid in living {
-            if anqi_server::sys::kill(pid).is_ok() {
+            if crate::process::kill(pid).is_ok() {
                 ended += 1;
             }
         }
-        anqi_server::sys::reap_exited();
+        crate::process::reap_exited();
         if started.elapsed() > limit {
             tracing::warn!("processes below this one are still running after {limit:?}");
             break;
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    anqi_server::sys::reap_exited();
+    crate::process::reap_exited();
     ended
 }

@@ -9,9 +9,11 @@
 //! Squares are a file `a`..`h` and a rank digit `0`..`3`, rank 0 at the bottom: anqi cell
 //! `row * 8 + col` is file `col`, rank `3 - row`, and the FEN lists anqi's rows in order.
 
+use super::assess::UCI_REPETITION_WINDOW;
 use super::engine::LineEngine;
+use super::error::BridgeError;
 use super::session::{Answer, Event, Session};
-use super::{BridgeError, BridgeOptions, Translator, HANDSHAKE_TIMEOUT};
+use super::translator::{report, BridgeOptions, Translator, HANDSHAKE_TIMEOUT};
 use anqi_core::rules::{Board, Colour, Control, Kind, Square, Variant};
 use anqi_core::wire::LastPly;
 use std::time::Duration;
@@ -122,11 +124,6 @@ pub struct Position {
     pub moves: Vec<(usize, usize)>,
 }
 
-/// The fewest quiet plies of history an engine is given for its repetition rule, even when the
-/// no-progress count it should believe is lower: a position repeated within them is seen (a
-/// back-and-forth repeats every 4 plies).
-pub const REPETITION_WINDOW: usize = 20;
-
 impl Position {
     /// The position of `session` now, for an engine that believes the rules of `assumes`.
     ///
@@ -138,7 +135,7 @@ impl Position {
     /// ([`Session::progress_as_believed`]) minus the moves replayed. When the engine believes
     /// in a shorter no-progress rule than the event's, that count can be smaller than the
     /// window (it stays 0 for MistyBanqi's 40 plies until the event's count passes 140): the
-    /// window is then cut, but never below [`REPETITION_WINDOW`] plies (nor half the engine's
+    /// window is then cut, but never below [`UCI_REPETITION_WINDOW`] plies (nor half the engine's
     /// own rule), so that the engine still sees the positions its repetition rule looks for.
     /// Its count then reads the length of that window: higher than the exact translation,
     /// far from its own draw. Cut to the exact count, the engine saw no history at all and
@@ -148,8 +145,8 @@ impl Position {
         let believed = session.progress_as_believed(assumes);
         let floor = assumes
             .and_then(|a| a.draw.no_progress)
-            .map_or(REPETITION_WINDOW, |n| {
-                (n as usize / 2).min(REPETITION_WINDOW)
+            .map_or(UCI_REPETITION_WINDOW, |n| {
+                (n as usize / 2).min(UCI_REPETITION_WINDOW)
             });
         let quiet = (session.progress() as usize)
             .min((believed as usize).max(floor))
@@ -403,14 +400,14 @@ impl UciEngine {
                     .board()
                     .count_actions(&v.topology, &v.capture, control)
                     .total();
-                super::report(&format!(
+                report(&format!(
                     "resigned: the engine answered `bestmove (none)` ({legal} actions are \
                      legal here by the event's rules)"
                 ));
                 Answer::Resign
             }
             Reply::NotAMove(line) => {
-                super::report(&format!(
+                report(&format!(
                     "resigned: the engine answered {line:?}, which is not a move \
                      (bestmove FROMTO, squares a0..h3)"
                 ));

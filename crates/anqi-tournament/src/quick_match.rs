@@ -24,7 +24,7 @@ pub const REFERENCE_BOTS: [(&str, &str); 4] = [
 
 macro_rules! python_bot {
     ($($path:literal),* $(,)?) => {
-        &[$(($path, include_str!(concat!("../../clients/python/", $path)))),*]
+        &[$(($path, include_str!(concat!("../../../clients/python/", $path)))),*]
     };
 }
 
@@ -348,7 +348,7 @@ fn default_name(program: &str, args: &[String]) -> String {
 ///
 /// # Errors
 /// An unterminated quote, or a backslash at the very end.
-pub fn split_command(line: &str) -> Result<Vec<String>, String> {
+fn split_command(line: &str) -> Result<Vec<String>, String> {
     let mut words = Vec::new();
     let mut word = String::new();
     // Whether a word has started (an empty quoted word `''` is still a word).
@@ -526,7 +526,10 @@ mod tests {
     fn the_python_bot_is_carried_whole() {
         // A module added to clients/python/stdlib_client but not to PYTHON_BOT would break
         // `python-random` only where the repository is absent.
-        let package = concat!(env!("CARGO_MANIFEST_DIR"), "/clients/python/stdlib_client");
+        let package = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../clients/python/stdlib_client"
+        );
         for entry in std::fs::read_dir(package).unwrap() {
             let name = entry.unwrap().file_name().to_string_lossy().into_owned();
             if name.ends_with(".py") {

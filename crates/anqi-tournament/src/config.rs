@@ -5,7 +5,7 @@
 use super::time_control::Tc;
 use crate::bridge::Protocol;
 use anqi_core::rules::ClockDefaults;
-use anqi_server::config::{Adjudicate, ClockConfig, LegalCounts};
+use anqi_core::settings::{Adjudicate, ClockConfig, LegalCounts};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -217,7 +217,7 @@ fn one() -> u32 {
 fn default_output() -> String {
     "tournament.jsonl".into()
 }
-pub fn default_engine_log_bytes() -> u64 {
+pub(crate) fn default_engine_log_bytes() -> u64 {
     8 << 20
 }
 
@@ -301,7 +301,7 @@ impl TournamentConfig {
             return tc.clock.clone();
         }
         let mut clock = self.clock.clone().unwrap_or_default();
-        if anqi_server::TimeControl::resolve(&clock, variant).is_unlimited() {
+        if anqi_core::settings::TimeControl::resolve(&clock, variant).is_unlimited() {
             clock.move_ms = Some(60_000);
         }
         clock
@@ -495,7 +495,7 @@ fn with_each(text: &str, each: &toml::Table) -> Result<Vec<EngineConfig>, Tourna
         .map(|(i, own)| {
             let mut merged = each.clone();
             if let Some(own) = own.as_table() {
-                anqi_server::config::merge(&mut merged, own.clone());
+                overlay(&mut merged, own.clone());
             }
             let name = merged
                 .get("name")
@@ -511,6 +511,21 @@ fn with_each(text: &str, each: &toml::Table) -> Result<Vec<EngineConfig>, Tourna
                 })
         })
         .collect()
+}
+
+/// Overlays an engine's own keys on `[tournament.each]`'s, table by table (a value that is not
+/// a table replaces the shared one): the same overlay as a server's `config.toml` on its
+/// defaults (`anqi_server::config::merge`), written here so that reading a tournament's file
+/// needs no server.
+fn overlay(base: &mut toml::Table, own: toml::Table) {
+    for (key, value) in own {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(o)) => overlay(b, o),
+            (_, value) => {
+                base.insert(key, value);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -716,7 +731,7 @@ mod tests {
 
     #[test]
     fn the_shipped_example_shows_the_defaults() {
-        let text = include_str!("../../tournament.toml");
+        let text = include_str!("../../../tournament.toml");
         let shipped = TournamentConfig::parse(text).unwrap();
         // The same engines with every other key left out.
         let doc: toml::Table = toml::from_str(text).unwrap();

@@ -8,11 +8,11 @@ use anqi_core::rules::{Variant, VariantError};
 pub const PRESETS: &[(&str, &str)] = &[
     (
         "misty-banqi",
-        include_str!("../../protocol/presets/misty-banqi.sexp"),
+        include_str!("../../../../protocol/presets/misty-banqi.sexp"),
     ),
     (
         "ntu-engines",
-        include_str!("../../protocol/presets/ntu-engines.sexp"),
+        include_str!("../../../../protocol/presets/ntu-engines.sexp"),
     ),
 ];
 

@@ -17,8 +17,9 @@
 //! bridge resigns for the engine at the re-prompt. There is no end message and no quit: at
 //! the end the bridge closes the socket, then stops the engine.
 
+use super::error::BridgeError;
 use super::session::{Answer, Event, Session};
-use super::{BridgeError, BridgeOptions, Translator, HANDSHAKE_TIMEOUT};
+use super::translator::{report, BridgeOptions, Translator, HANDSHAKE_TIMEOUT};
 use anqi_core::rules::{Board, Colour, ColourRule, Piece, Square};
 use anqi_core::wire::LastPly;
 use std::process::Stdio;
@@ -436,7 +437,7 @@ pub struct PlatformEngine {
     child: Child,
     /// The engine's own cgroup, where one could be made: dropped with the engine, it ends
     /// whatever the engine started (see `keeper`).
-    _cgroup: Option<anqi_server::sys::cgroup::Cgroup>,
+    _cgroup: Option<crate::process::cgroup::Cgroup>,
     link: Link,
     program: String,
 }
@@ -492,7 +493,7 @@ impl PlatformEngine {
     /// The engine broke off: the bridge leaves the game (as every bridge does when its engine
     /// dies), and the referee rules on that; the reason is reported.
     async fn give_up(_session: &mut Session, error: BridgeError) -> Result<(), BridgeError> {
-        super::report(&format!("left the game: {error}"));
+        report(&format!("left the game: {error}"));
         Err(error)
     }
 
@@ -550,7 +551,7 @@ impl Translator for PlatformEngine {
             // A group of its own, ended with the game (see `keeper`).
             .process_group(0);
         // A cdc-platform engine never exits by itself.
-        anqi_server::sys::die_with_parent(cmd.as_std_mut());
+        crate::process::die_with_parent(cmd.as_std_mut());
         let cgroup = crate::keeper::engine_cgroup();
         if let Some(cgroup) = &cgroup {
             cgroup.contain(cmd.as_std_mut());
@@ -635,7 +636,7 @@ impl Translator for PlatformEngine {
                             match parse_answer(&frame) {
                                 Ok(answer) => session.answer(answer).await?,
                                 Err(why) => {
-                                    super::report(&format!(
+                                    report(&format!(
                                         "resigned: the engine's answer is no move ({why})"
                                     ));
                                     session.answer(Answer::Resign).await?;
@@ -658,9 +659,7 @@ impl Translator for PlatformEngine {
                     }
                 }
                 Event::MyTurn if refused => {
-                    super::report(
-                        "resigned: the protocol cannot ask the engine again after a refusal",
-                    );
+                    report("resigned: the protocol cannot ask the engine again after a refusal");
                     session.answer(Answer::Resign).await?;
                 }
                 Event::MyTurn => engine_to_move = true,
@@ -691,7 +690,7 @@ impl Translator for PlatformEngine {
         }
         if let Some(pid) = child.id() {
             // Not yet reaped, so the pid is still the engine's. Gone already: nothing to do.
-            let _ = anqi_server::sys::terminate(pid);
+            let _ = crate::process::terminate(pid);
             if tokio::time::timeout(TERM_GRACE, child.wait()).await.is_ok() {
                 return;
             }

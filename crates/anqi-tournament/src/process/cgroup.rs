@@ -519,6 +519,14 @@ exit 0"#;
         }
     }
 
+    /// Held by a test that sweeps the stale cgroups itself: a sweep ends every `anqi-{own
+    /// pid}-N` this process did not make, so one test's sweep would end the hopper another
+    /// test had just started in the stale cgroup it made to be swept.
+    fn sweeping() -> MutexGuard<'static, ()> {
+        static SWEEPING: Mutex<()> = Mutex::new(());
+        SWEEPING.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// A temporary directory, removed when dropped.
     struct Scratch(PathBuf);
 
@@ -609,6 +617,7 @@ exit 0"#;
         let Some(cgroup) = cgroup_or_skip("cgroups_left_by_a_process_gone_are_removed") else {
             return;
         };
+        let _sweeping = sweeping();
         let parent = cgroup.path().parent().unwrap().to_path_buf();
         // A pid no process has: one that exited and was reaped.
         let mut gone = std::process::Command::new("true").spawn().unwrap();
@@ -630,6 +639,7 @@ exit 0"#;
         else {
             return;
         };
+        let _sweeping = sweeping();
         let parent = cgroup.path().parent().unwrap().to_path_buf();
         let stale = parent.join(format!("{PREFIX}{}-999999", std::process::id()));
         std::fs::create_dir(&stale).unwrap();

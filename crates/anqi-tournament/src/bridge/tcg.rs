@@ -12,8 +12,9 @@
 //! `a8`, cell 7 `a1`, cell 24 `d8`, cell 31 `d1`.
 
 use super::engine::LineEngine;
+use super::error::BridgeError;
 use super::session::{Answer, Event, Session};
-use super::{BridgeError, BridgeOptions, Translator, HANDSHAKE_TIMEOUT};
+use super::translator::{report, BridgeOptions, Translator, HANDSHAKE_TIMEOUT};
 use anqi_core::rules::{Colour, Repetition};
 use anqi_core::wire::LastPly;
 use std::collections::VecDeque;
@@ -321,7 +322,7 @@ impl TcgEngine {
             None
         };
         Ok(Turn::Answer(answer.unwrap_or_else(|| {
-            super::report(&format!(
+            report(&format!(
                 "resigned: the engine's answer to `{line}` is not a move: {}{} {}",
                 if reply.ok { '=' } else { '?' },
                 id::GENMOVE,
@@ -474,7 +475,7 @@ impl Translator for TcgEngine {
     ) -> Result<(), BridgeError> {
         match self.game(session).await {
             Err(e @ BridgeError::Unplayable(_)) => {
-                super::report(&format!("resigned: {e}"));
+                report(&format!("resigned: {e}"));
                 if session.result().is_none() && session.answer(Answer::Resign).await.is_ok() {
                     let _ = tokio::time::timeout(RESULT_TIMEOUT, async {
                         while !matches!(session.next().await, Ok(Event::Over { .. }) | Err(_)) {}

@@ -7,7 +7,7 @@
 //! Nothing here is guessed: the last ply and the piece it revealed, the clocks and the count
 //! come from the referee's extension clauses, and the rules from its `(variant ...)` clause.
 
-use super::BridgeError;
+use super::error::BridgeError;
 use anqi_client::tracker::{ExtRequest, Tracker};
 use anqi_client::{ClientError, Connection, History};
 use anqi_core::rules::{Action, Board, Colour, Kind, Piece, Start, Variant};

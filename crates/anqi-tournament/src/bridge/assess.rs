@@ -1,0 +1,234 @@
+//! What a protocol can play: whether an event's variant can be played faithfully through a
+//! protocol, and what an engine that believes other rules may misjudge.
+
+use super::Protocol;
+use anqi_core::rules::{CaptureRules, ColourRule, Objective, Piece, Start, Topology, Variant};
+
+/// The fewest quiet plies of history a `uci-banqi` engine is given for its repetition rule,
+/// even when the no-progress count it should believe is lower: a position repeated within them
+/// is seen (a back-and-forth repeats every 4 plies).
+pub(crate) const UCI_REPETITION_WINDOW: usize = 20;
+
+/// What an organizer must hear before the first game about one engine and the event's variant.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Assessment {
+    /// Rules the engine believes that differ from the event's: it plays on, but may misjudge.
+    pub warnings: Vec<String>,
+}
+
+/// Checks that `event` can be played by an engine of `protocol` that believes the rules of
+/// `assumed` (when its configuration says), before any game starts.
+///
+/// # Errors
+/// A sentence naming what the protocol cannot represent (another board, a bag, teams, chain
+/// capture, ...): no game could be played faithfully, so the event must not start.
+pub fn assess(
+    protocol: Protocol,
+    event: &Variant,
+    assumed: Option<&Variant>,
+) -> Result<Assessment, String> {
+    if protocol.is_bridged() {
+        representable(protocol, event)?;
+    }
+    let mut warnings = Vec::new();
+    if let Some(assumed) = assumed {
+        warnings.extend(differences(event, assumed));
+    }
+    Ok(Assessment { warnings })
+}
+
+/// The one board every bridged protocol knows: 4 lines of 8 cells, the 32 standard pieces.
+fn representable(protocol: Protocol, v: &Variant) -> Result<(), String> {
+    let cannot = |what: String| {
+        Err(format!(
+            "the {protocol} protocol cannot play {}: {what}",
+            v.name
+        ))
+    };
+    let standard = Topology::rectangle(4, 8).expect("a 4x8 rectangle is a board");
+    if v.topology != standard {
+        return cannot("its board is not the 4x8 rectangle".into());
+    }
+    let mut pieces = v.pieces.clone();
+    let mut usual = Piece::parse_list("KGGBBRRNNCCPPPPPkggbbrrnnccppppp").expect("standard set");
+    pieces.sort_by_key(|p| p.letter());
+    usual.sort_by_key(|p| p.letter());
+    if pieces != usual {
+        return cannot("its pieces are not the standard 32".into());
+    }
+    if v.players != 2 || v.sides.len() != 2 {
+        return cannot(format!(
+            "it has {} players in {} sides, and the protocol knows one against one",
+            v.players,
+            v.sides.len()
+        ));
+    }
+    if v.objective != Objective::Capture {
+        return cannot("it is not played against an opponent".into());
+    }
+    if v.chain_capture {
+        return cannot("chain capture (a second action in the same turn)".into());
+    }
+    match (&v.start, protocol) {
+        (Start::Bag, _) => return cannot("a bag (draw and put actions)".into()),
+        (Start::FaceDown, _) => {}
+        // NTU engines are given a face-down board and nothing else before the first ply.
+        (_, Protocol::Tcg) => return cannot("a start with face-up pieces".into()),
+        _ => {}
+    }
+    if v.colours == ColourRule::Fixed && protocol == Protocol::Tcg {
+        return cannot("colours fixed before the first reveal".into());
+    }
+    Ok(())
+}
+
+/// The rules `assumed` gets wrong about `event`, each as a sentence.
+fn differences(event: &Variant, assumed: &Variant) -> Vec<String> {
+    let mut out = Vec::new();
+    let what = |rule: &str, e: String, a: String| {
+        format!(
+            "the event plays {rule} {e}, the engine assumes {a} ({})",
+            assumed.name
+        )
+    };
+    if event.capture != assumed.capture {
+        out.push(what(
+            "capture rules",
+            describe_capture(&event.capture),
+            describe_capture(&assumed.capture),
+        ));
+    }
+    if event.draw.no_progress != assumed.draw.no_progress {
+        let n = |x: Option<u32>| x.map_or("none".to_string(), |n| format!("{n} plies"));
+        let mut warning = what(
+            "a no-progress draw after",
+            n(event.draw.no_progress),
+            n(assumed.draw.no_progress),
+        );
+        if let (Some(e), Some(a)) = (event.draw.no_progress, assumed.draw.no_progress) {
+            if a < e {
+                warning.push_str(&format!(
+                    "; where its protocol carries a count, the engine's is the event's minus {}, 0 until the event's passes {} (uci-banqi: it still gets up to {} quiet plies of history for its repetition rule, and its count then reads their number)",
+                    e - a,
+                    e - a,
+                    (a as usize / 2).min(UCI_REPETITION_WINDOW)
+                ));
+            }
+        }
+        out.push(warning);
+    }
+    if event.draw.repetition != assumed.draw.repetition {
+        out.push(what(
+            "a repetition draw",
+            describe_repetition(event.draw.repetition),
+            describe_repetition(assumed.draw.repetition),
+        ));
+    }
+    if std::mem::discriminant(&event.start) != std::mem::discriminant(&assumed.start) {
+        out.push(what(
+            "the start",
+            describe_start(&event.start),
+            describe_start(&assumed.start),
+        ));
+    }
+    out
+}
+
+fn describe_repetition(r: Option<anqi_core::rules::Repetition>) -> String {
+    use anqi_core::rules::Repetition;
+    match r {
+        None => "never".into(),
+        Some(Repetition::Occurrence(n)) => format!("when a position occurs {n} times"),
+        Some(Repetition::Cycle { times, extra: 0 }) => {
+            format!("when a cycle of moves is played {times} times")
+        }
+        Some(Repetition::Cycle { times, extra }) => {
+            format!("when a cycle of moves is played {times} times and {extra} more plies")
+        }
+    }
+}
+
+fn describe_start(s: &Start) -> String {
+    match s {
+        Start::FaceDown => "face-down".into(),
+        Start::Reveal(n) => format!("with {n} pieces face-up"),
+        Start::Open => "open".into(),
+        Start::Fixed { .. } => "from a fixed board".into(),
+        Start::Bag => "from a bag".into(),
+    }
+}
+
+fn describe_capture(c: &CaptureRules) -> String {
+    if *c == CaptureRules::standard() {
+        "standard".into()
+    } else {
+        format!(
+            "ranks {:?}{}",
+            c.ranks,
+            if c.cannon_jump {
+                ""
+            } else {
+                " without cannon jumps"
+            }
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shipped(name: &str) -> Variant {
+        Variant::shipped(name).unwrap()
+    }
+
+    #[test]
+    fn the_traditional_board_goes_through_every_protocol() {
+        for p in Protocol::ALL {
+            for v in ["traditional", "ntu", "openspiel", "platform"] {
+                assert_eq!(assess(p, &shipped(v), None), Ok(Assessment::default()));
+            }
+        }
+    }
+
+    #[test]
+    fn what_a_protocol_cannot_represent_is_refused_with_its_reason() {
+        let cases = [
+            (Protocol::Tcg, "traditional-2x4", "4x8"),
+            (Protocol::UciBanqi, "strategic", "bag"),
+            (Protocol::CdcPlatform, "2v2", "one against one"),
+            (Protocol::CdcPlatform, "2v2-8x16", "4x8"),
+            (Protocol::Tcg, "chain-capture", "chain capture"),
+            (Protocol::Tcg, "open", "face-up"),
+        ];
+        for (p, v, why) in cases {
+            let e = assess(p, &shipped(v), None).unwrap_err();
+            assert!(e.contains(why) && e.contains(p.name()), "{p} {v}: {e}");
+        }
+        // anqi's own protocol plays everything.
+        assert!(assess(Protocol::Anqi, &shipped("2v2"), None).is_ok());
+    }
+
+    #[test]
+    fn differing_beliefs_are_warnings() {
+        let a = assess(
+            Protocol::UciBanqi,
+            &shipped("traditional"),
+            Some(&shipped("ntu")),
+        )
+        .unwrap();
+        assert!(
+            a.warnings
+                .iter()
+                .any(|w| w.contains("180 plies") && w.contains("40 plies")),
+            "{a:?}"
+        );
+        let a = assess(
+            Protocol::Tcg,
+            &shipped("hong-kong"),
+            Some(&shipped("traditional")),
+        )
+        .unwrap();
+        assert!(a.warnings.iter().any(|w| w.contains("capture")), "{a:?}");
+    }
+}

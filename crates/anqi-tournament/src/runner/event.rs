@@ -1,0 +1,292 @@
+//! The games of one run: every game shares the [`Event`] (the configuration, the master seed,
+//! the server's order desk, the clocks), which plays the schedule `concurrency` games at a
+//! time, appends each record the moment its game ends, says how the event goes, holds back
+//! each deal from the pages until all its games have ended, and stops early when the SPRT
+//! has decided.
+
+use super::game::{play, EngineClock, Played};
+use super::progress::{event_json, report_progress, report_standings, Tally};
+use super::resume::{recorded, sprt_decided};
+use super::seed::{reveal_seed, EventSeed};
+use super::{Progress, RunOptions};
+use crate::config::TournamentConfig;
+use crate::schedule::ScheduledGame;
+use crate::seeds::MasterSeed;
+use crate::stats::{self, Standings};
+use crate::TournamentError;
+use anqi_core::record::GameRecord;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::task::JoinSet;
+
+/// What every game of one run shares.
+pub(super) struct Event {
+    pub(super) config: Arc<TournamentConfig>,
+    /// The master seed the games are dealt from.
+    pub(super) master: Arc<MasterSeed>,
+    pub(super) desk: anqi_server::OrderDesk,
+    pub(super) addr: std::net::SocketAddr,
+    /// Each engine's clock settings (index = engine).
+    pub(super) clocks: Arc<Vec<EngineClock>>,
+    /// Games in the schedule (of this shard).
+    pub(super) total: usize,
+    /// Whether the variant is a one-side game (its engines play together).
+    pub(super) one_side: bool,
+    pub(super) options: RunOptions,
+    pub(super) output: PathBuf,
+    /// The event's web pages' hub, when they are served.
+    pub(super) hub: Option<anqi_server::Hub>,
+    /// The games of each deal (of the whole schedule, every shard's).
+    pub(super) deal_groups: DealGroups,
+}
+
+/// The games of the schedule that share each deal: a finished game's record shows its whole
+/// deal, so the event's pages hold it back (`Hub::withhold`) until every game of its deal has
+/// ended, in this run or an earlier one. A shard's pages never show a deal whose other games
+/// are another shard's.
+pub(super) struct DealGroups {
+    /// Deal number -> the schedule indexes of its games.
+    by_deal: BTreeMap<u64, Vec<u64>>,
+}
+
+impl DealGroups {
+    pub(super) fn of(schedule: &[ScheduledGame]) -> DealGroups {
+        let mut by_deal: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+        for g in schedule {
+            by_deal.entry(g.deal).or_default().push(g.index);
+        }
+        DealGroups { by_deal }
+    }
+
+    /// Whether every game of deal `deal` is in `recorded`, taking `also` as recorded too.
+    pub(super) fn all_recorded(
+        &self,
+        deal: u64,
+        recorded: &BTreeSet<u64>,
+        also: Option<u64>,
+    ) -> bool {
+        self.by_deal.get(&deal).is_none_or(|games| {
+            games
+                .iter()
+                .all(|i| recorded.contains(i) || Some(*i) == also)
+        })
+    }
+
+    /// The games of deal `deal`.
+    fn games(&self, deal: u64) -> &[u64] {
+        self.by_deal.get(&deal).map_or(&[], Vec::as_slice)
+    }
+}
+
+impl Event {
+    /// Gives the event's pages its progress and standings (`--http`).
+    fn publish(&self, tally: &Tally, standings: &Standings) {
+        let Some(hub) = &self.hub else { return };
+        let elapsed = tally.started.elapsed().as_secs_f64();
+        let left = self.total.saturating_sub(tally.finished);
+        let eta = (tally.played_now > 0).then(|| elapsed / tally.played_now as f64 * left as f64);
+        hub.set_event(event_json(
+            tally.finished,
+            self.total,
+            elapsed,
+            eta,
+            standings,
+            &self.master.commitment(),
+            None,
+        ));
+    }
+
+    /// Plays `todo`, `concurrency` games at a time, appending each record to `out` (and to
+    /// `records`) as it comes, until the schedule is done or the SPRT decides.
+    ///
+    /// # Errors
+    /// I/O failures, and an engine that fails before it ever connected in this run.
+    pub(super) async fn play_all(
+        &self,
+        todo: Vec<ScheduledGame>,
+        records: &mut Vec<GameRecord>,
+        out: &mut std::fs::File,
+    ) -> Result<(), TournamentError> {
+        let config = &self.config;
+        let names = config.engine_names();
+        let started = Instant::now();
+        let mut finished = records.len();
+        let mut played_now = 0usize;
+        let mut pending = todo.into_iter();
+        let mut running = JoinSet::new();
+        // Whether each engine has taken a seat in this run: until it has, not connecting
+        // means the event is set up wrong, and stops it.
+        let mut connected = vec![false; config.engines.len()];
+        // The games recorded so far (earlier runs' too).
+        let mut recorded = recorded(records);
+        let mut stopped_early = sprt_decided(records, config);
+        loop {
+            while !stopped_early && running.len() < config.concurrency as usize {
+                let Some(game) = pending.next() else { break };
+                let (config, master, desk, clocks, addr) = (
+                    config.clone(),
+                    self.master.clone(),
+                    self.desk.clone(),
+                    self.clocks.clone(),
+                    self.addr,
+                );
+                running
+                    .spawn(async move { play(&config, &master, &desk, addr, game, &clocks).await });
+            }
+            let Some(joined) = running.join_next().await else {
+                break;
+            };
+            let played = joined
+                .map_err(|e| TournamentError::Server(format!("a game task failed: {e}")))??;
+            self.check_connected(&played, &mut connected)?;
+            let record = played.record;
+            self.append(out, &record)?;
+            finished += 1;
+            played_now += 1;
+            let tag = record.tournament.clone().expect("tagged");
+            records.push(record);
+            recorded.insert(tag.index);
+            self.disclose_deal(tag.deal, &recorded);
+            let standings = stats::standings(records, &names, config.sprt.as_ref());
+            let tally = Tally {
+                finished,
+                played_now,
+                started,
+            };
+            self.say_progress(records.last().expect("just pushed"), &tally, &standings);
+            if !stopped_early && self.sprt_stops(&standings) {
+                stopped_early = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Stops the event when an engine with a command never connected to the game just played,
+    /// unless it has connected in an earlier game of this run; marks those that did connect.
+    fn check_connected(
+        &self,
+        played: &Played,
+        connected: &mut [bool],
+    ) -> Result<(), TournamentError> {
+        let config = &self.config;
+        for (seat, &engine) in played.seats.iter().enumerate() {
+            match &played.absent[seat] {
+                None => connected[engine] = true,
+                Some(why) if !connected[engine] && config.engines[engine].command.is_some() => {
+                    return Err(TournamentError::Engine(format!(
+                        "engine {:?} ({}) {why} in game {} (seat {}), and it has not connected in any game yet: the event is stopped. Its output is in {}",
+                        config.engines[engine].name,
+                        config.engines[engine].command.as_deref().unwrap_or_default(),
+                        played.record.tournament.as_ref().map_or(0, |t| t.index),
+                        seat + 1,
+                        played.logs[seat].describe(),
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends `record` to the records file, flushed and synced before the next game is
+    /// reported: a resumed run never plays again a game this one reported as finished.
+    fn append(&self, out: &mut std::fs::File, record: &GameRecord) -> Result<(), TournamentError> {
+        let mut line = serde_json::to_string(record).expect("records serialize");
+        line.push('\n');
+        out.write_all(line.as_bytes())
+            .and_then(|()| out.flush())
+            .and_then(|()| out.sync_data())
+            .map_err(TournamentError::io(format!(
+                "cannot write {}",
+                self.output.display()
+            )))
+    }
+
+    /// Once the last game of deal `deal` has ended, every game of the deal may be shown whole on
+    /// the event's pages.
+    fn disclose_deal(&self, deal: u64, recorded: &BTreeSet<u64>) {
+        if let Some(hub) = &self.hub {
+            if self.deal_groups.all_recorded(deal, recorded, None) {
+                for &index in self.deal_groups.games(deal) {
+                    hub.disclose(index + 1);
+                }
+            }
+        }
+    }
+
+    /// Says that `record`'s game is over (stderr and the pages), and the standings when
+    /// `standings_every` says so.
+    fn say_progress(&self, record: &GameRecord, tally: &Tally, standings: &Standings) {
+        let progress = self.options.progress;
+        let joiner = if self.one_side { " + " } else { " vs " };
+        report_progress(progress, joiner, record, self.total, tally, standings);
+        self.publish(tally, standings);
+        let every = self.config.standings_every as usize;
+        if every > 0 && tally.finished % every == 0 && progress != Progress::Quiet {
+            report_standings(progress, tally.finished, self.total, standings);
+        }
+    }
+
+    /// Whether the SPRT has just decided: nothing more is started, the games in progress are
+    /// finished.
+    fn sprt_stops(&self, standings: &Standings) -> bool {
+        let Some(s) = &standings.sprt else {
+            return false;
+        };
+        if !s.verdict.is_decided() {
+            return false;
+        }
+        if self.options.progress != Progress::Quiet {
+            eprintln!(
+                "SPRT {} vs {}: {} accepted (LLR {:.2}); finishing the games in progress",
+                s.first, s.second, s.verdict, s.llr
+            );
+        }
+        true
+    }
+
+    /// After the games: the event is over when every game of its schedule is recorded (a
+    /// shard's run ends only its part), or when the SPRT has decided (nothing more is played):
+    /// its seed is revealed, on the pages too while they are still up.
+    ///
+    /// # Errors
+    /// The seed file cannot be marked revealed.
+    pub(super) fn end(
+        &self,
+        schedule: &[ScheduledGame],
+        records: &[GameRecord],
+        seed: &EventSeed,
+    ) -> Result<(), TournamentError> {
+        let recorded = recorded(records);
+        let all_played = schedule.iter().all(|g| recorded.contains(&g.index));
+        let decided = sprt_decided(records, &self.config);
+        if self.options.shard.is_some() || !(all_played || decided) {
+            return Ok(());
+        }
+        let revealed = reveal_seed(seed, &self.output, self.options.progress);
+        if let Some(hub) = &self.hub {
+            // The seed is public: nothing of a deal is held back any more (the games of a
+            // deal the SPRT left unplayed, too).
+            for g in schedule {
+                hub.disclose(g.index + 1);
+            }
+            hub.set_event(event_json(
+                records.len(),
+                self.total,
+                0.0,
+                None,
+                &stats::standings(
+                    records,
+                    &self.config.engine_names(),
+                    self.config.sprt.as_ref(),
+                ),
+                &seed.seed.commitment(),
+                Some(seed.seed.reveal()),
+            ));
+        }
+        revealed
+    }
+}

@@ -1,0 +1,402 @@
+//! One game of the event: ordered from the server, its engines started (each under its keeper)
+//! and watched, its record awaited, its engines stopped, and the record completed with what
+//! only the runner knows: a crash told from a disconnect, why a bridge gave its game up, why
+//! a player never came, and the tournament's tag.
+
+use crate::config::{EngineLogs, TournamentConfig};
+use crate::engine::{Engine, Log, Placeholders, TOKEN_ENV};
+use crate::schedule::ScheduledGame;
+use crate::seeds::MasterSeed;
+use crate::TournamentError;
+use anqi_core::record::{FaultRecord, GameRecord, SeatTag, TournamentTag};
+use anqi_core::rules::{SeedInputs, Termination, Variant};
+use anqi_server::config::ClockConfig;
+use anqi_server::{GameOrder, GameSpec, OrderDesk};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+use std::time::Duration;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+/// An engine's clock: its settings, and how the records name them.
+pub(super) struct EngineClock {
+    pub(super) clock: ClockConfig,
+    /// As the tournament file writes a time control (`60+1`, `40/60`, `st=2`, `inf`).
+    pub(super) label: String,
+}
+
+impl EngineClock {
+    /// Each engine's clock (index = engine): its own `tc`, else the event's, else the
+    /// variant's `(clock ...)`.
+    pub(super) fn of_each(config: &TournamentConfig, variant: &Variant) -> Vec<EngineClock> {
+        (0..config.engines.len())
+            .map(|e| {
+                let clock = config.clock_of(e, &variant.clock);
+                let label = match config.engines[e].tc.as_ref().or(config.tc.as_ref()) {
+                    Some(tc) => tc.text.clone(),
+                    None => crate::time_control::label(&anqi_server::TimeControl::resolve(
+                        &clock,
+                        &variant.clock,
+                    )),
+                };
+                EngineClock { clock, label }
+            })
+            .collect()
+    }
+}
+
+/// A played game: its record, with what the runner knows of its seats besides.
+pub(super) struct Played {
+    pub(super) record: GameRecord,
+    /// Engine (index into the config's engines) in each seat.
+    pub(super) seats: Vec<usize>,
+    /// Per seat: why its player never connected (`no-connect`), `None` when it did.
+    pub(super) absent: Vec<Option<String>>,
+    /// Per seat: where its engine's output went.
+    pub(super) logs: Vec<Log>,
+}
+
+/// What became of a started engine by the time its game ended.
+struct SeatEnd {
+    /// It exited before the game did: its status (`None`: unknown).
+    early: Option<Option<ExitStatus>>,
+    /// How it ended: exited by itself with this status, or `None` when it had to be killed.
+    status: Option<ExitStatus>,
+}
+
+/// The seats of a game whose engines have been started.
+#[derive(Default)]
+struct Seats {
+    /// Per seat: the task watching its engine; `None` for an external engine, or one that
+    /// could not be started.
+    ends: Vec<Option<JoinHandle<SeatEnd>>>,
+    /// Per seat: why its engine could not be started.
+    start_failures: Vec<Option<String>>,
+    /// Per seat: where its engine's output goes.
+    logs: Vec<Log>,
+    /// Per seat: where its bridge says why it gave the game up, if it did.
+    reports: Vec<Option<PathBuf>>,
+}
+
+/// Plays one scheduled game: orders it, starts the engines, waits for the record, stops the
+/// engines, and tells a crash from a disconnect and from a player who never came.
+pub(super) async fn play(
+    config: &TournamentConfig,
+    master: &MasterSeed,
+    desk: &OrderDesk,
+    addr: SocketAddr,
+    game: ScheduledGame,
+    clocks: &[EngineClock],
+) -> Result<Played, TournamentError> {
+    let tokens = seat_tokens(config, &game)?;
+    let spec = GameSpec {
+        seeds: Some(SeedInputs {
+            clients: Vec::new(),
+            server: master.deal_seed(game.deal),
+        }),
+        clocks: game
+            .seats
+            .iter()
+            .map(|&e| clocks[e].clock.clone())
+            .collect(),
+        max_plies: Some(config.max_plies),
+        ..Default::default()
+    };
+    let record_rx = desk.order(GameOrder {
+        game_no: game.index + 1,
+        tokens: tokens.clone(),
+        connect_timeout: Duration::from_millis(config.connect_timeout_ms),
+        spec,
+    })?;
+    // Cancelled when the game is over, or when this task is dropped (the event stops).
+    let over = CancellationToken::new();
+    let _over_on_drop = over.clone().drop_guard();
+    let seats = start_engines(config, master, desk, addr, &game, &tokens, &over);
+    let mut record = record_rx
+        .await
+        .map_err(|_| TournamentError::Server("the server dropped a game".into()))?;
+    // Engines exit by themselves after (win ...); stragglers are killed after a grace period.
+    over.cancel();
+    let seat_ends = stopped(seats.ends, &seats.logs).await;
+    mark_crash(&mut record, &seat_ends);
+    note_give_ups(&mut record, &seats.reports);
+    let absent = absent_reasons(config, &record, &seats.start_failures, &seat_ends);
+    record.tournament = Some(tournament_tag(config, master, &game, clocks));
+    Ok(Played {
+        record,
+        seats: game.seats,
+        absent,
+        logs: seats.logs,
+    })
+}
+
+/// A fresh secret per seat and game: a fixed master seed is public (in the tournament file),
+/// and a revealed one after the event, so nothing derived from it may seat anyone. External
+/// engines bring their own.
+fn seat_tokens(
+    config: &TournamentConfig,
+    game: &ScheduledGame,
+) -> Result<Vec<String>, TournamentError> {
+    game.seats
+        .iter()
+        .map(|&e| match &config.engines[e].token {
+            Some(standing) => Ok(standing.clone()),
+            None => crate::token::fresh(),
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| TournamentError::Server(e.to_string()))
+}
+
+/// Starts the engine of every seat that has a command, each watched by a task of its own
+/// until the game is `over`. One that cannot be started is withdrawn from the game, which
+/// need not wait for it.
+fn start_engines(
+    config: &TournamentConfig,
+    master: &MasterSeed,
+    desk: &OrderDesk,
+    addr: SocketAddr,
+    game: &ScheduledGame,
+    tokens: &[String],
+    over: &CancellationToken,
+) -> Seats {
+    let game_no = game.index + 1;
+    let host = addr.ip().to_string();
+    let mut seats = Seats::default();
+    for (s, &e) in game.seats.iter().enumerate() {
+        let engine = &config.engines[e];
+        seats.start_failures.push(None);
+        if engine.command.is_none() {
+            // An external engine: its output is its operator's.
+            seats.logs.push(Log::Off);
+            seats.ends.push(None);
+            seats.reports.push(None);
+            continue;
+        }
+        let log = log_for(config, game, s + 1, &engine.name);
+        seats.logs.push(log.clone());
+        let values = Placeholders {
+            host: &host,
+            port: addr.port(),
+            token: &tokens[s],
+            seed: master.engine_seed(game.index, s + 1),
+            name: &engine.name,
+            game: game.index,
+            seat: s + 1,
+        };
+        let report = engine
+            .protocol
+            .is_bridged()
+            .then(|| report_path(game, s + 1));
+        if let Some(path) = &report {
+            let _ = std::fs::remove_file(path);
+        }
+        seats.reports.push(report.clone());
+        match Engine::start(
+            engine,
+            &values,
+            &log,
+            config.engine_log_bytes,
+            report.as_deref(),
+        ) {
+            Ok(p) => seats.ends.push(Some(tokio::spawn(watch(
+                p,
+                desk.clone(),
+                game_no,
+                s + 1,
+                over.clone(),
+            )))),
+            Err(e) => {
+                log.note(&e.to_string());
+                // It will not connect: the game need not wait for it.
+                let _ = desk.withdraw(game_no, s + 1);
+                seats.start_failures[s] = Some(format!("could not be started ({e})"));
+                seats.ends.push(None);
+            }
+        }
+    }
+    seats
+}
+
+/// What became of each seat's engine once its watcher has stopped it; how each one that
+/// exited by itself ended goes into its log.
+async fn stopped(ends: Vec<Option<JoinHandle<SeatEnd>>>, logs: &[Log]) -> Vec<Option<SeatEnd>> {
+    let mut seat_ends = Vec::new();
+    for end in ends {
+        seat_ends.push(match end {
+            Some(handle) => handle.await.ok(),
+            None => None,
+        });
+    }
+    for (s, end) in seat_ends.iter().enumerate() {
+        if let Some(status) = end.as_ref().and_then(|e| e.status) {
+            logs[s].note(&format!("the engine ended: {status}"));
+        }
+    }
+    seat_ends
+}
+
+/// A disconnect by a program that died abnormally (exited by itself with a failure; killed
+/// by us is not) is a crash.
+fn mark_crash(record: &mut GameRecord, seat_ends: &[Option<SeatEnd>]) {
+    let crashed: Vec<bool> = seat_ends
+        .iter()
+        .map(|e| {
+            e.as_ref()
+                .and_then(|e| e.status)
+                .is_some_and(|st| !st.success())
+        })
+        .collect();
+    if record.result.reason == Termination::Disconnect {
+        if let Some(loser) = record.result.loser {
+            if crashed.get(loser - 1).copied().unwrap_or(false) {
+                record.result.reason = Termination::Crash;
+            }
+        }
+    }
+}
+
+/// Why a bridge gave its engine's game up (it resigned for an answer that is no move, or left
+/// when the engine died): in the record's faults, where the loss is. The report files are
+/// read and removed.
+fn note_give_ups(record: &mut GameRecord, reports: &[Option<PathBuf>]) {
+    for (s, path) in reports.iter().enumerate() {
+        let Some(path) = path else { continue };
+        let reason = std::fs::read_to_string(path).ok();
+        let _ = std::fs::remove_file(path);
+        let Some(reason) = reason.filter(|r| !r.trim().is_empty()) else {
+            continue;
+        };
+        let gave_up = matches!(
+            record.result.reason,
+            Termination::Resign | Termination::Crash | Termination::Disconnect
+        );
+        if gave_up && record.result.loser == Some(s + 1) {
+            record.faults.push(FaultRecord {
+                ply: record.plies.len() as u32 + 1,
+                player: s + 1,
+                code: "engine".into(),
+                text: reason.trim().to_string(),
+            });
+        }
+    }
+}
+
+/// Per seat: why its player never came, in a game lost by `no-connect` (`None` for a player
+/// who came).
+fn absent_reasons(
+    config: &TournamentConfig,
+    record: &GameRecord,
+    start_failures: &[Option<String>],
+    seat_ends: &[Option<SeatEnd>],
+) -> Vec<Option<String>> {
+    (0..start_failures.len())
+        .map(|s| {
+            let never_came = record.result.reason == Termination::NoConnect
+                && record
+                    .players
+                    .get(s)
+                    .is_some_and(|p| anqi_server::is_absent_name(&p.name));
+            never_came.then(|| {
+                if let Some(failure) = &start_failures[s] {
+                    return failure.clone();
+                }
+                match seat_ends[s].as_ref().and_then(|e| e.early) {
+                    Some(Some(status)) => format!("exited ({status}) before it connected"),
+                    Some(None) => "exited before it connected".into(),
+                    None => format!(
+                        "did not connect and send (init NAME TOKEN) within connect_timeout_ms = {} (check that it connects to {{addr}} and sends the token it finds in {}; raise connect_timeout_ms if it is slow to start)",
+                        config.connect_timeout_ms,
+                        TOKEN_ENV
+                    ),
+                }
+            })
+        })
+        .collect()
+}
+
+/// The record's tournament tag: the game's place in the schedule, who sat where and on what
+/// terms, and the event's commitment.
+fn tournament_tag(
+    config: &TournamentConfig,
+    master: &MasterSeed,
+    game: &ScheduledGame,
+    clocks: &[EngineClock],
+) -> TournamentTag {
+    TournamentTag {
+        index: game.index,
+        deal: game.deal,
+        engines: game
+            .seats
+            .iter()
+            .map(|&e| config.engines[e].name.clone())
+            .collect(),
+        seats: game
+            .seats
+            .iter()
+            .map(|&e| SeatTag {
+                protocol: config.engines[e].protocol.to_string(),
+                assumes: config.engines[e].assumes.clone(),
+                tc: clocks[e].label.clone(),
+            })
+            .collect(),
+        commitment: Some(master.commitment()),
+    }
+}
+
+/// The file where the bridge of seat `seat` (1-based) of `game` says why it gave the game up
+/// (see `bridge::translator::report`): in a directory of this process's, under the system's temporary one.
+fn report_path(game: &ScheduledGame, seat: usize) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("anqi-reports-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    dir.join(format!("game-{}-seat-{seat}", game.index))
+}
+
+/// Where the output of seat `seat`'s engine goes in `game`, as `engine_logs` says.
+fn log_for(config: &TournamentConfig, game: &ScheduledGame, seat: usize, name: &str) -> Log {
+    let dir = Path::new(&config.logs);
+    match config.engine_logs {
+        EngineLogs::Off => Log::Off,
+        EngineLogs::Game => {
+            Log::File(dir.join(format!("game-{:05}-seat{seat}-{name}.log", game.index)))
+        }
+        EngineLogs::Engine => {
+            let log = Log::Shared {
+                path: dir.join(format!("{name}.log")),
+                prefix: format!("game {} seat {seat}: ", game.index),
+            };
+            log.note(&format!(
+                "--- game {} starts (deal {}, seat {seat})",
+                game.index, game.deal
+            ));
+            log
+        }
+    }
+}
+
+/// Watches a started engine through its game: if it exits before the game is over, its seat
+/// is withdrawn (a player who never came need not be waited for); once the game is over, it
+/// is given two seconds to exit, then killed with its process group.
+async fn watch(
+    mut engine: Engine,
+    desk: OrderDesk,
+    game_no: u64,
+    seat: usize,
+    over: CancellationToken,
+) -> SeatEnd {
+    let early = tokio::select! {
+        status = engine.wait() => {
+            // Ignored by the server when the seat is taken or the game has started.
+            let _ = desk.withdraw(game_no, seat);
+            Some(status)
+        }
+        _ = over.cancelled() => None,
+    };
+    let grace = if early.is_some() {
+        Duration::ZERO
+    } else {
+        Duration::from_secs(2)
+    };
+    let status = engine.stop(grace).await;
+    SeatEnd { early, status }
+}

@@ -1,0 +1,224 @@
+//! Running an event: an in-process server seating engines by token, `concurrency` games at a
+//! time, each record appended the moment its game ends, progress on stderr, resume from the
+//! records already written, shards, and SPRT early stopping.
+//!
+//! Failures that mean the event is set up wrong stop it loudly instead of losing every game:
+//! an engine whose program cannot be started (checked before the first game), and one that
+//! does not connect before it has connected once in this run.
+
+mod event;
+mod game;
+mod pages;
+mod preflight;
+mod progress;
+mod resume;
+mod seed;
+mod server;
+
+pub use seed::{event_seed, EventSeed, SeedOrigin};
+
+use crate::config::{EngineLogs, TournamentConfig};
+use crate::schedule::{self, ScheduledGame};
+use crate::stats::{self, Standings};
+use crate::TournamentError;
+use anqi_core::record::GameRecord;
+use anqi_core::rules::Variant;
+use event::{DealGroups, Event};
+use game::EngineClock;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// How progress is shown on stderr.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// A line per finished game.
+    Text,
+    /// A JSON object per finished game.
+    Json,
+    Quiet,
+}
+
+/// Options of one run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// `(i, n)`: play only the games whose index is i modulo n.
+    pub shard: Option<(u64, u64)>,
+    pub progress: Progress,
+    /// Overrides the configured output file.
+    pub output: Option<PathBuf>,
+    /// Where to serve the event's web pages (its games live and its standings), if anywhere.
+    pub http: Option<String>,
+}
+
+/// The records file of a run: `--output`, else the configured `output`.
+pub fn output_of(config: &TournamentConfig, options: &RunOptions) -> PathBuf {
+    options
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&config.output))
+}
+
+/// Plays every scheduled game not yet in the output file, and returns the standings of all
+/// the games in it.
+///
+/// # Errors
+/// Bad configuration, an output file from another event, or I/O failures.
+pub async fn run(
+    config: TournamentConfig,
+    options: RunOptions,
+) -> Result<Standings, TournamentError> {
+    let variant =
+        Variant::load(&config.variant).map_err(|e| TournamentError::Config(e.to_string()))?;
+    preflight::check_event(&config, &variant)?;
+    // The schedule, the master seed and the games already played, before any engine is
+    // started: a shard without its seed file, or another event's records, stop the event here.
+    let mut plan = Plan::make(&config, &variant, &options)?;
+    // Before any game: a program that cannot be started would lose every game, and an
+    // engine whose protocol cannot express the variant would play it wrong.
+    preflight::check_engines(&config, &variant).await?;
+    let mut out = open_output(&config, &plan.output)?;
+    let (mut server, desk, addr) = server::start(&config, &variant, options.progress).await?;
+    let stop_server = CancellationToken::new();
+    // The event's pages: every game live, and the standings as games finish.
+    let one_side = crate::one_side(&variant);
+    let hub = match &options.http {
+        Some(listen) => {
+            Some(pages::serve(listen, &mut server, &config, one_side, &plan, &stop_server).await?)
+        }
+        None => None,
+    };
+    let server_task = tokio::spawn(server.run(stop_server.clone()));
+    // After `listening on` (engines run by hand, and anqi.play, read that line first).
+    seed::announce_seed(
+        &plan.seed,
+        &plan.output,
+        options.progress,
+        plan.done.len(),
+        plan.games.len(),
+    );
+    let event = Event {
+        one_side,
+        clocks: Arc::new(EngineClock::of_each(&config, &variant)),
+        config: Arc::new(config),
+        master: Arc::new(plan.seed.seed.clone()),
+        desk,
+        addr,
+        total: plan.games.len(),
+        options,
+        output: plan.output.clone(),
+        hub,
+        deal_groups: plan.deal_groups,
+    };
+    let todo = std::mem::take(&mut plan.todo);
+    let mut played = event.play_all(todo, &mut plan.records, &mut out).await;
+    if played.is_err() {
+        // Stopped loudly: nothing of this event may go on running.
+        crate::engine::kill_all();
+    } else {
+        played = event.end(&plan.schedule, &plan.records, &plan.seed);
+    }
+    stop_server.cancel();
+    // The bridges' report files are read and removed game by game; their directory goes too.
+    let _ = std::fs::remove_dir(
+        std::env::temp_dir().join(format!("anqi-reports-{}", std::process::id())),
+    );
+    let stopped = server_task
+        .await
+        .map_err(|e| TournamentError::Server(format!("the server task failed: {e}")))
+        .and_then(|r| r.map_err(TournamentError::io("the tournament's server")));
+    played?;
+    stopped?;
+    Ok(stats::standings(
+        &plan.records,
+        &event.config.engine_names(),
+        event.config.sprt.as_ref(),
+    ))
+}
+
+/// What a run is to play, worked out before any engine is started.
+struct Plan {
+    /// Every game of the event (every shard's).
+    schedule: Vec<ScheduledGame>,
+    /// The games of each deal, in the whole schedule.
+    deal_groups: DealGroups,
+    /// The games of this run's shard (all of them without shards).
+    games: Vec<ScheduledGame>,
+    /// The records file.
+    output: PathBuf,
+    seed: EventSeed,
+    /// The games already in the records file, checked against this schedule and seed.
+    records: Vec<GameRecord>,
+    /// Their schedule indexes.
+    done: BTreeSet<u64>,
+    /// The games of `games` still to be played.
+    todo: Vec<ScheduledGame>,
+}
+
+impl Plan {
+    /// The schedule, the master seed and the games already played.
+    ///
+    /// # Errors
+    /// A schedule that cannot be made, a shard without its seed file, another event's
+    /// records, or a revealed seed with games still to play.
+    fn make(
+        config: &TournamentConfig,
+        variant: &Variant,
+        options: &RunOptions,
+    ) -> Result<Plan, TournamentError> {
+        let schedule = schedule::build(config, variant).map_err(TournamentError::Config)?;
+        let deal_groups = DealGroups::of(&schedule);
+        let mut games = schedule.clone();
+        if let Some((i, n)) = options.shard {
+            games.retain(|g| g.index % n == i);
+        }
+        let output = output_of(config, options);
+        let seed = event_seed(config, &output, options.shard)?;
+        // The games already played, checked against this schedule and seed.
+        let records = resume::resume_point(&output, config, &seed.seed, &games)?;
+        let done = resume::recorded(&records);
+        let todo: Vec<ScheduledGame> = games
+            .iter()
+            .filter(|g| !done.contains(&g.index))
+            .cloned()
+            .collect();
+        // An event the SPRT has stopped plays nothing more: its run only reports.
+        if seed.revealed && !todo.is_empty() && !resume::sprt_decided(&records, config) {
+            return Err(TournamentError::Config(format!(
+                "the master seed in {} was revealed when this event ended: games dealt from it now ({} more) would be known in advance. Start a new event (another output, and no seed file) to play more games",
+                seed.file().map_or_else(String::new, |p| p.display().to_string()),
+                todo.len()
+            )));
+        }
+        Ok(Plan {
+            schedule,
+            deal_groups,
+            games,
+            output,
+            seed,
+            records,
+            done,
+            todo,
+        })
+    }
+}
+
+/// Creates the engines' log directory (unless their logs are off) and opens the records file
+/// for appending.
+fn open_output(config: &TournamentConfig, output: &Path) -> Result<std::fs::File, TournamentError> {
+    if config.engine_logs != EngineLogs::Off {
+        std::fs::create_dir_all(&config.logs).map_err(TournamentError::io(format!(
+            "cannot create log directory {}",
+            config.logs
+        )))?;
+    }
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(output)
+        .map_err(TournamentError::io(format!(
+            "cannot open {}",
+            output.display()
+        )))
+}

@@ -1,0 +1,186 @@
+//! The event's master seed: where it comes from (fixed, kept in its seed file, or drawn now),
+//! its commitment said before the first game, and its reveal once the event is over.
+
+use super::progress::say;
+use super::Progress;
+use crate::config::TournamentConfig;
+use crate::seeds::{self, MasterSeed};
+use crate::TournamentError;
+use anqi_core::record::read_records;
+use std::path::{Path, PathBuf};
+
+/// Where an event's master seed came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeedOrigin {
+    /// The tournament file's `seed`, or `--seed`: public, for reproducible experiments.
+    Fixed,
+    /// Read from the event's seed file.
+    Kept(PathBuf),
+    /// Drawn at random and written to the event's seed file just now.
+    Created(PathBuf),
+}
+
+/// An event's master seed, and where it is kept.
+#[derive(Clone, Debug)]
+pub struct EventSeed {
+    pub seed: MasterSeed,
+    pub origin: SeedOrigin,
+    /// Whether its seed file says the event is over and its seed revealed.
+    pub revealed: bool,
+}
+
+impl EventSeed {
+    /// The seed file, when the seed is kept in one.
+    pub fn file(&self) -> Option<&Path> {
+        match &self.origin {
+            SeedOrigin::Fixed => None,
+            SeedOrigin::Kept(p) | SeedOrigin::Created(p) => Some(p),
+        }
+    }
+}
+
+/// The event's master seed: the fixed one, or the one in its seed file (`seed_file`, else
+/// `OUTPUT.seed`), drawn and written there when the event starts. Shards never draw one: they
+/// must all deal from the same seed, so the file must be there already (`anqi tournament FILE
+/// --prepare` writes it).
+///
+/// # Errors
+/// A shard without its seed file; a seed file missing while the records file already holds
+/// games dealt from it; an unreadable or changed seed file.
+pub fn event_seed(
+    config: &TournamentConfig,
+    output: &Path,
+    shard: Option<(u64, u64)>,
+) -> Result<EventSeed, TournamentError> {
+    if let Some(text) = &config.seed {
+        return Ok(EventSeed {
+            seed: MasterSeed::fixed(text)
+                .map_err(|e| TournamentError::Config(format!("seed: {e}")))?,
+            origin: SeedOrigin::Fixed,
+            revealed: false,
+        });
+    }
+    let path = config
+        .seed_file
+        .as_ref()
+        .map_or_else(|| seeds::default_seed_file(output), PathBuf::from);
+    if path.exists() {
+        let file = seeds::read_seed_file_whole(&path)
+            .map_err(|e| TournamentError::Config(e.to_string()))?;
+        return Ok(EventSeed {
+            seed: file.seed,
+            origin: SeedOrigin::Kept(path),
+            revealed: file.revealed,
+        });
+    }
+    if let Some((i, n)) = shard {
+        return Err(TournamentError::Config(format!(
+            "shard {i}/{n}: the shards of one event deal from one master seed, kept in a seed file, and {} does not exist. Write it once with `anqi tournament FILE --prepare --seed-file {}` (it prints the event's commitment), copy it to every machine, and give every shard --seed-file {}; or fix the seed (seed = \"...\", --seed) for a reproducible event whose deals anyone can compute",
+            path.display(),
+            path.display(),
+            path.display(),
+        )));
+    }
+    // Games already dealt from a seed that is not here: a new one would deal them otherwise,
+    // and the event would be two.
+    let has_games = read_records(output)
+        .map(|lines| lines.into_iter().any(|(_, r)| r.is_ok()))
+        .unwrap_or(false);
+    if has_games {
+        return Err(TournamentError::Config(format!(
+            "{} holds games of this event, but its seed file {} is missing: put it back (or name it with --seed-file) to resume; a new seed would deal the remaining games of another event",
+            output.display(),
+            path.display()
+        )));
+    }
+    let seed = MasterSeed::fresh().map_err(|e| TournamentError::Config(e.to_string()))?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(TournamentError::io(format!(
+            "cannot create the directory of {}",
+            path.display()
+        )))?;
+    }
+    seeds::write_seed_file(&path, &seed).map_err(|e| TournamentError::Config(e.to_string()))?;
+    Ok(EventSeed {
+        seed,
+        origin: SeedOrigin::Created(path),
+        revealed: false,
+    })
+}
+
+/// Says where the event's master seed comes from and prints its commitment, which every
+/// record of the event carries too (quiet: the commitment alone).
+pub(super) fn announce_seed(
+    seed: &EventSeed,
+    output: &Path,
+    mode: Progress,
+    finished: usize,
+    total: usize,
+) {
+    let commitment = seed.seed.commitment();
+    let source = match &seed.origin {
+        SeedOrigin::Fixed => {
+            "a fixed master seed (the tournament file's seed, or --seed): anyone who knows it computes every deal".to_string()
+        }
+        SeedOrigin::Kept(p) => format!("the master seed kept in {}", p.display()),
+        SeedOrigin::Created(p) => format!(
+            "a new random master seed, kept secret in {} until the event ends",
+            p.display()
+        ),
+    };
+    match mode {
+        // Even quiet: it is to be published before the games, and only the records (secret
+        // until the end) would hold it otherwise.
+        Progress::Quiet => say(&format!("commitment {commitment}")),
+        Progress::Text => say(&format!(
+            "deals of {} from {source}; commitment {commitment}",
+            output.display()
+        )),
+        Progress::Json => say(&serde_json::json!({
+            "finished": finished,
+            "total": total,
+            "commitment": commitment,
+            "seed_file": seed.file().map(|p| p.display().to_string()),
+            "fixed_seed": seed.origin == SeedOrigin::Fixed,
+        })
+        .to_string()),
+    }
+}
+
+/// At the end of an event whose every game is recorded: the master seed is revealed (printed,
+/// shown on the event's pages, and its seed file marked revealed so that nothing is dealt from
+/// it again), so that anyone can check every deal against the commitment.
+pub(super) fn reveal_seed(
+    seed: &EventSeed,
+    output: &Path,
+    mode: Progress,
+) -> Result<(), TournamentError> {
+    if let Some(path) = seed.file() {
+        if !seed.revealed {
+            seeds::mark_revealed(path, &seed.seed)
+                .map_err(|e| TournamentError::Config(e.to_string()))?;
+        }
+    }
+    let check = match seed.file() {
+        Some(path) => format!("--seed-file {}", path.display()),
+        None => "--seed SEED".into(),
+    };
+    match mode {
+        Progress::Quiet => {}
+        Progress::Text => say(&format!(
+            "event complete: master seed {} (commitment {}); anyone can check every deal with: anqi report {} {check}",
+            seed.seed.reveal(),
+            seed.seed.commitment(),
+            output.display()
+        )),
+        Progress::Json => say(
+            &serde_json::json!({
+                "complete": true,
+                "master_seed": seed.seed.reveal(),
+                "commitment": seed.seed.commitment(),
+            })
+            .to_string(),
+        ),
+    }
+    Ok(())
+}
