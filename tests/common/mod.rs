@@ -1,7 +1,12 @@
 //! Shared helpers for the integration tests: a real server on 127.0.0.1:0 in this process, and a
 //! raw line-oriented TCP client for speaking the protocol by hand.
+//!
+//! Layout: this file (the in-process server, the raw client, the reference bots and the test
+//! engines' command lines); [`cli`] (runs of the `anqi` program as a user runs it);
+//! [`webdriver`] (a real browser for the pages' tests).
 #![allow(dead_code)]
 
+pub mod cli;
 pub mod webdriver;
 
 use anqi_core::record::GameRecord;
@@ -317,27 +322,16 @@ pub fn python_bot_engine(name: &str) -> String {
 /// summary line.
 #[allow(dead_code)]
 pub fn replay(path: &std::path::Path) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
-        .args(["replay", "--quiet"])
-        .arg(path)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "anqi replay failed:\n{stdout}");
-    stdout.trim().to_string()
+    let out = cli::anqi(["replay", "--quiet"]).arg(path).output();
+    assert!(out.status.success(), "anqi replay failed:\n{}", out.stdout);
+    out.stdout.trim().to_string()
 }
 
 /// `anqi replay --plies FILE`: each record's verdict and move list (comments, lost
 /// connections), as printed.
 #[allow(dead_code)]
 pub fn move_lists(path: &std::path::Path) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
-        .args(["replay", "--plies"])
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "anqi replay --plies failed");
-    String::from_utf8(out.stdout).unwrap()
+    cli::anqi(["replay", "--plies"]).arg(path).succeeds().stdout
 }
 
 /// `anqi bridge --protocol PROTOCOL --connect ADDR --name NAME BRIDGE_ARGS -- python3
