@@ -351,7 +351,11 @@ fn stopping_the_tournament_kills_the_engines_children_too() {
         .unwrap();
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
-    std::thread::sleep(Duration::from_millis(200));
+    // Killed processes take a moment to go: wait for that (up to 10 s), not a fixed 200 ms.
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while running() > 0 && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     assert_eq!(running(), 0, "no engine process is left behind");
 }
 
