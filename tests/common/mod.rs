@@ -1,7 +1,12 @@
 //! Shared helpers for the integration tests: a real server on 127.0.0.1:0 in this process, and a
 //! raw line-oriented TCP client for speaking the protocol by hand.
+//!
+//! Layout: this file (the in-process server, the raw client, the reference bots and the test
+//! engines' command lines); [`cli`] (runs of the `anqi` program as a user runs it);
+//! [`webdriver`] (a real browser for the pages' tests).
 #![allow(dead_code)]
 
+pub mod cli;
 pub mod webdriver;
 
 use anqi_core::record::GameRecord;
@@ -26,7 +31,19 @@ pub struct TestServer {
     pub task: tokio::task::JoinHandle<std::io::Result<()>>,
     /// Records received but not yet asked for.
     stash: Vec<GameRecord>,
+    /// What the server shows its pages, when it has a hub: who waits in the lobby.
+    hub: Option<anqi_server::Hub>,
     _dir: TempDir,
+}
+
+/// How much of what the server shows its pages a [`TestServer`] sets up.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Watched {
+    No,
+    /// A hub (who waits, the games under way) and no pages.
+    Hub,
+    /// A hub and the pages on 127.0.0.1:0.
+    Pages,
 }
 
 /// A directory removed on drop.
@@ -63,7 +80,15 @@ impl TestServer {
         toml: &str,
         records: Option<PathBuf>,
     ) -> TestServer {
-        TestServer::start_inner(variant, toml, records, false)
+        TestServer::start_inner(variant, toml, records, Watched::No)
+            .await
+            .0
+    }
+
+    /// As [`TestServer::start`], with the lobby in view (a hub, as the pages have, but no
+    /// pages): [`TestServer::until_waiting`] tells when a client waits there for a game.
+    pub async fn start_with_lobby(variant: &str, toml: &str) -> TestServer {
+        TestServer::start_inner(variant, toml, None, Watched::Hub)
             .await
             .0
     }
@@ -71,7 +96,7 @@ impl TestServer {
     /// As [`TestServer::start`], with the web pages served too (`[http]` of `toml`, on
     /// 127.0.0.1:0): the server and the pages' address (`HOST:PORT`).
     pub async fn start_watched(variant: &str, toml: &str) -> (TestServer, String) {
-        let (server, web) = TestServer::start_inner(variant, toml, None, true).await;
+        let (server, web) = TestServer::start_inner(variant, toml, None, Watched::Pages).await;
         (server, web.expect("the pages' address"))
     }
 
@@ -79,7 +104,7 @@ impl TestServer {
         variant: &str,
         toml: &str,
         records: Option<PathBuf>,
-        watched: bool,
+        watched: Watched,
     ) -> (TestServer, Option<String>) {
         let dir = TempDir::new(variant);
         let records_path = records.unwrap_or_else(|| dir.0.join("games.jsonl"));
@@ -93,9 +118,12 @@ impl TestServer {
         server.observe_records(tx);
         let addr = server.local_addr().unwrap();
         let shutdown = CancellationToken::new();
-        let web = if watched {
+        let hub = (watched != Watched::No).then(|| {
             let hub = anqi_server::Hub::new(&web_config.http, false);
             server.watch(hub.clone());
+            hub
+        });
+        let web = if let (Watched::Pages, Some(hub)) = (watched, hub.clone()) {
             let mut web = anqi_web::Web::bind("127.0.0.1:0", &web_config, hub, shutdown.clone())
                 .await
                 .expect("bind the pages");
@@ -116,9 +144,25 @@ impl TestServer {
             shutdown,
             task,
             stash: Vec::new(),
+            hub,
             _dir: dir,
         };
         (server, web)
+    }
+
+    /// Waits (up to 10 s) until a client named `name` waits in the lobby for a game: its
+    /// handshake is done, so a client that joins after this is seated after it. Only for a
+    /// server started with [`TestServer::start_with_lobby`] or [`TestServer::start_watched`].
+    pub async fn until_waiting(&self, name: &str) {
+        let hub = self.hub.as_ref().expect("a server with its lobby in view");
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !hub.waiting().iter().any(|w| w.name == name) {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{name} never waited in the lobby"
+            );
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
     }
 
     pub fn addr(&self) -> String {
@@ -317,27 +361,16 @@ pub fn python_bot_engine(name: &str) -> String {
 /// summary line.
 #[allow(dead_code)]
 pub fn replay(path: &std::path::Path) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
-        .args(["replay", "--quiet"])
-        .arg(path)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "anqi replay failed:\n{stdout}");
-    stdout.trim().to_string()
+    let out = cli::anqi(["replay", "--quiet"]).arg(path).output();
+    assert!(out.status.success(), "anqi replay failed:\n{}", out.stdout);
+    out.stdout.trim().to_string()
 }
 
 /// `anqi replay --plies FILE`: each record's verdict and move list (comments, lost
 /// connections), as printed.
 #[allow(dead_code)]
 pub fn move_lists(path: &std::path::Path) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
-        .args(["replay", "--plies"])
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "anqi replay --plies failed");
-    String::from_utf8(out.stdout).unwrap()
+    cli::anqi(["replay", "--plies"]).arg(path).succeeds().stdout
 }
 
 /// `anqi bridge --protocol PROTOCOL --connect ADDR --name NAME BRIDGE_ARGS -- python3

@@ -26,7 +26,7 @@ async fn pair(server: &TestServer) -> (RawClient, RawClient, String) {
     a.line().await;
     a.send("((version 1.0)(init commenter 1)(ext comment))\n")
         .await;
-    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    server.until_waiting("commenter").await;
     let mut b = RawClient::join(&addr, "plain", "2").await;
     let setup = a.line().await;
     b.line().await;
@@ -35,7 +35,8 @@ async fn pair(server: &TestServer) -> (RawClient, RawClient, String) {
 
 #[tokio::test]
 async fn comments_are_kept_in_the_record_and_cut_to_the_bound() {
-    let mut server = TestServer::start("traditional-2x4", "[records]\ncomment_bytes = 40\n").await;
+    let mut server =
+        TestServer::start_with_lobby("traditional-2x4", "[records]\ncomment_bytes = 40\n").await;
     let (mut a, mut b, setup) = pair(&server).await;
     assert!(setup.ends_with("(ext comment))"), "{setup}");
 
@@ -99,7 +100,8 @@ async fn comments_are_kept_in_the_record_and_cut_to_the_bound() {
 
 #[tokio::test]
 async fn a_server_that_keeps_no_comments_does_not_grant_the_extension() {
-    let mut server = TestServer::start("traditional-2x4", "[records]\ncomment_bytes = 0\n").await;
+    let mut server =
+        TestServer::start_with_lobby("traditional-2x4", "[records]\ncomment_bytes = 0\n").await;
     let (mut a, mut b, setup) = pair(&server).await;
     assert!(!setup.contains("(ext"), "{setup}");
     a.until("(turn 0 1)").await;

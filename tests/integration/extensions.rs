@@ -33,15 +33,16 @@ async fn handshake(addr: &str, text: &str) -> RawClient {
 
 #[tokio::test]
 async fn a_client_that_asks_gets_every_extension_and_the_other_sees_the_paper() {
-    let server = TestServer::start("traditional-2x4", "[clock]\ngame_ms = 60000\n").await;
+    let server =
+        TestServer::start_with_lobby("traditional-2x4", "[clock]\ngame_ms = 60000\n").await;
     let addr = server.addr();
     let mut a = handshake(
         &addr,
         "((version 1.0)(init asker 1)(ext last clock progress variant))\n",
     )
     .await;
-    // Seated in acceptance order once both handshakes are complete.
-    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    // Seated in the order they wait in the lobby, once their handshakes are complete.
+    server.until_waiting("asker").await;
     let mut b = RawClient::join(&addr, "plain", "2").await;
     let setup_a = a.line().await;
     let setup_b = b.line().await;

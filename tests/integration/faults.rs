@@ -338,10 +338,10 @@ async fn finish_by_resign_after_setup(mut a: RawClient, mut b: RawClient) {
 
 #[tokio::test]
 async fn a_waiting_client_is_answered_without_waiting_for_an_opponent() {
-    let server = TestServer::start("traditional-2x4", "").await;
+    let server = TestServer::start_with_lobby("traditional-2x4", "").await;
     let mut a = RawClient::join(&server.addr(), "early", "1").await;
-    // Let the lobby seat it first, so that no other event comes after the message.
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    // The lobby has it first, so that no other event comes after the message.
+    server.until_waiting("early").await;
     a.send("((board XXXXXXXX)(rev 0))\n").await;
     let l = a.line().await;
     assert!(

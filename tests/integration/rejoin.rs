@@ -36,7 +36,7 @@ async fn pair(server: &TestServer) -> (RawClient, RawClient, String) {
     a.line().await;
     a.send("((version 1.0)(init keeper 1)(ext last rejoin))\n")
         .await;
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    server.until_waiting("keeper").await;
     let mut b = RawClient::join(&addr, "plain", "2").await;
     let setup = a.line().await;
     b.line().await;
@@ -58,7 +58,8 @@ async fn come_back(addr: &str, secret: &str) -> RawClient {
 #[tokio::test]
 async fn a_player_takes_its_seat_back_with_its_secret_and_the_game_goes_on() {
     let mut server =
-        TestServer::start("traditional-2x4", "[referee]\nrejoin_grace_ms = 10000\n").await;
+        TestServer::start_with_lobby("traditional-2x4", "[referee]\nrejoin_grace_ms = 10000\n")
+            .await;
     let addr = server.addr();
     let (mut a, mut b, setup) = pair(&server).await;
     assert!(setup.contains("(ext last rejoin)"), "{setup}");
@@ -123,7 +124,7 @@ async fn a_player_takes_its_seat_back_with_its_secret_and_the_game_goes_on() {
 #[tokio::test]
 async fn a_player_not_back_in_time_loses_by_disconnect() {
     let mut server =
-        TestServer::start("traditional-2x4", "[referee]\nrejoin_grace_ms = 300\n").await;
+        TestServer::start_with_lobby("traditional-2x4", "[referee]\nrejoin_grace_ms = 300\n").await;
     let (mut a, mut b, _) = pair(&server).await;
     a.until("(turn 0 1)").await;
     a.send("((board XXXXXXXX)(rev 0))\n").await;
@@ -147,7 +148,7 @@ async fn a_player_not_back_in_time_loses_by_disconnect() {
 /// `time` loss: the player was not there to play.
 #[tokio::test]
 async fn a_player_away_when_its_clock_runs_out_loses_by_disconnect_not_time() {
-    let mut server = TestServer::start(
+    let mut server = TestServer::start_with_lobby(
         "traditional-2x4",
         "[referee]\nrejoin_grace_ms = 60000\n[clock]\ngame_ms = 0\nmove_ms = 400\n",
     )
@@ -172,7 +173,8 @@ async fn a_player_away_when_its_clock_runs_out_loses_by_disconnect_not_time() {
 #[tokio::test]
 async fn only_players_that_asked_are_kept_and_only_by_a_server_with_a_grace() {
     let mut server =
-        TestServer::start("traditional-2x4", "[referee]\nrejoin_grace_ms = 60000\n").await;
+        TestServer::start_with_lobby("traditional-2x4", "[referee]\nrejoin_grace_ms = 60000\n")
+            .await;
     let (mut a, b, _) = pair(&server).await;
     a.until("(turn 0 1)").await;
     a.send("((board XXXXXXXX)(rev 0))\n").await;
@@ -186,7 +188,7 @@ async fn only_players_that_asked_are_kept_and_only_by_a_server_with_a_grace() {
     assert!(r.drops.is_empty());
     server.stop().await;
 
-    let server = TestServer::start("traditional-2x4", "").await;
+    let server = TestServer::start_with_lobby("traditional-2x4", "").await;
     let (_a, _b, setup) = pair(&server).await;
     assert!(setup.ends_with("(ext last))"), "{setup}");
     server.stop().await;
@@ -197,7 +199,8 @@ async fn only_players_that_asked_are_kept_and_only_by_a_server_with_a_grace() {
 #[tokio::test]
 async fn a_new_connection_with_the_secret_takes_the_seat_from_a_half_open_one() {
     let mut server =
-        TestServer::start("traditional-2x4", "[referee]\nrejoin_grace_ms = 10000\n").await;
+        TestServer::start_with_lobby("traditional-2x4", "[referee]\nrejoin_grace_ms = 10000\n")
+            .await;
     let addr = server.addr();
     let (mut old, mut b, setup) = pair(&server).await;
     old.until("(turn 0 1)").await;
@@ -231,7 +234,7 @@ async fn a_new_connection_with_the_secret_takes_the_seat_from_a_half_open_one() 
 /// that prompt. Asking for `clock`, it is told its clock with the time away taken off.
 #[tokio::test]
 async fn a_returning_mover_is_prompted_for_its_new_connection_with_its_clock_run_down() {
-    let server = TestServer::start(
+    let server = TestServer::start_with_lobby(
         "traditional-2x4",
         "[referee]\nrejoin_grace_ms = 10000\n[clock]\ngame_ms = 10000\n",
     )
@@ -241,7 +244,7 @@ async fn a_returning_mover_is_prompted_for_its_new_connection_with_its_clock_run
     a.line().await;
     a.send("((version 1.0)(init keeper 1)(ext clock rejoin))\n")
         .await;
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    server.until_waiting("keeper").await;
     let _b = RawClient::join(&addr, "plain", "2").await;
     let secret = secret_of(&a.line().await);
     let first = a.until("(turn 0 1)").await;
@@ -288,7 +291,8 @@ async fn a_returning_mover_is_prompted_for_its_new_connection_with_its_clock_run
 #[tokio::test]
 async fn a_seat_is_taken_back_at_most_twenty_times() {
     let mut server =
-        TestServer::start("traditional-2x4", "[referee]\nrejoin_grace_ms = 10000\n").await;
+        TestServer::start_with_lobby("traditional-2x4", "[referee]\nrejoin_grace_ms = 10000\n")
+            .await;
     let addr = server.addr();
     let (a, mut b, setup) = pair(&server).await;
     let secret = secret_of(&setup);

@@ -5,13 +5,13 @@
 use crate::common;
 
 use anqi_core::record::GameRecord;
+use common::cli::{anqi, Ran};
 use common::TempDir;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-const ANQI: &str = env!("CARGO_BIN_EXE_anqi");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 use common::python_bot_engine as python_bot;
@@ -36,20 +36,13 @@ fn config(dir: &Path, head: &str, engines: &[String]) -> PathBuf {
     path
 }
 
-fn tournament(file: &Path, extra: &[&str]) -> std::process::Output {
-    let out = Command::new(ANQI)
-        .arg("tournament")
+/// `anqi tournament FILE --quiet EXTRA...`, asserted to succeed.
+fn tournament(file: &Path, extra: &[&str]) -> Ran {
+    anqi(["tournament"])
         .arg(file)
         .arg("--quiet")
         .args(extra)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "anqi tournament failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+        .succeeds()
 }
 
 /// Records in schedule order with their timing zeroed (timing is the only thing that may
@@ -75,34 +68,19 @@ fn normalized(path: &Path) -> Vec<GameRecord> {
 
 /// `anqi tournament FILE --quiet` in the background.
 fn spawn_quiet(file: &Path, stdout: Stdio, stderr: Stdio) -> std::process::Child {
-    Command::new(ANQI)
-        .arg("tournament")
+    anqi(["tournament"])
         .arg(file)
         .arg("--quiet")
-        .stdout(stdout)
-        .stderr(stderr)
-        .spawn()
-        .unwrap()
-}
-
-/// Runs `anqi ARGS...`, asserts it succeeds, returns its stdout.
-fn anqi<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> String {
-    let out = Command::new(ANQI).args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "anqi failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+        .spawn(stdout, stderr)
 }
 
 fn report(path: &Path) -> String {
-    anqi(&[Path::new("report"), path])
+    anqi(["report"]).arg(path).succeeds().stdout
 }
 
 /// `anqi replay --quiet PATH`'s summary line.
 fn replay_summary(path: &Path) -> String {
-    anqi(&[Path::new("replay"), Path::new("--quiet"), path])
+    anqi(["replay", "--quiet"]).arg(path).succeeds().stdout
 }
 
 fn two_bots(dir: &Path, head: &str) -> PathBuf {
@@ -142,7 +120,7 @@ fn same_config_same_records_and_shards_merge_into_the_whole() {
     tournament(&file, &["--shard", "0/2", "--output", s0.to_str().unwrap()]);
     tournament(&file, &["--shard", "1/2", "--output", s1.to_str().unwrap()]);
     let merged = c.0.join("merged.jsonl");
-    anqi(&[Path::new("merge"), Path::new("-o"), &merged, &s1, &s0]);
+    anqi(["merge", "-o"]).args([&merged, &s1, &s0]).succeeds();
     assert_eq!(
         normalized(&merged),
         whole,
@@ -268,26 +246,16 @@ fn sprt_stops_a_match_once_the_stronger_engine_is_clear() {
     let dir = TempDir::new("t-sprt");
     let head = "deals = 100\nconcurrency = 2\n[tournament.sprt]\nelo0 = 0\nelo1 = 100";
     let file = config(&dir.0, head, &[python_bot("player"), misbehaving("resign")]);
-    let out = Command::new(ANQI)
-        .arg("tournament")
-        .arg(&file)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = anqi(["tournament"]).arg(&file).arg("--json").succeeds();
     // Progress: one JSON object per game on stderr.
-    let progress = String::from_utf8_lossy(&out.stderr);
-    let first = progress
+    let first = out
+        .stderr
         .lines()
         .find(|l| l.starts_with('{'))
         .expect("JSON progress lines");
     let first: serde_json::Value = serde_json::from_str(first).unwrap();
     assert_eq!(first["total"], 200);
-    let standings: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let standings: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(standings["sprt"]["verdict"], "H1", "{standings:#}");
     let games = standings["games"].as_u64().unwrap();
     assert!(games < 40, "stopped early: {games} of 200 games");
@@ -383,18 +351,17 @@ fn stopping_the_tournament_kills_the_engines_children_too() {
         .unwrap();
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
-    std::thread::sleep(Duration::from_millis(200));
+    // Killed processes take a moment to go: wait for that (up to 10 s), not a fixed 200 ms.
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while running() > 0 && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     assert_eq!(running(), 0, "no engine process is left behind");
 }
 
 /// `anqi tournament FILE ARGS...` (not quiet), whatever its exit status.
-fn tournament_output(file: &Path, extra: &[&str]) -> std::process::Output {
-    Command::new(ANQI)
-        .arg("tournament")
-        .arg(file)
-        .args(extra)
-        .output()
-        .unwrap()
+fn tournament_output(file: &Path, extra: &[&str]) -> Ran {
+    anqi(["tournament"]).arg(file).args(extra).output()
 }
 
 /// An engine entry whose program is `sh -c SCRIPT`, with `{game}` and `{addr}` as $0 and $1.
@@ -415,7 +382,7 @@ fn a_program_that_cannot_be_started_stops_the_event_before_any_game() {
         "[[tournament.engine]]\nname = \"ghost\"\ncommand = \"no-such-engine-program-7f3a\"\n";
     let file = config(&dir.0, "", &[python_bot("alpha"), missing.to_string()]);
     let out = tournament_output(&file, &["--quiet"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = &out.stderr;
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
         stderr.contains("\"ghost\"") && stderr.contains("no-such-engine-program-7f3a"),
@@ -436,7 +403,7 @@ fn a_program_that_cannot_be_started_stops_the_event_before_any_game() {
     );
     let file = config(&dir.0, "", &[python_bot("alpha"), not_executable]);
     let out = tournament_output(&file, &["--quiet"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = &out.stderr;
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
         stderr.contains("\"plain\"") && stderr.contains("not executable"),
@@ -457,7 +424,7 @@ fn an_engine_that_exits_at_once_stops_the_event_in_its_first_game() {
     );
     let started = std::time::Instant::now();
     let out = tournament_output(&file, &["--quiet"]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = &out.stderr;
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
         started.elapsed() < Duration::from_secs(30),
@@ -577,7 +544,7 @@ fn command_line_overrides_apply_and_resume_refuses_another_schedule() {
             "10+0.1",
         ],
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = &out.stderr;
     assert!(out.status.success(), "{stderr}");
     let path = dir.0.join("out.jsonl");
     let records = normalized(&path);
@@ -599,7 +566,7 @@ fn command_line_overrides_apply_and_resume_refuses_another_schedule() {
         &["--seed", "other"],
     ] {
         let out = tournament_output(&file, extra);
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let stderr = &out.stderr;
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {stderr}");
         assert!(stderr.contains("out.jsonl:"), "{stderr}");
         if extra.len() == 2 {
@@ -620,27 +587,20 @@ fn command_line_overrides_apply_and_resume_refuses_another_schedule() {
 #[test]
 fn anqi_match_plays_a_quick_match_and_prints_the_standings() {
     // A command-line engine against the Python bot carried in the binary.
-    let out = Command::new(ANQI)
-        .args([
-            "match",
-            "python-random",
-            &format!("mine=python3 {ROOT}/clients/python/anqi_random_bot.py --connect {{addr}} --seed {{seed}} --quiet"),
-            "--games",
-            "4",
-            "--variant",
-            "traditional-2x4",
-            "--tc",
-            "60+1",
-            "--quiet",
-        ])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = anqi([
+        "match",
+        "python-random",
+        &format!("mine=python3 {ROOT}/clients/python/anqi_random_bot.py --connect {{addr}} --seed {{seed}} --quiet"),
+        "--games",
+        "4",
+        "--variant",
+        "traditional-2x4",
+        "--tc",
+        "60+1",
+        "--quiet",
+    ])
+    .succeeds()
+    .stdout;
     assert!(
         stdout.contains("Standings: 4 games of traditional-2x4"),
         "{stdout}"
@@ -650,12 +610,9 @@ fn anqi_match_plays_a_quick_match_and_prints_the_standings() {
         "{stdout}"
     );
 
-    let out = Command::new(ANQI)
-        .args(["match", "random", "greedy", "--games", "3"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2));
+    let stderr = anqi(["match", "random", "greedy", "--games", "3"])
+        .fails_with(2)
+        .stderr;
     assert!(
         stderr.contains("--games 3") && stderr.contains("multiple of 2"),
         "{stderr}"
@@ -668,19 +625,12 @@ fn anqi_match_runs_the_reference_bots_beside_the_binary() {
     common::anqi_bot();
     let dir = TempDir::new("t-match");
     let output = dir.0.join("match.jsonl");
-    let out = Command::new(ANQI)
-        .args(["match", "random", "greedy", "--games", "4", "--output"])
+    let stdout = anqi(["match", "random", "greedy", "--games", "4", "--output"])
         .arg(&output)
-        .args(["--logs"])
+        .arg("--logs")
         .arg(dir.0.join("logs"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds()
+        .stdout;
     assert!(
         stdout.contains("Standings: 4 games of traditional"),
         "{stdout}"
@@ -741,17 +691,10 @@ fn anqi_match_keeps_the_search_bots_comments() {
     common::anqi_bot();
     let dir = TempDir::new("t-match-comments");
     let output = dir.0.join("m.jsonl");
-    let out = Command::new(ANQI)
-        .args(["match", "search", "random", "--games", "2"])
+    anqi(["match", "search", "random", "--games", "2"])
         .args(["--variant", "traditional-2x4", "--output"])
         .arg(&output)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .succeeds();
     let records = normalized(&output);
     assert_eq!(records.len(), 2);
     let mut searched = 0;
@@ -777,30 +720,27 @@ fn anqi_match_takes_assumes_and_an_sprt_and_records_how_each_seat_played() {
     let output = dir.0.join("m.jsonl");
     let engine =
         format!("misty=uci-banqi:python3 {ROOT}/tests/engines/uci_engine.py --seed {{seed}}");
-    let out = Command::new(ANQI)
-        .args([
-            "match",
-            "greedy",
-            &engine,
-            "--games",
-            "40",
-            "--variant",
-            "traditional",
-        ])
-        .args([
-            "--assumes",
-            "misty=misty-banqi",
-            "--sprt",
-            "0,400",
-            "--tc",
-            "60+1",
-        ])
-        .arg("--output")
-        .arg(&output)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let stderr = anqi([
+        "match",
+        "greedy",
+        &engine,
+        "--games",
+        "40",
+        "--variant",
+        "traditional",
+    ])
+    .args([
+        "--assumes",
+        "misty=misty-banqi",
+        "--sprt",
+        "0,400",
+        "--tc",
+        "60+1",
+    ])
+    .arg("--output")
+    .arg(&output)
+    .succeeds()
+    .stderr;
     // The SPRT decided before the 40 games (greedy takes what it can; the test engine plays
     // a capture when it has one, else any legal action).
     let records = normalized(&output);
@@ -836,19 +776,17 @@ fn anqi_match_takes_assumes_and_an_sprt_and_records_how_each_seat_played() {
         ("greedy=misty-banqi", "anqi's own protocol"),
         ("misty", "NAME=PRESET"),
     ] {
-        let out = Command::new(ANQI)
-            .args([
-                "match",
-                "greedy",
-                &engine,
-                "--games",
-                "2",
-                "--assumes",
-                flag,
-            ])
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
+        let out = anqi([
+            "match",
+            "greedy",
+            &engine,
+            "--games",
+            "2",
+            "--assumes",
+            flag,
+        ])
+        .output();
+        let err = &out.stderr;
         assert!(
             !out.status.success() && err.contains(words),
             "{flag}: {err}"
@@ -862,27 +800,12 @@ fn a_match_of_two_engines_in_a_team_variant_fields_each_engines_team() {
     let dir = TempDir::new("t-teams");
     for variant in ["2v2", "1v2"] {
         let output = dir.0.join(format!("{variant}.jsonl"));
-        let out = Command::new(ANQI)
-            .args([
-                "match",
-                "greedy",
-                "random",
-                "--variant",
-                variant,
-                "--games",
-                "8",
-            ])
-            .arg("--output")
+        let stdout = anqi(["match", "greedy", "random", "--variant", variant])
+            .args(["--games", "8", "--output"])
             .arg(&output)
-            .args(["--quiet"])
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{variant}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+            .arg("--quiet")
+            .succeeds()
+            .stdout;
         let v = anqi_core::rules::Variant::load(variant).unwrap();
         let records = normalized(&output);
         assert_eq!(records.len(), 8, "{variant}");
@@ -922,19 +845,17 @@ fn a_match_of_two_engines_in_a_team_variant_fields_each_engines_team() {
         assert!(replay_summary(&output).ends_with("8 verified, 0 failed\n"));
     }
     // An odd number of games cannot be paired.
-    let out = Command::new(ANQI)
-        .args([
-            "match",
-            "greedy",
-            "random",
-            "--variant",
-            "2v2",
-            "--games",
-            "3",
-        ])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
+    let out = anqi([
+        "match",
+        "greedy",
+        "random",
+        "--variant",
+        "2v2",
+        "--games",
+        "3",
+    ])
+    .output();
+    let err = &out.stderr;
     assert!(
         !out.status.success() && err.contains("multiple of 2"),
         "{err}"
@@ -954,28 +875,21 @@ fn the_python_bot_plays_an_explicit_board_from_its_description() {
     )
     .unwrap();
     let output = dir.0.join("ring.jsonl");
-    let out = Command::new(ANQI)
-        .args([
-            "match",
-            "python-random",
-            "random",
-            "--games",
-            "2",
-            "--variant",
-        ])
-        .arg(&ring)
-        .arg("--output")
-        .arg(&output)
-        .args(["--logs"])
-        .arg(dir.0.join("logs"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}\n{stdout}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = anqi([
+        "match",
+        "python-random",
+        "random",
+        "--games",
+        "2",
+        "--variant",
+    ])
+    .arg(&ring)
+    .arg("--output")
+    .arg(&output)
+    .arg("--logs")
+    .arg(dir.0.join("logs"))
+    .succeeds()
+    .stdout;
     assert!(stdout.contains("Standings: 2 games of ring"), "{stdout}");
     assert!(replay_summary(&output).ends_with("2 verified, 0 failed\n"));
     let log = std::fs::read_to_string(dir.0.join("logs/python-random.log")).unwrap_or_default();
@@ -986,14 +900,10 @@ fn the_python_bot_plays_an_explicit_board_from_its_description() {
 fn the_event_serves_its_games_and_standings_on_the_web_while_it_runs() {
     let dir = TempDir::new("t-web");
     let file = two_bots(&dir.0, "deals = 20\nconcurrency = 1");
-    let mut child = Command::new(ANQI)
-        .arg("tournament")
+    let mut child = anqi(["tournament"])
         .arg(&file)
         .args(["--http", "127.0.0.1:0"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn(Stdio::null(), Stdio::piped());
     let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
     let web = loop {
         let mut line = String::new();
