@@ -507,7 +507,7 @@ fn name_refusal(e: NameError, name: &str) -> String {
 pub async fn handshake(
     conn: u64,
     peer: std::net::SocketAddr,
-    mut inbox: mpsc::Receiver<Inbound>,
+    inbox: mpsc::Receiver<Inbound>,
     outbox: Outbox,
     timeout: Duration,
     shutdown: &tokio_util::sync::CancellationToken,
@@ -519,132 +519,237 @@ pub async fn handshake(
     {
         return None;
     }
-    let deadline = tokio::time::Instant::now() + timeout;
-    let mut ext = Extensions::NONE;
-    // Whether a refused NAME was logged: the first is, the others are only answered.
-    let mut name_logged = false;
+    let mut handshake = Handshake {
+        conn,
+        peer,
+        inbox,
+        outbox,
+        deadline: tokio::time::Instant::now() + timeout,
+        timeout,
+        ext: Extensions::NONE,
+        name_logged: false,
+    };
     loop {
-        let received = tokio::select! {
-            r = tokio::time::timeout_at(deadline, inbox.recv()) => r,
-            _ = shutdown.cancelled() => {
-                outbox.error(ErrorCode::Shutdown, "the server is shutting down");
-                return None;
+        let msg = handshake.next_message(shutdown, evicted).await?;
+        match handshake.read_message(msg) {
+            Progress::Waiting => {}
+            Progress::Refused => return None,
+            Progress::Introduced { name, seed, rejoin } => {
+                return Some(handshake.into_player(name, seed, rejoin));
             }
-            _ = evicted.cancelled() => {
-                outbox.error(
-                    ErrorCode::Busy,
-                    "the server is full, and the connection that has waited longest without sending its (init NAME SEED) makes room for a new one; send it at once",
-                );
-                return None;
+        }
+    }
+}
+
+/// One connection's handshake under way: the connection, and what its messages have said so
+/// far (the extensions granted; whether a refused NAME was logged).
+struct Handshake {
+    conn: u64,
+    peer: std::net::SocketAddr,
+    inbox: mpsc::Receiver<Inbound>,
+    outbox: Outbox,
+    /// When the `(init NAME SEED)` is due, whatever came before it.
+    deadline: tokio::time::Instant,
+    /// The time the handshake is given in all, for the `timeout` error's text.
+    timeout: Duration,
+    ext: Extensions,
+    /// Whether a refused NAME was logged: the first is, the others are only answered.
+    name_logged: bool,
+}
+
+/// Where one message leaves a handshake.
+enum Progress {
+    /// No `(init NAME SEED)` yet: the handshake waits for another message.
+    Waiting,
+    /// The client said who it is (or, with `(rejoin "SECRET")` alone, which seat it comes
+    /// back for: then NAME and SEED are empty).
+    Introduced {
+        name: String,
+        seed: String,
+        rejoin: Option<String>,
+    },
+    /// The client speaks another version; it has been told.
+    Refused,
+}
+
+impl Handshake {
+    /// The next well-formed message, bytes that are not one answered on the way. `None` when
+    /// the client leaves, the deadline passes, the server shuts down or this connection makes
+    /// room; the client has been told why (when it is there to tell). Every branch of the
+    /// `select!` is safe to drop: a message not received stays in the inbox.
+    async fn next_message(
+        &mut self,
+        shutdown: &tokio_util::sync::CancellationToken,
+        evicted: &tokio_util::sync::CancellationToken,
+    ) -> Option<ClientMessage> {
+        loop {
+            let received = tokio::select! {
+                r = tokio::time::timeout_at(self.deadline, self.inbox.recv()) => r,
+                _ = shutdown.cancelled() => {
+                    self.outbox.error(ErrorCode::Shutdown, "the server is shutting down");
+                    return None;
+                }
+                _ = evicted.cancelled() => {
+                    self.outbox.error(
+                        ErrorCode::Busy,
+                        "the server is full, and the connection that has waited longest without sending its (init NAME SEED) makes room for a new one; send it at once",
+                    );
+                    return None;
+                }
+            };
+            let inbound = match received {
+                Ok(Some(i)) => i,
+                Ok(None) => return None,
+                Err(_) => {
+                    self.outbox.error(
+                        ErrorCode::Timeout,
+                        format!("no (init NAME SEED) within {} ms", self.timeout.as_millis()),
+                    );
+                    return None;
+                }
+            };
+            match inbound {
+                Inbound::Closed => return None,
+                Inbound::Bad(e, _) => self.outbox.error(e.code, e.text),
+                Inbound::Message(m, _) => return Some(m),
             }
-        };
-        let inbound = match received {
-            Ok(Some(i)) => i,
-            Ok(None) => return None,
-            Err(_) => {
-                outbox.error(
-                    ErrorCode::Timeout,
-                    format!("no (init NAME SEED) within {} ms", timeout.as_millis()),
-                );
-                return None;
-            }
-        };
-        let msg = match inbound {
-            Inbound::Closed => return None,
-            Inbound::Bad(e, _) => {
-                outbox.error(e.code, e.text);
-                continue;
-            }
-            Inbound::Message(m, _) => m,
-        };
+        }
+    }
+
+    /// Reads one message's clauses in order: the version (another one ends the handshake at
+    /// once), NAME and SEED, a rejoin secret, extensions; anything else is a mistake. The
+    /// mistakes are answered after the last clause.
+    fn read_message(&mut self, msg: ClientMessage) -> Progress {
         let mut init = None;
         let mut rejoin = None;
-        // Mistakes are counted, and each kind answered once per message with the first few
-        // named: a message of thousands of bad clauses gets a few lines back, not thousands.
-        let (mut unknown, mut unknown_count) = (Vec::new(), 0usize);
-        let (mut unexpected, mut unexpected_count) = (None, 0usize);
+        let mut mistakes = Mistakes::default();
         for clause in msg.0 {
             match clause {
                 ClientClause::Version(v) if v == VERSION => {}
                 ClientClause::Version(v) => {
-                    outbox.error(
+                    self.outbox.error(
                         ErrorCode::Version,
                         format!(
                             "this server speaks version {VERSION}, not {}",
                             anqi_core::sexp::excerpt(&v)
                         ),
                     );
-                    return None;
+                    return Progress::Refused;
                 }
-                ClientClause::Init { name, seed } => match check_name(&name) {
-                    Ok(()) => init = Some((name, seed)),
-                    Err(e) if !std::mem::replace(&mut name_logged, true) => {
-                        // Client text goes to logs escaped (`?`): the name refused may hold a
-                        // line break, which must not forge a log line.
-                        tracing::debug!(name = ?anqi_core::sexp::excerpt(&name), error = %e, "refused a NAME");
-                        outbox.error(ErrorCode::Syntax, name_refusal(e, &name));
+                ClientClause::Init { name, seed } => {
+                    if self.name_accepted(&name) {
+                        init = Some((name, seed));
                     }
-                    Err(e) => outbox.error(ErrorCode::Syntax, name_refusal(e, &name)),
-                },
+                }
                 ClientClause::Rejoin(secret) => rejoin = Some(secret),
                 ClientClause::Ext(names) => {
                     for name in names {
                         match Extension::from_name(&name) {
-                            Some(e) => ext.insert(e),
-                            None => {
-                                unknown_count += 1;
-                                if unknown.len() < SHOWN_MISTAKES {
-                                    unknown.push(anqi_core::sexp::excerpt(&name));
-                                }
-                            }
+                            Some(e) => self.ext.insert(e),
+                            None => mistakes.unknown_extension(&name),
                         }
                     }
                 }
-                other => {
-                    unexpected_count += 1;
-                    unexpected.get_or_insert(other);
-                }
+                other => mistakes.unexpected(other),
             }
         }
-        if unknown_count > 0 {
+        mistakes.answer(&self.outbox);
+        // A connection coming back for its seat needs no (init ...): the seat has a name.
+        if rejoin.is_some() && init.is_none() {
+            init = Some((String::new(), String::new()));
+        }
+        match init {
+            Some((name, seed)) => Progress::Introduced { name, seed, rejoin },
+            None => Progress::Waiting,
+        }
+    }
+
+    /// Whether NAME can be a player's name; if not, the client is told why (and the first
+    /// refused NAME of the connection is logged).
+    fn name_accepted(&mut self, name: &str) -> bool {
+        match check_name(name) {
+            Ok(()) => true,
+            Err(e) => {
+                if !std::mem::replace(&mut self.name_logged, true) {
+                    // Client text goes to logs escaped (`?`): the name refused may hold a
+                    // line break, which must not forge a log line.
+                    tracing::debug!(name = ?anqi_core::sexp::excerpt(name), error = %e, "refused a NAME");
+                }
+                self.outbox.error(ErrorCode::Syntax, name_refusal(e, name));
+                false
+            }
+        }
+    }
+
+    /// The player the handshake made, its NAME recorded in the connection's span.
+    fn into_player(self, name: String, seed: String, rejoin: Option<String>) -> Player {
+        tracing::Span::current().record("name", name.as_str());
+        Player {
+            conn: self.conn,
+            peer: self.peer,
+            name,
+            seed,
+            ext: self.ext,
+            inbox: self.inbox,
+            outbox: self.outbox,
+            seated: None,
+            rejoin,
+            ticket: None,
+        }
+    }
+}
+
+/// The mistakes of one handshake message, counted; each kind is answered once per message
+/// with the first few named: a message of thousands of bad clauses gets a few lines back, not
+/// thousands.
+#[derive(Default)]
+struct Mistakes {
+    /// The first [`SHOWN_MISTAKES`] unknown extension names (excerpts), and how many in all.
+    unknown: Vec<String>,
+    unknown_count: usize,
+    /// The first clause that has no place in a handshake, and how many in all.
+    unexpected: Option<ClientClause>,
+    unexpected_count: usize,
+}
+
+impl Mistakes {
+    /// An `(ext NAME ...)` names no extension this server knows.
+    fn unknown_extension(&mut self, name: &str) {
+        self.unknown_count += 1;
+        if self.unknown.len() < SHOWN_MISTAKES {
+            self.unknown.push(anqi_core::sexp::excerpt(name));
+        }
+    }
+
+    /// A clause that has no place before `(init NAME SEED)`.
+    fn unexpected(&mut self, clause: ClientClause) {
+        self.unexpected_count += 1;
+        self.unexpected.get_or_insert(clause);
+    }
+
+    /// Tells the client: an `unknown` error for the extensions, then an `unexpected` one for
+    /// the other clauses (each only when there were any).
+    fn answer(self, outbox: &Outbox) {
+        if self.unknown_count > 0 {
             outbox.error(
                 ErrorCode::Unknown,
                 format!(
                     "no extension is named {}{}; known: {}",
-                    unknown.join(", "),
-                    more(unknown_count, unknown.len()),
+                    self.unknown.join(", "),
+                    more(self.unknown_count, self.unknown.len()),
                     Extension::known_names()
                 ),
             );
         }
-        if let Some(first) = unexpected {
+        if let Some(first) = self.unexpected {
             outbox.error(
                 ErrorCode::Unexpected,
                 format!(
                     "{}{} before (init NAME SEED); the game has not started",
                     anqi_core::sexp::excerpt(&first.to_string()),
-                    more(unexpected_count, 1)
+                    more(self.unexpected_count, 1)
                 ),
             );
-        }
-        // A connection coming back for its seat needs no (init ...): the seat has a name.
-        if rejoin.is_some() && init.is_none() {
-            init = Some((String::new(), String::new()));
-        }
-        if let Some((name, seed)) = init {
-            tracing::Span::current().record("name", name.as_str());
-            return Some(Player {
-                conn,
-                peer,
-                name,
-                seed,
-                ext,
-                inbox,
-                outbox,
-                seated: None,
-                rejoin,
-                ticket: None,
-            });
         }
     }
 }
