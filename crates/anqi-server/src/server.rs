@@ -367,7 +367,7 @@ async fn serve(shared: Arc<Accepted>, stream: TcpStream, peer: SocketAddr, conn:
     let (inbox, outbox) = connection::spawn_io(stream, conn, limits, slot, span.clone());
     let (evicted, handshaking) = shared.admission.handshaking(conn);
     async move {
-        let handshake = connection::handshake(
+        let handshake = crate::handshake::handshake(
             conn,
             peer,
             inbox,
