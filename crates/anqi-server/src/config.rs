@@ -318,110 +318,153 @@ impl Config {
     /// # Errors
     /// The first problem, named.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let r = &self.referee;
-        if r.illegal_action == Ruling::Ignore || r.out_of_turn == Ruling::Ignore {
+        // In this order, which is the order the checks were written in: a configuration with
+        // several problems is told the same first one, whatever moves inside each table's check.
+        self.referee.validate()?;
+        self.server.validate_caps()?;
+        self.records.validate()?;
+        self.http.validate()?;
+        self.server.validate_message_limits()
+    }
+}
+
+impl RefereeConfig {
+    /// Rulings the referee cannot apply, and adjudication by tables without a tables file.
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.illegal_action == Ruling::Ignore || self.out_of_turn == Ruling::Ignore {
             return Err(ConfigError(
                 "referee: \"ignore\" is only allowed for stale_board; use \"error\" or \"lose\""
                     .into(),
             ));
         }
-        if r.adjudicate == Adjudicate::Tables && r.tables.is_empty() {
+        if self.adjudicate == Adjudicate::Tables && self.tables.is_empty() {
             return Err(ConfigError(Adjudicate::NEEDS_TABLES.into()));
         }
-        let s = &self.server;
-        if s.max_connections == 0 {
+        Ok(())
+    }
+}
+
+impl ServerConfig {
+    /// The connection caps, the write queue, the network prefixes and the largest frame: values
+    /// that would let the server take no one, or let one client make it hold too much.
+    fn validate_caps(&self) -> Result<(), ConfigError> {
+        if self.max_connections == 0 {
             return Err(ConfigError(
                 "server: max_connections must be at least 1".into(),
             ));
         }
-        if s.write_queue_bytes < MIN_WRITE_QUEUE_BYTES {
+        if self.write_queue_bytes < MIN_WRITE_QUEUE_BYTES {
             return Err(ConfigError(format!(
                 "server: write_queue_bytes below {MIN_WRITE_QUEUE_BYTES} cannot hold a setup message"
             )));
         }
-        if s.ipv4_prefix > 32 || s.ipv6_prefix > 128 {
+        if self.ipv4_prefix > 32 || self.ipv6_prefix > 128 {
             return Err(ConfigError(format!(
                 "server: ipv4_prefix is 0..32 and ipv6_prefix 0..128, not {} and {}",
-                s.ipv4_prefix, s.ipv6_prefix
+                self.ipv4_prefix, self.ipv6_prefix
             )));
         }
-        if s.max_frame_bytes > MAX_FRAME_BYTES {
+        if self.max_frame_bytes > MAX_FRAME_BYTES {
             return Err(ConfigError(format!(
                 "server: max_frame_bytes above {MAX_FRAME_BYTES} lets one client make the server buffer too much"
             )));
         }
-        if self.records.comment_bytes > MAX_COMMENT_BYTES {
-            return Err(ConfigError(format!(
-                "records: comment_bytes is at most {MAX_COMMENT_BYTES}, not {}",
-                self.records.comment_bytes
-            )));
-        }
-        let h = &self.http;
-        if h.max_connections == 0 || h.observer_queue == 0 || h.idle_timeout_ms == 0 {
-            return Err(ConfigError(
-                "http: max_connections, observer_queue and idle_timeout_ms must be at least 1"
-                    .into(),
-            ));
-        }
-        if h.humans && (h.delay_plies > 0 || h.delay_ms > 0) {
-            return Err(ConfigError(
-                "http: humans = true with a broadcast delay (delay_plies, delay_ms): a person's page draws the game from the public feed, which the delay holds back from the person too; use one or the other".into(),
-            ));
-        }
-        if h.humans && h.max_humans == 0 {
-            return Err(ConfigError(
-                "http: humans = true with max_humans = 0 seats nobody".into(),
-            ));
-        }
-        if let Some(bad) = h.hosts.iter().find(|n| {
-            n.is_empty()
-                || !n
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
-        }) {
-            return Err(ConfigError(format!(
-                "http: hosts: {bad:?} is not a host name (letters, digits, '-' and '.', no port: \"games.example.org\")"
-            )));
-        }
-        if h.threads == 0 || h.header_timeout_ms == 0 {
-            return Err(ConfigError(
-                "http: threads and header_timeout_ms must be at least 1".into(),
-            ));
-        }
-        if !(0..=19).contains(&h.nice) {
-            return Err(ConfigError(format!(
-                "http: nice = {}: 0 (the games' priority) to 19 (the lowest)",
-                h.nice
-            )));
-        }
-        if h.max_header_bytes < MIN_HEADER_BYTES {
-            return Err(ConfigError(format!(
-                "http: max_header_bytes is at least {MIN_HEADER_BYTES} (the HTTP library's smallest buffer), not {}",
-                h.max_header_bytes
-            )));
-        }
-        if h.requests_per_s_per_connection == 0 || h.requests_per_s_per_address == 0 {
-            return Err(ConfigError(
-                "http: requests_per_s_per_connection and requests_per_s_per_address must be at least 1 (every page is a few requests)".into(),
-            ));
-        }
-        if h.humans && h.human_away_ms < 100 {
-            return Err(ConfigError(
-                "http: human_away_ms below 100 gives a seat up before its page can open".into(),
-            ));
-        }
-        if s.max_nesting < 2 {
+        Ok(())
+    }
+
+    /// Frame limits so small that ordinary messages are refused. Checked after `[http]` (see
+    /// [`Config::validate`]).
+    fn validate_message_limits(&self) -> Result<(), ConfigError> {
+        if self.max_nesting < 2 {
             return Err(ConfigError(
                 "server: max_nesting below 2 refuses every message".into(),
             ));
         }
-        if s.max_frame_bytes < 64 {
+        if self.max_frame_bytes < 64 {
             return Err(ConfigError(
                 "server: max_frame_bytes below 64 refuses ordinary messages".into(),
             ));
         }
         Ok(())
     }
+}
+
+impl RecordsConfig {
+    /// A comment limit past what a record of one comment per ply should hold.
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.comment_bytes > MAX_COMMENT_BYTES {
+            return Err(ConfigError(format!(
+                "records: comment_bytes is at most {MAX_COMMENT_BYTES}, not {}",
+                self.comment_bytes
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl HttpConfig {
+    /// The pages' caps, timeouts and rates, their host names, and people's seats: values that
+    /// serve no one, or that do not work together.
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.max_connections == 0 || self.observer_queue == 0 || self.idle_timeout_ms == 0 {
+            return Err(ConfigError(
+                "http: max_connections, observer_queue and idle_timeout_ms must be at least 1"
+                    .into(),
+            ));
+        }
+        if self.humans && (self.delay_plies > 0 || self.delay_ms > 0) {
+            return Err(ConfigError(
+                "http: humans = true with a broadcast delay (delay_plies, delay_ms): a person's page draws the game from the public feed, which the delay holds back from the person too; use one or the other".into(),
+            ));
+        }
+        if self.humans && self.max_humans == 0 {
+            return Err(ConfigError(
+                "http: humans = true with max_humans = 0 seats nobody".into(),
+            ));
+        }
+        if let Some(bad) = self.hosts.iter().find(|n| !is_host_name(n)) {
+            return Err(ConfigError(format!(
+                "http: hosts: {bad:?} is not a host name (letters, digits, '-' and '.', no port: \"games.example.org\")"
+            )));
+        }
+        if self.threads == 0 || self.header_timeout_ms == 0 {
+            return Err(ConfigError(
+                "http: threads and header_timeout_ms must be at least 1".into(),
+            ));
+        }
+        if !(0..=19).contains(&self.nice) {
+            return Err(ConfigError(format!(
+                "http: nice = {}: 0 (the games' priority) to 19 (the lowest)",
+                self.nice
+            )));
+        }
+        if self.max_header_bytes < MIN_HEADER_BYTES {
+            return Err(ConfigError(format!(
+                "http: max_header_bytes is at least {MIN_HEADER_BYTES} (the HTTP library's smallest buffer), not {}",
+                self.max_header_bytes
+            )));
+        }
+        if self.requests_per_s_per_connection == 0 || self.requests_per_s_per_address == 0 {
+            return Err(ConfigError(
+                "http: requests_per_s_per_connection and requests_per_s_per_address must be at least 1 (every page is a few requests)".into(),
+            ));
+        }
+        if self.humans && self.human_away_ms < 100 {
+            return Err(ConfigError(
+                "http: human_away_ms below 100 gives a seat up before its page can open".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Whether `name` can be a host name of `[http] hosts`: letters, digits, '-' and '.', not
+/// empty (no port, no scheme).
+fn is_host_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
 }
 
 /// Overlays `user` on `base`, table by table (values that are not tables are replaced).

@@ -1,13 +1,14 @@
 //! One client connection: a reader task that turns bytes into typed messages, a writer task that
-//! sends whole messages, and the handshake that turns a connection into a seated [`Player`].
+//! sends whole messages, and the [`Player`] a connection becomes once its handshake (see
+//! `handshake`) is done.
 //!
 //! The reader task owns the socket's read half and hands messages on through a channel. Senders
 //! write to the socket directly while it takes their bytes at once, and queue for the writer
 //! task otherwise, so a slow or silent client never blocks a game or another connection.
 
 use anqi_core::wire::{
-    check_name, ClientClause, ClientMessage, ErrorCode, Extension, Extensions, FrameError,
-    FrameLimits, FrameReader, MessageError, NameError, ServerClause, ServerMessage,
+    ClientMessage, ErrorCode, Extensions, FrameError, FrameLimits, FrameReader, MessageError,
+    ServerClause, ServerMessage,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -472,182 +473,6 @@ fn frame_error(e: FrameError) -> MessageError {
 
 /// Longest a single write to a client may take before the connection is dropped.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// The protocol version this server speaks.
-pub const VERSION: &str = "1.0";
-
-/// How many unknown extension names one error reply names.
-const SHOWN_MISTAKES: usize = 5;
-
-/// ` (and N more)` when `shown` of `count` mistakes were named.
-fn more(count: usize, shown: usize) -> String {
-    if count > shown {
-        format!(" (and {} more)", count - shown)
-    } else {
-        String::new()
-    }
-}
-
-/// What a client whose NAME is refused for `e` is told.
-fn name_refusal(e: NameError, name: &str) -> String {
-    match e {
-        // A name too long holds nothing unfit to quote (that is checked first).
-        NameError::TooLong(_) => format!("{e}: {}", anqi_core::sexp::excerpt(name)),
-        // Not quoted: the character refused would be sent back.
-        NameError::Unfit { .. } => e.to_string(),
-    }
-}
-
-/// Runs the handshake: send `((version 1.0))`, then wait for `(init NAME SEED)`. A client
-/// `(version 1.0)` and `(ext NAME ...)` before it, in the same message or not, are accepted; an
-/// unknown extension name is answered with an `unknown` error and left out, and the handshake
-/// goes on. Returns `None` when the client leaves, times out, speaks another version or has to
-/// make room (`evicted`: the server is full and this is the oldest connection still in its
-/// handshake); it has been told why.
-pub async fn handshake(
-    conn: u64,
-    peer: std::net::SocketAddr,
-    mut inbox: mpsc::Receiver<Inbound>,
-    outbox: Outbox,
-    timeout: Duration,
-    shutdown: &tokio_util::sync::CancellationToken,
-    evicted: &tokio_util::sync::CancellationToken,
-) -> Option<Player> {
-    if outbox
-        .send(&ServerMessage(vec![ServerClause::Version(VERSION.into())]))
-        .is_err()
-    {
-        return None;
-    }
-    let deadline = tokio::time::Instant::now() + timeout;
-    let mut ext = Extensions::NONE;
-    // Whether a refused NAME was logged: the first is, the others are only answered.
-    let mut name_logged = false;
-    loop {
-        let received = tokio::select! {
-            r = tokio::time::timeout_at(deadline, inbox.recv()) => r,
-            _ = shutdown.cancelled() => {
-                outbox.error(ErrorCode::Shutdown, "the server is shutting down");
-                return None;
-            }
-            _ = evicted.cancelled() => {
-                outbox.error(
-                    ErrorCode::Busy,
-                    "the server is full, and the connection that has waited longest without sending its (init NAME SEED) makes room for a new one; send it at once",
-                );
-                return None;
-            }
-        };
-        let inbound = match received {
-            Ok(Some(i)) => i,
-            Ok(None) => return None,
-            Err(_) => {
-                outbox.error(
-                    ErrorCode::Timeout,
-                    format!("no (init NAME SEED) within {} ms", timeout.as_millis()),
-                );
-                return None;
-            }
-        };
-        let msg = match inbound {
-            Inbound::Closed => return None,
-            Inbound::Bad(e, _) => {
-                outbox.error(e.code, e.text);
-                continue;
-            }
-            Inbound::Message(m, _) => m,
-        };
-        let mut init = None;
-        let mut rejoin = None;
-        // Mistakes are counted, and each kind answered once per message with the first few
-        // named: a message of thousands of bad clauses gets a few lines back, not thousands.
-        let (mut unknown, mut unknown_count) = (Vec::new(), 0usize);
-        let (mut unexpected, mut unexpected_count) = (None, 0usize);
-        for clause in msg.0 {
-            match clause {
-                ClientClause::Version(v) if v == VERSION => {}
-                ClientClause::Version(v) => {
-                    outbox.error(
-                        ErrorCode::Version,
-                        format!(
-                            "this server speaks version {VERSION}, not {}",
-                            anqi_core::sexp::excerpt(&v)
-                        ),
-                    );
-                    return None;
-                }
-                ClientClause::Init { name, seed } => match check_name(&name) {
-                    Ok(()) => init = Some((name, seed)),
-                    Err(e) if !std::mem::replace(&mut name_logged, true) => {
-                        // Client text goes to logs escaped (`?`): the name refused may hold a
-                        // line break, which must not forge a log line.
-                        tracing::debug!(name = ?anqi_core::sexp::excerpt(&name), error = %e, "refused a NAME");
-                        outbox.error(ErrorCode::Syntax, name_refusal(e, &name));
-                    }
-                    Err(e) => outbox.error(ErrorCode::Syntax, name_refusal(e, &name)),
-                },
-                ClientClause::Rejoin(secret) => rejoin = Some(secret),
-                ClientClause::Ext(names) => {
-                    for name in names {
-                        match Extension::from_name(&name) {
-                            Some(e) => ext.insert(e),
-                            None => {
-                                unknown_count += 1;
-                                if unknown.len() < SHOWN_MISTAKES {
-                                    unknown.push(anqi_core::sexp::excerpt(&name));
-                                }
-                            }
-                        }
-                    }
-                }
-                other => {
-                    unexpected_count += 1;
-                    unexpected.get_or_insert(other);
-                }
-            }
-        }
-        if unknown_count > 0 {
-            outbox.error(
-                ErrorCode::Unknown,
-                format!(
-                    "no extension is named {}{}; known: {}",
-                    unknown.join(", "),
-                    more(unknown_count, unknown.len()),
-                    Extension::known_names()
-                ),
-            );
-        }
-        if let Some(first) = unexpected {
-            outbox.error(
-                ErrorCode::Unexpected,
-                format!(
-                    "{}{} before (init NAME SEED); the game has not started",
-                    anqi_core::sexp::excerpt(&first.to_string()),
-                    more(unexpected_count, 1)
-                ),
-            );
-        }
-        // A connection coming back for its seat needs no (init ...): the seat has a name.
-        if rejoin.is_some() && init.is_none() {
-            init = Some((String::new(), String::new()));
-        }
-        if let Some((name, seed)) = init {
-            tracing::Span::current().record("name", name.as_str());
-            return Some(Player {
-                conn,
-                peer,
-                name,
-                seed,
-                ext,
-                inbox,
-                outbox,
-                seated: None,
-                rejoin,
-                ticket: None,
-            });
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -16,7 +16,9 @@
 //!   seats per network, and who makes room on a full server (idle handshakes past their
 //!   chance, then seated players that never made their first action, then any handshake).
 //! - `connection`: per-connection reader and writer tasks (the write queue bounded in bytes),
-//!   and the handshake.
+//!   and the `Player` a connection becomes.
+//! - `handshake`: from a new connection to a `Player`: the version, `(init NAME SEED)`,
+//!   extensions and a rejoin secret, every mistake answered, under the handshake timeout.
 //! - [`door`]: seats for players inside the process (a person playing from a web page, the
 //!   bots started for them), with channels where a connection has a socket.
 //! - `seating/`: who plays with whom, one policy chosen when the server is built: `arrival`
@@ -72,6 +74,7 @@ pub mod config;
 mod connection;
 pub mod door;
 pub mod exchange;
+mod handshake;
 pub mod limits;
 mod record_sink;
 mod referee;
@@ -86,8 +89,9 @@ pub mod watch;
 
 pub use clock::{Clocks, TimeControl};
 pub use config::Config;
-pub use connection::{is_absent_name, VERSION};
+pub use connection::is_absent_name;
 pub use door::{Door, Guest, LocalSeat};
+pub use handshake::VERSION;
 pub use record_sink::{Durability, RecordSink};
 pub use referee::GameSpec;
 pub use seating::{GameOrder, OrderDesk, ServerStopped};

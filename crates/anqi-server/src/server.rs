@@ -119,24 +119,66 @@ impl Server {
     ///
     /// # Errors
     /// When the records file cannot be opened.
-    pub async fn run(self, shutdown: CancellationToken) -> std::io::Result<()> {
+    pub async fn run(mut self, shutdown: CancellationToken) -> std::io::Result<()> {
         let cfg = self.config.clone();
-        let records_path = (!cfg.records.path.is_empty()).then(|| PathBuf::from(&cfg.records.path));
-        let durability = Durability {
-            fsync: cfg.records.fsync,
-        };
-        let (records, writer) = RecordSink::start(records_path, durability, self.observer).await?;
+        let (records, writer) = start_records(&cfg, self.observer.take()).await?;
         let (tracker, all_done) = tasks::tasks();
-        let limits = ConnectionLimits {
-            frame: FrameLimits {
-                max_bytes: cfg.server.max_frame_bytes,
-                max_depth: cfg.server.max_nesting,
-            },
-            write_queue_bytes: cfg.server.write_queue_bytes,
-            handshake_timeout: Duration::from_millis(cfg.server.handshake_timeout_ms),
-        };
+        let limits = connection_limits(&cfg);
         let rejoins = crate::rejoin::Rejoins::default();
-        let ctx = GameContext {
+        let ctx = self.game_context(records.clone(), shutdown.clone(), rejoins.clone());
+        self.spawn_delay_release(&tracker, &shutdown);
+        // Seats are capped per network, and seated players make room, only where anyone may
+        // take one: a tournament seats only the engines it ordered.
+        let by_arrival = matches!(self.policy, Policy::Arrival(_));
+        // What the seating task and the accept loop take. The listener is only lent to the
+        // accept loop: it stays bound until `run` returns.
+        let Server {
+            listener,
+            seating_tx,
+            seating_rx,
+            policy,
+            conn_no,
+            ..
+        } = self;
+        let seating = tracker.spawn(seating::run(
+            policy,
+            seating_rx,
+            seating_tx.clone(),
+            ctx,
+            tracker.clone(),
+        ));
+        let admission = admission(&cfg, by_arrival, limits.handshake_timeout);
+        let shared = Arc::new(Accepted {
+            seats: admission.seats(),
+            admission,
+            conn_no,
+            limits,
+            seating: seating_tx.clone(),
+            shutdown: shutdown.clone(),
+            rejoins,
+            by_arrival,
+        });
+        accept_until_shutdown(&listener, &shared, &tracker, &shutdown).await;
+        tracing::info!("shutting down");
+        drop(seating_tx);
+        drop(tracker);
+        let _ = seating.await;
+        all_done.wait().await;
+        drop(records);
+        let _ = writer.await;
+        Ok(())
+    }
+
+    /// What every game's referee shares: the variant and its setup text, the configuration,
+    /// the records, the shutdown token, the hub, the seats kept for a return, the endgame
+    /// tables.
+    fn game_context(
+        &self,
+        records: RecordSink,
+        shutdown: CancellationToken,
+        rejoins: crate::rejoin::Rejoins,
+    ) -> GameContext {
+        GameContext {
             setup_common: GameContext::setup_common(&self.variant),
             public_variant: anqi_core::wire::ServerClause::Variant(
                 self.variant.public_description(),
@@ -144,14 +186,18 @@ impl Server {
             .to_string()
             .into(),
             variant: self.variant.clone(),
-            config: cfg.clone(),
-            records: records.clone(),
-            shutdown: shutdown.clone(),
+            config: self.config.clone(),
+            records,
+            shutdown,
             watch: self.watch.clone(),
-            rejoins: rejoins.clone(),
+            rejoins,
             tables: self.tables.clone(),
-        };
-        // A broadcast delay in time: held events are released as their time comes.
+        }
+    }
+
+    /// With a broadcast delay in time, a task that releases the hub's held events as their
+    /// time comes, until shutdown.
+    fn spawn_delay_release(&self, tracker: &tasks::Tasks, shutdown: &CancellationToken) {
         if let Some(hub) = self.watch.as_ref().filter(|h| h.delay().is_some()) {
             let (hub, shutdown) = (hub.clone(), shutdown.clone());
             tracker.spawn(async move {
@@ -162,92 +208,112 @@ impl Server {
                 }
             });
         }
-        let seating_tx = self.seating_tx;
-        // Seats are capped per network, and seated players make room, only where anyone may
-        // take one: a tournament seats only the engines it ordered.
-        let by_arrival = matches!(self.policy, Policy::Arrival(_));
-        let seating = tracker.spawn(seating::run(
-            self.policy,
-            self.seating_rx,
-            seating_tx.clone(),
-            ctx,
-            tracker.clone(),
-        ));
+    }
+}
 
-        let mut admission = Admission::new(
-            cfg.server.max_connections,
-            cfg.server.max_connections_per_address,
-            cfg.server.ipv4_prefix,
-            cfg.server.ipv6_prefix,
-        );
-        if by_arrival {
-            admission =
-                admission.with_seats(cfg.server.max_seats_per_address, limits.handshake_timeout);
-        }
-        tracing::info!(
-            max_connections = admission.cap(),
-            per_address = cfg.server.max_connections_per_address,
-            "accepting connections"
-        );
-        let shared = Arc::new(Accepted {
-            seats: admission.seats(),
-            admission,
-            conn_no: self.conn_no,
-            limits,
-            seating: seating_tx.clone(),
-            shutdown: shutdown.clone(),
-            rejoins,
-            by_arrival,
-        });
-        let mut spare = SpareDescriptor::default();
-        loop {
-            let (stream, peer) = tokio::select! {
-                _ = shutdown.cancelled() => break,
-                r = self.listener.accept() => match r {
-                    Ok(x) => x,
-                    Err(e) => {
-                        // Out of file descriptors despite the cap (another part of the process
-                        // holds them): free the spare one to answer the client `busy` rather
-                        // than leave it hanging in the backlog.
-                        match spare.accept_with_spare(&self.listener, e).await {
-                            Some(stream) => {
-                                tracker.spawn(refuse_busy(stream, Refusal::Descriptors));
-                            }
-                            None => tokio::time::sleep(Duration::from_millis(50)).await,
+/// Starts the task that writes finished games to `[records] path` (none when it is empty),
+/// handing each record to `observer` too once written.
+///
+/// # Errors
+/// When the records file cannot be opened.
+async fn start_records(
+    cfg: &Config,
+    observer: Option<mpsc::UnboundedSender<GameRecord>>,
+) -> std::io::Result<(RecordSink, tokio::task::JoinHandle<()>)> {
+    let records_path = (!cfg.records.path.is_empty()).then(|| PathBuf::from(&cfg.records.path));
+    let durability = Durability {
+        fsync: cfg.records.fsync,
+    };
+    RecordSink::start(records_path, durability, observer).await
+}
+
+/// Each connection's limits, from `[server]`.
+fn connection_limits(cfg: &Config) -> ConnectionLimits {
+    ConnectionLimits {
+        frame: FrameLimits {
+            max_bytes: cfg.server.max_frame_bytes,
+            max_depth: cfg.server.max_nesting,
+        },
+        write_queue_bytes: cfg.server.write_queue_bytes,
+        handshake_timeout: Duration::from_millis(cfg.server.handshake_timeout_ms),
+    }
+}
+
+/// The connection caps of `[server]`, and, seating by arrival (`by_arrival`), the seats per
+/// network and who makes room on a full server; logs the caps.
+fn admission(cfg: &Config, by_arrival: bool, handshake_timeout: Duration) -> Admission {
+    let mut admission = Admission::new(
+        cfg.server.max_connections,
+        cfg.server.max_connections_per_address,
+        cfg.server.ipv4_prefix,
+        cfg.server.ipv6_prefix,
+    );
+    if by_arrival {
+        admission = admission.with_seats(cfg.server.max_seats_per_address, handshake_timeout);
+    }
+    tracing::info!(
+        max_connections = admission.cap(),
+        per_address = cfg.server.max_connections_per_address,
+        "accepting connections"
+    );
+    admission
+}
+
+/// The accept loop: accepts connections and hands each to a task of its own (see
+/// [`admit`]) until `shutdown` is cancelled. Both branches of its `select!` are safe to drop:
+/// a connection not yet accepted stays in the backlog.
+async fn accept_until_shutdown(
+    listener: &TcpListener,
+    shared: &Arc<Accepted>,
+    tracker: &tasks::Tasks,
+    shutdown: &CancellationToken,
+) {
+    let mut spare = SpareDescriptor::default();
+    loop {
+        let (stream, peer) = tokio::select! {
+            _ = shutdown.cancelled() => break,
+            r = listener.accept() => match r {
+                Ok(x) => x,
+                Err(e) => {
+                    // Out of file descriptors despite the cap (another part of the process
+                    // holds them): free the spare one to answer the client `busy` rather
+                    // than leave it hanging in the backlog.
+                    match spare.accept_with_spare(listener, e).await {
+                        Some(stream) => {
+                            tracker.spawn(refuse_busy(stream, Refusal::Descriptors));
                         }
-                        continue;
+                        None => tokio::time::sleep(Duration::from_millis(50)).await,
                     }
-                },
-            };
-            // Numbered here, in the order accepted: seats go in that order.
-            let conn_no = &shared.conn_no;
-            match shared.admission.admit(peer.ip()) {
-                Ok(slot) => {
-                    let conn = conn_no.fetch_add(1, Ordering::Relaxed);
-                    tracker.spawn(serve(shared.clone(), stream, peer, conn, slot));
+                    continue;
                 }
-                // Full: the oldest connection still in its handshake makes room, or else a
-                // seated player idle on its first action. The wait for its place (that
-                // connection's goodbye, or its game's end: moments) is the newcomer's own, so
-                // that accepting goes on meanwhile.
-                Err(Refusal::Full(_)) => {
-                    let conn = conn_no.fetch_add(1, Ordering::Relaxed);
-                    tracker.spawn(serve_making_room(shared.clone(), stream, peer, conn));
-                }
-                Err(refusal) => {
-                    tracing::debug!(%peer, ?refusal, "connection refused: busy");
-                    tracker.spawn(refuse_busy(stream, refusal));
-                }
-            }
+            },
+        };
+        admit(shared, tracker, stream, peer);
+    }
+}
+
+/// Numbers an accepted connection and starts its task: served when the caps admit it, served
+/// once a connection makes room when the server is full, refused `busy` otherwise.
+fn admit(shared: &Arc<Accepted>, tracker: &tasks::Tasks, stream: TcpStream, peer: SocketAddr) {
+    // Numbered here, in the order accepted: seats go in that order.
+    let conn_no = &shared.conn_no;
+    match shared.admission.admit(peer.ip()) {
+        Ok(slot) => {
+            let conn = conn_no.fetch_add(1, Ordering::Relaxed);
+            tracker.spawn(serve(shared.clone(), stream, peer, conn, slot));
         }
-        tracing::info!("shutting down");
-        drop(seating_tx);
-        drop(tracker);
-        let _ = seating.await;
-        all_done.wait().await;
-        drop(records);
-        let _ = writer.await;
-        Ok(())
+        // Full: the oldest connection still in its handshake makes room, or else a
+        // seated player idle on its first action. The wait for its place (that
+        // connection's goodbye, or its game's end: moments) is the newcomer's own, so
+        // that accepting goes on meanwhile.
+        Err(Refusal::Full(_)) => {
+            let conn = conn_no.fetch_add(1, Ordering::Relaxed);
+            tracker.spawn(serve_making_room(shared.clone(), stream, peer, conn));
+        }
+        Err(refusal) => {
+            tracing::debug!(%peer, ?refusal, "connection refused: busy");
+            tracker.spawn(refuse_busy(stream, refusal));
+        }
     }
 }
 
@@ -301,7 +367,7 @@ async fn serve(shared: Arc<Accepted>, stream: TcpStream, peer: SocketAddr, conn:
     let (inbox, outbox) = connection::spawn_io(stream, conn, limits, slot, span.clone());
     let (evicted, handshaking) = shared.admission.handshaking(conn);
     async move {
-        let handshake = connection::handshake(
+        let handshake = crate::handshake::handshake(
             conn,
             peer,
             inbox,

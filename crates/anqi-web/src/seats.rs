@@ -25,8 +25,8 @@ use anqi_client::tracker::{parse_server_line, Event, Tracker};
 use anqi_client::{Bot, RandomBot};
 use anqi_core::rules::Action;
 use anqi_server::config::{Config, SeedSource};
-use anqi_server::door::{Door, Guest, LocalSeat};
-use anqi_server::limits::{Admission, Refusal};
+use anqi_server::door::{Door, DoorClosed, Guest, LocalSeat};
+use anqi_server::limits::{Admission, Refusal, Slot};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
@@ -240,34 +240,15 @@ impl Seats {
 
     /// Seats a person; returns the seat's token.
     ///
+    /// In order: the request is checked, the seat's token drawn, its place under the caps
+    /// taken, the person (and the bots) let in by the door, and the relay started.
+    ///
     /// # Errors
     /// A request that does not say what it must, a cap reached, or a server shutting down.
     pub fn sit(self: &Arc<Self>, req: Request, peer: SocketAddr) -> Result<String, SeatRefusal> {
-        check_name(&req.name)?;
-        let seed = if req.seed.is_empty() {
-            SeedSource::Random.contribution()
-        } else {
-            check_seed(&req.seed)?;
-            req.seed
-        };
-        let bot = match req.against.as_str() {
-            "waiting" => None,
-            b if BOTS.contains(&b) => Some(b.to_string()),
-            other => {
-                return Err(SeatRefusal::Against(other.chars().take(40).collect()));
-            }
-        };
-        if req.seat > self.players {
-            return Err(SeatRefusal::Seat {
-                seat: req.seat,
-                players: self.players,
-            });
-        }
+        let (seed, bot) = self.check_request(&req)?;
         let token = new_token().ok_or(SeatRefusal::NoToken)?;
-        let slot = self.admission.admit(peer.ip()).map_err(|r| match r {
-            Refusal::PerAddress(n) => SeatRefusal::NetworkFull(n),
-            _ => SeatRefusal::ServerFull(self.admission.cap()),
-        })?;
+        let slot = self.admit(peer)?;
         // The bots' seeds: fresh from the operating system for every game, so that the person
         // chooses nothing of them and, shown in the record after the game, they tell nothing
         // of the server's seed (a mix of the server's seed and the person's, as they once
@@ -278,40 +259,12 @@ impl Seats {
         };
         let person = Guest {
             name: req.name.clone(),
-            seed: seed.clone(),
+            seed,
             peer,
         };
         let seat = match &bot {
             None => self.door.arrive(person),
-            Some(strategy) => {
-                let me = if req.seat == 0 {
-                    random_below(self.players)
-                } else {
-                    req.seat - 1
-                };
-                let mut guests = Vec::with_capacity(self.players);
-                let mut bots = Vec::new();
-                for (s, &bot_seed) in bot_seeds.iter().enumerate() {
-                    if s == me {
-                        guests.push(person.clone());
-                    } else {
-                        guests.push(Guest {
-                            name: format!("{strategy}_bot"),
-                            seed: format!("{bot_seed:016x}"),
-                            peer,
-                        });
-                        bots.push((s, bot_seed));
-                    }
-                }
-                self.door.table(guests).map(|mut seats| {
-                    // Drained back to front, so that the indices still to come stay valid.
-                    for (s, bot_seed) in bots.into_iter().rev() {
-                        self.games
-                            .spawn(run_bot(seats.remove(s), new_bot(strategy, bot_seed)));
-                    }
-                    seats.remove(0)
-                })
-            }
+            Some(strategy) => self.sit_with_bots(person, strategy, req.seat, &bot_seeds),
         }
         .map_err(|_| SeatRefusal::Closed)?;
         let (state, _) = watch::channel(SeatState::default());
@@ -332,20 +285,109 @@ impl Seats {
             errors: VecDeque::new(),
             phase: Phase::Waiting,
             why: None,
-            human: human.clone(),
+            human,
         };
+        self.start_relay(relay, seat, acts, token.clone(), slot);
+        Ok(token)
+    }
+
+    /// Checks what a seat request says, in this order: the name, the seed, whom against, the
+    /// seat. Returns the person's seed (made up when left empty) and the bots' strategy
+    /// (`None`: the person joins the players waiting for a game).
+    fn check_request(&self, req: &Request) -> Result<(String, Option<String>), SeatRefusal> {
+        check_name(&req.name)?;
+        let seed = if req.seed.is_empty() {
+            SeedSource::Random.contribution()
+        } else {
+            check_seed(&req.seed)?;
+            req.seed.clone()
+        };
+        let bot = match req.against.as_str() {
+            "waiting" => None,
+            b if BOTS.contains(&b) => Some(b.to_string()),
+            other => {
+                return Err(SeatRefusal::Against(other.chars().take(40).collect()));
+            }
+        };
+        if req.seat > self.players {
+            return Err(SeatRefusal::Seat {
+                seat: req.seat,
+                players: self.players,
+            });
+        }
+        Ok((seed, bot))
+    }
+
+    /// Takes the seat's place under `[http] max_humans` and `max_humans_per_address`, held
+    /// until the seat is let go.
+    fn admit(&self, peer: SocketAddr) -> Result<Slot, SeatRefusal> {
+        self.admission.admit(peer.ip()).map_err(|r| match r {
+            Refusal::PerAddress(n) => SeatRefusal::NetworkFull(n),
+            _ => SeatRefusal::ServerFull(self.admission.cap()),
+        })
+    }
+
+    /// Seats `person` at a table of its own against the `strategy` bots, one in every other
+    /// seat, each with its seed of `bot_seeds` (one per seat, the person's left unused), and
+    /// starts the bots. `wanted` is the person's seat, 1-based (0: one drawn at random).
+    /// Returns the person's seat.
+    fn sit_with_bots(
+        &self,
+        person: Guest,
+        strategy: &str,
+        wanted: usize,
+        bot_seeds: &[u64],
+    ) -> Result<LocalSeat, DoorClosed> {
+        let me = if wanted == 0 {
+            random_below(self.players)
+        } else {
+            wanted - 1
+        };
+        let mut guests = Vec::with_capacity(self.players);
+        let mut bots = Vec::new();
+        for (s, &bot_seed) in bot_seeds.iter().enumerate() {
+            if s == me {
+                guests.push(person.clone());
+            } else {
+                guests.push(Guest {
+                    name: format!("{strategy}_bot"),
+                    seed: format!("{bot_seed:016x}"),
+                    peer: person.peer,
+                });
+                bots.push((s, bot_seed));
+            }
+        }
+        self.door.table(guests).map(|mut seats| {
+            // Drained back to front, so that the indices still to come stay valid.
+            for (s, bot_seed) in bots.into_iter().rev() {
+                self.games
+                    .spawn(run_bot(seats.remove(s), new_bot(strategy, bot_seed)));
+            }
+            seats.remove(0)
+        })
+    }
+
+    /// Runs the seat's relay on the games' runtime; once it ends, the seat stays open to its
+    /// pages for [`KEEP_ENDED`], and then its token and its place under the caps (`slot`) are
+    /// let go.
+    fn start_relay(
+        self: &Arc<Self>,
+        relay: Relay,
+        seat: LocalSeat,
+        acts: mpsc::Receiver<(PageAction, oneshot::Sender<Result<(), ActRefusal>>)>,
+        token: String,
+        slot: Slot,
+    ) {
         let seats = self.clone();
-        let token_kept = token.clone();
         self.games.spawn(async move {
             relay.run(seat, acts, seats.away).await;
             // The page may still come to see how it ended, for a while; the seat keeps its
             // place under the caps until then, so that seats cannot be piled up faster than
             // they are let go.
             tokio::time::sleep(KEEP_ENDED).await;
-            seats.held().remove(&token_kept);
+            seats.held().remove(&token);
             drop(slot);
         });
-        Ok(token)
     }
 
     /// The seat a token opens.

@@ -63,38 +63,6 @@ pub fn departed(player: &mut Player) -> bool {
     }
 }
 
-/// Shows the pages who waits for a game (seating by arrival, when watched), when it changed.
-fn publish_waiting(policy: &Policy, ctx: &GameContext, shown: &mut Vec<(String, u64)>) {
-    let (Policy::Arrival(arrival), Some(hub)) = (policy, &ctx.watch) else {
-        return;
-    };
-    let now = arrival.waiting();
-    if &now != shown {
-        hub.set_waiting(
-            now.iter()
-                .map(|(name, since)| crate::watch::Waiting {
-                    name: name.clone(),
-                    since_unix_ms: *since,
-                })
-                .collect(),
-        );
-        *shown = now;
-    }
-}
-
-/// Tells a player ready to play that no game starts while records cannot be written.
-fn refuse_unrecorded(refusals: &mut LogThrottle<()>, player: &Player, why: &str) {
-    if let Some(n) = refusals.allow(&(), std::time::Instant::now()) {
-        tracing::warn!(name = ?player.name, peer = %player.peer, "refused a player: the records file cannot be written{}", left_out(n));
-    }
-    player.outbox.error(
-        ErrorCode::Busy,
-        format!(
-            "the server cannot write game records ({why}), so it starts no game until it can; try again later"
-        ),
-    );
-}
-
 /// How often waiting players are answered and departures noticed, even when nothing else
 /// happens.
 const TEND_EVERY: Duration = Duration::from_millis(500);
@@ -102,73 +70,112 @@ const TEND_EVERY: Duration = Duration::from_millis(500);
 /// Seats players and starts games until every sender is gone or the server shuts down; then
 /// tells the players still waiting.
 pub async fn run(
-    mut policy: Policy,
+    policy: Policy,
     mut rx: mpsc::UnboundedReceiver<SeatingEvent>,
     tx: mpsc::UnboundedSender<SeatingEvent>,
     ctx: GameContext,
     tracker: Tasks,
 ) {
-    let mut game_no = 0u64;
-    // Players refused while records cannot be written: a few log lines per window, whatever
-    // the crowd.
-    let mut refusals = LogThrottle::<()>::default();
-    // Who waits, as last shown to the pages.
-    let mut shown = Vec::new();
+    let shutdown = ctx.shutdown.clone();
+    let mut seating = Seating {
+        policy,
+        game_no: 0,
+        refusals: LogThrottle::default(),
+        shown: Vec::new(),
+        tx,
+        ctx,
+        tracker,
+    };
     let mut tick = tokio::time::interval(TEND_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
+        // Each branch's future is safe to drop when another one wins: an event not received
+        // stays in the channel, a tick not taken stays due.
         let event = tokio::select! {
             e = rx.recv() => match e {
                 Some(e) => e,
                 None => break,
             },
-            _ = ctx.shutdown.cancelled() => break,
+            _ = shutdown.cancelled() => break,
             _ = tick.tick() => {
-                match &mut policy {
-                    Policy::Arrival(a) => a.tend(),
-                    Policy::Tokens(o) => o.tend(),
-                }
-                publish_waiting(&policy, &ctx, &mut shown);
+                seating.tend();
                 continue;
             }
         };
-        // No game starts while records cannot be written: it would end with a result that is
-        // not on disk. A player ready to play is told why and let go.
-        let event = match (event, ctx.records.failing()) {
+        seating.on_event(event);
+    }
+    seating.drain();
+}
+
+/// The seating task's state, all of it: the policy (which holds the waiting players), and what
+/// the task needs to start games and to tell the pages who waits.
+struct Seating {
+    policy: Policy,
+    /// The number of the last game seated by arrival (token seating numbers its own).
+    game_no: u64,
+    /// Players refused while records cannot be written: a few log lines per window, whatever
+    /// the crowd.
+    refusals: LogThrottle<()>,
+    /// Who waits, as last shown to the pages.
+    shown: Vec<(String, u64)>,
+    /// The task's own events: the expiry of an order's connect timeout comes back through it.
+    tx: mpsc::UnboundedSender<SeatingEvent>,
+    ctx: GameContext,
+    tracker: Tasks,
+}
+
+impl Seating {
+    /// Every [`TEND_EVERY`]: answers the waiting players, forgets those who left, and tells
+    /// the pages.
+    fn tend(&mut self) {
+        match &mut self.policy {
+            Policy::Arrival(a) => a.tend(),
+            Policy::Tokens(o) => o.tend(),
+        }
+        self.publish_waiting();
+    }
+
+    /// One event: the games it completes are started, and the pages told who waits now.
+    fn on_event(&mut self, event: SeatingEvent) {
+        let Some(event) = self.refuse_if_unrecorded(event) else {
+            return;
+        };
+        let tables = self.tables_for(event);
+        for table in tables {
+            self.start(table);
+        }
+        self.publish_waiting();
+    }
+
+    /// No game starts while records cannot be written: it would end with a result that is
+    /// not on disk. A player ready to play is told why and let go (`None`); any other event,
+    /// or any event while records can be written, is handed back.
+    fn refuse_if_unrecorded(&mut self, event: SeatingEvent) -> Option<SeatingEvent> {
+        match (event, self.ctx.records.failing()) {
             (SeatingEvent::Ready(player), Some(why)) => {
-                refuse_unrecorded(&mut refusals, &player, &why);
-                continue;
+                refuse_unrecorded(&mut self.refusals, &player, &why);
+                None
             }
             (SeatingEvent::Table(players), Some(why)) => {
                 for player in &players {
-                    refuse_unrecorded(&mut refusals, player, &why);
+                    refuse_unrecorded(&mut self.refusals, player, &why);
                 }
-                continue;
+                None
             }
-            (event, _) => event,
-        };
-        let tables: Vec<Table> = match (&mut policy, event) {
+            (event, _) => Some(event),
+        }
+    }
+
+    /// What the policy makes of an event: the games it completes, ready to start.
+    fn tables_for(&mut self, event: SeatingEvent) -> Vec<Table> {
+        match (&mut self.policy, event) {
             (Policy::Arrival(arrival), SeatingEvent::Ready(player)) => arrival
                 .arrive(player)
-                .map(|players| {
-                    game_no += 1;
-                    Table {
-                        game_no,
-                        players,
-                        spec: Default::default(),
-                        seat_tokens: Vec::new(),
-                    }
-                })
+                .map(|players| arrival_table(&mut self.game_no, players))
                 .into_iter()
                 .collect(),
             (Policy::Arrival(_), SeatingEvent::Table(players)) => {
-                game_no += 1;
-                vec![Table {
-                    game_no,
-                    players,
-                    spec: Default::default(),
-                    seat_tokens: Vec::new(),
-                }]
+                vec![arrival_table(&mut self.game_no, players)]
             }
             (Policy::Tokens(_), SeatingEvent::Table(players)) => {
                 for p in players {
@@ -188,18 +195,9 @@ pub async fn run(
                 orders.seat(player).into_iter().collect()
             }
             (Policy::Tokens(orders), SeatingEvent::Order(order)) => {
-                let (timeout, tx) = (order.connect_timeout, tx.clone());
+                let (timeout, tx) = (order.connect_timeout, self.tx.clone());
                 let (id, table) = orders.place(order);
-                let shutdown = ctx.shutdown.clone();
-                tracker.spawn(async move {
-                    // The timer must not hold a shutdown up.
-                    tokio::select! {
-                        _ = tokio::time::sleep(timeout) => {
-                            let _ = tx.send(SeatingEvent::Expire(id));
-                        }
-                        _ = shutdown.cancelled() => {}
-                    }
-                });
+                expire_after(&self.tracker, &self.ctx, tx, id, timeout);
                 table.into_iter().collect()
             }
             (Policy::Tokens(orders), SeatingEvent::Expire(id)) => {
@@ -212,29 +210,100 @@ pub async fn run(
                 orders.expect(tokens);
                 Vec::new()
             }
-        };
-        for mut t in tables {
-            for p in &mut t.players {
-                if let Some(tell) = p.seated.take() {
-                    let _ = tell.send(t.game_no);
-                }
-            }
-            tracker.spawn(referee::run_game(
-                ctx.clone(),
-                t.game_no,
-                t.players,
-                t.spec,
-                t.seat_tokens,
-            ));
         }
-        publish_waiting(&policy, &ctx, &mut shown);
     }
-    let waiting = match &mut policy {
-        Policy::Arrival(a) => a.drain(),
-        Policy::Tokens(o) => o.drain(),
-    };
-    for p in waiting {
-        p.outbox
-            .error(ErrorCode::Shutdown, "the server is shutting down");
+
+    /// Starts a table's game: tells the local players which game they play, and spawns its
+    /// referee.
+    fn start(&self, mut t: Table) {
+        for p in &mut t.players {
+            if let Some(tell) = p.seated.take() {
+                let _ = tell.send(t.game_no);
+            }
+        }
+        self.tracker.spawn(referee::run_game(
+            self.ctx.clone(),
+            t.game_no,
+            t.players,
+            t.spec,
+            t.seat_tokens,
+        ));
     }
+
+    /// Shows the pages who waits for a game (seating by arrival, when watched), when it
+    /// changed.
+    fn publish_waiting(&mut self) {
+        let (Policy::Arrival(arrival), Some(hub)) = (&self.policy, &self.ctx.watch) else {
+            return;
+        };
+        let now = arrival.waiting();
+        if now != self.shown {
+            hub.set_waiting(
+                now.iter()
+                    .map(|(name, since)| crate::watch::Waiting {
+                        name: name.clone(),
+                        since_unix_ms: *since,
+                    })
+                    .collect(),
+            );
+            self.shown = now;
+        }
+    }
+
+    /// The server is shutting down (or nobody can send events any more): tells every player
+    /// still waiting.
+    fn drain(mut self) {
+        let waiting = match &mut self.policy {
+            Policy::Arrival(a) => a.drain(),
+            Policy::Tokens(o) => o.drain(),
+        };
+        for p in waiting {
+            p.outbox
+                .error(ErrorCode::Shutdown, "the server is shutting down");
+        }
+    }
+}
+
+/// The table of a game seated by arrival, numbered next after `game_no`.
+fn arrival_table(game_no: &mut u64, players: Vec<Player>) -> Table {
+    *game_no += 1;
+    Table {
+        game_no: *game_no,
+        players,
+        spec: Default::default(),
+        seat_tokens: Vec::new(),
+    }
+}
+
+/// Sends the seating task `Expire(id)` once an order's connect timeout is over. The timer
+/// must not hold a shutdown up: it ends with the server.
+fn expire_after(
+    tracker: &Tasks,
+    ctx: &GameContext,
+    tx: mpsc::UnboundedSender<SeatingEvent>,
+    id: u64,
+    timeout: Duration,
+) {
+    let shutdown = ctx.shutdown.clone();
+    tracker.spawn(async move {
+        tokio::select! {
+            _ = tokio::time::sleep(timeout) => {
+                let _ = tx.send(SeatingEvent::Expire(id));
+            }
+            _ = shutdown.cancelled() => {}
+        }
+    });
+}
+
+/// Tells a player ready to play that no game starts while records cannot be written.
+fn refuse_unrecorded(refusals: &mut LogThrottle<()>, player: &Player, why: &str) {
+    if let Some(n) = refusals.allow(&(), std::time::Instant::now()) {
+        tracing::warn!(name = ?player.name, peer = %player.peer, "refused a player: the records file cannot be written{}", left_out(n));
+    }
+    player.outbox.error(
+        ErrorCode::Busy,
+        format!(
+            "the server cannot write game records ({why}), so it starts no game until it can; try again later"
+        ),
+    );
 }
