@@ -2,6 +2,13 @@
 //! program: `anqi serve`, `replay`, `variants`, `tournament`, `match`, `report`, `merge`,
 //! `bridge`, `bench` and friends.
 //!
+//! # Crate map
+//!
+//! Builds on: `anqi-core`, `anqi-server`, `anqi-web`, `anqi-client`, `anqi-tournament`
+//! Compiles tokio: yes (it serves, plays and runs events on it).
+//!
+//! (`tests/integration/layout.rs` checks both lines against `cargo metadata` and `cargo tree`.)
+//!
 //! # Layout
 //!
 //! The game and its bytes are `anqi-core` (`crates/anqi-core`), the server `anqi-server`

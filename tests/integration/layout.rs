@@ -3,19 +3,13 @@
 //! `rules/`). A module is a file (`mod.rs` and `lib.rs`/`main.rs` stand for their folder);
 //! an import is any `crate::...` or `super::...` path outside the file's tests. A module's own
 //! descendants do not count: a parent declaring its children is not an import circle.
+//!
+//! Every crate is checked, as `cargo metadata` lists them: its crate map (the `Builds on:` and
+//! `Compiles tokio:` lines of its root doc) must say what Cargo builds, and no source file or
+//! function may grow past its size (`MAX_FILE_LINES`, `MAX_LONG_FUNCTIONS`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-
-/// The source folders of the workspace's crates.
-const CRATES: &[&str] = &[
-    "crates/anqi-core/src",
-    "crates/anqi-server/src",
-    "src",
-    "crates/anqi-client/src",
-    "crates/anqi-tournament/src",
-    "clients/python/rust/src",
-];
 
 type Module = Vec<String>;
 
@@ -172,19 +166,6 @@ fn circle(edges: &BTreeMap<Module, BTreeSet<Module>>) -> Option<Vec<Module>> {
         .find_map(|m| visit(m, edges, &mut Vec::new(), &mut done))
 }
 
-#[test]
-fn no_crate_has_an_import_circle() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for dir in CRATES {
-        let edges = graph(&root.join(dir));
-        assert!(edges.len() > 3, "{dir}: modules found: {}", edges.len());
-        if let Some(c) = circle(&edges) {
-            let names: Vec<String> = c.iter().map(|m| m.join("::")).collect();
-            panic!("{dir}: an import circle: {}", names.join(" -> "));
-        }
-    }
-}
-
 /// The checker finds a circle where there is one (the three that issue 17 removed had this
 /// shape: `board` and `capture` importing each other).
 #[test]
@@ -206,4 +187,300 @@ fn a_circle_is_found() {
     let found = paths("use super::board::{Square};\nlet x = crate::rules::Game::new();");
     assert!(found.contains(&(false, vec!["board".into()])));
     assert!(found.contains(&(true, vec!["rules".into(), "Game".into()])));
+}
+
+/// A crate of the workspace, as `cargo metadata` describes it.
+struct Member {
+    name: String,
+    /// The folder of its root source file (`lib.rs`, or `main.rs` for the program).
+    src: PathBuf,
+    /// Its root source file, whose doc holds the crate map.
+    root_file: PathBuf,
+    /// The workspace crates it depends on (normal dependencies, optional ones included).
+    builds_on: BTreeSet<String>,
+}
+
+/// Every crate of the workspace, from `cargo metadata` (so that a new crate is checked from
+/// the day it is added).
+fn members() -> Vec<Member> {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: BTreeSet<&str> = meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let targets = p["targets"].as_array().unwrap();
+            let root = |kind: &str| {
+                targets.iter().find(|t| {
+                    t["kind"].as_array().unwrap().iter().any(|k| {
+                        k.as_str()
+                            .is_some_and(|k| k == kind || k == "cdylib" && kind == "lib")
+                    })
+                })
+            };
+            let target = root("lib").or_else(|| root("bin")).expect("a lib or a bin");
+            let root_file = PathBuf::from(target["src_path"].as_str().unwrap());
+            let builds_on = p["dependencies"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| d["kind"].is_null() && names.contains(d["name"].as_str().unwrap()))
+                .map(|d| d["name"].as_str().unwrap().to_string())
+                .collect();
+            Member {
+                name: p["name"].as_str().unwrap().to_string(),
+                src: root_file.parent().unwrap().to_path_buf(),
+                root_file,
+                builds_on,
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn no_crate_has_an_import_circle() {
+    let members = members();
+    assert!(members.len() >= 6, "crates found: {}", members.len());
+    for member in &members {
+        let edges = graph(&member.src);
+        assert!(
+            edges.len() > 3,
+            "{}: modules found: {}",
+            member.name,
+            edges.len()
+        );
+        if let Some(c) = circle(&edges) {
+            let names: Vec<String> = c.iter().map(|m| m.join("::")).collect();
+            panic!("{}: an import circle: {}", member.name, names.join(" -> "));
+        }
+    }
+}
+
+/// The line of a crate map that starts `//! {label}:`, without the label.
+fn crate_map_line(doc: &str, label: &str) -> Option<String> {
+    let prefix = format!("//! {label}:");
+    doc.lines()
+        .find_map(|l| l.strip_prefix(prefix.as_str()))
+        .map(|rest| rest.trim().to_string())
+}
+
+/// The names written in backticks in `text`.
+fn backticked(text: &str) -> BTreeSet<String> {
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(String::from)
+        .collect()
+}
+
+/// Whether `cargo tree` finds tokio among the normal dependencies of `package` built with
+/// `features` and without its default ones (`None`: with its default ones).
+fn compiles_tokio(package: &str, features: Option<&str>) -> bool {
+    let mut cmd = std::process::Command::new(env!("CARGO"));
+    cmd.args([
+        "tree",
+        "--offline",
+        "-e",
+        "normal",
+        "--prefix",
+        "none",
+        "-p",
+        package,
+    ])
+    .current_dir(env!("CARGO_MANIFEST_DIR"));
+    if let Some(features) = features {
+        cmd.arg("--no-default-features");
+        if !features.is_empty() {
+            cmd.args(["--features", features]);
+        }
+    }
+    let out = cmd.output().expect("cargo tree runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .any(|l| l.starts_with("tokio v"))
+}
+
+/// Every crate's root doc has a crate map, and it is true: `Builds on:` names exactly the
+/// workspace crates it depends on, and `Compiles tokio:` (`yes`, `no`, or `only with its
+/// `F` feature`) says what `cargo tree` finds.
+#[test]
+fn every_crate_map_is_true() {
+    for member in members() {
+        let doc = std::fs::read_to_string(&member.root_file).unwrap();
+        let name = &member.name;
+        let builds_on = crate_map_line(&doc, "Builds on")
+            .unwrap_or_else(|| panic!("{name}: no `//! Builds on:` line in its crate map"));
+        let said = if builds_on.starts_with("nothing") {
+            BTreeSet::new()
+        } else {
+            backticked(&builds_on)
+        };
+        assert_eq!(
+            said, member.builds_on,
+            "{name}: `Builds on:` against Cargo.toml"
+        );
+        let tokio = crate_map_line(&doc, "Compiles tokio")
+            .unwrap_or_else(|| panic!("{name}: no `//! Compiles tokio:` line in its crate map"));
+        if tokio.starts_with("yes") {
+            assert!(compiles_tokio(name, None), "{name} does not compile tokio");
+        } else if tokio.starts_with("no") {
+            assert!(!compiles_tokio(name, None), "{name} compiles tokio");
+        } else if let Some(rest) = tokio.strip_prefix("only with its ") {
+            let feature = rest.split('`').nth(1).expect("a `feature`");
+            assert!(
+                !compiles_tokio(name, Some("")),
+                "{name} compiles tokio without features"
+            );
+            assert!(
+                compiles_tokio(name, Some(&feature)),
+                "{name} with `{feature}`: no tokio"
+            );
+        } else {
+            panic!(
+                "{name}: `Compiles tokio:` says {tokio:?}: yes, no, or only with its `F` feature"
+            );
+        }
+    }
+}
+
+/// The longest a source file's code may be (its `#[cfg(test)] mod tests` left out), and the
+/// most functions longer than `LONG_FUNCTION` lines the workspace may hold.
+const MAX_FILE_LINES: usize = 900;
+const LONG_FUNCTION: usize = 100;
+const MAX_LONG_FUNCTIONS: usize = 5;
+
+/// The functions of `code` longer than `LONG_FUNCTION` lines: their names and lengths (from
+/// the `fn` line to its closing brace, by counting braces outside strings and comments).
+fn long_functions(code: &str) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut long = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(at) = words.iter().position(|w| *w == "fn") else {
+            continue;
+        };
+        let before_ok = words[..at].iter().all(|w| {
+            matches!(
+                *w,
+                "pub" | "async" | "const" | "unsafe" | "extern" | "\"C\""
+            ) || w.starts_with("pub(")
+        });
+        if !before_ok || at + 1 >= words.len() {
+            continue;
+        }
+        let name: String = words[at + 1]
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let (mut depth, mut opened) = (0i64, false);
+        let mut end = None;
+        'scan: for (j, l) in lines.iter().enumerate().skip(i) {
+            let mut in_str = false;
+            let mut prev = ' ';
+            for c in l.split("//").next().unwrap_or_default().chars() {
+                match c {
+                    '"' if prev != '\\' => in_str = !in_str,
+                    '{' if !in_str => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' if !in_str => depth -= 1,
+                    ';' if !in_str && !opened => break 'scan,
+                    _ => {}
+                }
+                prev = if prev == '\\' && c == '\\' { ' ' } else { c };
+            }
+            if opened && depth == 0 {
+                end = Some(j);
+                break;
+            }
+        }
+        if let Some(end) = end {
+            let length = end - i + 1;
+            if length > LONG_FUNCTION {
+                long.push((name, length));
+            }
+        }
+    }
+    long
+}
+
+/// No source file holds more than `MAX_FILE_LINES` lines of code, and at most
+/// `MAX_LONG_FUNCTIONS` functions in the whole workspace are longer than `LONG_FUNCTION`
+/// lines: a file or a function past them holds more than one concern.
+#[test]
+fn no_file_or_function_grows_past_its_size() {
+    let mut too_big = Vec::new();
+    let mut long = Vec::new();
+    for member in members() {
+        let mut files = Vec::new();
+        rust_files(&member.src, &mut files);
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let is_tests = file.file_name().is_some_and(|n| n == "tests.rs");
+            let code = text
+                .split("#[cfg(test)]\nmod tests")
+                .next()
+                .unwrap_or_default();
+            if !is_tests && code.lines().count() > MAX_FILE_LINES {
+                too_big.push(format!(
+                    "{} ({} lines)",
+                    file.display(),
+                    code.lines().count()
+                ));
+            }
+            if !is_tests {
+                for (name, length) in long_functions(code) {
+                    long.push(format!("{}: {name} ({length} lines)", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        too_big.is_empty(),
+        "files over {MAX_FILE_LINES} lines: {too_big:#?}"
+    );
+    assert!(
+        long.len() <= MAX_LONG_FUNCTIONS,
+        "{} functions over {LONG_FUNCTION} lines (at most {MAX_LONG_FUNCTIONS}): {long:#?}",
+        long.len()
+    );
+}
+
+/// The size check measures what it says.
+#[test]
+fn long_functions_are_measured_to_their_closing_brace() {
+    let body = "    let s = \"{ not a brace\";\n".repeat(LONG_FUNCTION);
+    let code = format!("fn short() {{}}\npub(crate) async fn long() {{\n{body}}}\nfn decl();\n");
+    assert_eq!(
+        long_functions(&code),
+        vec![("long".to_string(), LONG_FUNCTION + 2)]
+    );
 }

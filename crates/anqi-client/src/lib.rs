@@ -9,6 +9,13 @@
 //! client know of its game": the bridge's translators and the reference bots read the
 //! face-down pool, the colours, the repetitions and the extensions' facts from it.
 //!
+//! # Crate map
+//!
+//! Builds on: `anqi-core`.
+//! Compiles tokio: only with its `net` feature (on by default: the TCP client and `anqi-bot`).
+//!
+//! (`tests/integration/layout.rs` checks both lines against `cargo metadata` and `cargo tree`.)
+//!
 //! # Layout
 //!
 //! - `tracker`: what a client knows of its game, fed the server's messages one at a time

@@ -21,6 +21,13 @@
 //! (`cargo tree -p CRATE -e normal -i tokio` shows what pulls it into a crate's build, and
 //! finds no tokio in theirs).
 //!
+//! # Crate map
+//!
+//! Builds on: nothing of the workspace.
+//! Compiles tokio: only with its `tokio` feature (the frame reader over tokio's `AsyncRead`).
+//!
+//! (`tests/integration/layout.rs` checks both lines against `cargo metadata` and `cargo tree`.)
+//!
 //! # Layout
 //!
 //! - [`rules`]: the game, pure.

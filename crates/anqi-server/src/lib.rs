@@ -7,6 +7,13 @@
 //! record before anyone hears its result. The `anqi` program serves with it (`anqi serve`) and
 //! runs its tournaments on one in process; tests start it on `127.0.0.1:0`.
 //!
+//! # Crate map
+//!
+//! Builds on: `anqi-core`.
+//! Compiles tokio: yes (it is a tokio server).
+//!
+//! (`tests/integration/layout.rs` checks both lines against `cargo metadata` and `cargo tree`.)
+//!
 //! # Layout
 //!
 //! - [`config`]: the `config.toml` file, built in as the defaults, overlaid table by table with

@@ -22,6 +22,13 @@
 //! process calls the program's `keep`, `bridge` and `bench` commands make. How a game is run
 //! (engine processes, the translators, the runner's bookkeeping) is the crate's own.
 //!
+//! # Crate map
+//!
+//! Builds on: `anqi-core`, `anqi-server`, `anqi-web`, `anqi-client`.
+//! Compiles tokio: only with its `run` feature (on by default: what runs games).
+//!
+//! (`tests/integration/layout.rs` checks both lines against `cargo metadata` and `cargo tree`.)
+//!
 //! # Layout
 //!
 //! - this file: [`TournamentError`], and reading, merging and writing tournament records.

@@ -8,6 +8,13 @@
 //! game never waits for a page. What it shows is `anqi_core::view`'s public view, which holds
 //! no face-down piece, seed or token before a game's end.
 //!
+//! # Crate map
+//!
+//! Builds on: `anqi-core`, `anqi-server`, `anqi-client`.
+//! Compiles tokio: yes (axum, on the pages' own tokio runtime).
+//!
+//! (`tests/integration/layout.rs` checks both lines against `cargo metadata` and `cargo tree`.)
+//!
 //! # The crates it needs
 //!
 //! - `anqi-core`: the public view and its events (`view`), the variants and the actions a

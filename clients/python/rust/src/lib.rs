@@ -14,6 +14,13 @@
 //! together) with `legal_ids.rs` (the legal ids it keeps per game) and `read_only.rs` (the
 //! memory of its arrays, which Python can only read), `client.rs` (`ClientSession`, a sans-IO protocol client over
 //! anqi-client's tracker), `bots.rs` (`ReferenceBot`, anqi-bot's strategies).
+//!
+//! # Crate map
+//!
+//! Builds on: `anqi-core`, `anqi-client`.
+//! Compiles tokio: no (the rules in process; `anqi.Server` runs the `anqi` program).
+//!
+//! (`tests/integration/layout.rs` checks both lines against `cargo metadata` and `cargo tree`.)
 
 mod actions;
 mod bots;
