@@ -9,7 +9,7 @@
 Engines are the records' `engines` (a tournament's names, else the players' names), so records
 of `anqi.play`, of tournaments and of in-process games (`Game.record`) all work. A game counts
 once per engine, from the side of its first seat; games nobody won count half a point. The
-formulas are `anqi report`'s (`crates/anqi-tournament/src/stats.rs`): the score's 95% interval is the mean
+formulas are `anqi report`'s (`crates/anqi-tournament/src/stats/`): the score's 95% interval is the mean
 ± 1.96 standard errors of the per-game scores (0, 0.5, 1), within [0, 1]; Elo is
 −400·log10(1/score − 1) of the score and of the interval's ends (None at 0 or 1); a win rate's
 interval is Wilson's. `tests/test_experiments.py` checks the engines' rows against

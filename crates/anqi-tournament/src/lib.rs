@@ -41,9 +41,14 @@
 //! - `seeds`: the event's master seed, the deals and engine seeds derived from it by a keyed
 //!   function, the commitment to it, its seed file, and checking records against it.
 //! - `token`: the secret tokens that seat engines.
-//! - `stats`: standings, Elo, crosstable, per-pair statistics (Elo, nElo, LOS, draw ratio),
-//!   pentanomials with their error bars, team standings, SPRT; for one-side variants
-//!   (single-player, cooperative), success rates with their Wilson intervals.
+//! - `stats/`: standings from records: the engines' points, Elo and crosstable, teams, and the
+//!   SPRT; for one-side variants (single-player, cooperative), success rates with their
+//!   Wilson intervals.
+//!   - `table`: the standings summed up as the records come.
+//!   - `pairs`: two engines that met: Elo, nElo, LOS, draw ratio, pentanomial counts.
+//!   - `elo`: a sample of scores and its formulas (score interval, Elo, nElo, LOS).
+//!   - `sprt`: the SPRT of a pair.
+//!   - `one_side`: success rates.
 //! - `report`: standings as text.
 //! - `bridge`: engines of other protocols (`tcg`, `uci-banqi`, `cdc-platform`) on anqi, one
 //!   game per bridge. Pure: the protocols, what a protocol can play (`assess`) and the rule
@@ -53,7 +58,15 @@
 //!
 //! With the `run` feature:
 //!
-//! - `runner`: playing the schedule against an in-process server; resume, shards, SPRT.
+//! - `runner/`: playing the schedule against an in-process server; resume, shards, SPRT.
+//!   - `preflight`: what is checked before any engine starts (the variant, each engine).
+//!   - `server` and `pages`: the event's in-process server and its web pages.
+//!   - `seed`: the event's master seed, announced before the games and revealed after.
+//!   - `resume`: the records a run resumes from.
+//!   - `event`: the games of one run, `concurrency` at a time, each record appended as its
+//!     game ends, and the end of the event.
+//!   - `game`: one game, from its order to its completed record.
+//!   - `progress`: what a run says on stderr as it goes.
 //! - `engine`: starting and stopping engine processes, each under its keeper.
 //! - `keeper`: engines die with their games: `anqi keep` (and the bridge) run an engine as a
 //!   child subreaper and end every process below it when the game, or the runner, ends.
