@@ -359,7 +359,7 @@ fn every_crate_map_is_true() {
                 "{name} compiles tokio without features"
             );
             assert!(
-                compiles_tokio(name, Some(&feature)),
+                compiles_tokio(name, Some(feature)),
                 "{name} with `{feature}`: no tokio"
             );
         } else {
