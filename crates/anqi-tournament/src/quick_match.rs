@@ -178,8 +178,20 @@ fn engine(spec: &str, bots: &Bots, rules: &Path) -> Result<EngineConfig, String>
         _ => (None, spec),
     };
     let rules = rules.display().to_string();
-    let words = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    let bare = EngineConfig {
+    let mut engine = match command.trim() {
+        strategy @ ("random" | "greedy" | "search") => anqi_bot(strategy, bots, &rules)?,
+        "python-random" => python_random(bots, &rules)?,
+        _ => from_command(spec, command)?,
+    };
+    if let Some(name) = name {
+        engine.name = name;
+    }
+    Ok(engine)
+}
+
+/// An engine with nothing set but the defaults.
+fn bare() -> EngineConfig {
+    EngineConfig {
         name: String::new(),
         command: None,
         args: Vec::new(),
@@ -190,120 +202,113 @@ fn engine(spec: &str, bots: &Bots, rules: &Path) -> Result<EngineConfig, String>
         assumes: None,
         optional_commands: true,
         tc: None,
-    };
-    let known = match command.trim() {
-        strategy @ ("random" | "greedy" | "search") => {
-            if !bots.anqi_bot.is_file() {
-                return Err(format!(
-                    "the reference bot {strategy:?} is anqi-bot, which is not beside anqi (looked for {}): build it with `cargo build --release --workspace`, or give a command line",
-                    bots.anqi_bot.display()
-                ));
-            }
-            Some(EngineConfig {
-                name: strategy.to_string(),
-                command: Some(bots.anqi_bot.display().to_string()),
-                args: words(
-                    &[
-                        "--connect",
-                        "{addr}",
-                        "--strategy",
-                        strategy,
-                        "--seed",
-                        "{seed}",
-                        "--name",
-                        "{name}",
-                        "--variant",
-                        &rules,
-                    ][..]
-                        .iter()
-                        .copied()
-                        // The search says what it found with each move: the records keep it.
-                        .chain((strategy == "search").then_some("--comment"))
-                        .collect::<Vec<_>>(),
-                ),
-                ..bare.clone()
-            })
+    }
+}
+
+fn words(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+/// The reference bot `strategy` (`random`, `greedy`, `search`): anqi-bot, beside anqi.
+fn anqi_bot(strategy: &str, bots: &Bots, rules: &str) -> Result<EngineConfig, String> {
+    if !bots.anqi_bot.is_file() {
+        return Err(format!(
+            "the reference bot {strategy:?} is anqi-bot, which is not beside anqi (looked for {}): build it with `cargo build --release --workspace`, or give a command line",
+            bots.anqi_bot.display()
+        ));
+    }
+    Ok(EngineConfig {
+        name: strategy.to_string(),
+        command: Some(bots.anqi_bot.display().to_string()),
+        args: words(
+            &[
+                "--connect",
+                "{addr}",
+                "--strategy",
+                strategy,
+                "--seed",
+                "{seed}",
+                "--name",
+                "{name}",
+                "--variant",
+                rules,
+            ][..]
+                .iter()
+                .copied()
+                // The search says what it found with each move: the records keep it.
+                .chain((strategy == "search").then_some("--comment"))
+                .collect::<Vec<_>>(),
+        ),
+        ..bare()
+    })
+}
+
+/// The Python random bot, written out of the binary into the scratch directory.
+fn python_random(bots: &Bots, rules: &str) -> Result<EngineConfig, String> {
+    for (path, text) in PYTHON_BOT {
+        let file = bots.scratch.join(path);
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         }
-        "python-random" => {
-            for (path, text) in PYTHON_BOT {
-                let file = bots.scratch.join(path);
-                if let Some(dir) = file.parent() {
-                    std::fs::create_dir_all(dir)
-                        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-                }
-                std::fs::write(&file, text)
-                    .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-            }
-            let script = bots.scratch.join("anqi_random_bot.py");
-            Some(EngineConfig {
-                name: "python-random".into(),
-                command: Some("python3".into()),
-                args: words(&[
-                    &script.display().to_string(),
-                    "--connect",
-                    "{addr}",
-                    "--seed",
-                    "{seed}",
-                    "--name",
-                    "{name}",
-                    "--quiet",
-                    "--variant",
-                    &rules,
-                ]),
-                ..bare.clone()
-            })
-        }
-        _ => None,
-    };
-    // `PROTOCOL:COMMAND`: an engine of another protocol, run through a bridge.
+        std::fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    }
+    let script = bots.scratch.join("anqi_random_bot.py");
+    Ok(EngineConfig {
+        name: "python-random".into(),
+        command: Some("python3".into()),
+        args: words(&[
+            &script.display().to_string(),
+            "--connect",
+            "{addr}",
+            "--seed",
+            "{seed}",
+            "--name",
+            "{name}",
+            "--quiet",
+            "--variant",
+            rules,
+        ]),
+        ..bare()
+    })
+}
+
+/// An engine given by its command line: `PROTOCOL:COMMAND` for an engine of another protocol,
+/// run through a bridge; otherwise an engine of anqi's, whose command must say where it
+/// connects (`{addr}` or `{port}`).
+fn from_command(spec: &str, command: &str) -> Result<EngineConfig, String> {
     let bridged = command.split_once(':').and_then(|(p, rest)| {
         p.parse::<crate::bridge::Protocol>()
             .ok()
             .filter(|p| p.is_bridged())
             .map(|p| (p, rest))
     });
-    let mut engine = match (known, bridged) {
-        (Some(e), _) => e,
-        (None, Some((protocol, command))) => {
-            let words = split_command(command).map_err(|e| format!("engine {spec:?}: {e}"))?;
-            let Some((program, args)) = words.split_first() else {
-                return Err(format!("engine {spec:?}: the command is empty"));
-            };
-            EngineConfig {
-                name: default_name(program, args),
-                command: Some(program.clone()),
-                args: args.to_vec(),
-                protocol,
-                ..bare
-            }
-        }
-        (None, None) => {
-            let words = split_command(command).map_err(|e| format!("engine {spec:?}: {e}"))?;
-            let Some((program, args)) = words.split_first() else {
-                return Err(format!("engine {spec:?}: the command is empty"));
-            };
-            if !words
-                .iter()
-                .any(|w| w.contains("{addr}") || w.contains("{port}"))
-            {
-                let names: Vec<&str> = REFERENCE_BOTS.iter().map(|(n, _)| *n).collect();
-                return Err(format!(
-                    "engine {spec:?} is neither a reference bot ({}) nor a command that can find the match's server: put {{addr}} (HOST:PORT) or {{port}} where the engine takes the address, e.g. \"./my-bot --connect {{addr}}\"",
-                    names.join(", ")
-                ));
-            }
-            EngineConfig {
-                name: default_name(program, args),
-                command: Some(program.clone()),
-                args: args.to_vec(),
-                ..bare
-            }
-        }
+    let (protocol, command) = match bridged {
+        Some((protocol, command)) => (Some(protocol), command),
+        None => (None, command),
     };
-    if let Some(name) = name {
-        engine.name = name;
+    let words = split_command(command).map_err(|e| format!("engine {spec:?}: {e}"))?;
+    let Some((program, args)) = words.split_first() else {
+        return Err(format!("engine {spec:?}: the command is empty"));
+    };
+    if protocol.is_none()
+        && !words
+            .iter()
+            .any(|w| w.contains("{addr}") || w.contains("{port}"))
+    {
+        let names: Vec<&str> = REFERENCE_BOTS.iter().map(|(n, _)| *n).collect();
+        return Err(format!(
+            "engine {spec:?} is neither a reference bot ({}) nor a command that can find the match's server: put {{addr}} (HOST:PORT) or {{port}} where the engine takes the address, e.g. \"./my-bot --connect {{addr}}\"",
+            names.join(", ")
+        ));
     }
-    Ok(engine)
+    Ok(EngineConfig {
+        name: default_name(program, args),
+        command: Some(program.clone()),
+        args: args.to_vec(),
+        protocol: protocol.unwrap_or_default(),
+        ..bare()
+    })
 }
 
 /// Whether `s` can name an engine (`NAME=COMMAND`): letters, digits, `-`, `_`, `.`.

@@ -140,6 +140,16 @@ fn one_side(o: &mut String, g: &GoalStandings) {
 
 /// The competitive games: standings, teams, crosstable, pairs, pentanomials, terminations.
 fn competitive(o: &mut String, s: &Standings) {
+    engines(o, s);
+    teams(o, s);
+    crosstable(o, s);
+    pairs(o, s);
+    pentanomials(o, s);
+    terminations(o, s.engines.iter().map(|e| (&e.name, &e.terminations)));
+}
+
+/// The engines of the competitive games, best first, with Elo from single games.
+fn engines(o: &mut String, s: &Standings) {
     let _ = writeln!(
         o,
         "Standings: {} games of {}",
@@ -168,6 +178,10 @@ fn competitive(o: &mut String, s: &Standings) {
             elo(e.elo_high, e.score_high),
         );
     }
+}
+
+/// The teams of team games, best first (nothing without team games).
+fn teams(o: &mut String, s: &Standings) {
     if !s.teams.is_empty() {
         let _ = writeln!(o, "\nTeams (the engines on one side of a team game):");
         let _ = writeln!(
@@ -190,6 +204,10 @@ fn competitive(o: &mut String, s: &Standings) {
             );
         }
     }
+}
+
+/// Points of each engine against each other (nothing with one engine).
+fn crosstable(o: &mut String, s: &Standings) {
     if s.engines.len() > 1 {
         let names: Vec<&str> = s.engines.iter().map(|e| e.name.as_str()).collect();
         let _ = writeln!(
@@ -224,6 +242,10 @@ fn competitive(o: &mut String, s: &Standings) {
             let _ = writeln!(o);
         }
     }
+}
+
+/// Every pair of engines that met, with Elo, nElo and LOS (nothing when none met).
+fn pairs(o: &mut String, s: &Standings) {
     if !s.pairs.is_empty() {
         let _ = writeln!(
             o,
@@ -258,6 +280,10 @@ fn competitive(o: &mut String, s: &Standings) {
             );
         }
     }
+}
+
+/// The pentanomial counts of the pairs that played pairs of games on one deal.
+fn pentanomials(o: &mut String, s: &Standings) {
     let paired: Vec<&PairStats> = s
         .pairs
         .iter()
@@ -291,7 +317,6 @@ fn competitive(o: &mut String, s: &Standings) {
             );
         }
     }
-    terminations(o, s.engines.iter().map(|e| (&e.name, &e.terminations)));
 }
 
 /// The "Terminations per engine" section: how each engine's games ended.
