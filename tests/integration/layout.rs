@@ -374,11 +374,10 @@ fn every_crate_map_is_true() {
 /// most functions longer than `LONG_FUNCTION` lines the workspace may hold.
 const MAX_FILE_LINES: usize = 900;
 const LONG_FUNCTION: usize = 100;
-// Issue 33 asks for five; ten remain today (the command reports of `anqi variant`, `anqi
-// tables build` and `anqi solve`, `anqi-bot`'s main, the S6 bench, the description parser,
-// a table pair's build, the competitive report, a quick match's engine, the message parser):
-// the cap holds the line until they are split.
-const MAX_LONG_FUNCTIONS: usize = 10;
+// Issue 33 asks for five; eight remain today (`anqi variant`'s report, `anqi tables build`,
+// `anqi solve`, `anqi-bot`'s main, the S6 bench, the description parser, a table pair's
+// build, the message parser): the cap holds the line until they are split.
+const MAX_LONG_FUNCTIONS: usize = 8;
 
 /// The functions of `code` longer than `LONG_FUNCTION` lines: their names and lengths (from
 /// the `fn` line to its closing brace, by counting braces outside strings and comments).
