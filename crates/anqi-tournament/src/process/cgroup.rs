@@ -8,9 +8,9 @@
 //! v2 hierarchy `/proc/self/mountinfo` shows), named `anqi-PID-N`. That works as root where the
 //! hierarchy is writable (a container's own root cgroup), and for a user under systemd in the
 //! subtree systemd delegates to them; elsewhere [`Cgroup::create`] says why it cannot, and the
-//! caller falls back to process groups and descendant kills (see the `anqi` program's
-//! `keeper`). The engine joins the cgroup between fork and exec ([`Cgroup::contain`]), before
-//! it runs a single instruction of its own. On kernels before 5.14, which have no
+//! caller falls back to process groups and descendant kills (see the crate's `keeper`). The
+//! engine joins the cgroup between fork and exec ([`Cgroup::contain`]), before it runs a single
+//! instruction of its own. On kernels before 5.14, which have no
 //! `cgroup.kill`, the cgroup is frozen (`cgroup.freeze`, 5.2) and every process listed in it is
 //! killed, round after round until it is empty.
 //!
