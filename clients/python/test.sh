@@ -6,13 +6,30 @@
 #
 #   clients/python/test.sh            # the environment: $CARGO_TARGET_DIR/python-venv (or target/)
 #   ANQI_VENV=DIR clients/python/test.sh
+#   clients/python/test.sh --build-only   # the environment, the programs and the package; no test
+#   clients/python/test.sh --no-build     # the tests alone, on what --build-only made
 #
-# The environment is reused when it exists; delete it to start from nothing.
+# The environment is reused when it exists; delete it to start from nothing. The two halves are
+# for ../../test.sh, which builds everything first and then runs these tests beside the Rust
+# ones. Any other arguments go to unittest.
 set -euo pipefail
+stage=all
+case "${1:-}" in
+  --build-only) stage=build; shift ;;
+  --no-build) stage=run; shift ;;
+esac
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 venv="${ANQI_VENV:-${CARGO_TARGET_DIR:-$repo/target}/python-venv}"
 
+if [ "$stage" = run ]; then
+  if ! "$venv/bin/python" -c 'import anqi' 2>/dev/null; then
+    echo "clients/python/test.sh --no-build: no anqi package in $venv; run --build-only first" >&2
+    exit 2
+  fi
+  echo "== python tests (clients/python/tests)"
+  exec "$venv/bin/python" -m unittest discover -s "$here/tests" -t "$here/tests" "$@"
+fi
 if [ ! -x "$venv/bin/python" ]; then
   echo "== python venv $venv"
   python3 -m venv "$venv"
@@ -44,5 +61,6 @@ echo "== cargo build --workspace --bins (anqi, anqi-bot)"
 # slower to build and no help to the tests.
 echo "== maturin develop --profile dev (clients/python)"
 (cd "$here" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --quiet --profile dev)
+[ "$stage" = build ] && exit 0
 echo "== python tests (clients/python/tests)"
 "$venv/bin/python" -m unittest discover -s "$here/tests" -t "$here/tests" "$@"

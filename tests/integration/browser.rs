@@ -193,19 +193,37 @@ async fn watch_in_browser(browser: &Browser, variant: &str, hold_at: usize) {
     server.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn the_page_draws_every_ply_of_whole_games_as_the_record_replays_them() {
+/// One variant's whole game watched in a fresh browser: [`watch_in_browser`], then no Content
+/// Security Policy violation. Each variant is a test of its own, so the four run side by side
+/// (they wait on the browser more than on the processor).
+async fn the_page_draws_every_ply_of(variant: &str, hold_at: usize) {
     let Some(browser) = Browser::start().await else {
         return;
     };
-    // Traditional is opened mid-game (held before each bot's 20th move).
-    watch_in_browser(&browser, "traditional", 20).await;
-    assert_no_csp_violations(&browser, "traditional").await;
-    for variant in ["cross", "2v2", "strategic"] {
-        watch_in_browser(&browser, variant, 1).await;
-        assert_no_csp_violations(&browser, variant).await;
-    }
+    watch_in_browser(&browser, variant, hold_at).await;
+    assert_no_csp_violations(&browser, variant).await;
     browser.quit().await;
+}
+
+/// Traditional is opened mid-game (held before each bot's 20th move).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_page_draws_every_ply_of_traditional_opened_mid_game() {
+    the_page_draws_every_ply_of("traditional", 20).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_page_draws_every_ply_of_cross() {
+    the_page_draws_every_ply_of("cross", 1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_page_draws_every_ply_of_2v2() {
+    the_page_draws_every_ply_of("2v2", 1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_page_draws_every_ply_of_strategic() {
+    the_page_draws_every_ply_of("strategic", 1).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -63,7 +63,12 @@ class NativePlayouts(unittest.TestCase):
         # Under way: a timer could fire before the batch starts, so the signal waits until the
         # child has spent 0.3 s of CPU time after saying "started", which nothing but the
         # batch does.
+        # Its own handler, too: a Python started with SIGINT ignored (any child of a command
+        # run in the background by a shell, as ./test.sh runs these tests beside the Rust
+        # ones) keeps ignoring it, and the batch would run to its end.
         script = (
+            "import signal\n"
+            "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
             "import anqi\n"
             "print('started', flush=True)\n"
             "try:\n"
