@@ -17,9 +17,27 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 
 /// A gate that bots wait at until the test opens it (or drops it: a failing test must not
-/// leave a bot blocking a runtime thread forever).
-#[derive(Clone, Default)]
-pub struct Gate(Arc<(Mutex<bool>, Condvar)>);
+/// leave a bot blocking a runtime thread forever). It counts the bots that reached it, so a
+/// test waits for the game to be held instead of sleeping and hoping it is.
+#[derive(Clone)]
+pub struct Gate(Arc<GateState>);
+
+struct GateState {
+    open: Mutex<bool>,
+    opened: Condvar,
+    /// How many bots have reached the gate.
+    reached: tokio::sync::watch::Sender<usize>,
+}
+
+impl Default for Gate {
+    fn default() -> Gate {
+        Gate(Arc::new(GateState {
+            open: Mutex::new(false),
+            opened: Condvar::new(),
+            reached: tokio::sync::watch::Sender::new(0),
+        }))
+    }
+}
 
 impl Drop for Gate {
     fn drop(&mut self) {
@@ -29,15 +47,26 @@ impl Drop for Gate {
 
 impl Gate {
     pub fn open(&self) {
-        *self.0 .0.lock().unwrap_or_else(|e| e.into_inner()) = true;
-        self.0 .1.notify_all();
+        *self.0.open.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.0.opened.notify_all();
     }
 
     fn wait(&self) {
-        let mut open = self.0 .0.lock().unwrap();
+        self.0.reached.send_modify(|n| *n += 1);
+        let mut open = self.0.open.lock().unwrap();
         while !*open {
-            open = self.0 .1.wait(open).unwrap();
+            open = self.0.opened.wait(open).unwrap();
         }
+    }
+
+    /// Waits until a bot waits at the gate: from then on the game is held (the other
+    /// players wait for their turn), every ply before it played and told.
+    pub async fn until_held(&self) {
+        let mut reached = self.0.reached.subscribe();
+        tokio::time::timeout(Duration::from_secs(30), reached.wait_for(|&n| n > 0))
+            .await
+            .expect("a bot reaches the gate within 30 s")
+            .unwrap();
     }
 }
 
@@ -222,7 +251,7 @@ async fn an_observer_joins_a_game_in_its_middle_and_ends_with_the_records_state(
     // Each bot waits before its 10th move: the game stops at ply 18 or 19.
     let players = gated_players(&server.addr(), 2, &gate, 10);
     until_running(&web, 1).await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    gate.until_held().await;
     let mut socket = open_live(&web, 1).await;
     gate.open();
     let texts = read_feed(&mut socket).await;
@@ -510,7 +539,7 @@ async fn a_broadcast_delay_holds_plies_back_until_the_end() {
     let bots = gated_players(&server.addr(), 2, &gate, 15);
     until_running(&web, 1).await;
     // The game is held at ply 28 or so; observers see its setup only.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    gate.until_held().await;
     let game = get_json(&web, "/api/games/1").await;
     assert_eq!(game["events"].as_array().unwrap().len(), 1, "{game}");
     let list = get_json(&web, "/api/games").await;
@@ -538,8 +567,8 @@ async fn a_delay_in_time_releases_plies_as_their_time_comes() {
     let gate = Gate::default();
     let bots = gated_players(&server.addr(), 2, &gate, 15);
     until_running(&web, 1).await;
-    // The game is held at ply 28 or so within moments; its plies are not shown yet...
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The game is held at ply 28 or so; its plies are not shown yet...
+    gate.until_held().await;
     let shown = |g: serde_json::Value| g["events"].as_array().unwrap().len();
     assert_eq!(shown(get_json(&web, "/api/games/1").await), 1);
     // ... and are once 1.5 s have passed, while the game is still held.
