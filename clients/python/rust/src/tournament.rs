@@ -81,7 +81,8 @@ pub fn tournament_config_toml(section: &Bound<'_, PyAny>) -> PyResult<String> {
     let mut doc = toml::Table::new();
     doc.insert("tournament".into(), section);
     let text = toml::to_string(&doc).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let config = TournamentConfig::parse(&text).map_err(|e| PyValueError::new_err(e.0))?;
+    let config =
+        TournamentConfig::parse(&text).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let written = config.to_toml();
     // What is written reads back as what was checked (the file's own test checks it too).
     match TournamentConfig::parse(&written) {
