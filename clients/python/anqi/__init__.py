@@ -31,7 +31,7 @@ from .bots import Bot, GreedyBot, RandomBot, SearchBot
 from .play import PlayError, play
 from .server import Server, ServerError
 from .solution import Solution
-from .stats import Standings, standings
+from ._standings import Standings, standings
 from .symmetry import Symmetry, symmetries
 
 __all__ = [

@@ -174,6 +174,16 @@ def playouts(
     pick: Literal["count", "list"] = "count",
 ) -> PlayoutResult: ...
 
+# anqi-tournament's pure half (tournament.rs). The JSON text of {"standings": what `anqi report
+# --json` prints, "seats": win rates per engine and seat, "text": the report's text}, from
+# records as JSON texts (anqi.standings wraps it).
+def standings_json(records: list[str], order: list[str] = ...) -> str: ...
+# A tournament file from its [tournament] keys, read and checked as `anqi tournament` reads it
+# (ValueError with its words), written out with every key. None values are left out.
+def tournament_config_toml(section: Mapping[str, Any] | str) -> str: ...
+# TOML text of a document (a dict of tables, or its JSON text); None values are left out.
+def toml_dumps(doc: Mapping[str, Any] | str) -> str: ...
+
 class ClientResult(TypedDict):
     me: int
     win: list[int]

@@ -28,7 +28,7 @@ import warnings
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from . import _toml
+from ._anqi import tournament_config_toml
 from ._binary import find_anqi
 from .records import Records, load
 from .server import ServerError, _drain, read_address
@@ -231,8 +231,15 @@ def play(
         section["tc"] = tc
     section.update(tournament or {})
     section["engine"] = engines
+    # Read, checked and written by the Rust types `anqi tournament` reads the file with: a
+    # key it does not take raises ValueError here, with its own words.
+    try:
+        text = tournament_config_toml(section)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     config = tmp / "play.toml"
-    config.write_text(_toml.dumps({"tournament": section}))
+    config.write_text(text)
 
     stderr_log = tmp / "tournament.err"
     proc = subprocess.Popen(

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any, Mapping
 
-from . import _toml
+from ._anqi import toml_dumps
 from ._binary import find_anqi
 
 PathLike = str | os.PathLike[str]
@@ -152,7 +152,7 @@ class Server:
         cmd += ["--records", str(self.records_path)]
         if self._config is None or isinstance(self._config, Mapping):
             path = tmp / "config.toml"
-            path.write_text(_toml.dumps(_local_config(self._config or {})))
+            path.write_text(toml_dumps(_local_config(self._config or {})))
             cmd += ["--config", str(path)]
         elif self._config is not None:
             cmd += ["--config", str(self._config)]

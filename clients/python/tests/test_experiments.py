@@ -14,7 +14,7 @@ import unittest
 from pathlib import Path
 
 import anqi
-from anqi import _toml
+from anqi._anqi import toml_dumps, tournament_config_toml
 from anqi._binary import BinaryNotFound, find_anqi
 from anqi.records import Counts, RecordError
 
@@ -28,6 +28,15 @@ def anqi_bot() -> str:
 
 def replay(path) -> subprocess.CompletedProcess:
     return subprocess.run([find_anqi(), "replay", str(path)], capture_output=True, text=True)
+
+
+def report_json(path) -> dict:
+    """What `anqi report --json PATH` prints."""
+    out = subprocess.run([find_anqi(), "report", "--json", str(path)], capture_output=True,
+                         text=True)
+    if out.returncode != 0:
+        raise AssertionError(f"anqi report failed: {out.stderr}")
+    return json.loads(out.stdout)
 
 
 class FirstLegal(anqi.Bot):
@@ -59,13 +68,69 @@ class Toml(unittest.TestCase):
                               "clock": {"game_ms": 1000},
                               "engine": [{"name": "a", "token": "t", "env": {"X": "1"}},
                                          {"name": "b", "command": "bot", "args": ["-v", "{addr}"]}]}}
-        self.assertEqual(tomllib.loads(_toml.dumps(doc)), doc)
+        self.assertEqual(tomllib.loads(toml_dumps(doc)), doc)
+        self.assertEqual(tomllib.loads(toml_dumps(json.dumps(doc))), doc)
+        # None is no value in TOML: the key is left out.
+        self.assertEqual(tomllib.loads(toml_dumps({"t": {"x": None, "y": 1}})), {"t": {"y": 1}})
 
     def test_unwritable_values_are_refused(self):
         with self.assertRaises(TypeError):
-            _toml.dumps({"t": {"x": object()}})
+            toml_dumps({"t": {"x": object()}})
         with self.assertRaises(ValueError):
-            _toml.dumps({"t": {"x": float("nan")}})
+            toml_dumps({"t": {"x": float("nan")}})
+        with self.assertRaises(ValueError):
+            toml_dumps({"t": {"x": 2**64}})
+        with self.assertRaises(ValueError):
+            toml_dumps({"t": {"x": [1, None]}})
+        with self.assertRaises(TypeError):
+            toml_dumps([1, 2])
+
+
+class TournamentConfig(unittest.TestCase):
+    """The file anqi.play writes is read, checked and written by anqi-tournament's own types."""
+
+    SECTION = {"variant": "2v2", "deals": 3, "seed": "s", "tc": "st=0.5", "max_plies": 0,
+               "legal_counts": "all", "listen": "127.0.0.1:0", "output": "out.jsonl",
+               "engine": [{"name": "a", "token": "t1"},
+                          {"name": "b", "command": "bot", "args": ["--connect", "{addr}"],
+                           "env": {"X": "1"}, "protocol": "anqi"},
+                          {"name": "c", "token": "t2"}, {"name": "d", "token": "t3"}]}
+
+    def test_every_key_written_out_and_read_back(self):
+        doc = tomllib.loads(tournament_config_toml(self.SECTION))
+        t = doc["tournament"]
+        for key, value in self.SECTION.items():
+            if key != "engine":
+                self.assertEqual(t[key], value, key)
+        # The defaults are written too, as anqi tournament takes them.
+        self.assertEqual((t["format"], t["cycles"], t["concurrency"]), ("round-robin", 1, 1))
+        self.assertEqual([e["name"] for e in t["engine"]], ["a", "b", "c", "d"])
+        self.assertEqual(t["engine"][1]["args"], ["--connect", "{addr}"])
+        self.assertEqual(t["engine"][1]["env"], {"X": "1"})
+        self.assertEqual(t["engine"][0]["token"], "t1")
+        self.assertNotIn("command", t["engine"][0])
+        # None: left out, as if not given.
+        self.assertNotIn("gauntlet", tomllib.loads(
+            tournament_config_toml({**self.SECTION, "gauntlet": None}))["tournament"])
+
+    def test_mistakes_raise_with_the_tournaments_own_words(self):
+        cases = [
+            ({"comand": "x"}, "unknown field `comand`"),
+            ({"tc": "60+"}, "40/60+0.6"),
+            ({"legal_counts": "most"}, '"mover" or "all"'),
+            ({"deals": 0}, "at least 1"),
+            ({"engine": [{"name": "a/b", "token": "t"}]}, "engine name"),
+        ]
+        for extra, words in cases:
+            with self.subTest(extra), self.assertRaises(ValueError) as e:
+                tournament_config_toml({**self.SECTION, **extra})
+            self.assertIn(words, str(e.exception))
+
+    def test_play_refuses_a_bad_tournament_key_before_anything_starts(self):
+        with self.assertRaises(ValueError) as e:
+            anqi.play([FirstLegal(), FirstLegal()], variant="traditional-2x4",
+                      tournament={"cycels": 2})
+        self.assertIn("cycels", str(e.exception))
 
 
 class ServerTests(unittest.TestCase):
@@ -152,6 +217,14 @@ class ServerTests(unittest.TestCase):
 
 
 class PlayTests(unittest.TestCase):
+    def standings_agree_with_anqi_report(self, records, path):
+        """anqi.standings of a tournament's records is what `anqi report --json` prints for
+        its records file: the same code."""
+        s = anqi.standings(records)
+        self.assertEqual(s.report, report_json(path))
+        self.assertEqual(s.games, len(records))
+        return s
+
     def check(self, records, games, variant, seats):
         self.assertEqual(len(records), games)
         for r in records:
@@ -167,9 +240,15 @@ class PlayTests(unittest.TestCase):
 
     def test_two_v_two_with_python_bots(self):
         bots = [anqi.RandomBot(1), FirstLegal(), anqi.RandomBot(2), anqi.GreedyBot(4)]
-        records = anqi.play(bots, games=8, variant="2v2", concurrency=2, seed="t",
-                            max_plies=300)
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "2v2.jsonl"
+            records = anqi.play(bots, games=8, variant="2v2", concurrency=2, seed="t",
+                                max_plies=300, output=out)
+            s = self.standings_agree_with_anqi_report(records, out)
         self.check(records, 8, "2v2", 4)
+        # A team game: teams and every engine in every seat.
+        self.assertTrue(s.teams)
+        self.assertEqual(len(s.seats), 16)
         # Every rotation of the seats: each bot sat in every seat once per deal.
         seats = {tuple(r.engines) for r in records}
         self.assertEqual(len(seats), 4, seats)
@@ -189,9 +268,14 @@ class PlayTests(unittest.TestCase):
         self.assertTrue(all(r.one_sided for r in records))
 
     def test_cooperative_teams_score_together(self):
-        records = anqi.play([anqi.GreedyBot(1), anqi.RandomBot(2), FirstLegal()], games=6,
-                            variant="cooperative", concurrency=2)
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "cooperative.jsonl"
+            records = anqi.play([anqi.GreedyBot(1), anqi.RandomBot(2), FirstLegal()], games=6,
+                                variant="cooperative", concurrency=2, output=out)
+            s = self.standings_agree_with_anqi_report(records, out)
         self.check(records, 6, "cooperative", 2)
+        [goal] = s.one_side
+        self.assertEqual((goal["games"], len(goal["engines"]), len(goal["teams"])), (6, 3, 3))
         for r in records:
             self.assertTrue(r.one_sided)
             self.assertEqual(r.sides, [[1, 2]])
@@ -204,6 +288,9 @@ class PlayTests(unittest.TestCase):
             records = anqi.play([anqi.RandomBot(5), anqi.GreedyBot(6)], games=2,
                                 variant="strategic-2x4", output=out)
             self.check(records, 2, "strategic-2x4", 2)
+            # One deal played twice, seats swapped: a pentanomial pair.
+            s = self.standings_agree_with_anqi_report(records, out)
+            self.assertEqual(sum(s.pentanomial[0]["counts"]), 1)
             self.assertEqual(replay(out).returncode, 0, replay(out).stdout)
             self.assertTrue(any(p.kind == "put" for r in records for p in r.plies))
 
@@ -288,20 +375,18 @@ class RecordsAndAnalysis(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "t.jsonl"
             path.write_text("\n".join(lines) + "\n")
-            out = subprocess.run([find_anqi(), "report", "--json", str(path)],
-                                 capture_output=True, text=True)
-        self.assertEqual(out.returncode, 0, out.stderr)
-        theirs = {e["name"]: e for e in json.loads(out.stdout)["engines"]}
-        self.assertEqual([e["name"] for e in mine.engines], list(theirs))
-        for e in mine.engines:
-            t = theirs[e["name"]]
-            for key in ("games", "points", "wins", "draws", "losses"):
-                self.assertEqual(e[key], t[key], (e["name"], key))
-            for key in ("score", "score_low", "score_high", "elo", "elo_low", "elo_high"):
-                if t[key] is None:
-                    self.assertIsNone(e[key], (e["name"], key))
-                else:
-                    self.assertAlmostEqual(e[key], t[key], places=9, msg=(e["name"], key))
+            theirs = report_json(path)
+        # The same code: the same numbers, to the last bit, pairs and pentanomials included.
+        self.assertEqual(mine.report, theirs)
+        self.assertEqual(mine.pentanomial[0]["first"], "alpha")
+        self.assertEqual(sum(mine.pentanomial[0]["counts"]), 30)
+        # The same games, not a tournament's: the players' names are the engines, every game
+        # a deal of its own (no pairs of games, so no pentanomial).
+        loose = [anqi.records._record({k: v for k, v in r.raw.items() if k != "tournament"},
+                                      "test") for r in records]
+        plain = anqi.standings(loose)
+        self.assertEqual(plain.engines, mine.engines)
+        self.assertEqual(plain.pentanomial, [])
         # Seats: each engine played each seat; Wilson intervals hold their rates.
         self.assertEqual({(s["name"], s["seat"]) for s in mine.seats},
                          {(n, p) for n in ("alpha", "beta") for p in (1, 2)})
@@ -323,11 +408,14 @@ class RecordsAndAnalysis(unittest.TestCase):
                 game.play(bot.choose(game.observation(game.to_move)))
             records.append(game.record(names=["solo"]))
         s = anqi.standings(records)
-        self.assertEqual(s.engines, [])
-        [row] = s.one_side
+        self.assertEqual((s.engines, s.seats), ([], []))
+        [goal] = s.one_side
+        self.assertEqual((goal["variant"], goal["game_type"]), ("single", "single"))
+        [row] = goal["engines"]
         reached = sum(r.result.winner_side is not None for r in records)
         self.assertEqual((row["name"], row["games"], row["successes"]), ("solo", 12, reached))
         self.assertLessEqual(row["success_low"], row["success_rate"])
+        self.assertEqual(s.rows("one_side"), [{"variant": "single", **row}])
 
     def test_comments_load_and_reach_the_table(self):
         d = json.loads((DATA / "one-game.jsonl").read_text().splitlines()[0])

@@ -6,7 +6,7 @@ use super::time_control::Tc;
 use crate::bridge::Protocol;
 use anqi_core::rules::ClockDefaults;
 use anqi_core::settings::{Adjudicate, ClockConfig, LegalCounts};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -17,8 +17,8 @@ struct File {
     tournament: TournamentConfig,
 }
 
-/// The whole event.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+/// The whole event. It serializes as the file reads it ([`TournamentConfig::to_toml`]).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TournamentConfig {
     /// Variant: a shipped name or a description file.
@@ -34,19 +34,19 @@ pub struct TournamentConfig {
     #[serde(default = "one")]
     pub deals: u32,
     /// Gauntlet: the engine that plays all the others (default: the first listed).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gauntlet: Option<String>,
     /// A fixed master seed, for reproducible experiments: every deal and engine seed derives
     /// from it by a keyed function (`tournament::seeds`; tokens do not: they are fresh
     /// secrets, see `tournament::token`). Anyone who knows or guesses it computes every deal.
     /// Left out (the default), the event deals from a random master seed kept secret in its
     /// seed file until the event ends.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<String>,
     /// Where the event's random master seed is kept (created when the event starts, read by
     /// a resumed run and by every shard): by default `OUTPUT.seed`, beside the records. Not
     /// with `seed`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed_file: Option<String>,
     /// Address of the tournament's server. Spawned engines are told it through `{addr}`;
     /// external engines need a fixed one. The real address is printed on stderr.
@@ -75,42 +75,50 @@ pub struct TournamentConfig {
     pub max_plies: u32,
     /// Whether a game the endgame tables decide ends with their verdict, as `[referee]
     /// adjudicate` (`"off"` by default).
-    #[serde(default)]
+    #[serde(default, serialize_with = "adjudicate_text")]
     pub adjudicate: Adjudicate,
     /// The endgame tables file for `adjudicate = "tables"`, built for the event's variant
     /// (`anqi tables build`), as `[referee] tables`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tables: Option<String>,
     /// How long a seat waits for an engine whose connection is lost, to take it back with its
     /// per-game token, as `[referee] rejoin_grace_ms` (0: a lost connection loses at once).
     #[serde(default)]
     pub rejoin_grace_ms: u64,
     /// Time control of every engine without a `tc` of its own, as a string (`40/60+0.6`).
-    #[serde(default)]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "tc_text"
+    )]
     pub tc: Option<Tc>,
     /// Time control as a table of milliseconds; keys left out take the variant's
     /// `(clock ...)`. Not with `tc`.
-    #[serde(default)]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "clock_table"
+    )]
     pub clock: Option<ClockConfig>,
     /// Print the standings on stderr every N finished games (0: only at the end).
     #[serde(default)]
     pub standings_every: u32,
     /// Early stopping for a two-engine match.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprt: Option<SprtConfig>,
     /// Whose legal-action counts the records keep at every ply, as `[records] legal_counts`.
-    #[serde(default)]
+    #[serde(default, serialize_with = "legal_counts_text")]
     pub legal_counts: LegalCounts,
     /// `[tournament.each]`: keys every engine takes unless it sets them itself. Already
     /// applied to `engines` by [`TournamentConfig::parse`]; kept to show where keys came from.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub each: Option<toml::Table>,
     #[serde(rename = "engine")]
     pub engines: Vec<EngineConfig>,
 }
 
 /// Where the engines' stdout and stderr go, in the `logs` directory.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum EngineLogs {
     /// One file per game and seat: `game-INDEX-seatN-NAME.log`.
@@ -124,7 +132,7 @@ pub enum EngineLogs {
 }
 
 /// How engines are paired.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
     /// Every engine against every other (every group of N for N-player variants).
@@ -135,7 +143,7 @@ pub enum Format {
 }
 
 /// SPRT parameters: H0 elo = elo0 against H1 elo = elo1 (logistic Elo), error rates.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SprtConfig {
     pub elo0: f64,
@@ -147,7 +155,7 @@ pub struct SprtConfig {
 }
 
 /// One player program.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct EngineConfig {
     pub name: String,
@@ -158,29 +166,29 @@ pub struct EngineConfig {
     /// `{game}` (the game index), `{seat}`, and `{token}` for engines that cannot read the
     /// environment (on the command line, other local users can read it: see
     /// [`EngineConfig::token_on_command_line`]).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
     /// Working directory of the program.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dir: Option<String>,
     /// An external engine connects by itself for each of its games and identifies with this
     /// standing token as its SEED. It is a secret: whoever knows it can play that engine's
     /// games (`anqi token` makes a good one).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
     /// The protocol the engine speaks: `anqi` (it connects by itself), or `tcg`, `uci-banqi`,
     /// `cdc-platform`, for which anqi runs a bridge (`anqi bridge`, see protocol/BRIDGES.md)
     /// that starts the engine and translates.
-    #[serde(default)]
+    #[serde(default, serialize_with = "protocol_name")]
     pub protocol: Protocol,
     /// The rules the engine believes: an engine preset (`misty-banqi`, `ntu-engines`), a
     /// shipped variant or a description file. anqi warns where the event's differ, and
     /// translates the counters the protocol carries.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub assumes: Option<String>,
     /// Whether a bridged engine gets its protocol's optional commands (tcg: `num_repetition`,
     /// `num_moves_to_draw`) when it says it knows them; `false` leaves them out.
@@ -188,7 +196,11 @@ pub struct EngineConfig {
     pub optional_commands: bool,
     /// The engine's own time control (`40/60+0.6`): its clock follows it, whatever its
     /// opponents play with (time odds).
-    #[serde(default)]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "tc_text"
+    )]
     pub tc: Option<Tc>,
 }
 
@@ -229,6 +241,72 @@ fn default_connect_timeout() -> u64 {
 }
 fn five_percent() -> f64 {
     0.05
+}
+
+// The values of other modules' and crates' types, written as the file writes them (their own
+// deserializers read them back).
+
+fn tc_text<S: Serializer>(tc: &Option<Tc>, s: S) -> Result<S::Ok, S::Error> {
+    match tc {
+        Some(tc) => s.serialize_some(&tc.text),
+        None => s.serialize_none(),
+    }
+}
+
+fn clock_table<S: Serializer>(clock: &Option<ClockConfig>, s: S) -> Result<S::Ok, S::Error> {
+    /// `[clock]`'s keys, those set.
+    #[derive(Serialize)]
+    struct Clock {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        game_ms: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        move_ms: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        increment_ms: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        period_moves: Option<u32>,
+    }
+    match clock {
+        Some(c) => s.serialize_some(&Clock {
+            game_ms: c.game_ms,
+            move_ms: c.move_ms,
+            increment_ms: c.increment_ms,
+            period_moves: c.period_moves,
+        }),
+        None => s.serialize_none(),
+    }
+}
+
+fn adjudicate_text<S: Serializer>(a: &Adjudicate, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(match a {
+        Adjudicate::Off => "off",
+        Adjudicate::Tables => "tables",
+    })
+}
+
+fn legal_counts_text<S: Serializer>(l: &LegalCounts, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(match l {
+        LegalCounts::Mover => "mover",
+        LegalCounts::All => "all",
+    })
+}
+
+fn protocol_name<S: Serializer>(p: &Protocol, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(p.name())
+}
+
+impl TournamentConfig {
+    /// The configuration as a tournament file: a `[tournament]` table with every key written
+    /// out (defaults too), which [`TournamentConfig::parse`] reads back as this configuration
+    /// (`[tournament.each]` stays, already applied to the engines, which it leaves as they
+    /// are). The Python package writes the files it hands `anqi tournament` with it.
+    pub fn to_toml(&self) -> String {
+        #[derive(Serialize)]
+        struct FileOut<'a> {
+            tournament: &'a TournamentConfig,
+        }
+        toml::to_string(&FileOut { tournament: self }).expect("a configuration serializes")
+    }
 }
 
 /// A tournament file that cannot be used.
@@ -727,6 +805,35 @@ mod tests {
             e.0.contains("legal_counts = \"most\"") && e.0.contains("\"mover\" or \"all\""),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_configuration_written_out_reads_back_the_same() {
+        let text = format!(
+            "{HEAD}variant = \"2v2\"\nformat = \"gauntlet\"\ngauntlet = \"b\"\ndeals = 3\nseed = \"fixed\"\n\
+             engine_logs = \"game\"\nadjudicate = \"tables\"\ntables = \"t.tables\"\n\
+             legal_counts = \"all\"\nmax_plies = 300\n\
+             [tournament.clock]\nmove_ms = 5\nperiod_moves = 40\n\
+             [tournament.sprt]\nelo0 = -1.5\nelo1 = 3\n\
+             [tournament.each]\nenv = {{ SHARED = \"1\" }}\n\
+             [[tournament.engine]]\nname = \"a\"\nprotocol = \"tcg\"\ncommand = \"e\"\n\
+             optional_commands = false\ntc = \"tc=40/60+0.6\"\nassumes = \"ntu-engines\"\n\
+             [[tournament.engine]]\nname = \"b\"\ntoken = \"secret\"\ndir = \"/tmp\"\n\
+             env = {{ B = \"two words\" }}\n"
+        );
+        let t = TournamentConfig::parse(&text).unwrap();
+        let written = t.to_toml();
+        assert_eq!(TournamentConfig::parse(&written).unwrap(), t, "{written}");
+        // And the shipped example, with its every key.
+        let shipped = TournamentConfig::parse(include_str!("../../../tournament.toml")).unwrap();
+        assert_eq!(
+            TournamentConfig::parse(&shipped.to_toml()).unwrap(),
+            shipped
+        );
+        // A time control as a string is written as its text.
+        let text = format!("{HEAD}tc = \"st=2\"\n{}", engines("command = \"bot\""));
+        let written = TournamentConfig::parse(&text).unwrap().to_toml();
+        assert!(written.contains("tc = \"st=2\""), "{written}");
     }
 
     #[test]

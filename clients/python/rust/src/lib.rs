@@ -14,10 +14,12 @@
 //! together) with `legal_ids.rs` (the legal ids it keeps per game) and `read_only.rs` (the
 //! memory of its arrays, which Python can only read), `client.rs` (`ClientSession`, a sans-IO protocol client over
 //! anqi-client's tracker), `bots.rs` (`ReferenceBot`, anqi-bot's strategies).
+//! `tournament.rs`: `anqi.standings` (anqi-tournament's statistics, as `anqi report`), the
+//! tournament file `anqi.play` writes (anqi-tournament's configuration) and TOML text.
 //!
 //! # Crate map
 //!
-//! Builds on: `anqi-core`, `anqi-client`.
+//! Builds on: `anqi-core`, `anqi-client`, `anqi-tournament`.
 //! Compiles tokio: no (the rules in process; `anqi.Server` runs the `anqi` program).
 //!
 //! (`tests/integration/layout.rs` checks both lines against `cargo metadata` and `cargo tree`.)
@@ -31,6 +33,7 @@ mod observation;
 mod playouts;
 mod read_only;
 mod tensor;
+mod tournament;
 mod variant;
 mod vec_game;
 
@@ -55,5 +58,8 @@ fn _anqi(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<observation::Observation>()?;
     m.add_class::<client::ClientSession>()?;
     m.add_class::<bots::ReferenceBot>()?;
+    m.add_function(wrap_pyfunction!(tournament::standings_json, m)?)?;
+    m.add_function(wrap_pyfunction!(tournament::tournament_config_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(tournament::toml_dumps, m)?)?;
     Ok(())
 }

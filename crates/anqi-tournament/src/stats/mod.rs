@@ -19,6 +19,8 @@
 //! - `sprt`: the SPRT of a pair ([`SprtResult`], [`llr`]).
 //! - `one_side`: one-side games' success rates with their Wilson intervals
 //!   ([`GoalStandings`]).
+//! - `seats`: each engine's win rate in each seat, with its Wilson interval ([`seats`]; not
+//!   part of [`Standings`]: the Python package's `anqi.standings` shows it beside them).
 //!
 //! # The formulas, and where they come from
 //!
@@ -57,12 +59,14 @@
 mod elo;
 mod one_side;
 mod pairs;
+mod seats;
 mod sprt;
 mod table;
 
 pub use elo::{elo_of, normal_cdf, Model, Sample, Z95};
 pub use one_side::{wilson, GoalStandings, GoalStats};
 pub use pairs::{PairStats, Pentanomial};
+pub use seats::{seats, SeatStats};
 pub use sprt::{llr, SprtResult, Verdict};
 
 use crate::config::SprtConfig;

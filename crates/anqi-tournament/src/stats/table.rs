@@ -22,8 +22,7 @@ fn result_for(record: &GameRecord, seat: usize, variant: &Variant) -> f64 {
 
 /// Everything but the SPRT, and the engines in tie-break order.
 pub(super) fn table(records: &[GameRecord], order: &[String]) -> (Standings, Vec<String>) {
-    let mut records: Vec<&GameRecord> = records.iter().filter(|r| r.tournament.is_some()).collect();
-    records.sort_by_key(|r| r.tournament.as_ref().map(|t| t.index));
+    let records = tournament_records(records);
     let mut table = Table::new(&records, order);
     for r in &records {
         table.add(r);
@@ -99,16 +98,8 @@ struct Table<'r> {
 
 impl<'r> Table<'r> {
     fn new(records: &[&'r GameRecord], order: &[String]) -> Table<'r> {
-        let mut names: Vec<String> = order.to_vec();
-        for r in records {
-            for e in &r.tournament.as_ref().expect("filtered").engines {
-                if !names.contains(e) {
-                    names.push(e.clone());
-                }
-            }
-        }
         Table {
-            names,
+            names: engine_order(records, order),
             variants: HashMap::new(),
             competitive_variant: None,
             per_engine: BTreeMap::new(),
@@ -131,9 +122,7 @@ impl<'r> Table<'r> {
         let v = self
             .variants
             .entry(r.variant_source.as_str())
-            .or_insert_with(|| {
-                Arc::new(Variant::parse(&r.variant_source).unwrap_or_else(|_| placeholder(r)))
-            })
+            .or_insert_with(|| Arc::new(variant_of(r)))
             .clone();
         if crate::one_side(&v) {
             return self.add_goal(r, &v);
@@ -393,6 +382,32 @@ impl<'r> Table<'r> {
             .map(|(variant, section)| section.standings(variant, &self.names))
             .collect()
     }
+}
+
+/// The tournament records among `records` (the others are no event's games), in the order of
+/// their game numbers.
+pub(super) fn tournament_records(records: &[GameRecord]) -> Vec<&GameRecord> {
+    let mut records: Vec<&GameRecord> = records.iter().filter(|r| r.tournament.is_some()).collect();
+    records.sort_by_key(|r| r.tournament.as_ref().map(|t| t.index));
+    records
+}
+
+/// Engines in tie-break order: `order`, then as the records (in game order) show them.
+pub(super) fn engine_order(records: &[&GameRecord], order: &[String]) -> Vec<String> {
+    let mut names: Vec<String> = order.to_vec();
+    for r in records {
+        for e in &r.tournament.as_ref().expect("filtered").engines {
+            if !names.contains(e) {
+                names.push(e.clone());
+            }
+        }
+    }
+    names
+}
+
+/// The variant a record was played under.
+pub(super) fn variant_of(r: &GameRecord) -> Variant {
+    Variant::parse(&r.variant_source).unwrap_or_else(|_| placeholder(r))
 }
 
 fn placeholder(r: &GameRecord) -> Variant {
