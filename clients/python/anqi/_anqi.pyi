@@ -285,3 +285,8 @@ class VecGame:
     @property
     def episodes(self) -> list[int]: ...
     def __len__(self) -> int: ...
+
+# The tensor layout (tensor.rs, its one definition; PACKAGE.md, Tensors).
+TENSOR_VERSION: int
+TENSOR_PLANES: tuple[str, ...]
+TENSOR_COLOUR_SWAP: tuple[int, ...]

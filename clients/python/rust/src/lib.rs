@@ -14,6 +14,7 @@
 //! together) with `legal_ids.rs` (the legal ids it keeps per game) and `read_only.rs` (the
 //! memory of its arrays, which Python can only read), `client.rs` (`ClientSession`, a sans-IO protocol client over
 //! anqi-client's tracker), `bots.rs` (`ReferenceBot`, anqi-bot's strategies).
+//! `tensor.rs` also exports the tensor layout (`TENSOR_*`).
 //!
 //! # Crate map
 //!
@@ -55,5 +56,6 @@ fn _anqi(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<observation::Observation>()?;
     m.add_class::<client::ClientSession>()?;
     m.add_class::<bots::ReferenceBot>()?;
+    tensor::register(m)?;
     Ok(())
 }
