@@ -290,3 +290,9 @@ class VecGame:
 TENSOR_VERSION: int
 TENSOR_PLANES: tuple[str, ...]
 TENSOR_COLOUR_SWAP: tuple[int, ...]
+
+# Records read by anqi-core's types (records.rs; protocol/RECORDS.md, One definition).
+RECORD_FORMAT: int
+RECORD_FIELDS: dict[str, tuple[str, ...]]
+TERMINATIONS: tuple[str, ...]
+def read_record(text: str) -> dict[str, Any]: ...

@@ -14,7 +14,8 @@
 //! together) with `legal_ids.rs` (the legal ids it keeps per game) and `read_only.rs` (the
 //! memory of its arrays, which Python can only read), `client.rs` (`ClientSession`, a sans-IO protocol client over
 //! anqi-client's tracker), `bots.rs` (`ReferenceBot`, anqi-bot's strategies).
-//! `tensor.rs` also exports the tensor layout (`TENSOR_*`).
+//! `tensor.rs` also exports the tensor layout (`TENSOR_*`); `records.rs` reads records with
+//! anqi-core's types for `anqi.records` (`read_record`, `RECORD_*`, `TERMINATIONS`).
 //!
 //! # Crate map
 //!
@@ -31,6 +32,7 @@ mod legal_ids;
 mod observation;
 mod playouts;
 mod read_only;
+mod records;
 mod tensor;
 mod variant;
 mod vec_game;
@@ -57,5 +59,6 @@ fn _anqi(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<client::ClientSession>()?;
     m.add_class::<bots::ReferenceBot>()?;
     tensor::register(m)?;
+    records::register(m)?;
     Ok(())
 }
