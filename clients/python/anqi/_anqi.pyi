@@ -295,3 +295,14 @@ class VecGame:
     @property
     def episodes(self) -> list[int]: ...
     def __len__(self) -> int: ...
+
+# The tensor layout (tensor.rs, its one definition; PACKAGE.md, Tensors).
+TENSOR_VERSION: int
+TENSOR_PLANES: tuple[str, ...]
+TENSOR_COLOUR_SWAP: tuple[int, ...]
+
+# Records read by anqi-core's types (records.rs; protocol/RECORDS.md, One definition).
+RECORD_FORMAT: int
+RECORD_FIELDS: dict[str, tuple[str, ...]]
+TERMINATIONS: tuple[str, ...]
+def read_record(text: str) -> dict[str, Any]: ...

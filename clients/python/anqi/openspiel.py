@@ -22,12 +22,13 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from ._anqi import Game, Variant, variants
+from ._anqi import TENSOR_PLANES, Game, Variant, variants
 
 __all__ = ["game_name", "register"]
 
 LETTERS = "KGBRNCPkgbrncp"
-PLANES = 50
+#: The observation tensor's planes, from the layout's one definition (tensor.rs).
+PLANES = len(TENSOR_PLANES)
 
 
 def game_name(variant: str) -> str:
@@ -55,8 +56,8 @@ def _max_game_length(v: Variant) -> int:
 
 
 class _Observer:
-    """OpenSpiel's PyObserver: the 50-plane tensor of `Game.observation_tensor` (flat, with its
-    `(50, cells)` view in `dict["observation"]`), and a text of the public state."""
+    """OpenSpiel's PyObserver: the tensor of `Game.observation_tensor` (flat, with its
+    `(PLANES, cells)` view in `dict["observation"]`), and a text of the public state."""
 
     def __init__(self, cells: int, iig_obs_type, params) -> None:
         if params:

@@ -6,27 +6,35 @@
     df = records.to_pandas()                            # one row per ply (pandas, if installed)
     r.board_at(10)                                      # the public board after 10 plies
 
-The fields are those of RECORDS.md, under the same names. Loading checks every line as
-`anqi replay` reads it (crates/anqi-core/src/record.rs): every field's presence, type and
-range (so that a record that loads can be re-played), and says which file, line and field is
-wrong; `anqi replay` is what verifies the games against the rules, and `Record.replay()` does
-the same in process.
+The fields are those of RECORDS.md, under the same names. The schema has one definition, the
+Rust types the server writes records with and `anqi replay` reads them with
+(crates/anqi-core/src/record.rs; RECORDS.md, One definition): loading reads every line through
+those same types in the native module (`_anqi.read_record`), so a line loads exactly when
+`anqi replay` reads it (every field's presence, type and range), and the error names the file,
+the line and the field that is wrong. The dataclasses below are views of those types; a test
+checks that they have every field the types have (`RECORD_FIELDS`). `anqi replay` is what
+verifies the games against the rules, and `Record.replay()` does the same in process.
 """
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-COUNT_KINDS = ("moves", "jumps", "reveals", "bags", "puts")
+from ._anqi import RECORD_FIELDS, RECORD_FORMAT, TERMINATIONS, read_record
 
-#: The `reason`s a record's result may give (RECORDS.md, Terminations).
-TERMINATIONS = ("capture-all", "no-moves", "resign", "time", "illegal", "disconnect", "crash",
-                "no-connect", "no-progress", "repetition", "cleared", "ply-cap", "adjudicated",
-                "aborted")
+# From the record types (the native module): TERMINATIONS, the `reason`s a record's result may
+# give (RECORDS.md, Terminations); RECORD_FORMAT, the `format` the server writes; RECORD_FIELDS,
+# the keys of each object of a record by where it stands ("": the record, "players[]", ...).
+__all__ = ["COUNT_KINDS", "RECORD_FIELDS", "RECORD_FORMAT", "TERMINATIONS", "Adjudication",
+           "Counts", "Drop", "Fault", "Player", "Ply", "Record", "RecordError", "Records",
+           "Result", "iter_records", "load"]
+
+#: The kinds of legal actions a ply counts, as the records' `legal` objects name them.
+COUNT_KINDS: tuple[str, ...] = RECORD_FIELDS["plies[].legal"]
 
 
 class RecordError(ValueError):
@@ -65,10 +73,10 @@ class Player:
     time_used_ms: int
     #: The player's side, from 0 in the variant's sides (None in records older than the key,
     #: for more than two players).
-    side: int | None
+    side: int | None = None
     #: The team number the wire used for the player, as in (team T) and (win P T) (None in
     #: records older than the key).
-    team: int | None
+    team: int | None = None
 
 
 @dataclass(frozen=True)
@@ -82,7 +90,7 @@ class Ply:
     legal: Counts
     #: Every player's legal actions before the ply, player 1 first: present when the server ran
     #: with `[records] legal_counts = "all"` (`anqi.play` asks for it), else None.
-    legal_all: tuple[Counts, ...] | None
+    legal_all: tuple[Counts, ...] | None = None
     revealed: str | None = None
     captured: str | None = None
     drawn: str | None = None
@@ -280,211 +288,44 @@ def _variant(source: str) -> Any:
     return variant
 
 
-class _FieldError(ValueError):
-    """A field of a record that is missing or of the wrong type (its path in the message)."""
-
-
-#: JSON's names of the types `json` reads values into, for messages.
-_JSON_TYPES = {dict: "an object", list: "an array", str: "a string", int: "an integer",
-               float: "a number with a fraction", bool: "a boolean", type(None): "null"}
-
-
-def _json_type(v: Any) -> str:
-    return _JSON_TYPES.get(type(v), type(v).__name__)
-
-
-#: The largest value of each integer kind, as `anqi replay` reads it into a Rust u32 or u64
-#: (usize: a 64-bit count).
-_INT_MAX = {"u32": 2**32 - 1, "u64": 2**64 - 1}
-
-#: What each kind is called in messages.
-_KIND_NAMES = {"u32": "an integer", "u64": "an integer", "str": "a string", "char": "a string",
-               "bool": "a boolean", "dict": "an object", "list": "an array"}
-
-_KIND_TYPES = {"u32": int, "u64": int, "str": str, "char": str, "bool": bool, "dict": dict,
-               "list": list}
-
-
-def _field(d: dict[str, Any], key: str, what: str, kind: str, default: Any = ...) -> Any:
-    """`d[key]`, checked to be of `kind`, or `default` when the key is absent and a default is
-    given. Kinds: "u32" and "u64" (a JSON integer, not a boolean, not 1.0, not "1", from 0 to
-    2**32 - 1 or 2**64 - 1: the Rust type `anqi replay` reads it into), "str", "char" (a
-    string of one character), "bool", "dict", "list"; with a "?" (for example "u64?") null is
-    taken too. `what` names the field for the message (`players[1].name`)."""
-    if key not in d:
-        if default is ...:
-            raise _FieldError(f"{what}: missing")
-        return default
-    v = d[key]
-    optional = kind.endswith("?")
-    if v is None and optional:
-        return None
-    base = kind.rstrip("?")
-    if type(v) is not _KIND_TYPES[base]:
-        raise _FieldError(f"{what}: {_KIND_NAMES[base]}{' or null' if optional else ''} was "
-                          f"expected, not {_json_type(v)}")
-    if base in _INT_MAX and not 0 <= v <= _INT_MAX[base]:
-        digits = len(str(abs(v)))
-        shown = str(v) if digits <= 40 else f"an integer of {digits} digits"
-        raise _FieldError(f"{what}: an integer from 0 to {_INT_MAX[base]} was expected, "
-                          f"not {shown}")
-    if base == "char" and len(v) != 1:
-        raise _FieldError(f"{what}: a string of one character was expected, not one of {len(v)}")
-    return v
-
-
-def _object(v: Any, what: str) -> dict[str, Any]:
-    if type(v) is not dict:
-        raise _FieldError(f"{what}: an object was expected, not {_json_type(v)}")
-    return v
-
-
-def _list(d: dict[str, Any], key: str, what: str, default: Any = ...) -> list[Any]:
-    """`d[key]`, an array (or `default` when absent and given)."""
-    return _field(d, key, what, "list", default)
-
-
-def _strings(v: list[Any], what: str) -> list[str]:
-    for i, item in enumerate(v):
-        if type(item) is not str:
-            raise _FieldError(f"{what}[{i}]: a string was expected, not {_json_type(item)}")
-    return v
-
-
-def _counts(v: Any, what: str) -> Counts:
-    """`legal` and each `legal_all` entry: `moves`, `jumps` and `reveals` always, `bags` and
-    `puts` when not 0 (RECORDS.md)."""
-    d = _object(v, what)
-    return Counts(**{k: _field(d, k, f"{what}.{k}", "u32", 0 if k in ("bags", "puts") else ...)
-                     for k in COUNT_KINDS})
-
-
-def _seeds(v: Any) -> dict[str, Any]:
-    """`seeds` as RECORDS.md gives it: `clients`, an array of strings, and `server`, a
-    string (what `Record.new_game` deals from)."""
-    d = _object(v, "seeds")
-    _strings(_list(d, "clients", "seeds.clients"), "seeds.clients")
-    _field(d, "server", "seeds.server", "str")
-    return d
-
-
-def _tournament(v: Any) -> dict[str, Any] | None:
-    """`tournament` (RECORDS.md): `index` and `deal`, counts; `engines`, strings; `seats`,
-    objects with `protocol`, `tc` and an optional `assumes`, strings; `commitment`, an optional
-    string."""
-    if v is None:
-        return None
-    d = _object(v, "tournament")
-    _field(d, "index", "tournament.index", "u64")
-    _field(d, "deal", "tournament.deal", "u64")
-    _strings(_list(d, "engines", "tournament.engines"), "tournament.engines")
-    for i, seat in enumerate(_list(d, "seats", "tournament.seats", [])):
-        at = f"tournament.seats[{i}]"
-        seat = _object(seat, at)
-        _field(seat, "protocol", f"{at}.protocol", "str")
-        _field(seat, "assumes", f"{at}.assumes", "str?", None)
-        _field(seat, "tc", f"{at}.tc", "str")
-    _field(d, "commitment", "tournament.commitment", "str?", None)
-    return d
+def _make(cls: type, d: dict[str, Any], **convert: Any) -> Any:
+    """The dataclass `cls` of a record's object `d` (as the record types write it): each field
+    from the key of its name, through `convert[name]` when given and the value is not null; a
+    field whose key is absent (an optional one the record leaves out) takes its default, or
+    None."""
+    kw = {}
+    for f in dataclasses.fields(cls):
+        if f.name in d:
+            v = d[f.name]
+            kw[f.name] = convert[f.name](v) if f.name in convert and v is not None else v
+        elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            kw[f.name] = None
+    return cls(**kw)
 
 
 def _record(d: dict[str, Any], where: str) -> Record:
-    """The record of a line's object, every field RECORDS.md gives checked as `anqi replay`
-    reads it (present unless optional, of its type, integers in range), so that a record that
-    loads also re-plays (`Record.replay` says whether its plies are the rules'). Raises
-    RecordError naming `where` otherwise."""
-    try:
-        players = []
-        player_list = _list(d, "players", "players")
-        two = len(player_list) == 2
-        for i, p in enumerate(player_list):
-            at = f"players[{i}]"
-            p = _object(p, at)
-            pid = _field(p, "id", f"{at}.id", "u64")
-            side = _field(p, "side", f"{at}.side", "u64?", None)
-            if side is None and two:
-                side = pid - 1  # two-player records from before `side`: seat order
-            players.append(Player(
-                id=pid, name=_field(p, "name", f"{at}.name", "str"),
-                seed=_field(p, "seed", f"{at}.seed", "str"),
-                colour=_field(p, "colour", f"{at}.colour", "str?", None),
-                time_used_ms=_field(p, "time_used_ms", f"{at}.time_used_ms", "u64"),
-                side=side, team=_field(p, "team", f"{at}.team", "u64?", None),
-            ))
-        plies = []
-        for i, q in enumerate(_list(d, "plies", "plies")):
-            at = f"plies[{i}]"
-            q = _object(q, at)
-            legal_all = _field(q, "legal_all", f"{at}.legal_all", "list?", None)
-            plies.append(Ply(
-                ply=_field(q, "ply", f"{at}.ply", "u32"),
-                turn=_field(q, "turn", f"{at}.turn", "u32"),
-                player=_field(q, "player", f"{at}.player", "u64"),
-                action=_field(q, "action", f"{at}.action", "str"),
-                think_ms=_field(q, "think_ms", f"{at}.think_ms", "u64"),
-                legal=_counts(_field(q, "legal", f"{at}.legal", "dict"), f"{at}.legal"),
-                legal_all=(None if legal_all is None else tuple(
-                    _counts(c, f"{at}.legal_all[{k}]") for k, c in enumerate(legal_all))),
-                revealed=_field(q, "revealed", f"{at}.revealed", "char?", None),
-                captured=_field(q, "captured", f"{at}.captured", "char?", None),
-                drawn=_field(q, "drawn", f"{at}.drawn", "char?", None),
-                comment=_field(q, "comment", f"{at}.comment", "str?", None),
-            ))
-        faults = []
-        for i, f in enumerate(_list(d, "faults", "faults")):
-            at = f"faults[{i}]"
-            f = _object(f, at)
-            faults.append(Fault(_field(f, "ply", f"{at}.ply", "u32"),
-                                _field(f, "player", f"{at}.player", "u64"),
-                                _field(f, "code", f"{at}.code", "str"),
-                                _field(f, "text", f"{at}.text", "str")))
-        r = _field(d, "result", "result", "dict")
-        reason = _field(r, "reason", "result.reason", "str")
-        if reason not in TERMINATIONS:
-            raise _FieldError(f"result.reason: one of {', '.join(TERMINATIONS)} was expected, "
-                              f"not {reason[:40]!r}")
-        adjudication = _field(r, "adjudication", "result.adjudication", "dict?", None)
-        if adjudication is not None:
-            adjudication = Adjudication(*(
-                _field(adjudication, k, f"result.adjudication.{k}", "str")
-                for k in ("by", "verdict", "tables")))
-        result = Result(
-            win=_field(r, "win", "result.win", "str"),
-            winner=_field(r, "winner", "result.winner", "u64"),
-            winner_team=_field(r, "winner_team", "result.winner_team", "u64", 0),
-            winner_side=_field(r, "winner_side", "result.winner_side", "u64?", None),
-            reason=reason,
-            loser=_field(r, "loser", "result.loser", "u64?", None),
-            plies=_field(r, "plies", "result.plies", "u32"),
-            turns=_field(r, "turns", "result.turns", "u32"),
-            adjudication=adjudication,
-        )
-        drops = []
-        for i, x in enumerate(_list(d, "drops", "drops", [])):
-            at = f"drops[{i}]"
-            x = _object(x, at)
-            drops.append(Drop(_field(x, "player", f"{at}.player", "u64"),
-                              _field(x, "ply", f"{at}.ply", "u32"),
-                              _field(x, "away_ms", f"{at}.away_ms", "u64"),
-                              _field(x, "back", f"{at}.back", "bool")))
-        return Record(
-            format=_field(d, "format", "format", "u32"), game=_field(d, "game", "game", "u64"),
-            started_unix_ms=_field(d, "started_unix_ms", "started_unix_ms", "u64"),
-            variant=_field(d, "variant", "variant", "str"),
-            variant_source=_field(d, "variant_source", "variant_source", "str"),
-            seeds=_seeds(_field(d, "seeds", "seeds", "dict")), players=tuple(players),
-            plies=tuple(plies), faults=tuple(faults), result=result,
-            final_board=_field(d, "final_board", "final_board", "str"),
-            max_plies=_field(d, "max_plies", "max_plies", "u32?", None),
-            faults_dropped=_field(d, "faults_dropped", "faults_dropped", "u64", 0),
-            tournament=_tournament(_field(d, "tournament", "tournament", "dict?", None)),
-            drops=tuple(drops), source=where, raw=d,
-        )
-    except _FieldError as e:
-        raise RecordError(f"{where}: not a game record: {e}") from None
-    except (KeyError, TypeError, ValueError, AttributeError, OverflowError, RecursionError) as e:
-        # Whatever else a line holds, it is a RecordError.
-        raise RecordError(f"{where}: not a game record ({type(e).__name__}: {e})") from None
+    """The `Record` of a record's dict as the record types write it: from `read_record` (a
+    line of a file) or `Game.record` (in process), so every field is there and of its type.
+    `where` is its `source`."""
+    two = len(d["players"]) == 2
+
+    def player(p: dict[str, Any]) -> Player:
+        if p.get("side") is None and two:
+            p = {**p, "side": p["id"] - 1}  # two-player records from before `side`: seat order
+        return _make(Player, p)
+
+    def ply(q: dict[str, Any]) -> Ply:
+        return _make(Ply, q, legal=Counts.from_json,
+                     legal_all=lambda cs: tuple(Counts.from_json(c) for c in cs))
+
+    return _make(
+        Record, {**d, "source": where, "raw": d},
+        players=lambda ps: tuple(player(p) for p in ps),
+        plies=lambda qs: tuple(ply(q) for q in qs),
+        faults=lambda fs: tuple(_make(Fault, f) for f in fs),
+        result=lambda r: _make(Result, r, adjudication=lambda a: _make(Adjudication, a)),
+        drops=lambda xs: tuple(_make(Drop, x) for x in xs),
+    )
 
 
 class Records(list):
@@ -610,13 +451,12 @@ def _line(raw: bytes, where: str) -> Record | None:
     else:
         torn = ""
     try:
-        d = json.loads(line)
-    except (ValueError, RecursionError) as e:
-        # ValueError: json's JSONDecodeError, and also an integer of more digits than Python
-        # converts (4,300 by default: sys.set_int_max_str_digits).
-        raise RecordError(f"{where}: not JSON that can be read ({type(e).__name__}: {e}){torn}") from None
-    if not isinstance(d, dict):
-        raise RecordError(f"{where}: not a game record (a JSON {type(d).__name__})")
+        # The record types' own reading, as `anqi replay`'s: not JSON, another shape, a field
+        # missing, of another type or out of its type's range are all ValueError, naming the
+        # field ("players[0].id: invalid type: ...").
+        d = read_record(line)
+    except ValueError as e:
+        raise RecordError(f"{where}: not a game record: {e}{torn}") from None
     return _record(d, where)
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ._anqi import Variant
+from ._anqi import TENSOR_COLOUR_SWAP, Variant
 
 __all__ = ["Symmetry", "symmetries"]
 
@@ -70,8 +70,9 @@ class Symmetry:
         return out
 
     def tensor(self, x):
-        """The image of an observation tensor (`Game.observation_tensor`, flat `(50, S)` or a
-        grid): the cells moved, and with the colour swap the planes of each colour exchanged."""
+        """The image of an observation tensor (`Game.observation_tensor`, flat `(planes, S)` or
+        a grid): the cells moved, and with the colour swap each plane moved to the one the
+        layout names for it (`anqi.env.TENSOR_COLOUR_SWAP`: each colour's planes exchanged)."""
         import numpy as np
 
         shape = x.shape
@@ -79,11 +80,8 @@ class Symmetry:
         out = np.empty_like(flat)
         out[:, list(self.cells)] = flat
         if self.colour_swap:
-            swapped = out.copy()
-            for red, black in ((0, 7), (19, 26), (35, 42)):
-                swapped[red : red + 7] = out[black : black + 7]
-                swapped[black : black + 7] = out[red : red + 7]
-            swapped[16], swapped[17] = out[17], out[16]
+            swapped = np.empty_like(out)
+            swapped[list(TENSOR_COLOUR_SWAP)] = out
             out = swapped
         return out.reshape(shape)
 

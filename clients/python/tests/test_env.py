@@ -72,6 +72,20 @@ class PettingZoo(unittest.TestCase):
 
 
 @unittest.skipIf(MISSING, MISSING or "")
+class TensorLayout(unittest.TestCase):
+    def test_both_environments_carry_the_layouts_version_and_planes(self):
+        # The layout is the native module's (tensor.rs): the environments read it, and say
+        # which version their observations have.
+        for env in (anqi.env.pettingzoo_env("traditional"), anqi.env.gymnasium_env("traditional")):
+            with self.subTest(type(env).__name__):
+                self.assertEqual(env.metadata["tensor_version"], anqi.env.TENSOR_VERSION)
+                space = (env.observation_space("player_1") if callable(env.observation_space)
+                         else env.observation_space)
+                self.assertEqual(space["observation"].shape, (anqi.env.PLANES, 32))
+                self.assertEqual(anqi.env.PLANES, len(anqi.env.TENSOR_PLANES))
+
+
+@unittest.skipIf(MISSING, MISSING or "")
 class Gymnasium(unittest.TestCase):
     def test_check_env_passes_against_each_reference_bot_and_a_callable(self):
         for opponent in ("random", "greedy", "search", lambda view: view.legal_actions()[0]):

@@ -1,5 +1,9 @@
 """`anqi.symmetries`: every symmetry of every shipped variant maps legal actions to legal actions,
-observation tensors to observation tensors, and games to games that end alike."""
+observation tensors to observation tensors, and games to games that end alike.
+
+The tensor check is also where Python and Rust must agree on the layout: `Symmetry.tensor` moves
+planes by the native module's `TENSOR_COLOUR_SWAP`, and the image game's tensor is written by
+tensor.rs itself, so a colour swap table that disagrees with the planes written fails here."""
 
 import random
 import unittest

@@ -1,10 +1,14 @@
 """Observation tensors and legal-action masks (PACKAGE.md, Tensors): the board, the pool and the
-counters read back from the planes, in random games of every shipped variant."""
+counters read back from the planes, in random games of every shipped variant. Planes are found by
+their names in the layout the native module defines (`anqi.env.TENSOR_PLANES`, from tensor.rs),
+not by numbers restated here."""
 
+import hashlib
 import random
 import unittest
 
 import anqi
+from anqi.env import PLANES, TENSOR_COLOUR_SWAP, TENSOR_PLANES, TENSOR_VERSION
 
 try:
     import numpy as np
@@ -12,17 +16,34 @@ except ImportError:  # the tests say so rather than pass in silence
     np = None
 
 LETTERS = "KGBRNCPkgbrncp"
-PLANES = 50
+#: Each plane by its name: P["up-K"], P["unseen-p"], P["red"], ...
+P = {name: i for i, name in enumerate(TENSOR_PLANES)}
+#: The planes on which each cell has a value of its own; every other plane is one value.
+CELL_PLANES = {P[f"up-{x}"] for x in LETTERS} | {P["face-down"], P["empty"], P["chain"]}
+#: The planes that depend on who observes.
+OBSERVER_PLANES = [P["red"], P["black"], P["to-move"]]
+
+#: The layout's digest (its names and colour swap) at each version: a layout that changes
+#: without a new TENSOR_VERSION fails `test_the_version_changes_with_the_layout`.
+LAYOUT_DIGESTS = {
+    1: "783c34bd4374e48cca57fc1317076f1aa508b616fed2d8e641f156c5b9e3b990",
+}
+
+
+def layout_digest():
+    text = "\n".join(TENSOR_PLANES) + "\n" + ",".join(map(str, TENSOR_COLOUR_SWAP))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def board_from_planes(planes):
-    """The board the planes 0-15 show, one letter per cell (X face-down, . empty)."""
+    """The board the `up-*`, `face-down` and `empty` planes show, one letter per cell (X
+    face-down, . empty)."""
+    shows = {P[f"up-{x}"]: x for x in LETTERS} | {P["face-down"]: "X", P["empty"]: "."}
     cells = []
     for c in range(planes.shape[1]):
-        on = [p for p in range(16) if planes[p, c] == 1.0]
+        on = [p for p in shows if planes[p, c] == 1.0]
         assert len(on) == 1, (c, on)
-        p = on[0]
-        cells.append(LETTERS[p] if p < 14 else ("X" if p == 14 else "."))
+        cells.append(shows[on[0]])
     return "".join(cells)
 
 
@@ -36,6 +57,37 @@ def internal_board(game):
     return board.replace("X", ".")
 
 
+class Layout(unittest.TestCase):
+    """The layout as the native module defines it (tensor.rs), which Python only reads."""
+
+    def test_the_planes_are_named_and_the_colour_swap_exchanges_the_colours(self):
+        self.assertIsInstance(TENSOR_VERSION, int)
+        self.assertGreaterEqual(TENSOR_VERSION, 1)
+        self.assertEqual(PLANES, len(TENSOR_PLANES))
+        self.assertEqual(len(set(TENSOR_PLANES)), PLANES, "each plane has a name of its own")
+        # A permutation that undoes itself, taking each plane to its colour's opposite by name.
+        self.assertEqual(sorted(TENSOR_COLOUR_SWAP), list(range(PLANES)))
+        opposite = {"red": "black", "black": "red"}
+        for p, name in enumerate(TENSOR_PLANES):
+            self.assertEqual(TENSOR_COLOUR_SWAP[TENSOR_COLOUR_SWAP[p]], p)
+            group, _, letter = name.rpartition("-")
+            image = f"{group}-{letter.swapcase()}" if letter in LETTERS and group else None
+            self.assertEqual(TENSOR_PLANES[TENSOR_COLOUR_SWAP[p]],
+                             image or opposite.get(name, name), name)
+
+    def test_the_version_changes_with_the_layout(self):
+        self.assertEqual(
+            layout_digest(), LAYOUT_DIGESTS.get(TENSOR_VERSION),
+            "the tensor layout changed: raise TENSOR_VERSION in clients/python/rust/src/tensor.rs "
+            "and add the new version's digest to LAYOUT_DIGESTS (the old ones stay)")
+
+    @unittest.skipIf(np is None, "numpy is not installed: pip install numpy")
+    def test_tensors_have_the_layouts_planes(self):
+        for name in ("traditional", "strategic", "cross"):
+            game = anqi.Game(name, seed="layout")
+            self.assertEqual(game.observation_tensor().shape, (PLANES, len(game.board)))
+
+
 @unittest.skipIf(np is None, "numpy is not installed: pip install numpy")
 class Tensors(unittest.TestCase):
     def check(self, game):
@@ -43,34 +95,35 @@ class Tensors(unittest.TestCase):
         for player in range(1, game.players + 1):
             t = game.observation_tensor(player)
             self.assertEqual((t.shape, t.dtype), ((PLANES, n), np.float32))
-            # Planes 0-15: exactly one per cell, and they give the board back.
+            # The board's planes: exactly one per cell, and they give the board back.
             self.assertEqual(board_from_planes(t), internal_board(game))
             # Constant planes are constant.
-            for p in list(range(16, 49)):
-                self.assertTrue((t[p] == t[p, 0]).all(), p)
+            for p in set(range(PLANES)) - CELL_PLANES:
+                self.assertTrue((t[p] == t[p, 0]).all(), TENSOR_PLANES[p])
             # The pool: unseen over the variant's count, per letter. A face-down piece stays
             # where it was dealt, so the deal tells which are unseen; in a bag game, every
             # piece neither on the board, in hand nor captured.
             pieces = game.variant_info.pieces
             dealt = game.deal["cells"]
-            for i, letter in enumerate(LETTERS):
+            for letter in LETTERS:
                 total = pieces.count(letter)
                 if total == 0:
-                    self.assertEqual(t[19 + i, 0], 0.0, letter)
+                    self.assertEqual(t[P[f"unseen-{letter}"], 0], 0.0, letter)
                     continue
-                unseen = round(float(t[19 + i, 0]) * total)
+                unseen = round(float(t[P[f"unseen-{letter}"], 0]) * total)
                 if game.variant_info.start != "bag":
                     hidden = sum(1 for c, x in enumerate(game.board) if x == "X" and dealt[c] == letter)
                     self.assertEqual(unseen, hidden, letter)
                 else:
-                    held = int(t[35 + i, 0])
+                    held = int(t[P[f"hand-{letter}"], 0])
                     self.assertLessEqual(unseen + held + game.board.count(letter), total, letter)
             # Only the observer's planes differ between players.
             if player > 1:
                 first = game.observation_tensor(1)
-                np.testing.assert_array_equal(t[:16], first[:16])
-                np.testing.assert_array_equal(t[19:], first[19:])
-            self.assertEqual(t[18, 0], 1.0 if player == game.to_move and not game.is_terminal else 0.0)
+                np.testing.assert_array_equal(np.delete(t, OBSERVER_PLANES, axis=0),
+                                              np.delete(first, OBSERVER_PLANES, axis=0))
+            to_move = player == game.to_move and not game.is_terminal
+            self.assertEqual(t[P["to-move"], 0], 1.0 if to_move else 0.0)
         mask = game.legal_action_mask()
         self.assertEqual((mask.shape, mask.dtype), ((game.num_distinct_actions,), np.bool_))
         self.assertEqual(sorted(np.flatnonzero(mask).tolist()), sorted(game.legal_action_ids()))
@@ -94,22 +147,25 @@ class Tensors(unittest.TestCase):
         )
         game = anqi.Game(v, deal="K......k")
         t = game.observation_tensor(1)
-        self.assertEqual((t[16, 0], t[17, 0], t[18, 0]), (0.0, 0.0, 1.0))
-        self.assertEqual(t[19:33, 0].tolist(), [1.0] + [0.0] * 6 + [1.0] + [0.0] * 6)
+        observer = [P["red"], P["black"], P["to-move"]]
+        self.assertEqual(t[observer, 0].tolist(), [0.0, 0.0, 1.0])
+        unseen = [P[f"unseen-{x}"] for x in LETTERS]
+        self.assertEqual(t[unseen, 0].tolist(), [1.0] + [0.0] * 6 + [1.0] + [0.0] * 6)
         game.play("(rev 0)")  # K: player 1 is red
         t1, t2 = game.observation_tensor(1), game.observation_tensor(2)
-        self.assertEqual((t1[16, 0], t1[17, 0], t1[18, 0]), (1.0, 0.0, 0.0))
-        self.assertEqual((t2[16, 0], t2[17, 0], t2[18, 0]), (0.0, 1.0, 1.0))
-        self.assertEqual(t1[19, 0], 0.0)  # no red king unseen any more
+        self.assertEqual(t1[observer, 0].tolist(), [1.0, 0.0, 0.0])
+        self.assertEqual(t2[observer, 0].tolist(), [0.0, 1.0, 1.0])
+        self.assertEqual(t1[P["unseen-K"], 0], 0.0)  # no red king unseen any more
         game.play("(rev 7)")  # k
         game.play("(mov 0 1)")  # a quiet move: one ply of no progress out of 10
-        self.assertAlmostEqual(float(game.observation_tensor(1)[33, 0]), 0.1, places=6)
+        self.assertAlmostEqual(float(game.observation_tensor(1)[P["no-progress"], 0]), 0.1,
+                               places=6)
         # Back and forth: the position after the reveals again, its second occurrence: with
         # (repetition 3), half way to the draw.
-        self.assertEqual(float(game.observation_tensor(1)[34, 0]), 0.0)
+        self.assertEqual(float(game.observation_tensor(1)[P["repeated"], 0]), 0.0)
         for a in ("(mov 7 6)", "(mov 1 0)", "(mov 6 7)"):
             game.play(a)
-        self.assertEqual(float(game.observation_tensor(1)[34, 0]), 0.5)
+        self.assertEqual(float(game.observation_tensor(1)[P["repeated"], 0]), 0.5)
 
     def test_the_repetition_plane_stays_below_one_until_a_cycle_draw(self):
         for rule in ("(cycle 3 0)", "(cycle 3 1)", "3"):
@@ -123,7 +179,7 @@ class Tensors(unittest.TestCase):
                 seen = []
                 moves = ["(mov 0 1)", "(mov 7 6)", "(mov 1 0)", "(mov 6 7)"]
                 while not game.is_terminal:
-                    seen.append(float(game.observation_tensor(1)[34, 0]))
+                    seen.append(float(game.observation_tensor(1)[P["repeated"], 0]))
                     game.play(moves[(game.ply - 2) % 4])
                 self.assertEqual(game.outcome["reason"], "repetition")
                 self.assertGreater(max(seen), 0.0)
@@ -146,7 +202,7 @@ class Tensors(unittest.TestCase):
         game = anqi.Game("strategic", seed="3")
         game.play("(bag)")
         t = game.observation_tensor()
-        held = [LETTERS[i] for i in range(14) if t[35 + i, 0] == 1.0]
+        held = [x for x in LETTERS if t[P[f"hand-{x}"], 0] == 1.0]
         self.assertEqual(len(held), 1)
         self.assertTrue(all(a.startswith(f"(put {held[0]} ") for a in game.legal_actions()))
         # A mask at a chance node is empty.

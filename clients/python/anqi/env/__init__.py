@@ -6,13 +6,25 @@
 Both need the `rl` extra (`pip install './clients/python[rl]'`: numpy, pettingzoo, gymnasium);
 `import anqi` does not. Observations are `Game.observation_tensor` with the legal-action mask
 beside it, actions are the variant's action ids (PACKAGE.md, Action ids and Tensors).
+
+The tensor's layout is defined once, in the native module (clients/python/rust/src/tensor.rs),
+and read here without numpy: `TENSOR_PLANES`, the planes' names in order (`PLANES` of them);
+`TENSOR_COLOUR_SWAP`, the plane each becomes when red and black are exchanged; and
+`TENSOR_VERSION`, which changes whenever the layout does (both environments' `metadata` carry it
+as `"tensor_version"`).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-__all__ = ["gymnasium_env", "pettingzoo_env"]
+from .._anqi import TENSOR_COLOUR_SWAP, TENSOR_PLANES, TENSOR_VERSION
+
+#: The number of planes of an observation tensor.
+PLANES = len(TENSOR_PLANES)
+
+__all__ = ["PLANES", "TENSOR_COLOUR_SWAP", "TENSOR_PLANES", "TENSOR_VERSION", "gymnasium_env",
+           "pettingzoo_env"]
 
 
 def pettingzoo_env(variant: str = "traditional", render_mode: str | None = None,

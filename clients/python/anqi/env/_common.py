@@ -8,8 +8,11 @@ from typing import Any
 import numpy as np
 
 from .._anqi import Game, Variant
+from . import PLANES, TENSOR_VERSION
 
-PLANES = 50
+#: What both environments' `metadata` add to their own: the layout's version, which changes
+#: whenever the observation's planes do.
+METADATA = {"tensor_version": TENSOR_VERSION}
 
 
 def load(variant: Any) -> Variant:

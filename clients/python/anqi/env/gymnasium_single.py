@@ -18,15 +18,16 @@ class AnqiGym(gymnasium.Env):
     """One seat of an anqi variant for a single agent; every other seat (teammates included)
     is played by the opponent, in process, between the agent's turns.
 
-    Observations are dicts as in the PettingZoo environment (`observation`: the 50-plane tensor
-    from the agent's seat; `action_mask`: its legal action ids, `int8`), actions the variant's
+    Observations are dicts as in the PettingZoo environment (`observation`: the tensor from
+    the agent's seat, planes `anqi.env.TENSOR_PLANES`, layout version
+    `metadata["tensor_version"]`; `action_mask`: its legal action ids, `int8`), actions the variant's
     action ids. The reward is +1, -1 or 0 at the end (the agent's side won, lost, or nobody
     won; one-side games: +1 when the goal was reached), 0 before. An illegal action ends the
     episode as a loss (reward -1, `info["illegal"]`). `info["outcome"]` is the game's result at
     the end.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi"], "render_fps": 1, **_common.METADATA}
 
     def __init__(self, variant: Any = "traditional", opponent: Any = "random",
                  seat: int | None = None, render_mode: str | None = None,

@@ -19,13 +19,14 @@ class AnqiAEC(AECEnv):
     The game is played in chance mode: a reveal or a draw stops at a chance node, which `step`
     resolves at once with the environment's own generator (seeded by `reset(seed=...)`), so the
     same seed and actions give the same game. Each agent observes a dict: `observation`, the
-    50-plane tensor of `Game.observation_tensor` from its seat, and `action_mask`, its legal
-    action ids (`int8`; all zero when it is not the one to act). Rewards come at the end: +1 to
-    the winning side's agents, -1 to the others, 0 in a draw (one-side games: +1 when the goal
-    was reached).
+    tensor of `Game.observation_tensor` from its seat (planes `anqi.env.TENSOR_PLANES`, layout
+    version `metadata["tensor_version"]`), and `action_mask`, its legal action ids (`int8`; all
+    zero when it is not the one to act). Rewards come at the end: +1 to the winning side's
+    agents, -1 to the others, 0 in a draw (one-side games: +1 when the goal was reached).
     """
 
-    metadata = {"render_modes": ["ansi"], "name": "anqi_v0", "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": ["ansi"], "name": "anqi_v0", "is_parallelizable": False,
+                "render_fps": 1, **_common.METADATA}
 
     def __init__(self, variant: Any = "traditional", render_mode: str | None = None,
                  max_plies: int | None = None) -> None:

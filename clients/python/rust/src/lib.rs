@@ -16,6 +16,8 @@
 //! anqi-client's tracker), `bots.rs` (`ReferenceBot`, anqi-bot's strategies).
 //! `tournament.rs`: `anqi.standings` (anqi-tournament's statistics, as `anqi report`), the
 //! tournament file `anqi.play` writes (anqi-tournament's configuration) and TOML text.
+//! `tensor.rs` also exports the tensor layout (`TENSOR_*`); `records.rs` reads records with
+//! anqi-core's types for `anqi.records` (`read_record`, `RECORD_*`, `TERMINATIONS`).
 //!
 //! # Crate map
 //!
@@ -32,6 +34,7 @@ mod legal_ids;
 mod observation;
 mod playouts;
 mod read_only;
+mod records;
 mod tensor;
 mod tournament;
 mod variant;
@@ -61,5 +64,7 @@ fn _anqi(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tournament::standings_json, m)?)?;
     m.add_function(wrap_pyfunction!(tournament::tournament_config_toml, m)?)?;
     m.add_function(wrap_pyfunction!(tournament::toml_dumps, m)?)?;
+    tensor::register(m)?;
+    records::register(m)?;
     Ok(())
 }

@@ -1,24 +1,31 @@
 //! A game as numbers for neural networks: the observation tensor and the legal-action mask.
 //!
-//! # The layout (stable across releases; PACKAGE.md, "Tensors")
+//! # The layout (PACKAGE.md, "Tensors")
+//! This module is the one definition of the layout: [`PLANES`], the planes' names in order
+//! ([`plane_names`], from the groups' first planes that the writer below uses) and which plane
+//! each becomes when red and black are exchanged ([`colour_swap`]). The native module exports
+//! them as `TENSOR_PLANES` and `TENSOR_COLOUR_SWAP`, with [`TENSOR_VERSION`], and the Python
+//! side (`anqi.env`, `anqi.symmetries`) derives what it needs from them. The version changes
+//! whenever the layout does: a plane added, removed, moved or given another meaning or scale.
+//!
 //! `Game.observation_tensor(player)` is a `float32` array of [`PLANES`] planes over the cells,
 //! shape `(PLANES, S)` in cell order (any topology), or `(PLANES, rows, columns)` on a
 //! rectangle with `grid=True` (cell `r * columns + c` at `[.., r, c]`). Every variant has the
 //! same planes, so what a network reads depends only on the board's cells:
 //!
-//! | planes | on each cell |
-//! |---|---|
-//! | 0-13 | 1 where a face-up piece of that letter stands, in the order `KGBRNCPkgbrncp` |
-//! | 14 | 1 where a face-down piece stands |
-//! | 15 | 1 where the cell is empty (in a bag game, also a cell no piece was put on yet) |
-//! | 16 | all 1 when the observing player may move red pieces |
-//! | 17 | all 1 when it may move black pieces (16 and 17 both 0 before colours are decided; both 1 in single-player and cooperative games) |
-//! | 18 | all 1 when the observing player is to move |
-//! | 19-32 | the unseen pieces of each letter (face-down or in the bag), over the variant's number of that piece (0 where it has none) |
-//! | 33 | the no-progress count over the variant's limit (0 without the rule), at most 1 |
-//! | 34 | how often the current position occurred before, over the repetition rule's count less one (`(repetition 3)`: 0, then 0.5, then the draw); over `times + extra` under a cycle rule `(cycle times extra)`; 0 without the rule; at most 1 |
-//! | 35-48 | all 1 on the plane of the piece the player to move holds to put (bag games) |
-//! | 49 | 1 on the cell of the piece that must capture again (a chain capture in progress) |
+//! | planes | names | on each cell |
+//! |---|---|---|
+//! | 0-13 | `up-K` ... `up-p` | 1 where a face-up piece of that letter stands, in the order `KGBRNCPkgbrncp` |
+//! | 14 | `face-down` | 1 where a face-down piece stands |
+//! | 15 | `empty` | 1 where the cell is empty (in a bag game, also a cell no piece was put on yet) |
+//! | 16 | `red` | all 1 when the observing player may move red pieces |
+//! | 17 | `black` | all 1 when it may move black pieces (16 and 17 both 0 before colours are decided; both 1 in single-player and cooperative games) |
+//! | 18 | `to-move` | all 1 when the observing player is to move |
+//! | 19-32 | `unseen-K` ... `unseen-p` | the unseen pieces of each letter (face-down or in the bag), over the variant's number of that piece (0 where it has none) |
+//! | 33 | `no-progress` | the no-progress count over the variant's limit (0 without the rule), at most 1 |
+//! | 34 | `repeated` | how often the current position occurred before, over the repetition rule's count less one (`(repetition 3)`: 0, then 0.5, then the draw); over `times + extra` under a cycle rule `(cycle times extra)`; 0 without the rule; at most 1 |
+//! | 35-48 | `hand-K` ... `hand-p` | all 1 on the plane of the piece the player to move holds to put (bag games) |
+//! | 49 | `chain` | 1 on the cell of the piece that must capture again (a chain capture in progress) |
 //!
 //! Everything in it is public: a face-down piece is hidden from every player alike, and so
 //! only planes 16-18 depend on who observes.
@@ -26,13 +33,20 @@
 //! `Game.legal_action_mask()` is a `bool` array of `num_distinct_actions`: true at the ids of
 //! the player to move's legal actions (`actions.rs` gives the ids).
 
-use crate::actions::{piece_index, Codec};
+use crate::actions::{piece_index, Codec, PIECE_LETTERS};
 use anqi_core::rules::{self, Action, Colour, Control, Played, Repetition, Square};
+use pyo3::prelude::*;
+
+/// The version of the layout: 1 for the planes above. Raised whenever the layout changes (a
+/// plane added, removed, moved, or given another meaning or scale), so that a network trained
+/// on one layout can tell that a tensor has another.
+pub const TENSOR_VERSION: u32 = 1;
 
 /// The number of planes of an observation tensor.
 pub const PLANES: usize = 50;
 
 /// Where each group of planes starts.
+const UP: usize = 0;
 const FACE_DOWN: usize = 14;
 const EMPTY: usize = 15;
 const RED: usize = 16;
@@ -43,6 +57,92 @@ const NO_PROGRESS: usize = 33;
 const REPEATED: usize = 34;
 const HAND: usize = 35;
 const CHAIN: usize = 49;
+
+/// The groups of planes in order: the first plane, the name, and whether the group has a
+/// plane per piece (14, in the order of [`PIECE_LETTERS`], named `NAME-LETTER`) or is one
+/// plane. The names are Python's `TENSOR_PLANES`.
+const GROUPS: [(usize, &str, bool); 11] = [
+    (UP, "up", true),
+    (FACE_DOWN, "face-down", false),
+    (EMPTY, "empty", false),
+    (RED, "red", false),
+    (BLACK, "black", false),
+    (TO_MOVE, "to-move", false),
+    (UNSEEN, "unseen", true),
+    (NO_PROGRESS, "no-progress", false),
+    (REPEATED, "repeated", false),
+    (HAND, "hand", true),
+    (CHAIN, "chain", false),
+];
+
+// The groups follow each other without a gap and fill the PLANES planes.
+const _: () = {
+    let mut next = 0;
+    let mut i = 0;
+    while i < GROUPS.len() {
+        assert!(GROUPS[i].0 == next);
+        next += if GROUPS[i].2 { 14 } else { 1 };
+        i += 1;
+    }
+    assert!(next == PLANES);
+};
+
+/// Each plane's name, plane 0 first: `up-K` ... `up-p`, `face-down`, `empty`, `red`, `black`,
+/// `to-move`, `unseen-K` ... `unseen-p`, `no-progress`, `repeated`, `hand-K` ... `hand-p`,
+/// `chain`.
+pub fn plane_names() -> Vec<String> {
+    GROUPS
+        .iter()
+        .flat_map(|&(_, name, per_piece)| {
+            if per_piece {
+                PIECE_LETTERS
+                    .chars()
+                    .map(|letter| format!("{name}-{letter}"))
+                    .collect()
+            } else {
+                vec![name.to_string()]
+            }
+        })
+        .collect()
+}
+
+/// The plane that plane `p` becomes when red and black are exchanged (a colour swap maps a
+/// game to one whose tensor is this game's with plane `p` moved to `colour_swap(p)`): a
+/// piece's plane to the same kind's of the other colour, red's to black's and back, the rest
+/// to themselves.
+pub fn colour_swap(p: usize) -> usize {
+    for &(first, _, per_piece) in &GROUPS {
+        if per_piece && (first..first + 14).contains(&p) {
+            let letter = PIECE_LETTERS.as_bytes()[p - first];
+            let other = if letter.is_ascii_uppercase() {
+                letter.to_ascii_lowercase()
+            } else {
+                letter.to_ascii_uppercase()
+            };
+            return first + PIECE_LETTERS.bytes().position(|l| l == other).unwrap();
+        }
+    }
+    match p {
+        RED => BLACK,
+        BLACK => RED,
+        _ => p,
+    }
+}
+
+/// Adds the layout to the native module: `TENSOR_VERSION` (an int), `TENSOR_PLANES` (the
+/// planes' names, a tuple) and `TENSOR_COLOUR_SWAP` (a tuple: the plane each plane becomes
+/// under the colour swap).
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("TENSOR_VERSION", TENSOR_VERSION)?;
+    m.add(
+        "TENSOR_PLANES",
+        pyo3::types::PyTuple::new(py, plane_names())?,
+    )?;
+    let swap: Vec<usize> = (0..PLANES).map(colour_swap).collect();
+    m.add("TENSOR_COLOUR_SWAP", pyo3::types::PyTuple::new(py, swap)?)?;
+    Ok(())
+}
 
 /// Writes `player`'s observation of `game` into `out` (`PLANES * cells` values, plane by
 /// plane), every value set.
@@ -179,7 +279,7 @@ pub fn update_planes(
 fn show_cell(squares: &[Square], cell: usize, shown: &mut [u8], out: &mut [f32]) {
     let n = squares.len();
     let p = match squares[cell] {
-        Square::Up(piece) => piece_index(piece),
+        Square::Up(piece) => UP + piece_index(piece),
         Square::Hidden => FACE_DOWN,
         Square::Empty => EMPTY,
     } as u8;
