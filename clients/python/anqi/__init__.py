@@ -33,6 +33,7 @@ from .server import Server, ServerError
 from .solution import Solution
 from ._standings import Standings, standings
 from .symmetry import Symmetry, symmetries
+from .env import TENSOR_PLANES, TENSOR_VERSION
 
 __all__ = [
     "Bot",
@@ -51,6 +52,8 @@ __all__ = [
     "Solution",
     "Standings",
     "Symmetry",
+    "TENSOR_PLANES",
+    "TENSOR_VERSION",
     "analysis",
     "client",
     "env",

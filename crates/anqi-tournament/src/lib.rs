@@ -49,6 +49,7 @@
 //!   - `elo`: a sample of scores and its formulas (score interval, Elo, nElo, LOS).
 //!   - `sprt`: the SPRT of a pair.
 //!   - `one_side`: success rates.
+//!   - `seats`: each engine's win rate per seat, with its Wilson interval (`anqi.standings`).
 //! - `report`: standings as text.
 //! - `bridge`: engines of other protocols (`tcg`, `uci-banqi`, `cdc-platform`) on anqi, one
 //!   game per bridge. Pure: the protocols, what a protocol can play (`assess`) and the rule
