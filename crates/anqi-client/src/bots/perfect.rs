@@ -369,7 +369,8 @@ mod tests {
     }
 
     /// The setup the server sends `id` in a game of `name` to a client that asked for no
-    /// extension (so without its rules), as `referee.rs` writes it, with `(revs)` left out.
+    /// extension (so without its rules), as the server's referee writes it, with `(revs)`
+    /// left out.
     fn setup(name: &str, id: usize) -> Vec<ServerClause> {
         let v = Variant::load(name).unwrap();
         let mut out = vec![ServerClause::Id(id), ServerClause::Players(v.players)];
