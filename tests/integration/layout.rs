@@ -440,6 +440,8 @@ fn long_functions(code: &str) -> Vec<(String, usize)> {
 /// `MAX_LONG_FUNCTIONS` functions in the whole workspace (none today) are longer than
 /// `LONG_FUNCTION` lines: a file or a function past them holds more than one concern.
 #[test]
+// `len() <= 0` while the cap is 0: the cap stays a constant, to be read beside the others.
+#[allow(clippy::absurd_extreme_comparisons)]
 fn no_file_or_function_grows_past_its_size() {
     let mut too_big = Vec::new();
     let mut long = Vec::new();
