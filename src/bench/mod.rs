@@ -700,73 +700,99 @@ impl Run {
         ];
         let mut beside = Vec::new();
         for (load, connections, addresses) in loads {
-            let label = format!("S6 {load}");
-            // A fresh server, so that its memory figure is the load's alone.
-            let (server, addr, web) = self.s6_server()?;
-            // Pollers ask for a finished game: a few played first. A crowd needs running
-            // games to watch before the figure's games start: some seated and held.
-            let held = match load {
-                "polling" => {
-                    self.s6_games("S6 warm-up", &addr, 5)?;
-                    None
-                }
-                "crowd" => {
-                    let extra = ["--games".to_string(), "10".to_string()];
-                    let mut held = self.client("S6 held", "seated", &addr, &extra)?;
-                    held.line()?;
-                    Some(held)
-                }
-                _ => None,
-            };
-            std::thread::sleep(SETTLE);
-            let rss_before = server.rss_kib()?;
-            let extra = [
-                "--web".to_string(),
-                web.clone(),
-                "--pages".into(),
-                load.into(),
-                "--connections".into(),
-                connections.to_string(),
-                "--addresses".into(),
-                addresses.to_string(),
-                "--poll-game".into(),
-                "1".into(),
-            ];
-            let mut pages = self.client(&label, "pages", &addr, &extra)?;
-            let ready: u64 = pages
-                .line()?
-                .trim()
-                .strip_prefix("ready ")
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(0);
-            std::thread::sleep(SETTLE);
-            let rss = server.rss_kib()?.saturating_sub(rss_before);
-            let visitor = pages::Visitor::start(&web)?;
-            let played = self.s6_games(&format!("S6 beside {load}"), &addr, games)?;
-            let visited = visitor.finish()?;
-            let seen: pages::PagesReport = Run::report(pages)?;
-            if let Some(held) = held {
-                held.finish()?;
-            }
-            // The pages hold at most max_connections (1,024) of the load's connections.
-            let held_connections = ready.clamp(1, 1024);
-            beside.push((
-                load,
-                played,
-                visited,
-                seen,
-                rss as f64 / held_connections as f64,
-            ));
+            beside.push(self.s6_beside(load, connections, addresses, games)?);
         }
         let after = {
             let (_server, addr, _) = self.s6_server()?;
             self.s6_games("S6 unwatched again", &addr, games)?
         };
+        self.s6_figures(&before, &after, &beside)?;
+        self.detail("S6 unwatched", &before)?;
+        self.detail("S6 unwatched again", &after)
+    }
+
+    /// S6 beside one load on the pages (`polling`, `slowloris` or `crowd`: `connections` from
+    /// `addresses` addresses), on a fresh server so that its memory figure is the load's
+    /// alone: `games` games played while the load runs and a visitor browses the pages.
+    fn s6_beside(
+        &self,
+        load: &'static str,
+        connections: u32,
+        addresses: u32,
+        games: u64,
+    ) -> Result<S6Beside> {
+        let label = format!("S6 {load}");
+        let (server, addr, web) = self.s6_server()?;
+        // Pollers ask for a finished game: a few played first. A crowd needs running
+        // games to watch before the figure's games start: some seated and held.
+        let held = match load {
+            "polling" => {
+                self.s6_games("S6 warm-up", &addr, 5)?;
+                None
+            }
+            "crowd" => {
+                let extra = ["--games".to_string(), "10".to_string()];
+                let mut held = self.client("S6 held", "seated", &addr, &extra)?;
+                held.line()?;
+                Some(held)
+            }
+            _ => None,
+        };
+        std::thread::sleep(SETTLE);
+        let rss_before = server.rss_kib()?;
+        let extra = [
+            "--web".to_string(),
+            web.clone(),
+            "--pages".into(),
+            load.into(),
+            "--connections".into(),
+            connections.to_string(),
+            "--addresses".into(),
+            addresses.to_string(),
+            "--poll-game".into(),
+            "1".into(),
+        ];
+        let mut pages = self.client(&label, "pages", &addr, &extra)?;
+        let ready: u64 = pages
+            .line()?
+            .trim()
+            .strip_prefix("ready ")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        std::thread::sleep(SETTLE);
+        let rss = server.rss_kib()?.saturating_sub(rss_before);
+        let visitor = pages::Visitor::start(&web)?;
+        let played = self.s6_games(&format!("S6 beside {load}"), &addr, games)?;
+        let visited = visitor.finish()?;
+        let seen: pages::PagesReport = Run::report(pages)?;
+        if let Some(held) = held {
+            held.finish()?;
+        }
+        // The pages hold at most max_connections (1,024) of the load's connections.
+        let held_connections = ready.clamp(1, 1024);
+        Ok((
+            load,
+            played,
+            visited,
+            seen,
+            rss as f64 / held_connections as f64,
+        ))
+    }
+
+    /// S6's figures and details for each load: the games' pace and p99 against the unwatched
+    /// runs' (`before` and `after`), the visitor's share of pages served, and the memory per
+    /// connection of the loads that hold connections open.
+    fn s6_figures(
+        &mut self,
+        before: &LoadReport,
+        after: &LoadReport,
+        beside: &[S6Beside],
+    ) -> Result<()> {
         let pace = |r: &LoadReport| r.plies as f64 / r.seconds.max(1e-9);
-        let unwatched_pace = (pace(&before) + pace(&after)) / 2.0;
+        let unwatched_pace = (pace(before) + pace(after)) / 2.0;
         let unwatched_p99 =
             (before.ply_p99_us.unwrap_or(0.0) + after.ply_p99_us.unwrap_or(0.0)) / 2.0;
-        for (load, played, visited, seen, kib) in &beside {
+        for (load, played, visited, seen, kib) in beside {
             self.figures.push(
                 Figure::new(&format!("S6 {load} pace"), pace(played).round(), "plies/s")
                     .floor(Some(unwatched_pace.round()), "plies/s unwatched")
@@ -796,10 +822,20 @@ impl Run {
             self.detail(&format!("S6 {load} visitor"), visited)?;
             self.detail(&format!("S6 {load} load"), seen)?;
         }
-        self.detail("S6 unwatched", &before)?;
-        self.detail("S6 unwatched again", &after)
+        Ok(())
     }
 }
+
+/// What S6 measured beside one load on the pages: its name, the games played beside it, the
+/// visitor's requests, what the load's client saw, and the server's memory per connection the
+/// load held (KiB).
+type S6Beside = (
+    &'static str,
+    LoadReport,
+    pages::Visited,
+    pages::PagesReport,
+    f64,
+);
 
 /// The bench server's configuration: no connection caps in the way, handshakes that wait,
 /// deals the clients know in advance ([`script::SERVER_SEED`], client seeds mixed in), no

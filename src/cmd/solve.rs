@@ -1,6 +1,6 @@
 //! `anqi solve`: the exact value of a small variant, and the check of a solution file.
 
-use anqi_core::rules::{Action, Variant};
+use anqi_core::rules::{Action, Game, Variant};
 use anqi_core::solve::{file, Scale, Solver};
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
@@ -52,15 +52,54 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut solver = Solver::new(&variant)?;
     let start = solver.start()?;
     let started = Instant::now();
-    let progress_start = started;
-    let max_states = args.max_states;
-    let name = variant.name.clone();
+    watch(&mut solver, variant.name.clone(), started, args.max_states);
+    let value = solver.value(&start);
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!();
+    let scale = solver.scale();
+    println!(
+        "{}: player 1's expected score under best play",
+        variant.name
+    );
+    println!("  value: {}", shown(scale, value));
+    first_actions(&mut solver, &start)?;
+    let stats = solver.stats().clone();
+    state_counts(&solver, &variant);
+    println!(
+        "{} states in {} components, {:.1} s, peak memory {}; the longest forced quiet play {} plies",
+        stats.states,
+        stats.components,
+        seconds,
+        peak_memory(),
+        stats.longest_forced
+    );
+    let out = args
+        .out
+        .unwrap_or_else(|| format!("{}.solution", variant.name).into());
+    let mut w = std::io::BufWriter::new(
+        std::fs::File::create(&out).with_context(|| format!("cannot write {}", out.display()))?,
+    );
+    file::write(&mut w, &variant, scale, value, solver.values())
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    w.flush()?;
+    println!(
+        "solution: {} ({} bytes); check it with anqi solve --verify {}",
+        out.display(),
+        std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0),
+        out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Shows the solve's progress on stderr, and stops the program (exit status 3, with a line on
+/// stdout) once more than `max_states` states are valued.
+fn watch(solver: &mut Solver, name: String, started: Instant, max_states: Option<u64>) {
     solver.on_progress(move |stats| {
         eprint!(
             "\rsolving: {} states, {} components, {:.0} s   ",
             stats.states,
             stats.components,
-            progress_start.elapsed().as_secs_f64()
+            started.elapsed().as_secs_f64()
         );
         if max_states.is_some_and(|max| stats.states > max) {
             eprintln!();
@@ -68,30 +107,27 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 "{name}: stopped after more than {} states ({} components, {:.0} s, peak memory {}): not solved within --max-states",
                 stats.states,
                 stats.components,
-                progress_start.elapsed().as_secs_f64(),
+                started.elapsed().as_secs_f64(),
                 peak_memory()
             );
             std::process::exit(3);
         }
     });
-    let value = solver.value(&start);
-    let seconds = started.elapsed().as_secs_f64();
-    eprintln!();
+}
+
+/// The value of each of player 1's first actions from `start`, and of a reveal, of each piece
+/// it may turn up (with how many of it are face-down).
+fn first_actions(solver: &mut Solver, start: &Game) -> Result<()> {
     let scale = solver.scale();
     let show = |v: u64| shown(scale, v);
-    println!(
-        "{}: player 1's expected score under best play",
-        variant.name
-    );
-    println!("  value: {}", show(value));
     println!("first actions (player 1), and what each reveal may turn up:");
     let mover = start.to_move();
     for action in start.legal_actions() {
         match action {
             Action::Reveal(cell) => {
-                let v = solver.reveal_value(&start, cell);
+                let v = solver.reveal_value(start, cell);
                 println!("  (rev {cell}): {}", show(v));
-                for (piece, n, v) in solver.reveal_outcomes(&start, cell) {
+                for (piece, n, v) in solver.reveal_outcomes(start, cell) {
                     println!("      {piece} (x{n}): {}", show(v));
                 }
             }
@@ -102,7 +138,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
         }
     }
-    let stats = solver.stats().clone();
+    Ok(())
+}
+
+/// The states valued, counted by pieces on the board and face-down cells, by pieces alone, and
+/// by depth from the start.
+fn state_counts(solver: &Solver, variant: &Variant) {
     let cells = solver.cells();
     let mut by_material: BTreeMap<(u32, u32), u64> = BTreeMap::new();
     for key in solver.values().keys() {
@@ -128,30 +169,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
     for (depth, n) in &by_depth {
         println!("  {depth:2}: {n:>12}");
     }
-    println!(
-        "{} states in {} components, {:.1} s, peak memory {}; the longest forced quiet play {} plies",
-        stats.states,
-        stats.components,
-        seconds,
-        peak_memory(),
-        stats.longest_forced
-    );
-    let out = args
-        .out
-        .unwrap_or_else(|| format!("{}.solution", variant.name).into());
-    let mut w = std::io::BufWriter::new(
-        std::fs::File::create(&out).with_context(|| format!("cannot write {}", out.display()))?,
-    );
-    file::write(&mut w, &variant, scale, value, solver.values())
-        .with_context(|| format!("cannot write {}", out.display()))?;
-    w.flush()?;
-    println!(
-        "solution: {} ({} bytes); check it with anqi solve --verify {}",
-        out.display(),
-        std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0),
-        out.display()
-    );
-    Ok(ExitCode::SUCCESS)
 }
 
 fn verify(path: &str) -> Result<ExitCode> {

@@ -185,17 +185,86 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
     // the output; the tables of the last level are then dropped (only the smaller ones are
     // needed to build on), so memory holds K-1 pieces' tables, not K's.
     let part_path = out.with_extension("tables.part");
-    let part = Mutex::new((
-        std::io::BufWriter::new(
-            std::fs::File::create(&part_path)
-                .with_context(|| format!("cannot write {}", part_path.display()))?,
-        ),
-        0u64,
-        Vec::<(file::MaterialEntry, u64)>::new(),
-    ));
-    let started = Instant::now();
+    let builder = Builder {
+        rules: &rules,
+        threads,
+        part: Mutex::new((
+            std::io::BufWriter::new(
+                std::fs::File::create(&part_path)
+                    .with_context(|| format!("cannot write {}", part_path.display()))?,
+            ),
+            0u64,
+            Vec::new(),
+        )),
+        part_path: &part_path,
+        started: Instant::now(),
+    };
     let mut solved: HashMap<Material, Table> = HashMap::new();
     for level in 2..=args.pieces {
+        builder.level(level, &wanted, level < args.pieces, &mut solved)?;
+    }
+    eprintln!();
+    drop(solved);
+    let seconds = builder.started.elapsed().as_secs_f64();
+    let (mut writer, _, mut entries) = builder.part.into_inner().expect("no panic while held");
+    std::io::Write::flush(&mut writer)
+        .with_context(|| format!("cannot write {}", part_path.display()))?;
+    drop(writer);
+    // The file, in a stable order (fewest pieces, then name), whatever order threads built in.
+    entries.sort_by_key(|(e, _)| {
+        (
+            Material::parse(&e.name).map_or(0, |m| m.pieces()),
+            e.name.clone(),
+        )
+    });
+    let header = file::header(
+        &rules,
+        args.pieces,
+        seconds,
+        entries.iter().map(|(e, _)| e.clone()).collect(),
+    );
+    write_tables(&out, &header, &part_path, &entries)
+        .with_context(|| format!("cannot write {}", out.display()))?;
+    std::fs::remove_file(&part_path)
+        .with_context(|| format!("cannot remove {}", part_path.display()))?;
+    println!("{}", summary(&header, &out, rules.variant.topology.size())?);
+    println!(
+        "built in {seconds:.1} s on {threads} threads, peak memory {}",
+        crate::cmd::solve::peak_memory()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The part file of a build: its writer, the bytes written so far, and each table's entry with
+/// its offset in it.
+type Part = Mutex<(
+    std::io::BufWriter<std::fs::File>,
+    u64,
+    Vec<(file::MaterialEntry, u64)>,
+)>;
+
+/// What every level of `anqi tables build` shares: the rules, the threads, the part file the
+/// compressed tables go to as they are built, and when the build started (for the progress).
+struct Builder<'a> {
+    rules: &'a TableRules,
+    threads: usize,
+    part: Part,
+    part_path: &'a Path,
+    started: Instant,
+}
+
+impl Builder<'_> {
+    /// Builds the tables of `level` pieces among `wanted`, one material and its colour swap at
+    /// a time on each thread, from the smaller tables in `solved`, each written to the part
+    /// file as soon as it is built; they join `solved` when `keep` (a larger level builds on
+    /// them), and a line on stderr says how far the level is.
+    fn level(
+        &self,
+        level: usize,
+        wanted: &[Material],
+        keep: bool,
+        solved: &mut HashMap<Material, Table>,
+    ) -> Result<()> {
         // One unit per material and its swap.
         let mut units: Vec<Material> = Vec::new();
         for &m in wanted.iter().filter(|m| m.pieces() == level) {
@@ -203,21 +272,21 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
                 units.push(m);
             }
         }
-        let keep = level < args.pieces;
         let next = AtomicUsize::new(0);
         let done = Mutex::new(Vec::new());
         let failed = Mutex::new(None);
         let shown = Mutex::new(Instant::now());
         let total = units.len();
+        let solved_so_far = &*solved;
         std::thread::scope(|scope| {
-            for _ in 0..threads.min(total.max(1)) {
+            for _ in 0..self.threads.min(total.max(1)) {
                 scope.spawn(|| loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(&m) = units.get(i) else { break };
-                    let tables = build_pair(&rules, m, &solved);
+                    let tables = build_pair(self.rules, m, solved_so_far);
                     let packed: Vec<file::Packed> = tables.iter().map(file::pack_table).collect();
                     {
-                        let mut part = part.lock().expect("no panic while held");
+                        let mut part = self.part.lock().expect("no panic while held");
                         let (writer, offset, entries) = &mut *part;
                         for p in packed {
                             if let Err(e) = std::io::Write::write_all(writer, &p.bytes) {
@@ -236,60 +305,40 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
                         eprint!(
                             "\rtables: {level} pieces: {}/{total} materials and their colour swaps, {:.0} s   ",
                             i + 1,
-                            started.elapsed().as_secs_f64()
+                            self.started.elapsed().as_secs_f64()
                         );
                     }
                 });
             }
         });
         if let Some(e) = failed.into_inner().expect("no panic while held") {
-            bail!("cannot write {}: {e}", part_path.display());
+            bail!("cannot write {}: {e}", self.part_path.display());
         }
         for t in done.into_inner().expect("no panic while held") {
             solved.insert(t.layout().material(), t);
         }
-    }
-    eprintln!();
-    drop(solved);
-    let seconds = started.elapsed().as_secs_f64();
-    let (mut writer, _, mut entries) = part.into_inner().expect("no panic while held");
-    std::io::Write::flush(&mut writer)
-        .with_context(|| format!("cannot write {}", part_path.display()))?;
-    drop(writer);
-    // The file, in a stable order (fewest pieces, then name), whatever order threads built in.
-    entries.sort_by_key(|(e, _)| {
-        (
-            Material::parse(&e.name).map_or(0, |m| m.pieces()),
-            e.name.clone(),
-        )
-    });
-    let header = file::header(
-        &rules,
-        args.pieces,
-        seconds,
-        entries.iter().map(|(e, _)| e.clone()).collect(),
-    );
-    let write = || -> std::io::Result<()> {
-        use std::io::{Read, Seek, SeekFrom, Write};
-        let mut writer = std::io::BufWriter::new(std::fs::File::create(&out)?);
-        file::write_header(&mut writer, &header)?;
-        let mut part = std::fs::File::open(&part_path)?;
-        for (e, at) in &entries {
-            part.seek(SeekFrom::Start(*at))?;
-            std::io::copy(&mut (&mut part).take(e.bytes), &mut writer)?;
-        }
-        writer.flush()?;
         Ok(())
-    };
-    write().with_context(|| format!("cannot write {}", out.display()))?;
-    std::fs::remove_file(&part_path)
-        .with_context(|| format!("cannot remove {}", part_path.display()))?;
-    println!("{}", summary(&header, &out, rules.variant.topology.size())?);
-    println!(
-        "built in {seconds:.1} s on {threads} threads, peak memory {}",
-        crate::cmd::solve::peak_memory()
-    );
-    Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// Writes the tables file `out`: the header, then each table's bytes copied from the part file
+/// in the header's order.
+fn write_tables(
+    out: &Path,
+    header: &file::Header,
+    part_path: &Path,
+    entries: &[(file::MaterialEntry, u64)],
+) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    let mut writer = std::io::BufWriter::new(std::fs::File::create(out)?);
+    file::write_header(&mut writer, header)?;
+    let mut part = std::fs::File::open(part_path)?;
+    for (e, at) in entries {
+        part.seek(SeekFrom::Start(*at))?;
+        std::io::copy(&mut (&mut part).take(e.bytes), &mut writer)?;
+    }
+    writer.flush()?;
+    Ok(())
 }
 
 /// A tables file's figures, as `build` and `info` print them.

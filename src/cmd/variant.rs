@@ -1,6 +1,6 @@
 //! `anqi variant check`: a plain-text account of a variant description, for people writing one.
 
-use anqi_core::rules::{Colour, ColourRule, Kind, Objective, Repetition, Start, Variant};
+use anqi_core::rules::{Colour, ColourRule, Kind, Objective, Repetition, Start, Topology, Variant};
 use anyhow::Result;
 use std::fmt::Write;
 use std::process::ExitCode;
@@ -47,7 +47,6 @@ const MAX_DRAWN: usize = 128 * 128;
 /// players, and every rule.
 fn report(v: &Variant) -> String {
     let mut o = String::new();
-    let t = &v.topology;
     let _ = writeln!(o, "variant {}: valid", v.name);
     if !v.summary.is_empty() {
         let _ = writeln!(o, "  summary:    {}", v.summary);
@@ -57,6 +56,21 @@ fn report(v: &Variant) -> String {
         "  game type:  {} (sent as (game {}))",
         v.game_type, v.game_type
     );
+    board(&mut o, &v.topology);
+    if let Some(coords) = v.topology.coords() {
+        grid(&mut o, coords);
+    }
+    pieces(&mut o, v);
+    players(&mut o, v);
+    play(&mut o, v);
+    captures(&mut o, v);
+    ends(&mut o, v);
+    o
+}
+
+/// The board's line: its cells, moves, jump targets and rays, and on a rectangle the paper's
+/// formulas for the moves and jumps checked against the counts.
+fn board(o: &mut String, t: &Topology) {
     let rays: usize = (0..t.size()).map(|c| t.rays(c).len()).sum();
     let _ = writeln!(
         o,
@@ -78,26 +92,33 @@ fn report(v: &Variant) -> String {
             ok(jumps, t.jump_target_count())
         );
     }
-    if let Some(coords) = t.coords() {
-        let rows = coords.iter().map(|&(r, _)| r).max().unwrap_or(0) + 1;
-        let cols = coords.iter().map(|&(_, c)| c).max().unwrap_or(0) + 1;
-        // A few cells may be spread over a huge grid (positions go up to 4095): draw only a
-        // grid that fits on a screen, or nearly.
-        if rows * cols <= MAX_DRAWN {
-            let mut grid = vec![vec!["  .".to_string(); cols]; rows];
-            for (cell, &(r, c)) in coords.iter().enumerate() {
-                grid[r][c] = format!("{cell:>3}");
-            }
-            for row in grid {
-                let _ = writeln!(o, "             {}", row.concat());
-            }
-        } else {
-            let _ = writeln!(
-                o,
-                "              (not drawn: the positions span {rows} rows and {cols} columns)"
-            );
+}
+
+/// The board drawn as its cell numbers at their display positions (a board that has them),
+/// apart from the board's line: only a grid that fits on a screen is drawn.
+fn grid(o: &mut String, coords: &[(usize, usize)]) {
+    let rows = coords.iter().map(|&(r, _)| r).max().unwrap_or(0) + 1;
+    let cols = coords.iter().map(|&(_, c)| c).max().unwrap_or(0) + 1;
+    // A few cells may be spread over a huge grid (positions go up to 4095): draw only a
+    // grid that fits on a screen, or nearly.
+    if rows * cols <= MAX_DRAWN {
+        let mut grid = vec![vec!["  .".to_string(); cols]; rows];
+        for (cell, &(r, c)) in coords.iter().enumerate() {
+            grid[r][c] = format!("{cell:>3}");
         }
+        for row in grid {
+            let _ = writeln!(o, "             {}", row.concat());
+        }
+    } else {
+        let _ = writeln!(
+            o,
+            "              (not drawn: the positions span {rows} rows and {cols} columns)"
+        );
     }
+}
+
+/// The pieces: their number and wire string, then each colour's pieces counted by kind.
+fn pieces(o: &mut String, v: &Variant) {
     let _ = writeln!(o, "  pieces:     {} ({})", v.pieces.len(), v.pieces_wire());
     for colour in Colour::ALL {
         let counts: Vec<String> = Kind::ALL
@@ -113,6 +134,10 @@ fn report(v: &Variant) -> String {
             .collect();
         let _ = writeln!(o, "              {}: {}", colour.name(), counts.join(", "));
     }
+}
+
+/// The players, the sides they make and the turn order.
+fn players(o: &mut String, v: &Variant) {
     let sides: Vec<String> = v
         .sides
         .iter()
@@ -134,6 +159,10 @@ fn report(v: &Variant) -> String {
         sides.join(" "),
         order.join(" ")
     );
+}
+
+/// How a game starts and is won: the start, the colour rule and the objective.
+fn play(o: &mut String, v: &Variant) {
     let start = match &v.start {
         Start::FaceDown => "every piece face-down, dealt at random".to_string(),
         Start::Reveal(k) => format!("dealt face-down at random, then {k} turned face-up at random"),
@@ -164,6 +193,10 @@ fn report(v: &Variant) -> String {
         }
     };
     let _ = writeln!(o, "  objective:  {objective}");
+}
+
+/// The capture rules: the ranks, the table of step captures, the cannon and chain capture.
+fn captures(o: &mut String, v: &Variant) {
     let ranks: Vec<String> = Kind::ALL
         .iter()
         .map(|k| format!("{}{}", k.letter(), v.capture.ranks[k.index()]))
@@ -205,6 +238,10 @@ fn report(v: &Variant) -> String {
         "  chain capture: {}",
         if v.chain_capture { "yes" } else { "no" }
     );
+}
+
+/// How a game may end in a draw, and the clock the description sets.
+fn ends(o: &mut String, v: &Variant) {
     let draw = &v.draw;
     let no_progress = draw
         .no_progress
@@ -228,5 +265,4 @@ fn report(v: &Variant) -> String {
         ms(v.clock.move_ms),
         ms(v.clock.increment_ms)
     );
-    o
 }

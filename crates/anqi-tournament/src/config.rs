@@ -496,33 +496,49 @@ impl TournamentConfig {
 /// The longest engine name accepted, in bytes.
 pub const MAX_ENGINE_NAME_BYTES: usize = 64;
 
+/// Why a text cannot name an engine ([`check_engine_name`]), in words that follow
+/// `engine name "NAME": `.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EngineNameError {
+    #[error("empty")]
+    Empty,
+    /// Longer than [`MAX_ENGINE_NAME_BYTES`].
+    #[error("longer than {MAX_ENGINE_NAME_BYTES} bytes")]
+    TooLong,
+    /// `.` or `..`: a directory, not a log file of its own.
+    #[error("not a file name of its own")]
+    NotAFileName,
+    /// A path separator (`/`, `\`).
+    #[error("{0:?} is not allowed: the name is also its log file's name")]
+    Separator(char),
+    /// A control character, or a line or paragraph separator.
+    #[error("the control character {0:?} is not allowed: names are printed one per line")]
+    Control(char),
+}
+
 /// Whether `name` can name an engine: it names the engine's log file (`logs/NAME.log`) and its
 /// column in every table, so it is a file name of its own, printable, on one line.
 ///
 /// # Errors
-/// Why not, in words.
-pub fn check_engine_name(name: &str) -> Result<(), String> {
+/// Why not.
+pub fn check_engine_name(name: &str) -> Result<(), EngineNameError> {
     if name.is_empty() {
-        return Err("empty".into());
+        return Err(EngineNameError::Empty);
     }
     if name.len() > MAX_ENGINE_NAME_BYTES {
-        return Err(format!("longer than {MAX_ENGINE_NAME_BYTES} bytes"));
+        return Err(EngineNameError::TooLong);
     }
     if name == "." || name == ".." {
-        return Err("not a file name of its own".into());
+        return Err(EngineNameError::NotAFileName);
     }
     if let Some(c) = name.chars().find(|&c| matches!(c, '/' | '\\')) {
-        return Err(format!(
-            "{c:?} is not allowed: the name is also its log file's name"
-        ));
+        return Err(EngineNameError::Separator(c));
     }
     if let Some(c) = name
         .chars()
         .find(|&c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
     {
-        return Err(format!(
-            "the control character {c:?} is not allowed: names are printed one per line"
-        ));
+        return Err(EngineNameError::Control(c));
     }
     Ok(())
 }
@@ -634,6 +650,25 @@ mod tests {
         }
         let e = with(&"n".repeat(65)).unwrap_err().to_string();
         assert!(e.contains("longer than 64"), "{e}");
+        // The reasons, for a caller that branches on them.
+        assert_eq!(
+            check_engine_name("a\\b"),
+            Err(EngineNameError::Separator('\\'))
+        );
+        assert_eq!(check_engine_name("."), Err(EngineNameError::NotAFileName));
+        assert_eq!(
+            check_engine_name("a\rb"),
+            Err(EngineNameError::Control('\r'))
+        );
+        assert_eq!(
+            check_engine_name(&"n".repeat(65)),
+            Err(EngineNameError::TooLong)
+        );
+        assert_eq!(check_engine_name(&"n".repeat(64)), Ok(()));
+        assert_eq!(
+            EngineNameError::Separator('/').to_string(),
+            "'/' is not allowed: the name is also its log file's name"
+        );
     }
 
     #[test]

@@ -4,9 +4,71 @@
 
 use super::config::{EngineConfig, EngineLogs, Format, TournamentConfig};
 use super::time_control::Tc;
-use anqi_core::rules::Variant;
+use anqi_core::rules::{Variant, VariantError};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// Why a match cannot be built from its command line ([`config`], [`Bots::beside_this_binary`]),
+/// each said so that the user can fix the command line.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// The running binary's own path cannot be known (so neither can anqi-bot's).
+    #[error("cannot find the anqi binary's own path: {source}")]
+    OwnPath { source: std::io::Error },
+    /// The variant cannot be had.
+    #[error(transparent)]
+    Variant(VariantError),
+    /// `--games` is not a positive multiple of the games each deal is played in.
+    #[error("--games {games}: each deal is played {how} ({per_deal} games on {variant}), so give a multiple of {per_deal}, such as {}", (games / per_deal).max(1) * per_deal)]
+    Games {
+        games: u32,
+        /// How each deal is played: `once per seat arrangement`, ...
+        how: &'static str,
+        per_deal: u32,
+        variant: String,
+    },
+    /// A directory of the scratch files cannot be created.
+    #[error("cannot create {}: {source}", path.display())]
+    Create {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A scratch file (the variant's description, the Python bot) cannot be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A reference bot played by anqi-bot, which is not beside anqi (looked for at `path`).
+    #[error("the reference bot {strategy:?} is anqi-bot, which is not beside anqi (looked for {}): build it with `cargo build --release --workspace`, or give a command line", path.display())]
+    NoAnqiBot { strategy: String, path: PathBuf },
+    /// An engine's command line cannot be split into words.
+    #[error("engine {spec:?}: {error}")]
+    Split { spec: String, error: SplitError },
+    /// An engine's command line holds no word.
+    #[error("engine {spec:?}: the command is empty")]
+    EmptyCommand { spec: String },
+    /// An engine of anqi's protocol whose command does not say where it connects.
+    #[error("engine {spec:?} is neither a reference bot ({}) nor a command that can find the match's server: put {{addr}} (HOST:PORT) or {{port}} where the engine takes the address, e.g. \"./my-bot --connect {{addr}}\"", reference_bot_names())]
+    NoAddress { spec: String },
+}
+
+/// Why a command line cannot be split into words as a shell would.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SplitError {
+    #[error("a single quote (') is not closed")]
+    SingleQuote,
+    #[error("a double quote (\") is not closed")]
+    DoubleQuote,
+    #[error("a backslash ends the command")]
+    FinalBackslash,
+}
+
+/// The names of [`REFERENCE_BOTS`], comma-separated.
+fn reference_bot_names() -> String {
+    let names: Vec<&str> = REFERENCE_BOTS.iter().map(|(n, _)| *n).collect();
+    names.join(", ")
+}
 
 /// The reference bots a match knows by name, and what each is.
 pub const REFERENCE_BOTS: [(&str, &str); 4] = [
@@ -80,9 +142,8 @@ impl Bots {
     ///
     /// # Errors
     /// When the running binary's path cannot be known.
-    pub fn beside_this_binary(scratch: PathBuf) -> Result<Bots, String> {
-        let exe = std::env::current_exe()
-            .map_err(|e| format!("cannot find the anqi binary's own path: {e}"))?;
+    pub fn beside_this_binary(scratch: PathBuf) -> Result<Bots, MatchError> {
+        let exe = std::env::current_exe().map_err(|source| MatchError::OwnPath { source })?;
         let dir = exe.parent().unwrap_or(Path::new("."));
         Ok(Bots {
             anqi_bot: dir.join("anqi-bot"),
@@ -97,8 +158,8 @@ impl Bots {
 /// An unknown variant, a number of games the seats do not divide, an engine command that
 /// cannot be split or cannot find the server, a missing reference bot; each said so that the
 /// user can fix the command line.
-pub fn config(request: &MatchRequest, bots: &Bots) -> Result<TournamentConfig, String> {
-    let variant = Variant::load(&request.variant).map_err(|e| e.to_string())?;
+pub fn config(request: &MatchRequest, bots: &Bots) -> Result<TournamentConfig, MatchError> {
+    let variant = Variant::load(&request.variant).map_err(MatchError::Variant)?;
     // Games per deal: one per seat arrangement; in a single-player game, one per engine (each
     // plays the deal alone).
     let (per_deal, why) = if variant.players == 1 {
@@ -113,20 +174,18 @@ pub fn config(request: &MatchRequest, bots: &Bots) -> Result<TournamentConfig, S
         (variant.players as u32, "once per seat arrangement")
     };
     if request.games == 0 || request.games % per_deal != 0 {
-        return Err(format!(
-            "--games {}: each deal is played {why} ({per_deal} games on {}), so give a multiple of {per_deal}, such as {}",
-            request.games,
-            variant.name,
-            (request.games / per_deal).max(1) * per_deal
-        ));
+        return Err(MatchError::Games {
+            games: request.games,
+            how: why,
+            per_deal,
+            variant: variant.name.clone(),
+        });
     }
     // The bots are told the exact rules: a file, since the Python bot carried in the binary
     // has no shipped descriptions beside it.
-    std::fs::create_dir_all(&bots.scratch)
-        .map_err(|e| format!("cannot create {}: {e}", bots.scratch.display()))?;
+    create_dir(&bots.scratch)?;
     let rules = bots.scratch.join("variant.sexp");
-    std::fs::write(&rules, &variant.source)
-        .map_err(|e| format!("cannot write {}: {e}", rules.display()))?;
+    write_file(&rules, &variant.source)?;
     let mut engines = Vec::new();
     for spec in &request.engines {
         let mut engine = engine(spec, bots, &rules)?;
@@ -171,8 +230,24 @@ pub fn config(request: &MatchRequest, bots: &Bots) -> Result<TournamentConfig, S
     })
 }
 
+/// `std::fs::create_dir_all`, its error naming the directory.
+fn create_dir(path: &Path) -> Result<(), MatchError> {
+    std::fs::create_dir_all(path).map_err(|source| MatchError::Create {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// `std::fs::write`, its error naming the file.
+fn write_file(path: &Path, text: &str) -> Result<(), MatchError> {
+    std::fs::write(path, text).map_err(|source| MatchError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 /// One engine of a match: a reference bot by name, or a command line.
-fn engine(spec: &str, bots: &Bots, rules: &Path) -> Result<EngineConfig, String> {
+fn engine(spec: &str, bots: &Bots, rules: &Path) -> Result<EngineConfig, MatchError> {
     let (name, command) = match spec.split_once('=') {
         Some((name, command)) if is_name(name) => (Some(name.to_string()), command),
         _ => (None, spec),
@@ -210,12 +285,12 @@ fn words(list: &[&str]) -> Vec<String> {
 }
 
 /// The reference bot `strategy` (`random`, `greedy`, `search`): anqi-bot, beside anqi.
-fn anqi_bot(strategy: &str, bots: &Bots, rules: &str) -> Result<EngineConfig, String> {
+fn anqi_bot(strategy: &str, bots: &Bots, rules: &str) -> Result<EngineConfig, MatchError> {
     if !bots.anqi_bot.is_file() {
-        return Err(format!(
-            "the reference bot {strategy:?} is anqi-bot, which is not beside anqi (looked for {}): build it with `cargo build --release --workspace`, or give a command line",
-            bots.anqi_bot.display()
-        ));
+        return Err(MatchError::NoAnqiBot {
+            strategy: strategy.to_string(),
+            path: bots.anqi_bot.clone(),
+        });
     }
     Ok(EngineConfig {
         name: strategy.to_string(),
@@ -244,14 +319,13 @@ fn anqi_bot(strategy: &str, bots: &Bots, rules: &str) -> Result<EngineConfig, St
 }
 
 /// The Python random bot, written out of the binary into the scratch directory.
-fn python_random(bots: &Bots, rules: &str) -> Result<EngineConfig, String> {
+fn python_random(bots: &Bots, rules: &str) -> Result<EngineConfig, MatchError> {
     for (path, text) in PYTHON_BOT {
         let file = bots.scratch.join(path);
         if let Some(dir) = file.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            create_dir(dir)?;
         }
-        std::fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        write_file(&file, text)?;
     }
     let script = bots.scratch.join("anqi_random_bot.py");
     Ok(EngineConfig {
@@ -276,7 +350,7 @@ fn python_random(bots: &Bots, rules: &str) -> Result<EngineConfig, String> {
 /// An engine given by its command line: `PROTOCOL:COMMAND` for an engine of another protocol,
 /// run through a bridge; otherwise an engine of anqi's, whose command must say where it
 /// connects (`{addr}` or `{port}`).
-fn from_command(spec: &str, command: &str) -> Result<EngineConfig, String> {
+fn from_command(spec: &str, command: &str) -> Result<EngineConfig, MatchError> {
     let bridged = command.split_once(':').and_then(|(p, rest)| {
         p.parse::<crate::bridge::Protocol>()
             .ok()
@@ -287,20 +361,23 @@ fn from_command(spec: &str, command: &str) -> Result<EngineConfig, String> {
         Some((protocol, command)) => (Some(protocol), command),
         None => (None, command),
     };
-    let words = split_command(command).map_err(|e| format!("engine {spec:?}: {e}"))?;
+    let words = split_command(command).map_err(|error| MatchError::Split {
+        spec: spec.to_string(),
+        error,
+    })?;
     let Some((program, args)) = words.split_first() else {
-        return Err(format!("engine {spec:?}: the command is empty"));
+        return Err(MatchError::EmptyCommand {
+            spec: spec.to_string(),
+        });
     };
     if protocol.is_none()
         && !words
             .iter()
             .any(|w| w.contains("{addr}") || w.contains("{port}"))
     {
-        let names: Vec<&str> = REFERENCE_BOTS.iter().map(|(n, _)| *n).collect();
-        return Err(format!(
-            "engine {spec:?} is neither a reference bot ({}) nor a command that can find the match's server: put {{addr}} (HOST:PORT) or {{port}} where the engine takes the address, e.g. \"./my-bot --connect {{addr}}\"",
-            names.join(", ")
-        ));
+        return Err(MatchError::NoAddress {
+            spec: spec.to_string(),
+        });
     }
     Ok(EngineConfig {
         name: default_name(program, args),
@@ -353,7 +430,7 @@ fn default_name(program: &str, args: &[String]) -> String {
 ///
 /// # Errors
 /// An unterminated quote, or a backslash at the very end.
-fn split_command(line: &str) -> Result<Vec<String>, String> {
+fn split_command(line: &str) -> Result<Vec<String>, SplitError> {
     let mut words = Vec::new();
     let mut word = String::new();
     // Whether a word has started (an empty quoted word `''` is still a word).
@@ -373,7 +450,7 @@ fn split_command(line: &str) -> Result<Vec<String>, String> {
                     match chars.next() {
                         Some('\'') => break,
                         Some(c) => word.push(c),
-                        None => return Err("a single quote (') is not closed".into()),
+                        None => return Err(SplitError::SingleQuote),
                     }
                 }
             }
@@ -389,10 +466,10 @@ fn split_command(line: &str) -> Result<Vec<String>, String> {
                                 word.push('\\');
                                 word.push(c);
                             }
-                            None => return Err("a double quote (\") is not closed".into()),
+                            None => return Err(SplitError::DoubleQuote),
                         },
                         Some(c) => word.push(c),
-                        None => return Err("a double quote (\") is not closed".into()),
+                        None => return Err(SplitError::DoubleQuote),
                     }
                 }
             }
@@ -401,7 +478,7 @@ fn split_command(line: &str) -> Result<Vec<String>, String> {
                 match chars.next() {
                     Some('\n') => {}
                     Some(c) => word.push(c),
-                    None => return Err("a backslash ends the command".into()),
+                    None => return Err(SplitError::FinalBackslash),
                 }
             }
             c => {
@@ -433,8 +510,13 @@ mod tests {
             [r#"say "hi" \n"#, r"\x", "xy", ""]
         );
         assert_eq!(s(""), Vec::<String>::new());
-        for bad in ["'open", "\"open", "end\\", "\"a\\"] {
-            assert!(split_command(bad).is_err(), "{bad}");
+        for (bad, why) in [
+            ("'open", SplitError::SingleQuote),
+            ("\"open", SplitError::DoubleQuote),
+            ("end\\", SplitError::FinalBackslash),
+            ("\"a\\", SplitError::DoubleQuote),
+        ] {
+            assert_eq!(split_command(bad), Err(why), "{bad}");
         }
     }
 
@@ -492,11 +574,41 @@ mod tests {
             ("x", "x-2")
         );
         let e = config(&request("random", "python-random", 2), &b).unwrap_err();
+        assert!(matches!(e, MatchError::NoAnqiBot { .. }), "{e:?}");
+        let e = e.to_string();
         assert!(e.contains("anqi-bot") && e.contains("cargo build"), "{e}");
         let e = config(&request("./bot", "python-random", 2), &b).unwrap_err();
-        assert!(e.contains("{addr}"), "{e}");
+        assert!(
+            matches!(&e, MatchError::NoAddress { spec } if spec == "./bot"),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            r#"engine "./bot" is neither a reference bot (random, greedy, search, python-random) nor a command that can find the match's server: put {addr} (HOST:PORT) or {port} where the engine takes the address, e.g. "./my-bot --connect {addr}""#
+        );
         let e = config(&request("python-random", "python-random", 3), &b).unwrap_err();
-        assert!(e.contains("multiple of 2"), "{e}");
+        assert!(matches!(e, MatchError::Games { per_deal: 2, .. }), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "--games 3: each deal is played once per seat arrangement (2 games on traditional-2x4), so give a multiple of 2, such as 2"
+        );
+        let e = config(&request("'open", "python-random", 2), &b).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                MatchError::Split {
+                    error: SplitError::SingleQuote,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            r#"engine "'open": a single quote (') is not closed"#
+        );
+        let e = config(&request("name=", "python-random", 2), &b).unwrap_err();
+        assert!(matches!(e, MatchError::EmptyCommand { .. }), "{e:?}");
         // PROTOCOL:COMMAND: bridged, no {addr} needed; NAME= still names it.
         let c = config(
             &request(
@@ -523,7 +635,7 @@ mod tests {
         assert_eq!(misty.args, ["--fast"]);
         // A colon that names no protocol is part of an ordinary command.
         let e = config(&request("python-random", "uci:./bot", 2), &b).unwrap_err();
-        assert!(e.contains("{addr}"), "{e}");
+        assert!(matches!(e, MatchError::NoAddress { .. }), "{e:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

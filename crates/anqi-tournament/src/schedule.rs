@@ -16,6 +16,20 @@ pub struct ScheduledGame {
     pub seats: Vec<usize>,
 }
 
+/// Why the engines of a configuration cannot be scheduled in its variant ([`build`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ScheduleError {
+    /// A round robin with fewer engines than seats, in a game not of two sides.
+    #[error("a {seats}-player variant needs at least {seats} engines, or two engines that each field a side (a game of two sides)")]
+    TooFewEngines { seats: usize },
+    /// A gauntlet in a single-player game (`variant` names it).
+    #[error("{variant} is a single-player game: there is nobody to play a gauntlet against; use format = \"round-robin\" (every engine alone, on the same deals)")]
+    SinglePlayerGauntlet { variant: String },
+    /// A gauntlet with fewer engines than seats.
+    #[error("a {seats}-player gauntlet needs at least {seats} engines")]
+    TooFewForGauntlet { seats: usize },
+}
+
 /// Builds the schedule of `variant`'s games.
 ///
 /// With fewer engines than seats in a game of two sides (two engines in `2v2` or `1v2`), each
@@ -34,7 +48,13 @@ pub struct ScheduledGame {
 /// cooperative) every group plays the same deals, so that success rates compare engines (or
 /// teams) on the same puzzles, and the schedule goes deal by deal (every group on deal 0, then
 /// on deal 1, ...).
-pub fn build(config: &TournamentConfig, variant: &Variant) -> Result<Vec<ScheduledGame>, String> {
+///
+/// # Errors
+/// Too few engines for the variant's seats, or a gauntlet of a single-player game.
+pub fn build(
+    config: &TournamentConfig,
+    variant: &Variant,
+) -> Result<Vec<ScheduledGame>, ScheduleError> {
     let seats = variant.players;
     let shared_deals = super::one_side(variant);
     let n = config.engines.len();
@@ -46,25 +66,20 @@ pub fn build(config: &TournamentConfig, variant: &Variant) -> Result<Vec<Schedul
     let groups: Vec<Vec<usize>> = match config.format {
         Format::RoundRobin => {
             if n < seats {
-                return Err(format!(
-                    "a {seats}-player variant needs at least {seats} engines, or two engines that each field a side (a game of two sides)"
-                ));
+                return Err(ScheduleError::TooFewEngines { seats });
             }
             combinations(n, seats)
         }
         Format::Gauntlet if seats == 1 => {
-            return Err(format!(
-                "{} is a single-player game: there is nobody to play a gauntlet against; use format = \"round-robin\" (every engine alone, on the same deals)",
-                variant.name
-            ))
+            return Err(ScheduleError::SinglePlayerGauntlet {
+                variant: variant.name.clone(),
+            })
         }
         Format::Gauntlet => {
             let g = gauntlet_index(config);
             let others: Vec<usize> = (0..n).filter(|&i| i != g).collect();
             if others.len() < seats - 1 {
-                return Err(format!(
-                    "a {seats}-player gauntlet needs at least {seats} engines"
-                ));
+                return Err(ScheduleError::TooFewForGauntlet { seats });
             }
             combinations(others.len(), seats - 1)
                 .into_iter()
@@ -197,7 +212,10 @@ mod tests {
         TournamentConfig::parse(&text).unwrap()
     }
 
-    fn build(config: &TournamentConfig, variant: &str) -> Result<Vec<ScheduledGame>, String> {
+    fn build(
+        config: &TournamentConfig,
+        variant: &str,
+    ) -> Result<Vec<ScheduledGame>, ScheduleError> {
         super::build(config, &Variant::shipped(variant).unwrap())
     }
 
@@ -241,7 +259,10 @@ mod tests {
         assert_eq!(s[0].seats, vec![0, 1, 1]);
         assert_eq!(s[1].seats, vec![1, 0, 0]);
         // One engine has nobody to play.
-        assert!(build(&config(1, "round-robin", 1), "2v2").is_err());
+        assert_eq!(
+            build(&config(1, "round-robin", 1), "2v2"),
+            Err(ScheduleError::TooFewEngines { seats: 4 })
+        );
     }
 
     #[test]
@@ -277,7 +298,11 @@ mod tests {
             (vec![0, 1], vec![1, 0])
         );
         let e = build(&config(3, "gauntlet", 1), "single").unwrap_err();
-        assert!(e.contains("round-robin"), "{e}");
+        assert!(
+            matches!(&e, ScheduleError::SinglePlayerGauntlet { variant } if variant == "single"),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("round-robin"), "{e}");
     }
 
     #[test]

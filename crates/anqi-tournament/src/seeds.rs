@@ -53,7 +53,7 @@ impl std::fmt::Debug for MasterSeed {
     }
 }
 
-/// Why a master seed or a seed file cannot be used, or why records do not match one.
+/// Why a master seed or a seed file cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum SeedError {
     #[error("the master seed is empty")]
@@ -293,12 +293,67 @@ pub struct DealsCheck {
     pub verified: bool,
 }
 
+/// Why tournament records do not match a master seed's commitment, or are not a whole event
+/// ([`commitment_of`], [`check_deal`], [`check_whole`], [`check_deals`]). Each names the game
+/// or deal concerned.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DealsError {
+    /// Two games carry different commitments (`None`: none at all): not one event's games.
+    #[error("game {game} is committed to master seed {} but game {first_game} to {}: the records are not one event's", or_none(.commitment), or_none(.first))]
+    Commitments {
+        game: u64,
+        commitment: Option<String>,
+        first_game: u64,
+        first: Option<String>,
+    },
+    /// The game is committed to another master seed than the one given.
+    #[error("game {game}: the record is committed to master seed {commitment}, but the seed given has commitment {expected}: it is not this event's master seed")]
+    OtherSeed {
+        game: u64,
+        commitment: String,
+        expected: String,
+    },
+    /// The game carries no commitment (an older anqi's record): its deal cannot be checked.
+    #[error("game {game}: the record carries no commitment (written by an older anqi, whose deals were not committed to): its deal cannot be checked")]
+    Uncommitted { game: u64 },
+    /// The game was not dealt from the master seed as its deal number says: it has client
+    /// seeds, or another server seed.
+    #[error("game {game}: it was not dealt from the master seed as deal {deal} ({}): the record was changed", match server_seed { Some(seed) => format!("its server seed is {seed:?}"), None => "it has client seeds".to_string() })]
+    NotDealt {
+        game: u64,
+        deal: u64,
+        /// The record's server seed; `None` when it has client seeds.
+        server_seed: Option<String>,
+    },
+    /// A game number is missing: the next one present is `next`.
+    #[error("game {game} is missing (the next game is {next}): the records are not a whole event (merge every shard of it first)")]
+    GameMissing { game: u64, next: u64 },
+    /// A game plays a deal out of order (`before`: the deal before it, -1 for none).
+    #[error("game {game} plays deal {deal}, but the deals come in order and the one before it was {before}: no schedule deals so")]
+    DealOutOfOrder { game: u64, deal: u64, before: i64 },
+    /// A deal (not the last) was played in another number of games than deal 0.
+    #[error("deal {deal} was played in {games} games, but deal 0 in {first}: some games of a deal are missing")]
+    DealUneven {
+        deal: u64,
+        games: usize,
+        first: usize,
+    },
+    /// The last deal was played in more games than deal 0.
+    #[error("the last deal was played in {games} games, more than deal 0's {first}")]
+    LastDealLonger { games: usize, first: usize },
+}
+
+/// A commitment as [`DealsError::Commitments`] names it: `none` for none.
+fn or_none(commitment: &Option<String>) -> &str {
+    commitment.as_deref().unwrap_or("none")
+}
+
 /// The one commitment of `records` (tournament games only).
 ///
 /// # Errors
 /// When the games carry different commitments (not one event), or some carry one and some
 /// none.
-pub fn commitment_of(records: &[GameRecord]) -> Result<Option<String>, String> {
+pub fn commitment_of(records: &[GameRecord]) -> Result<Option<String>, DealsError> {
     let mut found: Option<(Option<&str>, u64)> = None;
     for r in records {
         let Some(tag) = &r.tournament else { continue };
@@ -306,13 +361,12 @@ pub fn commitment_of(records: &[GameRecord]) -> Result<Option<String>, String> {
         match found {
             None => found = Some((c, tag.index)),
             Some((first, index)) if first != c => {
-                let name = |c: Option<&str>| c.map_or("none".to_string(), str::to_string);
-                return Err(format!(
-                    "game {} is committed to master seed {} but game {index} to {}: the records are not one event's",
-                    tag.index,
-                    name(c),
-                    name(first)
-                ));
+                return Err(DealsError::Commitments {
+                    game: tag.index,
+                    commitment: c.map(str::to_string),
+                    first_game: index,
+                    first: first.map(str::to_string),
+                });
             }
             Some(_) => {}
         }
@@ -326,7 +380,7 @@ pub fn commitment_of(records: &[GameRecord]) -> Result<Option<String>, String> {
 ///
 /// # Errors
 /// Why the game does not match.
-pub fn check_deal(record: &GameRecord, seed: &MasterSeed) -> Result<bool, String> {
+pub fn check_deal(record: &GameRecord, seed: &MasterSeed) -> Result<bool, DealsError> {
     let Some(tag) = &record.tournament else {
         return Ok(false);
     };
@@ -334,29 +388,24 @@ pub fn check_deal(record: &GameRecord, seed: &MasterSeed) -> Result<bool, String
     match tag.commitment.as_deref() {
         Some(c) if c == expected => {}
         Some(c) => {
-            return Err(format!(
-                "game {}: the record is committed to master seed {c}, but the seed given has commitment {expected}: it is not this event's master seed",
-                tag.index
-            ))
+            return Err(DealsError::OtherSeed {
+                game: tag.index,
+                commitment: c.to_string(),
+                expected,
+            })
         }
-        None => {
-            return Err(format!(
-                "game {}: the record carries no commitment (written by an older anqi, whose deals were not committed to): its deal cannot be checked",
-                tag.index
-            ))
-        }
+        None => return Err(DealsError::Uncommitted { game: tag.index }),
     }
     if !record.seeds.clients.is_empty() || record.seeds.server != seed.deal_seed(tag.deal) {
-        return Err(format!(
-            "game {}: it was not dealt from the master seed as deal {} ({}): the record was changed",
-            tag.index,
-            tag.deal,
-            if record.seeds.clients.is_empty() {
-                format!("its server seed is {:?}", record.seeds.server)
-            } else {
-                "it has client seeds".to_string()
-            },
-        ));
+        return Err(DealsError::NotDealt {
+            game: tag.index,
+            deal: tag.deal,
+            server_seed: record
+                .seeds
+                .clients
+                .is_empty()
+                .then(|| record.seeds.server.clone()),
+        });
     }
     Ok(true)
 }
@@ -369,7 +418,7 @@ pub fn check_deal(record: &GameRecord, seed: &MasterSeed) -> Result<bool, String
 pub fn check_deals(
     records: &[GameRecord],
     seed: Option<&MasterSeed>,
-) -> Result<DealsCheck, String> {
+) -> Result<DealsCheck, DealsError> {
     let commitment = commitment_of(records)?;
     let Some(seed) = seed else {
         return Ok(DealsCheck {
@@ -406,20 +455,19 @@ pub fn check_deals(
 ///
 /// # Errors
 /// The first game or deal out of place, named.
-pub fn check_whole(records: &[GameRecord]) -> Result<u64, String> {
+pub fn check_whole(records: &[GameRecord]) -> Result<u64, DealsError> {
     let mut tags: Vec<&TournamentTag> = records
         .iter()
         .filter_map(|r| r.tournament.as_ref())
         .collect();
     tags.sort_by_key(|t| t.index);
-    let whole = "the records are not a whole event (merge every shard of it first)";
     let mut per_deal: Vec<usize> = Vec::new();
     for (i, tag) in tags.iter().enumerate() {
         if tag.index != i as u64 {
-            return Err(format!(
-                "game {i} is missing (the next game is {}): {whole}",
-                tag.index
-            ));
+            return Err(DealsError::GameMissing {
+                game: i as u64,
+                next: tag.index,
+            });
         }
         let expected = per_deal.len() as u64;
         if tag.deal + 1 == expected {
@@ -427,27 +475,27 @@ pub fn check_whole(records: &[GameRecord]) -> Result<u64, String> {
         } else if tag.deal == expected {
             per_deal.push(1);
         } else {
-            return Err(format!(
-                "game {i} plays deal {}, but the deals come in order and the one before it was {}: no schedule deals so",
-                tag.deal,
-                expected as i64 - 1
-            ));
+            return Err(DealsError::DealOutOfOrder {
+                game: i as u64,
+                deal: tag.deal,
+                before: expected as i64 - 1,
+            });
         }
     }
     if let Some((&first, middle)) = per_deal.split_first() {
         let middle = &middle[..middle.len().saturating_sub(1)];
         if let Some(d) = middle.iter().position(|&n| n != first) {
-            return Err(format!(
-                "deal {} was played in {} games, but deal 0 in {first}: some games of a deal are missing",
-                d + 1,
-                middle[d]
-            ));
+            return Err(DealsError::DealUneven {
+                deal: d as u64 + 1,
+                games: middle[d],
+                first,
+            });
         }
         if per_deal.len() > 1 && per_deal[per_deal.len() - 1] > first {
-            return Err(format!(
-                "the last deal was played in {} games, more than deal 0's {first}",
-                per_deal[per_deal.len() - 1]
-            ));
+            return Err(DealsError::LastDealLonger {
+                games: per_deal[per_deal.len() - 1],
+                first,
+            });
         }
     }
     Ok(per_deal.len() as u64)
@@ -570,6 +618,98 @@ mod tests {
         let e = read_seed_file(&path).unwrap_err().to_string();
         assert!(e.contains("more than 4096 bytes"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A tournament game `index` of deal `deal`, committed to `commitment`, dealt from
+    /// `server` with no client seeds.
+    fn game(index: u64, deal: u64, commitment: Option<&str>, server: &str) -> GameRecord {
+        serde_json::from_value(serde_json::json!({
+            "format": 1, "game": index + 1, "started_unix_ms": 0, "variant": "traditional",
+            "variant_source": "", "seeds": {"clients": [], "server": server},
+            "players": [], "plies": [], "faults": [], "final_board": "",
+            "result": {"win": "", "winner": 0, "winner_side": null, "reason": "resign",
+                       "plies": 0, "turns": 0},
+            "tournament": {"index": index, "deal": deal, "engines": [],
+                           "commitment": commitment},
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn records_that_do_not_match_the_seed_say_which_game() {
+        let seed = MasterSeed::fixed("s").unwrap();
+        let c = seed.commitment();
+        let dealt = |index, deal| game(index, deal, Some(&c), &seed.deal_seed(deal));
+        assert_eq!(check_deal(&dealt(0, 0), &seed), Ok(true));
+        assert_eq!(
+            check_deal(&game(3, 1, None, "x"), &seed),
+            Err(DealsError::Uncommitted { game: 3 })
+        );
+        let e = check_deal(&game(2, 1, Some(&c), "x"), &seed).unwrap_err();
+        assert_eq!(
+            e,
+            DealsError::NotDealt {
+                game: 2,
+                deal: 1,
+                server_seed: Some("x".into())
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            r#"game 2: it was not dealt from the master seed as deal 1 (its server seed is "x"): the record was changed"#
+        );
+        let other = MasterSeed::fixed("t").unwrap();
+        assert!(matches!(
+            check_deal(&dealt(0, 0), &other),
+            Err(DealsError::OtherSeed { game: 0, .. })
+        ));
+        let mixed = [dealt(0, 0), game(1, 0, None, "x")];
+        let e = commitment_of(&mixed).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                DealsError::Commitments {
+                    game: 1,
+                    first_game: 0,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            format!("game 1 is committed to master seed none but game 0 to {c}: the records are not one event's")
+        );
+        // A whole event: games 0.. in order, every deal played as often as deal 0.
+        let whole = [dealt(0, 0), dealt(1, 0), dealt(2, 1), dealt(3, 1)];
+        assert_eq!(check_whole(&whole), Ok(2));
+        assert_eq!(
+            check_whole(&[dealt(0, 0), dealt(2, 1)]),
+            Err(DealsError::GameMissing { game: 1, next: 2 })
+        );
+        assert_eq!(
+            check_whole(&[dealt(0, 0), dealt(1, 2)]),
+            Err(DealsError::DealOutOfOrder {
+                game: 1,
+                deal: 2,
+                before: 0
+            })
+        );
+        let uneven = [dealt(0, 0), dealt(1, 0), dealt(2, 1), dealt(3, 2)];
+        assert!(matches!(
+            check_whole(&uneven),
+            Err(DealsError::DealUneven {
+                deal: 1,
+                games: 1,
+                first: 2
+            })
+        ));
+        assert!(matches!(
+            check_whole(&[dealt(0, 0), dealt(1, 1), dealt(2, 1)]),
+            Err(DealsError::LastDealLonger { games: 2, first: 1 })
+        ));
+        let check = check_deals(&whole, Some(&seed)).unwrap();
+        assert_eq!((check.checked, check.deals, check.verified), (4, 2, true));
     }
 
     #[test]

@@ -214,47 +214,12 @@ async fn play_perfect(
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::process::ExitCode {
     let args = Args::parse();
-    if args.depth == 0 {
-        eprintln!("anqi-bot: --depth must be at least 1");
-        return std::process::ExitCode::from(2);
-    }
-    if args.comment && !matches!(args.strategy, Strategy::Search | Strategy::Perfect) {
-        eprintln!(
-            "anqi-bot: --comment is for --strategy search or perfect (the others have nothing to tell of)"
-        );
-        return std::process::ExitCode::from(2);
-    }
-    let perfect = match (args.strategy, args.solution.as_deref()) {
-        (Strategy::Perfect, None) => {
-            eprintln!("anqi-bot: --strategy perfect plays from a solution file: give --solution FILE (anqi solve VARIANT writes one)");
+    let setup = match Setup::of(&args) {
+        Ok(setup) => setup,
+        Err(e) => {
+            eprintln!("anqi-bot: {e}");
             return std::process::ExitCode::from(2);
         }
-        (Strategy::Perfect, Some(path)) => match PerfectBot::from_file(path) {
-            Ok(p) => Some(p),
-            Err(e) => {
-                eprintln!("anqi-bot: {e}");
-                return std::process::ExitCode::from(2);
-            }
-        },
-        (_, Some(_)) => {
-            eprintln!("anqi-bot: --solution is for --strategy perfect");
-            return std::process::ExitCode::from(2);
-        }
-        (_, None) => None,
-    };
-    let tables = match (args.strategy, args.tables.as_deref()) {
-        (Strategy::Search, Some(path)) => match open_tables(path, args.variant.as_deref()) {
-            Ok(t) => Some(Arc::new(t)),
-            Err(e) => {
-                eprintln!("anqi-bot: --tables: {e}");
-                return std::process::ExitCode::from(2);
-            }
-        },
-        (_, Some(_)) => {
-            eprintln!("anqi-bot: --tables is for --strategy search");
-            return std::process::ExitCode::from(2);
-        }
-        (_, None) => None,
     };
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
@@ -262,71 +227,124 @@ async fn main() -> std::process::ExitCode {
             .map(|d| d.as_nanos() as u64)
             .unwrap_or(1)
     });
-    let variant = match args
-        .variant
-        .as_deref()
-        .map(anqi_core::rules::Variant::load)
-        .transpose()
-    {
-        // The perfect player plays the variant its solution was made for, and no other.
-        Ok(None) if perfect.is_some() => perfect.as_ref().map(|p| (**p.variant()).clone()),
-        Ok(Some(v)) if perfect.as_ref().is_some_and(|p| !p.solves(&v)) => {
-            eprintln!(
-                "anqi-bot: --variant {} is not the variant of the solution (--solution), {}",
-                v.name,
-                perfect.as_ref().map_or("", |p| &p.variant().name)
-            );
-            return std::process::ExitCode::from(2);
-        }
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("anqi-bot: {e}");
-            return std::process::ExitCode::from(2);
-        }
-    };
     let name = args
         .name
+        .clone()
         .unwrap_or_else(|| format!("{}_bot", args.strategy.name()));
     for g in 0..args.games {
-        let game_seed = seed.wrapping_add(g as u64);
-        let mut bot = args.strategy.bot(
-            game_seed,
-            args.depth,
-            args.comment,
-            perfect.as_ref(),
-            tables.as_ref(),
-        );
-        let seed_text = args.token.clone().unwrap_or_else(|| game_seed.to_string());
-        let played = match &perfect {
-            Some(p) => play_perfect(&args.connect, &name, &seed_text, &mut *bot, p).await,
-            None => play_game(
-                &args.connect,
-                &name,
-                &seed_text,
-                &mut *bot,
-                variant.as_ref(),
-            )
-            .await
-            .map_err(|e| format!("{e:#}")),
-        };
-        match played {
-            Ok(r) => {
-                println!(
-                    "game over: (win {} {}), I was player {}",
-                    r.win.0, r.win.1, r.me
-                );
-                for (code, text) in &r.errors {
-                    eprintln!(
-                        "anqi-bot: the server answered (error {} {text:?})",
-                        code.name()
-                    );
-                }
-            }
-            Err(e) => {
-                eprintln!("anqi-bot: {e}");
-                return std::process::ExitCode::FAILURE;
-            }
+        if let Err(e) = play_one(&args, &setup, &name, seed.wrapping_add(g as u64)).await {
+            eprintln!("anqi-bot: {e}");
+            return std::process::ExitCode::FAILURE;
         }
     }
     std::process::ExitCode::SUCCESS
+}
+
+/// What the command line names, opened and checked before the first game: the perfect
+/// player's solution, the search's endgame tables, and the variant the bot plays by.
+struct Setup {
+    perfect: Option<PerfectBot>,
+    tables: Option<Arc<Tables>>,
+    variant: Option<anqi_core::rules::Variant>,
+}
+
+impl Setup {
+    /// Checks the options against the strategy and opens the files they name.
+    ///
+    /// # Errors
+    /// What is wrong with the command line, in words (the program exits with status 2).
+    fn of(args: &Args) -> Result<Setup, String> {
+        if args.depth == 0 {
+            return Err("--depth must be at least 1".into());
+        }
+        if args.comment && !matches!(args.strategy, Strategy::Search | Strategy::Perfect) {
+            return Err(
+                "--comment is for --strategy search or perfect (the others have nothing to tell of)"
+                    .into(),
+            );
+        }
+        let perfect = match (args.strategy, args.solution.as_deref()) {
+            (Strategy::Perfect, None) => {
+                return Err("--strategy perfect plays from a solution file: give --solution FILE (anqi solve VARIANT writes one)".into());
+            }
+            (Strategy::Perfect, Some(path)) => {
+                Some(PerfectBot::from_file(path).map_err(|e| e.to_string())?)
+            }
+            (_, Some(_)) => return Err("--solution is for --strategy perfect".into()),
+            (_, None) => None,
+        };
+        let tables = match (args.strategy, args.tables.as_deref()) {
+            (Strategy::Search, Some(path)) => Some(Arc::new(
+                open_tables(path, args.variant.as_deref()).map_err(|e| format!("--tables: {e}"))?,
+            )),
+            (_, Some(_)) => return Err("--tables is for --strategy search".into()),
+            (_, None) => None,
+        };
+        let variant = played_variant(args.variant.as_deref(), perfect.as_ref())?;
+        Ok(Setup {
+            perfect,
+            tables,
+            variant,
+        })
+    }
+}
+
+/// The variant the bot plays by: `--variant` when given, which must be the solution's for
+/// the perfect player; else the solution's variant for the perfect player, and none for the
+/// others (they play by what the server says).
+fn played_variant(
+    name: Option<&str>,
+    perfect: Option<&PerfectBot>,
+) -> Result<Option<anqi_core::rules::Variant>, String> {
+    match name.map(anqi_core::rules::Variant::load).transpose() {
+        // The perfect player plays the variant its solution was made for, and no other.
+        Ok(None) if perfect.is_some() => Ok(perfect.map(|p| (**p.variant()).clone())),
+        Ok(Some(v)) if perfect.is_some_and(|p| !p.solves(&v)) => Err(format!(
+            "--variant {} is not the variant of the solution (--solution), {}",
+            v.name,
+            perfect.map_or("", |p| &p.variant().name)
+        )),
+        Ok(v) => Ok(v),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Game `game_seed` of the run: a fresh bot on a new connection, played to its end; prints the
+/// result and the server's error replies.
+///
+/// # Errors
+/// Why the game could not be played (connection, protocol, a setup the perfect player
+/// refuses).
+async fn play_one(args: &Args, setup: &Setup, name: &str, game_seed: u64) -> Result<(), String> {
+    let mut bot = args.strategy.bot(
+        game_seed,
+        args.depth,
+        args.comment,
+        setup.perfect.as_ref(),
+        setup.tables.as_ref(),
+    );
+    let seed_text = args.token.clone().unwrap_or_else(|| game_seed.to_string());
+    let r = match &setup.perfect {
+        Some(p) => play_perfect(&args.connect, name, &seed_text, &mut *bot, p).await,
+        None => play_game(
+            &args.connect,
+            name,
+            &seed_text,
+            &mut *bot,
+            setup.variant.as_ref(),
+        )
+        .await
+        .map_err(|e| format!("{e:#}")),
+    }?;
+    println!(
+        "game over: (win {} {}), I was player {}",
+        r.win.0, r.win.1, r.me
+    );
+    for (code, text) in &r.errors {
+        eprintln!(
+            "anqi-bot: the server answered (error {} {text:?})",
+            code.name()
+        );
+    }
+    Ok(())
 }

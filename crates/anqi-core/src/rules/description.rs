@@ -148,6 +148,30 @@ struct Parser<'a> {
     text: &'a str,
 }
 
+/// A description's clauses, as (key, values) in the order given: each key at most once.
+struct Clauses<'v>(Vec<(&'v str, Vec<&'v Value>)>);
+
+impl<'v> Clauses<'v> {
+    /// The values of clause `key`, when given.
+    fn get(&self, key: &str) -> Option<&[&'v Value]> {
+        self.0
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    /// The values of clause `key`, which every description gives.
+    fn require(&self, key: &str) -> Result<&[&'v Value], DescriptionError> {
+        self.get(key).ok_or_else(|| DescriptionError::Invalid {
+            line: None,
+            message: format!("missing clause ({key} ...)"),
+        })
+    }
+}
+
+/// Who plays a variant: players, objective, sides (players by side), order of play.
+type Seating = (usize, Objective, Vec<Vec<usize>>, Vec<usize>);
+
 impl Parser<'_> {
     /// The line of the first `(key` in the text, to point errors at a clause.
     fn line_of(&self, key: &str) -> Option<usize> {
@@ -174,6 +198,66 @@ impl Parser<'_> {
     }
 
     fn variant(&self, value: &Value, text: &str) -> Result<Variant, DescriptionError> {
+        let clauses = self.clauses(value)?;
+        let name = self.one_name("name", clauses.require("name")?)?;
+        let summary = match clauses.get("summary") {
+            Some(v) => self.one_name("summary", v)?,
+            None => String::new(),
+        };
+        let game_type = match clauses.get("game") {
+            Some(v) => self.one_name("game", v)?,
+            None => "traditional".to_string(),
+        };
+        let topology = self.board(clauses.require("board")?)?;
+        let pieces = self.pieces(clauses.require("pieces")?, &topology)?;
+        let capture = self.capture(&clauses)?;
+        let (players, objective, sides, order) = self.seating(&clauses)?;
+        let start = match clauses.get("start") {
+            Some(v) => self.start(v, &pieces, topology.size())?,
+            None => Start::FaceDown,
+        };
+        let colours = self.colours(&clauses, objective, &start)?;
+        let chain_capture = match clauses.get("chain-capture") {
+            Some(v) => self.boolean("chain-capture", v)?,
+            None => false,
+        };
+        let clock = match clauses.get("clock") {
+            Some(v) => self.clock(v)?,
+            None => ClockDefaults::default(),
+        };
+        let draw = DrawRules {
+            no_progress: match clauses.get("no-progress") {
+                Some(v) => self.count_or_none("no-progress", v)?,
+                None => None,
+            },
+            repetition: match clauses.get("repetition") {
+                Some(v) => self.repetition(v)?,
+                None => None,
+            },
+        };
+        Ok(Variant {
+            name,
+            summary,
+            game_type,
+            topology,
+            pieces,
+            capture,
+            players,
+            sides,
+            order,
+            start,
+            colours,
+            objective,
+            chain_capture,
+            clock,
+            draw,
+            source: text.to_string(),
+        })
+    }
+
+    /// The clauses of `(variant CLAUSE...)`, each a known key given once: the form of a
+    /// description, checked before any clause's value is read.
+    fn clauses<'v>(&self, value: &'v Value) -> Result<Clauses<'v>, DescriptionError> {
         let items = value
             .to_ref_vec()
             .ok_or_else(|| DescriptionError::Invalid {
@@ -186,7 +270,7 @@ impl Parser<'_> {
                 message: "a description starts with (variant".into(),
             });
         }
-        let mut clauses: Vec<(&str, Vec<&Value>)> = Vec::new();
+        let mut clauses = Clauses(Vec::new());
         for item in &items[1..] {
             let parts = item.to_ref_vec().filter(|p| !p.is_empty());
             let Some(parts) = parts else {
@@ -210,36 +294,18 @@ impl Parser<'_> {
                     format!("unknown clause; known clauses: {}", KNOWN.join(", ")),
                 ));
             }
-            if clauses.iter().any(|(k, _)| *k == key) {
+            if clauses.get(key).is_some() {
                 return Err(self.error(key, "given twice"));
             }
-            clauses.push((key, parts[1..].to_vec()));
+            clauses.0.push((key, parts[1..].to_vec()));
         }
-        let get = |key: &str| {
-            clauses
-                .iter()
-                .find(|(k, _)| *k == key)
-                .map(|(_, v)| v.as_slice())
-        };
-        let require = |key: &str| {
-            get(key).ok_or_else(|| DescriptionError::Invalid {
-                line: None,
-                message: format!("missing clause ({key} ...)"),
-            })
-        };
+        Ok(clauses)
+    }
 
-        let name = self.one_name("name", require("name")?)?;
-        let summary = match get("summary") {
-            Some(v) => self.one_name("summary", v)?,
-            None => String::new(),
-        };
-        let game_type = match get("game") {
-            Some(v) => self.one_name("game", v)?,
-            None => "traditional".to_string(),
-        };
-        let topology = self.board(require("board")?)?;
-        let pieces_text = self.one_name("pieces", require("pieces")?)?;
-        // Counted before they are read: a piece string may be a megabyte long.
+    /// `(pieces ...)`: the piece string, which must fit on the board's cells (counted before
+    /// the pieces are read: a piece string may be a megabyte long) and hold both colours.
+    fn pieces(&self, v: &[&Value], topology: &Topology) -> Result<Vec<Piece>, DescriptionError> {
+        let pieces_text = self.one_name("pieces", v)?;
         let count = pieces_text.chars().count();
         if count > topology.size() {
             return Err(self.error(
@@ -254,32 +320,44 @@ impl Parser<'_> {
                 return Err(self.error("pieces", format!("there is no {} piece", colour.name())));
             }
         }
-        let ranks = match get("ranks") {
+        Ok(pieces)
+    }
+
+    /// The capture rules: `(ranks ...)`, `(step-capture ...)` and `(cannon-jump ...)`, each
+    /// the standard game's when left out.
+    fn capture(&self, clauses: &Clauses<'_>) -> Result<CaptureRules, DescriptionError> {
+        let ranks = match clauses.get("ranks") {
             Some(v) => self.ranks(v)?,
             None => CaptureRules::standard().ranks,
         };
-        let exceptions = match get("step-capture") {
+        let exceptions = match clauses.get("step-capture") {
             Some(v) => self.exceptions(v)?,
             None => Vec::new(),
         };
-        let cannon_jump = match get("cannon-jump") {
+        let cannon_jump = match clauses.get("cannon-jump") {
             Some(v) => self.boolean("cannon-jump", v)?,
             None => true,
         };
-        let capture = CaptureRules::new(ranks, &exceptions, cannon_jump);
-        let players = match get("players") {
+        Ok(CaptureRules::new(ranks, &exceptions, cannon_jump))
+    }
+
+    /// Who plays, for what, and in which order: `(players ...)`, `(objective ...)`, `(sides
+    /// ...)` and `(order ...)`, read together since each default and check depends on the
+    /// others (two sides in a competitive game, one in a `(clear N)` game).
+    fn seating(&self, clauses: &Clauses<'_>) -> Result<Seating, DescriptionError> {
+        let players = match clauses.get("players") {
             Some(v) => self.count("players", v)? as usize,
             None => 2,
         };
         if !(1..=MAX_PLAYERS).contains(&players) {
             return Err(self.error("players", format!("a game has 1 to {MAX_PLAYERS} players")));
         }
-        let objective = match get("objective") {
+        let objective = match clauses.get("objective") {
             Some(v) => self.objective(v)?,
             None => Objective::Capture,
         };
         let sides =
-            match get("sides") {
+            match clauses.get("sides") {
                 Some(v) => self.sides(v, players)?,
                 None => match (players, objective) {
                     (2, Objective::Capture) => vec![vec![1], vec![2]],
@@ -302,15 +380,22 @@ impl Parser<'_> {
             }
             _ => {}
         }
-        let order = match get("order") {
+        let order = match clauses.get("order") {
             Some(v) => self.order(v, players)?,
             None => default_order(&sides),
         };
-        let start = match get("start") {
-            Some(v) => self.start(v, &pieces, topology.size())?,
-            None => Start::FaceDown,
-        };
-        let colours = match get("colours") {
+        Ok((players, objective, sides, order))
+    }
+
+    /// `(colours ...)`, checked against the start: colours decided by the first reveal need
+    /// something face-down or in a bag to reveal (in a competitive game).
+    fn colours(
+        &self,
+        clauses: &Clauses<'_>,
+        objective: Objective,
+        start: &Start,
+    ) -> Result<ColourRule, DescriptionError> {
+        let colours = match clauses.get("colours") {
             Some(v) => match self.one_name("colours", v)?.as_str() {
                 "first-reveal" => ColourRule::FirstReveal,
                 "fixed" => ColourRule::Fixed,
@@ -332,42 +417,7 @@ impl Parser<'_> {
                 "nothing is face-down or in a bag, so no reveal can decide colours: add (colours fixed)",
             ));
         }
-        let chain_capture = match get("chain-capture") {
-            Some(v) => self.boolean("chain-capture", v)?,
-            None => false,
-        };
-        let clock = match get("clock") {
-            Some(v) => self.clock(v)?,
-            None => ClockDefaults::default(),
-        };
-        let draw = DrawRules {
-            no_progress: match get("no-progress") {
-                Some(v) => self.count_or_none("no-progress", v)?,
-                None => None,
-            },
-            repetition: match get("repetition") {
-                Some(v) => self.repetition(v)?,
-                None => None,
-            },
-        };
-        Ok(Variant {
-            name,
-            summary,
-            game_type,
-            topology,
-            pieces,
-            capture,
-            players,
-            sides,
-            order,
-            start,
-            colours,
-            objective,
-            chain_capture,
-            clock,
-            draw,
-            source: text.to_string(),
-        })
+        Ok(colours)
     }
 
     fn repetition(&self, v: &[&Value]) -> Result<Option<Repetition>, DescriptionError> {

@@ -57,6 +57,39 @@ struct Slot {
     flags: Vec<u8>,
 }
 
+impl Slot {
+    /// The empty arrays of `material`'s table: every value unknown.
+    fn new(rules: &TableRules, material: Material) -> Slot {
+        let layout = rules
+            .layout(material)
+            .expect("a table that fits (checked by the caller)");
+        let n = layout.len() as usize;
+        Slot {
+            layout,
+            values: vec![NONE; n],
+            remaining: vec![0; n],
+            floor: vec![0; n],
+            flags: vec![0; n],
+        }
+    }
+}
+
+/// The positions waiting to be decided, by distance: bucket `d` holds (slot, index) pairs
+/// decided in `d` plies unless a smaller distance decided them first.
+#[derive(Default)]
+struct Buckets(Vec<Vec<(u8, u64)>>);
+
+impl Buckets {
+    /// Puts position `i` of slot `a` in bucket `d`.
+    fn push(&mut self, d: u16, a: usize, i: u64) {
+        let d = usize::from(d);
+        if self.0.len() <= d {
+            self.0.resize_with(d + 1, Vec::new);
+        }
+        self.0[d].push((a as u8, i));
+    }
+}
+
 /// Builds the tables of `material` and its swap (one table when they are the same), from the
 /// built tables of fewer pieces in `solved`.
 ///
@@ -71,40 +104,33 @@ pub fn build_pair(
     if material.swapped() != material {
         materials.push(material.swapped());
     }
+    let mut slots: Vec<Slot> = materials.iter().map(|&m| Slot::new(rules, m)).collect();
+    let mut buckets = Buckets::default();
+    exits(rules, &mut slots, solved, &mut buckets);
+    settle(rules, &mut slots, buckets);
+    slots
+        .into_iter()
+        .map(|s| Table::new(s.layout, s.values))
+        .collect()
+}
+
+/// Step 1 of the pass: every position's exits. Its captures are looked up in the tables of
+/// fewer pieces (`solved`), its quiet moves counted; a position with a winning capture, no
+/// move, or only losing captures goes in its bucket. Every position gets `DRAW` until a bucket
+/// decides it.
+fn exits(
+    rules: &TableRules,
+    slots: &mut [Slot],
+    solved: &HashMap<Material, Table>,
+    buckets: &mut Buckets,
+) {
     let topo = &rules.variant.topology;
     let capture = &rules.variant.capture;
     let syms = &rules.symmetries;
-    let mut slots: Vec<Slot> = materials
-        .iter()
-        .map(|&m| {
-            let layout = rules
-                .layout(m)
-                .expect("a table that fits (checked by the caller)");
-            let n = layout.len() as usize;
-            Slot {
-                layout,
-                values: vec![NONE; n],
-                remaining: vec![0; n],
-                floor: vec![0; n],
-                flags: vec![0; n],
-            }
-        })
-        .collect();
-    let pair = materials.len() == 2;
-    let other = |a: usize| if pair { 1 - a } else { a };
-    let mut buckets: Vec<Vec<(u8, u64)>> = Vec::new();
-    let push = |buckets: &mut Vec<Vec<(u8, u64)>>, d: u16, a: usize, i: u64| {
-        let d = usize::from(d);
-        if buckets.len() <= d {
-            buckets.resize_with(d + 1, Vec::new);
-        }
-        buckets[d].push((a as u8, i));
-    };
     let mut board = Board::parse(&".".repeat(topo.size())).expect("an empty board");
     let mut pieces = Vec::new();
     let mut moves = Vec::new();
     let mut child = Vec::new();
-    // 1. Exits.
     for (a, slot) in slots.iter_mut().enumerate() {
         let enemies = slot.layout.material().of_colour(Colour::Black);
         for i in 0..slot.layout.len() {
@@ -164,19 +190,29 @@ pub fn build_pair(
             slot.floor[i_] = floor;
             if win != u16::MAX {
                 flags |= WIN_EXIT;
-                push(&mut buckets, win, a, i);
+                buckets.push(win, a, i);
             } else if moves.is_empty() {
-                push(&mut buckets, 0, a, i);
+                buckets.push(0, a, i);
             } else if quiet == 0 && flags & DRAW_EXIT == 0 {
-                push(&mut buckets, floor, a, i);
+                buckets.push(floor, a, i);
             }
             slot.flags[i_] = flags;
         }
     }
-    // 2. Buckets, in rising distance.
+}
+
+/// Step 2 of the pass: the buckets in rising distance. A position taken from bucket `d` with
+/// no value yet is decided in `d` plies, and its predecessors by a quiet move (in the other
+/// slot: the side that just moved) are won in `d + 1`, or have one losing move fewer to try.
+fn settle(rules: &TableRules, slots: &mut [Slot], mut buckets: Buckets) {
+    let syms = &rules.symmetries;
+    let pair = slots.len() == 2;
+    let other = |a: usize| if pair { 1 - a } else { a };
+    let mut pieces = Vec::new();
+    let mut child = Vec::new();
     let mut d = 0usize;
-    while d < buckets.len() {
-        let bucket = std::mem::take(&mut buckets[d]);
+    while d < buckets.0.len() {
+        let bucket = std::mem::take(&mut buckets.0[d]);
         let dist = d as u16;
         for (a, i) in bucket {
             let a = usize::from(a);
@@ -207,13 +243,13 @@ pub fn build_pair(
                         continue;
                     }
                     if dist % 2 == 0 {
-                        push(&mut buckets, dist + 1, b, q);
+                        buckets.push(dist + 1, b, q);
                     } else {
                         before.remaining[q_] -= 1;
                         before.floor[q_] = before.floor[q_].max(dist + 1);
                         if before.remaining[q_] == 0 && before.flags[q_] == 0 {
                             let floor = before.floor[q_];
-                            push(&mut buckets, floor, b, q);
+                            buckets.push(floor, b, q);
                         }
                     }
                 }
@@ -221,10 +257,6 @@ pub fn build_pair(
         }
         d += 1;
     }
-    slots
-        .into_iter()
-        .map(|s| Table::new(s.layout, s.values))
-        .collect()
 }
 
 /// Every table of at most `k` pieces of `rules`' variant, built fewest pieces first, one

@@ -710,31 +710,8 @@ impl ServerMessage {
                 "pieces" => ServerClause::Pieces(text(head, one("(pieces STRING)")?)?),
                 "board" => ServerClause::Board(text(head, one("(board STRING)")?)?),
                 "hand" => ServerClause::Hand(piece_letter(head, one("(hand P)")?)?),
-                "turn" | "info" | "win" => {
-                    let (a, b) = two("(HEAD A B)")?;
-                    let (a, b) = (number(head, a)?, number(head, b)?);
-                    // TURN is a 32-bit counter: a larger one is refused, not wrapped.
-                    let turn = || {
-                        u32::try_from(a).map_err(|_| MessageError {
-                            code: ErrorCode::Syntax,
-                            text: format!("in ({head} ...): turn {a} is out of range"),
-                        })
-                    };
-                    match head {
-                        "turn" => ServerClause::Turn(turn()?, b),
-                        "info" => ServerClause::Info(turn()?, b),
-                        _ => ServerClause::Win(a, b),
-                    }
-                }
-                "error" => {
-                    let (code, msg) = two("(error CODE \"text\")")?;
-                    let code_text = text(head, code)?;
-                    let code = ErrorCode::from_name(&code_text).map_or_else(
-                        || syntax(format!("unknown error code {}", excerpt(&code_text))),
-                        Ok,
-                    )?;
-                    ServerClause::Error(code, text(head, msg)?)
-                }
+                "turn" | "info" | "win" => turn_clause(head, two("(HEAD A B)")?)?,
+                "error" => error_clause(head, two("(error CODE \"text\")")?)?,
                 "ext" => ServerClause::Ext(
                     args.iter()
                         .map(|a| text(head, a))
@@ -744,19 +721,7 @@ impl ServerMessage {
                     number(head, args.first().copied().ok_or_else(last_form)?)?,
                     last_ply(&args[1..])?,
                 ),
-                "timecontrol" => {
-                    let a = arity(
-                        head,
-                        &args,
-                        4,
-                        "(timecontrol GAME_MS INCREMENT_MS MOVE_MS PERIOD_MOVES)",
-                    )?;
-                    let mut v = [0u64; 4];
-                    for (o, x) in v.iter_mut().zip(a) {
-                        *o = number(head, x)? as u64;
-                    }
-                    ServerClause::TimeControl(v)
-                }
+                "timecontrol" => time_control_clause(head, &args)?,
                 "clock" => ServerClause::Clock(
                     args.iter()
                         .map(|a| number(head, a).map(|n| n as u64))
@@ -781,6 +746,49 @@ impl ServerMessage {
         }
         Ok(ServerMessage(out))
     }
+}
+
+/// `(turn TURN PLAYER)`, `(info TURN PLAYER)` or `(win PLAYER TEAM)`, from its two values:
+/// the clauses of two numbers, the first of `turn` and `info` a 32-bit counter (a larger one
+/// is refused, not wrapped).
+fn turn_clause(head: &str, (a, b): (&Value, &Value)) -> Result<ServerClause, MessageError> {
+    let (a, b) = (number(head, a)?, number(head, b)?);
+    let turn = || {
+        u32::try_from(a).map_err(|_| MessageError {
+            code: ErrorCode::Syntax,
+            text: format!("in ({head} ...): turn {a} is out of range"),
+        })
+    };
+    Ok(match head {
+        "turn" => ServerClause::Turn(turn()?, b),
+        "info" => ServerClause::Info(turn()?, b),
+        _ => ServerClause::Win(a, b),
+    })
+}
+
+/// `(error CODE "text")`, from its two values: the code must be one of [`ErrorCode`]'s names.
+fn error_clause(head: &str, (code, msg): (&Value, &Value)) -> Result<ServerClause, MessageError> {
+    let code_text = text(head, code)?;
+    let code = ErrorCode::from_name(&code_text).map_or_else(
+        || syntax(format!("unknown error code {}", excerpt(&code_text))),
+        Ok,
+    )?;
+    Ok(ServerClause::Error(code, text(head, msg)?))
+}
+
+/// `(timecontrol GAME_MS INCREMENT_MS MOVE_MS PERIOD_MOVES)`: four numbers.
+fn time_control_clause(head: &str, args: &[&Value]) -> Result<ServerClause, MessageError> {
+    let a = arity(
+        head,
+        args,
+        4,
+        "(timecontrol GAME_MS INCREMENT_MS MOVE_MS PERIOD_MOVES)",
+    )?;
+    let mut v = [0u64; 4];
+    for (o, x) in v.iter_mut().zip(a) {
+        *o = number(head, x)? as u64;
+    }
+    Ok(ServerClause::TimeControl(v))
 }
 
 #[cfg(test)]

@@ -16,6 +16,44 @@ pub struct Assessment {
     pub warnings: Vec<String>,
 }
 
+/// Why a protocol cannot play a variant faithfully ([`assess`]): `the PROTOCOL protocol cannot
+/// play VARIANT: WHAT`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the {protocol} protocol cannot play {variant}: {lacks}")]
+pub struct CannotPlay {
+    pub protocol: Protocol,
+    /// The variant's name.
+    pub variant: String,
+    /// What of the variant the protocol cannot represent.
+    pub lacks: Unrepresentable,
+}
+
+/// What of a variant a bridged protocol cannot represent: every bridged protocol knows one
+/// board of 4 lines of 8 cells, the 32 standard pieces, one player against one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unrepresentable {
+    #[error("its board is not the 4x8 rectangle")]
+    Board,
+    #[error("its pieces are not the standard 32")]
+    Pieces,
+    /// Other than two players in two sides.
+    #[error("it has {players} players in {sides} sides, and the protocol knows one against one")]
+    Sides { players: usize, sides: usize },
+    /// A one-side game (single-player, cooperative).
+    #[error("it is not played against an opponent")]
+    NoOpponent,
+    #[error("chain capture (a second action in the same turn)")]
+    ChainCapture,
+    #[error("a bag (draw and put actions)")]
+    Bag,
+    /// Face-up pieces at the start (`tcg`: its engines are given a face-down board only).
+    #[error("a start with face-up pieces")]
+    FaceUpStart,
+    /// Colours fixed before the first reveal (`tcg`).
+    #[error("colours fixed before the first reveal")]
+    FixedColours,
+}
+
 /// Checks that `event` can be played by an engine of `protocol` that believes the rules of
 /// `assumed` (when its configuration says), before any game starts.
 ///
@@ -26,7 +64,7 @@ pub fn assess(
     protocol: Protocol,
     event: &Variant,
     assumed: Option<&Variant>,
-) -> Result<Assessment, String> {
+) -> Result<Assessment, CannotPlay> {
     if protocol.is_bridged() {
         representable(protocol, event)?;
     }
@@ -38,46 +76,46 @@ pub fn assess(
 }
 
 /// The one board every bridged protocol knows: 4 lines of 8 cells, the 32 standard pieces.
-fn representable(protocol: Protocol, v: &Variant) -> Result<(), String> {
-    let cannot = |what: String| {
-        Err(format!(
-            "the {protocol} protocol cannot play {}: {what}",
-            v.name
-        ))
+fn representable(protocol: Protocol, v: &Variant) -> Result<(), CannotPlay> {
+    let cannot = |lacks: Unrepresentable| {
+        Err(CannotPlay {
+            protocol,
+            variant: v.name.clone(),
+            lacks,
+        })
     };
     let standard = Topology::rectangle(4, 8).expect("a 4x8 rectangle is a board");
     if v.topology != standard {
-        return cannot("its board is not the 4x8 rectangle".into());
+        return cannot(Unrepresentable::Board);
     }
     let mut pieces = v.pieces.clone();
     let mut usual = Piece::parse_list("KGGBBRRNNCCPPPPPkggbbrrnnccppppp").expect("standard set");
     pieces.sort_by_key(|p| p.letter());
     usual.sort_by_key(|p| p.letter());
     if pieces != usual {
-        return cannot("its pieces are not the standard 32".into());
+        return cannot(Unrepresentable::Pieces);
     }
     if v.players != 2 || v.sides.len() != 2 {
-        return cannot(format!(
-            "it has {} players in {} sides, and the protocol knows one against one",
-            v.players,
-            v.sides.len()
-        ));
+        return cannot(Unrepresentable::Sides {
+            players: v.players,
+            sides: v.sides.len(),
+        });
     }
     if v.objective != Objective::Capture {
-        return cannot("it is not played against an opponent".into());
+        return cannot(Unrepresentable::NoOpponent);
     }
     if v.chain_capture {
-        return cannot("chain capture (a second action in the same turn)".into());
+        return cannot(Unrepresentable::ChainCapture);
     }
     match (&v.start, protocol) {
-        (Start::Bag, _) => return cannot("a bag (draw and put actions)".into()),
+        (Start::Bag, _) => return cannot(Unrepresentable::Bag),
         (Start::FaceDown, _) => {}
         // NTU engines are given a face-down board and nothing else before the first ply.
-        (_, Protocol::Tcg) => return cannot("a start with face-up pieces".into()),
+        (_, Protocol::Tcg) => return cannot(Unrepresentable::FaceUpStart),
         _ => {}
     }
     if v.colours == ColourRule::Fixed && protocol == Protocol::Tcg {
-        return cannot("colours fixed before the first reveal".into());
+        return cannot(Unrepresentable::FixedColours);
     }
     Ok(())
 }
@@ -193,18 +231,40 @@ mod tests {
 
     #[test]
     fn what_a_protocol_cannot_represent_is_refused_with_its_reason() {
+        use Unrepresentable::*;
         let cases = [
-            (Protocol::Tcg, "traditional-2x4", "4x8"),
-            (Protocol::UciBanqi, "strategic", "bag"),
-            (Protocol::CdcPlatform, "2v2", "one against one"),
-            (Protocol::CdcPlatform, "2v2-8x16", "4x8"),
-            (Protocol::Tcg, "chain-capture", "chain capture"),
-            (Protocol::Tcg, "open", "face-up"),
+            (Protocol::Tcg, "traditional-2x4", Board, "4x8"),
+            (Protocol::UciBanqi, "strategic", Bag, "bag"),
+            (
+                Protocol::CdcPlatform,
+                "2v2",
+                Sides {
+                    players: 4,
+                    sides: 2,
+                },
+                "one against one",
+            ),
+            (Protocol::CdcPlatform, "2v2-8x16", Board, "4x8"),
+            (
+                Protocol::Tcg,
+                "chain-capture",
+                ChainCapture,
+                "chain capture",
+            ),
+            (Protocol::Tcg, "open", FaceUpStart, "face-up"),
         ];
-        for (p, v, why) in cases {
+        for (p, v, lacks, why) in cases {
             let e = assess(p, &shipped(v), None).unwrap_err();
+            assert_eq!((e.protocol, e.variant.as_str(), e.lacks), (p, v, lacks));
+            let e = e.to_string();
             assert!(e.contains(why) && e.contains(p.name()), "{p} {v}: {e}");
         }
+        assert_eq!(
+            assess(Protocol::Tcg, &shipped("traditional-2x4"), None)
+                .unwrap_err()
+                .to_string(),
+            "the tcg protocol cannot play traditional-2x4: its board is not the 4x8 rectangle"
+        );
         // anqi's own protocol plays everything.
         assert!(assess(Protocol::Anqi, &shipped("2v2"), None).is_ok());
     }

@@ -98,7 +98,7 @@ async fn run_with<T: Translator>(options: &BridgeOptions) -> Result<BridgeSummar
             // Nothing faithful can be played: give the game up rather than play it wrong.
             report(&format!("resigned: {refusal}"));
             let _ = session.answer(session::Answer::Resign).await;
-            Err(BridgeError::Unplayable(refusal))
+            Err(BridgeError::Unplayable(refusal.to_string()))
         }
         Ok(assessment) => {
             for w in &assessment.warnings {

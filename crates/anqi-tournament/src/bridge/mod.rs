@@ -48,8 +48,8 @@ mod translator;
 #[cfg(feature = "run")]
 mod uci;
 
-pub use assess::{assess, Assessment};
-pub use protocol::Protocol;
+pub use assess::{assess, Assessment, CannotPlay, Unrepresentable};
+pub use protocol::{Protocol, UnknownProtocol};
 
 #[cfg(feature = "run")]
 pub use error::BridgeError;

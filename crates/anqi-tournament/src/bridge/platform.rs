@@ -204,16 +204,39 @@ fn checked_xy(cell: usize) -> Result<(usize, usize), BridgeError> {
     }
 }
 
+/// Why an engine's frame is no move at all ([`parse_answer`]); the texts quote the frame
+/// (without the NUL bytes and blanks around it).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AnswerError {
+    /// A frame over [`MAX_FRAME`] bytes: its length and its first bytes.
+    #[error("a {len}-byte frame, over the {MAX_FRAME}-byte limit: {head:?}...")]
+    TooLong { len: usize, head: String },
+    /// Neither `/move` nor `/flip`.
+    #[error("not /move or /flip: {text:?}")]
+    NotAMove { text: String },
+    /// A coordinate that is not a whole number.
+    #[error("{verb} with a coordinate that is not a number: {text:?}")]
+    NotANumber { verb: &'static str, text: String },
+    /// Fewer coordinates than the verb takes (`coords`: 4 for `/move`, 2 for `/flip`).
+    #[error("{verb} needs {coords} numbers: {text:?}")]
+    TooFewNumbers {
+        verb: &'static str,
+        coords: usize,
+        text: String,
+    },
+}
+
 /// The engine's answer as anqi's action: `/move SX SY DX DY` or `/flip X Y` (NUL bytes and
 /// blanks around it ignored, fields past the coordinates ignored). Squares off the board map
 /// to [`OFF_BOARD`]. `Err` is why it is no move at all.
-pub fn parse_answer(frame: &Frame) -> Result<Answer, String> {
+pub fn parse_answer(frame: &Frame) -> Result<Answer, AnswerError> {
     let text = match frame {
         Frame::Text(t) => t,
         Frame::TooLong { len, head } => {
-            return Err(format!(
-                "a {len}-byte frame, over the {MAX_FRAME}-byte limit: {head:?}..."
-            ))
+            return Err(AnswerError::TooLong {
+                len: *len,
+                head: head.clone(),
+            })
         }
     };
     let text = text.trim_matches(|c: char| c == '\0' || c.is_whitespace());
@@ -221,15 +244,26 @@ pub fn parse_answer(frame: &Frame) -> Result<Answer, String> {
     let (verb, coords) = match words.next() {
         Some("/move") => ("/move", 4),
         Some("/flip") => ("/flip", 2),
-        _ => return Err(format!("not /move or /flip: {text:?}")),
+        _ => {
+            return Err(AnswerError::NotAMove {
+                text: text.to_string(),
+            })
+        }
     };
     let numbers: Vec<Option<i64>> = words
         .take(coords)
         .map(coordinate)
         .collect::<Option<_>>()
-        .ok_or_else(|| format!("{verb} with a coordinate that is not a number: {text:?}"))?;
+        .ok_or_else(|| AnswerError::NotANumber {
+            verb,
+            text: text.to_string(),
+        })?;
     if numbers.len() < coords {
-        return Err(format!("{verb} needs {coords} numbers: {text:?}"));
+        return Err(AnswerError::TooFewNumbers {
+            verb,
+            coords,
+            text: text.to_string(),
+        });
     }
     Ok(if verb == "/flip" {
         Answer::Reveal(cell_of(numbers[0], numbers[1]))
@@ -296,6 +330,15 @@ pub fn frame_bytes(text: &str) -> Vec<u8> {
     out
 }
 
+/// A frame header whose length bytes are not `len % 128` and `len / 128` (a byte of 128 or
+/// more): the stream cannot be read on ([`FrameReader::next_frame`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a frame header {lo} {hi}: the length bytes are len % 128 and len / 128")]
+pub struct BadFrameHeader {
+    pub lo: u8,
+    pub hi: u8,
+}
+
 /// Cuts frames out of the bytes an engine sends, holding at most one frame of
 /// [`MAX_FRAME`] bytes (plus what one read brings) whatever the engine sends.
 #[derive(Debug, Default)]
@@ -317,7 +360,7 @@ impl FrameReader {
     /// # Errors
     /// A length byte of 128 or more: no client template writes one, and the stream cannot be
     /// read on from there.
-    pub fn next_frame(&mut self) -> Result<Option<Frame>, String> {
+    pub fn next_frame(&mut self) -> Result<Option<Frame>, BadFrameHeader> {
         if let Some((len, head, left)) = &mut self.long {
             let n = (*left).min(self.buf.len());
             let room = KEPT_OF_LONG.saturating_sub(head.len()).min(n);
@@ -337,9 +380,7 @@ impl FrameReader {
         }
         let (lo, hi) = (self.buf[0], self.buf[1]);
         if lo >= 128 || hi >= 128 {
-            return Err(format!(
-                "a frame header {lo} {hi}: the length bytes are len % 128 and len / 128"
-            ));
+            return Err(BadFrameHeader { lo, hi });
         }
         let len = lo as usize + 128 * hi as usize;
         if len > MAX_FRAME {
@@ -391,7 +432,7 @@ impl Link {
                     return Ok(frame);
                 }
                 Ok(None) => {}
-                Err(e) => return Err(BridgeError::Engine(e)),
+                Err(e) => return Err(BridgeError::Engine(e.to_string())),
             }
             let n =
                 self.stream.read(&mut self.chunk).await.map_err(|e| {
@@ -788,11 +829,33 @@ mod tests {
         ] {
             assert!(parse_answer(&text(bad)).is_err(), "{bad:?}");
         }
+        assert_eq!(
+            parse_answer(&text("/flip 1\0")),
+            Err(AnswerError::TooFewNumbers {
+                verb: "/flip",
+                coords: 2,
+                text: "/flip 1".into()
+            })
+        );
+        let e = parse_answer(&text(" /move 1 2 3 x")).unwrap_err();
+        assert!(
+            matches!(e, AnswerError::NotANumber { verb: "/move", .. }),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            r#"/move with a coordinate that is not a number: "/move 1 2 3 x""#
+        );
         let long = Frame::TooLong {
             len: 5000,
             head: "/move".into(),
         };
-        assert!(parse_answer(&long).unwrap_err().contains("5000-byte"));
+        let e = parse_answer(&long).unwrap_err();
+        assert!(matches!(e, AnswerError::TooLong { len: 5000, .. }), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            r#"a 5000-byte frame, over the 1024-byte limit: "/move"..."#
+        );
     }
 
     #[test]
@@ -919,6 +982,6 @@ mod tests {
     fn a_length_byte_over_127_is_a_broken_stream() {
         let mut reader = FrameReader::default();
         reader.push(&[200, 0, b'a']);
-        assert!(reader.next_frame().is_err());
+        assert_eq!(reader.next_frame(), Err(BadFrameHeader { lo: 200, hi: 0 }));
     }
 }

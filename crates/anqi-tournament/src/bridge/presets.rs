@@ -16,24 +16,38 @@ pub const PRESETS: &[(&str, &str)] = &[
     ),
 ];
 
+/// Why an `assumes` value names no rules ([`assumed`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AssumedError {
+    /// No preset, shipped variant or file has this name: [`VariantError::Unknown`], whose
+    /// text names the shipped variants, and the presets after it.
+    #[error("{0}; engine presets: {presets}", presets = preset_names())]
+    Unknown(VariantError),
+    /// A file of that name that cannot be read, or does not describe a variant.
+    #[error(transparent)]
+    Variant(VariantError),
+}
+
+/// The names of [`PRESETS`], comma-separated.
+fn preset_names() -> String {
+    PRESETS
+        .iter()
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The rules named by an `assumes` value: a preset, a shipped variant, or a description file.
 ///
 /// # Errors
 /// As [`Variant::load`] (which names the shipped variants; the presets are added to the text).
-pub fn assumed(name: &str) -> Result<Variant, String> {
+pub fn assumed(name: &str) -> Result<Variant, AssumedError> {
     if let Some((_, text)) = PRESETS.iter().find(|(n, _)| *n == name) {
         return Ok(Variant::parse(text).expect("presets are valid descriptions"));
     }
     Variant::load(name).map_err(|e| match e {
-        VariantError::Unknown { .. } => format!(
-            "{e}; engine presets: {}",
-            PRESETS
-                .iter()
-                .map(|(n, _)| *n)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        e => e.to_string(),
+        VariantError::Unknown { .. } => AssumedError::Unknown(e),
+        e => AssumedError::Variant(e),
     })
 }
 
@@ -50,9 +64,21 @@ mod tests {
         assert_eq!(assumed("ntu-engines").unwrap().draw.no_progress, Some(60));
         assert_eq!(assumed("openspiel").unwrap().draw.no_progress, Some(50));
         let e = assumed("stockfish").unwrap_err();
+        assert!(matches!(e, AssumedError::Unknown(_)), "{e:?}");
+        let e = e.to_string();
         assert!(
-            e.contains("misty-banqi") && e.contains("traditional"),
+            e.ends_with("; engine presets: misty-banqi, ntu-engines") && e.contains("traditional"),
             "{e}"
         );
+        let dir = std::env::temp_dir().join(format!("anqi-presets-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("bad.sexp");
+        std::fs::write(&file, "(variant").unwrap();
+        let e = assumed(file.to_str().unwrap()).unwrap_err();
+        assert!(
+            matches!(e, AssumedError::Variant(VariantError::Invalid { .. })),
+            "{e:?}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

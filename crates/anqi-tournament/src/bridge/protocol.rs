@@ -49,17 +49,25 @@ impl fmt::Display for Protocol {
     }
 }
 
-impl std::str::FromStr for Protocol {
-    type Err = String;
+/// A name that is no protocol's (in a tournament file's `protocol`, on a command line).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown protocol {0:?}; known: {known}", known = known_names())]
+pub struct UnknownProtocol(pub String);
 
-    fn from_str(s: &str) -> Result<Protocol, String> {
+/// The names of [`Protocol::ALL`], comma-separated.
+fn known_names() -> String {
+    let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+    names.join(", ")
+}
+
+impl std::str::FromStr for Protocol {
+    type Err = UnknownProtocol;
+
+    fn from_str(s: &str) -> Result<Protocol, UnknownProtocol> {
         Protocol::ALL
             .into_iter()
             .find(|p| p.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
-                format!("unknown protocol {s:?}; known: {}", names.join(", "))
-            })
+            .ok_or_else(|| UnknownProtocol(s.to_string()))
     }
 }
 
@@ -73,6 +81,10 @@ mod tests {
             assert_eq!(p.name().parse::<Protocol>(), Ok(p));
         }
         let e = "uci".parse::<Protocol>().unwrap_err();
-        assert!(e.contains("uci-banqi"), "{e}");
+        assert_eq!(e, UnknownProtocol("uci".into()));
+        assert_eq!(
+            e.to_string(),
+            r#"unknown protocol "uci"; known: anqi, tcg, uci-banqi, cdc-platform"#
+        );
     }
 }

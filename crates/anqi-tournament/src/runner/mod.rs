@@ -167,7 +167,8 @@ impl Plan {
         variant: &Variant,
         options: &RunOptions,
     ) -> Result<Plan, TournamentError> {
-        let schedule = schedule::build(config, variant).map_err(TournamentError::Config)?;
+        let schedule =
+            schedule::build(config, variant).map_err(|e| TournamentError::Config(e.to_string()))?;
         let deal_groups = DealGroups::of(&schedule);
         let mut games = schedule.clone();
         if let Some((i, n)) = options.shard {

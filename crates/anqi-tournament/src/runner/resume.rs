@@ -95,7 +95,7 @@ pub(super) fn resume_point(
         }
         // Committed to this event's seed, and dealt from it as its deal number says.
         if let Err(e) = seeds::check_deal(&r, seed) {
-            let hint = if tag.commitment.is_none() {
+            let hint = if matches!(e, seeds::DealsError::Uncommitted { .. }) {
                 ": finish that event with the anqi that started it, or start a new one (another output)"
             } else {
                 ": this run deals from another master seed (seed, --seed, seed_file, --seed-file)"

@@ -16,7 +16,8 @@
 //!   counts of their paired deals.
 //! - `elo`: a sample of scores ([`Sample`], trinomial or pentanomial) and what the formulas
 //!   make of it: the score's interval, Elo, nElo and LOS.
-//! - `sprt`: the SPRT of a pair ([`SprtResult`], [`llr`]).
+//! - `sprt`: the SPRT of a pair ([`SprtResult`], [`llr`]; [`SprtError`], why a pair cannot be
+//!   tested).
 //! - `one_side`: one-side games' success rates with their Wilson intervals
 //!   ([`GoalStandings`]).
 //! - `seats`: each engine's win rate in each seat, with its Wilson interval ([`seats`]; not
@@ -67,7 +68,7 @@ pub use elo::{elo_of, normal_cdf, Model, Sample, Z95};
 pub use one_side::{wilson, GoalStandings, GoalStats};
 pub use pairs::{PairStats, Pentanomial};
 pub use seats::{seats, SeatStats};
-pub use sprt::{llr, SprtResult, Verdict};
+pub use sprt::{llr, SprtError, SprtResult, Verdict};
 
 use crate::config::SprtConfig;
 use anqi_core::record::GameRecord;

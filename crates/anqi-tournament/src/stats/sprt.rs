@@ -128,6 +128,33 @@ pub(super) fn sprt_result(
     }
 }
 
+/// Why the SPRT cannot be run on the records ([`Standings::run_sprt`]): which pair to test is
+/// not known, or the pair named cannot be tested. The texts say what to give instead.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SprtError {
+    /// The records hold one-side games only (their variants named): success rates, no Elo.
+    #[error("the records hold one-side games only ({}: a side plays for a goal, not against another engine), whose engines get success rates, not Elo; the SPRT tests the Elo difference of two engines playing each other", variants.join(", "))]
+    OneSideOnly { variants: Vec<String> },
+    /// An engine named in the pair played only one-side games.
+    #[error("engine {name:?} played only one-side games, which have success rates, not Elo")]
+    OneSideEngine { name: String },
+    /// An engine named in the pair is not in the records (which hold `engines`).
+    #[error("no engine {name:?} in the records (engines: {})", engines.join(", "))]
+    NoSuchEngine { name: String, engines: Vec<String> },
+    /// The pair names one engine twice.
+    #[error("the SPRT tests two engines, not {name:?} against itself")]
+    AgainstItself { name: String },
+    /// The two engines never played each other.
+    #[error("{first} and {second} never met")]
+    NeverMet { first: String, second: String },
+    /// No pair named, and the records hold more than two engines.
+    #[error("the records hold {} engines ({}): name the pair to test with --pair FIRST,SECOND", engines.len(), engines.join(", "))]
+    PairNeeded { engines: Vec<String> },
+    /// No pair named, and the records hold fewer than two engines.
+    #[error("the SPRT needs two engines; the records hold {count}")]
+    TooFewEngines { count: usize },
+}
+
 impl Standings {
     /// Runs the SPRT on `pair` (first engine, second engine: H1 says the first is the
     /// stronger), or, when no pair is named, on the only two engines of the records.
@@ -135,13 +162,15 @@ impl Standings {
     /// # Errors
     /// No pair named while the records hold more (or fewer) than two engines, an engine not in
     /// the records, an engine paired with itself, or two engines that never met.
-    pub fn run_sprt(&mut self, cfg: &SprtConfig, pair: Option<(&str, &str)>) -> Result<(), String> {
+    pub fn run_sprt(
+        &mut self,
+        cfg: &SprtConfig,
+        pair: Option<(&str, &str)>,
+    ) -> Result<(), SprtError> {
         if self.engines.is_empty() && !self.one_side.is_empty() {
-            let variants: Vec<&str> = self.one_side.iter().map(|g| g.variant.as_str()).collect();
-            return Err(format!(
-                "the records hold one-side games only ({}: a side plays for a goal, not against another engine), whose engines get success rates, not Elo; the SPRT tests the Elo difference of two engines playing each other",
-                variants.join(", ")
-            ));
+            return Err(SprtError::OneSideOnly {
+                variants: self.one_side.iter().map(|g| g.variant.clone()).collect(),
+            });
         }
         let names: Vec<&str> = self.engines.iter().map(|e| e.name.as_str()).collect();
         let (first, second) = match pair {
@@ -152,44 +181,49 @@ impl Standings {
                         .iter()
                         .any(|g| g.engines.iter().any(|e| e.name == n));
                     if !names.contains(&n) && one_side_only {
-                        return Err(format!(
-                            "engine {n:?} played only one-side games, which have success rates, not Elo"
-                        ));
+                        return Err(SprtError::OneSideEngine {
+                            name: n.to_string(),
+                        });
                     }
                     if !names.contains(&n) {
-                        return Err(format!(
-                            "no engine {n:?} in the records (engines: {})",
-                            names.join(", ")
-                        ));
+                        return Err(SprtError::NoSuchEngine {
+                            name: n.to_string(),
+                            engines: owned(&names),
+                        });
                     }
                 }
                 if a == b {
-                    return Err(format!("the SPRT tests two engines, not {a:?} against itself"));
+                    return Err(SprtError::AgainstItself {
+                        name: a.to_string(),
+                    });
                 }
                 (a.to_string(), b.to_string())
             }
             None => match (names.len(), self.pairs.as_slice()) {
                 (2, [p]) => (p.first.clone(), p.second.clone()),
                 (2, _) => {
-                    return Err(format!("{} and {} never met", names[0], names[1]));
+                    return Err(SprtError::NeverMet {
+                        first: names[0].to_string(),
+                        second: names[1].to_string(),
+                    });
                 }
                 (n, _) if n > 2 => {
-                    return Err(format!(
-                        "the records hold {n} engines ({}): name the pair to test with --pair FIRST,SECOND",
-                        names.join(", ")
-                    ))
+                    return Err(SprtError::PairNeeded {
+                        engines: owned(&names),
+                    })
                 }
-                (n, _) => {
-                    return Err(format!(
-                        "the SPRT needs two engines; the records hold {n}"
-                    ))
-                }
+                (count, _) => return Err(SprtError::TooFewEngines { count }),
             },
         };
-        let stats = self
-            .pair(&first, &second)
-            .ok_or_else(|| format!("{first} and {second} never met"))?;
+        let Some(stats) = self.pair(&first, &second) else {
+            return Err(SprtError::NeverMet { first, second });
+        };
         self.sprt = Some(sprt_result(cfg, &first, &second, Some(&stats)));
         Ok(())
     }
+}
+
+/// The engines' names, owned (for an error that outlives the standings' borrow).
+fn owned(names: &[&str]) -> Vec<String> {
+    names.iter().map(|n| n.to_string()).collect()
 }

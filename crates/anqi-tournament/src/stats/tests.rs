@@ -222,3 +222,70 @@ fn pair_statistics_take_the_pentanomial_when_there_are_pairs() {
         1e-9,
     );
 }
+
+/// An engine of the standings with no games: enough for the SPRT's choice of pair.
+fn engine_named(name: &str) -> EngineStats {
+    EngineStats {
+        name: name.into(),
+        games: 0,
+        points: 0.0,
+        wins: 0,
+        draws: 0,
+        losses: 0,
+        score: 0.0,
+        score_low: 0.0,
+        score_high: 0.0,
+        elo: None,
+        elo_low: None,
+        elo_high: None,
+        terminations: BTreeMap::new(),
+    }
+}
+
+#[test]
+fn the_sprt_says_which_pair_it_cannot_test() {
+    let cfg = SprtConfig {
+        elo0: 0.0,
+        elo1: 5.0,
+        alpha: 0.05,
+        beta: 0.05,
+    };
+    let mut s = standings(&[], &[], None);
+    assert_eq!(
+        s.run_sprt(&cfg, None),
+        Err(SprtError::TooFewEngines { count: 0 })
+    );
+    s.engines = ["a", "b", "c"].map(engine_named).to_vec();
+    let e = s.run_sprt(&cfg, None).unwrap_err();
+    assert!(
+        matches!(&e, SprtError::PairNeeded { engines } if engines.len() == 3),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "the records hold 3 engines (a, b, c): name the pair to test with --pair FIRST,SECOND"
+    );
+    let e = s.run_sprt(&cfg, Some(("a", "z"))).unwrap_err();
+    assert!(
+        matches!(&e, SprtError::NoSuchEngine { name, .. } if name == "z"),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        r#"no engine "z" in the records (engines: a, b, c)"#
+    );
+    assert_eq!(
+        s.run_sprt(&cfg, Some(("a", "a"))),
+        Err(SprtError::AgainstItself { name: "a".into() })
+    );
+    let e = s.run_sprt(&cfg, Some(("a", "c"))).unwrap_err();
+    assert_eq!(
+        e,
+        SprtError::NeverMet {
+            first: "a".into(),
+            second: "c".into()
+        }
+    );
+    assert_eq!(e.to_string(), "a and c never met");
+    assert_eq!(s.sprt, None);
+}
