@@ -24,6 +24,33 @@ pub enum ClientError {
     Protocol(String),
 }
 
+/// Why an observation cannot be made of the facts given ([`crate::Observation::public`],
+/// [`crate::Observation::of_game`]): they do not fit the variant.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ObservationError {
+    /// `what` (the player, or the player to move) is not one of the game's seats.
+    #[error("no {what} {player}: the players of {variant} are 1 to {players}")]
+    NoSuchPlayer {
+        what: &'static str,
+        player: usize,
+        variant: String,
+        players: usize,
+    },
+    /// The wire board cannot be read for the variant (the text says why).
+    #[error("{0}")]
+    Board(String),
+    /// The chain's cell is past the board.
+    #[error("the chain's cell {0} is not on the board")]
+    ChainOffBoard(usize),
+    /// Not one colour (or none) for each side.
+    #[error("{given} colours for the {sides} sides of {variant}")]
+    Colours {
+        given: usize,
+        sides: usize,
+        variant: String,
+    },
+}
+
 /// The result of the client's calls.
 pub type Result<T> = std::result::Result<T, ClientError>;
 

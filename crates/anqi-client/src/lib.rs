@@ -60,7 +60,7 @@ pub mod tracker;
 pub use bot::{Bot, GameResult, RandomBot, View};
 #[cfg(feature = "net")]
 pub use connection::{join, join_with, play_game, play_on, play_seated, Connection, Seated};
-pub use error::{ClientError, Result};
+pub use error::{ClientError, ObservationError, Result};
 pub use history::History;
 pub use setup::Setup;
 pub use tracker::{Event, Observation, Tracker};

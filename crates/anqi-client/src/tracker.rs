@@ -44,7 +44,7 @@
 //! `progress`.
 
 use crate::history::{History, Sight};
-use crate::{ClientError, GameResult, Result, Setup, View};
+use crate::{ClientError, GameResult, ObservationError, Result, Setup, View};
 use anqi_core::rules::{
     Action, ActionCounts, Board, Cell, Colour, ColourRule, Control, Objective, Piece, PublicState,
     Square, Start, Variant,
@@ -320,27 +320,29 @@ impl Observation {
         chain: Option<Cell>,
         side_colours: Vec<Option<Colour>>,
         bag_has_pieces: bool,
-    ) -> std::result::Result<Observation, String> {
+    ) -> std::result::Result<Observation, ObservationError> {
         let seats = 1..=variant.players;
         for (what, p) in [("player", player), ("player to move", to_move)] {
             if !seats.contains(&p) {
-                return Err(format!(
-                    "no {what} {p}: the players of {} are 1 to {}",
-                    variant.name, variant.players
-                ));
+                return Err(ObservationError::NoSuchPlayer {
+                    what,
+                    player: p,
+                    variant: variant.name.clone(),
+                    players: variant.players,
+                });
             }
         }
-        let board = read_board(&variant, wire_board).map_err(|e| e.to_string())?;
+        let board =
+            read_board(&variant, wire_board).map_err(|e| ObservationError::Board(e.to_string()))?;
         if let Some(c) = chain.filter(|&c| c >= board.len()) {
-            return Err(format!("the chain's cell {c} is not on the board"));
+            return Err(ObservationError::ChainOffBoard(c));
         }
         if side_colours.len() != variant.sides.len() {
-            return Err(format!(
-                "{} colours for the {} sides of {}",
-                side_colours.len(),
-                variant.sides.len(),
-                variant.name
-            ));
+            return Err(ObservationError::Colours {
+                given: side_colours.len(),
+                sides: variant.sides.len(),
+                variant: variant.name.clone(),
+            });
         }
         let history = Arc::new(History::of_position(&variant, &board, hand, to_move));
         let mut o = Observation {
@@ -383,13 +385,15 @@ impl Observation {
     pub fn of_game(
         game: &anqi_core::rules::Game,
         player: usize,
-    ) -> std::result::Result<Self, String> {
+    ) -> std::result::Result<Self, ObservationError> {
         let variant = game.variant();
         if !(1..=variant.players).contains(&player) {
-            return Err(format!(
-                "no player {player}: the players of {} are 1 to {}",
-                variant.name, variant.players
-            ));
+            return Err(ObservationError::NoSuchPlayer {
+                what: "player",
+                player,
+                variant: variant.name.clone(),
+                players: variant.players,
+            });
         }
         let setup = Setup::of_seat(variant, player);
         let over = game.outcome().is_some();
@@ -1409,13 +1413,30 @@ mod tests {
             0
         );
         let e = make(3, "XXXXXXXX", None, two.clone()).unwrap_err();
-        assert!(e.contains("no player 3"), "{e}");
+        assert!(
+            matches!(e, ObservationError::NoSuchPlayer { player: 3, .. }),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "no player 3: the players of traditional-2x4 are 1 to 2"
+        );
         let e = make(1, "XXXX", None, two.clone()).unwrap_err();
-        assert!(e.contains("4 cells on a board of 8"), "{e}");
+        assert!(matches!(e, ObservationError::Board(_)), "{e:?}");
+        assert!(e.to_string().contains("4 cells on a board of 8"), "{e}");
         let e = make(1, "XXXXXXXX", Some(8), two).unwrap_err();
-        assert!(e.contains("cell 8"), "{e}");
+        assert_eq!(e, ObservationError::ChainOffBoard(8));
+        assert_eq!(e.to_string(), "the chain's cell 8 is not on the board");
         let e = make(1, "XXXXXXXX", None, vec![None]).unwrap_err();
-        assert!(e.contains("1 colours for the 2 sides"), "{e}");
+        assert!(matches!(
+            e,
+            ObservationError::Colours {
+                given: 1,
+                sides: 2,
+                ..
+            }
+        ));
+        assert!(e.to_string().contains("1 colours for the 2 sides"), "{e}");
     }
 
     #[test]

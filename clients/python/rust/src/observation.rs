@@ -26,7 +26,7 @@ pub struct Observation {
 pub(crate) fn observation_of(game: &rules::Game, player: usize) -> PyResult<Observation> {
     Known::of_game(game, player)
         .map(|inner| Observation { inner })
-        .map_err(PyValueError::new_err)
+        .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// `"red"`, `"black"` or `None`.
@@ -129,7 +129,7 @@ impl Observation {
             bag,
         )
         .map(|inner| Observation { inner })
-        .map_err(PyValueError::new_err)
+        .map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     /// The variant's name.
