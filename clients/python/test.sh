@@ -20,7 +20,13 @@ case "${1:-}" in
 esac
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-venv="${ANQI_VENV:-${CARGO_TARGET_DIR:-$repo/target}/python-venv}"
+target="${CARGO_TARGET_DIR:-$repo/target}"
+case "$target" in /*) ;; *) target="$repo/$target" ;; esac
+venv="${ANQI_VENV:-$target/python-venv}"
+# The programs the tests start (anqi.Server, anqi.play: `anqi` and `anqi-bot` beside it), copied
+# out of target/debug: a cargo command run meanwhile (../../test.sh runs the Rust tests beside
+# these) links target/debug/anqi anew, and a program started in that moment would not be there.
+bin="$target/python-tests-bin"
 
 if [ "$stage" = run ]; then
   if ! "$venv/bin/python" -c 'import anqi' 2>/dev/null; then
@@ -28,7 +34,7 @@ if [ "$stage" = run ]; then
     exit 2
   fi
   echo "== python tests (clients/python/tests)"
-  exec "$venv/bin/python" -m unittest discover -s "$here/tests" -t "$here/tests" "$@"
+  ANQI_BIN="${ANQI_BIN:-$bin/anqi}" exec "$venv/bin/python" -m unittest discover -s "$here/tests" -t "$here/tests" "$@"
 fi
 if [ ! -x "$venv/bin/python" ]; then
   echo "== python venv $venv"
@@ -57,10 +63,14 @@ fi
 # The experiment tests run the real server and reference bot (anqi.Server, anqi.play).
 echo "== cargo build --workspace --bins (anqi, anqi-bot)"
 (cd "$repo" && cargo build --quiet --workspace --bins)
+mkdir -p "$bin"
+for program in anqi anqi-bot; do
+  cp "$target/debug/$program" "$bin/$program.new" && mv -f "$bin/$program.new" "$bin/$program"
+done
 # The debug build: the wheel's own profile (pyproject.toml) is optimized across crates, much
 # slower to build and no help to the tests.
 echo "== maturin develop --profile dev (clients/python)"
 (cd "$here" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --quiet --profile dev)
 [ "$stage" = build ] && exit 0
 echo "== python tests (clients/python/tests)"
-"$venv/bin/python" -m unittest discover -s "$here/tests" -t "$here/tests" "$@"
+ANQI_BIN="${ANQI_BIN:-$bin/anqi}" "$venv/bin/python" -m unittest discover -s "$here/tests" -t "$here/tests" "$@"

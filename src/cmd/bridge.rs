@@ -1,7 +1,7 @@
 //! `anqi bridge`: one game on an anqi server for an engine of another protocol, or that
 //! engine's handshake alone (`--check`), or a protocol's coordinate map.
 
-use anqi_tournament::bridge::{BridgeOptions, Protocol};
+use anqi_tournament::bridge::{BridgeOptions, Protocol, HANDSHAKE_TIMEOUT};
 use anyhow::Result;
 use std::process::ExitCode;
 
@@ -62,6 +62,16 @@ pub struct Args {
     /// num_moves_to_draw), for an engine that says it knows them and then fails on them.
     #[arg(long)]
     no_optional_commands: bool,
+    /// Seconds the engine has for its protocol's handshake (uci-banqi: uci, isready; tcg:
+    /// name and known_command, and --check's genmove; cdc-platform: to connect, and to answer
+    /// /start and /turn). Raise it for an engine that loads for long before it answers.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = HANDSHAKE_TIMEOUT.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..=3600)
+    )]
+    handshake_timeout: u64,
     /// Log every line exchanged with the engine on stderr.
     #[arg(long, short)]
     verbose: bool,
@@ -98,6 +108,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         command: args.engine,
         verbose: args.verbose,
         optional_commands: !args.no_optional_commands,
+        handshake: std::time::Duration::from_secs(args.handshake_timeout),
     };
     let check = if args.check {
         Some(anqi_core::rules::Variant::load(&args.variant)?)

@@ -324,13 +324,17 @@ pub fn spawn_server(mut command: std::process::Command) -> (std::process::Child,
 /// reuses every crate the tests were built with (with `-p anqi-client`, tokio and every crate
 /// with a derive would compile again). Built even when a bot is there already (cargo does
 /// nothing when it is up to date): one left by an earlier build would test old code.
+///
+/// Not when `ANQI_TESTS_BUILT` is set: `./test.sh` sets it once it has built every program of
+/// the workspace (`cargo build --workspace --bins`), and runs other tests meanwhile; a cargo
+/// command here would wait for theirs and link the bot anew while another test starts it.
 #[allow(dead_code)]
 pub fn anqi_bot() -> PathBuf {
     static BUILT: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
     let anqi = std::path::Path::new(env!("CARGO_BIN_EXE_anqi"));
     let bot = anqi.with_file_name("anqi-bot");
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if !*built {
+    if !*built && std::env::var_os("ANQI_TESTS_BUILT").is_none() {
         let profile_dir = anqi.parent().unwrap();
         let target = profile_dir.parent().unwrap();
         let mut build = std::process::Command::new(env!("CARGO"));

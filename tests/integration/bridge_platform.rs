@@ -245,11 +245,13 @@ async fn an_over_long_frame_is_cut_and_the_engine_resigns() {
 }
 
 /// `anqi bridge --check` with `engine` after `--`: its status, stdout and stderr, and how long
-/// it took.
+/// it took. The engine has 3 s for its handshake (10 by default: an engine that never connects
+/// would keep the test waiting that long).
 async fn check(engine: &[&str]) -> (Option<i32>, String, String, Duration) {
     let started = Instant::now();
     let out = Command::new(ANQI)
-        .args(["bridge", "--protocol", "cdc-platform", "--check", "--"])
+        .args(["bridge", "--protocol", "cdc-platform", "--check"])
+        .args(["--handshake-timeout", "3", "--"])
         .args(engine)
         .kill_on_drop(true)
         .output();
@@ -285,4 +287,5 @@ async fn check_answers_0_for_an_engine_that_connects_and_3_otherwise() {
     assert!(quick.3 < Duration::from_secs(5), "{quick:?}");
     assert_eq!(silent.0, Some(3), "{silent:?}");
     assert!(silent.2.contains("did not connect"), "{silent:?}");
+    assert!(silent.2.contains("within 3 s"), "{silent:?}");
 }

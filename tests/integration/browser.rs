@@ -120,16 +120,40 @@ async fn watch_in_browser(browser: &Browser, variant: &str, hold_at: usize) {
         json!(said),
         "{variant}: the comments in the move list"
     );
-    // Back to the start, one ply at a time, by the left arrow key.
+    // Back to the start, one ply at a time: by the left arrow key for the last ten plies, then
+    // by the back button, every ply drawn read in one script (a round trip to the browser per
+    // ply was most of this test's time).
     let body = browser.find("body").await;
-    for ply in (0..last).rev() {
+    let by_key = last.saturating_sub(10);
+    for ply in (by_key..last).rev() {
         browser.keys_to_element(&body, LEFT).await;
         assert_eq!(
             drawn(browser.eval(DRAWN, json!([])).await),
             format!("{}@{ply}", boards[ply]),
-            "{variant}: ply {ply}, stepping back"
+            "{variant}: ply {ply}, stepping back by key"
         );
     }
+    let stepped = browser
+        .eval(
+            &format!(
+                "const drawn = () => {{ {DRAWN} }};
+                 const back = document.getElementById('back');
+                 const seen = [];
+                 for (let i = 0; i < arguments[0]; i++) {{ back.click(); seen.push(drawn()); }}
+                 return seen;"
+            ),
+            json!([by_key]),
+        )
+        .await;
+    let expected: Vec<String> = (0..by_key)
+        .rev()
+        .map(|ply| format!("{}@{ply}", boards[ply]))
+        .collect();
+    assert_eq!(
+        stepped,
+        json!(expected),
+        "{variant}: every ply, stepping back by the button"
+    );
     // Forward again by clicks on the forward button, then to the end by the last one.
     let forward = browser.find("#forward").await;
     for (ply, board) in boards.iter().enumerate().take(last.min(10) + 1).skip(1) {
@@ -503,12 +527,15 @@ fn cells_of(action: &str) -> Vec<usize> {
         .collect()
 }
 
+// A person's whole games, by clicks alone: three tests, each in a browser of its own, so that
+// they run side by side.
+
+/// Against anqi-bot random on traditional, as player 1: the page says who won.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_person_plays_whole_games_against_anqi_bots_by_clicks_alone() {
+async fn a_person_plays_a_whole_game_against_an_anqi_bot_by_clicks_alone() {
     let Some(browser) = Browser::start().await else {
         return;
     };
-    // Against anqi-bot random on traditional, as player 1: the page says who won.
     let (record, words) = play_by_clicks(&browser, "traditional", "random", 1, "clicks1").await;
     assert_no_csp_violations(&browser, "a seat").await;
     let expected = match record.result.winner {
@@ -521,14 +548,30 @@ async fn a_person_plays_whole_games_against_anqi_bots_by_clicks_alone() {
         "{words} for {:?}",
         record.result
     );
-    // The strategic game's bag and puts, as player 2 against greedy; and a team of two
-    // (with a bot for a teammate) against two bots.
+    browser.quit().await;
+}
+
+/// The strategic game's bag and puts, as player 2 against greedy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_person_draws_from_the_bag_and_puts_by_clicks_alone() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
     let (record, words) = play_by_clicks(&browser, "strategic", "greedy", 2, "clicks2").await;
     assert!(record
         .plies
         .iter()
         .any(|p| p.player == 2 && p.action.starts_with("(put")));
     assert!(!words.is_empty());
+    browser.quit().await;
+}
+
+/// A team of two (with a bot for a teammate) against two bots: the page says whose team won.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_person_plays_in_a_team_with_a_bot_by_clicks_alone() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
     let (record, words) = play_by_clicks(&browser, "2v2", "random", 3, "clicks3").await;
     let team = anqi_core::record::wire_team(&anqi_core::rules::Variant::load("2v2").unwrap(), 3);
     let expected = match (record.result.winner, record.result.winner_team) {

@@ -34,7 +34,10 @@ TIMEOUT = 60
 
 
 def anqi_binary():
-    """The server binary, built first when cargo is available."""
+    """The server binary: `ANQI_BIN` when set (clients/python/test.sh sets it to the one it
+    built), else target/debug/anqi, built first when cargo is available."""
+    if os.environ.get("ANQI_BIN"):
+        return pathlib.Path(os.environ["ANQI_BIN"])
     if shutil.which("cargo"):
         subprocess.run(
             ["cargo", "build", "--quiet", "--bin", "anqi"],

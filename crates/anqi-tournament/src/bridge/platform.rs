@@ -19,7 +19,7 @@
 
 use super::error::BridgeError;
 use super::session::{Answer, Event, Session};
-use super::translator::{report, BridgeOptions, Translator, HANDSHAKE_TIMEOUT};
+use super::translator::{report, BridgeOptions, Translator};
 use anqi_core::rules::{Board, Colour, ColourRule, Piece, Square};
 use anqi_core::wire::LastPly;
 use std::process::Stdio;
@@ -481,6 +481,8 @@ pub struct PlatformEngine {
     _cgroup: Option<crate::process::cgroup::Cgroup>,
     link: Link,
     program: String,
+    /// How long it has to answer `/start` and `/turn` ([`BridgeOptions::handshake`]).
+    handshake: Duration,
 }
 
 /// The program and its arguments: `{host}` and `{port}` filled in where the arguments name
@@ -556,14 +558,14 @@ impl PlatformEngine {
         self.link
             .send(&start_message(&start, &counts, time))
             .await?;
-        self.link.expect_ack("/start", HANDSHAKE_TIMEOUT).await?;
+        self.link.expect_ack("/start", self.handshake).await?;
         // The colour the engine plays, when it is decided before the first ply.
         let colour = match session.variant().colours {
             ColourRule::Fixed => session.colour_of(session.me()),
             ColourRule::FirstReveal => None,
         };
         self.link.send(&turn_message(first, colour)).await?;
-        self.link.expect_ack("/turn", HANDSHAKE_TIMEOUT).await
+        self.link.expect_ack("/turn", self.handshake).await
     }
 
     /// Tells the engine about the ply: its echo, with the engine's time.
@@ -607,12 +609,12 @@ impl Translator for PlatformEngine {
             log!("bridge: started {program} {}", args.join(" "));
         }
         let connected = tokio::select! {
-            accepted = tokio::time::timeout(HANDSHAKE_TIMEOUT, listener.accept()) => match accepted {
+            accepted = tokio::time::timeout(options.handshake, listener.accept()) => match accepted {
                 Ok(Ok((stream, _))) => Ok(stream),
                 Ok(Err(e)) => Err(format!("cannot accept the engine's connection: {e}")),
                 Err(_) => Err(format!(
                     "{program} did not connect to {HOST}:{port} within {} s",
-                    HANDSHAKE_TIMEOUT.as_secs()
+                    options.handshake.as_secs()
                 )),
             },
             status = child.wait() => Err(match status {
@@ -640,6 +642,7 @@ impl Translator for PlatformEngine {
                 verbose: options.verbose,
             },
             program,
+            handshake: options.handshake,
         })
     }
 
@@ -723,6 +726,7 @@ impl Translator for PlatformEngine {
             _cgroup,
             link,
             program,
+            handshake: _,
         } = self;
         // No quit message: closing the connection is all the engine hears.
         drop(link);

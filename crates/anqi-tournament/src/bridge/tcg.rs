@@ -14,7 +14,7 @@
 use super::engine::LineEngine;
 use super::error::BridgeError;
 use super::session::{Answer, Event, Session};
-use super::translator::{report, BridgeOptions, Translator, HANDSHAKE_TIMEOUT};
+use super::translator::{report, BridgeOptions, Translator};
 use anqi_core::rules::{Colour, Repetition};
 use anqi_core::wire::LastPly;
 use std::collections::VecDeque;
@@ -171,6 +171,8 @@ pub struct TcgEngine {
     /// The game ended while the engine was thinking: it will read nothing before it answers
     /// its `genmove`, so nothing more is waited for.
     thinking: bool,
+    /// How long it has for each answer of its handshake ([`BridgeOptions::handshake`]).
+    handshake: Duration,
 }
 
 impl TcgEngine {
@@ -396,11 +398,10 @@ impl Translator for TcgEngine {
             knows_repetition: false,
             knows_moves_to_draw: false,
             thinking: false,
+            handshake: options.handshake,
         };
         let handshake = async {
-            let name = me
-                .command(id::NAME, "name", "", Some(HANDSHAKE_TIMEOUT))
-                .await?;
+            let name = me.command(id::NAME, "name", "", Some(me.handshake)).await?;
             me.name = (name.ok && !name.text.is_empty()).then_some(name.text);
             // Left out when told to: an engine may say it knows a command it then fails on.
             let optional = if options.optional_commands {
@@ -416,7 +417,7 @@ impl Translator for TcgEngine {
                 me.engine.send(&line).await?;
                 let reply = me
                     .engine
-                    .expect(&line, Some(HANDSHAKE_TIMEOUT), |l| {
+                    .expect(&line, Some(me.handshake), |l| {
                         reply_to(id::KNOWN_COMMAND, l)
                     })
                     .await?;
@@ -451,7 +452,7 @@ impl Translator for TcgEngine {
         self.engine.send(&line).await?;
         let reply = self
             .engine
-            .expect(&line, Some(HANDSHAKE_TIMEOUT), |l| reply_to(id::GENMOVE, l))
+            .expect(&line, Some(self.handshake), |l| reply_to(id::GENMOVE, l))
             .await?;
         match (reply.ok, parse_move(&reply.text)) {
             (true, Some(_)) => Ok(()),

@@ -27,6 +27,10 @@ pub struct BridgeOptions {
     /// Send the protocol's optional commands (tcg: `num_repetition`, `num_moves_to_draw`)
     /// to an engine that says it knows them.
     pub optional_commands: bool,
+    /// How long the engine has for its protocol's handshake (and each answer of it), and a
+    /// cdc-platform engine to connect: [`HANDSHAKE_TIMEOUT`] unless told otherwise
+    /// (`anqi bridge --handshake-timeout`).
+    pub handshake: Duration,
 }
 
 /// The environment variable naming the file where a bridge writes why it gave its engine's
@@ -49,7 +53,8 @@ pub(crate) fn report(reason: &str) {
     }
 }
 
-/// How long an engine has for its protocol's handshake.
+/// How long an engine has for its protocol's handshake, unless its bridge is told otherwise
+/// ([`BridgeOptions::handshake`]).
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// One protocol's translator: its engine, started and greeted, then one game.

@@ -13,7 +13,7 @@ use super::assess::UCI_REPETITION_WINDOW;
 use super::engine::LineEngine;
 use super::error::BridgeError;
 use super::session::{Answer, Event, Session};
-use super::translator::{report, BridgeOptions, Translator, HANDSHAKE_TIMEOUT};
+use super::translator::{report, BridgeOptions, Translator};
 use anqi_core::rules::{Board, Colour, Control, Kind, Square, Variant};
 use anqi_core::wire::LastPly;
 use std::time::Duration;
@@ -343,6 +343,8 @@ enum Greeting {
 pub struct UciEngine {
     engine: LineEngine,
     name: Option<String>,
+    /// How long it has for each answer of its handshake ([`BridgeOptions::handshake`]).
+    handshake: Duration,
 }
 
 impl UciEngine {
@@ -350,7 +352,7 @@ impl UciEngine {
     async fn ready(&mut self) -> Result<(), BridgeError> {
         self.engine.send("isready").await?;
         self.engine
-            .expect("isready", Some(HANDSHAKE_TIMEOUT), |l| {
+            .expect("isready", Some(self.handshake), |l| {
                 (l.trim() == "readyok").then_some(())
             })
             .await
@@ -430,7 +432,11 @@ impl Translator for UciEngine {
 
     async fn start(options: &BridgeOptions) -> Result<Self, BridgeError> {
         let engine = LineEngine::spawn(&options.command, options.verbose)?;
-        let mut uci = UciEngine { engine, name: None };
+        let mut uci = UciEngine {
+            engine,
+            name: None,
+            handshake: options.handshake,
+        };
         let handshake = async {
             uci.engine.send("uci").await?;
             loop {
@@ -457,12 +463,12 @@ impl Translator for UciEngine {
             }
             uci.ready().await
         };
-        let outcome = match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake).await {
+        let outcome = match tokio::time::timeout(options.handshake, handshake).await {
             Ok(outcome) => outcome,
             Err(_) => Err(BridgeError::Engine(format!(
                 "{} did not finish its handshake (uci, isready) within {} s",
                 uci.engine.program(),
-                HANDSHAKE_TIMEOUT.as_secs()
+                options.handshake.as_secs()
             ))),
         };
         match outcome {
