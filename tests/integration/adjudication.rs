@@ -386,8 +386,8 @@ fn a_tournament_adjudicates_by_its_tables() {
                 "[tournament]\nvariant = \"{}\"\nseed = \"adj\"\ndeals = 3\noutput = \"{}\"\nengine_logs = \"off\"\n{head}\n{}{}",
                 variant.display(),
                 dir.0.join("out.jsonl").display(),
-                common::python_bot_engine("alpha"),
-                common::python_bot_engine("beta"),
+                common::bot_engine("alpha"),
+                common::bot_engine("beta"),
             ),
         )
         .unwrap();

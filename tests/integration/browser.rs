@@ -256,7 +256,7 @@ async fn a_tournaments_standings_page_moves_as_its_games_finish() {
         return;
     };
     let dir = crate::common::TempDir::new("browser-event");
-    let bot = crate::common::python_bot_engine;
+    let bot = crate::common::bot_engine;
     let file = dir.0.join("t.toml");
     std::fs::write(
         &file,

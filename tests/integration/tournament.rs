@@ -14,7 +14,7 @@ use std::time::Duration;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-use common::python_bot_engine as python_bot;
+use common::bot_engine as bot;
 
 /// An engine entry running tests/engines/misbehave.py in `mode` (token from ANQI_TOKEN).
 fn misbehaving(mode: &str) -> String {
@@ -84,7 +84,7 @@ fn replay_summary(path: &Path) -> String {
 }
 
 fn two_bots(dir: &Path, head: &str) -> PathBuf {
-    config(dir, head, &[python_bot("alpha"), python_bot("beta")])
+    config(dir, head, &[bot("alpha"), bot("beta")])
 }
 
 #[test]
@@ -167,7 +167,7 @@ fn misbehaving_engines_lose_with_the_right_reason_while_the_event_goes_on() {
     let dir = TempDir::new("t-bad");
     let head = "format = \"gauntlet\"\nconcurrency = 4\nconnect_timeout_ms = 5000\nengine_logs = \"game\"\n[tournament.clock]\nmove_ms = 1000";
     let engines = [
-        python_bot("steady"),
+        bot("steady"),
         misbehaving("crash"),
         misbehaving("hang"),
         misbehaving("illegal"),
@@ -222,10 +222,7 @@ fn an_engine_printing_megabytes_keeps_a_bounded_log() {
     ] {
         let dir = TempDir::new(&format!("t-loud-{logs}"));
         let head = format!("engine_logs = \"{logs}\"\nengine_log_bytes = 100000");
-        tournament(
-            &config(&dir.0, &head, &[loud.clone(), python_bot("quiet")]),
-            &[],
-        );
+        tournament(&config(&dir.0, &head, &[loud.clone(), bot("quiet")]), &[]);
         let log = std::fs::read_to_string(dir.0.join("logs").join(file)).unwrap();
         assert!(log.len() < games * 102_000, "{logs}: {} bytes", log.len());
         assert!(
@@ -245,7 +242,7 @@ fn an_engine_printing_megabytes_keeps_a_bounded_log() {
 fn sprt_stops_a_match_once_the_stronger_engine_is_clear() {
     let dir = TempDir::new("t-sprt");
     let head = "deals = 100\nconcurrency = 2\n[tournament.sprt]\nelo0 = 0\nelo1 = 100";
-    let file = config(&dir.0, head, &[python_bot("player"), misbehaving("resign")]);
+    let file = config(&dir.0, head, &[bot("player"), misbehaving("resign")]);
     let out = anqi(["tournament"]).arg(&file).arg("--json").succeeds();
     // Progress: one JSON object per game on stderr.
     let first = out
@@ -268,7 +265,7 @@ fn an_external_engine_connects_by_itself_with_its_token() {
     let head = "format = \"gauntlet\"\ndeals = 2";
     let external =
         "[[tournament.engine]]\nname = \"outside\"\ntoken = \"outside-token\"\n".to_string();
-    let file = config(&dir.0, head, &[python_bot("inside"), external]);
+    let file = config(&dir.0, head, &[bot("inside"), external]);
     let mut child = spawn_quiet(&file, Stdio::piped(), Stdio::piped());
     // The address is printed even in quiet mode, because an external engine needs it. The
     // reader of stderr goes away after that line: the event must go on (the commitment line
@@ -380,7 +377,7 @@ fn a_program_that_cannot_be_started_stops_the_event_before_any_game() {
     let dir = TempDir::new("t-missing");
     let missing =
         "[[tournament.engine]]\nname = \"ghost\"\ncommand = \"no-such-engine-program-7f3a\"\n";
-    let file = config(&dir.0, "", &[python_bot("alpha"), missing.to_string()]);
+    let file = config(&dir.0, "", &[bot("alpha"), missing.to_string()]);
     let out = tournament_output(&file, &["--quiet"]);
     let stderr = &out.stderr;
     assert_eq!(out.status.code(), Some(2), "{stderr}");
@@ -401,7 +398,7 @@ fn a_program_that_cannot_be_started_stops_the_event_before_any_game() {
         "[[tournament.engine]]\nname = \"plain\"\ncommand = \"./engine.sh\"\ndir = \"{}\"\n",
         dir.0.display()
     );
-    let file = config(&dir.0, "", &[python_bot("alpha"), not_executable]);
+    let file = config(&dir.0, "", &[bot("alpha"), not_executable]);
     let out = tournament_output(&file, &["--quiet"]);
     let stderr = &out.stderr;
     assert_eq!(out.status.code(), Some(2), "{stderr}");
@@ -420,7 +417,7 @@ fn an_engine_that_exits_at_once_stops_the_event_in_its_first_game() {
     let file = config(
         &dir.0,
         "connect_timeout_ms = 60000",
-        &[python_bot("alpha"), quitter],
+        &[bot("alpha"), quitter],
     );
     let started = std::time::Instant::now();
     let out = tournament_output(&file, &["--quiet"]);
@@ -461,7 +458,7 @@ fn an_engine_that_stops_connecting_later_loses_by_no_connect() {
     let file = config(
         &dir.0,
         "deals = 2\nconnect_timeout_ms = 60000",
-        &[python_bot("steady"), fickle],
+        &[bot("steady"), fickle],
     );
     let started = std::time::Instant::now();
     tournament(&file, &[]);
@@ -655,7 +652,7 @@ fn an_engine_takes_its_seat_back_with_its_token_within_the_grace() {
     for grace in [10_000, 0] {
         let dir = TempDir::new(&format!("t-rejoin-{grace}"));
         let head = format!("tc = \"inf\"\nrejoin_grace_ms = {grace}");
-        let file = config(&dir.0, &head, &[dropper.clone(), python_bot("other")]);
+        let file = config(&dir.0, &head, &[dropper.clone(), bot("other")]);
         tournament(&file, &[]);
         let records = normalized(&dir.0.join("out.jsonl"));
         assert_eq!(records.len(), 2, "one deal, seats swapped");

@@ -3,7 +3,7 @@
 //! seed revealed at the end and every deal checked against the commitment by `anqi report` and
 //! `anqi replay`; resume and shards deal from the same seed (TOURNAMENTS.md, "Deals").
 
-use crate::common::{self, python_bot_engine as python_bot, TempDir};
+use crate::common::{self, bot_engine as bot, TempDir};
 use anqi_core::record::GameRecord;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -19,8 +19,8 @@ fn event(dir: &Path, head: &str) -> PathBuf {
         "[tournament]\nvariant = \"traditional-2x4\"\noutput = \"{}\"\nlogs = \"{}\"\n{head}\n{}{}",
         dir.join("out.jsonl").display(),
         dir.join("logs").display(),
-        python_bot("alpha"),
-        python_bot("beta"),
+        bot("alpha"),
+        bot("beta"),
     );
     std::fs::write(&path, text).unwrap();
     path
@@ -373,7 +373,7 @@ fn the_pages_hold_a_finished_game_back_while_its_deal_is_still_in_play() {
             "[tournament]\nvariant = \"traditional-2x4\"\ndeals = 2\nconcurrency = 1\noutput = \"{}\"\nlogs = \"{}\"\n{}{late_beta}",
             dir.0.join("out.jsonl").display(),
             dir.0.join("logs").display(),
-            python_bot("alpha"),
+            bot("alpha"),
         ),
     )
     .unwrap();
@@ -468,7 +468,7 @@ fn an_event_the_sprt_stopped_reveals_its_seed_and_still_reports_when_run_again()
             "[tournament]\nvariant = \"traditional-2x4\"\ndeals = 100\nconcurrency = 2\noutput = \"{}\"\nlogs = \"{}\"\n[tournament.sprt]\nelo0 = 0\nelo1 = 100\n{}{resigner}",
             dir.0.join("out.jsonl").display(),
             dir.0.join("logs").display(),
-            python_bot("player"),
+            bot("player"),
         ),
     )
     .unwrap();

@@ -58,6 +58,6 @@ pub use game::{check, run, BridgeSummary};
 #[cfg(feature = "run")]
 pub use map::print_map;
 #[cfg(feature = "run")]
-pub use translator::{BridgeOptions, HANDSHAKE_TIMEOUT};
-#[cfg(feature = "run")]
 pub(crate) use translator::REPORT_ENV;
+#[cfg(feature = "run")]
+pub use translator::{BridgeOptions, HANDSHAKE_TIMEOUT};
