@@ -6,7 +6,9 @@
 //!
 //! Every crate is checked, as `cargo metadata` lists them: its crate map (the `Builds on:` and
 //! `Compiles tokio:` lines of its root doc) must say what Cargo builds, and no source file or
-//! function may grow past its size (`MAX_FILE_LINES`, `MAX_LONG_FUNCTIONS`).
+//! function may grow past its size (`MAX_FILE_LINES`, `MAX_LONG_FUNCTIONS`). No dev-dependency
+//! may add a feature the programs' build lacks (everything above that crate would compile
+//! twice).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -488,5 +490,92 @@ fn long_functions_are_measured_to_their_closing_brace() {
     assert_eq!(
         long_functions(&code),
         vec![("long".to_string(), LONG_FUNCTION + 2)]
+    );
+}
+
+/// No crate's dev-dependencies add a feature to a crate the programs build too. The tests'
+/// build and the programs' (`cargo build --bins`, the Python package's test step) would then
+/// resolve that crate with different features, and it and everything above it would compile
+/// twice on a fresh clone: tokio's `test-util` once did that to every crate above tokio (T1,
+/// BENCHMARKS.md), and did again when a unit test wanted paused time (issue 33).
+#[test]
+fn dev_dependencies_add_no_feature_the_programs_build_lacks() {
+    // Without --no-deps: the dependencies' feature tables, for the features one implies.
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--offline"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let packages = meta["packages"].as_array().unwrap();
+    let members: BTreeSet<&str> = meta["workspace_members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    let dependencies = || {
+        packages
+            .iter()
+            .filter(|p| members.contains(p["id"].as_str().unwrap()))
+            .flat_map(|p| p["dependencies"].as_array().unwrap())
+    };
+    let strs = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_string())
+            .collect()
+    };
+    // `features` of crate `name` and every feature they imply, by its feature table.
+    let closure = |name: &str, features: Vec<String>| -> BTreeSet<String> {
+        let table = packages
+            .iter()
+            .find(|p| p["name"] == name)
+            .map(|p| p["features"].clone())
+            .unwrap_or_default();
+        let mut all = BTreeSet::new();
+        let mut todo = features;
+        while let Some(f) = todo.pop() {
+            if all.insert(f.clone()) {
+                if let Some(implied) = table.get(&f) {
+                    todo.extend(strs(implied).into_iter().filter(|i| !i.contains(':')));
+                }
+            }
+        }
+        all
+    };
+    // The features each crate gets from the workspace's normal dependencies.
+    let mut normal: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for d in dependencies().filter(|d| d["kind"].is_null()) {
+        let features = normal
+            .entry(d["name"].as_str().unwrap().to_string())
+            .or_default();
+        features.extend(strs(&d["features"]));
+        if d["uses_default_features"] == true {
+            features.push("default".into());
+        }
+    }
+    let mut added = Vec::new();
+    for d in dependencies().filter(|d| d["kind"] == "dev") {
+        let name = d["name"].as_str().unwrap();
+        let Some(built) = normal.get(name) else {
+            continue; // a crate only the tests use: no program builds it
+        };
+        let built = closure(name, built.clone());
+        for f in strs(&d["features"]) {
+            if !built.contains(&f) {
+                added.push(format!("{name}/{f}"));
+            }
+        }
+    }
+    assert!(
+        added.is_empty(),
+        "dev-dependencies add features the programs' build lacks: {added:?}"
     );
 }

@@ -804,7 +804,7 @@ mod tests {
         }
     }
 
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn seated_players_make_room_after_handshakes_once_they_waited_on_their_first_action() {
         let grace = Duration::from_millis(100);
         let admission = Admission::new(100, 0, 32, 64).with_seats(0, grace);
@@ -863,7 +863,7 @@ mod tests {
     /// A game aborted to make room gives back its two places a moment apart: the second
     /// newcomer waits for the second place instead of letting the first newcomer (still in its
     /// handshake) go.
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn newcomers_take_the_places_an_aborted_game_gives_back_without_letting_more_go() {
         let admission = Admission::new(2, 0, 32, 64).with_seats(0, Duration::ZERO);
         let seats = admission.seats();
@@ -921,7 +921,7 @@ mod tests {
     /// newcomer lets the first game go and waits in vain; the next newcomer does not wait for
     /// the first game's other place (the places of a game come back together, or not at all),
     /// it lets the second game go. Before, it waited for that place, and was refused.
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn a_place_that_never_came_is_not_waited_for_again() {
         let admission = Admission::new(2, 0, 32, 64).with_seats(0, Duration::ZERO);
         let seats = admission.seats();
@@ -940,7 +940,7 @@ mod tests {
 
     /// A game let go gives back one place and never the other: once the wait it was let go
     /// for is over, the other is no longer counted as coming, and a newcomer makes room anew.
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn places_coming_are_counted_only_for_the_wait() {
         let admission = Admission::new(2, 0, 32, 64).with_seats(0, Duration::ZERO);
         let seats = admission.seats();
@@ -964,7 +964,7 @@ mod tests {
 
     /// A newcomer that leaves while it waits for a place coming (its task dropped) gives its
     /// claim back: the next newcomer takes that place instead of letting another game go.
-    #[tokio::test(start_paused = true)]
+    #[tokio::test]
     async fn a_newcomer_that_leaves_while_it_waits_gives_its_claim_back() {
         let admission = Arc::new(Admission::new(2, 0, 32, 64).with_seats(0, Duration::ZERO));
         let seats = admission.seats();
