@@ -1,4 +1,5 @@
-//! What can go wrong talking to the server, as callers branch on it.
+//! What can go wrong talking to the server, and facts an observation cannot be made of, as
+//! callers branch on them.
 
 use anqi_core::wire::ErrorCode;
 

@@ -32,7 +32,7 @@
 //! - [`bots`]: the reference bots, greedy and search.
 //! - `connection` (feature `net`, on by default): the TCP client on tokio, [`Connection`],
 //!   [`join`] ([`join_with`] for more extensions), [`play_game`] and friends.
-//! - `error`: [`ClientError`].
+//! - `error`: [`ClientError`], and [`ObservationError`] (facts that do not fit a variant).
 //!
 //! Without the `net` feature the crate compiles no tokio: the Python package's native module
 //! uses it that way, for the tracker and the reference bots.
