@@ -28,49 +28,54 @@ venv="${ANQI_VENV:-$target/python-venv}"
 # these) links target/debug/anqi anew, and a program started in that moment would not be there.
 bin="$target/python-tests-bin"
 
-if [ "$stage" = run ]; then
-  if ! "$venv/bin/python" -c 'import anqi' 2>/dev/null; then
-    echo "clients/python/test.sh --no-build: no anqi package in $venv; run --build-only first" >&2
-    exit 2
+# The environment, its packages, the programs and the package: what the tests need.
+build() {
+  if [ ! -x "$venv/bin/python" ]; then
+    echo "== python venv $venv"
+    python3 -m venv "$venv"
   fi
-  echo "== python tests (clients/python/tests)"
-  ANQI_BIN="${ANQI_BIN:-$bin/anqi}" exec "$venv/bin/python" -m unittest discover -s "$here/tests" -t "$here/tests" "$@"
-fi
-if [ ! -x "$venv/bin/python" ]; then
-  echo "== python venv $venv"
-  python3 -m venv "$venv"
-fi
-if ! "$venv/bin/python" -c 'import maturin' 2>/dev/null; then
-  echo "== pip install maturin"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'maturin>=1.9.4,<2'
-fi
-if ! "$venv/bin/python" -c 'import matplotlib, pandas' 2>/dev/null; then
-  echo "== pip install matplotlib pandas (the analysis extras, for their tests)"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'matplotlib>=3.7' 'pandas>=2.0'
-fi
-if ! "$venv/bin/python" -c 'import numpy, pettingzoo, gymnasium' 2>/dev/null; then
-  echo "== pip install numpy pettingzoo gymnasium (the rl extras, for their tests)"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'numpy>=1.24' 'pettingzoo>=1.24' 'gymnasium>=1.0'
-fi
-if ! "$venv/bin/python" -c 'import pyspiel' 2>/dev/null; then
-  echo "== pip install open_spiel (the openspiel extra, for its tests)"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'open_spiel>=1.5'
-fi
-if ! "$venv/bin/python" -c 'import ray' 2>/dev/null; then
-  echo "== pip install ray (the ray extra, for the example's test on a local Ray)"
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'ray>=2.9'
-fi
-# The experiment tests run the real server and reference bot (anqi.Server, anqi.play).
-echo "== cargo build --workspace --bins (anqi, anqi-bot)"
-(cd "$repo" && cargo build --quiet --workspace --bins)
-mkdir -p "$bin"
-for program in anqi anqi-bot; do
-  cp "$target/debug/$program" "$bin/$program.new" && mv -f "$bin/$program.new" "$bin/$program"
-done
-# The debug build: the wheel's own profile (pyproject.toml) is optimized across crates, much
-# slower to build and no help to the tests.
-echo "== maturin develop --profile dev (clients/python)"
-(cd "$here" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --quiet --profile dev)
-[ "$stage" = build ] && exit 0
+  if ! "$venv/bin/python" -c 'import maturin' 2>/dev/null; then
+    echo "== pip install maturin"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'maturin>=1.9.4,<2'
+  fi
+  if ! "$venv/bin/python" -c 'import matplotlib, pandas' 2>/dev/null; then
+    echo "== pip install matplotlib pandas (the analysis extras, for their tests)"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'matplotlib>=3.7' 'pandas>=2.0'
+  fi
+  if ! "$venv/bin/python" -c 'import numpy, pettingzoo, gymnasium' 2>/dev/null; then
+    echo "== pip install numpy pettingzoo gymnasium (the rl extras, for their tests)"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'numpy>=1.24' 'pettingzoo>=1.24' 'gymnasium>=1.0'
+  fi
+  if ! "$venv/bin/python" -c 'import pyspiel' 2>/dev/null; then
+    echo "== pip install open_spiel (the openspiel extra, for its tests)"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'open_spiel>=1.5'
+  fi
+  if ! "$venv/bin/python" -c 'import ray' 2>/dev/null; then
+    echo "== pip install ray (the ray extra, for the example's test on a local Ray)"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'ray>=2.9'
+  fi
+  # The experiment tests run the real server and reference bot (anqi.Server, anqi.play).
+  echo "== cargo build --workspace --bins (anqi, anqi-bot)"
+  (cd "$repo" && cargo build --quiet --workspace --bins)
+  mkdir -p "$bin"
+  for program in anqi anqi-bot; do
+    cp "$target/debug/$program" "$bin/$program.new" && mv -f "$bin/$program.new" "$bin/$program"
+  done
+  # The debug build: the wheel's own profile (pyproject.toml) is optimized across crates, much
+  # slower to build and no help to the tests.
+  echo "== maturin develop --profile dev (clients/python)"
+  (cd "$here" && VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" maturin develop --quiet --profile dev)
+}
+
+case "$stage" in
+  build) build; exit 0 ;;
+  all) build ;;
+  run)
+    if ! "$venv/bin/python" -c 'import anqi' 2>/dev/null; then
+      echo "clients/python/test.sh --no-build: no anqi package in $venv; run --build-only first" >&2
+      exit 2
+    fi
+    ;;
+esac
 echo "== python tests (clients/python/tests)"
-ANQI_BIN="${ANQI_BIN:-$bin/anqi}" "$venv/bin/python" -m unittest discover -s "$here/tests" -t "$here/tests" "$@"
+ANQI_BIN="${ANQI_BIN:-$bin/anqi}" exec "$venv/bin/python" -m unittest discover -s "$here/tests" -t "$here/tests" "$@"

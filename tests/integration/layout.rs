@@ -202,17 +202,11 @@ struct Member {
     builds_on: BTreeSet<String>,
 }
 
-/// Every crate of the workspace, from `cargo metadata` (so that a new crate is checked from
-/// the day it is added).
-fn members() -> Vec<Member> {
+/// `cargo metadata` of the workspace, offline; `extra`: more of its options (`--no-deps`).
+fn cargo_metadata(extra: &[&str]) -> serde_json::Value {
     let out = std::process::Command::new(env!("CARGO"))
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
+        .args(["metadata", "--format-version", "1", "--offline"])
+        .args(extra)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo metadata runs");
@@ -221,7 +215,13 @@ fn members() -> Vec<Member> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Every crate of the workspace, from `cargo metadata` (so that a new crate is checked from
+/// the day it is added).
+fn members() -> Vec<Member> {
+    let meta = cargo_metadata(&["--no-deps"]);
     let names: BTreeSet<&str> = meta["packages"]
         .as_array()
         .unwrap()
@@ -501,17 +501,7 @@ fn long_functions_are_measured_to_their_closing_brace() {
 #[test]
 fn dev_dependencies_add_no_feature_the_programs_build_lacks() {
     // Without --no-deps: the dependencies' feature tables, for the features one implies.
-    let out = std::process::Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--offline"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("cargo metadata runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let meta = cargo_metadata(&[]);
     let packages = meta["packages"].as_array().unwrap();
     let members: BTreeSet<&str> = meta["workspace_members"]
         .as_array()

@@ -5,7 +5,7 @@
 //! legal moves, jumps and reveals at every ply (optionally every player's), and each player's
 //! side and team. The format is documented in `protocol/RECORDS.md`.
 
-use crate::rules::{ActionCounts, Game, SeedInputs, Termination, Variant};
+use crate::rules::{Action, ActionCounts, Game, Played, SeedInputs, Termination, Variant};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -255,6 +255,35 @@ pub struct PlyRecord {
     /// principal variation), cut to the server's `[records] comment_bytes`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub comment: Option<String>,
+}
+
+impl PlyRecord {
+    /// The record of a ply just played in `game`: `action` by `player` in round `turn`, with
+    /// the mover's counts before it (`legal`) and the pieces `played` turned up, captured or
+    /// drew. No think time, no other player's counts and no comment: a caller that has them
+    /// sets them.
+    pub fn of_play(
+        game: &Game,
+        turn: u32,
+        player: usize,
+        action: Action,
+        legal: ActionCounts,
+        played: &Played,
+    ) -> PlyRecord {
+        PlyRecord {
+            ply: game.ply(),
+            turn,
+            player,
+            action: action.to_string(),
+            think_ms: 0,
+            legal,
+            legal_all: None,
+            revealed: played.revealed.map(|p| p.letter()),
+            drawn: played.drawn.map(|p| p.letter()),
+            captured: played.captured.map(|p| p.letter()),
+            comment: None,
+        }
+    }
 }
 
 /// An error reply sent to a player.

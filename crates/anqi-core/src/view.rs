@@ -549,17 +549,8 @@ mod tests {
             let counts = game.counts();
             let played = game.play(player, action).unwrap();
             plies.push(PlyRecord {
-                ply: game.ply(),
-                turn,
-                player,
-                action: action.to_string(),
                 think_ms: 3,
-                legal: counts,
-                legal_all: None,
-                revealed: played.revealed.map(|p| p.letter()),
-                drawn: played.drawn.map(|p| p.letter()),
-                captured: played.captured.map(|p| p.letter()),
-                comment: None,
+                ..PlyRecord::of_play(&game, turn, player, action, counts, &played)
             });
         }
         if game.outcome().is_none() {

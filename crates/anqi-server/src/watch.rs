@@ -828,17 +828,8 @@ mod tests {
                 let counts = self.game.counts();
                 let played = self.game.play(player, action).unwrap();
                 let ply = PlyRecord {
-                    ply: self.game.ply(),
-                    turn,
-                    player,
-                    action: action.to_string(),
                     think_ms: 1,
-                    legal: counts,
-                    legal_all: None,
-                    revealed: played.revealed.map(|p| p.letter()),
-                    drawn: played.drawn.map(|p| p.letter()),
-                    captured: played.captured.map(|p| p.letter()),
-                    comment: None,
+                    ..PlyRecord::of_play(&self.game, turn, player, action, counts, &played)
                 };
                 self.feed.ply(&ply, &self.game, vec![None, None], 2);
                 self.plies.push(ply);

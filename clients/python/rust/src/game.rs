@@ -106,20 +106,10 @@ impl Game {
         played: &rules::Played,
         (legal, legal_all, turn): (ActionCounts, Vec<ActionCounts>, u32),
     ) {
-        let ply = self.game.ply();
         if let Some(log) = self.log.as_mut() {
             log.push(PlyRecord {
-                ply,
-                turn,
-                player,
-                action: action.to_string(),
-                think_ms: 0,
-                legal,
                 legal_all: Some(legal_all),
-                revealed: played.revealed.map(|p| p.letter()),
-                captured: played.captured.map(|p| p.letter()),
-                drawn: played.drawn.map(|p| p.letter()),
-                comment: None,
+                ..PlyRecord::of_play(&self.game, turn, player, action, legal, played)
             });
         }
     }

@@ -472,17 +472,8 @@ mod tests {
             let (player, turn, counts) = (game.to_move(), game.round(), game.counts());
             let played = game.play(player, action).unwrap();
             plies.push(PlyRecord {
-                ply: game.ply(),
-                turn,
-                player,
-                action: action.to_string(),
                 think_ms: 1,
-                legal: counts,
-                legal_all: None,
-                revealed: played.revealed.map(|p| p.letter()),
-                drawn: played.drawn.map(|p| p.letter()),
-                captured: played.captured.map(|p| p.letter()),
-                comment: None,
+                ..PlyRecord::of_play(&game, turn, player, action, counts, &played)
             });
             if game.outcome().is_none() {
                 if let Some((winner, verdict)) = tables.adjudication(&game).unwrap() {

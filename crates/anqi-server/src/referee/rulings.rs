@@ -139,17 +139,17 @@ impl Referee {
         self.last = Some((turn.mover, last_ply(action, &played)));
         let comment_bytes = self.ctx.config.records.comment_bytes;
         self.plies.push(PlyRecord {
-            ply: self.game.ply(),
-            turn: turn.round,
-            player: turn.mover,
-            action: action.to_string(),
             think_ms: spent.as_millis() as u64,
-            legal: turn.counts,
             legal_all: turn.counts_all.clone(),
-            revealed: played.revealed.map(|p| p.letter()),
-            drawn: played.drawn.map(|p| p.letter()),
-            captured: played.captured.map(|p| p.letter()),
             comment: comment.map(|c| cut_comment(c, comment_bytes)),
+            ..PlyRecord::of_play(
+                &self.game,
+                turn.round,
+                turn.mover,
+                action,
+                turn.counts,
+                &played,
+            )
         });
         self.adjudicate_after_ply();
         self.publish_ply();
