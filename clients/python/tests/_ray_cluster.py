@@ -1,0 +1,77 @@
+"""One local multi-node Ray cluster per test process (`ray.cluster_utils.Cluster`), shared by
+the tests that need one: a head node that runs no task and worker nodes with a processor each,
+all on this machine. Started on first use (about 6 s), shut down when the process exits.
+
+    from _ray_cluster import local_cluster, MISSING
+    cluster = local_cluster()          # starts it once; later calls return the same one
+    cluster.address                    # what `ray.init(address=...)` and `--ray` take
+    node = cluster.add_node(env_vars={"X": "1"})   # one more worker node, for a test to remove
+    cluster.remove_node(node)
+
+A test that changes the cluster puts it back as it found it (adds its own node to remove).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+
+try:
+    import ray  # noqa: F401 (only whether it is there)
+    from ray.cluster_utils import Cluster
+except ImportError as e:  # the tests that need it say so rather than pass in silence
+    MISSING = f"{e.name} is not installed: pip install ray"
+else:
+    MISSING = None
+
+#: Worker nodes the shared cluster starts with.
+NODES = 3
+
+_cluster = None
+
+
+class LocalCluster:
+    """A started cluster: its address and its nodes."""
+
+    def __init__(self, nodes: int, cpus_per_node: int):
+        self._cluster = Cluster(
+            initialize_head=True,
+            # The head runs no task: removing a worker node is then what losing a machine is.
+            head_node_args={"num_cpus": 0, "include_dashboard": False},
+        )
+        self.cpus_per_node = cpus_per_node
+        self.nodes = [self.add_node() for _ in range(nodes)]
+        self._cluster.wait_for_nodes()
+
+    @property
+    def address(self) -> str:
+        return self._cluster.address
+
+    def add_node(self, **node_args):
+        """One more worker node (`num_cpus` the cluster's unless given), once it is up."""
+        node_args.setdefault("num_cpus", self.cpus_per_node)
+        node = self._cluster.add_node(**node_args)
+        self._cluster.wait_for_nodes()
+        return node
+
+    def remove_node(self, node) -> None:
+        """Kills the node's processes, as a machine that dies does (not gracefully)."""
+        self._cluster.remove_node(node, allow_graceful=False)
+        if node in self.nodes:
+            self.nodes.remove(node)
+
+    def shutdown(self) -> None:
+        self._cluster.shutdown()
+
+
+def local_cluster(cpus_per_node: int = 1) -> LocalCluster:
+    """The process's shared cluster, started on first use with `NODES` worker nodes."""
+    global _cluster
+    if MISSING:
+        raise RuntimeError(MISSING)
+    if _cluster is None:
+        # No token prompts or usage reports from a test cluster on loopback.
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        _cluster = LocalCluster(NODES, cpus_per_node)
+        atexit.register(_cluster.shutdown)
+    return _cluster
