@@ -69,7 +69,21 @@ pub struct Args {
     /// as games finish; port 0 picks a free port, printed on stderr as `web on http://...`.
     #[arg(long, value_name = "HOST:PORT")]
     http: Option<String>,
+    /// Play the games on this Ray cluster (`auto`: the one `ray start` made here, or
+    /// RAY_ADDRESS; or the head's HOST:PORT), overriding `[tournament.ray] address`. This
+    /// command keeps the event (records, standings, SPRT, pages, resume); the nodes play a
+    /// deal each at a time. Needs the `python` of [tournament.ray] with `ray` installed, and
+    /// the engines installed on every node (TOURNAMENTS.md, "Past one machine: Ray").
+    #[arg(long, value_name = "ADDRESS", conflicts_with = "shard")]
+    ray: Option<String>,
 }
+
+/// Play one unit of work of an event on a Ray cluster: a node's part of `anqi tournament --ray`,
+/// started by the Ray task (not by hand). Reads the unit (JSON) on stdin and writes a JSON
+/// line per game as it ends on stdout.
+#[derive(clap::Args)]
+#[command(hide = true)]
+pub struct UnitArgs {}
 
 /// Settings of an event, for `anqi tournament` (overriding the file) and `anqi match`.
 #[derive(clap::Args)]
@@ -115,6 +129,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         seed_file: args.seed_file.map(|p| p.display().to_string()),
         tc: args.event.tc,
         standings_every: args.event.standings_every,
+        ray: args.ray,
     };
     let file = args.file;
     let mut config = TournamentConfig::load(&file)?;
@@ -165,6 +180,34 @@ fn prepare(config: &TournamentConfig, options: &RunOptions) -> Result<ExitCode> 
         SeedOrigin::Kept(p) => eprintln!("{} already holds the event's master seed", p.display()),
     }
     println!("commitment {}", seed.seed.commitment());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `anqi tournament-unit`: the unit on stdin, its games' lines on stdout.
+pub fn run_unit(_args: UnitArgs) -> Result<ExitCode> {
+    use std::io::{Read, Write};
+    super::init_logging_at(tracing::Level::WARN);
+    let mut input = String::new();
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .context("cannot read the unit of work on stdin")?;
+    let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
+    rt.block_on(async move {
+        // Stopped (the Ray task cancelled, or its worker gone): the unit's engines go too.
+        let signals = super::stop_signals()?;
+        tokio::spawn(async {
+            signals.await;
+            anqi_tournament::engine::kill_all();
+            std::process::exit(130);
+        });
+        let mut stdout = std::io::stdout();
+        anqi_tournament::runner::play_unit(&input, |line| {
+            // The task that reads this has gone when this fails: nothing is left to tell.
+            let _ = writeln!(stdout, "{line}").and_then(|()| stdout.flush());
+        })
+        .await;
+        Ok::<_, anyhow::Error>(())
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -46,6 +46,7 @@ mod tournament;
 mod tournament_deals;
 mod tournament_one_side;
 mod tournament_tokens;
+mod tournament_unit;
 mod transcripts;
 mod variants;
 mod web;

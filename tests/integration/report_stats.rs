@@ -57,6 +57,7 @@ fn game(
         engines: engines.iter().map(|e| e.to_string()).collect(),
         seats: Vec::new(),
         commitment: None,
+        node: None,
     });
     r
 }

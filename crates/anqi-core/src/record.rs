@@ -185,6 +185,11 @@ pub struct TournamentTag {
     /// records written before events committed to their seed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commitment: Option<String>,
+    /// The machine that played the game, when the event ran on a Ray cluster (`anqi
+    /// tournament --ray`): its address and Ray node id, as `10.0.0.5 node 3f2a9c1b`. `None`
+    /// for a game played by the runner itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
 }
 
 /// How one engine played its seat of a tournament game.

@@ -2,6 +2,10 @@
 //! `tournament.toml`; `[tournament.each]`, the defaults every engine shares; and the
 //! command line's overrides ([`Overrides`]).
 
+mod ray;
+
+pub use ray::{OnEngineFailure, RayConfig};
+
 use super::time_control::Tc;
 use crate::bridge::Protocol;
 use anqi_core::rules::ClockDefaults;
@@ -106,6 +110,9 @@ pub struct TournamentConfig {
     /// Early stopping for a two-engine match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprt: Option<SprtConfig>,
+    /// `[tournament.ray]`: the event on a Ray cluster ([`RayConfig`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ray: Option<RayConfig>,
     /// Whose legal-action counts the records keep at every ply, as `[records] legal_counts`.
     #[serde(default, serialize_with = "legal_counts_text")]
     pub legal_counts: LegalCounts,
@@ -362,7 +369,15 @@ impl TournamentConfig {
         if let Some(n) = o.standings_every {
             self.standings_every = n;
         }
+        if let Some(address) = &o.ray {
+            self.ray.get_or_insert_with(RayConfig::default).address = Some(address.clone());
+        }
         self.validate()
+    }
+
+    /// The Ray cluster the event runs on, if it runs on one.
+    pub fn ray_address(&self) -> Option<&str> {
+        self.ray.as_ref().and_then(|r| r.address.as_deref())
     }
 
     /// The engines' names, in the file's order (the standings' order).
@@ -478,6 +493,9 @@ impl TournamentConfig {
                 return fail(format!("gauntlet engine {g:?} is not among the engines"));
             }
         }
+        if let Some(ray) = &self.ray {
+            ray.check().map_err(TournamentConfigError)?;
+        }
         if let Some(s) = &self.sprt {
             if self.engines.len() != 2 {
                 return fail("SPRT needs exactly two engines".into());
@@ -555,6 +573,8 @@ pub struct Overrides {
     /// Every engine's time control: replaces `tc`, `[tournament.clock]` and the engines' own.
     pub tc: Option<Tc>,
     pub standings_every: Option<u32>,
+    /// Play on this Ray cluster (`[tournament.ray] address`).
+    pub ray: Option<String>,
 }
 
 /// Keys an engine must set itself: `[tournament.each]` may not give them.

@@ -33,7 +33,7 @@
 //!
 //! - this file: [`TournamentError`], and reading, merging and writing tournament records.
 //! - `config`: the `[tournament]` section, `[tournament.each]` and the command line's
-//!   overrides.
+//!   overrides; `config::ray`, `[tournament.ray]` (an event on a Ray cluster).
 //! - `time_control`: time controls as strings (`40/60+0.6`, `st=2`, `inf`).
 //! - `quick_match`: `anqi match A B`, an event built from the command line.
 //! - `schedule`: every game of the event, numbered, with its deal and seating (one-side
@@ -59,14 +59,21 @@
 //!
 //! With the `run` feature:
 //!
-//! - `runner/`: playing the schedule against an in-process server; resume, shards, SPRT.
+//! - `runner/`: playing the schedule against an in-process server or on a Ray cluster;
+//!   resume, shards, SPRT.
 //!   - `preflight`: what is checked before any engine starts (the variant, each engine).
 //!   - `server` and `pages`: the event's in-process server and its web pages.
 //!   - `seed`: the event's master seed, announced before the games and revealed after.
 //!   - `resume`: the records a run resumes from.
 //!   - `event`: the games of one run, `concurrency` at a time, each record appended as its
 //!     game ends, and the end of the event.
-//!   - `game`: one game, from its order to its completed record.
+//!   - `game`: one game, from its order to its completed record, and the seeds it needs of
+//!     the master seed (`GameSecrets`).
+//!   - `ray/`: the event on a Ray cluster (`--ray`): the games handed out a deal at a time,
+//!     the records taken back exactly once; `dispatcher` and `dispatch.py`, the Python
+//!     process that talks to Ray.
+//!   - `unit`: a node's unit of work (`anqi tournament-unit`): a few games with their seeds
+//!     in, a line per game out.
 //!   - `progress`: what a run says on stderr as it goes.
 //! - `engine`: starting and stopping engine processes, each under its keeper.
 //! - `keeper`: engines die with their games: `anqi keep` (and the bridge) run an engine as a
@@ -128,6 +135,10 @@ pub enum TournamentError {
     /// The in-process server stopped, or a game task failed.
     #[error("{0}")]
     Server(String),
+    /// The Ray cluster cannot play the event (`--ray`): it cannot be reached, or its units
+    /// fail again and again.
+    #[error("{0}")]
+    Cluster(String),
 }
 
 impl TournamentError {

@@ -224,6 +224,7 @@ pub fn config(request: &MatchRequest, bots: &Bots) -> Result<TournamentConfig, M
         clock: None,
         standings_every: request.standings_every,
         sprt: None,
+        ray: None,
         legal_counts: Default::default(),
         each: None,
         engines,

@@ -67,6 +67,7 @@ fn tag_loose_records(records: &mut [GameRecord]) {
             engines: players.iter().map(|p| p.name.clone()).collect(),
             seats: Vec::new(),
             commitment: None,
+            node: None,
         });
     }
 }

@@ -95,6 +95,35 @@ struct Args {
     /// (protocol/SOLVING.md) is played without them too, said once on stderr.
     #[arg(long, value_name = "FILE")]
     tables: Option<String>,
+    /// Wait this long before each action, after choosing it: a stand-in for an engine that
+    /// thinks, for measuring a tournament runner at a known length of game (`anqi tournament
+    /// --ray`'s cost per game, TOURNAMENTS.md) and for tests that need games still going.
+    /// The choices are the same as without it.
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    think_ms: u64,
+}
+
+/// A bot that takes `ms` milliseconds over each action (`--think-ms`).
+struct Thinking {
+    bot: Box<dyn Bot>,
+    ms: u64,
+}
+
+impl Bot for Thinking {
+    fn choose(&mut self, view: &anqi_client::View<'_>) -> anqi_core::rules::Action {
+        let action = self.bot.choose(view);
+        // This process plays one game at a time, so a blocking wait holds up nothing else.
+        std::thread::sleep(std::time::Duration::from_millis(self.ms));
+        action
+    }
+
+    fn comments(&self) -> bool {
+        self.bot.comments()
+    }
+
+    fn comment(&self) -> Option<String> {
+        self.bot.comment()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -323,6 +352,12 @@ async fn play_one(args: &Args, setup: &Setup, name: &str, game_seed: u64) -> Res
         setup.perfect.as_ref(),
         setup.tables.as_ref(),
     );
+    if args.think_ms > 0 {
+        bot = Box::new(Thinking {
+            bot,
+            ms: args.think_ms,
+        });
+    }
     let seed_text = args.token.clone().unwrap_or_else(|| game_seed.to_string());
     let r = match &setup.perfect {
         Some(p) => play_perfect(&args.connect, name, &seed_text, &mut *bot, p).await,

@@ -4,7 +4,7 @@
 //! each deal from the pages until all its games have ended, and stops early when the SPRT
 //! has decided.
 
-use super::game::{play, EngineClock, Played};
+use super::game::{play, EngineClock, GameSecrets, Played};
 use super::progress::{event_json, report_progress, report_standings, Tally};
 use super::resume::{recorded, sprt_decided};
 use super::seed::{reveal_seed, EventSeed};
@@ -27,8 +27,6 @@ pub(super) struct Event {
     pub(super) config: Arc<TournamentConfig>,
     /// The master seed the games are dealt from.
     pub(super) master: Arc<MasterSeed>,
-    pub(super) desk: anqi_server::OrderDesk,
-    pub(super) addr: std::net::SocketAddr,
     /// Each engine's clock settings (index = engine).
     pub(super) clocks: Arc<Vec<EngineClock>>,
     /// Games in the schedule (of this shard).
@@ -41,6 +39,33 @@ pub(super) struct Event {
     pub(super) hub: Option<anqi_server::Hub>,
     /// The games of each deal (of the whole schedule, every shard's).
     pub(super) deal_groups: DealGroups,
+    /// The games are played on a Ray cluster, not by this process's server: the pages get
+    /// each game from its record.
+    pub(super) remote: bool,
+}
+
+/// This machine's own server, where the runner seats the engines it starts.
+pub(super) struct Here {
+    pub(super) desk: anqi_server::OrderDesk,
+    pub(super) addr: std::net::SocketAddr,
+}
+
+/// What a run keeps as games end: every record (earlier runs' too) and the file they go to,
+/// the games recorded, how far the run has got, which engines have connected in it, and
+/// whether the SPRT has stopped it.
+pub(super) struct Ledger<'a> {
+    pub(super) records: &'a mut Vec<GameRecord>,
+    out: &'a mut std::fs::File,
+    /// The schedule indexes of the games in `records`.
+    pub(super) recorded: BTreeSet<u64>,
+    finished: usize,
+    played_now: usize,
+    started: Instant,
+    /// Whether each engine has taken a seat in this run: until it has, not connecting
+    /// means the event is set up wrong, and stops it.
+    connected: Vec<bool>,
+    /// The SPRT has decided: nothing more is started.
+    pub(super) stopped_early: bool,
 }
 
 /// The games of the schedule that share each deal: a finished game's record shows its whole
@@ -82,6 +107,13 @@ impl DealGroups {
 }
 
 impl Event {
+    /// Says `line` on stderr, unless the run is quiet.
+    pub(super) fn say(&self, line: &str) {
+        if self.options.progress != Progress::Quiet {
+            super::progress::say(line);
+        }
+    }
+
     /// Gives the event's pages its progress and standings (`--http`).
     fn publish(&self, tally: &Tally, standings: &Standings) {
         let Some(hub) = &self.hub else { return };
@@ -99,67 +131,107 @@ impl Event {
         ));
     }
 
-    /// Plays `todo`, `concurrency` games at a time, appending each record to `out` (and to
-    /// `records`) as it comes, until the schedule is done or the SPRT decides.
+    /// What a run keeps as games end, from the records already in its file.
+    pub(super) fn ledger<'a>(
+        &self,
+        records: &'a mut Vec<GameRecord>,
+        out: &'a mut std::fs::File,
+    ) -> Ledger<'a> {
+        Ledger {
+            recorded: recorded(records),
+            stopped_early: sprt_decided(records, &self.config),
+            finished: records.len(),
+            records,
+            out,
+            played_now: 0,
+            started: Instant::now(),
+            connected: vec![false; self.config.engines.len()],
+        }
+    }
+
+    /// Plays `todo` on this machine's server, `concurrency` games at a time, appending each
+    /// record to `out` (and to `records`) as it comes, until the schedule is done or the SPRT
+    /// decides.
     ///
     /// # Errors
     /// I/O failures, and an engine that fails before it ever connected in this run.
     pub(super) async fn play_all(
         &self,
+        here: &Here,
         todo: Vec<ScheduledGame>,
         records: &mut Vec<GameRecord>,
         out: &mut std::fs::File,
     ) -> Result<(), TournamentError> {
         let config = &self.config;
-        let names = config.engine_names();
-        let started = Instant::now();
-        let mut finished = records.len();
-        let mut played_now = 0usize;
+        let mut ledger = self.ledger(records, out);
         let mut pending = todo.into_iter();
         let mut running = JoinSet::new();
-        // Whether each engine has taken a seat in this run: until it has, not connecting
-        // means the event is set up wrong, and stops it.
-        let mut connected = vec![false; config.engines.len()];
-        // The games recorded so far (earlier runs' too).
-        let mut recorded = recorded(records);
-        let mut stopped_early = sprt_decided(records, config);
         loop {
-            while !stopped_early && running.len() < config.concurrency as usize {
+            while !ledger.stopped_early && running.len() < config.concurrency as usize {
                 let Some(game) = pending.next() else { break };
                 let (config, master, desk, clocks, addr) = (
                     config.clone(),
                     self.master.clone(),
-                    self.desk.clone(),
+                    here.desk.clone(),
                     self.clocks.clone(),
-                    self.addr,
+                    here.addr,
                 );
-                running
-                    .spawn(async move { play(&config, &master, &desk, addr, game, &clocks).await });
+                running.spawn(async move {
+                    let secrets = GameSecrets::of(&master, &game);
+                    play(&config, &secrets, &desk, addr, game, &clocks).await
+                });
             }
             let Some(joined) = running.join_next().await else {
                 break;
             };
             let played = joined
                 .map_err(|e| TournamentError::Server(format!("a game task failed: {e}")))??;
-            self.check_connected(&played, &mut connected)?;
-            let record = played.record;
-            self.append(out, &record)?;
-            finished += 1;
-            played_now += 1;
-            let tag = record.tournament.clone().expect("tagged");
-            records.push(record);
-            recorded.insert(tag.index);
-            self.disclose_deal(tag.deal, &recorded);
-            let standings = stats::standings(records, &names, config.sprt.as_ref());
-            let tally = Tally {
-                finished,
-                played_now,
-                started,
-            };
-            self.say_progress(records.last().expect("just pushed"), &tally, &standings);
-            if !stopped_early && self.sprt_stops(&standings) {
-                stopped_early = true;
-            }
+            self.settle(&mut ledger, played)?;
+        }
+        Ok(())
+    }
+
+    /// Takes a played game into the event: checks its engines connected, appends its record,
+    /// shows its deal once whole, says how the event goes, and notes when the SPRT decides
+    /// (`ledger.stopped_early`).
+    ///
+    /// # Errors
+    /// The records file cannot be written, or an engine failed before it ever connected.
+    pub(super) fn settle(
+        &self,
+        ledger: &mut Ledger<'_>,
+        played: Played,
+    ) -> Result<(), TournamentError> {
+        self.check_connected(&played, &mut ledger.connected)?;
+        let record = played.record;
+        self.append(ledger.out, &record)?;
+        ledger.finished += 1;
+        ledger.played_now += 1;
+        let tag = record.tournament.clone().expect("tagged");
+        if let (Some(hub), true) = (&self.hub, self.remote) {
+            // Withheld like any game until its deal is whole (the pages' withholding).
+            hub.add_record(record.clone());
+        }
+        ledger.records.push(record);
+        ledger.recorded.insert(tag.index);
+        self.disclose_deal(tag.deal, &ledger.recorded);
+        let standings = stats::standings(
+            ledger.records,
+            &self.config.engine_names(),
+            self.config.sprt.as_ref(),
+        );
+        let tally = Tally {
+            finished: ledger.finished,
+            played_now: ledger.played_now,
+            started: ledger.started,
+        };
+        self.say_progress(
+            ledger.records.last().expect("just pushed"),
+            &tally,
+            &standings,
+        );
+        if !ledger.stopped_early && self.sprt_stops(&standings) {
+            ledger.stopped_early = true;
         }
         Ok(())
     }
@@ -171,24 +243,12 @@ impl Event {
         played: &Played,
         connected: &mut [bool],
     ) -> Result<(), TournamentError> {
-        let config = &self.config;
-        for (seat, &engine) in played.seats.iter().enumerate() {
-            match &played.absent[seat] {
-                None => connected[engine] = true,
-                Some(why) if !connected[engine] && config.engines[engine].command.is_some() => {
-                    return Err(TournamentError::Engine(format!(
-                        "engine {:?} ({}) {why} in game {} (seat {}), and it has not connected in any game yet: the event is stopped. Its output is in {}",
-                        config.engines[engine].name,
-                        config.engines[engine].command.as_deref().unwrap_or_default(),
-                        played.record.tournament.as_ref().map_or(0, |t| t.index),
-                        seat + 1,
-                        played.logs[seat].describe(),
-                    )));
-                }
-                Some(_) => {}
-            }
+        match never_connected(&self.config, played, connected) {
+            Some(why) => Err(TournamentError::Engine(format!(
+                "{why}: the event is stopped"
+            ))),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Appends `record` to the records file, flushed and synced before the next game is
@@ -289,4 +349,32 @@ impl Event {
         }
         revealed
     }
+}
+
+/// Why the event (or a unit of it on a node) must stop after `played`: an engine with a command
+/// that did not connect to it and has not connected in any game before (`connected`, which
+/// this marks for those that did), named with where its output went. `None` when every engine
+/// is accounted for.
+pub(super) fn never_connected(
+    config: &TournamentConfig,
+    played: &Played,
+    connected: &mut [bool],
+) -> Option<String> {
+    for (seat, &engine) in played.seats.iter().enumerate() {
+        match &played.absent[seat] {
+            None => connected[engine] = true,
+            Some(why) if !connected[engine] && config.engines[engine].command.is_some() => {
+                return Some(format!(
+                    "engine {:?} ({}) {why} in game {} (seat {}), and it has not connected in any game yet (its output is in {})",
+                    config.engines[engine].name,
+                    config.engines[engine].command.as_deref().unwrap_or_default(),
+                    played.record.tournament.as_ref().map_or(0, |t| t.index),
+                    seat + 1,
+                    played.logs[seat],
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    None
 }

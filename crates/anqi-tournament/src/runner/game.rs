@@ -46,6 +46,33 @@ impl EngineClock {
     }
 }
 
+/// What a game needs of the event's master seed, and nothing more: its deal's seed, its
+/// engines' seeds and the commitment its record carries. A machine that plays games for the
+/// event (`--ray`) is given these, never the master seed, so it learns nothing of the deals of
+/// games it does not play.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct GameSecrets {
+    /// The server's seed contribution to the game's deal ([`MasterSeed::deal_seed`]).
+    pub(crate) deal_seed: String,
+    /// The seed of the engine in each seat, seat 1 first ([`MasterSeed::engine_seed`]).
+    pub(crate) engine_seeds: Vec<u64>,
+    /// The event's commitment to its master seed.
+    pub(crate) commitment: String,
+}
+
+impl GameSecrets {
+    /// What `game` needs of `master`.
+    pub(crate) fn of(master: &MasterSeed, game: &ScheduledGame) -> GameSecrets {
+        GameSecrets {
+            deal_seed: master.deal_seed(game.deal),
+            engine_seeds: (1..=game.seats.len())
+                .map(|seat| master.engine_seed(game.index, seat))
+                .collect(),
+            commitment: master.commitment(),
+        }
+    }
+}
+
 /// A played game: its record, with what the runner knows of its seats besides.
 pub(super) struct Played {
     pub(super) record: GameRecord,
@@ -53,8 +80,8 @@ pub(super) struct Played {
     pub(super) seats: Vec<usize>,
     /// Per seat: why its player never connected (`no-connect`), `None` when it did.
     pub(super) absent: Vec<Option<String>>,
-    /// Per seat: where its engine's output went.
-    pub(super) logs: Vec<Log>,
+    /// Per seat: where its engine's output went ([`Log::describe`]).
+    pub(super) logs: Vec<String>,
 }
 
 /// What became of a started engine by the time its game ended.
@@ -83,7 +110,7 @@ struct Seats {
 /// engines, and tells a crash from a disconnect and from a player who never came.
 pub(super) async fn play(
     config: &TournamentConfig,
-    master: &MasterSeed,
+    secrets: &GameSecrets,
     desk: &OrderDesk,
     addr: SocketAddr,
     game: ScheduledGame,
@@ -93,7 +120,7 @@ pub(super) async fn play(
     let spec = GameSpec {
         seeds: Some(SeedInputs {
             clients: Vec::new(),
-            server: master.deal_seed(game.deal),
+            server: secrets.deal_seed.clone(),
         }),
         clocks: game
             .seats
@@ -112,7 +139,7 @@ pub(super) async fn play(
     // Cancelled when the game is over, or when this task is dropped (the event stops).
     let over = CancellationToken::new();
     let _over_on_drop = over.clone().drop_guard();
-    let seats = start_engines(config, master, desk, addr, &game, &tokens, &over);
+    let seats = start_engines(config, secrets, desk, addr, &game, &tokens, &over);
     let mut record = record_rx
         .await
         .map_err(|_| TournamentError::Server("the server dropped a game".into()))?;
@@ -122,12 +149,12 @@ pub(super) async fn play(
     mark_crash(&mut record, &seat_ends);
     note_give_ups(&mut record, &seats.reports);
     let absent = absent_reasons(config, &record, &seats.start_failures, &seat_ends);
-    record.tournament = Some(tournament_tag(config, master, &game, clocks));
+    record.tournament = Some(tournament_tag(config, secrets, &game, clocks));
     Ok(Played {
         record,
         seats: game.seats,
         absent,
-        logs: seats.logs,
+        logs: seats.logs.iter().map(Log::describe).collect(),
     })
 }
 
@@ -153,7 +180,7 @@ fn seat_tokens(
 /// need not wait for it.
 fn start_engines(
     config: &TournamentConfig,
-    master: &MasterSeed,
+    secrets: &GameSecrets,
     desk: &OrderDesk,
     addr: SocketAddr,
     game: &ScheduledGame,
@@ -179,7 +206,7 @@ fn start_engines(
             host: &host,
             port: addr.port(),
             token: &tokens[s],
-            seed: master.engine_seed(game.index, s + 1),
+            seed: secrets.engine_seeds[s],
             name: &engine.name,
             game: game.index,
             seat: s + 1,
@@ -319,7 +346,7 @@ fn absent_reasons(
 /// terms, and the event's commitment.
 fn tournament_tag(
     config: &TournamentConfig,
-    master: &MasterSeed,
+    secrets: &GameSecrets,
     game: &ScheduledGame,
     clocks: &[EngineClock],
 ) -> TournamentTag {
@@ -340,7 +367,8 @@ fn tournament_tag(
                 tc: clocks[e].label.clone(),
             })
             .collect(),
-        commitment: Some(master.commitment()),
+        commitment: Some(secrets.commitment.clone()),
+        node: None,
     }
 }
 

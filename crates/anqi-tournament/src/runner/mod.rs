@@ -11,11 +11,14 @@ mod game;
 mod pages;
 mod preflight;
 mod progress;
+mod ray;
 mod resume;
 mod seed;
 mod server;
+mod unit;
 
 pub use seed::{event_seed, EventSeed, SeedOrigin};
+pub use unit::play_unit;
 
 use crate::config::{EngineLogs, TournamentConfig};
 use crate::schedule::{self, ScheduledGame};
@@ -23,7 +26,7 @@ use crate::stats::{self, Standings};
 use crate::TournamentError;
 use anqi_core::record::GameRecord;
 use anqi_core::rules::Variant;
-use event::{DealGroups, Event};
+use event::{DealGroups, Event, Here};
 use game::EngineClock;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -72,24 +75,42 @@ pub async fn run(
     let variant =
         Variant::load(&config.variant).map_err(|e| TournamentError::Config(e.to_string()))?;
     preflight::check_event(&config, &variant)?;
+    let on_ray = config.ray_address().is_some();
+    if on_ray {
+        ray::check(&config, options.shard)?;
+    }
     // The schedule, the master seed and the games already played, before any engine is
     // started: a shard without its seed file, or another event's records, stop the event here.
     let mut plan = Plan::make(&config, &variant, &options)?;
-    // Before any game: a program that cannot be started would lose every game, and an
-    // engine whose protocol cannot express the variant would play it wrong.
-    preflight::check_engines(&config, &variant).await?;
+    if !on_ray {
+        // Before any game: a program that cannot be started would lose every game, and an
+        // engine whose protocol cannot express the variant would play it wrong. On a cluster
+        // each node checks its own before its first game.
+        preflight::check_engines(&config, &variant).await?;
+    }
     let mut out = open_output(&config, &plan.output)?;
-    let (mut server, desk, addr) = server::start(&config, &variant, options.progress).await?;
     let stop_server = CancellationToken::new();
+    // This machine's server seats the engines, unless a cluster plays the games.
+    let mut local = match on_ray {
+        false => Some(server::start(&config, &variant, options.progress).await?),
+        true => None,
+    };
     // The event's pages: every game live, and the standings as games finish.
     let one_side = crate::one_side(&variant);
     let hub = match &options.http {
         Some(listen) => {
-            Some(pages::serve(listen, &mut server, &config, one_side, &plan, &stop_server).await?)
+            let server = local.as_mut().map(|(server, _, _)| server);
+            Some(pages::serve(listen, server, &config, one_side, &plan, &stop_server).await?)
         }
         None => None,
     };
-    let server_task = tokio::spawn(server.run(stop_server.clone()));
+    let (server_task, here) = match local {
+        Some((server, desk, addr)) => (
+            Some(tokio::spawn(server.run(stop_server.clone()))),
+            Some(Here { desk, addr }),
+        ),
+        None => (None, None),
+    };
     // After `listening on` (engines run by hand, and anqi.play, read that line first).
     seed::announce_seed(
         &plan.seed,
@@ -103,16 +124,22 @@ pub async fn run(
         clocks: Arc::new(EngineClock::of_each(&config, &variant)),
         config: Arc::new(config),
         master: Arc::new(plan.seed.seed.clone()),
-        desk,
-        addr,
         total: plan.games.len(),
         options,
         output: plan.output.clone(),
         hub,
         deal_groups: plan.deal_groups,
+        remote: on_ray,
     };
     let todo = std::mem::take(&mut plan.todo);
-    let mut played = event.play_all(todo, &mut plan.records, &mut out).await;
+    let mut played = match &here {
+        Some(here) => {
+            event
+                .play_all(here, todo, &mut plan.records, &mut out)
+                .await
+        }
+        None => ray::play_all(&event, todo, &mut plan.records, &mut out).await,
+    };
     if played.is_err() {
         // Stopped loudly: nothing of this event may go on running.
         crate::engine::kill_all();
@@ -124,10 +151,13 @@ pub async fn run(
     let _ = std::fs::remove_dir(
         std::env::temp_dir().join(format!("anqi-reports-{}", std::process::id())),
     );
-    let stopped = server_task
-        .await
-        .map_err(|e| TournamentError::Server(format!("the server task failed: {e}")))
-        .and_then(|r| r.map_err(TournamentError::io("the tournament's server")));
+    let stopped = match server_task {
+        Some(task) => task
+            .await
+            .map_err(|e| TournamentError::Server(format!("the server task failed: {e}")))
+            .and_then(|r| r.map_err(TournamentError::io("the tournament's server"))),
+        None => Ok(()),
+    };
     played?;
     stopped?;
     Ok(stats::standings(

@@ -1,5 +1,6 @@
-//! The event's web pages (`--http`): every game live, the standings as games finish, and no
-//! game shown whole while its deal is still to be played in another.
+//! The event's web pages (`--http`): every game live (on a Ray cluster, every game as it
+//! ends), the standings as games finish, and no game shown whole while its deal is still to be
+//! played in another.
 
 use super::progress::event_json;
 use super::Plan;
@@ -17,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 /// The pages cannot be served at `listen`.
 pub(super) async fn serve(
     listen: &str,
-    server: &mut Server,
+    server: Option<&mut Server>,
     config: &TournamentConfig,
     one_side: bool,
     plan: &Plan,
@@ -25,7 +26,11 @@ pub(super) async fn serve(
 ) -> Result<Hub, TournamentError> {
     let defaults = Config::default();
     let hub = Hub::new(&defaults.http, false);
-    server.watch(hub.clone());
+    // Without a server of its own (the games are played on a cluster), the runner adds each
+    // game to the pages from its record.
+    if let Some(server) = server {
+        server.watch(hub.clone());
+    }
     // The standings are there from the start (a resumed run's: its games so far).
     let standings = stats::standings(&plan.records, &config.engine_names(), config.sprt.as_ref());
     hub.set_event(event_json(

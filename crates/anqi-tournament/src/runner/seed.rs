@@ -132,10 +132,17 @@ pub(super) fn announce_seed(
         // Even quiet: it is to be published before the games, and only the records (secret
         // until the end) would hold it otherwise.
         Progress::Quiet => say(&format!("commitment {commitment}")),
-        Progress::Text => say(&format!(
-            "deals of {} from {source}; commitment {commitment}",
-            output.display()
-        )),
+        Progress::Text => {
+            say(&format!(
+                "deals of {} from {source}; commitment {commitment}",
+                output.display()
+            ));
+            if finished > 0 {
+                say(&format!(
+                    "resuming: {finished} of {total} games already played"
+                ));
+            }
+        }
         Progress::Json => say(&serde_json::json!({
             "finished": finished,
             "total": total,

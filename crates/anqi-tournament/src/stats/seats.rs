@@ -91,6 +91,7 @@ mod tests {
             engines: engines.map(String::from).to_vec(),
             seats: Vec::new(),
             commitment: None,
+            node: None,
         });
         r
     }

@@ -1,0 +1,223 @@
+"""`anqi tournament --ray` on a local multi-node Ray cluster (tests/_ray_cluster.py: a head
+that runs no task and three worker nodes, all on this machine): the same report as one
+machine, every game exactly once when a node dies mid-event or the runner is killed and run
+again, the SPRT cancelling what is in flight, and an engine that cannot start on one node.
+
+The runner is the real `anqi` program (ANQI_BIN, as clients/python/test.sh sets it), with the
+reference bot beside it as every engine; the events are small and their games quick, except
+where a test needs games still going (`--think-ms`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+from pathlib import Path
+
+from _ray_cluster import MISSING, local_cluster
+
+from anqi._binary import find_anqi
+
+ANQI = Path(find_anqi())
+BOT = ANQI.parent / "anqi-bot"
+
+
+def event_file(folder: Path, *, variant: str = "traditional-2x4", deals: int = 4,
+               strategies: tuple[str, str] = ("random", "greedy"), think_ms: int = 0,
+               command: Path = BOT, ray: str = "", extra: str = "") -> Path:
+    """A two-engine event in `folder` (records in `folder/out.jsonl`, a fixed seed: the deals
+    and the bots' choices are the same wherever it runs)."""
+    names = strategies if strategies[0] != strategies[1] else [f"{s}-{k}" for k, s in
+                                                             enumerate(strategies, 1)]
+    engines = "".join(
+        f"""
+[[tournament.engine]]
+name = "{name}"
+command = "{command}"
+args = ["--connect", "{{addr}}", "--seed", "{{seed}}", "--name", "{{name}}",
+        "--strategy", "{strategy}", "--think-ms", "{think_ms}"]
+""" for name, strategy in zip(names, strategies))
+    path = folder / "event.toml"
+    path.write_text(f"""[tournament]
+variant = "{variant}"
+deals = {deals}
+seed = "ray tests"
+output = "{folder / 'out.jsonl'}"
+logs = "{folder / 'logs'}"
+{extra}
+[tournament.ray]
+python = "{sys.executable}"
+{ray}
+{engines}""")
+    return path
+
+
+def tournament(path: Path, *args: str, timeout: float = 240) -> subprocess.CompletedProcess:
+    return subprocess.run([ANQI, "tournament", path, *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def records(folder: Path) -> list[dict]:
+    out = folder / "out.jsonl"
+    if not out.exists():
+        return []
+    return [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+
+
+def indexes(folder: Path) -> list[int]:
+    return [r["tournament"]["index"] for r in records(folder)]
+
+
+def report(path: Path) -> dict:
+    done = subprocess.run([ANQI, "report", "--json", path], capture_output=True, text=True,
+                          check=True)
+    return json.loads(done.stdout)
+
+
+def wait_for(what, runner: subprocess.Popen, seconds: float = 120):
+    """Polls `what()` until it is true while `runner` runs; fails after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not what():
+        if runner.poll() is not None:
+            raise AssertionError(f"the runner ended first, status {runner.returncode}")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still waiting after {seconds} s")
+        time.sleep(0.1)
+
+
+@unittest.skipIf(MISSING, MISSING or "")
+class RayTournament(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.cluster = local_cluster()
+
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="anqi-ray-test-"))
+
+    def run_on_ray(self, path: Path, *args: str, **kw) -> subprocess.CompletedProcess:
+        return tournament(path, "--ray", self.cluster.address, *args, **kw)
+
+    def assert_every_game_once(self, folder: Path, games: int):
+        got = indexes(folder)
+        self.assertEqual(sorted(got), list(range(games)), "every game exactly once")
+
+    def test_the_same_report_as_one_machine(self):
+        # Deterministic bots and a fixed seed: the same deals, the same games, the same
+        # standings, wherever each game was played.
+        (self.tmp / "here").mkdir()
+        (self.tmp / "ray").mkdir()
+        here = tournament(event_file(self.tmp / "here", deals=5), "--quiet")
+        self.assertEqual(here.returncode, 0, here.stderr)
+        ray = self.run_on_ray(event_file(self.tmp / "ray", deals=5))
+        self.assertEqual(ray.returncode, 0, ray.stderr)
+        self.assertIn("node(s)", ray.stderr)
+        self.assert_every_game_once(self.tmp / "ray", 10)
+        self.assertEqual(report(self.tmp / "ray" / "out.jsonl"),
+                         report(self.tmp / "here" / "out.jsonl"))
+        # Game by game: the same plies, and each record names the node that played it.
+        def by_index(folder):
+            return {r["tournament"]["index"]: r for r in records(folder)}
+        here_games, ray_games = by_index(self.tmp / "here"), by_index(self.tmp / "ray")
+        for index, game in ray_games.items():
+            self.assertIn(" node ", game["tournament"]["node"])
+            self.assertNotIn("node", here_games[index]["tournament"])
+            self.assertEqual([p["action"] for p in game["plies"]],
+                             [p["action"] for p in here_games[index]["plies"]])
+            self.assertEqual(game["result"], here_games[index]["result"])
+        # The seeds the nodes played from prove every deal against the event's master seed.
+        check = subprocess.run([ANQI, "report", self.tmp / "ray" / "out.jsonl", "--seed",
+                                "ray tests"], capture_output=True, text=True)
+        self.assertEqual(check.returncode, 0, check.stderr)
+
+    def test_a_node_lost_mid_event_costs_no_game(self):
+        doomed = self.cluster.add_node(num_cpus=2)
+        try:
+            path = event_file(self.tmp, variant="traditional", deals=8, think_ms=15,
+                              strategies=("random", "random"))
+            runner = subprocess.Popen([ANQI, "tournament", path, "--ray", self.cluster.address],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            try:
+                wait_for(lambda: len(indexes(self.tmp)) >= 1, runner)
+            finally:
+                self.cluster.remove_node(doomed)
+            out, err = runner.communicate(timeout=240)
+        finally:
+            if runner.poll() is None:
+                runner.kill()
+        self.assertEqual(runner.returncode, 0, err)
+        self.assertIn("ray: now", err, "the runner saw the cluster shrink")
+        self.assert_every_game_once(self.tmp, 16)
+
+    def test_the_runner_killed_resumes_without_playing_a_game_twice(self):
+        path = event_file(self.tmp, variant="traditional", deals=6, think_ms=10,
+                          strategies=("random", "random"))
+        runner = subprocess.Popen([ANQI, "tournament", path, "--ray", self.cluster.address],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_for(lambda: len(indexes(self.tmp)) >= 2, runner)
+        finally:
+            runner.send_signal(signal.SIGKILL)
+            runner.wait()
+        before = records(self.tmp)
+        self.assertLess(len(before), 12, "killed before the end")
+        again = self.run_on_ray(path)
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertIn(f"resuming: {len(before)} of 12 games already played", again.stderr)
+        after = records(self.tmp)
+        self.assertEqual(after[:len(before)], before, "finished games are kept as they were")
+        self.assert_every_game_once(self.tmp, 12)
+
+    def test_the_sprt_stops_the_cluster_early(self):
+        # Greedy beats random nearly always: the SPRT decides within a few pairs of 100 deals.
+        path = event_file(self.tmp, deals=100, strategies=("greedy", "random"), think_ms=5,
+                          extra="[tournament.sprt]\nelo0 = 0\nelo1 = 100\n")
+        done = self.run_on_ray(path)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("SPRT greedy vs random: H1 accepted", done.stderr)
+        got = indexes(self.tmp)
+        self.assertEqual(len(got), len(set(got)), "no game twice")
+        self.assertLess(len(got), 60, "the units in flight were cancelled, the rest never sent")
+        self.assertEqual(json.loads(self.run_on_ray(path, "--json").stdout)["sprt"]["verdict"],
+                         "H1", "run again, it only reports")
+
+    def test_an_engine_that_cannot_start_on_one_node(self):
+        # The engine is there on every node but one (a node whose environment says so).
+        engine = self.tmp / "engine.sh"
+        engine.write_text(f"""#!/bin/sh
+if [ -n "$ANQI_TEST_NO_ENGINE" ]; then echo "not installed on this node" >&2; exit 127; fi
+exec {BOT} "$@"
+""")
+        engine.chmod(0o755)
+        broken = self.cluster.add_node(num_cpus=2, env_vars={"ANQI_TEST_NO_ENGINE": "1"},
+                                       resources={"broken": 4})
+        try:
+            # Avoided: the event goes on without it and plays every game elsewhere.
+            path = event_file(self.tmp, deals=10, command=engine, think_ms=5,
+                              ray='on_engine_failure = "avoid-node"')
+            done = self.run_on_ray(path)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assert_every_game_once(self.tmp, 20)
+            # Stop (the default): the first unit there stops the event, naming engine and node.
+            (self.tmp / "stop").mkdir()
+            path = event_file(self.tmp / "stop", deals=2, command=engine,
+                              ray='resources = { broken = 1 }')
+            stopped = self.run_on_ray(path)
+        finally:
+            self.cluster.remove_node(broken)
+        self.assertEqual(stopped.returncode, 2, stopped.stderr)
+        self.assertRegex(stopped.stderr, r"on node \S+ node [0-9a-f]{8}: engine \"(random|greedy)\"")
+        self.assertIn("exited (exit status: 127) before it connected", stopped.stderr)
+        self.assertEqual(records(self.tmp / "stop"), [])
+        if "avoid-node" not in done.stderr:
+            # Ray may have given the broken node none of the first event's units.
+            return
+        self.assertIn("The event goes on without that node", done.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
