@@ -15,8 +15,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
+import urllib.request
 from pathlib import Path
 
 from _ray_cluster import MISSING, local_cluster
@@ -156,13 +158,37 @@ class RayTournament(unittest.TestCase):
     def test_the_runner_killed_resumes_without_playing_a_game_twice(self):
         path = event_file(self.tmp, variant="traditional", deals=6, think_ms=10,
                           strategies=("random", "random"))
-        runner = subprocess.Popen([ANQI, "tournament", path, "--ray", self.cluster.address],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        runner = subprocess.Popen([ANQI, "tournament", path, "--ray", self.cluster.address,
+                                   "--http", "127.0.0.1:0"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        said = []
+        reader = threading.Thread(target=lambda: said.extend(runner.stderr), daemon=True)
+        reader.start()
         try:
             wait_for(lambda: len(indexes(self.tmp)) >= 2, runner)
+            # The runner's pages: the standings, and each game once it has ended (its moves
+            # were played on a node), held back while its deal's other game is still to come.
+            web = next(line.split()[-1] for line in said if line.startswith("web on "))
+            event = json.load(urllib.request.urlopen(f"{web}api/event", timeout=10))
+            self.assertEqual(event["total"], 12)
+            self.assertGreaterEqual(event["finished"], 2)
+            recorded_before = set(indexes(self.tmp))
+            listed = json.load(urllib.request.urlopen(f"{web}api/games", timeout=10))["games"]
+            recorded_after = set(indexes(self.tmp))
+            self.assertTrue({g["game"] - 1 for g in listed} <= recorded_after, listed)
+            self.assertGreaterEqual(len(listed), 2)
+            for game in listed:
+                # Two engines: deal d is games 2d and 2d + 1.
+                deal = {game["game"] - 1, (game["game"] - 1) ^ 1}
+                if "withheld" in game:
+                    self.assertFalse(deal <= recorded_before, game)
+                else:
+                    self.assertTrue(deal <= recorded_after, game)
         finally:
             runner.send_signal(signal.SIGKILL)
             runner.wait()
+            reader.join(timeout=10)
+            runner.stderr.close()
         before = records(self.tmp)
         self.assertLess(len(before), 12, "killed before the end")
         again = self.run_on_ray(path)

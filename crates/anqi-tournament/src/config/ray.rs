@@ -18,11 +18,12 @@ pub struct RayConfig {
     /// same Ray version as the cluster's).
     #[serde(default = "default_python")]
     pub python: String,
-    /// Deals per unit of work: a unit plays every seating of its deals on one node, at once.
+    /// Deals per unit of work: a unit plays every seating of its deals on one node, one game
+    /// after another.
     #[serde(default = "one")]
     pub deals_per_unit: u32,
-    /// Processors a unit asks Ray for (fractions allowed): a node runs as many units at once
-    /// as it has processors for.
+    /// Processors a unit asks Ray for (fractions allowed): a node runs as many units, so as
+    /// many games, at once as it has processors for (`concurrency` on one machine).
     #[serde(default = "one_f64")]
     pub cpus_per_unit: f64,
     /// Other Ray resources a unit asks for, to keep the event on one kind of node
@@ -106,4 +107,71 @@ fn one() -> u32 {
 
 fn one_f64() -> f64 {
     1.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TournamentConfig;
+
+    /// The `[tournament.ray]` block of the shipped tournament.toml, uncommented.
+    fn shipped_block() -> String {
+        let example = include_str!("../../../../tournament.toml");
+        let start = example
+            .find("# [tournament.ray]")
+            .expect("tournament.toml shows [tournament.ray]");
+        example[start..]
+            .lines()
+            .take_while(|l| l.starts_with('#'))
+            .filter(|l| !l.starts_with("#  ") || l.starts_with("# ["))
+            .map(|l| l.trim_start_matches("# "))
+            .map(|l| l.split("  #").next().unwrap_or(l).trim_end().to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn the_shipped_example_reads_as_documented() {
+        let text = format!(
+            "[tournament]\n[[tournament.engine]]\nname = \"a\"\ncommand = \"a\"\n{}\n",
+            shipped_block()
+        );
+        let config = TournamentConfig::parse(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        // It writes back as it reads (the runner sends the nodes its configuration so).
+        assert_eq!(TournamentConfig::parse(&config.to_toml()).unwrap(), config);
+        let ray = config.ray.expect("the block");
+        assert_eq!(ray.address.as_deref(), Some("auto"));
+        // Every other key shows its default.
+        let defaults = RayConfig {
+            address: Some("auto".into()),
+            resources: ray.resources.clone(),
+            ..RayConfig::default()
+        };
+        assert_eq!(ray, defaults);
+        assert_eq!(ray.resources.get("anqi-fast"), Some(&1.0));
+    }
+
+    #[test]
+    fn keys_that_make_no_sense_are_named() {
+        for (key, says) in [
+            ("deals_per_unit = 0", "deals_per_unit must be at least 1"),
+            (
+                "cpus_per_unit = -1",
+                "cpus_per_unit must be a number above 0",
+            ),
+            (
+                "resources = { gpu = 0 }",
+                "resources: \"gpu\" must be a number above 0",
+            ),
+            ("address = \" \"", "address is empty"),
+            ("on_engine_failure = \"retry\"", "unknown variant `retry`"),
+            ("adress = \"auto\"", "unknown field `adress`"),
+        ] {
+            let text = format!(
+                "[tournament]\n[[tournament.engine]]\nname = \"a\"\ncommand = \"a\"\n[tournament.ray]\n{key}\n"
+            );
+            let e = TournamentConfig::parse(&text).unwrap_err().to_string();
+            assert!(e.contains(says), "{key}: {e}");
+        }
+    }
 }

@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
 
 /// What every game of one run shares.
@@ -66,6 +66,51 @@ pub(super) struct Ledger<'a> {
     connected: Vec<bool>,
     /// The SPRT has decided: nothing more is started.
     pub(super) stopped_early: bool,
+    /// The standings as last computed ([`Ledger::refresh_standings`]), when, and how long
+    /// that took.
+    standings: Option<Standings>,
+    standings_at: Instant,
+    standings_cost: Duration,
+}
+
+/// How much of a run's time its standings may take: they are computed again after a game
+/// unless the last computation took more than this share of the time since.
+const STANDINGS_SHARE: u32 = 5;
+
+impl Ledger<'_> {
+    /// Brings the standings up to date after a game (`now`: whatever it costs), unless
+    /// computing them took more than 1/[`STANDINGS_SHARE`] of the time since they were last
+    /// computed. Over every record (the earlier runs' too), they take longer with every game:
+    /// a long event's progress lines and pages are then up to date a few times a second, its
+    /// SPRT checked as often, instead of its runner spending ever more of its time on them
+    /// (BENCHMARKS.md, "A long event's runner"). A small event's are up to date after every
+    /// game.
+    fn refresh_standings(&mut self, config: &TournamentConfig, now: bool) {
+        let due = self.standings.is_none()
+            || now
+            || self.standings_at.elapsed() >= self.standings_cost * STANDINGS_SHARE;
+        if due {
+            let started = Instant::now();
+            self.standings = Some(stats::standings(
+                self.records,
+                &config.engine_names(),
+                config.sprt.as_ref(),
+            ));
+            self.standings_at = Instant::now();
+            self.standings_cost = started.elapsed();
+        }
+    }
+}
+
+/// What the runner keeps of a record it has written, for the standings: all but its plies,
+/// faults, lost connections and final board, which only the records file needs. A long
+/// event's runner then holds a few hundred bytes per game, not its whole record.
+pub(super) fn for_standings(mut record: GameRecord) -> GameRecord {
+    record.plies = Vec::new();
+    record.faults = Vec::new();
+    record.drops = Vec::new();
+    record.final_board = String::new();
+    record
 }
 
 /// The games of the schedule that share each deal: a finished game's record shows its whole
@@ -146,6 +191,9 @@ impl Event {
             played_now: 0,
             started: Instant::now(),
             connected: vec![false; self.config.engines.len()],
+            standings: None,
+            standings_at: Instant::now(),
+            standings_cost: Duration::ZERO,
         }
     }
 
@@ -212,25 +260,24 @@ impl Event {
             // Withheld like any game until its deal is whole (the pages' withholding).
             hub.add_record(record.clone());
         }
-        ledger.records.push(record);
+        ledger.records.push(for_standings(record));
         ledger.recorded.insert(tag.index);
         self.disclose_deal(tag.deal, &ledger.recorded);
-        let standings = stats::standings(
-            ledger.records,
-            &self.config.engine_names(),
-            self.config.sprt.as_ref(),
-        );
+        let every = self.config.standings_every as usize;
+        let table_due = every > 0 && ledger.finished % every == 0;
+        ledger.refresh_standings(&self.config, table_due);
         let tally = Tally {
             finished: ledger.finished,
             played_now: ledger.played_now,
             started: ledger.started,
         };
+        let standings = ledger.standings.as_ref().expect("refreshed");
         self.say_progress(
             ledger.records.last().expect("just pushed"),
             &tally,
-            &standings,
+            standings,
         );
-        if !ledger.stopped_early && self.sprt_stops(&standings) {
+        if !ledger.stopped_early && self.sprt_stops(standings) {
             ledger.stopped_early = true;
         }
         Ok(())

@@ -207,7 +207,10 @@ impl Plan {
         let output = output_of(config, options);
         let seed = event_seed(config, &output, options.shard)?;
         // The games already played, checked against this schedule and seed.
-        let records = resume::resume_point(&output, config, &seed.seed, &games)?;
+        let records: Vec<GameRecord> = resume::resume_point(&output, config, &seed.seed, &games)?
+            .into_iter()
+            .map(event::for_standings)
+            .collect();
         let done = resume::recorded(&records);
         let todo: Vec<ScheduledGame> = games
             .iter()

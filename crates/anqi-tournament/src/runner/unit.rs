@@ -13,7 +13,6 @@ use anqi_core::record::GameRecord;
 use anqi_core::rules::Variant;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 /// What the runner sends a node: everything a unit shares with the event's other units, and
@@ -113,8 +112,8 @@ impl UnitLine {
     }
 }
 
-/// Plays the unit of work `input` (a [`WorkUnit`] as JSON) on this machine, every game at once,
-/// and gives `emit` a JSON line as each ends; an engine that cannot play here, or a unit that
+/// Plays the unit of work `input` (a [`WorkUnit`] as JSON) on this machine, one game after
+/// another, and gives `emit` a JSON line as each ends; an engine that cannot play here, or a unit that
 /// cannot be played at all, is said the same way (`{"kind": "engine-failure", ...}`).
 pub async fn play_unit(input: &str, mut emit: impl FnMut(&str)) {
     let mut say = |line: &UnitLine| emit(&serde_json::to_string(line).expect("lines serialize"));
@@ -153,31 +152,21 @@ async fn play_games(input: &str, say: &mut impl FnMut(&UnitLine)) -> Result<(), 
     let (server, desk, addr) = server::start(&config, &variant, Progress::Quiet).await?;
     let stop = CancellationToken::new();
     let server_task = tokio::spawn(server.run(stop.clone()));
-    let clocks = std::sync::Arc::new(EngineClock::of_each(&config, &variant));
-    let config = std::sync::Arc::new(config);
-    let mut running = JoinSet::new();
-    for game in unit.games {
-        let (config, desk, clocks) = (config.clone(), desk.clone(), clocks.clone());
-        running.spawn(async move {
-            let scheduled = ScheduledGame {
-                index: game.index,
-                deal: game.deal,
-                seats: game.seats,
-            };
-            play(&config, &game.secrets, &desk, addr, scheduled, &clocks).await
-        });
-    }
+    let clocks = EngineClock::of_each(&config, &variant);
     let mut connected = vec![false; config.engines.len()];
     let mut result = Ok(());
-    while let Some(joined) = running.join_next().await {
-        let mut played = match joined {
-            Ok(Ok(played)) => played,
-            Ok(Err(e)) => {
-                result = Err(e);
-                break;
-            }
+    // One game after another: a unit is one of the node's processors (`cpus_per_unit`), kept
+    // busy until the unit ends, as a one-machine runner keeps each of its `concurrency` slots.
+    for game in unit.games {
+        let scheduled = ScheduledGame {
+            index: game.index,
+            deal: game.deal,
+            seats: game.seats,
+        };
+        let mut played = match play(&config, &game.secrets, &desk, addr, scheduled, &clocks).await {
+            Ok(played) => played,
             Err(e) => {
-                result = Err(TournamentError::Server(format!("a game task failed: {e}")));
+                result = Err(e);
                 break;
             }
         };
@@ -192,7 +181,6 @@ async fn play_games(input: &str, say: &mut impl FnMut(&UnitLine)) -> Result<(), 
     }
     if result.is_err() {
         // The unit stops: nothing of it may go on running.
-        running.abort_all();
         crate::engine::kill_all();
     }
     stop.cancel();

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use std::process::Stdio;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::mpsc;
 
 /// The dispatcher's program, run as `python -c`: its functions reach the nodes with the tasks
 /// (Ray pickles them by value), so nothing of anqi need be installed there but Ray itself.
@@ -42,7 +43,10 @@ pub(super) struct Dispatcher {
     /// The Python it runs on, to name it.
     python: String,
     child: Child,
-    input: Option<ChildStdin>,
+    /// The commands, written to its input by a task of their own: a runner that waited for
+    /// its writes while the dispatcher waited for the runner to read would wait forever.
+    input: Option<mpsc::UnboundedSender<String>>,
+    writer: tokio::task::JoinHandle<()>,
     output: Lines<BufReader<ChildStdout>>,
 }
 
@@ -73,15 +77,17 @@ impl Dispatcher {
                 ray.python
             ))
         })?;
-        let input = child.stdin.take().expect("piped");
+        let stdin = child.stdin.take().expect("piped");
         let output = BufReader::new(child.stdout.take().expect("piped")).lines();
+        let (input, commands) = mpsc::unbounded_channel();
         let mut dispatcher = Dispatcher {
             python: ray.python.clone(),
             child,
             input: Some(input),
+            writer: tokio::spawn(write_commands(stdin, commands)),
             output,
         };
-        dispatcher.send(&event).await?;
+        dispatcher.send(&event)?;
         match dispatcher.next().await? {
             ready @ Said::Ready { .. } => Ok((dispatcher, ready)),
             Said::Error { why } => Err(TournamentError::Cluster(why)),
@@ -95,17 +101,16 @@ impl Dispatcher {
     ///
     /// # Errors
     /// The dispatcher has gone.
-    pub(super) async fn send(
-        &mut self,
-        command: &serde_json::Value,
-    ) -> Result<(), TournamentError> {
+    pub(super) fn send(&mut self, command: &serde_json::Value) -> Result<(), TournamentError> {
         let mut line = command.to_string();
         line.push('\n');
-        let input = self.input.as_mut().expect("open until close");
-        input
-            .write_all(line.as_bytes())
-            .await
-            .map_err(|e| TournamentError::Cluster(format!("the Ray dispatcher has gone: {e}")))
+        let input = self.input.as_ref().expect("open until close");
+        input.send(line).map_err(|_| {
+            TournamentError::Cluster(format!(
+                "the Ray dispatcher ({} -c ...) has gone: its errors are above",
+                self.python
+            ))
+        })
     }
 
     /// The next message.
@@ -139,9 +144,20 @@ impl Dispatcher {
     /// Ends the dispatcher: its input closed, it cancels whatever is still in flight and exits.
     pub(super) async fn close(mut self) {
         drop(self.input.take());
+        let _ = (&mut self.writer).await;
         let exited = tokio::time::timeout(std::time::Duration::from_secs(20), self.child.wait());
         if exited.await.is_err() {
             let _ = self.child.kill().await;
+        }
+    }
+}
+
+/// Writes each command to the dispatcher's input until the runner closes it (or the
+/// dispatcher has gone), then closes the input: the dispatcher's sign to end.
+async fn write_commands(mut stdin: ChildStdin, mut commands: mpsc::UnboundedReceiver<String>) {
+    while let Some(line) = commands.recv().await {
+        if stdin.write_all(line.as_bytes()).await.is_err() {
+            return;
         }
     }
 }

@@ -149,7 +149,8 @@ fn event_message(
 }
 
 /// The games in units of `deals_per_unit` deals, every seating of a deal in one unit (played
-/// on one node, so that a node's speed weighs on both sides of the deal alike).
+/// on one node, one after another, so that a node's speed weighs on both sides of the deal
+/// alike).
 fn by_unit(todo: Vec<ScheduledGame>, deals_per_unit: u32) -> VecDeque<(Vec<ScheduledGame>, u32)> {
     let mut deals: BTreeMap<u64, Vec<ScheduledGame>> = BTreeMap::new();
     for game in todo {
@@ -229,9 +230,7 @@ async fn drive(
                         event.settle(ledger, played)?;
                         if ledger.stopped_early && !cancelled {
                             cancelled = true;
-                            dispatcher
-                                .send(&serde_json::json!({ "op": "cancel" }))
-                                .await?;
+                            dispatcher.send(&serde_json::json!({ "op": "cancel" }))?;
                         }
                     }
                 }
@@ -269,9 +268,7 @@ async fn send_unit(
         .iter()
         .map(|g| UnitGame::of(g, GameSecrets::of(&event.master, g)))
         .collect();
-    dispatcher
-        .send(&serde_json::json!({ "op": "unit", "unit": unit, "games": sent }))
-        .await?;
+    dispatcher.send(&serde_json::json!({ "op": "unit", "unit": unit, "games": sent }))?;
     units.in_flight.insert(unit, InFlight { games, attempt });
     Ok(())
 }
@@ -327,9 +324,7 @@ async fn engine_failure(
         super::progress::say(&format!(
             "anqi: warning: on node {node}: {why}. The event goes on without that node (on_engine_failure = \"avoid-node\")"
         ));
-        dispatcher
-            .send(&serde_json::json!({ "op": "avoid", "node_id": node_id }))
-            .await?;
+        dispatcher.send(&serde_json::json!({ "op": "avoid", "node_id": node_id }))?;
     }
     if let Some(flight) = units.in_flight.get_mut(&unit) {
         // Its games go elsewhere; this is not one of the unit's attempts.
