@@ -17,6 +17,7 @@ import importlib.util
 import io
 import json
 import shutil
+import sys
 import tempfile
 import unittest
 import zipfile
@@ -156,6 +157,7 @@ class OnACluster(unittest.TestCase):
         try:
             nodes = [node["NodeID"] for node in ray.nodes()
                      if node["Alive"] and node["Resources"].get("CPU")]
+            ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
             where = ray.remote(where_anqi_is)
             found = [ray.get(where.options(
                          scheduling_strategy=NodeAffinitySchedulingStrategy(node, soft=False))
@@ -171,7 +173,9 @@ class OnACluster(unittest.TestCase):
 
 
 def where_anqi_is() -> tuple[str, str]:
-    """A Ray task: its node, and the file of the native module its `import anqi` loaded."""
+    """A Ray task: its node, and the file of the native module its `import anqi` loaded. (Sent
+    to the workers by value, `register_pickle_by_value` below: this test module is not on their
+    path when the tests run from another folder, as ../test.sh runs them.)"""
     import anqi as imported  # noqa: PLC0415 (in the task's worker: what it imports there)
 
     return ray.get_runtime_context().get_node_id(), imported._anqi.__file__

@@ -169,9 +169,11 @@ class RayTournament(unittest.TestCase):
             # The runner's pages: the standings, and each game once it has ended (its moves
             # were played on a node), held back while its deal's other game is still to come.
             web = next(line.split()[-1] for line in said if line.startswith("web on "))
-            event = json.load(urllib.request.urlopen(f"{web}api/event", timeout=10))
-            self.assertEqual(event["total"], 12)
-            self.assertGreaterEqual(event["finished"], 2)
+            def event():
+                return json.load(urllib.request.urlopen(f"{web}api/event", timeout=10))
+            self.assertEqual(event()["total"], 12)
+            # Its progress follows the records file (just after each append).
+            wait_for(lambda: event()["finished"] >= 2, runner)
             recorded_before = set(indexes(self.tmp))
             listed = json.load(urllib.request.urlopen(f"{web}api/games", timeout=10))["games"]
             recorded_after = set(indexes(self.tmp))
