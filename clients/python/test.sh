@@ -8,6 +8,7 @@
 #   ANQI_VENV=DIR clients/python/test.sh
 #   clients/python/test.sh --build-only   # the environment, the programs and the package; no test
 #   clients/python/test.sh --no-build     # the tests alone, on what --build-only made
+#   clients/python/test.sh -k chance      # arguments go to unittest (one process, all tests)
 #
 # The environment is reused when it exists; delete it to start from nothing. The two halves are
 # for ../../test.sh, which builds everything first and then runs these tests beside the Rust
@@ -77,5 +78,28 @@ case "$stage" in
     fi
     ;;
 esac
-echo "== python tests (clients/python/tests)"
-ANQI_BIN="${ANQI_BIN:-$bin/anqi}" exec "$venv/bin/python" -m unittest discover -s "$here/tests" -t "$here/tests" "$@"
+export ANQI_BIN="${ANQI_BIN:-$bin/anqi}"
+if [ $# -gt 0 ]; then
+  echo "== python tests (clients/python/tests) $*"
+  exec "$venv/bin/python" -m unittest discover -s "$here/tests" -t "$here/tests" "$@"
+fi
+# The tests on a local Ray cluster (test_ray*.py) mostly wait (on Ray, and on bots that sleep
+# between moves): they run in a process of their own beside the others, their output after.
+cd "$here/tests"
+cluster=() others=()
+for file in test_*.py; do
+  case "$file" in
+    test_ray*) cluster+=("${file%.py}") ;;
+    *) others+=("${file%.py}") ;;
+  esac
+done
+cluster_log="$target/python-cluster-tests.log"
+echo "== python tests (clients/python/tests): ${cluster[*]} beside the others (output in $cluster_log)"
+"$venv/bin/python" -m unittest "${cluster[@]}" >"$cluster_log" 2>&1 &
+cluster_pid=$!
+status=0
+"$venv/bin/python" -m unittest "${others[@]}" || status=1
+wait "$cluster_pid" || status=1
+echo "== the cluster tests (${cluster[*]}):"
+grep -v "WARNING authentication_token_setup" "$cluster_log" || true
+exit "$status"

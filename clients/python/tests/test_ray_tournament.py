@@ -139,12 +139,14 @@ class RayTournament(unittest.TestCase):
     def test_a_node_lost_mid_event_costs_no_game(self):
         doomed = self.cluster.add_node(num_cpus=2)
         try:
-            path = event_file(self.tmp, variant="traditional", deals=8, think_ms=15,
-                              strategies=("random", "random"))
+            path = event_file(self.tmp, deals=12, think_ms=20, strategies=("random", "random"))
             runner = subprocess.Popen([ANQI, "tournament", path, "--ray", self.cluster.address],
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            # Once the node has played a game (its other units are then under way), it dies.
+            name = f" node {doomed.node_id[:8]}"
             try:
-                wait_for(lambda: len(indexes(self.tmp)) >= 1, runner)
+                wait_for(lambda: any(r["tournament"]["node"].endswith(name)
+                                     for r in records(self.tmp)), runner)
             finally:
                 self.cluster.remove_node(doomed)
             out, err = runner.communicate(timeout=240)
@@ -152,12 +154,15 @@ class RayTournament(unittest.TestCase):
             if runner.poll() is None:
                 runner.kill()
         self.assertEqual(runner.returncode, 0, err)
-        self.assertIn("ray: now", err, "the runner saw the cluster shrink")
-        self.assert_every_game_once(self.tmp, 16)
+        self.assert_every_game_once(self.tmp, 24)
+        # The units the node had under way were run again elsewhere: their games are recorded
+        # from other nodes (or, when one had ended just before, dropped the second time).
+        after = [r for r in records(self.tmp) if not r["tournament"]["node"].endswith(name)]
+        self.assertTrue("Task run_unit failed" in err or "already recorded" in err, err)
+        self.assertGreater(len(after), 0)
 
     def test_the_runner_killed_resumes_without_playing_a_game_twice(self):
-        path = event_file(self.tmp, variant="traditional", deals=6, think_ms=10,
-                          strategies=("random", "random"))
+        path = event_file(self.tmp, deals=10, think_ms=20, strategies=("random", "random"))
         runner = subprocess.Popen([ANQI, "tournament", path, "--ray", self.cluster.address,
                                    "--http", "127.0.0.1:0"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -171,7 +176,7 @@ class RayTournament(unittest.TestCase):
             web = next(line.split()[-1] for line in said if line.startswith("web on "))
             def event():
                 return json.load(urllib.request.urlopen(f"{web}api/event", timeout=10))
-            self.assertEqual(event()["total"], 12)
+            self.assertEqual(event()["total"], 20)
             # Its progress follows the records file (just after each append).
             wait_for(lambda: event()["finished"] >= 2, runner)
             recorded_before = set(indexes(self.tmp))
@@ -192,13 +197,13 @@ class RayTournament(unittest.TestCase):
             reader.join(timeout=10)
             runner.stderr.close()
         before = records(self.tmp)
-        self.assertLess(len(before), 12, "killed before the end")
+        self.assertLess(len(before), 20, "killed before the end")
         again = self.run_on_ray(path)
         self.assertEqual(again.returncode, 0, again.stderr)
-        self.assertIn(f"resuming: {len(before)} of 12 games already played", again.stderr)
+        self.assertIn(f"resuming: {len(before)} of 20 games already played", again.stderr)
         after = records(self.tmp)
         self.assertEqual(after[:len(before)], before, "finished games are kept as they were")
-        self.assert_every_game_once(self.tmp, 12)
+        self.assert_every_game_once(self.tmp, 20)
 
     def test_the_sprt_stops_the_cluster_early(self):
         # Greedy beats random nearly always: the SPRT decides within a few pairs of 100 deals.
