@@ -9,6 +9,7 @@ where a test needs games still going (`--think-ms`)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -131,6 +132,10 @@ class RayTournament(unittest.TestCase):
             self.assertEqual([p["action"] for p in game["plies"]],
                              [p["action"] for p in here_games[index]["plies"]])
             self.assertEqual(game["result"], here_games[index]["result"])
+        # The nodes ran this anqi, shipped through Ray's object store and kept under its digest.
+        digest = hashlib.sha256(ANQI.read_bytes()).hexdigest()
+        shipped = Path(tempfile.gettempdir()) / f"anqi-ray-{digest[:16]}" / "anqi"
+        self.assertEqual(shipped.read_bytes(), ANQI.read_bytes())
         # The seeds the nodes played from prove every deal against the event's master seed.
         check = subprocess.run([ANQI, "report", self.tmp / "ray" / "out.jsonl", "--seed",
                                 "ray tests"], capture_output=True, text=True)

@@ -184,7 +184,7 @@ async fn drive(
             let Some((games, attempt)) = units.queue.pop_front() else {
                 break;
             };
-            send_unit(event, dispatcher, units, games, attempt).await?;
+            send_unit(event, dispatcher, units, games, attempt)?;
         }
         if units.in_flight.is_empty() && (units.queue.is_empty() || ledger.stopped_early) {
             break;
@@ -203,7 +203,7 @@ async fn drive(
                 })?;
                 match line {
                     UnitLine::EngineFailure { why } => {
-                        engine_failure(ray, dispatcher, units, unit, &node, &node_id, why).await?;
+                        engine_failure(ray, dispatcher, units, unit, &node, &node_id, why)?;
                     }
                     UnitLine::Error { why } => {
                         return Err(TournamentError::Cluster(format!(
@@ -255,7 +255,7 @@ async fn drive(
 }
 
 /// Sends the unit of `games`.
-async fn send_unit(
+fn send_unit(
     event: &Event,
     dispatcher: &mut Dispatcher,
     units: &mut Units,
@@ -305,7 +305,7 @@ fn unit_over(
 
 /// An engine cannot play on node `node`: the event stops, or (`avoid-node`) the node gets no
 /// more of the event's units and the unit's games go elsewhere.
-async fn engine_failure(
+fn engine_failure(
     ray: &RayConfig,
     dispatcher: &mut Dispatcher,
     units: &mut Units,
