@@ -2,7 +2,10 @@
 played the same way; the same seed gives the same games whatever the thread count; episodes
 restart by themselves."""
 
+import os
+import signal
 import unittest
+import warnings
 
 import anqi
 
@@ -143,19 +146,72 @@ print("then", len(anqi.VecGame("traditional", n=16).reset(seed=1)))
         self.assertIn("fewer games", out.stdout)
         self.assertIn("then 5", out.stdout)
 
-    def test_the_same_seed_gives_the_same_games_whatever_the_threads(self):
-        runs = []
-        for threads in (1, 3):
-            vec = anqi.VecGame("traditional", n=7, threads=threads)
-            out = vec.reset(seed=9)
-            trace = [out[0].copy()]
-            for _ in range(200):
-                out = vec.step(vec.random_actions())
-                trace.append(out[0].copy())
-                trace.append(out[2].copy())
-            runs.append(trace)
-        for a, b in zip(*runs):
-            np.testing.assert_array_equal(a, b)
+    def test_the_same_seed_gives_the_same_arrays_and_draws_whatever_the_threads(self):
+        # Games are shared out among the threads in blocks of 64 (PACKAGE.md): 300 games are
+        # five blocks, the last one short, which 2, 3, 4 and 7 threads split every way, a
+        # thread done with its own blocks taking others'. Every draw of random_actions and
+        # every array, new episodes included, must come out as on one thread, bit for bit.
+        for variant, steps in (("traditional", 120), ("traditional-2x4", 120), ("strategic", 60)):
+            with self.subTest(variant):
+                vecs = [anqi.VecGame(variant, n=300, threads=t) for t in (1, 2, 3, 4, 7)]
+                outs = [vec.reset(seed="t") for vec in vecs]
+                for step in range(steps):
+                    for out in outs[1:]:
+                        for a, b in zip(out, outs[0]):
+                            np.testing.assert_array_equal(a, b, err_msg=f"step {step}")
+                    draws = [vec.random_actions() for vec in vecs]
+                    for d in draws[1:]:
+                        np.testing.assert_array_equal(d, draws[0], err_msg=f"step {step}")
+                    outs = [vec.step(d) for vec, d in zip(vecs, draws)]
+                self.assertEqual(len({tuple(vec.episodes) for vec in vecs}), 1)
+                if "2x4" in variant:
+                    self.assertGreater(sum(vecs[0].episodes), 300, "episodes ended on threads")
+
+    def test_an_illegal_action_is_refused_before_any_game_steps_whatever_the_threads(self):
+        # Each thread checks its own games: the first illegal one is named, and no game is
+        # stepped, however the games are shared out.
+        for threads in (1, 2, 3):
+            with self.subTest(threads=threads):
+                vec = anqi.VecGame("traditional", n=300, threads=threads)
+                vec.reset(seed=2)
+                actions = vec.random_actions()
+                actions[[290, 150]] = 351  # a jump, illegal at the start
+                with self.assertRaisesRegex(ValueError, r"^game 150: action 351"):
+                    vec.step(actions)
+                self.assertEqual({vec.game(i).ply for i in range(300)}, {0})
+                vec.step(vec.random_actions())
+                self.assertEqual({vec.game(i).ply for i in range(300)}, {1})
+
+    @unittest.skipUnless(hasattr(os, "fork"), "no os.fork here")
+    def test_a_child_forked_after_the_threads_started_steps_as_the_parent(self):
+        # A VecGame's threads are started once and kept; a child forked from the process
+        # (os.fork, multiprocessing's "fork") has none of them, nor may it use what they
+        # shared (a lock one held at the fork): it starts its own. The alarm ends a child
+        # that would hang.
+        vec = anqi.VecGame("traditional", n=300, threads=2)
+        vec.reset(seed=3)
+        vec.step(vec.random_actions())
+        read, write = os.pipe()
+        with warnings.catch_warnings():
+            # Python warns that a fork of a process with threads may deadlock its child.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:
+            try:
+                signal.alarm(60)
+                for _ in range(20):
+                    obs = vec.step(vec.random_actions())[0]
+                os.write(write, obs.tobytes()[:1 << 16] + b"ok")
+            finally:
+                os._exit(0)
+        os.close(write)
+        with os.fdopen(read, "rb") as pipe:
+            got = pipe.read()
+        _, status = os.waitpid(pid, 0)
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0)
+        for _ in range(20):
+            obs = vec.step(vec.random_actions())[0]
+        self.assertEqual(got, obs.tobytes()[:1 << 16] + b"ok")
 
     def test_an_illegal_action_is_refused_before_any_game_steps(self):
         vec = anqi.VecGame("traditional", n=2)

@@ -39,6 +39,7 @@ mod tensor;
 mod tournament;
 mod variant;
 mod vec_game;
+mod workers;
 
 use pyo3::prelude::*;
 

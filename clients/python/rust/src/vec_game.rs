@@ -23,17 +23,29 @@
 //! arrays in itself (the board's, its legal ids' sets, what its observation shows) and writes
 //! one record a ply for the repetition rule, and a step starts by clearing the game's old ids
 //! from its mask, so that the mask's memory is on its way while the game plays.
+//!
+//! # Threads
+//! The games are cut into blocks of [`BLOCK`] and each thread has its run of blocks, the same
+//! at every call ([`Workers`]: threads started with the `VecGame` and kept, each thread's
+//! games staying in its core's cache). Everything per game is done on the game's thread: the
+//! check of its action, its ply, its observation and mask, its new episode, its draw in
+//! `random_actions` (from its own generator). A step is one call of two phases, the checks
+//! then the plies, so that an illegal action still leaves every game as it was. What is left
+//! on the calling thread is Python's part: reading the actions (a copy) and making the array
+//! of `random_actions`.
 
 use crate::actions::Codec;
 use crate::legal_ids::LegalIds;
 use crate::read_only::ReadOnlyMemory;
 use crate::tensor::{self, Change, Shown, PLANES};
 use crate::variant::{load_any, Loaded};
+use crate::workers::{Parts, Workers};
 use anqi_core::rules::playout::SplitMix64;
 use anqi_core::rules::{self, Action, SeedInputs};
 use pyo3::buffer::{Element, PyBuffer};
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// n games stepped together; see PACKAGE.md, Batched stepping.
@@ -41,10 +53,15 @@ use std::sync::Arc;
 pub struct VecGame {
     loaded: Arc<Loaded>,
     seed: String,
+    /// The threads asked for (`workers` may hold fewer: see [`useful_threads`]).
     threads: usize,
+    /// The threads every call runs on, kept from call to call.
+    workers: Workers,
     slots: Vec<Slot>,
     /// The numpy arrays every call writes.
     arrays: Arrays,
+    /// The actions of the last `step`, read from Python's array into memory kept for them.
+    actions: Vec<i64>,
     /// numpy's functions each call uses, looked up once.
     numpy: NumpyCalls,
 }
@@ -176,10 +193,11 @@ impl Sizes {
             let obs = n.checked_mul(PLANES)?.checked_mul(cells)?;
             let masks = n.checked_mul(actions)?;
             let rewards = n.checked_mul(players)?;
-            // Every byte: the arrays, then each game's slot and its listing buffer.
+            // Every byte: the arrays, then each game's slot, its listing buffer and its
+            // action.
             let per_game = std::mem::size_of::<Slot>()
                 .checked_add(actions.checked_add(4)?.checked_mul(4)?)?
-                .checked_add(4 + 1 + 4)?;
+                .checked_add(4 + 1 + 4 + 8)?;
             let bytes = obs
                 .checked_mul(4)?
                 .checked_add(masks)?
@@ -422,62 +440,188 @@ fn observe(slot: &mut Slot, codec: &Codec, change: Change, out: &mut Out<'_>) {
     *out.to_move = game.to_move() as i32;
 }
 
-/// Runs `f` on every slot with its share of the arrays, over `threads` threads, slot `i` on
+/// Games are shared out among threads in blocks of this many, so that two threads never write
+/// the same cache line (64 bytes) of an array: a block's share of each array is a whole number
+/// of lines (64 games, whatever the bytes a game, and every array starts on a line).
+/// Otherwise the line a thread's last game shares with the next thread's first game would go
+/// back and forth between their cores at every step (`to_move`, 4 bytes a game, is written
+/// at every one).
+const BLOCK: usize = 64;
+
+/// How many threads `n` games are worth, of the `threads` asked for: one a block at most.
+fn useful_threads(n: usize, threads: usize) -> usize {
+    threads.min(n.div_ceil(BLOCK)).max(1)
+}
+
+/// Runs `f` on every slot with its share of the arrays, over `workers`' threads, slot `i` on
 /// the same data whatever the split.
-fn for_each<F>(slots: &mut [Slot], shares: Shares<'_>, threads: usize, f: F)
+fn for_each<F>(workers: &mut Workers, slots: &mut [Slot], shares: Shares<'_>, f: F)
 where
     F: Fn(usize, &mut Slot, Out<'_>) + Sync,
 {
-    let n = slots.len();
-    if threads <= 1 {
-        // No thread to start: the scope's setup is work a step of few games would notice.
-        let mut shares = shares;
-        for (i, slot) in slots.iter_mut().enumerate() {
-            f(i, slot, shares.get(i));
+    let run = |first: usize, slots: &mut [Slot], mut shares: Shares<'_>| {
+        for (k, slot) in slots.iter_mut().enumerate() {
+            f(first + k, slot, shares.get(k));
         }
-        return;
+    };
+    if workers.ready() == 1 {
+        return run(0, slots, shares);
     }
-    let chunk = n.div_ceil(threads).max(1);
-    std::thread::scope(|scope| {
-        let mut start = 0;
-        let mut slots = slots;
-        let mut shares = shares;
-        while !slots.is_empty() {
-            let take = chunk.min(slots.len());
-            let (mine, rest) = slots.split_at_mut(take);
-            slots = rest;
-            let (mut my_shares, rest) = shares.split_at(take);
-            shares = rest;
-            let f = &f;
-            let first = start;
-            let mut work = move || {
-                for (k, slot) in mine.iter_mut().enumerate() {
-                    f(first + k, slot, my_shares.get(k));
-                }
-            };
-            // The last chunk runs on the calling thread.
-            if start + take >= n {
-                work();
-            } else {
-                scope.spawn(work);
-            }
-            start += take;
-        }
+    workers.run_parts(blocks(slots, shares), |(first, slots, shares)| {
+        run(first, slots, shares);
     });
+}
+
+/// The slots and their shares of the arrays cut into blocks of [`BLOCK`] games, each with the
+/// index of its first game.
+fn blocks<'a>(
+    slots: &'a mut [Slot],
+    shares: Shares<'a>,
+) -> Vec<(usize, &'a mut [Slot], Shares<'a>)> {
+    let mut blocks = Vec::with_capacity(slots.len().div_ceil(BLOCK));
+    let mut shares = shares;
+    for (b, mine) in slots.chunks_mut(BLOCK).enumerate() {
+        let (my_shares, rest) = shares.split_at(mine.len());
+        shares = rest;
+        blocks.push((b * BLOCK, mine, my_shares));
+    }
+    blocks
+}
+
+/// Plays `id` (one of its legal ids) in slot `i`'s game and brings its share of the arrays up
+/// to date; an episode that ends sets the rewards and `done`, and the next one is dealt.
+/// Inlined in its loops, as the closure it was: a call a game was 1% more instructions a step.
+#[inline(always)]
+fn play(loaded: &Loaded, seed: &str, i: usize, slot: &mut Slot, o: &mut Out<'_>, id: i64) {
+    slot.legal.clear(o.mask);
+    let codec = &loaded.codec;
+    // Checked against the game's legal ids before any game was stepped.
+    let id = id as usize;
+    let (action, kind) = (
+        codec.decode(id).expect("a listed id has an action"),
+        codec.kind_of(id),
+    );
+    let played = slot.game.play_listed(action, kind);
+    let mut change = Change::Ply(action, played);
+    if slot.game.outcome().is_some() {
+        tensor::write_returns(&slot.game, o.rewards);
+        *o.done = 1;
+        slot.episode += 1;
+        slot.game = deal(loaded, seed, i, slot.episode);
+        change = Change::Any;
+    } else if *o.done != 0 {
+        // Rewards are set only in the step an episode ends.
+        o.rewards.fill(0.0);
+        *o.done = 0;
+    }
+    observe(slot, codec, change, o);
+}
+
+/// A uniformly random legal id of each slot's game into `ids` (-1 for a game without one),
+/// from the slot's own generator.
+fn draw(slots: &mut [Slot], ids: &mut [i64]) {
+    for (slot, id) in slots.iter_mut().zip(ids) {
+        *id = match slot.legal.len() {
+            0 => -1,
+            n => i64::from(slot.legal.nth(slot.rng.below(n as u32) as usize)),
+        };
+    }
 }
 
 impl VecGame {
     /// Brings every game's share of the arrays up to date (after `new`: the arrays are zeros,
     /// and each game's `shown` and `legal` say so).
     fn observe_all(&mut self, py: Python<'_>) {
-        let (codec, threads, n) = (&self.loaded.codec, self.threads, self.slots.len());
-        let (slots, arrays) = (&mut self.slots, &mut self.arrays);
+        let (codec, n) = (&self.loaded.codec, self.slots.len());
+        let (slots, arrays, workers) = (&mut self.slots, &mut self.arrays, &mut self.workers);
         py.detach(|| {
-            for_each(slots, arrays.shares(n), threads, |_, slot, mut o| {
+            for_each(workers, slots, arrays.shares(n), |_, slot, mut o| {
                 slot.legal.clear(o.mask);
                 observe(slot, codec, Change::Any, &mut o);
             });
         });
+    }
+
+    /// Reads `actions` (any integer array or sequence of `n`) into `self.actions`.
+    fn read_actions(&mut self, py: Python<'_>, actions: &Bound<'_, PyAny>) -> PyResult<()> {
+        // An array of int64 (what `random_actions` gives, and most policies) is read as it is;
+        // anything else is made one first.
+        let buffer = match PyBuffer::<i64>::get(actions) {
+            Ok(buffer) if buffer.is_c_contiguous() && native_order(buffer.format()) => buffer,
+            _ => {
+                let array = self.numpy.contiguous.bind(py).call1((actions, "int64"))?;
+                PyBuffer::<i64>::get(&array)?
+            }
+        };
+        let n = self.slots.len();
+        if buffer.item_count() != n {
+            return Err(PyValueError::new_err(format!(
+                "{} actions for {n} games",
+                buffer.item_count()
+            )));
+        }
+        buffer.copy_to_slice(py, &mut self.actions)
+    }
+
+    /// Plays every game's action in `self.actions` if all are legal ids; otherwise plays none
+    /// and returns the first game whose action is not.
+    fn play_all(&mut self, py: Python<'_>) -> Option<usize> {
+        let (loaded, seed, actions) = (&self.loaded, &self.seed, &self.actions);
+        let n = self.slots.len();
+        let (slots, arrays, workers) = (&mut self.slots, &mut self.arrays, &mut self.workers);
+        let legal = |i: usize, slot: &Slot| {
+            u32::try_from(actions[i]).is_ok_and(|id| slot.legal.contains(id))
+        };
+        if workers.ready() == 1 {
+            if let Some(i) = (0..n).find(|&i| !legal(i, &slots[i])) {
+                return Some(i);
+            }
+            py.detach(|| {
+                for_each(workers, slots, arrays.shares(n), |i, slot, mut o| {
+                    play(loaded, seed, i, slot, &mut o, actions[i]);
+                });
+            });
+            return None;
+        }
+        py.detach(|| {
+            let parts = Parts::new(blocks(slots, arrays.shares(n)));
+            let first = AtomicUsize::new(usize::MAX);
+            // One call of two phases, each thread on its own games: the checks, then, once
+            // every game's action is checked, the plies (one call rather than two: each
+            // call's handing out and waiting for the threads is a microsecond or so).
+            workers.run(parts.len(), 2, &|phase, b| {
+                if phase == 0 {
+                    parts.with(b, |(start, slots, _)| {
+                        if let Some(k) = (0..slots.len()).find(|&k| !legal(*start + k, &slots[k])) {
+                            first.fetch_min(*start + k, Ordering::Relaxed);
+                        }
+                    });
+                } else if first.load(Ordering::Relaxed) == usize::MAX {
+                    let (start, slots, mut shares) = parts.take(b);
+                    for (k, slot) in slots.iter_mut().enumerate() {
+                        let i = start + k;
+                        play(loaded, seed, i, slot, &mut shares.get(k), actions[i]);
+                    }
+                }
+            });
+            Some(first.into_inner()).filter(|&i| i < n)
+        })
+    }
+
+    /// The ValueError for game `i`'s action, which is not one of its legal ids: what is wrong
+    /// with it, slowly.
+    fn refusal(&self, py: Python<'_>, i: usize) -> PyErr {
+        let (id, slot) = (self.actions[i], &self.slots[i]);
+        let action = match self.loaded.codec.decode_or_refuse(id) {
+            Ok(action) => action,
+            // The message alone: a PyErr shown whole would read "game 1: ValueError: ...".
+            Err(e) => return PyValueError::new_err(format!("game {i}: {}", e.value(py))),
+        };
+        let why = match slot.game.check(slot.game.to_move(), action) {
+            Err(e) => e.to_string(),
+            Ok(_) => "not a legal action".to_string(),
+        };
+        PyValueError::new_err(format!("game {i}: action {id}: {why}"))
     }
 }
 
@@ -534,12 +678,25 @@ impl VecGame {
                     .ok_or_else(|| out_of_memory("the games' legal actions"))?,
             });
         }
+        let mut actions = Vec::new();
+        actions
+            .try_reserve_exact(n)
+            .map_err(|_| out_of_memory("the actions"))?;
+        actions.resize(n, 0);
+        crate::workers::watch_forks(py)?;
+        let workers = Workers::new(useful_threads(n, threads)).map_err(|e| {
+            pyo3::exceptions::PyOSError::new_err(format!(
+                "VecGame(threads={threads}): cannot start a thread: {e}"
+            ))
+        })?;
         let mut vec = VecGame {
             loaded,
             seed: String::new(),
             threads,
+            workers,
             slots,
             arrays,
+            actions,
             numpy,
         };
         vec.observe_all(py);
@@ -559,11 +716,11 @@ impl VecGame {
             Some(s) => s.str()?.to_string(),
             None => crate::fresh_seed(),
         };
-        let (loaded, seed, threads) = (&self.loaded, &self.seed, self.threads);
+        let (loaded, seed) = (&self.loaded, &self.seed);
         let n = self.slots.len();
-        let (slots, arrays) = (&mut self.slots, &mut self.arrays);
+        let (slots, arrays, workers) = (&mut self.slots, &mut self.arrays, &mut self.workers);
         py.detach(|| {
-            for_each(slots, arrays.shares(n), threads, |i, slot, mut o| {
+            for_each(workers, slots, arrays.shares(n), |i, slot, mut o| {
                 slot.episode = 0;
                 slot.game = deal(loaded, seed, i, 0);
                 slot.rng = slot_rng(seed, i);
@@ -587,88 +744,42 @@ impl VecGame {
         py: Python<'py>,
         actions: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
-        // An array of int64 (what `random_actions` gives, and most policies) is read as it is;
-        // anything else is made one first.
-        let buffer = match PyBuffer::<i64>::get(actions) {
-            Ok(buffer) if buffer.is_c_contiguous() && native_order(buffer.format()) => buffer,
-            _ => {
-                let array = self.numpy.contiguous.bind(py).call1((actions, "int64"))?;
-                PyBuffer::<i64>::get(&array)?
-            }
-        };
-        let actions: Vec<i64> = buffer.to_vec(py)?;
-        let n = self.slots.len();
-        if actions.len() != n {
-            return Err(PyValueError::new_err(format!(
-                "{} actions for {n} games",
-                actions.len()
-            )));
+        self.read_actions(py, actions)?;
+        if let Some(i) = self.play_all(py) {
+            return Err(self.refusal(py, i));
         }
-        let codec = &self.loaded.codec;
-        for (i, (&id, slot)) in actions.iter().zip(&self.slots).enumerate() {
-            // A legal id is one the game listed; anything else is explained, slowly.
-            if u32::try_from(id).is_ok_and(|id| slot.legal.contains(id)) {
-                continue;
-            }
-            let action = codec
-                .decode_or_refuse(id)
-                // The message alone: a PyErr shown whole would read "game 1: ValueError: ...".
-                .map_err(|e| PyValueError::new_err(format!("game {i}: {}", e.value(py))))?;
-            let why = match slot.game.check(slot.game.to_move(), action) {
-                Err(e) => e.to_string(),
-                Ok(_) => "not a legal action".to_string(),
-            };
-            return Err(PyValueError::new_err(format!(
-                "game {i}: action {id}: {why}"
-            )));
-        }
-        let (loaded, seed, threads) = (&self.loaded, &self.seed, self.threads);
-        let (slots, arrays) = (&mut self.slots, &mut self.arrays);
-        py.detach(|| {
-            for_each(slots, arrays.shares(n), threads, |i, slot, mut o| {
-                slot.legal.clear(o.mask);
-                let codec = &loaded.codec;
-                // Checked against the game's legal ids before any game was stepped.
-                let id = actions[i] as usize;
-                let (action, kind) = (
-                    codec.decode(id).expect("a listed id has an action"),
-                    codec.kind_of(id),
-                );
-                let played = slot.game.play_listed(action, kind);
-                let mut change = Change::Ply(action, played);
-                if slot.game.outcome().is_some() {
-                    tensor::write_returns(&slot.game, o.rewards);
-                    *o.done = 1;
-                    slot.episode += 1;
-                    slot.game = deal(loaded, seed, i, slot.episode);
-                    change = Change::Any;
-                } else {
-                    // Rewards are set only in the step an episode ends.
-                    if *o.done != 0 {
-                        o.rewards.fill(0.0);
-                        *o.done = 0;
-                    }
-                }
-                observe(slot, &loaded.codec, change, &mut o);
-            });
-        });
         Ok(self.arrays.views(py))
     }
 
     /// A uniformly random legal action id for every game, as a new numpy `int64` array, drawn
     /// in Rust from each game's own generator (seeded by `reset`): a random policy, or random
-    /// opponents, with no per-game Python work. The same seed gives the same draws.
+    /// opponents, with no per-game Python work. The same seed gives the same draws, whatever
+    /// the threads.
     fn random_actions<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let ids: Vec<i64> = self
-            .slots
-            .iter_mut()
-            .map(|slot| match slot.legal.len() {
-                0 => -1,
-                n => i64::from(slot.legal.nth(slot.rng.below(n as u32) as usize)),
-            })
-            .collect();
-        let out = self.numpy.empty.bind(py).call1((ids.len(), "int64"))?;
-        PyBuffer::<i64>::get(&out)?.copy_from_slice(py, &ids)?;
+        let n = self.slots.len();
+        let out = self.numpy.empty.bind(py).call1((n, "int64"))?;
+        let buffer = PyBuffer::<i64>::get(&out)?;
+        if buffer.readonly() || !buffer.is_c_contiguous() || buffer.item_count() != n {
+            return Err(PyValueError::new_err(
+                "numpy.empty made no writeable array of n int64",
+            ));
+        }
+        // SAFETY: the buffer is `n` values of `i64` in a row (checked above), writeable, in
+        // the array just made, which `out` keeps alive and nothing else holds yet: no other
+        // reference to its memory exists while `ids` lives (this function's end).
+        let ids = unsafe { std::slice::from_raw_parts_mut(buffer.buf_ptr().cast::<i64>(), n) };
+        let (slots, workers) = (&mut self.slots, &mut self.workers);
+        if workers.ready() == 1 {
+            // Too little work for the GIL's release, which a step of few games would notice.
+            draw(slots, ids);
+        } else {
+            // Drawn on every thread, each game's from its own generator: the draws do not
+            // depend on which thread makes them.
+            py.detach(|| {
+                let blocks = slots.chunks_mut(BLOCK).zip(ids.chunks_mut(BLOCK)).collect();
+                workers.run_parts(blocks, |(slots, ids)| draw(slots, ids));
+            });
+        }
         Ok(out)
     }
 
