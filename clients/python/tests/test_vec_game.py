@@ -167,6 +167,36 @@ print("then", len(anqi.VecGame("traditional", n=16).reset(seed=1)))
                 if "2x4" in variant:
                     self.assertGreater(sum(vecs[0].episodes), 300, "episodes ended on threads")
 
+    def test_a_refused_step_changes_nothing_draws_included(self):
+        # A step is checked on the games' threads before any game plays (PACKAGE.md): one of
+        # them refused leaves every game, and every game's generator of random actions, as it
+        # was. Two VecGames of one seed, one of them refused a step before each step, go on
+        # alike, random_actions called once, twice or not at all between steps (a step of
+        # other actions), on one thread or several.
+        for threads in (1, 3):
+            with self.subTest(threads=threads):
+                same, refused = (anqi.VecGame("traditional-2x4", n=200, threads=threads)
+                                 for _ in range(2))
+                same.reset(seed=5)
+                refused.reset(seed=5)
+                illegal = np.full(200, -1)
+                for step in range(150):
+                    with self.assertRaises(ValueError):
+                        refused.step(illegal)
+                    if step % 5 == 4:  # a step of other actions: the first legal id of each
+                        masks = same.step(same.random_actions())[1]
+                        refused.step(refused.random_actions())
+                        actions = [masks.argmax(axis=1)] * 2
+                    else:
+                        for _ in range(1 + (step % 3 == 0)):
+                            actions = [same.random_actions(), refused.random_actions()]
+                            np.testing.assert_array_equal(*actions, err_msg=f"step {step}")
+                    outs = [same.step(actions[0]), refused.step(actions[1])]
+                    for a, b in zip(*outs):
+                        np.testing.assert_array_equal(a, b, err_msg=f"step {step}")
+                self.assertEqual(same.episodes, refused.episodes)
+                self.assertGreater(sum(same.episodes), 200)
+
     def test_an_illegal_action_is_refused_before_any_game_steps_whatever_the_threads(self):
         # Each thread checks its own games: the first illegal one is named, and no game is
         # stepped, however the games are shared out.

@@ -38,6 +38,7 @@ mod records;
 mod tensor;
 mod tournament;
 mod variant;
+mod vec_arrays;
 mod vec_game;
 mod workers;
 

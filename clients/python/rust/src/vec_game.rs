@@ -15,8 +15,9 @@
 //! ids ([`LegalIds`]: the reveals as a set of cells, the moves listed), which clear the mask's
 //! old ones, check the actions played and give `random_actions` without listing the actions
 //! again. That is why the arrays handed to Python are read-only, truly: numpy views of memory
-//! that Python may only read ([`ReadOnlyMemory`]), which numpy refuses to make writeable, since
-//! a value changed from Python would stay wrong until its cell next changed.
+//! that Python may only read ([`ReadOnlyMemory`](crate::read_only::ReadOnlyMemory),
+//! `vec_arrays.rs`), which numpy refuses to make writeable, since a value changed from Python
+//! would stay wrong until its cell next changed.
 //!
 //! Stepping hundreds of games in turn, each game's memory has gone cold by the time its next
 //! step comes, so a step waits for memory more than it computes: each game keeps its small
@@ -27,22 +28,24 @@
 //! # Threads
 //! The games are cut into blocks of [`BLOCK`] and each thread has its run of blocks, the same
 //! at every call ([`Workers`]: threads started with the `VecGame` and kept, each thread's
-//! games staying in its core's cache). Everything per game is done on the game's thread: the
-//! check of its action, its ply, its observation and mask, its new episode, its draw in
-//! `random_actions` (from its own generator). A step is one call of two phases, the checks
-//! then the plies, so that an illegal action still leaves every game as it was. What is left
-//! on the calling thread is Python's part: reading the actions (a copy) and making the array
-//! of `random_actions`.
+//! games staying in its core's cache). Everything per game is done on the game's thread:
+//! reading and checking its action, its ply, its observation and mask, its new episode, its
+//! draw in `random_actions` (from its own generator). A step is one call of two phases, the
+//! checks then the plies, so that an illegal action still leaves every game as it was. What
+//! is left on the calling thread is Python's part: taking the actions' array and making the
+//! array of `random_actions`, whatever the number of games.
 
 use crate::actions::Codec;
 use crate::legal_ids::LegalIds;
-use crate::read_only::ReadOnlyMemory;
-use crate::tensor::{self, Change, Shown, PLANES};
+use crate::tensor::{self, Change, Shown};
 use crate::variant::{load_any, Loaded};
+use crate::vec_arrays::{
+    native_order, shared_values, Arrays, NewIds, NumpyCalls, Out, Shares, Sizes,
+};
 use crate::workers::{Parts, Workers};
 use anqi_core::rules::playout::SplitMix64;
 use anqi_core::rules::{self, Action, SeedInputs};
-use pyo3::buffer::{Element, PyBuffer};
+use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -60,22 +63,10 @@ pub struct VecGame {
     slots: Vec<Slot>,
     /// The numpy arrays every call writes.
     arrays: Arrays,
-    /// The actions of the last `step`, read from Python's array into memory kept for them.
+    /// The actions of the last `step`, copied from Python's array into memory kept for them.
     actions: Vec<i64>,
     /// numpy's functions each call uses, looked up once.
     numpy: NumpyCalls,
-}
-
-/// The numpy functions `VecGame`'s calls use, looked up once rather than by name at every
-/// call (a step of a few hundred games takes tens of microseconds; a lookup, a few hundred
-/// nanoseconds).
-struct NumpyCalls {
-    /// `numpy.empty`.
-    empty: Py<PyAny>,
-    /// `numpy.frombuffer`.
-    frombuffer: Py<PyAny>,
-    /// `numpy.ascontiguousarray`.
-    contiguous: Py<PyAny>,
 }
 
 /// One game, how many episodes its slot has started, its generator of random actions, and
@@ -99,222 +90,12 @@ fn slot_rng(seed: &str, i: usize) -> SplitMix64 {
     SplitMix64::new(hash)
 }
 
-/// A numpy array that Rust writes with the GIL released and Python only reads: a read-only view
-/// of memory Rust owns.
-struct Written<T: Element> {
-    view: Py<PyAny>,
-    /// The memory under the view (kept alive by it too: it is the view's base).
-    memory: Py<ReadOnlyMemory>,
-    /// How many values of `T` the memory holds.
-    len: usize,
-    _values: std::marker::PhantomData<T>,
-}
-
-impl<T: Element> Written<T> {
-    /// A new array of `len` zeros of `T`, seen from Python as an array of `shape` and numpy
-    /// `dtype` (of `T`'s layout; `bool` for `u8`) that cannot be made writeable. `what` names
-    /// it in a MemoryError.
-    fn zeros(
-        py: Python<'_>,
-        numpy: &NumpyCalls,
-        shape: Vec<usize>,
-        len: usize,
-        dtype: &str,
-        what: &str,
-    ) -> PyResult<Written<T>> {
-        let bytes = len
-            .checked_mul(std::mem::size_of::<T>())
-            .ok_or_else(|| PyMemoryError::new_err(format!("{what} would not fit in memory")))?;
-        let memory = Py::new(py, ReadOnlyMemory::zeroed(bytes, what)?)?;
-        let view = numpy
-            .frombuffer
-            .bind(py)
-            .call1((&memory, dtype))?
-            .call_method1("reshape", (shape,))?;
-        // The contract Python relies on, checked: numpy made it read-only (the buffer is).
-        if view.getattr("flags")?.getattr("writeable")?.is_truthy()? {
-            return Err(PyValueError::new_err(
-                "numpy made a writeable array of read-only memory",
-            ));
-        }
-        Ok(Written {
-            view: view.unbind(),
-            memory,
-            len,
-            _values: std::marker::PhantomData,
-        })
-    }
-
-    /// The array's values, to write.
-    fn values(&mut self) -> &mut [T] {
-        let memory = self.memory.get();
-        debug_assert!(memory.len() >= self.len * std::mem::size_of::<T>());
-        // SAFETY: the memory holds `len` values of `T` (made so in `zeros`), aligned for any
-        // `T` (`ReadOnlyMemory` aligns to 64 bytes), any bit pattern of which is a value (the
-        // `Element` types: numbers), and stays where it is while `self.memory` lives. No other
-        // Rust reference to it exists while this one lives (`&mut self`; nothing else writes
-        // a `ReadOnlyMemory`), and Python holds only read-only views. Python code in another
-        // thread may read it while a call writes with the GIL released, as it may with any
-        // numpy operation that releases the GIL.
-        unsafe { std::slice::from_raw_parts_mut(memory.as_ptr().cast::<T>(), self.len) }
-    }
-}
-
-/// The arrays every call writes. Masks and dones are `bool` views of bytes (numpy's `bool`
-/// layout: 0 or 1 in a byte), written as bytes.
-struct Arrays {
-    obs: Written<f32>,
-    masks: Written<u8>,
-    rewards: Written<f32>,
-    dones: Written<u8>,
-    to_move: Written<i32>,
-    /// `(obs, masks, rewards, dones, to_move)`, the views every call returns.
-    views: Py<pyo3::types::PyTuple>,
-}
-
-/// How many values each array of `n` games holds, checked to fit in memory before anything is
-/// allocated: `obs` (`n * PLANES * cells` values), `masks` (`n * actions`), `rewards`
-/// (`n * players`); dones and to_move hold `n`.
-struct Sizes {
-    n: usize,
-    cells: usize,
-    actions: usize,
-    players: usize,
-    obs: usize,
-    masks: usize,
-    rewards: usize,
-}
-
-impl Sizes {
-    /// The sizes of `n` games' arrays, or MemoryError when they and the games' own memory
-    /// would take more bytes than a process can address (an `n` no machine can hold).
-    fn of(n: usize, cells: usize, actions: usize, players: usize) -> PyResult<Sizes> {
-        let sizes = (|| {
-            let obs = n.checked_mul(PLANES)?.checked_mul(cells)?;
-            let masks = n.checked_mul(actions)?;
-            let rewards = n.checked_mul(players)?;
-            // Every byte: the arrays, then each game's slot, its listing buffer and its
-            // action.
-            let per_game = std::mem::size_of::<Slot>()
-                .checked_add(actions.checked_add(4)?.checked_mul(4)?)?
-                .checked_add(4 + 1 + 4 + 8)?;
-            let bytes = obs
-                .checked_mul(4)?
-                .checked_add(masks)?
-                .checked_add(rewards.checked_mul(4)?)?
-                .checked_add(n.checked_mul(per_game)?)?;
-            (bytes <= isize::MAX as usize).then_some(Sizes {
-                n,
-                cells,
-                actions,
-                players,
-                obs,
-                masks,
-                rewards,
-            })
-        })();
-        sizes.ok_or_else(|| {
-            PyMemoryError::new_err(format!(
-                "VecGame(n={n}): the games and their arrays would take more memory than a process can address: ask for fewer games"
-            ))
-        })
-    }
-}
-
-impl Arrays {
-    fn new(py: Python<'_>, numpy: &NumpyCalls, sizes: &Sizes) -> PyResult<Arrays> {
-        let Sizes {
-            n,
-            cells,
-            actions,
-            players,
-            ..
-        } = *sizes;
-        let obs = Written::zeros(
-            py,
-            numpy,
-            vec![n, PLANES, cells],
-            sizes.obs,
-            "float32",
-            "the observations",
-        )?;
-        let masks = Written::zeros(
-            py,
-            numpy,
-            vec![n, actions],
-            sizes.masks,
-            "bool",
-            "the masks",
-        )?;
-        let rewards = Written::zeros(
-            py,
-            numpy,
-            vec![n, players],
-            sizes.rewards,
-            "float32",
-            "the rewards",
-        )?;
-        let dones = Written::zeros(py, numpy, vec![n], n, "bool", "the dones")?;
-        let to_move = Written::zeros(py, numpy, vec![n], n, "int32", "the players to move")?;
-        let views = pyo3::types::PyTuple::new(
-            py,
-            [
-                &obs.view,
-                &masks.view,
-                &rewards.view,
-                &dones.view,
-                &to_move.view,
-            ],
-        )?
-        .unbind();
-        Ok(Arrays {
-            obs,
-            masks,
-            rewards,
-            dones,
-            to_move,
-            views,
-        })
-    }
-
-    /// The arrays, to be shared out among `n` games.
-    fn shares(&mut self, n: usize) -> Shares<'_> {
-        let Arrays {
-            obs,
-            masks,
-            rewards,
-            dones,
-            to_move,
-            views: _,
-        } = self;
-        let (obs, masks, rewards) = (obs.values(), masks.values(), rewards.values());
-        // n >= 1, and every game's share is at least one value (a cell, an action, a player).
-        Shares {
-            sizes: [obs.len() / n, masks.len() / n, rewards.len() / n],
-            obs,
-            masks,
-            rewards,
-            dones: dones.values(),
-            to_move: to_move.values(),
-        }
-    }
-
-    /// The arrays as Python sees them: `(obs, masks, rewards, dones, to_move)`.
-    fn views<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyTuple> {
-        self.views.bind(py).clone()
-    }
-}
-
-/// Whether a buffer of `format` (the struct module's syntax) holds its numbers in this
-/// machine's byte order: pyo3 lets an array of the other order through as `i64`, which would
-/// read its numbers byte-swapped.
-fn native_order(format: &std::ffi::CStr) -> bool {
-    match format.to_bytes().first() {
-        Some(b'>' | b'!') => cfg!(target_endian = "big"),
-        Some(b'<') => cfg!(target_endian = "little"),
-        // `@`, `=` or no prefix: native.
-        _ => true,
-    }
+/// The bytes of a game's own memory besides its share of the arrays, for [`Sizes::of`]: its
+/// slot, its listing buffer and its action; None when that would overflow.
+fn game_bytes(actions: usize) -> Option<usize> {
+    std::mem::size_of::<Slot>()
+        .checked_add(actions.checked_add(4)?.checked_mul(4)?)?
+        .checked_add(4 + 1 + 4 + 8)
 }
 
 /// The game of slot `i`'s episode `k`.
@@ -325,71 +106,6 @@ fn deal(loaded: &Loaded, seed: &str, i: usize, k: u64) -> rules::Game {
     }
     .deal_for(&loaded.variant);
     rules::Game::new(loaded.variant.clone(), start)
-}
-
-/// One game's share of the arrays.
-struct Out<'a> {
-    obs: &'a mut [f32],
-    mask: &'a mut [u8],
-    rewards: &'a mut [f32],
-    done: &'a mut u8,
-    to_move: &'a mut i32,
-}
-
-/// Consecutive games' shares of the arrays (game 0 of a `Shares` is its first), handed out one
-/// game at a time without a list of them.
-struct Shares<'a> {
-    obs: &'a mut [f32],
-    masks: &'a mut [u8],
-    rewards: &'a mut [f32],
-    dones: &'a mut [u8],
-    to_move: &'a mut [i32],
-    /// One game's values of `obs`, `masks` and `rewards`.
-    sizes: [usize; 3],
-}
-
-impl<'a> Shares<'a> {
-    /// The shares of the first `k` games, and of the others.
-    fn split_at(self, k: usize) -> (Shares<'a>, Shares<'a>) {
-        let [o, m, r] = self.sizes;
-        let (obs, obs_rest) = self.obs.split_at_mut(k * o);
-        let (masks, masks_rest) = self.masks.split_at_mut(k * m);
-        let (rewards, rewards_rest) = self.rewards.split_at_mut(k * r);
-        let (dones, dones_rest) = self.dones.split_at_mut(k);
-        let (to_move, to_move_rest) = self.to_move.split_at_mut(k);
-        let sizes = self.sizes;
-        (
-            Shares {
-                obs,
-                masks,
-                rewards,
-                dones,
-                to_move,
-                sizes,
-            },
-            Shares {
-                obs: obs_rest,
-                masks: masks_rest,
-                rewards: rewards_rest,
-                dones: dones_rest,
-                to_move: to_move_rest,
-                sizes,
-            },
-        )
-    }
-
-    /// Game `i`'s share.
-    #[inline(always)]
-    fn get(&mut self, i: usize) -> Out<'_> {
-        let [o, m, r] = self.sizes;
-        Out {
-            obs: &mut self.obs[i * o..(i + 1) * o],
-            mask: &mut self.masks[i * m..(i + 1) * m],
-            rewards: &mut self.rewards[i * r..(i + 1) * r],
-            done: &mut self.dones[i],
-            to_move: &mut self.to_move[i],
-        }
-    }
 }
 
 /// Brings a game's share of the arrays up to date with its game, after a change: its
@@ -542,8 +258,12 @@ impl VecGame {
         });
     }
 
-    /// Reads `actions` (any integer array or sequence of `n`) into `self.actions`.
-    fn read_actions(&mut self, py: Python<'_>, actions: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// `actions` (any integer array or sequence of `n`) as a buffer of `n` int64 in a row.
+    fn actions_buffer(
+        &self,
+        py: Python<'_>,
+        actions: &Bound<'_, PyAny>,
+    ) -> PyResult<PyBuffer<i64>> {
         // An array of int64 (what `random_actions` gives, and most policies) is read as it is;
         // anything else is made one first.
         let buffer = match PyBuffer::<i64>::get(actions) {
@@ -560,52 +280,67 @@ impl VecGame {
                 buffer.item_count()
             )));
         }
-        buffer.copy_to_slice(py, &mut self.actions)
+        Ok(buffer)
     }
 
-    /// Plays every game's action in `self.actions` if all are legal ids; otherwise plays none
-    /// and returns the first game whose action is not.
-    fn play_all(&mut self, py: Python<'_>) -> Option<usize> {
-        let (loaded, seed, actions) = (&self.loaded, &self.seed, &self.actions);
+    /// Plays every game's action in `actions` if all are legal ids; otherwise plays none and
+    /// returns the first game whose action is not. The actions are copied into
+    /// `self.actions` first, each on its game's thread when there are several: read on the
+    /// calling thread, the ids `random_actions` drew on the others would all come to its
+    /// core, and back to theirs in `self.actions` (with sixteen threads, the calling thread
+    /// alone would read every game's action from fifteen other cores at every step).
+    fn play_all(&mut self, py: Python<'_>, actions: &PyBuffer<i64>) -> PyResult<Option<usize>> {
         let n = self.slots.len();
-        let (slots, arrays, workers) = (&mut self.slots, &mut self.arrays, &mut self.workers);
-        let legal = |i: usize, slot: &Slot| {
-            u32::try_from(actions[i]).is_ok_and(|id| slot.legal.contains(id))
+        let shared = match self.workers.ready() {
+            1 => None,
+            _ => shared_values(actions),
         };
-        if workers.ready() == 1 {
-            if let Some(i) = (0..n).find(|&i| !legal(i, &slots[i])) {
-                return Some(i);
+        if shared.is_none() {
+            actions.copy_to_slice(py, &mut self.actions)?;
+        }
+        let (loaded, seed) = (&self.loaded, &self.seed);
+        let (slots, arrays, workers) = (&mut self.slots, &mut self.arrays, &mut self.workers);
+        let shares = arrays.shares(n);
+        let legal =
+            |id: i64, slot: &Slot| u32::try_from(id).is_ok_and(|id| slot.legal.contains(id));
+        let Some(shared) = shared else {
+            let actions = &self.actions;
+            if let Some(i) = (0..n).find(|&i| !legal(actions[i], &slots[i])) {
+                return Ok(Some(i));
             }
             py.detach(|| {
-                for_each(workers, slots, arrays.shares(n), |i, slot, mut o| {
+                for_each(workers, slots, shares, |i, slot, mut o| {
                     play(loaded, seed, i, slot, &mut o, actions[i]);
                 });
             });
-            return None;
-        }
-        py.detach(|| {
-            let parts = Parts::new(blocks(slots, arrays.shares(n)));
+            return Ok(None);
+        };
+        let blocks = blocks(slots, shares).into_iter();
+        let parts = Parts::new(blocks.zip(self.actions.chunks_mut(BLOCK)).collect());
+        Ok(py.detach(|| {
             let first = AtomicUsize::new(usize::MAX);
-            // One call of two phases, each thread on its own games: the checks, then, once
-            // every game's action is checked, the plies (one call rather than two: each
+            // One call of two phases, each thread on its own games: the actions read and
+            // checked, then, once every game's is, the plies (one call rather than two: each
             // call's handing out and waiting for the threads is a microsecond or so).
             workers.run(parts.len(), 2, &|phase, b| {
                 if phase == 0 {
-                    parts.with(b, |(start, slots, _)| {
-                        if let Some(k) = (0..slots.len()).find(|&k| !legal(*start + k, &slots[k])) {
+                    parts.with(b, |((start, slots, _), ids)| {
+                        for (id, from) in ids.iter_mut().zip(&shared[*start..]) {
+                            *id = from.load(Ordering::Relaxed);
+                        }
+                        if let Some(k) = (0..slots.len()).find(|&k| !legal(ids[k], &slots[k])) {
                             first.fetch_min(*start + k, Ordering::Relaxed);
                         }
                     });
                 } else if first.load(Ordering::Relaxed) == usize::MAX {
-                    let (start, slots, mut shares) = parts.take(b);
+                    let ((start, slots, mut shares), ids) = parts.take(b);
                     for (k, slot) in slots.iter_mut().enumerate() {
-                        let i = start + k;
-                        play(loaded, seed, i, slot, &mut shares.get(k), actions[i]);
+                        play(loaded, seed, start + k, slot, &mut shares.get(k), ids[k]);
                     }
                 }
             });
             Some(first.into_inner()).filter(|&i| i < n)
-        })
+        }))
     }
 
     /// The ValueError for game `i`'s action, which is not one of its legal ids: what is wrong
@@ -647,7 +382,7 @@ impl VecGame {
         let actions = loaded.codec.len();
         // Everything checked to fit, then allocated fallibly: a batch too large raises
         // MemoryError (an allocation that fails in Rust would abort the interpreter).
-        let sizes = Sizes::of(n, cells, actions, v.players)?;
+        let sizes = Sizes::of(n, cells, actions, v.players, game_bytes(actions))?;
         let numpy = py.import("numpy").map_err(|_| {
             pyo3::exceptions::PyImportError::new_err(
                 "VecGame writes numpy arrays: pip install numpy",
@@ -744,8 +479,8 @@ impl VecGame {
         py: Python<'py>,
         actions: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
-        self.read_actions(py, actions)?;
-        if let Some(i) = self.play_all(py) {
+        let actions = self.actions_buffer(py, actions)?;
+        if let Some(i) = self.play_all(py, &actions)? {
             return Err(self.refusal(py, i));
         }
         Ok(self.arrays.views(py))
@@ -756,31 +491,24 @@ impl VecGame {
     /// opponents, with no per-game Python work. The same seed gives the same draws, whatever
     /// the threads.
     fn random_actions<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let n = self.slots.len();
-        let out = self.numpy.empty.bind(py).call1((n, "int64"))?;
-        let buffer = PyBuffer::<i64>::get(&out)?;
-        if buffer.readonly() || !buffer.is_c_contiguous() || buffer.item_count() != n {
-            return Err(PyValueError::new_err(
-                "numpy.empty made no writeable array of n int64",
-            ));
-        }
-        // SAFETY: the buffer is `n` values of `i64` in a row (checked above), writeable, in
-        // the array just made, which `out` keeps alive and nothing else holds yet: no other
-        // reference to its memory exists while `ids` lives (this function's end).
-        let ids = unsafe { std::slice::from_raw_parts_mut(buffer.buf_ptr().cast::<i64>(), n) };
+        let mut ids = NewIds::new(py, &self.numpy, self.slots.len())?;
         let (slots, workers) = (&mut self.slots, &mut self.workers);
+        let values = ids.values();
         if workers.ready() == 1 {
             // Too little work for the GIL's release, which a step of few games would notice.
-            draw(slots, ids);
+            draw(slots, values);
         } else {
             // Drawn on every thread, each game's from its own generator: the draws do not
             // depend on which thread makes them.
             py.detach(|| {
-                let blocks = slots.chunks_mut(BLOCK).zip(ids.chunks_mut(BLOCK)).collect();
+                let blocks = slots
+                    .chunks_mut(BLOCK)
+                    .zip(values.chunks_mut(BLOCK))
+                    .collect();
                 workers.run_parts(blocks, |(slots, ids)| draw(slots, ids));
             });
         }
-        Ok(out)
+        Ok(ids.into_array())
     }
 
     /// How many games.
