@@ -363,7 +363,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--per-thread", type=int, default=256, metavar="N",
-        help="games on each thread in the threads table (default 256)",
+        help="games on each thread in the threads table (default 256; a VecGame uses one "
+        "thread per 64 games at most)",
     )
     parser.add_argument("--threads-only", action="store_true", help="the threads table alone")
     args = parser.parse_args(argv)

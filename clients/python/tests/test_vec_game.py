@@ -303,5 +303,20 @@ print("then", len(anqi.VecGame("traditional", n=16).reset(seed=1)))
             self.assertTrue(stepped, f"game {i} was stepped")
 
 
+    def test_the_threads_table_of_the_speed_script(self):
+        # python -m anqi.speed's threads table: a VecGame of per_thread games a thread for each
+        # thread count, taking turns; its report gives each count's ratio to one thread.
+        from anqi import speed
+
+        table = speed.measure_threads(0.2, "traditional-2x4", [2, 1, 2], per_thread=64, rounds=2)
+        self.assertEqual(list(table.figures), [1, 2])
+        for figures in table.figures.values():
+            self.assertGreater(figures.plies, 0)
+            self.assertGreater(figures.plies_per_second, 0)
+        text = speed.report_threads(table)
+        self.assertIn("VecGame of 64 games a thread", text)
+        self.assertRegex(text, r"\n +1 +64 +[\d,]+ +1\.00x")
+        self.assertRegex(text, r"\n +2 +128 +[\d,]+ +\d+\.\d\dx")
+
 if __name__ == "__main__":
     unittest.main()
