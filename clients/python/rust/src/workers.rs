@@ -38,9 +38,9 @@ pub const PHASES: usize = 2;
 /// thread at the end of a phase) before it sleeps: long enough to cover Python's own time
 /// between two calls of a loop (under 5 microseconds between `step` and `random_actions`),
 /// short enough to cost little when Python does more in between. And on a machine busy with
-/// other work, a worker spinning for a call takes the core the calling thread waits for: 50
-/// microseconds made `threads=2` a third slower than 10 or 20 there, and no faster on an idle
-/// machine.
+/// other work, a worker spinning for a call takes the core the calling thread waits for: with a
+/// compile on one of two cores, `threads=2` made 0.67× `threads=1` spinning 50 microseconds and
+/// 0.79× spinning 10 (medians of runs taking turns), and no more on an idle machine.
 const SPIN: Duration = Duration::from_micros(20);
 
 /// `Shared::entry`'s bit set when the caller has claimed every block: a worker that has not
