@@ -1,8 +1,17 @@
 """Random playouts per second: OpenSpiel's banqi driven from Python, anqi driven from Python
-(action ids), and anqi's native batch `anqi.playouts`, measured in one run.
+(action ids), and anqi's native batch `anqi.playouts`, measured in one run; then `VecGame`'s
+steps per second on 1, 2, ... threads (the threads table).
 
-    python -m anqi.speed                 # about 15 seconds
+    python -m anqi.speed                 # about 30 seconds: 15 for each part
     python -m anqi.speed --seconds 60    # longer, steadier figures
+    python -m anqi.speed --threads-only --threads 1,2,4,8,16   # the threads table alone
+
+The threads table: `VecGame(variant, n=256 * threads, threads=threads)` stepped with
+`step(random_actions())`, observations and masks written at every step, the same number of
+games on each thread for every count (1, 2 and every processor this process may use, by
+default), the counts taking turns in short rounds. Each count's steps per second, and its
+ratio to one thread's: a machine of `k` idle cores gives up to `k`x. The load average before
+and after is printed: a machine busy with other work gives its threads less.
 
 OpenSpiel (`pyspiel`) is not a dependency of anqi: install it for the comparison with
 `pip install open_spiel`; without it, anqi's own figures are still printed.
@@ -21,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import random
 import sys
 import time
@@ -100,13 +110,15 @@ def native_round(
     return games, plies, spent
 
 
-def vec_round(variant: str, seconds: float, seed: str, n: int = 256) -> tuple[int, int, float]:
-    """`anqi.VecGame` of `n` games on one thread, stepped with `random_actions()` for about
-    `seconds`, observations and masks written at every step: episodes finished, steps, seconds.
-    """
+def vec_round(
+    variant: str, seconds: float, seed: str, n: int = 256, threads: int = 1
+) -> tuple[int, int, float]:
+    """`anqi.VecGame` of `n` games on `threads` threads, stepped with `random_actions()` for
+    about `seconds`, observations and masks written at every step: episodes finished, steps,
+    seconds."""
     import numpy  # noqa: PLC0415 (VecGame's arrays; optional for the rest)
 
-    vec = anqi.VecGame(variant, n=n, threads=1)
+    vec = anqi.VecGame(variant, n=n, threads=threads)
     vec.reset(seed=seed)
     episodes = steps = 0
     # The measurement's own bookkeeping, kept small: `count_nonzero` counts a bool array in
@@ -228,24 +240,158 @@ def report(figures: dict[str, Figures], variant: str = OPENSPIEL_VARIANT) -> str
     return "\n".join(lines)
 
 
+def processors() -> int:
+    """The processors this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every system
+        return os.cpu_count() or 1
+
+
+def load_average() -> str:
+    """The system's load average over the last minute, as text ("unknown" where there is none)."""
+    try:
+        return f"{os.getloadavg()[0]:.2f}"
+    except (AttributeError, OSError):
+        return "unknown"
+
+
+def busy_seconds() -> tuple[float, float] | None:
+    """Processor seconds spent so far by the whole machine (every processor's time not idle,
+    from /proc/stat) and by this process, or None where there is no /proc/stat (not Linux)."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except OSError:
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle and iowait
+    ticks = os.sysconf("SC_CLK_TCK")
+    mine = os.times()
+    return (sum(fields[:8]) - idle) / ticks, mine.user + mine.system
+
+
+@dataclasses.dataclass
+class ThreadsTable:
+    """The threads table's figures: by thread count, `Figures` of episodes and steps; the load
+    average before and after, and the share of the processors other processes used meanwhile
+    (None where it cannot be told)."""
+
+    variant: str
+    per_thread: int
+    figures: dict[int, Figures]
+    load_before: str
+    load_after: str
+    others: float | None = None
+
+
+def measure_threads(
+    seconds: float = 15.0,
+    variant: str = OPENSPIEL_VARIANT,
+    counts: list[int] | None = None,
+    per_thread: int = 256,
+    seed: int = 1,
+    rounds: int = 10,
+) -> ThreadsTable:
+    """`VecGame` of `per_thread * t` games on `t` threads for each `t` of `counts` (1, 2 and
+    every processor, by default), taking turns, `rounds` times, for `seconds` in all."""
+    counts = sorted(set(counts or [1, 2, processors()]))
+    figures = {t: Figures(f"threads-{t}") for t in counts}
+    slice_ = seconds / rounds / len(counts)
+    load_before, busy_before, start = load_average(), busy_seconds(), time.perf_counter()
+    for r in range(rounds):
+        for t in counts:
+            figures[t].add(
+                *vec_round(variant, slice_, seed=f"threads-{seed}-{r}", n=per_thread * t, threads=t)
+            )
+    busy_after, elapsed = busy_seconds(), time.perf_counter() - start
+    others = None
+    if busy_before and busy_after and elapsed > 0:
+        machine, mine = (after - before for after, before in zip(busy_after, busy_before))
+        others = max(0.0, machine - mine) / (elapsed * processors())
+    return ThreadsTable(variant, per_thread, figures, load_before, load_average(), others)
+
+
+def report_threads(table: ThreadsTable) -> str:
+    """The threads table as text: a line per thread count, its steps per second and its ratio
+    to one thread's."""
+    base = table.figures.get(1)
+    others = "" if table.others is None else f", other processes {table.others:.0%} of them"
+    lines = [
+        f"anqi {table.variant}, VecGame of {table.per_thread} games a thread, "
+        f"obs and masks each step; {processors()} processors{others}, "
+        f"load average {table.load_before} before, {table.load_after} after:",
+        f"{'threads':>7s} {'games':>7s} {'steps/s':>14s} {'/ 1 thread':>10s}",
+    ]
+    for t, f in table.figures.items():
+        ratio = f.plies_per_second / base.plies_per_second if base and base.plies_per_second else 0
+        lines.append(
+            f"{t:7d} {t * table.per_thread:7d} {f.plies_per_second:14,.0f} {ratio:9.2f}x"
+        )
+    return "\n".join(lines)
+
+
+def thread_counts(text: str) -> list[int]:
+    """`--threads`: thread counts separated by commas, each at least 1."""
+    try:
+        counts = [int(c) for c in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: thread counts separated by commas") from None
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: every thread count is at least 1")
+    return counts
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m anqi.speed",
-        description="Random playouts per second: pyspiel banqi vs anqi (Python-driven and native).",
+        description="Random playouts per second: pyspiel banqi vs anqi (Python-driven and "
+        "native); then the threads table: VecGame's steps per second (observations and masks "
+        "written at every step) on 1, 2, ... threads with the same games on each thread, and "
+        "each count's ratio to one thread.",
     )
-    parser.add_argument("--seconds", type=float, default=15.0, help="total run time (default 15)")
+    parser.add_argument("--seconds", type=float, default=15.0, help="run time of the playouts (default 15)")
     parser.add_argument("--variant", default=OPENSPIEL_VARIANT, help="anqi variant (default openspiel)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random choices")
     parser.add_argument("--no-chance", action="store_true", help="skip the chance-mode figure")
+    parser.add_argument(
+        "--threads", type=thread_counts, default=None, metavar="N,N,...",
+        help="the threads table's thread counts (default: 1, 2 and every processor)",
+    )
+    parser.add_argument(
+        "--threads-seconds", type=float, default=None, metavar="S",
+        help="run time of the threads table (default: --seconds; 0 skips it)",
+    )
+    parser.add_argument(
+        "--per-thread", type=int, default=256, metavar="N",
+        help="games on each thread in the threads table (default 256; a VecGame uses one "
+        "thread per 64 games at most)",
+    )
+    parser.add_argument("--threads-only", action="store_true", help="the threads table alone")
     args = parser.parse_args(argv)
+    threads_seconds = args.seconds if args.threads_seconds is None else args.threads_seconds
     if args.seconds <= 0:
         parser.error("--seconds must be positive")
+    if threads_seconds < 0 or (args.threads_only and threads_seconds == 0):
+        parser.error("--threads-seconds must be positive (0 skips the table, without --threads-only)")
+    if args.per_thread < 1:
+        parser.error("--per-thread must be at least 1")
     try:
         anqi.Variant(args.variant)  # a bad name fails here, before the run
     except ValueError as e:
         parser.error(str(e))
-    figures = measure(args.seconds, args.variant, args.seed, chance=not args.no_chance)
-    print(report(figures, args.variant))
+    if not args.threads_only:
+        figures = measure(args.seconds, args.variant, args.seed, chance=not args.no_chance)
+        print(report(figures, args.variant))
+    if threads_seconds > 0:
+        try:
+            import numpy  # noqa: F401, PLC0415 (VecGame's arrays)
+        except ImportError:
+            print("\nThe threads table needs numpy (VecGame's arrays): pip install numpy")
+            return 0 if not args.threads_only else 1
+        table = measure_threads(
+            threads_seconds, args.variant, args.threads, args.per_thread, args.seed
+        )
+        print(("" if args.threads_only else "\n") + report_threads(table))
     return 0
 
 

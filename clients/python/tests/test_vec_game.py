@@ -2,7 +2,10 @@
 played the same way; the same seed gives the same games whatever the thread count; episodes
 restart by themselves."""
 
+import os
+import signal
 import unittest
+import warnings
 
 import anqi
 
@@ -143,19 +146,102 @@ print("then", len(anqi.VecGame("traditional", n=16).reset(seed=1)))
         self.assertIn("fewer games", out.stdout)
         self.assertIn("then 5", out.stdout)
 
-    def test_the_same_seed_gives_the_same_games_whatever_the_threads(self):
-        runs = []
+    def test_the_same_seed_gives_the_same_arrays_and_draws_whatever_the_threads(self):
+        # Games are shared out among the threads in blocks of 64 (PACKAGE.md): 300 games are
+        # five blocks, the last one short, which 2, 3, 4 and 7 threads split every way, a
+        # thread done with its own blocks taking others'. Every draw of random_actions and
+        # every array, new episodes included, must come out as on one thread, bit for bit.
+        for variant, steps in (("traditional", 120), ("traditional-2x4", 120), ("strategic", 60)):
+            with self.subTest(variant):
+                vecs = [anqi.VecGame(variant, n=300, threads=t) for t in (1, 2, 3, 4, 7)]
+                outs = [vec.reset(seed="t") for vec in vecs]
+                for step in range(steps):
+                    for out in outs[1:]:
+                        for a, b in zip(out, outs[0]):
+                            np.testing.assert_array_equal(a, b, err_msg=f"step {step}")
+                    draws = [vec.random_actions() for vec in vecs]
+                    for d in draws[1:]:
+                        np.testing.assert_array_equal(d, draws[0], err_msg=f"step {step}")
+                    outs = [vec.step(d) for vec, d in zip(vecs, draws)]
+                self.assertEqual(len({tuple(vec.episodes) for vec in vecs}), 1)
+                if "2x4" in variant:
+                    self.assertGreater(sum(vecs[0].episodes), 300, "episodes ended on threads")
+
+    def test_a_refused_step_changes_nothing_draws_included(self):
+        # A step is checked on the games' threads before any game plays (PACKAGE.md): one of
+        # them refused leaves every game, and every game's generator of random actions, as it
+        # was. Two VecGames of one seed, one of them refused a step before each step, go on
+        # alike, random_actions called once, twice or not at all between steps (a step of
+        # other actions), on one thread or several.
         for threads in (1, 3):
-            vec = anqi.VecGame("traditional", n=7, threads=threads)
-            out = vec.reset(seed=9)
-            trace = [out[0].copy()]
-            for _ in range(200):
-                out = vec.step(vec.random_actions())
-                trace.append(out[0].copy())
-                trace.append(out[2].copy())
-            runs.append(trace)
-        for a, b in zip(*runs):
-            np.testing.assert_array_equal(a, b)
+            with self.subTest(threads=threads):
+                same, refused = (anqi.VecGame("traditional-2x4", n=200, threads=threads)
+                                 for _ in range(2))
+                same.reset(seed=5)
+                refused.reset(seed=5)
+                illegal = np.full(200, -1)
+                for step in range(150):
+                    with self.assertRaises(ValueError):
+                        refused.step(illegal)
+                    if step % 5 == 4:  # a step of other actions: the first legal id of each
+                        masks = same.step(same.random_actions())[1]
+                        refused.step(refused.random_actions())
+                        actions = [masks.argmax(axis=1)] * 2
+                    else:
+                        for _ in range(1 + (step % 3 == 0)):
+                            actions = [same.random_actions(), refused.random_actions()]
+                            np.testing.assert_array_equal(*actions, err_msg=f"step {step}")
+                    outs = [same.step(actions[0]), refused.step(actions[1])]
+                    for a, b in zip(*outs):
+                        np.testing.assert_array_equal(a, b, err_msg=f"step {step}")
+                self.assertEqual(same.episodes, refused.episodes)
+                self.assertGreater(sum(same.episodes), 200)
+
+    def test_an_illegal_action_is_refused_before_any_game_steps_whatever_the_threads(self):
+        # Each thread checks its own games: the first illegal one is named, and no game is
+        # stepped, however the games are shared out.
+        for threads in (1, 2, 3):
+            with self.subTest(threads=threads):
+                vec = anqi.VecGame("traditional", n=300, threads=threads)
+                vec.reset(seed=2)
+                actions = vec.random_actions()
+                actions[[290, 150]] = 351  # a jump, illegal at the start
+                with self.assertRaisesRegex(ValueError, r"^game 150: action 351"):
+                    vec.step(actions)
+                self.assertEqual({vec.game(i).ply for i in range(300)}, {0})
+                vec.step(vec.random_actions())
+                self.assertEqual({vec.game(i).ply for i in range(300)}, {1})
+
+    @unittest.skipUnless(hasattr(os, "fork"), "no os.fork here")
+    def test_a_child_forked_after_the_threads_started_steps_as_the_parent(self):
+        # A VecGame's threads are started once and kept; a child forked from the process
+        # (os.fork, multiprocessing's "fork") has none of them, nor may it use what they
+        # shared (a lock one held at the fork): it starts its own. The alarm ends a child
+        # that would hang.
+        vec = anqi.VecGame("traditional", n=300, threads=2)
+        vec.reset(seed=3)
+        vec.step(vec.random_actions())
+        read, write = os.pipe()
+        with warnings.catch_warnings():
+            # Python warns that a fork of a process with threads may deadlock its child.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:
+            try:
+                signal.alarm(60)
+                for _ in range(20):
+                    obs = vec.step(vec.random_actions())[0]
+                os.write(write, obs.tobytes()[:1 << 16] + b"ok")
+            finally:
+                os._exit(0)
+        os.close(write)
+        with os.fdopen(read, "rb") as pipe:
+            got = pipe.read()
+        _, status = os.waitpid(pid, 0)
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0)
+        for _ in range(20):
+            obs = vec.step(vec.random_actions())[0]
+        self.assertEqual(got, obs.tobytes()[:1 << 16] + b"ok")
 
     def test_an_illegal_action_is_refused_before_any_game_steps(self):
         vec = anqi.VecGame("traditional", n=2)
@@ -216,6 +302,21 @@ print("then", len(anqi.VecGame("traditional", n=16).reset(seed=1)))
             stepped = vec.game(i).ply == plies[i] + 1 or vec.episodes[i] == episodes[i] + 1
             self.assertTrue(stepped, f"game {i} was stepped")
 
+
+    def test_the_threads_table_of_the_speed_script(self):
+        # python -m anqi.speed's threads table: a VecGame of per_thread games a thread for each
+        # thread count, taking turns; its report gives each count's ratio to one thread.
+        from anqi import speed
+
+        table = speed.measure_threads(0.2, "traditional-2x4", [2, 1, 2], per_thread=64, rounds=2)
+        self.assertEqual(list(table.figures), [1, 2])
+        for figures in table.figures.values():
+            self.assertGreater(figures.plies, 0)
+            self.assertGreater(figures.plies_per_second, 0)
+        text = speed.report_threads(table)
+        self.assertIn("VecGame of 64 games a thread", text)
+        self.assertRegex(text, r"\n +1 +64 +[\d,]+ +1\.00x")
+        self.assertRegex(text, r"\n +2 +128 +[\d,]+ +\d+\.\d\dx")
 
 if __name__ == "__main__":
     unittest.main()

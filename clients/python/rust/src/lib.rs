@@ -38,7 +38,9 @@ mod records;
 mod tensor;
 mod tournament;
 mod variant;
+mod vec_arrays;
 mod vec_game;
+mod workers;
 
 use pyo3::prelude::*;
 

@@ -15,25 +15,40 @@
 //! ids ([`LegalIds`]: the reveals as a set of cells, the moves listed), which clear the mask's
 //! old ones, check the actions played and give `random_actions` without listing the actions
 //! again. That is why the arrays handed to Python are read-only, truly: numpy views of memory
-//! that Python may only read ([`ReadOnlyMemory`]), which numpy refuses to make writeable, since
-//! a value changed from Python would stay wrong until its cell next changed.
+//! that Python may only read ([`ReadOnlyMemory`](crate::read_only::ReadOnlyMemory),
+//! `vec_arrays.rs`), which numpy refuses to make writeable, since a value changed from Python
+//! would stay wrong until its cell next changed.
 //!
 //! Stepping hundreds of games in turn, each game's memory has gone cold by the time its next
 //! step comes, so a step waits for memory more than it computes: each game keeps its small
 //! arrays in itself (the board's, its legal ids' sets, what its observation shows) and writes
 //! one record a ply for the repetition rule, and a step starts by clearing the game's old ids
 //! from its mask, so that the mask's memory is on its way while the game plays.
+//!
+//! # Threads
+//! The games are cut into blocks of [`BLOCK`] and each thread has its run of blocks, the same
+//! at every call ([`Workers`]: threads started with the `VecGame` and kept, each thread's
+//! games staying in its core's cache). Everything per game is done on the game's thread:
+//! reading and checking its action, its ply, its observation and mask, its new episode, its
+//! draw in `random_actions` (from its own generator). A step is one call of two phases, the
+//! checks then the plies, so that an illegal action still leaves every game as it was. What
+//! is left on the calling thread is Python's part: taking the actions' array and making the
+//! array of `random_actions`, whatever the number of games.
 
 use crate::actions::Codec;
 use crate::legal_ids::LegalIds;
-use crate::read_only::ReadOnlyMemory;
-use crate::tensor::{self, Change, Shown, PLANES};
+use crate::tensor::{self, Change, Shown};
 use crate::variant::{load_any, Loaded};
+use crate::vec_arrays::{
+    native_order, shared_values, Arrays, NewIds, NumpyCalls, Out, Shares, Sizes,
+};
+use crate::workers::{Parts, Workers};
 use anqi_core::rules::playout::SplitMix64;
 use anqi_core::rules::{self, Action, SeedInputs};
-use pyo3::buffer::{Element, PyBuffer};
+use pyo3::buffer::PyBuffer;
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// n games stepped together; see PACKAGE.md, Batched stepping.
@@ -41,24 +56,17 @@ use std::sync::Arc;
 pub struct VecGame {
     loaded: Arc<Loaded>,
     seed: String,
+    /// The threads asked for (`workers` may hold fewer: see [`useful_threads`]).
     threads: usize,
+    /// The threads every call runs on, kept from call to call.
+    workers: Workers,
     slots: Vec<Slot>,
     /// The numpy arrays every call writes.
     arrays: Arrays,
+    /// The actions of the last `step`, copied from Python's array into memory kept for them.
+    actions: Vec<i64>,
     /// numpy's functions each call uses, looked up once.
     numpy: NumpyCalls,
-}
-
-/// The numpy functions `VecGame`'s calls use, looked up once rather than by name at every
-/// call (a step of a few hundred games takes tens of microseconds; a lookup, a few hundred
-/// nanoseconds).
-struct NumpyCalls {
-    /// `numpy.empty`.
-    empty: Py<PyAny>,
-    /// `numpy.frombuffer`.
-    frombuffer: Py<PyAny>,
-    /// `numpy.ascontiguousarray`.
-    contiguous: Py<PyAny>,
 }
 
 /// One game, how many episodes its slot has started, its generator of random actions, and
@@ -82,221 +90,12 @@ fn slot_rng(seed: &str, i: usize) -> SplitMix64 {
     SplitMix64::new(hash)
 }
 
-/// A numpy array that Rust writes with the GIL released and Python only reads: a read-only view
-/// of memory Rust owns.
-struct Written<T: Element> {
-    view: Py<PyAny>,
-    /// The memory under the view (kept alive by it too: it is the view's base).
-    memory: Py<ReadOnlyMemory>,
-    /// How many values of `T` the memory holds.
-    len: usize,
-    _values: std::marker::PhantomData<T>,
-}
-
-impl<T: Element> Written<T> {
-    /// A new array of `len` zeros of `T`, seen from Python as an array of `shape` and numpy
-    /// `dtype` (of `T`'s layout; `bool` for `u8`) that cannot be made writeable. `what` names
-    /// it in a MemoryError.
-    fn zeros(
-        py: Python<'_>,
-        numpy: &NumpyCalls,
-        shape: Vec<usize>,
-        len: usize,
-        dtype: &str,
-        what: &str,
-    ) -> PyResult<Written<T>> {
-        let bytes = len
-            .checked_mul(std::mem::size_of::<T>())
-            .ok_or_else(|| PyMemoryError::new_err(format!("{what} would not fit in memory")))?;
-        let memory = Py::new(py, ReadOnlyMemory::zeroed(bytes, what)?)?;
-        let view = numpy
-            .frombuffer
-            .bind(py)
-            .call1((&memory, dtype))?
-            .call_method1("reshape", (shape,))?;
-        // The contract Python relies on, checked: numpy made it read-only (the buffer is).
-        if view.getattr("flags")?.getattr("writeable")?.is_truthy()? {
-            return Err(PyValueError::new_err(
-                "numpy made a writeable array of read-only memory",
-            ));
-        }
-        Ok(Written {
-            view: view.unbind(),
-            memory,
-            len,
-            _values: std::marker::PhantomData,
-        })
-    }
-
-    /// The array's values, to write.
-    fn values(&mut self) -> &mut [T] {
-        let memory = self.memory.get();
-        debug_assert!(memory.len() >= self.len * std::mem::size_of::<T>());
-        // SAFETY: the memory holds `len` values of `T` (made so in `zeros`), aligned for any
-        // `T` (`ReadOnlyMemory` aligns to 64 bytes), any bit pattern of which is a value (the
-        // `Element` types: numbers), and stays where it is while `self.memory` lives. No other
-        // Rust reference to it exists while this one lives (`&mut self`; nothing else writes
-        // a `ReadOnlyMemory`), and Python holds only read-only views. Python code in another
-        // thread may read it while a call writes with the GIL released, as it may with any
-        // numpy operation that releases the GIL.
-        unsafe { std::slice::from_raw_parts_mut(memory.as_ptr().cast::<T>(), self.len) }
-    }
-}
-
-/// The arrays every call writes. Masks and dones are `bool` views of bytes (numpy's `bool`
-/// layout: 0 or 1 in a byte), written as bytes.
-struct Arrays {
-    obs: Written<f32>,
-    masks: Written<u8>,
-    rewards: Written<f32>,
-    dones: Written<u8>,
-    to_move: Written<i32>,
-    /// `(obs, masks, rewards, dones, to_move)`, the views every call returns.
-    views: Py<pyo3::types::PyTuple>,
-}
-
-/// How many values each array of `n` games holds, checked to fit in memory before anything is
-/// allocated: `obs` (`n * PLANES * cells` values), `masks` (`n * actions`), `rewards`
-/// (`n * players`); dones and to_move hold `n`.
-struct Sizes {
-    n: usize,
-    cells: usize,
-    actions: usize,
-    players: usize,
-    obs: usize,
-    masks: usize,
-    rewards: usize,
-}
-
-impl Sizes {
-    /// The sizes of `n` games' arrays, or MemoryError when they and the games' own memory
-    /// would take more bytes than a process can address (an `n` no machine can hold).
-    fn of(n: usize, cells: usize, actions: usize, players: usize) -> PyResult<Sizes> {
-        let sizes = (|| {
-            let obs = n.checked_mul(PLANES)?.checked_mul(cells)?;
-            let masks = n.checked_mul(actions)?;
-            let rewards = n.checked_mul(players)?;
-            // Every byte: the arrays, then each game's slot and its listing buffer.
-            let per_game = std::mem::size_of::<Slot>()
-                .checked_add(actions.checked_add(4)?.checked_mul(4)?)?
-                .checked_add(4 + 1 + 4)?;
-            let bytes = obs
-                .checked_mul(4)?
-                .checked_add(masks)?
-                .checked_add(rewards.checked_mul(4)?)?
-                .checked_add(n.checked_mul(per_game)?)?;
-            (bytes <= isize::MAX as usize).then_some(Sizes {
-                n,
-                cells,
-                actions,
-                players,
-                obs,
-                masks,
-                rewards,
-            })
-        })();
-        sizes.ok_or_else(|| {
-            PyMemoryError::new_err(format!(
-                "VecGame(n={n}): the games and their arrays would take more memory than a process can address: ask for fewer games"
-            ))
-        })
-    }
-}
-
-impl Arrays {
-    fn new(py: Python<'_>, numpy: &NumpyCalls, sizes: &Sizes) -> PyResult<Arrays> {
-        let Sizes {
-            n,
-            cells,
-            actions,
-            players,
-            ..
-        } = *sizes;
-        let obs = Written::zeros(
-            py,
-            numpy,
-            vec![n, PLANES, cells],
-            sizes.obs,
-            "float32",
-            "the observations",
-        )?;
-        let masks = Written::zeros(
-            py,
-            numpy,
-            vec![n, actions],
-            sizes.masks,
-            "bool",
-            "the masks",
-        )?;
-        let rewards = Written::zeros(
-            py,
-            numpy,
-            vec![n, players],
-            sizes.rewards,
-            "float32",
-            "the rewards",
-        )?;
-        let dones = Written::zeros(py, numpy, vec![n], n, "bool", "the dones")?;
-        let to_move = Written::zeros(py, numpy, vec![n], n, "int32", "the players to move")?;
-        let views = pyo3::types::PyTuple::new(
-            py,
-            [
-                &obs.view,
-                &masks.view,
-                &rewards.view,
-                &dones.view,
-                &to_move.view,
-            ],
-        )?
-        .unbind();
-        Ok(Arrays {
-            obs,
-            masks,
-            rewards,
-            dones,
-            to_move,
-            views,
-        })
-    }
-
-    /// The arrays, to be shared out among `n` games.
-    fn shares(&mut self, n: usize) -> Shares<'_> {
-        let Arrays {
-            obs,
-            masks,
-            rewards,
-            dones,
-            to_move,
-            views: _,
-        } = self;
-        let (obs, masks, rewards) = (obs.values(), masks.values(), rewards.values());
-        // n >= 1, and every game's share is at least one value (a cell, an action, a player).
-        Shares {
-            sizes: [obs.len() / n, masks.len() / n, rewards.len() / n],
-            obs,
-            masks,
-            rewards,
-            dones: dones.values(),
-            to_move: to_move.values(),
-        }
-    }
-
-    /// The arrays as Python sees them: `(obs, masks, rewards, dones, to_move)`.
-    fn views<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyTuple> {
-        self.views.bind(py).clone()
-    }
-}
-
-/// Whether a buffer of `format` (the struct module's syntax) holds its numbers in this
-/// machine's byte order: pyo3 lets an array of the other order through as `i64`, which would
-/// read its numbers byte-swapped.
-fn native_order(format: &std::ffi::CStr) -> bool {
-    match format.to_bytes().first() {
-        Some(b'>' | b'!') => cfg!(target_endian = "big"),
-        Some(b'<') => cfg!(target_endian = "little"),
-        // `@`, `=` or no prefix: native.
-        _ => true,
-    }
+/// The bytes of a game's own memory besides its share of the arrays, for [`Sizes::of`]: its
+/// slot, its listing buffer and its action; None when that would overflow.
+fn game_bytes(actions: usize) -> Option<usize> {
+    std::mem::size_of::<Slot>()
+        .checked_add(actions.checked_add(4)?.checked_mul(4)?)?
+        .checked_add(4 + 1 + 4 + 8)
 }
 
 /// The game of slot `i`'s episode `k`.
@@ -307,71 +106,6 @@ fn deal(loaded: &Loaded, seed: &str, i: usize, k: u64) -> rules::Game {
     }
     .deal_for(&loaded.variant);
     rules::Game::new(loaded.variant.clone(), start)
-}
-
-/// One game's share of the arrays.
-struct Out<'a> {
-    obs: &'a mut [f32],
-    mask: &'a mut [u8],
-    rewards: &'a mut [f32],
-    done: &'a mut u8,
-    to_move: &'a mut i32,
-}
-
-/// Consecutive games' shares of the arrays (game 0 of a `Shares` is its first), handed out one
-/// game at a time without a list of them.
-struct Shares<'a> {
-    obs: &'a mut [f32],
-    masks: &'a mut [u8],
-    rewards: &'a mut [f32],
-    dones: &'a mut [u8],
-    to_move: &'a mut [i32],
-    /// One game's values of `obs`, `masks` and `rewards`.
-    sizes: [usize; 3],
-}
-
-impl<'a> Shares<'a> {
-    /// The shares of the first `k` games, and of the others.
-    fn split_at(self, k: usize) -> (Shares<'a>, Shares<'a>) {
-        let [o, m, r] = self.sizes;
-        let (obs, obs_rest) = self.obs.split_at_mut(k * o);
-        let (masks, masks_rest) = self.masks.split_at_mut(k * m);
-        let (rewards, rewards_rest) = self.rewards.split_at_mut(k * r);
-        let (dones, dones_rest) = self.dones.split_at_mut(k);
-        let (to_move, to_move_rest) = self.to_move.split_at_mut(k);
-        let sizes = self.sizes;
-        (
-            Shares {
-                obs,
-                masks,
-                rewards,
-                dones,
-                to_move,
-                sizes,
-            },
-            Shares {
-                obs: obs_rest,
-                masks: masks_rest,
-                rewards: rewards_rest,
-                dones: dones_rest,
-                to_move: to_move_rest,
-                sizes,
-            },
-        )
-    }
-
-    /// Game `i`'s share.
-    #[inline(always)]
-    fn get(&mut self, i: usize) -> Out<'_> {
-        let [o, m, r] = self.sizes;
-        Out {
-            obs: &mut self.obs[i * o..(i + 1) * o],
-            mask: &mut self.masks[i * m..(i + 1) * m],
-            rewards: &mut self.rewards[i * r..(i + 1) * r],
-            done: &mut self.dones[i],
-            to_move: &mut self.to_move[i],
-        }
-    }
 }
 
 /// Brings a game's share of the arrays up to date with its game, after a change: its
@@ -422,62 +156,207 @@ fn observe(slot: &mut Slot, codec: &Codec, change: Change, out: &mut Out<'_>) {
     *out.to_move = game.to_move() as i32;
 }
 
-/// Runs `f` on every slot with its share of the arrays, over `threads` threads, slot `i` on
+/// Games are shared out among threads in blocks of this many, so that two threads never write
+/// the same cache line (64 bytes) of an array: a block's share of each array is a whole number
+/// of lines (64 games, whatever the bytes a game, and every array starts on a line).
+/// Otherwise the line a thread's last game shares with the next thread's first game would go
+/// back and forth between their cores at every step (`to_move`, 4 bytes a game, is written
+/// at every one).
+const BLOCK: usize = 64;
+
+/// How many threads `n` games are worth, of the `threads` asked for: one a block at most.
+fn useful_threads(n: usize, threads: usize) -> usize {
+    threads.min(n.div_ceil(BLOCK)).max(1)
+}
+
+/// Runs `f` on every slot with its share of the arrays, over `workers`' threads, slot `i` on
 /// the same data whatever the split.
-fn for_each<F>(slots: &mut [Slot], shares: Shares<'_>, threads: usize, f: F)
+fn for_each<F>(workers: &mut Workers, slots: &mut [Slot], shares: Shares<'_>, f: F)
 where
     F: Fn(usize, &mut Slot, Out<'_>) + Sync,
 {
-    let n = slots.len();
-    if threads <= 1 {
-        // No thread to start: the scope's setup is work a step of few games would notice.
-        let mut shares = shares;
-        for (i, slot) in slots.iter_mut().enumerate() {
-            f(i, slot, shares.get(i));
+    let run = |first: usize, slots: &mut [Slot], mut shares: Shares<'_>| {
+        for (k, slot) in slots.iter_mut().enumerate() {
+            f(first + k, slot, shares.get(k));
         }
-        return;
+    };
+    if workers.ready() == 1 {
+        return run(0, slots, shares);
     }
-    let chunk = n.div_ceil(threads).max(1);
-    std::thread::scope(|scope| {
-        let mut start = 0;
-        let mut slots = slots;
-        let mut shares = shares;
-        while !slots.is_empty() {
-            let take = chunk.min(slots.len());
-            let (mine, rest) = slots.split_at_mut(take);
-            slots = rest;
-            let (mut my_shares, rest) = shares.split_at(take);
-            shares = rest;
-            let f = &f;
-            let first = start;
-            let mut work = move || {
-                for (k, slot) in mine.iter_mut().enumerate() {
-                    f(first + k, slot, my_shares.get(k));
-                }
-            };
-            // The last chunk runs on the calling thread.
-            if start + take >= n {
-                work();
-            } else {
-                scope.spawn(work);
-            }
-            start += take;
-        }
+    workers.run_parts(blocks(slots, shares), |(first, slots, shares)| {
+        run(first, slots, shares);
     });
+}
+
+/// The slots and their shares of the arrays cut into blocks of [`BLOCK`] games, each with the
+/// index of its first game.
+fn blocks<'a>(
+    slots: &'a mut [Slot],
+    shares: Shares<'a>,
+) -> Vec<(usize, &'a mut [Slot], Shares<'a>)> {
+    let mut blocks = Vec::with_capacity(slots.len().div_ceil(BLOCK));
+    let mut shares = shares;
+    for (b, mine) in slots.chunks_mut(BLOCK).enumerate() {
+        let (my_shares, rest) = shares.split_at(mine.len());
+        shares = rest;
+        blocks.push((b * BLOCK, mine, my_shares));
+    }
+    blocks
+}
+
+/// Plays `id` (one of its legal ids) in slot `i`'s game and brings its share of the arrays up
+/// to date; an episode that ends sets the rewards and `done`, and the next one is dealt.
+/// Inlined in its loops, as the closure it was: a call a game was 1% more instructions a step.
+#[inline(always)]
+fn play(loaded: &Loaded, seed: &str, i: usize, slot: &mut Slot, o: &mut Out<'_>, id: i64) {
+    slot.legal.clear(o.mask);
+    let codec = &loaded.codec;
+    // Checked against the game's legal ids before any game was stepped.
+    let id = id as usize;
+    let (action, kind) = (
+        codec.decode(id).expect("a listed id has an action"),
+        codec.kind_of(id),
+    );
+    let played = slot.game.play_listed(action, kind);
+    let mut change = Change::Ply(action, played);
+    if slot.game.outcome().is_some() {
+        tensor::write_returns(&slot.game, o.rewards);
+        *o.done = 1;
+        slot.episode += 1;
+        slot.game = deal(loaded, seed, i, slot.episode);
+        change = Change::Any;
+    } else if *o.done != 0 {
+        // Rewards are set only in the step an episode ends.
+        o.rewards.fill(0.0);
+        *o.done = 0;
+    }
+    observe(slot, codec, change, o);
+}
+
+/// A uniformly random legal id of each slot's game into `ids` (-1 for a game without one),
+/// from the slot's own generator.
+fn draw(slots: &mut [Slot], ids: &mut [i64]) {
+    for (slot, id) in slots.iter_mut().zip(ids) {
+        *id = match slot.legal.len() {
+            0 => -1,
+            n => i64::from(slot.legal.nth(slot.rng.below(n as u32) as usize)),
+        };
+    }
 }
 
 impl VecGame {
     /// Brings every game's share of the arrays up to date (after `new`: the arrays are zeros,
     /// and each game's `shown` and `legal` say so).
     fn observe_all(&mut self, py: Python<'_>) {
-        let (codec, threads, n) = (&self.loaded.codec, self.threads, self.slots.len());
-        let (slots, arrays) = (&mut self.slots, &mut self.arrays);
+        let (codec, n) = (&self.loaded.codec, self.slots.len());
+        let (slots, arrays, workers) = (&mut self.slots, &mut self.arrays, &mut self.workers);
         py.detach(|| {
-            for_each(slots, arrays.shares(n), threads, |_, slot, mut o| {
+            for_each(workers, slots, arrays.shares(n), |_, slot, mut o| {
                 slot.legal.clear(o.mask);
                 observe(slot, codec, Change::Any, &mut o);
             });
         });
+    }
+
+    /// `actions` (any integer array or sequence of `n`) as a buffer of `n` int64 in a row.
+    fn actions_buffer(
+        &self,
+        py: Python<'_>,
+        actions: &Bound<'_, PyAny>,
+    ) -> PyResult<PyBuffer<i64>> {
+        // An array of int64 (what `random_actions` gives, and most policies) is read as it is;
+        // anything else is made one first.
+        let buffer = match PyBuffer::<i64>::get(actions) {
+            Ok(buffer) if buffer.is_c_contiguous() && native_order(buffer.format()) => buffer,
+            _ => {
+                let array = self.numpy.contiguous.bind(py).call1((actions, "int64"))?;
+                PyBuffer::<i64>::get(&array)?
+            }
+        };
+        let n = self.slots.len();
+        if buffer.item_count() != n {
+            return Err(PyValueError::new_err(format!(
+                "{} actions for {n} games",
+                buffer.item_count()
+            )));
+        }
+        Ok(buffer)
+    }
+
+    /// Plays every game's action in `actions` if all are legal ids; otherwise plays none and
+    /// returns the first game whose action is not. The actions are copied into
+    /// `self.actions` first, each on its game's thread when there are several: read on the
+    /// calling thread, the ids `random_actions` drew on the others would all come to its
+    /// core, and back to theirs in `self.actions` (with sixteen threads, the calling thread
+    /// alone would read every game's action from fifteen other cores at every step).
+    fn play_all(&mut self, py: Python<'_>, actions: &PyBuffer<i64>) -> PyResult<Option<usize>> {
+        let n = self.slots.len();
+        let shared = match self.workers.ready() {
+            1 => None,
+            _ => shared_values(actions),
+        };
+        if shared.is_none() {
+            actions.copy_to_slice(py, &mut self.actions)?;
+        }
+        let (loaded, seed) = (&self.loaded, &self.seed);
+        let (slots, arrays, workers) = (&mut self.slots, &mut self.arrays, &mut self.workers);
+        let shares = arrays.shares(n);
+        let legal =
+            |id: i64, slot: &Slot| u32::try_from(id).is_ok_and(|id| slot.legal.contains(id));
+        let Some(shared) = shared else {
+            let actions = &self.actions;
+            if let Some(i) = (0..n).find(|&i| !legal(actions[i], &slots[i])) {
+                return Ok(Some(i));
+            }
+            py.detach(|| {
+                for_each(workers, slots, shares, |i, slot, mut o| {
+                    play(loaded, seed, i, slot, &mut o, actions[i]);
+                });
+            });
+            return Ok(None);
+        };
+        let blocks = blocks(slots, shares).into_iter();
+        let parts = Parts::new(blocks.zip(self.actions.chunks_mut(BLOCK)).collect());
+        Ok(py.detach(|| {
+            let first = AtomicUsize::new(usize::MAX);
+            // One call of two phases, each thread on its own games: the actions read and
+            // checked, then, once every game's is, the plies (one call rather than two: each
+            // call's handing out and waiting for the threads is a microsecond or so).
+            workers.run(parts.len(), 2, &|phase, b| {
+                if phase == 0 {
+                    parts.with(b, |((start, slots, _), ids)| {
+                        for (id, from) in ids.iter_mut().zip(&shared[*start..]) {
+                            *id = from.load(Ordering::Relaxed);
+                        }
+                        if let Some(k) = (0..slots.len()).find(|&k| !legal(ids[k], &slots[k])) {
+                            first.fetch_min(*start + k, Ordering::Relaxed);
+                        }
+                    });
+                } else if first.load(Ordering::Relaxed) == usize::MAX {
+                    let ((start, slots, mut shares), ids) = parts.take(b);
+                    for (k, slot) in slots.iter_mut().enumerate() {
+                        play(loaded, seed, start + k, slot, &mut shares.get(k), ids[k]);
+                    }
+                }
+            });
+            Some(first.into_inner()).filter(|&i| i < n)
+        }))
+    }
+
+    /// The ValueError for game `i`'s action, which is not one of its legal ids: what is wrong
+    /// with it, slowly.
+    fn refusal(&self, py: Python<'_>, i: usize) -> PyErr {
+        let (id, slot) = (self.actions[i], &self.slots[i]);
+        let action = match self.loaded.codec.decode_or_refuse(id) {
+            Ok(action) => action,
+            // The message alone: a PyErr shown whole would read "game 1: ValueError: ...".
+            Err(e) => return PyValueError::new_err(format!("game {i}: {}", e.value(py))),
+        };
+        let why = match slot.game.check(slot.game.to_move(), action) {
+            Err(e) => e.to_string(),
+            Ok(_) => "not a legal action".to_string(),
+        };
+        PyValueError::new_err(format!("game {i}: action {id}: {why}"))
     }
 }
 
@@ -503,7 +382,7 @@ impl VecGame {
         let actions = loaded.codec.len();
         // Everything checked to fit, then allocated fallibly: a batch too large raises
         // MemoryError (an allocation that fails in Rust would abort the interpreter).
-        let sizes = Sizes::of(n, cells, actions, v.players)?;
+        let sizes = Sizes::of(n, cells, actions, v.players, game_bytes(actions))?;
         let numpy = py.import("numpy").map_err(|_| {
             pyo3::exceptions::PyImportError::new_err(
                 "VecGame writes numpy arrays: pip install numpy",
@@ -534,12 +413,25 @@ impl VecGame {
                     .ok_or_else(|| out_of_memory("the games' legal actions"))?,
             });
         }
+        let mut actions = Vec::new();
+        actions
+            .try_reserve_exact(n)
+            .map_err(|_| out_of_memory("the actions"))?;
+        actions.resize(n, 0);
+        crate::workers::watch_forks(py)?;
+        let workers = Workers::new(useful_threads(n, threads)).map_err(|e| {
+            pyo3::exceptions::PyOSError::new_err(format!(
+                "VecGame(threads={threads}): cannot start a thread: {e}"
+            ))
+        })?;
         let mut vec = VecGame {
             loaded,
             seed: String::new(),
             threads,
+            workers,
             slots,
             arrays,
+            actions,
             numpy,
         };
         vec.observe_all(py);
@@ -559,11 +451,11 @@ impl VecGame {
             Some(s) => s.str()?.to_string(),
             None => crate::fresh_seed(),
         };
-        let (loaded, seed, threads) = (&self.loaded, &self.seed, self.threads);
+        let (loaded, seed) = (&self.loaded, &self.seed);
         let n = self.slots.len();
-        let (slots, arrays) = (&mut self.slots, &mut self.arrays);
+        let (slots, arrays, workers) = (&mut self.slots, &mut self.arrays, &mut self.workers);
         py.detach(|| {
-            for_each(slots, arrays.shares(n), threads, |i, slot, mut o| {
+            for_each(workers, slots, arrays.shares(n), |i, slot, mut o| {
                 slot.episode = 0;
                 slot.game = deal(loaded, seed, i, 0);
                 slot.rng = slot_rng(seed, i);
@@ -587,89 +479,36 @@ impl VecGame {
         py: Python<'py>,
         actions: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
-        // An array of int64 (what `random_actions` gives, and most policies) is read as it is;
-        // anything else is made one first.
-        let buffer = match PyBuffer::<i64>::get(actions) {
-            Ok(buffer) if buffer.is_c_contiguous() && native_order(buffer.format()) => buffer,
-            _ => {
-                let array = self.numpy.contiguous.bind(py).call1((actions, "int64"))?;
-                PyBuffer::<i64>::get(&array)?
-            }
-        };
-        let actions: Vec<i64> = buffer.to_vec(py)?;
-        let n = self.slots.len();
-        if actions.len() != n {
-            return Err(PyValueError::new_err(format!(
-                "{} actions for {n} games",
-                actions.len()
-            )));
+        let actions = self.actions_buffer(py, actions)?;
+        if let Some(i) = self.play_all(py, &actions)? {
+            return Err(self.refusal(py, i));
         }
-        let codec = &self.loaded.codec;
-        for (i, (&id, slot)) in actions.iter().zip(&self.slots).enumerate() {
-            // A legal id is one the game listed; anything else is explained, slowly.
-            if u32::try_from(id).is_ok_and(|id| slot.legal.contains(id)) {
-                continue;
-            }
-            let action = codec
-                .decode_or_refuse(id)
-                // The message alone: a PyErr shown whole would read "game 1: ValueError: ...".
-                .map_err(|e| PyValueError::new_err(format!("game {i}: {}", e.value(py))))?;
-            let why = match slot.game.check(slot.game.to_move(), action) {
-                Err(e) => e.to_string(),
-                Ok(_) => "not a legal action".to_string(),
-            };
-            return Err(PyValueError::new_err(format!(
-                "game {i}: action {id}: {why}"
-            )));
-        }
-        let (loaded, seed, threads) = (&self.loaded, &self.seed, self.threads);
-        let (slots, arrays) = (&mut self.slots, &mut self.arrays);
-        py.detach(|| {
-            for_each(slots, arrays.shares(n), threads, |i, slot, mut o| {
-                slot.legal.clear(o.mask);
-                let codec = &loaded.codec;
-                // Checked against the game's legal ids before any game was stepped.
-                let id = actions[i] as usize;
-                let (action, kind) = (
-                    codec.decode(id).expect("a listed id has an action"),
-                    codec.kind_of(id),
-                );
-                let played = slot.game.play_listed(action, kind);
-                let mut change = Change::Ply(action, played);
-                if slot.game.outcome().is_some() {
-                    tensor::write_returns(&slot.game, o.rewards);
-                    *o.done = 1;
-                    slot.episode += 1;
-                    slot.game = deal(loaded, seed, i, slot.episode);
-                    change = Change::Any;
-                } else {
-                    // Rewards are set only in the step an episode ends.
-                    if *o.done != 0 {
-                        o.rewards.fill(0.0);
-                        *o.done = 0;
-                    }
-                }
-                observe(slot, &loaded.codec, change, &mut o);
-            });
-        });
         Ok(self.arrays.views(py))
     }
 
     /// A uniformly random legal action id for every game, as a new numpy `int64` array, drawn
     /// in Rust from each game's own generator (seeded by `reset`): a random policy, or random
-    /// opponents, with no per-game Python work. The same seed gives the same draws.
+    /// opponents, with no per-game Python work. The same seed gives the same draws, whatever
+    /// the threads.
     fn random_actions<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let ids: Vec<i64> = self
-            .slots
-            .iter_mut()
-            .map(|slot| match slot.legal.len() {
-                0 => -1,
-                n => i64::from(slot.legal.nth(slot.rng.below(n as u32) as usize)),
-            })
-            .collect();
-        let out = self.numpy.empty.bind(py).call1((ids.len(), "int64"))?;
-        PyBuffer::<i64>::get(&out)?.copy_from_slice(py, &ids)?;
-        Ok(out)
+        let mut ids = NewIds::new(py, &self.numpy, self.slots.len())?;
+        let (slots, workers) = (&mut self.slots, &mut self.workers);
+        let values = ids.values();
+        if workers.ready() == 1 {
+            // Too little work for the GIL's release, which a step of few games would notice.
+            draw(slots, values);
+        } else {
+            // Drawn on every thread, each game's from its own generator: the draws do not
+            // depend on which thread makes them.
+            py.detach(|| {
+                let blocks = slots
+                    .chunks_mut(BLOCK)
+                    .zip(values.chunks_mut(BLOCK))
+                    .collect();
+                workers.run_parts(blocks, |(slots, ids)| draw(slots, ids));
+            });
+        }
+        Ok(ids.into_array())
     }
 
     /// How many games.
