@@ -32,8 +32,23 @@ import sys
 import threading
 import time
 
-import ray
-from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+def use_the_clusters_token():
+    """Recent Rays (2.60 here) start a cluster with token authentication unless told otherwise
+    (`ray start` keeps the token in ~/.ray/auth_token), and a client must then be told to
+    present it (RAY_AUTH_MODE=token), as the `ray` command tells itself: so here too, when a
+    token is there and nobody said which mode. Before Ray is imported: it reads the mode then."""
+    if "RAY_AUTH_MODE" in os.environ:
+        return
+    if (os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH")
+            or os.path.exists(os.path.expanduser("~/.ray/auth_token"))):
+        os.environ["RAY_AUTH_MODE"] = "token"
+
+
+use_the_clusters_token()
+
+import ray  # noqa: E402 (after the authentication mode is settled)
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy  # noqa: E402
 
 
 def say(kind, **fields):
