@@ -32,23 +32,8 @@ import sys
 import threading
 import time
 
-
-def use_the_clusters_token():
-    """Recent Rays (2.60 here) start a cluster with token authentication unless told otherwise
-    (`ray start` keeps the token in ~/.ray/auth_token), and a client must then be told to
-    present it (RAY_AUTH_MODE=token), as the `ray` command tells itself: so here too, when a
-    token is there and nobody said which mode. Before Ray is imported: it reads the mode then."""
-    if "RAY_AUTH_MODE" in os.environ:
-        return
-    if (os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH")
-            or os.path.exists(os.path.expanduser("~/.ray/auth_token"))):
-        os.environ["RAY_AUTH_MODE"] = "token"
-
-
-use_the_clusters_token()
-
-import ray  # noqa: E402 (after the authentication mode is settled)
-from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy  # noqa: E402
+import ray
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 
 def say(kind, **fields):
@@ -203,7 +188,14 @@ def main():
         ray.init(address=event["address"], include_dashboard=False, log_to_driver=False,
                  configure_logging=False)
     except Exception as e:  # noqa: BLE001
-        say("error", why=f"cannot reach the Ray cluster at {event['address']}: {e}")
+        why = f"cannot reach the Ray cluster at {event['address']}: {e}"
+        if "RAY_AUTH_MODE" not in os.environ:
+            # Ray 2.60's `ray start` turns token authentication on when a token is kept in
+            # ~/.ray/auth_token, and a driver presents the token only when told to. Not
+            # guessed here: a driver that asks a cluster without it for a token is refused.
+            why += (". If the cluster uses token authentication, run anqi with "
+                    "RAY_AUTH_MODE=token (TOURNAMENTS.md, Past one machine: Ray)")
+        say("error", why=why)
         return 1
     try:
         here = Dispatcher(event)
