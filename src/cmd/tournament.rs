@@ -71,8 +71,8 @@ pub struct Args {
     http: Option<String>,
     /// Play the games on this Ray cluster (`auto`: the one `ray start` made here, or
     /// RAY_ADDRESS; or the head's HOST:PORT), overriding `[tournament.ray] address`. This
-    /// command keeps the event (records, standings, SPRT, pages, resume); the nodes play a
-    /// deal each at a time. Needs the `python` of [tournament.ray] with `ray` installed, and
+    /// command keeps the event (records, standings, SPRT, pages, resume); the nodes play the
+    /// deals, each one's seatings on one node, a game per processor. Needs the `python` of [tournament.ray] with `ray` installed, and
     /// the engines installed on every node (TOURNAMENTS.md, "Past one machine: Ray").
     #[arg(long, value_name = "ADDRESS", conflicts_with = "shard")]
     ray: Option<String>,
