@@ -93,28 +93,11 @@ impl UnitLine {
             logs: played.logs,
         }
     }
-
-    pub(crate) fn into_played(self) -> Option<Played> {
-        match self {
-            UnitLine::Played {
-                record,
-                seats,
-                absent,
-                logs,
-            } => Some(Played {
-                record: *record,
-                seats,
-                absent,
-                logs,
-            }),
-            _ => None,
-        }
-    }
 }
 
 /// Plays the unit of work `input` (a [`WorkUnit`] as JSON) on this machine, one game after
-/// another, and gives `emit` a JSON line as each ends; an engine that cannot play here, or a unit that
-/// cannot be played at all, is said the same way (`{"kind": "engine-failure", ...}`).
+/// another, and gives `emit` a JSON line as each ends; an engine that cannot play here, or a
+/// unit that cannot be played at all, is said the same way (`{"kind": "engine-failure", ...}`).
 pub async fn play_unit(input: &str, mut emit: impl FnMut(&str)) {
     let mut say = |line: &UnitLine| emit(&serde_json::to_string(line).expect("lines serialize"));
     match play_games(input, &mut say).await {

@@ -11,7 +11,7 @@
 mod dispatcher;
 
 use super::event::{Event, Ledger};
-use super::game::GameSecrets;
+use super::game::{GameSecrets, Played};
 use super::unit::{UnitCommon, UnitGame, UnitLine};
 use crate::config::{OnEngineFailure, RayConfig, TournamentConfig};
 use crate::schedule::ScheduledGame;
@@ -210,8 +210,18 @@ async fn drive(
                             "a unit of the event cannot be played on node {node}: {why}"
                         )));
                     }
-                    played @ UnitLine::Played { .. } => {
-                        let played = played.into_played().expect("a played line");
+                    UnitLine::Played {
+                        record,
+                        seats,
+                        absent,
+                        logs,
+                    } => {
+                        let played = Played {
+                            record: *record,
+                            seats,
+                            absent,
+                            logs,
+                        };
                         let index = played.record.tournament.as_ref().map(|t| t.index);
                         let ours = units
                             .in_flight
