@@ -83,7 +83,8 @@ def descendants(roots: list[int]) -> list[int]:
         if entry.isdigit():
             with contextlib.suppress(OSError):
                 # The parent is the field after the name, which is in parentheses.
-                stat = open(f"/proc/{entry}/stat").read()
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
                 ppid = int(stat.rsplit(")", 1)[1].split()[1])
                 children.setdefault(ppid, []).append(int(entry))
     found, todo = [], list(roots)
