@@ -7,6 +7,7 @@ or by player:
 
     m = anqi.analysis.mobility(records, group="winner")
     m.mean["winner"]["moves"][40]        # mean legal moves of the winners' players at ply 40
+    m.mean["drawn"]["moves"][40]         # ... of the players of games nobody won
     m.alive[40]                          # games still running at ply 40
 
 **Survival.** Averaged over games, the value at ply t is a mean over the games that lasted past
@@ -50,7 +51,7 @@ class Mobility:
     samples: dict[str, list[int]]
     #: How many games reached each x.
     alive: list[int]
-    #: Games used, and games left out (with group="winner": games nobody won).
+    #: Games used, and games left out (with group="winner" and drawn=False: games nobody won).
     games: int
     skipped: int = 0
     #: "every player's counts", "the mover's counts only", or "mixed" (some records each way).
@@ -78,7 +79,7 @@ class Mobility:
         return pd.DataFrame(self.rows())
 
 
-def _label(r: Record, pid: int, group: str) -> str | None:
+def _label(r: Record, pid: int, group: str, drawn: bool) -> str | None:
     p = r.player(pid)
     if group == "side":
         return "all players" if r.one_sided else f"side {p.side}"
@@ -91,12 +92,12 @@ def _label(r: Record, pid: int, group: str) -> str | None:
     if r.one_sided:
         return "goal reached" if ws == 0 else "goal missed"
     if ws is None:
-        return None
+        return "drawn" if drawn else None
     return "winner" if p.side == ws else "loser"
 
 
 def _order(labels: set[str]) -> list[str]:
-    fixed = ["winner", "loser", "goal reached", "goal missed", "red", "black", "both colours",
+    fixed = ["winner", "loser", "drawn", "goal reached", "goal missed", "red", "black", "both colours",
              "all players"]
     first = [x for x in fixed if x in labels]
     rest = sorted(labels - set(first), key=lambda s: (len(s), s))
@@ -109,13 +110,15 @@ def mobility(
     kinds: Sequence[str] = ("moves", "jumps", "reveals"),
     x: str = "ply",
     max_x: int | None = None,
+    drawn: bool = True,
 ) -> Mobility:
     """Mean counts per ply of `records` (one `Record` or many), grouped by `group`:
 
     - "side": each side (team) of the variant; one-sided games have one group;
-    - "winner": the winning side's players against the others (games nobody won are left out
-      and counted in `skipped`); in one-sided games, games that reached the goal against those
-      that did not;
+    - "winner": the winning side's players ("winner") against the others ("loser"), and the
+      players of games nobody won in a group of their own ("drawn"; with `drawn=False` those
+      games are left out and counted in `skipped`); in one-sided games, games that reached the
+      goal against those that did not;
     - "colour": red against black (the paper's colours), "both colours" in one-sided games;
     - "player": each seat.
 
@@ -141,7 +144,7 @@ def mobility(
     used = skipped = 0
     with_all = with_mover = 0
     for r in records:
-        labels = {p.id: _label(r, p.id, group) for p in r.players}
+        labels = {p.id: _label(r, p.id, group, drawn) for p in r.players}
         if all(v is None for v in labels.values()):
             skipped += 1
             continue

@@ -18,6 +18,7 @@ from .analysis import Mobility
 # The paper draws the red player in red and the black player in blue.
 _COLOURS = {
     "red": "tab:red", "black": "tab:blue", "winner": "tab:green", "loser": "tab:gray",
+    "drawn": "tab:orange",
     "goal reached": "tab:green", "goal missed": "tab:gray", "side 0": "tab:red",
     "side 1": "tab:blue", "all players": "tab:purple", "both colours": "tab:purple",
 }

@@ -738,15 +738,21 @@ class RecordsAndAnalysis(unittest.TestCase):
                 self.assertEqual(m.mean[f"player {n}"]["moves"][i], c.moves)
                 self.assertEqual(m.mean[f"player {n}"]["total"][i], c.total)
         self.assertEqual(m.alive, [1] * len(r.plies))
+        # Games nobody won are a group of their own, "drawn": none is left out unsaid.
         both = anqi.analysis.mobility(records, group="winner")
         won = [x for x in records if x.result.winner_side is not None]
-        self.assertEqual((both.games, both.skipped), (len(won), 2 - len(won)))
-        # The curves run to the end of the longest game that counts: games nobody won are
-        # left out (before, the test took the longest of all, and failed whenever that one
-        # was a draw).
-        longest = max(len(x.plies) for x in won)
-        self.assertEqual(len(both.index), longest)
-        self.assertEqual(both.alive[0], both.games)
+        self.assertEqual((both.games, both.skipped), (2, 0))
+        self.assertEqual(set(both.labels), {"winner", "loser"} | ({"drawn"} if len(won) < 2 else set()))
+        self.assertEqual(len(both.index), max(len(x.plies) for x in records))
+        # drawn=False leaves them out, counted in `skipped`; the curves then run to the end of
+        # the longest game that counts (before, the test took the longest of all, and failed
+        # whenever that one was a draw).
+        decided = anqi.analysis.mobility(records, group="winner", drawn=False)
+        self.assertEqual((decided.games, decided.skipped), (len(won), 2 - len(won)))
+        if won:
+            self.assertEqual(len(decided.index), max(len(x.plies) for x in won))
+        self.assertEqual(decided.alive[0] if decided.index else 0, decided.games)
+        self.assertNotIn("drawn", decided.labels)
 
     def test_counts_total(self):
         self.assertEqual(Counts(moves=1, jumps=2, reveals=3, bags=1, puts=4).total, 11)

@@ -63,10 +63,18 @@ impl Sample {
         (self.variance / self.n as f64).sqrt()
     }
 
-    /// The 95% interval of the mean score, within [0, 1].
+    /// The 95% interval of the mean score, within [0, 1]: the normal one, or, where that one
+    /// reaches 0 or 1, the Wilson interval of the points won out of the games played (see the
+    /// module documentation). At a score of 0 or 1 every observation is the same, the normal
+    /// interval has no width, and the Elo would be ±∞ with no room for doubt: the Wilson one
+    /// keeps an honest finite end (60 wins of 60 games: an Elo of at least +476).
     pub fn score_interval(&self) -> (f64, f64) {
         let half = Z95 * self.standard_error();
-        ((self.mean - half).max(0.0), (self.mean + half).min(1.0))
+        let (low, high) = (self.mean - half, self.mean + half);
+        if self.n > 0 && low > 0.0 && high < 1.0 {
+            return (low, high);
+        }
+        wilson_rate(self.mean, self.n as f64 * self.games_per_observation())
     }
 
     /// Elo of the mean score and of the ends of its 95% interval (`None` where infinite).
@@ -158,6 +166,31 @@ fn erfc(x: f64) -> f64 {
     } else {
         2.0 - r
     }
+}
+
+/// The 95% Wilson score interval of a rate `p` observed over `n` trials (Wilson, 1927; the
+/// module documentation): within [0, 1], never empty, (0, 1) without trials. `p·n` need not be
+/// a whole number (points, with draws as halves).
+pub fn wilson_rate(p: f64, n: f64) -> (f64, f64) {
+    if n <= 0.0 {
+        return (0.0, 1.0);
+    }
+    let z2 = Z95 * Z95;
+    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = Z95 / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    // At p = 0 or 1 an end is exactly 0 or 1; rounding would make it a hair inside, and an
+    // Elo of thousands where it is unbounded.
+    let low = if p <= 0.0 {
+        0.0
+    } else {
+        (centre - half).max(0.0)
+    };
+    let high = if p >= 1.0 {
+        1.0
+    } else {
+        (centre + half).min(1.0)
+    };
+    (low, high)
 }
 
 /// Logistic Elo of a score in (0, 1): −400·log₁₀(1/score − 1).

@@ -40,7 +40,10 @@
 //!   variance of one observation (over the observed frequencies), and the standard error of μ is
 //!   √(σ²/N) for N observations.
 //! - **Elo** = −400·log₁₀(1/μ − 1) (the logistic model); its 95% interval is the Elo of
-//!   μ ± 1.96·√(σ²/N).
+//!   μ ± 1.96·√(σ²/N), unless that interval reaches a score of 0 or 1: there the normal
+//!   approximation fails (at a score of 0 or 1 the results have no spread and the interval no
+//!   width), and the interval is the Wilson interval below, of the points won out of the games
+//!   played. So 60 wins in 60 games read +inf [+477, +inf], not +inf [+inf, +inf].
 //! - **nElo** (normalized Elo) = (μ − ½) / σ_game · 800/ln 10, with σ_game the standard deviation
 //!   of one game's score: σ for a game, √2·σ for a pair (the mean of two games). Its 95% error
 //!   is 1.96·√(σ²/N) / σ_game · 800/ln 10 (about 681/√games). Measured in units of the
@@ -64,7 +67,7 @@ mod seats;
 mod sprt;
 mod table;
 
-pub use elo::{elo_of, normal_cdf, Model, Sample, Z95};
+pub use elo::{elo_of, normal_cdf, wilson_rate, Model, Sample, Z95};
 pub use one_side::{wilson, GoalStandings, GoalStats};
 pub use pairs::{PairStats, Pentanomial};
 pub use seats::{seats, SeatStats};

@@ -1,7 +1,7 @@
 //! One-side games (single-player, cooperative): each engine's and each team's success rate,
 //! with its 95% Wilson interval, and how the games ended.
 
-use super::elo::Z95;
+use super::elo::wilson_rate;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -46,12 +46,7 @@ pub fn wilson(successes: usize, n: usize) -> (f64, f64) {
     if n == 0 {
         return (0.0, 1.0);
     }
-    let (s, n) = (successes as f64, n as f64);
-    let p = s / n;
-    let z2 = Z95 * Z95;
-    let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
-    let half = Z95 / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
-    ((centre - half).max(0.0), (centre + half).min(1.0))
+    wilson_rate(successes as f64 / n as f64, n as f64)
 }
 
 /// Games, successes and terminations, summed up as the records come.

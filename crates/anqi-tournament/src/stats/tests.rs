@@ -36,6 +36,29 @@ fn wilson_intervals_by_hand() {
     assert_eq!(wilson(0, 0), (0.0, 1.0));
 }
 
+/// Where the normal interval of the score reaches 0 or 1, the Wilson interval of the points
+/// stands in: 60 wins of 60 games have no spread (a normal interval of no width, +inf
+/// [+inf, +inf]) and read +inf [+477.5, +inf]: Wilson's low end for 60/60 is 0.939828. 19 wins
+/// and a loss (μ = 0.95, normal high end 1.045) read [+203.9, +819.1] (Wilson for 0.95 over
+/// 20). Pairs count their games: 10 pairs won in full are 20 games, [+286.6, +inf].
+#[test]
+fn elo_intervals_stay_honest_at_the_edges() {
+    let (elo, low, high) = Sample::trinomial(60, 0, 0).elo();
+    assert_eq!((elo, high), (None, None));
+    close(low.unwrap(), 477.46, 0.01);
+    let (elo, low, high) = Sample::trinomial(0, 0, 60).elo();
+    assert_eq!((elo, low), (None, None));
+    close(high.unwrap(), -477.46, 0.01);
+    let (_, low, high) = Sample::trinomial(19, 0, 1).elo();
+    close(low.unwrap(), 203.95, 0.01);
+    close(high.unwrap(), 819.06, 0.01);
+    let (_, low, high) = Sample::pentanomial(&[0, 0, 0, 0, 10]).elo();
+    assert_eq!(high, None);
+    close(low.unwrap(), 286.61, 0.01);
+    // Inside (0, 1) the normal interval is kept (trinomial_by_hand).
+    assert_eq!(Sample::trinomial(0, 0, 0).score_interval(), (0.0, 1.0));
+}
+
 #[test]
 fn normal_cdf_at_known_points() {
     close(normal_cdf(0.0), 0.5, 1e-7);
