@@ -2,7 +2,10 @@
 # Builds the `anqi` Python package (maturin + PyO3 on the Rust rules core) into a virtual
 # environment and runs its tests (clients/python/tests, unittest), after building the `anqi`
 # and `anqi-bot` programs the experiment tests start. Needs python3 (3.11 or later, with its
-# venv module) and network access to PyPI the first time, for maturin, matplotlib and pandas.
+# venv module) and network access to PyPI the first time, for maturin and the extras' packages
+# (matplotlib, pandas, numpy, PettingZoo, Gymnasium, OpenSpiel, Ray, PyTorch, sb3-contrib).
+# PyPI's torch brings CUDA's libraries (gigabytes) that the tests do not use; for the CPU build,
+# set PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu before the first run.
 #
 #   clients/python/test.sh            # the environment: $CARGO_TARGET_DIR/python-venv (or target/)
 #   ANQI_VENV=DIR clients/python/test.sh
@@ -50,6 +53,10 @@ build() {
   if ! "$venv/bin/python" -c 'import pyspiel' 2>/dev/null; then
     echo "== pip install open_spiel (the openspiel extra, for its tests)"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'open_spiel>=1.5'
+  fi
+  if ! "$venv/bin/python" -c 'import torch, sb3_contrib' 2>/dev/null; then
+    echo "== pip install torch sb3-contrib (the examples extra, for the training examples' tests)"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'torch>=2.2' 'sb3-contrib>=2.3'
   fi
   if ! "$venv/bin/python" -c 'import ray' 2>/dev/null; then
     echo "== pip install ray (the ray extra, for the example's test on a local Ray)"
