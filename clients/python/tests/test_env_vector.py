@@ -104,6 +104,19 @@ class AgainstTheRules(unittest.TestCase):
             with self.subTest(name):
                 self.check_against_games(name, seat=None, steps=25)
 
+    def test_grid_observations_are_game_s_grid_tensors(self):
+        # The VecGame's (n, PLANES, cells) arrays reshaped: what Game gives with grid=True.
+        for name in ("traditional", "2v2-8x16"):
+            env = anqi.env.vector_env(3, name, observation_shape="grid")
+            obs, info = env.reset(seed=4)
+            rng = np.random.default_rng(4)
+            for _ in range(10):
+                for i in range(3):
+                    np.testing.assert_array_equal(
+                        obs["observation"][i],
+                        env.game(i).observation_tensor(int(info["seat"][i]), grid=True))
+                obs, _, _, _, info = env.step(agent_actions(env, rng))
+
     def test_grid_and_relative_observations(self):
         self.check_against_games("traditional-2x4", seat=None, steps=30, shape="grid",
                                  relative=True)
