@@ -255,10 +255,14 @@ def play(
     threads: list[_Seat] = []
     locks: dict[int, threading.Lock] = {}
     try:
-        try:
-            addr = read_address(proc, proc.stderr, 60.0, "anqi tournament")
-        except ServerError as e:
-            raise PlayError(str(e)) from None
+        # Python bots connect to the event's server; with engine programs alone nobody does,
+        # and a quiet tournament prints no address.
+        addr = None
+        if python_seats:
+            try:
+                addr = read_address(proc, proc.stderr, 60.0, "anqi tournament")
+            except ServerError as e:
+                raise PlayError(str(e)) from None
         with open(stderr_log, "wb") as sink:
             drain = threading.Thread(target=_drain, args=(proc.stderr, sink), daemon=True)
             drain.start()
