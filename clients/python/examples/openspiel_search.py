@@ -53,7 +53,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                          "anqi_<name>) or a description file")
     ap.add_argument("--algorithms", nargs="+", choices=ALGORITHMS, default=list(ALGORITHMS),
                     help="the searches to evaluate, one after the other")
-    ap.add_argument("--games", type=int, default=100,
+    ap.add_argument("--games", type=int, default=200,
                     help="games of each algorithm against random, seats alternating")
     ap.add_argument("--simulations", type=int, default=100,
                     help="MCTS's budget: simulations a move")
