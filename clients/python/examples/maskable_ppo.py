@@ -12,12 +12,13 @@ one. The reward is +1, -1 or 0 at the end of a game (won, lost, drawn).
 
 Evaluation: `--eval-games` games against `--opponent` in the same environment, the agent's
 seat alternating, its most probable legal action (`predict(..., deterministic=True)`); before
-and after training. The progress lines give the win rate of the training games so far; the
-last line the result with a 95% (Wilson) interval for the win rate, e.g. (with the defaults, on
-the project's 2-core machine; PACKAGE.md, "Training examples", has the measured figures):
+and after training. The progress lines (ten) give the results of the training games since
+the line before (the policy samples its actions there); the last line gives the result with
+a 95% (Wilson) interval for the win rate; with the defaults, on the project's 2-core machine
+(PACKAGE.md, "Training examples"):
 
-    result: won 98.5% (197 of 200 games, 95% interval 95.7-99.5%), drew 2, lost 1 against
-    random on traditional-2x4 (before training: won 31.0%) after 100,352 steps in 480 s
+    result: won 97.5% (195 of 200 games, 95% interval 94.3%-98.9%), drew 3, lost 2 against
+    random on traditional-2x4 (before training: won 18.0%) after 100,352 steps in 37 s
 
 Needs the `examples` extra (`pip install './clients/python[examples]'`: sb3-contrib, PyTorch,
 Gymnasium).
@@ -110,11 +111,14 @@ def evaluate(model: MaskablePPO, args: argparse.Namespace) -> dict[str, int]:
 
 
 class Progress(BaseCallback):
-    """A line after each rollout: the steps so far, and the training games' results (the
-    episodes that ended so far, from the Monitor each environment is wrapped in)."""
+    """A line after every tenth of the rollouts: the steps so far, and the results of the
+    training games that ended since the line before (from the Monitor each environment is
+    wrapped in)."""
 
-    def __init__(self) -> None:
+    def __init__(self, rollouts: int) -> None:
         super().__init__()
+        self.rollouts, self.done = rollouts, 0
+        self.every = max(1, rollouts // 10)
         self.started = time.perf_counter()
         self.results = {"wins": 0, "draws": 0, "losses": 0}
 
@@ -127,12 +131,16 @@ class Progress(BaseCallback):
         return True
 
     def _on_rollout_end(self) -> None:
+        self.done += 1
+        if self.done % self.every and self.done != self.rollouts:
+            return
         games = sum(self.results.values())
         seconds = time.perf_counter() - self.started
         rate = f"{self.results['wins'] / games:.1%}" if games else "-"
-        print(f"steps {self.num_timesteps:,}: {games:,} training games, won {rate} "
-              f"(drew {self.results['draws']}, lost {self.results['losses']}), "
+        print(f"steps {self.num_timesteps:,}: {games:,} training games since the last line, "
+              f"won {rate} (drew {self.results['draws']}, lost {self.results['losses']}), "
               f"{self.num_timesteps / seconds:,.0f} steps/s", flush=True)
+        self.results = dict.fromkeys(self.results, 0)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -150,7 +158,10 @@ def main(argv: list[str] | None = None) -> int:
     before = evaluate(model, args)
     print(f"before training: {describe(before)}", flush=True)
     started = time.perf_counter()
-    model.learn(total_timesteps=args.total_steps, callback=Progress())
+    # MaskablePPO collects whole rollouts: the budget rounded up to one.
+    rollout = args.envs * args.n_steps
+    rollouts = -(-args.total_steps // rollout)
+    model.learn(total_timesteps=args.total_steps, callback=Progress(rollouts))
     seconds = time.perf_counter() - started
     after = evaluate(model, args)
     print(f"result: {describe(after)} against {args.opponent} on {args.variant} (before "

@@ -15,14 +15,14 @@ are masked out of the policy (their logits set to a large negative number).
 Evaluation: `--eval-games` games in `anqi.env.pettingzoo_env`, the network (its most probable
 legal action) on one side, uniformly random legal actions on the other, sides alternating from
 game to game; before and after training. The last line gives the result with a 95% (Wilson)
-interval for the win rate, e.g. (with the defaults, on the project's 2-core machine):
+interval for the win rate; with the defaults, on the project's 2-core machine (PACKAGE.md,
+"Training examples"):
 
-    result: won 98.5% (197 of 200 games, 95% interval 95.7-99.5%), drew 1, lost 2 against
-    random on traditional-2x4 (before training: won 27.0%) after 1,000,448 steps in 235 s
+    result: won 97.5% (195 of 200 games, 95% interval 94.3%-98.9%), drew 4, lost 1 against
+    random on traditional-2x4 (before training: won 35.0%) after 999,424 steps in 144 s
 
-Measured with the defaults (`--total-steps 1000000 --seed 1`): see PACKAGE.md, "Training
-examples", for the command, the figure and the wall time. Needs the `examples` extra
-(`pip install './clients/python[examples]'`: PyTorch, numpy, PettingZoo).
+(The budget is spent in whole rollouts of `--envs` x `--rollout` steps.) Needs the
+`examples` extra (`pip install './clients/python[examples]'`: PyTorch, numpy, PettingZoo).
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ def evaluate(agent: Agent, variant: str, games: int, seed: int) -> dict[str, int
     counts = {"wins": 0, "draws": 0, "losses": 0}
     for g in range(games):
         env.reset(seed=seed + g)
-        # possible_agents lists the seats in the order of the players (player 1 first).
+        # Agent possible_agents[k] is player k + 1 (PACKAGE.md, Environments: Players).
         ours = {env.possible_agents[p - 1] for p in sides[g % 2]}
         result = None
         for agent_name in env.agent_iter():

@@ -240,8 +240,8 @@ class MaskablePpo(ExampleTest):
         self.assertEqual([p.split(":")[0] for p in progress], ["steps 256", "steps 512"], lines)
         for line in progress:
             # The training games so far: won ... (drew D, lost L), adding up.
-            m = re.search(r": (\d+) training games, won ([\d.]+%|-) \(drew (\d+), lost (\d+)\)",
-                          line)
+            m = re.search(r": (\d+) training games since the last line, won ([\d.]+%|-) "
+                          r"\(drew (\d+), lost (\d+)\)", line)
             self.assertIsNotNone(m, line)
             games, draws, losses = int(m[1]), int(m[3]), int(m[4])
             self.assertLessEqual(draws + losses, games, line)
