@@ -202,22 +202,8 @@ class OpenSpielSearch(ExampleTest):
         self.assertAlmostEqual(value(state, 0), -0.9 * (4 - 3) / 7)
 
 
-def no_action_masks() -> str | None:
-    """Why the MaskablePPO example cannot run yet: MaskablePPO asks an environment for its
-    legal actions by `action_masks()` (sb3-contrib's protocol), which the Gymnasium environment
-    gets on the branch env-conventions. None once it has it."""
-    why = missing("sb3_contrib", "torch", "numpy", "gymnasium")
-    if why:
-        return why
-    from anqi.env.gymnasium_single import AnqiGym
-
-    if not hasattr(AnqiGym, "action_masks"):
-        return ("anqi's Gymnasium environment has no action_masks() yet (branch "
-                "env-conventions adds it): examples/maskable_ppo.py needs it")
-    return None
-
-
-@unittest.skipIf(no_action_masks(), no_action_masks() or "")
+@unittest.skipIf(missing("sb3_contrib", "torch", "numpy", "gymnasium"),
+                 missing("sb3_contrib", "torch", "numpy", "gymnasium") or "")
 class MaskablePpo(ExampleTest):
     """examples/maskable_ppo.py: sb3-contrib's MaskablePPO on the Gymnasium environment."""
 
