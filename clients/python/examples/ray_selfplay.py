@@ -120,7 +120,7 @@ def evaluate(variant: str, seed: str, games: int, bot: str, against: str) -> flo
         for agent in env.agent_iter():
             _, reward, termination, truncation, _ = env.last()
             if termination or truncation:
-                if agent == f"player_{first}":
+                if agent == env.agent(first):
                     points += (reward + 1) / 2
                 env.step(None)
                 continue
