@@ -4,8 +4,9 @@
 # and `anqi-bot` programs the experiment tests start. Needs python3 (3.11 or later, with its
 # venv module) and network access to PyPI the first time, for maturin and the extras' packages
 # (matplotlib, pandas, numpy, PettingZoo, Gymnasium, OpenSpiel, Ray, PyTorch, sb3-contrib).
-# PyPI's torch brings CUDA's libraries (gigabytes) that the tests do not use; for the CPU build,
-# set PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu before the first run.
+# PyPI's torch brings CUDA's libraries (gigabytes, about a minute to install) that the tests do
+# not use; PIP_EXTRA_INDEX_URL set to PyTorch's own CPU-only wheel index before the first run
+# installs the CPU build instead.
 #
 #   clients/python/test.sh            # the environment: $CARGO_TARGET_DIR/python-venv (or target/)
 #   ANQI_VENV=DIR clients/python/test.sh
@@ -57,6 +58,10 @@ build() {
   if ! "$venv/bin/python" -c 'import torch, sb3_contrib' 2>/dev/null; then
     echo "== pip install torch sb3-contrib (the examples extra, for the training examples' tests)"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'torch>=2.2' 'sb3-contrib>=2.3'
+  fi
+  if ! "$venv/bin/python" -c 'import pyarrow, moviepy' 2>/dev/null; then
+    echo "== pip install pyarrow moviepy (Parquet datasets; Gymnasium's RecordVideo, for their tests)"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'pyarrow>=14' 'moviepy>=1.0'
   fi
   if ! "$venv/bin/python" -c 'import ray' 2>/dev/null; then
     echo "== pip install ray (the ray extra, for the example's test on a local Ray)"
