@@ -66,6 +66,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--eval-games", type=int, default=200,
                     help="evaluation games against random, before and after training")
     ap.add_argument("--threads", type=int, default=1, help="torch's threads")
+    ap.add_argument("--export", metavar="FILE.npz",
+                    help="write the trained policy as a network file that anqi.network reads "
+                         "with numpy alone (PACKAGE.md, A trained network)")
     args = ap.parse_args(argv)
     for name in ("total_steps", "envs", "rollout", "minibatches", "epochs", "threads"):
         if getattr(args, name) < 1:
@@ -271,10 +274,30 @@ def main(argv: list[str] | None = None) -> int:
 
     train_seconds = time.perf_counter() - started
     after = evaluate(agent, args.variant, args.eval_games, args.seed)
-    print(f"result: {describe(after)} against random on {args.variant} (before training: won "
-          f"{before['wins'] / max(args.eval_games, 1):.1%}) after {steps:,} steps in "
-          f"{train_seconds:.0f} s", flush=True)
+    result = (f"result: {describe(after)} against random on {args.variant} (before training: "
+              f"won {before['wins'] / max(args.eval_games, 1):.1%}) after {steps:,} steps in "
+              f"{train_seconds:.0f} s")
+    print(result, flush=True)
+    if args.export:
+        export(agent, variant, args.export,
+               about=f"examples/ppo_vecgame.py {' '.join(argv if argv is not None else sys.argv[1:])}"
+                     f": {result}")
+        print(f"wrote {args.export}", flush=True)
     return 0
+
+
+def export(agent: Agent, variant: anqi.Variant, path: str, about: str) -> None:
+    """The actor as anqi.network's file: its linear layers in order (`W` in x out), tanh between
+    them, with the variant and the observations' layout it reads."""
+    linear = [m for m in agent.actor if isinstance(m, nn.Linear)]
+    arrays = {}
+    for i, m in enumerate(linear):
+        arrays[f"W{i}"] = m.weight.detach().numpy().T.astype(np.float32)
+        arrays[f"b{i}"] = m.bias.detach().numpy().astype(np.float32)
+    np.savez_compressed(path, **arrays, activation=np.array("tanh"),
+                        variant=np.array(variant.name),
+                        tensor_version=np.array(anqi.env.TENSOR_VERSION),
+                        planes=np.array(anqi.env.TENSOR_PLANES), about=np.array(about))
 
 
 if __name__ == "__main__":
