@@ -12,6 +12,11 @@ anqi's action ids (PACKAGE.md, Action ids); players are counted from 0, as OpenS
 them (anqi's player 1 is OpenSpiel's player 0). Returns are +1 for the winning side's players,
 -1 for the others, 0 in a draw (one-side games: +1 when the goal is reached).
 
+States serialize as OpenSpiel serializes every Python game's state (`state.serialize()`,
+`game.deserialize_state(text)`, `pyspiel.serialize_game_and_state`, pickle): the history, then
+the state's attributes pickled, here the `anqi.Game`, which pickles as its deal and the ids
+played. `max_game_length()` is the bound the variant's rules guarantee (`max_game_length`).
+
 Needs the `openspiel` extra (`pip install './clients/python[openspiel]'`).
 """
 
@@ -24,7 +29,7 @@ import pyspiel
 
 from ._anqi import TENSOR_PLANES, Game, Variant, variants
 
-__all__ = ["game_name", "register"]
+__all__ = ["game_name", "max_game_length", "register"]
 
 LETTERS = "KGBRNCPkgbrncp"
 #: The observation tensor's planes, from the layout's one definition (tensor.rs).
@@ -46,13 +51,68 @@ def _utility(v: Variant):
     return pyspiel.GameType.Utility.GENERAL_SUM, None
 
 
-def _max_game_length(v: Variant) -> int:
-    """A bound on the plies of any game: between two reveals, captures, draws or puts (at most
-    four per piece) the no-progress rule (or the ply cap) allows only so many quiet plies."""
-    if v.ply_cap:
-        return v.ply_cap
-    quiet = v.no_progress or 10_000
-    return (4 * len(v.pieces) + 1) * quiet
+def max_game_length(variant: str | Variant) -> int:
+    """The most plies (player actions; chance outcomes are not counted, as in OpenSpiel) that a
+    game of `variant` can last under its rules: the ply cap, or what the no-progress rule
+    allows, whichever is less. ValueError for a variant with neither rule, whose games the
+    rules do not bound usefully (the repetition rule alone allows more plies than there are
+    positions).
+
+    The derivation (PACKAGE.md, OpenSpiel), with `P` pieces, `L` the no-progress limit, and
+    `F` and `U` the pieces face-down and face-up at the start:
+
+    - Progress plies, the ones that reset the no-progress count (anything but a step that
+      captures nothing, rules/game/mod.rs): at most `F` reveals (a piece turns up once),
+      `P - 1` captures (a capture needs a piece of each colour, so one at least is left), and
+      in a bag game `P` draws and `P` puts. `E` in all.
+    - Quiet plies come in runs between them. The `L`-th quiet ply in a row ends the game, so
+      every run has at most `L - 1` plies but the last, which may have `L`. A run can follow
+      a reveal, a capture or a put, not a draw (the piece drawn must be put at once), and can
+      come before the first progress ply only if a piece starts face-up on a board with an
+      empty cell. On a full board (a piece on every cell) nothing can step before the first
+      capture empties a cell, and a capture needs two face-up pieces: the first
+      `max(0, 2 - U)` reveals have no run after them. `K` runs in all.
+    - So a game lasts at most `E + K * (L - 1) + 1` plies.
+
+    `traditional` (32 pieces on 32 cells, all face-down, `L` = 180): `E` = 32 + 31 = 63, `K`
+    = 61, 10,983 plies. OpenSpiel's banqi says 1,664 for its 50-ply rule (`2 * 32 + 32 *
+    50`), which its rules do not guarantee: the same count gives 3,053 (`openspiel`). The
+    repetition rule bounds nothing further: a run of quiet plies repeats no position a third
+    time long before `L` on a board with pieces to move.
+    """
+    v = variant if isinstance(variant, Variant) else Variant(variant)
+    pieces, cells = len(v.pieces), v.size
+    if v.no_progress is None:
+        if v.ply_cap:
+            return v.ply_cap
+        raise ValueError(
+            f"{v.name}: no no-progress rule and no ply cap, so its rules do not bound a game's "
+            "length, which OpenSpiel needs (max_game_length): add (no-progress N) to the variant"
+        )
+    limit = v.no_progress
+    bag = v.start == "bag"
+    if v.start == "face-down":
+        face_down, face_up = pieces, 0
+    elif v.start == "reveal":
+        face_down, face_up = pieces - v.reveal_count, v.reveal_count
+    elif v.start == "fixed":
+        face_down = v.fixed_board.count("X")
+        face_up = sum(x not in "X." for x in v.fixed_board)
+    elif v.start == "open":
+        face_down, face_up = 0, pieces
+    else:  # the bag: the board starts empty
+        face_down, face_up = 0, 0
+    captures = pieces - 1
+    progress = face_down + captures + (2 * pieces if bag else 0)
+    full = not bag and face_down + face_up == cells
+    runs = face_down + captures + (pieces if bag else 0)
+    if full:
+        # No step before the first capture, and none after the reveals it needs first.
+        runs -= min(face_down, max(0, 2 - face_up))
+    elif face_up > 0:
+        runs += 1  # a run before the first progress ply
+    bound = progress + runs * (limit - 1) + (1 if runs else 0)
+    return min(bound, v.ply_cap) if v.ply_cap else bound
 
 
 class _Observer:
@@ -82,7 +142,8 @@ class _Observer:
 
 
 class _State(pyspiel.State):
-    """One anqi game, in chance mode."""
+    """One anqi game, in chance mode. Its attributes are what OpenSpiel pickles to serialize
+    it (the C++ side keeps the history): both are `anqi.Game`s, which pickle."""
 
     def __init__(self, pygame: "_Game") -> None:
         super().__init__(pygame)
@@ -165,14 +226,16 @@ def _make_game_class(name: str, v: Variant, game_type: "pyspiel.GameType") -> ty
                     min_utility=-1.0 if utility != pyspiel.GameType.Utility.IDENTICAL else 0.0,
                     max_utility=1.0,
                     utility_sum=utility_sum,
-                    max_game_length=_max_game_length(v),
+                    max_game_length=max_game_length(v),
                 ),
                 params,
             )
             self.variant = v
-            # The start's face-up pieces, in variants that have some, come from this seed;
-            # reveals and draws are chance nodes.
-            self.seed = str(params.get("seed", 0))
+            # The start's face-up pieces, in variants that have some, come from this seed (an
+            # int, meaning its decimal string as everywhere in anqi); reveals and draws are
+            # chance nodes. A bad seed is refused here, not at the first state.
+            self.seed = params.get("seed", 0)
+            Game(v, seed=self.seed)
 
         def new_initial_state(self) -> _State:
             return _State(self)
@@ -196,6 +259,7 @@ def register(names: list[str] | None = None) -> list[str]:
         out.append(short)
         if short in registered:
             continue
+        max_game_length(v)  # a variant whose length the rules do not bound is refused here
         utility, _ = _utility(v)
         game_type = pyspiel.GameType(
             short_name=short,

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ._anqi import TENSOR_COLOUR_SWAP, Variant
+from ._anqi import TENSOR_COLOUR_SWAP, TENSOR_PLANES, Variant
 
 __all__ = ["Symmetry", "symmetries"]
 
@@ -61,29 +61,50 @@ class Symmetry:
         }
 
     def policy(self, v):
-        """The image of a numpy vector over the action ids (a legal-action mask, a policy):
-        `out[actions[i]] = v[i]`."""
+        """The image of a numpy array over the action ids (a legal-action mask, a policy), or a
+        batch of them (any leading dimensions, the action ids last): `out[..., actions[i]] =
+        v[..., i]`."""
         import numpy as np
 
         out = np.empty_like(v)
-        out[list(self.actions)] = v
+        out[..., list(self.actions)] = v
         return out
 
-    def tensor(self, x):
-        """The image of an observation tensor (`Game.observation_tensor`, flat `(planes, S)` or
-        a grid): the cells moved, and with the colour swap each plane moved to the one the
-        layout names for it (`anqi.env.TENSOR_COLOUR_SWAP`: each colour's planes exchanged)."""
+    def tensor(self, x, relative: bool = False):
+        """The image of an observation tensor (`Game.observation_tensor`, `VecGame`'s `obs`):
+        `(planes, S)`, a grid `(planes, rows, columns)`, or a batch of either with any leading
+        dimensions (`(n, planes, S)`, ...). The cells moved, and with the colour swap each
+        plane moved to the one the layout names for it (`anqi.env.TENSOR_COLOUR_SWAP`: each
+        colour's planes exchanged).
+
+        `relative=True` for relative tensors (`observation_tensor(relative=True)`): their
+        colour roles are the observer's, which the colour swap does not change when the observer
+        moves one colour (its pieces are "red" before and after), so only the cells move; an
+        observer with no colour yet, or both, sees the tensor as it is, whose planes the swap
+        moves. Each tensor of a batch is told apart by its own `red` and `black` planes."""
         import numpy as np
 
-        shape = x.shape
-        flat = x.reshape(shape[0], -1)
-        out = np.empty_like(flat)
-        out[:, list(self.cells)] = flat
-        if self.colour_swap:
-            swapped = np.empty_like(out)
-            swapped[list(TENSOR_COLOUR_SWAP)] = out
-            out = swapped
-        return out.reshape(shape)
+        x = np.asarray(x)
+        planes, n = len(TENSOR_COLOUR_SWAP), len(self.cells)
+        if x.ndim >= 2 and x.shape[-2:] == (planes, n):
+            flat = x
+        elif x.ndim >= 3 and x.shape[-3] == planes and x.shape[-2] * x.shape[-1] == n:
+            flat = x.reshape(*x.shape[:-2], n)
+        else:
+            raise ValueError(
+                f"a tensor of shape {x.shape}: expected (..., {planes}, {n}) or a grid "
+                f"(..., {planes}, rows, columns) of {n} cells, the variant's board"
+            )
+        # Gathered through the inverse permutation: out[..., cells[c]] = flat[..., c].
+        moved = flat[..., np.argsort(self.cells)]
+        if not self.colour_swap:
+            return moved.reshape(x.shape)
+        swapped = moved[..., np.argsort(TENSOR_COLOUR_SWAP), :]
+        if not relative:
+            return swapped.reshape(x.shape)
+        red, black = TENSOR_PLANES.index("red"), TENSOR_PLANES.index("black")
+        one_colour = moved[..., red, 0] != moved[..., black, 0]
+        return np.where(one_colour[..., None, None], moved, swapped).reshape(x.shape)
 
 
 def _transforms(points: list[tuple[int, int]]):

@@ -139,13 +139,13 @@ class ChanceNodes(unittest.TestCase):
         game.play("(bag)")
         self.assertEqual(game.chance_outcomes(), [("P", 3 / 7), ("k", 1 / 7), ("p", 3 / 7)])
 
-    def test_sample_chance_takes_a_random_an_int_seed_or_nothing(self):
+    def test_sample_chance_takes_a_random_a_seed_or_nothing(self):
         game = anqi.Game("traditional", seed="s", chance=True)
         game.play("(rev 0)")
         twins = [copy.copy(game) for _ in range(3)]
         self.assertTrue(all(t.is_chance_node for t in twins))
-        # An int seed always gives the same piece from the same node.
-        self.assertEqual(twins[0].sample_chance(7), twins[1].sample_chance(7))
+        # A seed always gives the same piece from the same node; an int is its decimal string.
+        self.assertEqual(twins[0].sample_chance(7), twins[1].sample_chance("7"))
         self.assertEqual(twins[0].board, twins[1].board)
         letter = twins[2].sample_chance(random.Random(1))
         self.assertIn(letter, PIECE_ORDER)

@@ -269,6 +269,172 @@ class ActionIds(unittest.TestCase):
         self.assertEqual(state(game), before)
 
 
+def full_state(game):
+    """Everything a caller can read of a game at one moment, for comparing two games: the
+    public state, the hidden one (the deal), the chance node, the legal actions and returns."""
+    return (state(game), game.deal, game.seeds, game.is_chance_node, game.chance,
+            game.legal_action_ids(), game.returns(), game.variant)
+
+
+#: A seed of each kind that every API must refuse, with the error it raises.
+BAD_SEEDS = [(True, TypeError, "not a bool"), (False, TypeError, "not a bool"),
+             (-1, ValueError, "0 or more"), (1.0, TypeError, "not float"),
+             (b"1", TypeError, "not bytes")]
+
+
+class Seeds(unittest.TestCase):
+    """Every API that takes a seed takes a str or an int of 0 or more, the int meaning exactly
+    its decimal string (seeds.rs), and refuses bools and negative ints."""
+
+    def test_a_game_from_an_int_seed_is_the_game_of_its_decimal_string(self):
+        for name in ("traditional", "strategic", "2v2", "reveal-4"):
+            for n in (0, 7, 2**64 + 5):
+                with self.subTest(variant=name, seed=n):
+                    a = anqi.Game(name, seed=n, client_seeds=[n + 1, "x"])
+                    b = anqi.Game(name, seed=str(n), client_seeds=[str(n + 1), "x"])
+                    self.assertEqual(a.seeds, {"clients": [str(n + 1), "x"], "server": str(n)})
+                    self.assertEqual(full_state(a), full_state(b))
+                    self.assertEqual(id_playout(a, random.Random(n)), id_playout(b, random.Random(n)))
+        # Another number, another deal: the int is not ignored.
+        self.assertNotEqual(anqi.Game(seed=1).deal, anqi.Game(seed=2).deal)
+
+    def test_numpy_integers_are_ints(self):
+        try:
+            import numpy as np
+        except ImportError:
+            self.skipTest("numpy is not installed")
+        self.assertEqual(anqi.Game(seed=np.int64(3)).deal, anqi.Game(seed="3").deal)
+        self.assertEqual(anqi.Game(seed=np.uint8(3)).seeds["server"], "3")
+        with self.assertRaises(TypeError):
+            anqi.Game(seed=np.True_)
+
+    def test_playouts_vecgames_resamples_and_chance_nodes_read_ints_as_their_strings(self):
+        a = anqi.playouts("traditional-2x4", n=50, seed=12)
+        b = anqi.playouts("traditional-2x4", n=50, seed="12")
+        self.assertEqual(a["seed"], "12")
+        for key in ("plies", "by_reason", "by_winner_side"):
+            self.assertEqual(a[key], b[key], key)
+        try:
+            import numpy as np
+        except ImportError:
+            np = None
+        if np is not None:
+            x, y = anqi.VecGame("traditional", n=4), anqi.VecGame("traditional", n=4)
+            for k in range(30):
+                one = x.reset(seed=9) if k == 0 else x.step(x.random_actions())
+                two = y.reset(seed="9") if k == 0 else y.step(y.random_actions())
+                for u, v in zip(one, two):
+                    np.testing.assert_array_equal(u, v)
+            self.assertEqual(x.game(0).seeds["server"], "9/0/0")
+        game = anqi.Game("traditional", seed="r")
+        for _ in range(8):
+            game.apply(game.legal_action_ids()[-1])
+        for seed in (5, 2**70):
+            self.assertEqual(game.resample(seed).deal, game.resample(str(seed)).deal)
+        self.assertEqual(game.resample("word").deal, game.resample("word").deal)
+        chance = anqi.Game("traditional", seed="c", chance=True)
+        chance.play("(rev 4)")
+        for seed in (0, 3, 11):
+            a, b = chance.clone(), chance.clone()
+            self.assertEqual(a.sample_chance(seed), b.sample_chance(str(seed)))
+            self.assertEqual(full_state(a), full_state(b))
+
+    def test_reference_bots_read_ints_as_their_strings(self):
+        for strategy in ("random", "greedy"):
+            for seed in (0, 7, 2**64 + 1):
+                with self.subTest(strategy=strategy, seed=seed):
+                    games = [anqi.Game("traditional-2x4", seed="bots") for _ in range(2)]
+                    bots = [anqi.ReferenceBot(strategy, seed=seed), anqi.ReferenceBot(strategy, seed=str(seed))]
+                    while not games[0].is_terminal:
+                        moves = [b.choose(g.observation(g.to_move)) for b, g in zip(bots, games)]
+                        self.assertEqual(moves[0], moves[1])
+                        for g in games:
+                            g.play(moves[0])
+        session = anqi.ClientSession("me", 42)
+        self.assertIn("(init me 42)", session.hello())
+
+    def test_bools_negative_ints_and_other_types_are_refused_everywhere(self):
+        chance = anqi.Game("traditional", seed="c", chance=True)
+        chance.play("(rev 4)")
+        calls = {
+            "Game(seed)": lambda s: anqi.Game(seed=s),
+            "Game(client_seeds)": lambda s: anqi.Game(client_seeds=[s]),
+            "playouts": lambda s: anqi.playouts("traditional-2x4", n=1, seed=s),
+            "resample": lambda s: anqi.Game(seed="g").resample(s),
+            "sample_chance": lambda s: chance.clone().sample_chance(s),
+            "ReferenceBot": lambda s: anqi.ReferenceBot("random", seed=s),
+            "ClientSession": lambda s: anqi.ClientSession("me", s),
+        }
+        try:
+            import numpy  # noqa: F401
+            calls["VecGame.reset"] = lambda s: anqi.VecGame("traditional", n=1).reset(seed=s)
+        except ImportError:
+            pass
+        for name, call in calls.items():
+            for seed, error, words in BAD_SEEDS:
+                if name in ("resample", "sample_chance") and isinstance(seed, bytes):
+                    words = "random.Random"
+                with self.subTest(api=name, seed=seed):
+                    with self.assertRaisesRegex(error, words):
+                        call(seed)
+        with self.assertRaisesRegex(TypeError, "not a str"):
+            anqi.Game(client_seeds="12")
+
+
+class Pickle(unittest.TestCase):
+    """A game pickles (and so goes to another process, and serializes in OpenSpiel) as its deal
+    and the ids played, and comes back as it was: every state, chance nodes and records too."""
+
+    def test_a_game_comes_back_as_it_was_at_every_moment_in_every_shipped_variant(self):
+        import pickle
+
+        rng = random.Random(8)
+        for name in anqi.variants():
+            for chance in (False, True):
+                with self.subTest(variant=name, chance=chance):
+                    game = anqi.Game(name, seed=f"pickle-{name}", chance=chance, record=True)
+                    while True:
+                        back = pickle.loads(pickle.dumps(game))
+                        self.assertEqual(full_state(back), full_state(game))
+                        self.assertEqual(repr(back), repr(game))
+                        if game.is_terminal:
+                            self.assertEqual(back.record().plies, game.record().plies)
+                            break
+                        # The copy plays on as the original: the repetition rule's positions,
+                        # the counters and the hidden pieces came back too.
+                        if game.is_chance_node:
+                            letter = game.sample_chance(rng)
+                            back.apply_chance(letter)
+                        else:
+                            i = rng.choice(game.legal_action_ids())
+                            game.apply(i)
+                            back.apply(i)
+                        self.assertEqual(full_state(back), full_state(game))
+
+    def test_resampled_revealed_and_given_games_pickle_and_vecgame_copies_refuse(self):
+        import pickle
+
+        for game in (anqi.Game("traditional", seed="r", revealed=6).resample(1),
+                     anqi.Game("puzzle", deal="C.kgK..p"),
+                     anqi.Game(anqi.Variant("strategic-2x4"), seed=3)):
+            for i in game.legal_action_ids()[:1]:
+                game.apply(i)
+            self.assertEqual(full_state(pickle.loads(pickle.dumps(game))), full_state(game))
+        with tempfile.TemporaryDirectory() as d:
+            path = pathlib.Path(d) / "mine.sexp"
+            path.write_text((SHIPPED_DIR / "traditional-2x4.sexp").read_text().replace(
+                "(name traditional-2x4)", "(name mine)"))
+            game = anqi.Game(str(path), seed=1)
+            back = pickle.loads(pickle.dumps(game))
+            self.assertEqual((back.variant, back.deal), ("mine", game.deal))
+        try:
+            vec = anqi.VecGame("traditional", n=1)
+        except ImportError:
+            return
+        with self.assertRaisesRegex(TypeError, "cannot be pickled"):
+            pickle.dumps(vec.game(0))
+
+
 class GivenDeal(unittest.TestCase):
     LAYOUT = "KGGBBRRNNCCPPPPPkggbbrrnnccppppp"
 

@@ -82,5 +82,66 @@ class Symmetries(unittest.TestCase):
             np.testing.assert_array_equal(grid.reshape(flat.shape), flat)
 
 
+    @unittest.skipIf(np is None, "numpy is not installed: pip install numpy")
+    def test_batches_map_as_each_of_their_tensors(self):
+        # Tensors of several games and players, flat and grid, in batches of one and two
+        # leading dimensions: each image is the image of the tensor alone.
+        rng = random.Random(4)
+        for v in ("traditional", "2v2", "single", "cross", "reveal-4"):
+            flats, grids, masks = [], [], []
+            for k in range(6):
+                game = anqi.Game(v, seed=f"batch-{k}")
+                for _ in range(rng.randrange(0, 40)):
+                    if game.is_terminal:
+                        break
+                    game.apply(rng.choice(game.legal_action_ids()))
+                for p in range(1, game.players + 1):
+                    for relative in (False, True):
+                        flats.append((game.observation_tensor(p, relative=relative), relative))
+                masks.append(game.legal_action_mask())
+            rect = anqi.Variant(v).rectangle
+            for s in anqi.symmetries(v):
+                with self.subTest(variant=v, symmetry=s.name):
+                    for relative in (False, True):
+                        items = np.stack([x for x, r in flats if r == relative])
+                        one = np.stack([s.tensor(x, relative=relative) for x in items])
+                        np.testing.assert_array_equal(s.tensor(items, relative=relative), one)
+                        pairs = items.reshape(-1, 2, *items.shape[1:])
+                        np.testing.assert_array_equal(
+                            s.tensor(pairs, relative=relative), one.reshape(pairs.shape))
+                        if rect is not None:
+                            grid = items.reshape(len(items), items.shape[1], *rect)
+                            np.testing.assert_array_equal(
+                                s.tensor(grid, relative=relative), one.reshape(grid.shape))
+                    batch = np.stack(masks)
+                    np.testing.assert_array_equal(s.policy(batch), np.stack([s.policy(m) for m in masks]))
+        with self.assertRaisesRegex(ValueError, r"expected \(\.\.\., 50, 32\)"):
+            anqi.symmetries("traditional")[1].tensor(np.zeros((50, 31)))
+
+    @unittest.skipIf(np is None, "numpy is not installed: pip install numpy")
+    def test_relative_tensors_map_to_the_image_game_s_relative_tensors(self):
+        # The colour swap leaves a relative tensor's colour roles alone when its observer moves
+        # one colour, and moves its planes otherwise: checked against tensor.rs's own relative
+        # tensor of the image game, for every observer, as the game goes.
+        rng = random.Random(12)
+        for v in ("traditional", "reveal-4", "single", "2v2", "strategic"):
+            for s in anqi.symmetries(v):
+                if not s.colour_swap:
+                    continue
+                with self.subTest(variant=v, symmetry=s.name):
+                    game = anqi.Game(v, seed=f"rel-{s.name}")
+                    image = anqi.Game(v, deal=s.deal(game.deal))
+                    for ply in range(60):
+                        for p in range(1, game.players + 1):
+                            np.testing.assert_array_equal(
+                                s.tensor(game.observation_tensor(p, relative=True), relative=True),
+                                image.observation_tensor(p, relative=True), err_msg=f"ply {ply}")
+                        if game.is_terminal:
+                            break
+                        i = rng.choice(game.legal_action_ids())
+                        game.apply(i)
+                        image.apply(s.actions[i])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -211,6 +211,65 @@ class Tensors(unittest.TestCase):
         self.assertFalse(chance.legal_action_mask().any())
 
 
+def colour_swapped(x):
+    """`x` (planes first) with each plane moved where TENSOR_COLOUR_SWAP says."""
+    out = np.empty_like(x)
+    out[list(TENSOR_COLOUR_SWAP)] = x
+    return out
+
+
+@unittest.skipIf(np is None, "numpy is not installed: pip install numpy")
+class Relative(unittest.TestCase):
+    """`observation_tensor(relative=True)`: the observer's colour roles (tensor.rs, "Relative
+    tensors"): the red planes are its colour's whenever it moves one colour."""
+
+    def test_a_relative_tensor_is_the_tensor_turned_for_an_observer_that_moves_black(self):
+        rng = random.Random(3)
+        for name in anqi.variants():
+            with self.subTest(name):
+                game = anqi.Game(name, seed=f"relative-{name}")
+                plies, turned = 0, 0
+                while plies < 300:
+                    for p in range(1, game.players + 1):
+                        x = game.observation_tensor(p)
+                        r = game.observation_tensor(p, relative=True)
+                        # Moving black alone shows as red 0, black 1; in the relative tensor
+                        # never: a colour of one's own is always "red".
+                        black = x[P["red"], 0] == 0 and x[P["black"], 0] == 1
+                        np.testing.assert_array_equal(r, colour_swapped(x) if black else x)
+                        self.assertFalse(r[P["red"], 0] == 0 and r[P["black"], 0] == 1)
+                        turned += black
+                        # What the planes mean, from the board: the upper-case planes hold the
+                        # observer's own pieces.
+                        colour = None if game.is_terminal else game.observation(p).colour
+                        if colour is not None and not game.is_terminal:
+                            mine = {c for c, x in enumerate(game.board)
+                                    if x in LETTERS and x.isupper() == (colour == "red")}
+                            shown = {c for c in range(len(game.board))
+                                     if any(r[P[f"up-{x}"], c] for x in LETTERS[:7])}
+                            self.assertEqual(shown, mine)
+                    if game.is_terminal:
+                        break
+                    game.apply(rng.choice(game.legal_action_ids()))
+                    plies += 1
+                one_colour = anqi.Variant(name).objective == "capture"
+                self.assertEqual(turned > 0, one_colour, "black observers are turned, others not")
+
+    def test_grid_and_relative_together_and_the_errors(self):
+        game = anqi.Game("traditional", seed="1")
+        game.play("(rev 0)")
+        game.play("(rev 1)")
+        for p in (1, 2):
+            flat = game.observation_tensor(p, relative=True)
+            grid = game.observation_tensor(p, grid=True, relative=True)
+            self.assertEqual(grid.shape, (PLANES, 4, 8))
+            np.testing.assert_array_equal(grid.reshape(PLANES, 32), flat)
+        with self.assertRaisesRegex(ValueError, "rectangular board.*cross.*grid=False"):
+            anqi.Game("cross", seed="1").observation_tensor(grid=True, relative=True)
+        with self.assertRaisesRegex(ValueError, "player 0 is not a player id.*from 1"):
+            game.observation_tensor(0, relative=True)
+
+
 class Resample(unittest.TestCase):
     """`Game.resample`: the same public state, the unseen pieces dealt anew."""
 

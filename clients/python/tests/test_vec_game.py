@@ -8,6 +8,7 @@ import unittest
 import warnings
 
 import anqi
+import anqi.env
 
 try:
     import numpy as np
@@ -68,6 +69,46 @@ class VecGames(unittest.TestCase):
                     obs, masks, rewards, dones, to_move = vec.step(vec.random_actions())
                 if "2x4" in variant:
                     self.assertGreater(sum(vec.episodes), 0, "no episode ended: the test says nothing about resets")
+
+    def test_grid_and_relative_observations_are_the_games_own_over_episodes(self):
+        # Relative observations turn with the player to move (every ply in a two-player game):
+        # each step's must still equal what the game's anqi.Game gives with the same options,
+        # in every variant, over episodes, on one thread and on two.
+        for variant in anqi.variants():
+            grid = anqi.Variant(variant).rectangle is not None
+            for threads in (1, 2):
+                with self.subTest(variant=variant, threads=threads):
+                    n = 130  # three blocks of 64: two threads share them
+                    vec = anqi.VecGame(variant, n=n, threads=threads, grid=grid, relative=True)
+                    self.assertEqual((vec.grid, vec.relative), (grid, True))
+                    obs, masks, rewards, dones, to_move = vec.reset(seed=4)
+                    if grid:
+                        self.assertEqual(obs.shape, (n, anqi.env.PLANES, *anqi.Variant(variant).rectangle))
+                    steps = 160 if "2x4" in variant else 60
+                    for step in range(steps):
+                        if step % 4 == 0 or step > steps - 3:
+                            for i in (0, 63, 64, n - 1):
+                                g = vec.game(i)
+                                np.testing.assert_array_equal(
+                                    obs[i], g.observation_tensor(g.to_move, grid=grid, relative=True),
+                                    err_msg=f"step {step} game {i}")
+                        obs, masks, rewards, dones, to_move = vec.step(vec.random_actions())
+                    if "2x4" in variant:
+                        self.assertGreater(sum(vec.episodes), 0, "no episode ended")
+
+    def test_the_default_observations_do_not_change_with_the_options_off(self):
+        plain = anqi.VecGame("traditional", n=3)
+        spelled = anqi.VecGame("traditional", n=3, grid=False, relative=False)
+        grid = anqi.VecGame("traditional", n=3, grid=True)
+        a, b, c = plain.reset(seed=2), spelled.reset(seed=2), grid.reset(seed=2)
+        for _ in range(40):
+            np.testing.assert_array_equal(a[0], b[0])
+            np.testing.assert_array_equal(c[0].reshape(a[0].shape), a[0])
+            actions = plain.random_actions()
+            a, b, c = plain.step(actions), spelled.step(actions), grid.step(actions)
+        self.assertEqual(repr(grid), "<anqi.VecGame traditional x3 threads 1 grid>")
+        with self.assertRaisesRegex(ValueError, "rectangular board.*cross"):
+            anqi.VecGame("cross", n=2, grid=True)
 
     def test_the_arrays_are_read_only(self):
         vec = anqi.VecGame("traditional", n=2)

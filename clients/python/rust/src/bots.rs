@@ -2,12 +2,17 @@
 //! ones behind `anqi-bot`) for Python, choosing from an `Observation`.
 
 use crate::observation::Observation;
+use crate::seeds::{seed_number, seed_text};
 use anqi_client::bots::{GreedyBot, SearchBot};
 use anqi_client::{Bot, RandomBot};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 /// A reference bot: `ReferenceBot(strategy="random", seed=0, depth=None)`.
+///
+/// `seed`: a str, or an int of 0 or more meaning its decimal string, as everywhere in the
+/// package; the bot's generator starts at the number a decimal seed names (`seed=7` is
+/// `anqi-bot --seed 7`'s bot; one of 2^64 or more, or any other text, at its hash: seeds.rs).
 ///
 /// Strategies, weakest first: `"random"` (a uniformly random legal action), `"greedy"` (one
 /// ply of material bookkeeping), `"search"` (expectiminimax over the public state, `depth`
@@ -24,8 +29,16 @@ pub struct ReferenceBot {
 #[pymethods]
 impl ReferenceBot {
     #[new]
-    #[pyo3(signature = (strategy = "random", seed = 0, depth = None))]
-    fn new(strategy: &str, seed: u64, depth: Option<u32>) -> PyResult<ReferenceBot> {
+    #[pyo3(signature = (strategy = "random", seed = None, depth = None))]
+    fn new(
+        strategy: &str,
+        seed: Option<&Bound<'_, PyAny>>,
+        depth: Option<u32>,
+    ) -> PyResult<ReferenceBot> {
+        let seed = match seed {
+            Some(s) if !s.is_none() => seed_number(&seed_text("seed", s)?),
+            _ => 0,
+        };
         if depth.is_some() && strategy != "search" {
             return Err(PyValueError::new_err("depth is for the search strategy"));
         }

@@ -16,9 +16,12 @@ use pyo3::types::{PyDict, PyInt, PyString};
 /// frame limit (16,384 bytes by default), and a name is for people.
 const MAX_INIT_TEXT: usize = 1024;
 
-/// A string, or an int written in decimal: what the wire's `(init NAME SEED)` takes.
+/// A string, or an int written in decimal: what the wire's `(init NAME SEED)` takes. A seed
+/// is read as every seed of the package is (seeds.rs: no bool, no negative int).
 fn init_text(what: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
-    let text = if value.is_instance_of::<PyString>() || value.is_instance_of::<PyInt>() {
+    let text = if what == "seed" {
+        crate::seeds::seed_text(what, value)?
+    } else if value.is_instance_of::<PyString>() || value.is_instance_of::<PyInt>() {
         value.str()?.to_string()
     } else {
         return Err(PyTypeError::new_err(format!("{what}: a str or an int")));

@@ -6,9 +6,14 @@
 //! which exchanges face-down pieces so that the multiset stays the same, and the action is
 //! played as in any game. `start` follows the same exchanges, so it is always a deal that the
 //! game so far is a normal game of: `game.deal` gives it back, and `Game(deal=...)` replays it.
+//!
+//! A game pickles as that deal and the ids played since ([`Game::__reduce__`]): unpickling
+//! plays them again, so everything the rules keep (the repetition rule's positions, the
+//! counters) comes back as it was, through the rules' own code.
 
 use crate::actions::{parse_action, piece_index, piece_of, PIECE_LETTERS};
 use crate::observation::{counts_dict, observation_of, Observation};
+use crate::seeds::{seed_text_or_fresh, seed_texts, Rng};
 use crate::tensor::{self, PLANES};
 use crate::variant::{load_any, Loaded, VariantInfo};
 use anqi_core::record::{wire_team, GameHeader, GameRecord, PlayerRecord, PlyRecord};
@@ -40,7 +45,30 @@ pub struct Game {
     /// included; and the counts of a reveal or draw waiting at a chance node.
     log: Option<Vec<PlyRecord>>,
     pending_counts: Option<(ActionCounts, Vec<ActionCounts>, u32)>,
+    /// The ids of the actions played since `start` (a pending reveal or draw not among
+    /// them), what a pickle keeps; `None` for a game taken from a `VecGame`, whose plies
+    /// before were not kept.
+    played: Option<Vec<u32>>,
 }
+
+/// The version of a pickled game's state ([`Game::__reduce__`]), refused when it is not this.
+const PICKLE_FORMAT: u32 = 1;
+
+/// A pickled game's state: the format, the variant's whole description, the start (cells,
+/// face-up cells, bag), the seeds (clients, server), chance mode, whether it keeps a record,
+/// the ids played since the start, and the pending reveal's or draw's id.
+type Pickled = (
+    u32,
+    String,
+    String,
+    Vec<usize>,
+    String,
+    Option<(Vec<String>, String)>,
+    bool,
+    bool,
+    Vec<u32>,
+    Option<u32>,
+);
 
 impl Game {
     /// The rules core's game (for the other modules of the crate).
@@ -63,6 +91,19 @@ impl Game {
             draws,
             log: None,
             pending_counts: None,
+            played: None,
+        }
+    }
+
+    /// Keeps the id of `action`, just played, for a pickle.
+    fn keep(&mut self, action: Action) {
+        if let Some(played) = self.played.as_mut() {
+            played.push(
+                self.loaded
+                    .codec
+                    .encode(action)
+                    .expect("a legal action has an id"),
+            );
         }
     }
 
@@ -87,6 +128,7 @@ impl Game {
         if let Some(counts) = before {
             self.log_ply(player, action, &played, counts);
         }
+        self.keep(action);
         Ok(())
     }
 
@@ -147,7 +189,63 @@ impl Game {
         if let Some(counts) = self.pending_counts.take() {
             self.log_ply(player, pending, &played, counts);
         }
+        self.keep(pending);
         Ok(())
+    }
+
+    /// The game a pickle's state describes: its start, the ids played again in order (the
+    /// reveals turn up the start's pieces, which in chance mode are the ones chosen), then
+    /// the pending reveal or draw, which stops at its chance node again.
+    fn unpickle(state: Pickled) -> PyResult<Game> {
+        let (format, source, cells, face_up, bag, seeds, chance, record, ids, pending) = state;
+        if format != PICKLE_FORMAT {
+            return Err(PyValueError::new_err(format!(
+                "a pickled anqi.Game of format {format}; this anqi reads format {PICKLE_FORMAT}: unpickle it with the anqi that pickled it"
+            )));
+        }
+        let loaded = crate::variant::load_source(&source)?;
+        // A game dealt with `revealed=k` starts a face-down variant with k pieces face-up, as
+        // a `(reveal k)` start deals them: its deal is read as one.
+        let dealt_as =
+            (loaded.variant.start == Start::FaceDown && !face_up.is_empty()).then(|| {
+                let mut v = rules::Variant::clone(&loaded.variant);
+                v.start = Start::Reveal(face_up.len() as u32);
+                v
+            });
+        let start = Deal::from_text(
+            dealt_as.as_ref().unwrap_or(&loaded.variant),
+            Some(&cells),
+            Some(&face_up),
+            Some(&bag),
+        )
+        .map_err(deal_error)?;
+        let mut game = Game {
+            game: rules::Game::new(loaded.variant.clone(), start.clone()),
+            loaded,
+            seeds: seeds.map(|(clients, server)| SeedInputs { clients, server }),
+            start,
+            chance: false,
+            pending: None,
+            draws: 0,
+            log: record.then(Vec::new),
+            pending_counts: None,
+            played: Some(Vec::with_capacity(ids.len())),
+        };
+        for id in ids {
+            let action = game.loaded.codec.decode_or_refuse(i64::from(id))?;
+            game.act(action)?;
+        }
+        game.chance = chance;
+        if let Some(id) = pending {
+            let action = game.loaded.codec.decode_or_refuse(i64::from(id))?;
+            if !chance {
+                return Err(PyValueError::new_err(
+                    "a pickled anqi.Game at a chance node that is not in chance mode",
+                ));
+            }
+            game.act(action)?;
+        }
+        Ok(game)
     }
 }
 
@@ -224,16 +322,22 @@ fn deal_error(e: impl std::fmt::Display) -> PyErr {
 #[pymethods]
 impl Game {
     #[new]
-    #[pyo3(signature = (variant = None, seed = None, client_seeds = Vec::new(), deal = None, chance = false, revealed = None, record = false))]
+    #[pyo3(signature = (variant = None, seed = None, client_seeds = None, deal = None, chance = false, revealed = None, record = false))]
     fn new(
         variant: Option<&Bound<'_, PyAny>>,
-        seed: Option<String>,
-        client_seeds: Vec<String>,
+        seed: Option<&Bound<'_, PyAny>>,
+        client_seeds: Option<&Bound<'_, PyAny>>,
         deal: Option<&Bound<'_, PyAny>>,
         chance: bool,
         revealed: Option<u32>,
         record: bool,
     ) -> PyResult<Game> {
+        // Seeds are texts; an int is its decimal string (seeds.rs).
+        let seed = seed.filter(|s| !s.is_none());
+        let client_seeds = match client_seeds {
+            Some(c) if !c.is_none() => seed_texts("client_seeds", c)?,
+            _ => Vec::new(),
+        };
         let loaded = match variant {
             Some(v) => load_any(v)?,
             None => crate::variant::load("traditional")?,
@@ -282,7 +386,7 @@ impl Game {
             None => {
                 let seeds = SeedInputs {
                     clients: client_seeds,
-                    server: seed.unwrap_or_else(crate::fresh_seed),
+                    server: seed_text_or_fresh("seed", seed)?,
                 };
                 let start = seeds.deal_for(dealt_as.as_ref().unwrap_or(&loaded.variant));
                 (Some(seeds), start)
@@ -298,6 +402,7 @@ impl Game {
             draws: 0,
             log: record.then(Vec::new),
             pending_counts: None,
+            played: Some(Vec::new()),
         })
     }
 
@@ -431,28 +536,14 @@ impl Game {
     }
 
     /// Resolves the chance node with a piece drawn with the node's probabilities, and returns
-    /// its letter. `rng`: a `random.Random` (its `randrange`), an int seed, or `None` (the
-    /// `random` module).
+    /// its letter. `rng`: a `random.Random` (its `randrange`), a seed (a str, or an int meaning
+    /// its decimal string: a generator of its own, started anew at each call, so the same
+    /// node gives the same piece), or `None` (the `random` module).
     #[pyo3(signature = (rng = None))]
     fn sample_chance(&mut self, py: Python<'_>, rng: Option<&Bound<'_, PyAny>>) -> PyResult<char> {
         let pool = self.pool()?;
         let total: u32 = pool.iter().sum();
-        let mut x: u32 = match rng {
-            Some(r) if r.is_instance_of::<pyo3::types::PyInt>() => {
-                let seed: u64 = r.extract::<i64>()? as u64;
-                crate::playouts::SplitMix64::new(seed).below(total)
-            }
-            Some(r) => r.call_method1("randrange", (total,))?.extract()?,
-            None => py
-                .import("random")?
-                .call_method1("randrange", (total,))?
-                .extract()?,
-        };
-        if x >= total {
-            return Err(PyValueError::new_err(format!(
-                "randrange({total}) gave {x}, out of range"
-            )));
-        }
+        let mut x = Rng::of(py, "rng", rng)?.below(total)?;
         let i = (0..14)
             .find(|&i| {
                 let hit = x < pool[i];
@@ -589,35 +680,33 @@ impl Game {
 
     /// `player`'s observation as a numpy `float32` array (`tensor.rs`, PACKAGE.md "Tensors"):
     /// shape `(50, S)` over the cells, or `(50, rows, columns)` with `grid=True` on a
-    /// rectangle. `player` defaults to the player to move. numpy must be installed.
-    #[pyo3(signature = (player = None, grid = false))]
+    /// rectangle. `player`: a player id, counted from 1; the player to move by default.
+    /// `relative=True`: in the observer's colour roles (the "red" planes are its colour's).
+    /// numpy must be installed.
+    #[pyo3(signature = (player = None, grid = false, relative = false))]
     fn observation_tensor<'py>(
         &self,
         py: Python<'py>,
         player: Option<usize>,
         grid: bool,
+        relative: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let players = self.game.variant().players;
         let player = player.unwrap_or_else(|| self.game.to_move());
         if !(1..=players).contains(&player) {
             return Err(value_error(format!(
-                "player {player} is not in 1..={players}"
+                "player {player} is not a player id of this game: ids are counted from 1, 1..={players}"
             )));
         }
         let cells = self.game.board().len();
         let shape: Vec<usize> = if grid {
-            let Some((rows, columns)) = self.game.variant().topology.rectangle_dims() else {
-                return Err(value_error(format!(
-                    "grid=True needs a rectangular board; {} is not one: use the cells' vector (grid=False)",
-                    self.game.variant().name
-                )));
-            };
+            let (rows, columns) = tensor::grid_dims(self.game.variant())?;
             vec![PLANES, rows, columns]
         } else {
             vec![PLANES, cells]
         };
         let mut planes = vec![0f32; PLANES * cells];
-        tensor::write_planes(&self.game, player, &mut planes);
+        tensor::write_planes(&self.game, player, relative, &mut planes);
         let bytes: Vec<u8> = planes.iter().flat_map(|f| f.to_le_bytes()).collect();
         numpy_array(py, &bytes, "<f4", shape)
     }
@@ -636,47 +725,23 @@ impl Game {
     /// face-down cells, the bag in a new order, every arrangement equally likely. The public
     /// state (board, pool, counters, colours, the player to move, a pending chance node) is the
     /// same; `deal` of the copy is a deal its game is a normal game of (its `seeds` are
-    /// `None`: they made the original's deal, not this one). `rng`: a
-    /// `random.Random` (its `randrange`), an int seed, or `None` (the `random` module).
+    /// `None`: they made the original's deal, not this one). `rng`: a `random.Random` (its
+    /// `randrange`), a seed (a str, or an int meaning its decimal string: the same seed, the
+    /// same copy), or `None` (the `random` module).
     #[pyo3(signature = (rng = None))]
     fn resample(&self, py: Python<'_>, rng: Option<&Bound<'_, PyAny>>) -> PyResult<Game> {
         let mut out = Clone::clone(self);
+        let mut rng = Rng::of(py, "rng", rng)?;
+        // The rules draw through a closure that cannot fail: the first error from Python's
+        // generator is kept, and raised once the draws are over.
         let mut error = None;
-        {
-            let mut seeded = match rng {
-                Some(r) if r.is_instance_of::<pyo3::types::PyInt>() => {
-                    Some(crate::playouts::SplitMix64::new(r.extract::<i64>()? as u64))
-                }
-                _ => None,
-            };
-            let random = match rng {
-                None => Some(py.import("random")?.into_any()),
-                Some(r) if seeded.is_none() => Some(r.clone()),
-                Some(_) => None,
-            };
-            out.game.redeal_unseen(|n| {
-                if let Some(s) = seeded.as_mut() {
-                    return s.below(n);
-                }
-                let r = random.as_ref().expect("an rng");
-                match r
-                    .call_method1("randrange", (n,))
-                    .and_then(|x| x.extract::<u32>())
-                {
-                    Ok(x) if x < n => x,
-                    Ok(x) => {
-                        error.get_or_insert_with(|| {
-                            PyValueError::new_err(format!("randrange({n}) gave {x}, out of range"))
-                        });
-                        0
-                    }
-                    Err(e) => {
-                        error.get_or_insert(e);
-                        0
-                    }
-                }
-            });
-        }
+        out.game.redeal_unseen(|n| match rng.below(n) {
+            Ok(x) => x,
+            Err(e) => {
+                error.get_or_insert(e);
+                0
+            }
+        });
         if let Some(e) = error {
             return Err(e);
         }
@@ -795,6 +860,49 @@ impl Game {
 
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Game {
         Clone::clone(self)
+    }
+
+    /// Pickling (`pickle`, `multiprocessing`, OpenSpiel's `state.serialize()`): the game as
+    /// `Game()` and a state that `__setstate__` replays: the variant's description, the deal
+    /// (`game.deal`, which in chance mode holds the pieces chosen so far), the seeds, the
+    /// options, the ids played and a pending reveal or draw. A copy of a `VecGame`'s game
+    /// (`vec.game(i)`) does not know its plies before and refuses.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, pyo3::types::PyType>, (), Pickled)> {
+        let game = slf.borrow();
+        let Some(played) = &game.played else {
+            return Err(PyTypeError::new_err(
+                "this anqi.Game is a VecGame's (vec.game(i)), which does not keep the plies before it: it cannot be pickled; pickle games made by anqi.Game",
+            ));
+        };
+        let pending = game.pending.map(|action| {
+            game.loaded
+                .codec
+                .encode(action)
+                .expect("a legal action has an id")
+        });
+        let state = (
+            PICKLE_FORMAT,
+            game.loaded.variant.source.clone(),
+            game.start.cells_text(),
+            game.start.face_up_cells(),
+            game.start.bag_text(),
+            game.seeds
+                .as_ref()
+                .map(|s| (s.clients.clone(), s.server.clone())),
+            game.chance,
+            game.log.is_some(),
+            played.clone(),
+            pending,
+        );
+        Ok((slf.get_type(), (), state))
+    }
+
+    /// Restores a pickled game (see `__reduce__`): its plies are played again.
+    fn __setstate__(&mut self, state: Pickled) -> PyResult<()> {
+        *self = Game::unpickle(state)?;
+        Ok(())
     }
 
     fn __repr__(&self) -> String {

@@ -18,6 +18,8 @@
 //! tournament file `anqi.play` writes (anqi-tournament's configuration) and TOML text.
 //! `tensor.rs` also exports the tensor layout (`TENSOR_*`); `records.rs` reads records with
 //! anqi-core's types for `anqi.records` (`read_record`, `RECORD_*`, `TERMINATIONS`).
+//! `seeds.rs`: the one reading of a seed argument (a str, or an int meaning its decimal
+//! string) for every API that takes one.
 //!
 //! # Crate map
 //!
@@ -35,6 +37,7 @@ mod observation;
 mod playouts;
 mod read_only;
 mod records;
+mod seeds;
 mod tensor;
 mod tournament;
 mod variant;

@@ -10,12 +10,11 @@ use pyo3::types::PyDict;
 use std::sync::Arc;
 use std::time::Instant;
 
-pub use anqi_core::rules::playout::SplitMix64;
-
 /// Plays `n` games of random legal actions natively (the GIL released), and returns a dict:
 /// `variant`, `seed`, `games`, `plies`, `seconds`, `plies_per_second`, `by_reason` (reason
 /// name to games) and `by_winner_side` (winning side, counted from 0, or `None` for no winner,
-/// to games). Game `i` is dealt as `Game(variant, seed=f"{seed}/{i}")`. `max_plies`: a game
+/// to games). Game `i` is dealt as `Game(variant, seed=f"{seed}/{i}")`; `seed`: a str, or an
+/// int meaning its decimal string (`None`: a fresh random one). `max_plies`: a game
 /// still going then is stopped as a draw (reason `ply-cap`). `threads`: games are shared out
 /// over this many threads (the results do not depend on it). Ctrl-C (SIGINT) stops it within
 /// about 0.1 s, raising KeyboardInterrupt. `pick`: `"count"` (count the legal actions, make
@@ -45,10 +44,7 @@ pub fn playouts<'py>(
         Some(v) => load_any(v)?,
         None => crate::variant::load("traditional")?,
     };
-    let seed: String = match seed {
-        None => crate::fresh_seed(),
-        Some(s) => s.str()?.to_string(),
-    };
+    let seed = crate::seeds::seed_text_or_fresh("seed", seed)?;
     if threads == 0 {
         return Err(PyValueError::new_err("threads must be at least 1"));
     }

@@ -30,6 +30,15 @@
 //! Everything in it is public: a face-down piece is hidden from every player alike, and so
 //! only planes 16-18 depend on who observes.
 //!
+//! # Relative tensors
+//! With `relative=True` (`Game.observation_tensor`, `VecGame`), the colour roles are the
+//! observer's: when the observing player moves black pieces (and only black), every plane is
+//! written where [`colour_swap`] moves it, so that the "red" planes always mean "mine" and the
+//! "black" ones "the other colour's". An observer with no colour yet (before the first reveal or
+//! draw) or with both (single-player and cooperative games) sees the tensor as it is. The
+//! layout is the same (the version too): only which colour a plane's letter stands for
+//! changes. [`update_planes`] writes both, through a table of where each plane goes.
+//!
 //! `Game.legal_action_mask()` is a `bool` array of `num_distinct_actions`: true at the ids of
 //! the player to move's legal actions (`actions.rs` gives the ids).
 
@@ -111,22 +120,57 @@ pub fn plane_names() -> Vec<String> {
 /// piece's plane to the same kind's of the other colour, red's to black's and back, the rest
 /// to themselves.
 pub fn colour_swap(p: usize) -> usize {
-    for &(first, _, per_piece) in &GROUPS {
-        if per_piece && (first..first + 14).contains(&p) {
-            let letter = PIECE_LETTERS.as_bytes()[p - first];
-            let other = if letter.is_ascii_uppercase() {
-                letter.to_ascii_lowercase()
-            } else {
-                letter.to_ascii_uppercase()
-            };
-            return first + PIECE_LETTERS.bytes().position(|l| l == other).unwrap();
+    usize::from(SWAPPED[p])
+}
+
+/// Where each plane is written: [`AS_IS`], or [`SWAPPED`] (plane `p` at `colour_swap(p)`) for a
+/// relative tensor of an observer that moves black.
+type PlaneMap = [u8; PLANES];
+
+/// Every plane where it is.
+const AS_IS: PlaneMap = {
+    let mut map = [0u8; PLANES];
+    let mut p = 0;
+    while p < PLANES {
+        map[p] = p as u8;
+        p += 1;
+    }
+    map
+};
+
+/// Every plane where the colour swap moves it: within a group of per-piece planes, the letter
+/// at `i` of [`PIECE_LETTERS`] to the other colour's at `(i + 7) % 14` (the letters are the
+/// seven red ones, then the same seven black; checked below), and red's plane to black's.
+const SWAPPED: PlaneMap = {
+    let letters = PIECE_LETTERS.as_bytes();
+    let mut i = 0;
+    while i < 14 {
+        assert!(letters[i].eq_ignore_ascii_case(&letters[(i + 7) % 14]));
+        assert!(letters[i].is_ascii_uppercase() == (i < 7));
+        i += 1;
+    }
+    let mut map = AS_IS;
+    let mut g = 0;
+    while g < GROUPS.len() {
+        let (first, _, per_piece) = GROUPS[g];
+        if per_piece {
+            let mut i = 0;
+            while i < 14 {
+                map[first + i] = (first + (i + 7) % 14) as u8;
+                i += 1;
+            }
         }
+        g += 1;
     }
-    match p {
-        RED => BLACK,
-        BLACK => RED,
-        _ => p,
-    }
+    map[RED] = BLACK as u8;
+    map[BLACK] = RED as u8;
+    map
+};
+
+/// Whether `player`'s relative tensor is written swapped: it moves black pieces, and only
+/// those (no colour yet, or both, leaves the tensor as it is).
+fn observes_black(game: &rules::Game, player: usize) -> bool {
+    game.control_of(player) == Control::Colour(Colour::Black)
 }
 
 /// Adds the layout to the native module: `TENSOR_VERSION` (an int), `TENSOR_PLANES` (the
@@ -144,12 +188,25 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
+/// The `(rows, columns)` of a grid tensor (`grid=True`) of `variant`'s board, or the
+/// ValueError saying that only a rectangle has one.
+pub fn grid_dims(variant: &rules::Variant) -> PyResult<(usize, usize)> {
+    variant.topology.rectangle_dims().ok_or_else(|| {
+        pyo3::exceptions::PyValueError::new_err(format!(
+            "grid=True needs a rectangular board (rows x columns); {}'s board is not one: use the cells' vector (grid=False), shape ({PLANES}, {})",
+            variant.name,
+            variant.topology.size()
+        ))
+    })
+}
+
 /// Writes `player`'s observation of `game` into `out` (`PLANES * cells` values, plane by
-/// plane), every value set.
-pub fn write_planes(game: &rules::Game, player: usize, out: &mut [f32]) {
+/// plane), every value set; `relative`: in the observer's colour roles (see the module's
+/// "Relative tensors").
+pub fn write_planes(game: &rules::Game, player: usize, relative: bool, out: &mut [f32]) {
     out.fill(0.0);
     let mut shown = Shown::zeros(game.variant());
-    update_planes(game, player, Change::Any, &mut shown, out);
+    update_planes(game, player, relative, Change::Any, &mut shown, out);
 }
 
 /// What a tensor buffer holds, kept beside it so that the next observation written into the
@@ -163,8 +220,11 @@ pub struct Shown {
     cells: smallvec::SmallVec<[u8; 128]>,
     /// The value of each whole plane (16-48; the others unused).
     fills: [f32; PLANES],
-    /// The piece whose hand plane (35-48) is set.
+    /// The hand plane (35-48) set to 1.
     hand: Option<usize>,
+    /// Whether the planes are written where the colour swap moves them (a relative tensor of
+    /// an observer that moves black): every plane above is where it is written.
+    swapped: bool,
     /// The cell set to 1 on plane 49.
     chain: Option<usize>,
     /// The unseen pieces of each letter (planes 19-32 before scaling).
@@ -187,6 +247,7 @@ impl Shown {
             cells: smallvec::SmallVec::from_elem(Shown::NONE, variant.topology.size()),
             fills: [0.0; PLANES],
             hand: None,
+            swapped: false,
             chain: None,
             unseen: [0; 14],
             totals,
@@ -206,10 +267,12 @@ pub enum Change {
 
 /// Writes `player`'s observation of `game` into `out`, which holds what `shown` says, by
 /// changing only the values that differ; `shown` then says what `out` holds. `change` says
-/// what changed in the game since `shown` was last brought up to date.
+/// what changed in the game since `shown` was last brought up to date. `relative`: in the
+/// observer's colour roles (see the module's "Relative tensors").
 pub fn update_planes(
     game: &rules::Game,
     player: usize,
+    relative: bool,
     change: Change,
     shown: &mut Shown,
     out: &mut [f32],
@@ -218,9 +281,20 @@ pub fn update_planes(
     let n = board.len();
     debug_assert_eq!(out.len(), PLANES * n);
     debug_assert_eq!(shown.cells.len(), n);
+    let swapped = relative && observes_black(game, player);
+    // Turned the other way round since the last write (in a two-player game a relative
+    // tensor from the player to move turns at every ply), every piece's plane is elsewhere:
+    // every cell and count is looked at again, as for a new game.
+    let change = if swapped == shown.swapped {
+        change
+    } else {
+        shown.swapped = swapped;
+        Change::Any
+    };
+    let map = if swapped { &SWAPPED } else { &AS_IS };
     // Each inline array looked up once, not per cell.
     let (squares, cells) = (board.squares(), &mut shown.cells[..]);
-    let mut show_cell = |cell: usize| show_cell(squares, cell, cells, out);
+    let mut show_cell = |cell: usize| show_cell(squares, map, cell, cells, out);
     // The unseen counts' planes change only with the piece a reveal turned up or a draw gave.
     let unseen_planes = match change {
         Change::Any => {
@@ -257,9 +331,9 @@ pub fn update_planes(
         } else {
             0.0
         };
-        fill_plane(out, n, shown, UNSEEN + i, value);
+        fill_plane(out, n, shown, at(map, UNSEEN + i), value);
     }
-    write_ply_planes(game, player, shown, out);
+    write_ply_planes(game, player, map, shown, out);
     let chain = game.public_state().chain;
     if chain != shown.chain {
         if let Some(cell) = shown.chain {
@@ -272,17 +346,23 @@ pub fn update_planes(
     }
 }
 
-/// Brings cell `cell` of `out` (a tensor of the cells of a board of `squares`, holding what
-/// `shown`, a [`Shown`]'s cells, says) up to date: its plane 0-15 at 1 for what the cell
-/// holds, the one it held before at 0.
+/// Where `map` writes plane `p`.
 #[inline(always)]
-fn show_cell(squares: &[Square], cell: usize, shown: &mut [u8], out: &mut [f32]) {
+fn at(map: &PlaneMap, p: usize) -> usize {
+    usize::from(map[p])
+}
+
+/// Brings cell `cell` of `out` (a tensor of the cells of a board of `squares`, holding what
+/// `shown`, a [`Shown`]'s cells, says) up to date: its plane 0-15 (written where `map` says)
+/// at 1 for what the cell holds, the one it held before at 0.
+#[inline(always)]
+fn show_cell(squares: &[Square], map: &PlaneMap, cell: usize, shown: &mut [u8], out: &mut [f32]) {
     let n = squares.len();
     let p = match squares[cell] {
-        Square::Up(piece) => UP + piece_index(piece),
-        Square::Hidden => FACE_DOWN,
-        Square::Empty => EMPTY,
-    } as u8;
+        Square::Up(piece) => map[UP + piece_index(piece)],
+        Square::Hidden => FACE_DOWN as u8,
+        Square::Empty => EMPTY as u8,
+    };
     let was = &mut shown[cell];
     if *was != p {
         if *was != Shown::NONE {
@@ -303,9 +383,15 @@ fn fill_plane(out: &mut [f32], n: usize, shown: &mut Shown, p: usize, value: f32
     }
 }
 
-/// Brings up to date the whole planes a ply may change (16-18, 33-48): who moves what, who is
-/// to move, the draw counters and the piece in hand.
-fn write_ply_planes(game: &rules::Game, player: usize, shown: &mut Shown, out: &mut [f32]) {
+/// Brings up to date the whole planes a ply may change (16-18, 33-48), each written where `map`
+/// says: who moves what, who is to move, the draw counters and the piece in hand.
+fn write_ply_planes(
+    game: &rules::Game,
+    player: usize,
+    map: &PlaneMap,
+    shown: &mut Shown,
+    out: &mut [f32],
+) {
     let n = shown.cells.len();
     let flag = |on: bool| if on { 1.0 } else { 0.0 };
     let control = game.control_of(player);
@@ -314,8 +400,8 @@ fn write_ply_planes(game: &rules::Game, player: usize, shown: &mut Shown, out: &
         Control::Colour(mine) => mine == c,
         Control::Both => true,
     };
-    fill_plane(out, n, shown, RED, flag(moves(Colour::Red)));
-    fill_plane(out, n, shown, BLACK, flag(moves(Colour::Black)));
+    fill_plane(out, n, shown, at(map, RED), flag(moves(Colour::Red)));
+    fill_plane(out, n, shown, at(map, BLACK), flag(moves(Colour::Black)));
     let to_move = game.outcome().is_none() && game.to_move() == player;
     fill_plane(out, n, shown, TO_MOVE, flag(to_move));
     let variant = game.variant();
@@ -337,13 +423,13 @@ fn write_ply_planes(game: &rules::Game, player: usize, shown: &mut Shown, out: &
         fill_plane(out, n, shown, REPEATED, value);
     }
     // The piece in hand: its plane at 1, the others at 0 (only the one shown can be set).
-    let hand = game.hand().map(piece_index);
+    let hand = game.hand().map(|p| at(map, HAND + piece_index(p)));
     if hand != shown.hand {
         if let Some(was) = shown.hand {
-            fill_plane(out, n, shown, HAND + was, 0.0);
+            fill_plane(out, n, shown, was, 0.0);
         }
         if let Some(now) = hand {
-            fill_plane(out, n, shown, HAND + now, 1.0);
+            fill_plane(out, n, shown, now, 1.0);
         }
         shown.hand = hand;
     }

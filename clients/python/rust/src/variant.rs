@@ -49,6 +49,20 @@ pub fn load(name_or_path: &str) -> PyResult<Arc<Loaded>> {
     Ok(loaded)
 }
 
+/// A variant from the whole text of its description (`Variant::source`, a fixed start's
+/// secret deal included), as a pickled `Game` keeps it: the shipped variant of that name when
+/// the text is its own (shared, as [`load`] shares it), else the text parsed.
+pub fn load_source(text: &str) -> PyResult<Arc<Loaded>> {
+    let variant = rules::Variant::parse(text).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    if SHIPPED.iter().any(|(n, _)| *n == variant.name) {
+        let shipped = load(&variant.name)?;
+        if shipped.variant.source == variant.source {
+            return Ok(shipped);
+        }
+    }
+    Ok(Loaded::new(variant))
+}
+
 /// A variant given as a shipped name, a description file's path or a `Variant`.
 pub fn load_any(variant: &Bound<'_, PyAny>) -> PyResult<Arc<Loaded>> {
     if let Ok(v) = variant.cast::<VariantInfo>() {

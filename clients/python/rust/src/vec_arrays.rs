@@ -147,7 +147,14 @@ impl Sizes {
 }
 
 impl Arrays {
-    pub fn new(py: Python<'_>, numpy: &NumpyCalls, sizes: &Sizes) -> PyResult<Arrays> {
+    /// The arrays of `sizes`' games, zeros; `grid`: `obs` seen as `(n, PLANES, rows, columns)`
+    /// rather than `(n, PLANES, cells)` (the same memory: cell `r * columns + c` at `[.., r, c]`).
+    pub fn new(
+        py: Python<'_>,
+        numpy: &NumpyCalls,
+        sizes: &Sizes,
+        grid: Option<(usize, usize)>,
+    ) -> PyResult<Arrays> {
         let Sizes {
             n,
             cells,
@@ -155,10 +162,14 @@ impl Arrays {
             players,
             ..
         } = *sizes;
+        let obs_shape = match grid {
+            Some((rows, columns)) => vec![n, PLANES, rows, columns],
+            None => vec![n, PLANES, cells],
+        };
         let obs = Written::zeros(
             py,
             numpy,
-            vec![n, PLANES, cells],
+            obs_shape,
             sizes.obs,
             "float32",
             "the observations",

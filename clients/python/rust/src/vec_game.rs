@@ -56,6 +56,10 @@ use std::sync::Arc;
 pub struct VecGame {
     loaded: Arc<Loaded>,
     seed: String,
+    /// The observations in each observer's colour roles (`relative=True`, tensor.rs).
+    relative: bool,
+    /// `obs` seen as `(n, PLANES, rows, columns)` (`grid=True`).
+    grid: bool,
     /// The threads asked for (`workers` may hold fewer: see [`useful_threads`]).
     threads: usize,
     /// The threads every call runs on, kept from call to call.
@@ -83,11 +87,7 @@ struct Slot {
 
 /// The generator of slot `i`'s random actions for `seed` (FNV-1a of `"{seed}/{i}"`).
 fn slot_rng(seed: &str, i: usize) -> SplitMix64 {
-    let text = format!("{seed}/{i}");
-    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    SplitMix64::new(hash)
+    SplitMix64::new(crate::seeds::fnv1a(format!("{seed}/{i}").as_bytes()))
 }
 
 /// The bytes of a game's own memory besides its share of the arrays, for [`Sizes::of`]: its
@@ -109,13 +109,15 @@ fn deal(loaded: &Loaded, seed: &str, i: usize, k: u64) -> rules::Game {
 }
 
 /// Brings a game's share of the arrays up to date with its game, after a change: its
-/// observation (from its player to move), legal ids and mask, and its player to move. The
+/// observation (from its player to move; `relative`: in its colour roles), legal ids and mask,
+/// and its player to move. The
 /// legal ids were cleared from the mask before ([`LegalIds::clear`]): as the first thing a
 /// step does for a game, so that the mask's memory is on its way while the game plays (a
 /// cold write the processor would otherwise wait for here).
-fn observe(slot: &mut Slot, codec: &Codec, change: Change, out: &mut Out<'_>) {
+fn observe(slot: &mut Slot, codec: &Codec, relative: bool, change: Change, out: &mut Out<'_>) {
     let game = &slot.game;
-    tensor::update_planes(game, game.to_move(), change, &mut slot.shown, out.obs);
+    let player = game.to_move();
+    tensor::update_planes(game, player, relative, change, &mut slot.shown, out.obs);
     let legal = &mut slot.legal;
     let state = game.public_state();
     let face_down = state.board.face_down_set();
@@ -204,11 +206,24 @@ fn blocks<'a>(
     blocks
 }
 
+/// What every game of a `VecGame` is dealt and observed by: the variant, the seed of the
+/// episodes' deals, and whether observations are relative.
+struct Setup<'a> {
+    loaded: &'a Loaded,
+    seed: &'a str,
+    relative: bool,
+}
+
 /// Plays `id` (one of its legal ids) in slot `i`'s game and brings its share of the arrays up
 /// to date; an episode that ends sets the rewards and `done`, and the next one is dealt.
 /// Inlined in its loops, as the closure it was: a call a game was 1% more instructions a step.
 #[inline(always)]
-fn play(loaded: &Loaded, seed: &str, i: usize, slot: &mut Slot, o: &mut Out<'_>, id: i64) {
+fn play(setup: &Setup<'_>, i: usize, slot: &mut Slot, o: &mut Out<'_>, id: i64) {
+    let Setup {
+        loaded,
+        seed,
+        relative,
+    } = *setup;
     slot.legal.clear(o.mask);
     let codec = &loaded.codec;
     // Checked against the game's legal ids before any game was stepped.
@@ -230,7 +245,7 @@ fn play(loaded: &Loaded, seed: &str, i: usize, slot: &mut Slot, o: &mut Out<'_>,
         o.rewards.fill(0.0);
         *o.done = 0;
     }
-    observe(slot, codec, change, o);
+    observe(slot, codec, relative, change, o);
 }
 
 /// A uniformly random legal id of each slot's game into `ids` (-1 for a game without one),
@@ -248,12 +263,12 @@ impl VecGame {
     /// Brings every game's share of the arrays up to date (after `new`: the arrays are zeros,
     /// and each game's `shown` and `legal` say so).
     fn observe_all(&mut self, py: Python<'_>) {
-        let (codec, n) = (&self.loaded.codec, self.slots.len());
+        let (codec, n, relative) = (&self.loaded.codec, self.slots.len(), self.relative);
         let (slots, arrays, workers) = (&mut self.slots, &mut self.arrays, &mut self.workers);
         py.detach(|| {
             for_each(workers, slots, arrays.shares(n), |_, slot, mut o| {
                 slot.legal.clear(o.mask);
-                observe(slot, codec, Change::Any, &mut o);
+                observe(slot, codec, relative, Change::Any, &mut o);
             });
         });
     }
@@ -298,7 +313,11 @@ impl VecGame {
         if shared.is_none() {
             actions.copy_to_slice(py, &mut self.actions)?;
         }
-        let (loaded, seed) = (&self.loaded, &self.seed);
+        let setup = Setup {
+            loaded: &self.loaded,
+            seed: &self.seed,
+            relative: self.relative,
+        };
         let (slots, arrays, workers) = (&mut self.slots, &mut self.arrays, &mut self.workers);
         let shares = arrays.shares(n);
         let legal =
@@ -310,7 +329,7 @@ impl VecGame {
             }
             py.detach(|| {
                 for_each(workers, slots, shares, |i, slot, mut o| {
-                    play(loaded, seed, i, slot, &mut o, actions[i]);
+                    play(&setup, i, slot, &mut o, actions[i]);
                 });
             });
             return Ok(None);
@@ -335,7 +354,7 @@ impl VecGame {
                 } else if first.load(Ordering::Relaxed) == usize::MAX {
                     let ((start, slots, mut shares), ids) = parts.take(b);
                     for (k, slot) in slots.iter_mut().enumerate() {
-                        play(loaded, seed, start + k, slot, &mut shares.get(k), ids[k]);
+                        play(&setup, start + k, slot, &mut shares.get(k), ids[k]);
                     }
                 }
             });
@@ -363,12 +382,14 @@ impl VecGame {
 #[pymethods]
 impl VecGame {
     #[new]
-    #[pyo3(signature = (variant = None, n = 1, threads = 1))]
+    #[pyo3(signature = (variant = None, n = 1, threads = 1, grid = false, relative = false))]
     fn new(
         py: Python<'_>,
         variant: Option<&Bound<'_, PyAny>>,
         n: usize,
         threads: usize,
+        grid: bool,
+        relative: bool,
     ) -> PyResult<VecGame> {
         let loaded = match variant {
             Some(v) => load_any(v)?,
@@ -378,6 +399,11 @@ impl VecGame {
             return Err(PyValueError::new_err("n and threads must be at least 1"));
         }
         let v = &loaded.variant;
+        let dims = if grid {
+            Some(tensor::grid_dims(v)?)
+        } else {
+            None
+        };
         let cells = v.topology.size();
         let actions = loaded.codec.len();
         // Everything checked to fit, then allocated fallibly: a batch too large raises
@@ -402,7 +428,7 @@ impl VecGame {
         slots
             .try_reserve_exact(n)
             .map_err(|_| out_of_memory("the games"))?;
-        let arrays = Arrays::new(py, &numpy, &sizes)?;
+        let arrays = Arrays::new(py, &numpy, &sizes, dims)?;
         for i in 0..n {
             slots.push(Slot {
                 game: deal(&loaded, "", i, 0),
@@ -427,6 +453,8 @@ impl VecGame {
         let mut vec = VecGame {
             loaded,
             seed: String::new(),
+            relative,
+            grid,
             threads,
             workers,
             slots,
@@ -438,7 +466,8 @@ impl VecGame {
         Ok(vec)
     }
 
-    /// Deals every game's first episode from `seed` and returns `(obs, masks, rewards, dones,
+    /// Deals every game's first episode from `seed` (a str, or an int meaning its decimal
+    /// string; `None`: a fresh random one) and returns `(obs, masks, rewards, dones,
     /// to_move)`: the read-only numpy arrays every call overwrites (rewards and dones all zero
     /// here).
     #[pyo3(signature = (seed = None))]
@@ -447,11 +476,8 @@ impl VecGame {
         py: Python<'py>,
         seed: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
-        self.seed = match seed {
-            Some(s) => s.str()?.to_string(),
-            None => crate::fresh_seed(),
-        };
-        let (loaded, seed) = (&self.loaded, &self.seed);
+        self.seed = crate::seeds::seed_text_or_fresh("seed", seed)?;
+        let (loaded, seed, relative) = (&self.loaded, &self.seed, self.relative);
         let n = self.slots.len();
         let (slots, arrays, workers) = (&mut self.slots, &mut self.arrays, &mut self.workers);
         py.detach(|| {
@@ -462,7 +488,7 @@ impl VecGame {
                 o.rewards.fill(0.0);
                 *o.done = 0;
                 slot.legal.clear(o.mask);
-                observe(slot, &loaded.codec, Change::Any, &mut o);
+                observe(slot, &loaded.codec, relative, Change::Any, &mut o);
             });
         });
         Ok(self.arrays.views(py))
@@ -537,12 +563,26 @@ impl VecGame {
         self.slots.iter().map(|s| s.episode).collect()
     }
 
+    /// Whether `obs` is `(n, PLANES, rows, columns)` (`grid=True`).
+    #[getter]
+    fn grid(&self) -> bool {
+        self.grid
+    }
+
+    /// Whether observations are in each observer's colour roles (`relative=True`).
+    #[getter]
+    fn relative(&self) -> bool {
+        self.relative
+    }
+
     fn __repr__(&self) -> String {
         format!(
-            "<anqi.VecGame {} x{} threads {}>",
+            "<anqi.VecGame {} x{} threads {}{}{}>",
             self.loaded.variant.name,
             self.slots.len(),
-            self.threads
+            self.threads,
+            if self.grid { " grid" } else { "" },
+            if self.relative { " relative" } else { "" },
         )
     }
 }
