@@ -48,8 +48,8 @@ class AgainstTheRules(unittest.TestCase):
             for i in range(n):
                 game = env.game(i)
                 self.assertEqual(game.to_move, seats[i])
-                np.testing.assert_array_equal(obs["observation"][i],
-                                              observer(game.observation_tensor(int(seats[i]))))
+                tensor = game.observation_tensor(int(seats[i]), relative=relative)
+                np.testing.assert_array_equal(obs["observation"][i], observer(tensor))
                 np.testing.assert_array_equal(obs["action_mask"][i], game.legal_action_mask())
             np.testing.assert_array_equal(env.action_masks(), obs["action_mask"] == 1)
             self.assertTrue(env.observation_space.contains(obs))
@@ -71,8 +71,8 @@ class AgainstTheRules(unittest.TestCase):
                     self.assertIn(rewards[i], (-1.0, 0.0, 1.0))
                     self.assertTrue(info["_final_obs"][i])
                     final = info["final_obs"][i]
-                    np.testing.assert_array_equal(final["observation"],
-                                                  observer(game.observation_tensor(int(seats[i]))))
+                    tensor = game.observation_tensor(int(seats[i]), relative=relative)
+                    np.testing.assert_array_equal(final["observation"], observer(tensor))
                     self.assertFalse(final["action_mask"].any())
                     self.assertEqual(info["final_info"]["seat"][i], seats[i])
                     self.assertEqual(info["final_info"]["outcome"][i], game.outcome)

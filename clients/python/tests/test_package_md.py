@@ -49,11 +49,7 @@ MAX_NOT_RUN = 3
 #: branches merge: section title -> (why, a pattern of the error expected). A section listed
 #: here must fail with that error: another failure is reported as any other, and once the
 #: section runs the test says so, so that its entry is taken out.
-EXPECTED_FAILURES = {
-    "Symmetries": ("the example uses `game` and `policy` without defining them (the branch "
-                   "that fixes the Symmetries example)",
-                   r"NameError: name '(game|policy)' is not defined"),
-}
+EXPECTED_FAILURES: dict[str, tuple[str, str]] = {}
 
 #: The optional packages a block may import, and the extra that installs each.
 EXTRAS = {"numpy": "rl", "pettingzoo": "rl", "gymnasium": "rl", "pyspiel": "openspiel",

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._anqi import Game, Variant
-from . import PLANES, TENSOR_COLOUR_SWAP, TENSOR_PLANES, TENSOR_VERSION
+from . import PLANES, TENSOR_VERSION
 
 #: What every environment's `metadata` adds to its own: the layout's version, which changes
 #: whenever the observation's planes do.
@@ -23,15 +23,6 @@ RENDER_MODES = ("ansi", "rgb_array", "human")
 RENDER_FPS = 4
 
 OBSERVATION_SHAPES = ("flat", "grid")
-
-# The planes that say which colours the observer moves (PACKAGE.md, Tensors), found by name.
-_RED = TENSOR_PLANES.index("red")
-_BLACK = TENSOR_PLANES.index("black")
-# Plane p of the tensor becomes plane TENSOR_COLOUR_SWAP[p] when red and black are exchanged,
-# so the exchanged tensor's plane q is the original's plane _FROM[q] (the inverse permutation;
-# the swap is its own inverse, but this does not rely on it).
-_FROM = np.argsort(np.asarray(TENSOR_COLOUR_SWAP))
-
 
 def load(variant: Any) -> Variant:
     """An `anqi.Variant` from a shipped name, a description file or a Variant."""
@@ -55,14 +46,12 @@ class Observer:
     tensor as `Game.observation_tensor` gives it, `(PLANES, size)`) or "grid" (`(PLANES, rows,
     columns)`, on a rectangle only), and `relative` (the observer's colour's planes first).
 
-    `relative=True`: where the observer moves black and not red (its side was given black,
-    in a two-colour game of any number of players: teams and 1v2 alike), the planes are
-    exchanged as `TENSOR_COLOUR_SWAP` says, so that `up-K` ... `up-P`, `unseen-K` ...,
-    `hand-K` ... and the `red` plane are the observer's colour's and the lower-case planes the
-    other colour's. Where it moves red, where it moves both colours (single-player and
-    cooperative games) and before the colours are decided (a `first-reveal` game before its
-    first reveal), the tensor is unchanged. Which case holds is read from the tensor's own
-    `red` and `black` planes (the observer's colours), so a batch is done at once."""
+    `relative=True` is the native tensor's own option (`Game.observation_tensor(player,
+    relative=True)`, `VecGame(..., relative=True)`; PACKAGE.md, Tensors): where the observer
+    moves black and not red, the planes are exchanged as `TENSOR_COLOUR_SWAP` says, so that
+    the upper-case planes and `red` are the observer's colour's; elsewhere (it moves red, both
+    colours, or none yet) the tensor is unchanged. The environments ask for it where they make
+    their tensors; this class only shapes them."""
 
     def __init__(self, variant: Variant, observation_shape: str = "flat",
                  relative: bool = False) -> None:
@@ -83,13 +72,6 @@ class Observer:
         """`x`: tensors of shape `(..., PLANES, size)` (one, or a batch), as `Game` and
         `VecGame` give them; returns them shaped as the observation space says (a new array
         where anything changed; `x` itself is never written)."""
-        if self.relative:
-            black = (x[..., _BLACK, 0] == 1) & (x[..., _RED, 0] == 0)
-            if x.ndim == 2:
-                x = x[_FROM] if black else x
-            elif black.any():
-                x = x.copy()
-                x[black] = x[black][:, _FROM]
         if self.grid:
             # Cells are numbered row by row on a rectangle (PACKAGE.md, Variants): cell
             # r * columns + c is at [..., r, c], as Game.observation_tensor(grid=True) has it.
@@ -114,7 +96,8 @@ def observe(game: Game, player: int, to_act: bool, observer: Observer) -> dict[s
     to act (all zeros otherwise)."""
     mask = game.legal_action_mask().astype(np.int8) if to_act else np.zeros(
         game.num_distinct_actions, dtype=np.int8)
-    return {"observation": observer(game.observation_tensor(player)), "action_mask": mask}
+    tensor = game.observation_tensor(player, relative=observer.relative)
+    return {"observation": observer(tensor), "action_mask": mask}
 
 
 #: What an action is, for the errors that refuse something else.

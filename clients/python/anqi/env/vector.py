@@ -89,7 +89,7 @@ class AnqiVectorEnv(VectorEnv):
         self._rendering = Rendering(v, render_mode, self.metadata["render_fps"])
 
         n = self.num_envs
-        self._games = [VecGame(v, n=1) for _ in range(n)]
+        self._games = [VecGame(v, n=1, relative=relative) for _ in range(n)]
         # Each game's arrays (obs, masks, rewards, dones, to_move): the VecGame writes every
         # call's results into the same ones, so they are kept from its reset (None before).
         self._views: list[tuple[np.ndarray, ...] | None] = [None] * n
@@ -174,7 +174,8 @@ class AnqiVectorEnv(VectorEnv):
         if not game.is_terminal:  # the VecGame's deals are no longer what the docs say
             raise AssertionError(f"game {i}: its episode ended in the VecGame but not when "
                                  "played again in anqi.Game from its seed")
-        return (self._final(game.observation_tensor(int(self._seats[i]))),
+        return (self._final(game.observation_tensor(int(self._seats[i]),
+                                                    relative=self._observer.relative)),
                 _common.Outcome(game.outcome))
 
     def _final(self, tensor: np.ndarray) -> dict[str, np.ndarray]:
