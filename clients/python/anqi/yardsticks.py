@@ -225,6 +225,20 @@ def _inverse(a):
     return [[cols[j][i] for j in range(n)] for i in range(n)]
 
 
+#: How long a player's program may take to connect (`connect_timeout_ms`): the perfect player
+#: reads its solution (100 MB on traditional-2x4) and a search its tables before connecting,
+#: which a busy machine slows down, and a seat still empty then is a game lost unplayed.
+CONNECT_TIMEOUT_MS = 120_000
+
+
+def played(records: Any, names: list[str]) -> tuple[list[Any], int]:
+    """The games of `records` that `names` played, and how many others there were: those
+    where a seat stood empty (the server names its stand-in `(absent seat N)`), which were
+    ruled, not played, and would count as a loss of the absent player to nobody's skill."""
+    kept = [r for r in records if all(p.name in names for p in r.players)]
+    return kept, len(records) - len(kept)
+
+
 def _pair(pairs: list[dict], a: str, b: str) -> dict | None:
     """The pairs row of a against b (`anqi.standings`), from a's side."""
     for p in pairs:
@@ -329,23 +343,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         records = anqi.play(players, games=2 * args.deals * pairs, variant=args.variant,
                             seed=args.seed, concurrency=args.concurrency,
                             output=records_path, binary=binary, progress=True,
-                            legal_counts="mover")
+                            legal_counts="mover",
+                            tournament={"connect_timeout_ms": CONNECT_TIMEOUT_MS})
     except (ValueError, OSError, anqi.PlayError) as e:
         print(f"anqi.yardsticks: {e}", file=sys.stderr)
         return 2
     order = [p["name"] if isinstance(p, dict) else p.name for p in players]
+    total = len(records)
+    records, absent = played(records, order)
+    if absent:
+        print(f"anqi.yardsticks: {absent} games left out of the table: a player was absent (its "
+              f"program did not connect within {CONNECT_TIMEOUT_MS // 1000} s, and the referee "
+              "ruled the game for the other); on a busy machine, lower --concurrency",
+              file=sys.stderr)
     anchor = order[0]
     perfect = "perfect" if "perfect" in order else None
     rows = table(records, order, anchor, perfect)
     text = markdown(rows, args.variant, anchor, args.deals, perfect)
+    if absent:
+        text += f"\n({absent} games left out: a player's program did not connect in time.)\n"
     (args.out / "table.md").write_text(text)
     (args.out / "table.json").write_text(json.dumps(
         {"variant": args.variant, "deals": args.deals, "seed": args.seed, "anchor": anchor,
-         "games": len(records), "seconds": round(time.monotonic() - started, 1),
+         "games": len(records), "left_out_absent": absent, "seconds": round(time.monotonic() - started, 1),
          "rows": [r.as_dict() for r in rows]}, indent=2) + "\n")
     print(text, end="")
     resumed = f" ({before} played before, resumed)" if before else ""
-    print(f"{len(records) - before} games in {time.monotonic() - started:.0f} s{resumed}; "
+    print(f"{total - before} games in {time.monotonic() - started:.0f} s{resumed}; "
           f"records, table.md and table.json in {args.out}")
     return 0
 

@@ -56,6 +56,12 @@ class RatingFit(unittest.TestCase):
         # 10 wins and one virtual draw: 10.5 of 11.
         self.assertAlmostEqual(fit["a"][0], elo(10.5 / 11), places=6)
 
+    def test_games_with_an_absent_player_are_left_out(self):
+        records = [game("a", "b", 0), game("(absent seat 1)", "b", 1), game("b", "a", None)]
+        kept, absent = yardsticks.played(records, ["a", "b"])
+        self.assertEqual((len(kept), absent), (2, 1))
+        self.assertTrue(all("absent" not in p.name for r in kept for p in r.players))
+
     def test_players_who_are_not_connected_are_named(self):
         records = [game("a", "b", 0), game("c", "d", 0)]
         with self.assertRaises(ValueError) as e:
