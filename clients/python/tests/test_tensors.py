@@ -343,5 +343,63 @@ class Revealed(unittest.TestCase):
             anqi.Game("traditional", seed="1", revealed=32)
 
 
+class TensorBot(anqi.Bot):
+    """Plays its first legal action and keeps the tensor it was given at each of its turns."""
+
+    def __init__(self, name: str, seen: list) -> None:
+        self.name, self.seen = name, seen
+
+    def choose(self, view):
+        self.seen.append(view.observation_tensor())
+        return view.legal_actions()[0]
+
+    def spawn(self):
+        return self  # one game at a time: every tensor in one list, in order
+
+
+@unittest.skipIf(np is None, "numpy is not installed")
+class ObservationTensors(unittest.TestCase):
+    """`Observation.observation_tensor`: what a player knows gives the tensor the game gives it,
+    so a network trained in process plays the same on a server."""
+
+    def test_what_a_player_knows_gives_the_games_tensor(self):
+        for name in anqi.variants():
+            with self.subTest(name):
+                game = anqi.Game(name, seed="observation tensors")
+                rng = random.Random(5)
+                if game.variant_info.rectangle:
+                    np.testing.assert_array_equal(
+                        game.observation(game.to_move).observation_tensor(grid=True),
+                        game.observation_tensor(game.to_move, grid=True))
+                while game.outcome is None and game.ply < 150:
+                    for p in range(1, game.players + 1):
+                        for relative in (False, True):
+                            mine = game.observation(p).observation_tensor(relative=relative)
+                            full = game.observation_tensor(p, relative=relative)
+                            if p != game.to_move:
+                                # Over the wire a chain capture is told to its mover alone.
+                                mine[P["chain"]] = full[P["chain"]] = 0
+                            np.testing.assert_array_equal(mine, full, f"ply {game.ply}, player {p}")
+                    game.play(rng.choice(game.legal_actions()))
+
+    def test_a_bot_on_a_server_reads_the_tensor_of_the_game(self):
+        # Over the wire the player's history is what the server's messages told it: the pool,
+        # the no-progress count and the repetitions must still come out as the game's own.
+        seen = {"a": [], "b": []}
+        records = anqi.play([TensorBot("a", seen["a"]), TensorBot("b", seen["b"])], games=2,
+                            variant="traditional-2x4", seed="tensors", concurrency=1)
+        turns = {"a": iter(seen["a"]), "b": iter(seen["b"])}
+        compared = 0
+        for record in sorted(records, key=lambda r: r.tournament["index"]):
+            names = {p.id: p.name for p in record.players}
+            for ply, game in zip(record.plies, record.games()):
+                tensor = next(turns[names[ply.player]])
+                np.testing.assert_array_equal(tensor, game.observation_tensor(ply.player),
+                                              f"ply {ply.ply}")
+                compared += 1
+        self.assertEqual(compared, len(seen["a"]) + len(seen["b"]))
+        self.assertGreater(compared, 20)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -251,7 +251,7 @@ impl Game {
 
 /// A writable numpy array of `dtype` and `shape` over a copy of `bytes` (numpy is imported
 /// only here: the rest of the package does without it).
-fn numpy_array<'py>(
+pub(crate) fn numpy_array<'py>(
     py: Python<'py>,
     bytes: &[u8],
     dtype: &str,

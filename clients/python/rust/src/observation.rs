@@ -282,6 +282,34 @@ impl Observation {
         self.inner.occurrences()
     }
 
+    /// This player's observation tensor as a numpy `float32` array, the same as
+    /// `Game.observation_tensor(player, grid, relative)` of the same moment (`tensor.rs`,
+    /// PACKAGE.md "Tensors"): what a network trained on the games in process reads, for a bot
+    /// on a server. Made from what this player knows: the unseen pieces, the no-progress
+    /// count and the repetitions are exact when it saw the whole game (a connected client does);
+    /// over the wire the chain plane is set only at this player's own prompts (a chain capture
+    /// is told to its mover alone). numpy must be installed.
+    #[pyo3(signature = (grid = false, relative = false))]
+    fn observation_tensor<'py>(
+        &self,
+        py: Python<'py>,
+        grid: bool,
+        relative: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        use crate::tensor::{self, PLANES};
+        let cells = self.inner.board.len();
+        let shape: Vec<usize> = if grid {
+            let (rows, columns) = tensor::grid_dims(&self.inner.variant)?;
+            vec![PLANES, rows, columns]
+        } else {
+            vec![PLANES, cells]
+        };
+        let mut planes = vec![0f32; PLANES * cells];
+        tensor::write_planes(&self.inner, self.inner.player(), relative, &mut planes);
+        let bytes: Vec<u8> = planes.iter().flat_map(|f| f.to_le_bytes()).collect();
+        crate::game::numpy_array(py, &bytes, "<f4", shape)
+    }
+
     /// This player's legal actions as wire clauses, in the rules' order: empty unless it is
     /// to move.
     fn legal_actions(&self) -> Vec<String> {

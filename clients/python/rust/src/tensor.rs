@@ -43,7 +43,9 @@
 //! the player to move's legal actions (`actions.rs` gives the ids).
 
 use crate::actions::{piece_index, Codec, PIECE_LETTERS};
-use anqi_core::rules::{self, Action, Colour, Control, Played, Repetition, Square};
+use anqi_core::rules::{
+    self, Action, Board, Cell, Colour, Control, Piece, Played, Repetition, Square,
+};
 use pyo3::prelude::*;
 
 /// The version of the layout: 1 for the planes above. Raised whenever the layout changes (a
@@ -169,8 +171,99 @@ const SWAPPED: PlaneMap = {
 
 /// Whether `player`'s relative tensor is written swapped: it moves black pieces, and only
 /// those (no colour yet, or both, leaves the tensor as it is).
-fn observes_black(game: &rules::Game, player: usize) -> bool {
-    game.control_of(player) == Control::Colour(Colour::Black)
+fn observes_black(seen: &(impl Seen + ?Sized), player: usize) -> bool {
+    seen.control_of(player) == Control::Colour(Colour::Black)
+}
+
+/// What a tensor is written from: a rules-core game (`Game.observation_tensor`, `VecGame`), or
+/// what one player knows at its prompt (`Observation.observation_tensor`, for a bot on a
+/// server). Everything asked is public or the observer's own, so both give the same tensor
+/// of the same moment (`tests/test_tensors.py` checks it on every variant).
+pub trait Seen {
+    fn variant(&self) -> &rules::Variant;
+    fn board(&self) -> &Board;
+    /// The pieces nobody has seen, per piece index: face-down and in the bag.
+    fn unseen(&self) -> [u32; 14];
+    fn control_of(&self, player: usize) -> Control;
+    /// Whether `player` is to move in a game not over.
+    fn is_to_move(&self, player: usize) -> bool;
+    /// Plies since the last reveal, capture, draw or put.
+    fn quiet_plies(&self) -> u32;
+    /// How often the current position occurred before (0: the first time), as the variant's
+    /// repetition rule compares positions.
+    fn repetitions(&self) -> u32;
+    /// The piece the player to move holds to put.
+    fn hand(&self) -> Option<Piece>;
+    /// The cell of the piece that must capture again.
+    fn chain(&self) -> Option<Cell>;
+}
+
+impl Seen for rules::Game {
+    fn variant(&self) -> &rules::Variant {
+        rules::Game::variant(self)
+    }
+    fn board(&self) -> &Board {
+        rules::Game::board(self)
+    }
+    fn unseen(&self) -> [u32; 14] {
+        let (face_down, bag) = (self.face_down_counts(), self.bag_counts());
+        std::array::from_fn(|i| face_down[i] + bag[i])
+    }
+    fn control_of(&self, player: usize) -> Control {
+        rules::Game::control_of(self, player)
+    }
+    fn is_to_move(&self, player: usize) -> bool {
+        self.outcome().is_none() && self.to_move() == player
+    }
+    fn quiet_plies(&self) -> u32 {
+        rules::Game::quiet_plies(self)
+    }
+    fn repetitions(&self) -> u32 {
+        rules::Game::repetitions(self)
+    }
+    fn hand(&self) -> Option<Piece> {
+        rules::Game::hand(self)
+    }
+    fn chain(&self) -> Option<Cell> {
+        self.public_state().chain
+    }
+}
+
+/// A player's knowledge: the pool of unseen pieces, the no-progress count and the positions
+/// its history keeps (exact when it saw every ply: a bot on a server does). The wire tells a
+/// chain capture only to its mover, so another player's tensor shows no chain.
+impl Seen for anqi_client::Observation {
+    fn variant(&self) -> &rules::Variant {
+        &self.variant
+    }
+    fn board(&self) -> &Board {
+        &self.board
+    }
+    fn unseen(&self) -> [u32; 14] {
+        *self.history.pool()
+    }
+    fn control_of(&self, player: usize) -> Control {
+        anqi_client::Observation::control_of(self, player)
+    }
+    fn is_to_move(&self, player: usize) -> bool {
+        self.to_move == player
+    }
+    fn quiet_plies(&self) -> u32 {
+        self.history.progress()
+    }
+    fn repetitions(&self) -> u32 {
+        // The game keeps no positions without a repetition rule, and counts 0 then.
+        match self.variant.draw.repetition {
+            Some(_) => self.occurrences().saturating_sub(1),
+            None => 0,
+        }
+    }
+    fn hand(&self) -> Option<Piece> {
+        self.hand
+    }
+    fn chain(&self) -> Option<Cell> {
+        self.chain
+    }
 }
 
 /// Adds the layout to the native module: `TENSOR_VERSION` (an int), `TENSOR_PLANES` (the
@@ -203,7 +296,7 @@ pub fn grid_dims(variant: &rules::Variant) -> PyResult<(usize, usize)> {
 /// Writes `player`'s observation of `game` into `out` (`PLANES * cells` values, plane by
 /// plane), every value set; `relative`: in the observer's colour roles (see the module's
 /// "Relative tensors").
-pub fn write_planes(game: &rules::Game, player: usize, relative: bool, out: &mut [f32]) {
+pub fn write_planes(game: &(impl Seen + ?Sized), player: usize, relative: bool, out: &mut [f32]) {
     out.fill(0.0);
     let mut shown = Shown::zeros(game.variant());
     update_planes(game, player, relative, Change::Any, &mut shown, out);
@@ -270,7 +363,7 @@ pub enum Change {
 /// what changed in the game since `shown` was last brought up to date. `relative`: in the
 /// observer's colour roles (see the module's "Relative tensors").
 pub fn update_planes(
-    game: &rules::Game,
+    game: &(impl Seen + ?Sized),
     player: usize,
     relative: bool,
     change: Change,
@@ -299,10 +392,7 @@ pub fn update_planes(
     let unseen_planes = match change {
         Change::Any => {
             (0..n).for_each(&mut show_cell);
-            let (face_down, bag) = (game.face_down_counts(), game.bag_counts());
-            for (i, unseen) in shown.unseen.iter_mut().enumerate() {
-                *unseen = face_down[i] + bag[i];
-            }
+            shown.unseen = game.unseen();
             0..14
         }
         Change::Ply(action, played) => {
@@ -334,7 +424,7 @@ pub fn update_planes(
         fill_plane(out, n, shown, at(map, UNSEEN + i), value);
     }
     write_ply_planes(game, player, map, shown, out);
-    let chain = game.public_state().chain;
+    let chain = game.chain();
     if chain != shown.chain {
         if let Some(cell) = shown.chain {
             plane_of(out, n, CHAIN)[cell] = 0.0;
@@ -386,7 +476,7 @@ fn fill_plane(out: &mut [f32], n: usize, shown: &mut Shown, p: usize, value: f32
 /// Brings up to date the whole planes a ply may change (16-18, 33-48), each written where `map`
 /// says: who moves what, who is to move, the draw counters and the piece in hand.
 fn write_ply_planes(
-    game: &rules::Game,
+    game: &(impl Seen + ?Sized),
     player: usize,
     map: &PlaneMap,
     shown: &mut Shown,
@@ -402,8 +492,7 @@ fn write_ply_planes(
     };
     fill_plane(out, n, shown, at(map, RED), flag(moves(Colour::Red)));
     fill_plane(out, n, shown, at(map, BLACK), flag(moves(Colour::Black)));
-    let to_move = game.outcome().is_none() && game.to_move() == player;
-    fill_plane(out, n, shown, TO_MOVE, flag(to_move));
+    fill_plane(out, n, shown, TO_MOVE, flag(game.is_to_move(player)));
     let variant = game.variant();
     if let Some(limit) = variant.draw.no_progress.filter(|&l| l > 0) {
         let value = (game.quiet_plies() as f32 / limit as f32).min(1.0);
