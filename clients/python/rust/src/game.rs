@@ -12,6 +12,7 @@
 //! counters) comes back as it was, through the rules' own code.
 
 use crate::actions::{parse_action, piece_index, piece_of, PIECE_LETTERS};
+use crate::numpy_array::numpy_array;
 use crate::observation::{counts_dict, observation_of, Observation};
 use crate::seeds::{seed_text_or_fresh, seed_texts, Rng};
 use crate::tensor::{self, PLANES};
@@ -22,6 +23,9 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::sync::Arc;
+
+mod pickle;
+use pickle::Pickled;
 
 /// One game of any variant, with the server's knowledge (the face-down pieces too).
 ///
@@ -50,25 +54,6 @@ pub struct Game {
     /// before were not kept.
     played: Option<Vec<u32>>,
 }
-
-/// The version of a pickled game's state ([`Game::__reduce__`]), refused when it is not this.
-const PICKLE_FORMAT: u32 = 1;
-
-/// A pickled game's state: the format, the variant's whole description, the start (cells,
-/// face-up cells, bag), the seeds (clients, server), chance mode, whether it keeps a record,
-/// the ids played since the start, and the pending reveal's or draw's id.
-type Pickled = (
-    u32,
-    String,
-    String,
-    Vec<usize>,
-    String,
-    Option<(Vec<String>, String)>,
-    bool,
-    bool,
-    Vec<u32>,
-    Option<u32>,
-);
 
 impl Game {
     /// The rules core's game (for the other modules of the crate).
@@ -192,80 +177,6 @@ impl Game {
         self.keep(pending);
         Ok(())
     }
-
-    /// The game a pickle's state describes: its start, the ids played again in order (the
-    /// reveals turn up the start's pieces, which in chance mode are the ones chosen), then
-    /// the pending reveal or draw, which stops at its chance node again.
-    fn unpickle(state: Pickled) -> PyResult<Game> {
-        let (format, source, cells, face_up, bag, seeds, chance, record, ids, pending) = state;
-        if format != PICKLE_FORMAT {
-            return Err(PyValueError::new_err(format!(
-                "a pickled anqi.Game of format {format}; this anqi reads format {PICKLE_FORMAT}: unpickle it with the anqi that pickled it"
-            )));
-        }
-        let loaded = crate::variant::load_source(&source)?;
-        // A game dealt with `revealed=k` starts a face-down variant with k pieces face-up, as
-        // a `(reveal k)` start deals them: its deal is read as one.
-        let dealt_as =
-            (loaded.variant.start == Start::FaceDown && !face_up.is_empty()).then(|| {
-                let mut v = rules::Variant::clone(&loaded.variant);
-                v.start = Start::Reveal(face_up.len() as u32);
-                v
-            });
-        let start = Deal::from_text(
-            dealt_as.as_ref().unwrap_or(&loaded.variant),
-            Some(&cells),
-            Some(&face_up),
-            Some(&bag),
-        )
-        .map_err(deal_error)?;
-        let mut game = Game {
-            game: rules::Game::new(loaded.variant.clone(), start.clone()),
-            loaded,
-            seeds: seeds.map(|(clients, server)| SeedInputs { clients, server }),
-            start,
-            chance: false,
-            pending: None,
-            draws: 0,
-            log: record.then(Vec::new),
-            pending_counts: None,
-            played: Some(Vec::with_capacity(ids.len())),
-        };
-        for id in ids {
-            let action = game.loaded.codec.decode_or_refuse(i64::from(id))?;
-            game.act(action)?;
-        }
-        game.chance = chance;
-        if let Some(id) = pending {
-            let action = game.loaded.codec.decode_or_refuse(i64::from(id))?;
-            if !chance {
-                return Err(PyValueError::new_err(
-                    "a pickled anqi.Game at a chance node that is not in chance mode",
-                ));
-            }
-            game.act(action)?;
-        }
-        Ok(game)
-    }
-}
-
-/// A writable numpy array of `dtype` and `shape` over a copy of `bytes` (numpy is imported
-/// only here: the rest of the package does without it).
-pub(crate) fn numpy_array<'py>(
-    py: Python<'py>,
-    bytes: &[u8],
-    dtype: &str,
-    shape: Vec<usize>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let numpy = py.import("numpy").map_err(|_| {
-        pyo3::exceptions::PyImportError::new_err(
-            "tensors and masks are numpy arrays: pip install numpy",
-        )
-    })?;
-    let buffer = pyo3::types::PyByteArray::new(py, bytes);
-    numpy
-        .call_method1("frombuffer", (buffer, dtype))?
-        .call_method1("reshape", (shape,))
 }
 
 fn value_error(e: impl std::fmt::Display) -> PyErr {
@@ -870,32 +781,7 @@ impl Game {
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
     ) -> PyResult<(Bound<'py, pyo3::types::PyType>, (), Pickled)> {
-        let game = slf.borrow();
-        let Some(played) = &game.played else {
-            return Err(PyTypeError::new_err(
-                "this anqi.Game is a VecGame's (vec.game(i)), which does not keep the plies before it: it cannot be pickled; pickle games made by anqi.Game",
-            ));
-        };
-        let pending = game.pending.map(|action| {
-            game.loaded
-                .codec
-                .encode(action)
-                .expect("a legal action has an id")
-        });
-        let state = (
-            PICKLE_FORMAT,
-            game.loaded.variant.source.clone(),
-            game.start.cells_text(),
-            game.start.face_up_cells(),
-            game.start.bag_text(),
-            game.seeds
-                .as_ref()
-                .map(|s| (s.clients.clone(), s.server.clone())),
-            game.chance,
-            game.log.is_some(),
-            played.clone(),
-            pending,
-        );
+        let state = slf.borrow().pickled()?;
         Ok((slf.get_type(), (), state))
     }
 

@@ -9,7 +9,8 @@
 //! `clients/python/PACKAGE.md` documents the Python side.
 //!
 //! Modules: `variant.rs` (`variants()`, `Variant`), `actions.rs` (text and ids), `game.rs`
-//! (`Game`, chance mode), `playouts.rs` (native batch playouts), `observation.rs` (what one
+//! (`Game`, chance mode; `game/pickle.rs`, its pickling), `numpy_array.rs` (the arrays of
+//! tensors and masks), `playouts.rs` (native batch playouts), `observation.rs` (what one
 //! player knows: `Observation`), `tensor.rs` (observation tensors and action masks), `vec_game.rs` (`VecGame`, n games stepped
 //! together) with `legal_ids.rs` (the legal ids it keeps per game) and `read_only.rs` (the
 //! memory of its arrays, which Python can only read), `client.rs` (`ClientSession`, a sans-IO protocol client over
@@ -33,6 +34,7 @@ mod bots;
 mod client;
 mod game;
 mod legal_ids;
+mod numpy_array;
 mod observation;
 mod playouts;
 mod read_only;

@@ -307,7 +307,7 @@ impl Observation {
         let mut planes = vec![0f32; PLANES * cells];
         tensor::write_planes(&self.inner, self.inner.player(), relative, &mut planes);
         let bytes: Vec<u8> = planes.iter().flat_map(|f| f.to_le_bytes()).collect();
-        crate::game::numpy_array(py, &bytes, "<f4", shape)
+        crate::numpy_array::numpy_array(py, &bytes, "<f4", shape)
     }
 
     /// This player's legal actions as wire clauses, in the rules' order: empty unless it is
