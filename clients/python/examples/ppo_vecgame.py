@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 
@@ -279,9 +280,11 @@ def main(argv: list[str] | None = None) -> int:
               f"{train_seconds:.0f} s")
     print(result, flush=True)
     if args.export:
+        # The command as it was given, the file by its name alone (no folder of this machine).
+        words = [os.path.basename(w) if w == args.export else w
+                 for w in (argv if argv is not None else sys.argv[1:])]
         export(agent, variant, args.export,
-               about=f"examples/ppo_vecgame.py {' '.join(argv if argv is not None else sys.argv[1:])}"
-                     f": {result}")
+               about=f"examples/ppo_vecgame.py {' '.join(words)}: {result}")
         print(f"wrote {args.export}", flush=True)
     return 0
 

@@ -143,6 +143,32 @@ class PpoVecGame(ExampleTest):
         again = run(self.example, *self.TINY)
         self.assertEqual(again[-1].split(" in ")[0], last.split(" in ")[0])
 
+    def test_the_exported_policy_is_the_trained_one_played_with_numpy(self):
+        import tempfile
+
+        import numpy as np
+        import torch
+
+        import anqi
+        from anqi.network import NetworkBot
+
+        with tempfile.TemporaryDirectory() as tmp:
+            path = str(Path(tmp) / "net.npz")
+            lines = run(self.example, *self.TINY, "--export", path)
+            self.assertEqual(lines[-1], f"wrote {path}")
+            bot = NetworkBot(path)
+            self.assertIn("--export net.npz", bot.network.about)
+            self.assertNotIn(tmp, bot.network.about)
+            self.assertIn(lines[-2], bot.network.about)
+            # A file exported from an agent gives that agent's logits, with numpy alone.
+            agent = self.example.Agent(bot.network.inputs, bot.network.outputs, 32)
+            self.example.export(agent, anqi.Variant("traditional-2x4"), path, about="")
+            x = anqi.Game("traditional-2x4", seed="export").observation_tensor(1)
+            with torch.no_grad():
+                want = agent.actor(torch.as_tensor(x.reshape(1, -1))).numpy()[0]
+            np.testing.assert_allclose(NetworkBot(path).network.logits(x), want,
+                                       rtol=1e-5, atol=1e-5)
+
     def test_bad_arguments_are_refused_with_the_reason(self):
         self.assertIn("two sides", refused(self.example, "--variant", "single"))
         self.assertIn("--minibatches 3 must divide", refused(self.example, "--minibatches", "3"))
