@@ -318,6 +318,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True,
                         help="the folder of the records, the table and any solution or tables")
     parser.add_argument("--seed", default="yardsticks", help="the master seed of the deals")
+    parser.add_argument("--anchor", help="the player whose rating is 0 (default: the first, "
+                        "random); the fit is the same, the intervals are against this player")
     parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--binary", type=Path, help="the anqi program (default: ANQI_BIN, "
                         "else anqi on PATH); anqi-bot is taken from beside it")
@@ -356,7 +358,11 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"program did not connect within {CONNECT_TIMEOUT_MS // 1000} s, and the referee "
               "ruled the game for the other); on a busy machine, lower --concurrency",
               file=sys.stderr)
-    anchor = order[0]
+    anchor = args.anchor or order[0]
+    if anchor not in order:
+        print(f"anqi.yardsticks: --anchor {anchor}: not one of the players "
+              f"({', '.join(order)})", file=sys.stderr)
+        return 2
     perfect = "perfect" if "perfect" in order else None
     rows = table(records, order, anchor, perfect)
     text = markdown(rows, args.variant, anchor, args.deals, perfect)

@@ -114,6 +114,18 @@ class Measured(unittest.TestCase):
                 self.assertEqual(yardsticks.main(argv), 0)
             self.assertIn("12 played before, resumed", again.getvalue())
             self.assertEqual(len(anqi.records.load(out / "records.jsonl")), 12)
+            # Another anchor: the same fit, every rating moved by the anchor's.
+            with contextlib.redirect_stdout(io.StringIO()), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                self.assertEqual(yardsticks.main(argv + ["--anchor", "greedy"]), 0)
+            moved = {r["name"]: r for r in json.loads((out / "table.json").read_text())["rows"]}
+            self.assertEqual(moved["greedy"]["rating"], 0.0)
+            for name in rows:
+                self.assertAlmostEqual(moved[name]["rating"],
+                                       rows[name]["rating"] - rows["greedy"]["rating"], places=6)
+            with contextlib.redirect_stderr(io.StringIO()) as err:
+                self.assertEqual(yardsticks.main(argv + ["--anchor", "nobody"]), 2)
+            self.assertIn("nobody", err.getvalue())
 
     def test_an_unknown_player_is_named(self):
         with tempfile.TemporaryDirectory() as tmp, \
