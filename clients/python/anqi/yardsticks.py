@@ -13,10 +13,11 @@ the seats swapped) between the reference players of the variant and prints their
 - `--python NAME=MODULE:FACTORY` adds a Python bot (any object with `choose(view)`), such as a
   trained network, to the table.
 
-Each player's row: games, score, Elo against the field with its 95% interval, and Elo against
-`random` (the anchor, 0) with its interval, from the pairs of games on one deal (the
-pentanomial model: TOURNAMENTS.md, Statistics). So a new agent measured in the same way reads
-"+N over search-d3". The records are kept in `--out` (`records.jsonl`, resumed by the same
+Each player's row: games, score, an Elo rating fitted by maximum likelihood over every game
+(`fit_ratings`; `random`, or `--anchor`, at 0) with its 95% interval, and with the perfect
+player its score against perfect play on pairs of games on one deal (the pentanomial model:
+TOURNAMENTS.md, Statistics). So a new agent measured in the same way reads "+N over
+search-d3". The records are kept in `--out` (`records.jsonl`, resumed by the same
 command) and the table written as `table.md` and `table.json` beside them.
 
 The players' programs are `anqi-bot` beside the `anqi` program (`--binary`, else `ANQI_BIN`,
@@ -301,12 +302,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m anqi.yardsticks",
         description="Measure the reference players of a variant against each other: a round "
-                    "robin on paired deals, and a table of Elo with 95%% intervals (against the "
-                    "field and against random), and on traditional-2x4 each player's score "
-                    "against perfect play.",
+                    "robin on paired deals, then a table of Elo ratings fitted over every game "
+                    "(random = 0, with 95% intervals) and, with the perfect player, each "
+                    "player's score against perfect play. The same command resumes an "
+                    "interrupted run.",
         epilog="Example: python -m anqi.yardsticks --variant traditional-2x4 --deals 100 --out "
                "yardsticks-2x4 (PACKAGE.md, Yardsticks). Use release builds.")
-    parser.add_argument("--variant", default="traditional-2x4")
+    parser.add_argument("--variant", default="traditional-2x4",
+                        help="a shipped variant or a description file (default traditional-2x4)")
     parser.add_argument("--deals", type=int, default=50,
                         help="deals per pair of players, each played twice with the seats "
                              "swapped (default 50)")
@@ -320,7 +323,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", default="yardsticks", help="the master seed of the deals")
     parser.add_argument("--anchor", help="the player whose rating is 0 (default: the first, "
                         "random); the fit is the same, the intervals are against this player")
-    parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--concurrency", type=int, default=os.cpu_count() or 1,
+                        help="games at once (default: the processors)")
     parser.add_argument("--binary", type=Path, help="the anqi program (default: ANQI_BIN, "
                         "else anqi on PATH); anqi-bot is taken from beside it")
     args = parser.parse_args(argv)
