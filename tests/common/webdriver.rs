@@ -157,6 +157,16 @@ impl Browser {
         format!("/session/{}{rest}", self.session)
     }
 
+    /// Sets the window to `width` x `height` CSS pixels (a phone: 390 x 844).
+    pub async fn set_window_size(&self, width: u32, height: u32) {
+        self.call(
+            "POST",
+            &self.at("/window/rect"),
+            json!({ "width": width, "height": height }),
+        )
+        .await;
+    }
+
     /// Opens `url`.
     pub async fn open(&self, url: &str) {
         self.call("POST", &self.at("/url"), json!({ "url": url }))

@@ -3,8 +3,8 @@
 //! lists a running game, a page opened mid-game catches up and follows it live, and the
 //! board drawn after every ply of whole games of `traditional`, `cross`, `2v2` and
 //! `strategic` is the one the record replays to, stepping back by key and forward by click;
-//! a tournament's standings page moves as its games finish. Screenshots go to
-//! `target/browser/`.
+//! a tournament's standings page moves as its games finish; on a phone's screen the pages fit
+//! and a live game never scrolls the window. Screenshots go to `target/browser/`.
 
 use crate::common::webdriver::Browser;
 use crate::common::TestServer;
@@ -248,6 +248,96 @@ async fn the_page_draws_every_ply_of_2v2() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_page_draws_every_ply_of_strategic() {
     the_page_draws_every_ply_of("strategic", 1).await;
+}
+
+/// On a phone's screen (390 px wide): the lobby's table scrolls inside its box, not the page;
+/// every button is a finger's size; and a game followed live never scrolls the window (every
+/// ply scrolled it to the move list, below the board, and pulled the board off the screen),
+/// while the move list keeps the last ply in view.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn on_a_phone_the_pages_fit_and_a_live_game_keeps_the_board_in_view() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let (mut server, web) =
+        TestServer::start_watched("traditional", "[referee]\nmax_plies = 160\n").await;
+    let gate = Gate::default();
+    let bots = gated_players(&server.addr(), 2, &gate, 4);
+    until_running(&web, 1).await;
+    browser.set_window_size(390, 844).await;
+    browser.open(&format!("http://{web}/")).await;
+    browser
+        .wait_for(
+            "return document.querySelector('tr.running[data-game=\"1\"]')",
+            20,
+        )
+        .await;
+    let width = browser.eval("return window.innerWidth", json!([])).await;
+    assert!(width.as_u64().unwrap() <= 420, "a phone's width: {width}");
+    let page = browser
+        .eval(
+            "return [document.documentElement.scrollWidth, window.innerWidth]",
+            json!([]),
+        )
+        .await;
+    assert!(
+        page[0].as_u64() <= page[1].as_u64(),
+        "the lobby is wider than the screen: {page}"
+    );
+    browser.screenshot("phone-lobby").await;
+    browser.click("tr[data-game=\"1\"] a").await;
+    browser
+        .wait_for("return document.body.dataset.caughtUp", 20)
+        .await;
+    let small = browser
+        .eval(
+            "return [...document.querySelectorAll('button')].filter((b) => b.offsetParent)
+                .map((b) => b.getBoundingClientRect())
+                .filter((r) => r.width < 44 || r.height < 44)
+                .map((r) => `${r.width}x${r.height}`)",
+            json!([]),
+        )
+        .await;
+    assert_eq!(small, json!([]), "buttons smaller than 44x44 px");
+    browser.eval("window.scrollTo(0, 0)", json!([])).await;
+    gate.open();
+    browser
+        .wait_for("return document.body.dataset.finished", 60)
+        .await;
+    for b in bots {
+        b.await.unwrap();
+    }
+    let record = server.next_record().await;
+    assert!(
+        record.plies.len() > 20,
+        "a game long enough to fill the list"
+    );
+    let seen = browser
+        .eval(
+            "const list = document.querySelector('.moves'), cur = list.querySelector('.current');
+             return [window.scrollY, list.scrollTop, cur.offsetTop - list.scrollTop,
+                     list.clientHeight - cur.offsetHeight]",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        seen[0],
+        json!(0),
+        "the window scrolled while following: {seen}"
+    );
+    assert!(
+        seen[1].as_f64().unwrap() > 0.0,
+        "the list followed the plies: {seen}"
+    );
+    let (at, room) = (seen[2].as_f64().unwrap(), seen[3].as_f64().unwrap());
+    assert!(
+        (0.0..=room + 1.0).contains(&at),
+        "the last ply is in the list's view: {seen}"
+    );
+    browser.screenshot("phone-finished").await;
+    assert_no_csp_violations(&browser, "on a phone").await;
+    browser.quit().await;
+    server.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

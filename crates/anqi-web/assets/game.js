@@ -130,8 +130,15 @@ export function gameView(id, seat = null) {
       return h("div", { class: i + 1 === state.at ? "current" : "", onclick: () => go(i + 1) }, `${p.ply}. P${p.player} ${p.action} ${extra}`,
         p.comment ? h("span", { class: "comment", title: p.comment }, ` { ${p.comment} }`) : "");
     }), ...state.faults.map((f) => h("div", { class: "fault" }, `ply ${f.ply}: player ${f.player}: ${f.code}: ${f.text}`)));
+    // Only the list scrolls to the ply shown. scrollIntoView would scroll the window too: on a
+    // phone, where the list is below the board, every ply of a live game pulled the board off
+    // the screen. (The list is positioned, so a ply's offsetTop is within it.)
     const cur = moves.querySelector(".current");
-    if (cur) cur.scrollIntoView({ block: "nearest" });
+    if (cur) {
+      if (cur.offsetTop < moves.scrollTop) moves.scrollTop = cur.offsetTop;
+      const below = cur.offsetTop + cur.offsetHeight - moves.clientHeight;
+      if (below > moves.scrollTop) moves.scrollTop = below;
+    }
   }
 
   // Clocks run between events.

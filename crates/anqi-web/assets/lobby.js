@@ -16,9 +16,9 @@ export function lobby() {
     play,
     h("h1", {}, "Games"),
     h("div", { class: "filters" }, player, variant),
-    h("table", { class: "games" },
+    h("div", { class: "scroll-x" }, h("table", { class: "games" },
       h("thead", {}, h("tr", {}, ...["game", "variant", "players", "ply", "result"].map((t) => h("th", {}, t)))),
-      body),
+      body)),
     status);
   let games = [];
   const show = () => {
