@@ -50,6 +50,25 @@ async fn assert_no_csp_violations(browser: &Browser, what: &str) {
     );
 }
 
+/// Opens the lobby and waits until it lists game 1 as running.
+async fn open_lobby_listing_game_one(browser: &Browser, web: &str) {
+    browser.open(&format!("http://{web}/")).await;
+    browser
+        .wait_for(
+            "return document.querySelector('tr.running[data-game=\"1\"]')",
+            20,
+        )
+        .await;
+}
+
+/// Follows the lobby's link to game 1 and waits until its page has caught up with the game.
+async fn open_game_one_from_the_lobby(browser: &Browser) {
+    browser.click("tr[data-game=\"1\"] a").await;
+    browser
+        .wait_for("return document.body.dataset.caughtUp", 20)
+        .await;
+}
+
 async fn watch_in_browser(browser: &Browser, variant: &str, hold_at: usize) {
     let players = anqi_core::rules::Variant::load(variant).unwrap().players;
     let (mut server, web) =
@@ -58,17 +77,8 @@ async fn watch_in_browser(browser: &Browser, variant: &str, hold_at: usize) {
     let bots = gated_players(&server.addr(), players, &gate, hold_at);
     until_running(&web, 1).await;
     // The lobby lists the running game; its link opens the game.
-    browser.open(&format!("http://{web}/")).await;
-    browser
-        .wait_for(
-            "return document.querySelector('tr.running[data-game=\"1\"]')",
-            20,
-        )
-        .await;
-    browser.click("tr[data-game=\"1\"] a").await;
-    browser
-        .wait_for("return document.body.dataset.caughtUp", 20)
-        .await;
+    open_lobby_listing_game_one(browser, &web).await;
+    open_game_one_from_the_lobby(browser).await;
     if hold_at > 1 {
         // Opened mid-game: what the README shows.
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
@@ -265,13 +275,7 @@ async fn on_a_phone_the_pages_fit_and_a_live_game_keeps_the_board_in_view() {
     let bots = gated_players(&server.addr(), 2, &gate, 4);
     until_running(&web, 1).await;
     browser.set_window_size(390, 844).await;
-    browser.open(&format!("http://{web}/")).await;
-    browser
-        .wait_for(
-            "return document.querySelector('tr.running[data-game=\"1\"]')",
-            20,
-        )
-        .await;
+    open_lobby_listing_game_one(&browser, &web).await;
     let width = browser.eval("return window.innerWidth", json!([])).await;
     assert!(width.as_u64().unwrap() <= 420, "a phone's width: {width}");
     let page = browser
@@ -285,10 +289,7 @@ async fn on_a_phone_the_pages_fit_and_a_live_game_keeps_the_board_in_view() {
         "the lobby is wider than the screen: {page}"
     );
     browser.screenshot("phone-lobby").await;
-    browser.click("tr[data-game=\"1\"] a").await;
-    browser
-        .wait_for("return document.body.dataset.caughtUp", 20)
-        .await;
+    open_game_one_from_the_lobby(&browser).await;
     let small = browser
         .eval(
             "return [...document.querySelectorAll('button')].filter((b) => b.offsetParent)

@@ -26,6 +26,7 @@ from ._anqi import (
     VecGame,
     playouts,
     variants,
+    wilson,
 )
 from .bots import Bot, GreedyBot, RandomBot, SearchBot
 from .play import PlayError, play
@@ -64,4 +65,5 @@ __all__ = [
     "standings",
     "symmetries",
     "variants",
+    "wilson",
 ]

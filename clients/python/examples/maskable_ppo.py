@@ -27,7 +27,6 @@ Gymnasium).
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 
@@ -74,19 +73,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion k/n."""
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def describe(counts: dict[str, int]) -> str:
     n = sum(counts.values())
-    low, high = wilson(counts["wins"], n)
+    low, high = anqi.wilson(counts["wins"], n)
     return (f"won {counts['wins'] / max(n, 1):.1%} ({counts['wins']} of {n} games, 95% interval "
             f"{low:.1%}-{high:.1%}), drew {counts['draws']}, lost {counts['losses']}")
 

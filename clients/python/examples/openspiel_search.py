@@ -31,7 +31,6 @@ Needs the `openspiel` extra (`pip install './clients/python[openspiel]'`).
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 
@@ -124,14 +123,6 @@ class ExpectiminimaxBot(pyspiel.Bot):
         return action
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion k/n."""
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def make_bot(algorithm: str, game, player: int, args: argparse.Namespace, rng, value):
     if algorithm == "mcts":
         evaluator = mcts.RandomRolloutEvaluator(args.rollouts, rng)
@@ -179,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         counts = play(algorithm, game, args)
         seconds = time.perf_counter() - started
         n = args.games
-        low, high = wilson(counts["wins"], n)
+        low, high = anqi.wilson(counts["wins"], n)
         results.append(
             f"result: {algorithm} ({budget(algorithm, args)}) won {counts['wins'] / n:.1%} "
             f"({counts['wins']} of {n} games, 95% interval {low:.1%}-{high:.1%}), drew "

@@ -115,16 +115,6 @@ class Agent(nn.Module):
         return Categorical(logits=self.actor(x).masked_fill(~mask, -1e9))
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion k/n."""
-    if n == 0:
-        return 0.0, 1.0
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
 def evaluate(agent: Agent, variant: str, games: int, seed: int) -> dict[str, int]:
     """`games` games in the PettingZoo environment: the agent (its most probable legal action)
     on one side, uniformly random legal actions on the other, the sides alternating. Returns
@@ -160,7 +150,7 @@ def evaluate(agent: Agent, variant: str, games: int, seed: int) -> dict[str, int
 
 def describe(counts: dict[str, int]) -> str:
     n = sum(counts.values())
-    low, high = wilson(counts["wins"], n)
+    low, high = anqi.wilson(counts["wins"], n)
     return (f"won {counts['wins'] / max(n, 1):.1%} ({counts['wins']} of {n} games, 95% interval "
             f"{low:.1%}-{high:.1%}), drew {counts['draws']}, lost {counts['losses']}")
 

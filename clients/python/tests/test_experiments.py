@@ -406,6 +406,17 @@ class RecordsAndAnalysis(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "record=True"):
             anqi.Game("traditional-2x4", seed="x").record()
 
+    def test_wilson_is_the_reports_interval(self):
+        # By hand (as crates/anqi-tournament's stats tests): 7 of 10 is [0.3967, 0.8922]; all
+        # of them keeps its upper end at 1; no trial says nothing.
+        low, high = anqi.wilson(7, 10)
+        self.assertAlmostEqual(low, 0.3967, delta=1e-4)
+        self.assertAlmostEqual(high, 0.8922, delta=1e-4)
+        self.assertEqual(anqi.wilson(10, 10)[1], 1.0)
+        self.assertEqual(anqi.wilson(0, 0), (0.0, 1.0))
+        with self.assertRaises(ValueError):
+            anqi.wilson(3, 2)
+
     def test_standings_agree_with_anqi_report(self):
         # In-process games of two random bots (wins, losses and draws), tagged as a
         # tournament's so that anqi report reads them too.

@@ -71,6 +71,7 @@ fn _anqi(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(tournament::standings_json, m)?)?;
     m.add_function(wrap_pyfunction!(tournament::tournament_config_toml, m)?)?;
     m.add_function(wrap_pyfunction!(tournament::toml_dumps, m)?)?;
+    m.add_function(wrap_pyfunction!(tournament::wilson, m)?)?;
     tensor::register(m)?;
     records::register(m)?;
     Ok(())

@@ -94,6 +94,23 @@ pub fn tournament_config_toml(section: &Bound<'_, PyAny>) -> PyResult<String> {
     }
 }
 
+/// The 95% Wilson score interval of `successes` out of `n` trials (`successes` may hold halves:
+/// points with draws), as `anqi report` computes it (anqi-tournament's `stats::wilson_rate`):
+/// within [0, 1], (0, 1) without trials. `anqi.wilson` in Python.
+#[pyfunction]
+pub fn wilson(successes: f64, n: f64) -> PyResult<(f64, f64)> {
+    if !(n >= 0.0 && (0.0..=n).contains(&successes)) {
+        return Err(PyValueError::new_err(format!(
+            "wilson({successes}, {n}): successes from 0 to n, n at least 0"
+        )));
+    }
+    Ok(if n == 0.0 {
+        (0.0, 1.0)
+    } else {
+        stats::wilson_rate(successes / n, n)
+    })
+}
+
 /// TOML text of a document (a dict of tables, or its JSON text), written by the `toml` crate:
 /// strings, numbers, booleans, lists and dicts. Keys set to None are left out.
 #[pyfunction]
