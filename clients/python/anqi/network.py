@@ -40,8 +40,8 @@ class Network:
     def __init__(self, path: str | Path | None = None) -> None:
         import numpy as np
 
-        source = path if path is not None else resources.files("anqi") / "data" / SHIPPED
-        with resources.as_file(source) if path is None else _plain(Path(path)) as file:
+        source = Path(path) if path is not None else resources.files("anqi") / "data" / SHIPPED
+        with resources.as_file(source) as file:
             with np.load(file, allow_pickle=False) as data:
                 arrays = {k: data[k] for k in data.files}
         self.path = str(source)
@@ -98,19 +98,6 @@ class Network:
             if i + 1 < len(self.layers):
                 x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0)
         return x
-
-
-class _plain:
-    """A path as a context manager, as `resources.as_file` gives one."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def __enter__(self) -> Path:
-        return self.path
-
-    def __exit__(self, *exc: Any) -> None:
-        return None
 
 
 class NetworkBot(Bot):
