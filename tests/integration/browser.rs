@@ -13,31 +13,38 @@ use anqi_core::rules::Termination;
 use anqi_core::view::{events_of_record, Event};
 use serde_json::json;
 
-/// The board as drawn: for each cell (in cell order) the letter on its face-up piece, `X` for
-/// a face-down piece, `.` for none; then `@` and the ply shown.
+/// The board as drawn: for each cell (in cell order) the letter on its face-up piece (read
+/// back from its Chinese character, the page's default, by the test's own table), `X` for a
+/// face-down piece, `.` for none; then `@` and the ply shown.
 const DRAWN: &str = "
+    const letter = Object.fromEntries([...'帥仕相俥傌炮兵將士象車馬砲卒'].map((c, i) => [c, 'KGBRNCPkgbrncp'[i]]));
     const cells = [...document.querySelectorAll('svg.board g[data-cell]')]
         .sort((a, b) => a.dataset.cell - b.dataset.cell);
     const board = cells.map((g) => {
         const c = g.querySelector('circle');
         if (!c) return '.';
         if (['down', 'dealt', 'open'].some((k) => c.classList.contains(k))) return 'X';
-        return g.querySelector('text:not(.num)').textContent;
+        const t = g.querySelector('text:not(.num)').textContent;
+        return letter[t] || t;
     }).join('');
     return board + '@' + document.querySelector('svg.board').dataset.ply;";
 
-/// The face-down pieces drawn with the deal shown: cell -> letter.
+/// The face-down pieces drawn with the deal shown: cell -> letter (read back as in [`DRAWN`]).
 const DEALT: &str = "
+    const letter = Object.fromEntries([...'帥仕相俥傌炮兵將士象車馬砲卒'].map((c, i) => [c, 'KGBRNCPkgbrncp'[i]]));
     return [...document.querySelectorAll('svg.board g[data-cell]')]
         .filter((g) => g.querySelector('circle.dealt'))
-        .map((g) => [Number(g.dataset.cell), g.querySelector('text.dealt').textContent]);";
+        .map((g) => {
+            const t = g.querySelector('text.dealt').textContent;
+            return [Number(g.dataset.cell), letter[t] || t];
+        });";
 
 const LEFT: &str = "\u{E012}";
 
 /// Asserts the page broke none of its own rules since the last look: no Content Security
 /// Policy violation in the console (an inline style refused: the players' marks were never
 /// coloured, 126 times a game).
-async fn assert_no_csp_violations(browser: &Browser, what: &str) {
+pub(crate) async fn assert_no_csp_violations(browser: &Browser, what: &str) {
     let console = browser.console().await;
     let refused: Vec<&String> = console
         .iter()
@@ -51,7 +58,7 @@ async fn assert_no_csp_violations(browser: &Browser, what: &str) {
 }
 
 /// Opens the lobby and waits until it lists game 1 as running.
-async fn open_lobby_listing_game_one(browser: &Browser, web: &str) {
+pub(crate) async fn open_lobby_listing_game_one(browser: &Browser, web: &str) {
     browser.open(&format!("http://{web}/")).await;
     browser
         .wait_for(
@@ -62,7 +69,7 @@ async fn open_lobby_listing_game_one(browser: &Browser, web: &str) {
 }
 
 /// Follows the lobby's link to game 1 and waits until its page has caught up with the game.
-async fn open_game_one_from_the_lobby(browser: &Browser) {
+pub(crate) async fn open_game_one_from_the_lobby(browser: &Browser) {
     browser.click("tr[data-game=\"1\"] a").await;
     browser
         .wait_for("return document.body.dataset.caughtUp", 20)
@@ -204,9 +211,8 @@ async fn watch_in_browser(browser: &Browser, variant: &str, hold_at: usize) {
             "{variant}: cell {cell}"
         );
     }
-    // Pieces as Chinese characters, and back to letters.
+    // Pieces as Chinese characters by default; letters as the option, and back.
     browser.click("#last").await;
-    browser.click("#chinese").await;
     let face_up = "const t = document.querySelector('svg.board text.red:not(.dealt), svg.board text.black:not(.dealt)'); return t ? t.textContent : '';";
     let label = browser.eval(face_up, json!([])).await;
     let label = label.as_str().unwrap();
@@ -224,6 +230,7 @@ async fn watch_in_browser(browser: &Browser, variant: &str, hold_at: usize) {
             .all(|c| c.is_ascii_alphabetic()),
         "{variant}: {label}"
     );
+    browser.click("#chinese").await;
     server.stop().await;
 }
 

@@ -30,6 +30,7 @@ mod hostile;
 mod hostile_files;
 mod layout;
 mod legal_counts;
+mod pages;
 mod perfect_without_rules;
 mod python_variants;
 mod random_games;

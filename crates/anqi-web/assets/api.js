@@ -2,10 +2,14 @@
 // uses, in one place. The page is a client like any other: it knows nothing the API does not
 // say.
 
-// GET /api/games: the games, running and finished.
-export async function listGames() {
-  const r = await fetch("/api/games");
-  return (await r.json()).games;
+// GET /api/games: a page of the games, running first, then finished, newest first:
+// { games, total, featured }. `query`: { limit, offset, player, variant } (each optional;
+// player and variant are exact names).
+export async function listGames(query = {}) {
+  const q = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined && v !== null && v !== ""));
+  const r = await fetch(`/api/games${q.size ? `?${q}` : ""}`);
+  if (!r.ok) throw new Error((await r.json()).error);
+  return r.json();
 }
 
 // GET /api/seats: whether people can play here, against what, and who waits.

@@ -1,4 +1,4 @@
-// How the page writes times and results.
+// How the page writes times (results and plies in words: notation.js).
 
 // A clock in milliseconds as minutes and seconds ("4:05"); "–" for none.
 export function clockText(t) {
@@ -10,9 +10,4 @@ export function clockText(t) {
 // A duration in seconds as minutes and seconds; "–" for none.
 export function secondsText(s) {
   return s === null || s === undefined ? "–" : clockText(s * 1000);
-}
-
-// A game's result, from its `end` event's `result`: "1 by capture (player 2)".
-export function resultText(r) {
-  return `${r.win || "aborted"} by ${r.reason}${r.adjudication ? ` (${r.adjudication.by}: ${r.adjudication.verdict})` : ""}${r.loser ? ` (player ${r.loser})` : ""}`;
 }

@@ -1,57 +1,133 @@
-// The lobby (#/): every game of the server, running and finished, filtered by player and
-// variant, polled every 2 s; and, where people can play, the form to sit down (sit-down.js).
+// The lobby (#/): the featured game (the live game most watched, else the latest), drawn live;
+// the server's games a page at a time, each with a picture of its board, filtered by player
+// and variant, polled every 2 s; and, where people can play, the form to sit down
+// (sit-down.js).
 
-import { listGames, seatsInfo } from "./api.js";
+import { listGames, openGameFeed, seatsInfo } from "./api.js";
+import { drawBoard, layout, thumbnail } from "./board.js";
 import { h } from "./dom.js";
-import { main } from "./page.js";
+import { resultWords } from "./notation.js";
+import { chinese, main } from "./page.js";
 import { sitDownPanel } from "./sit-down.js";
 
+// Games a page.
+const PAGE = 50;
+
 export function lobby() {
-  const player = h("input", { placeholder: "player", id: "filter-player" });
-  const variant = h("input", { placeholder: "variant", id: "filter-variant" });
+  const player = h("input", { placeholder: "player", id: "filter-player", "aria-label": "only the games of this player (exact name)", list: "known-players" });
+  const variant = h("input", { placeholder: "variant", id: "filter-variant", "aria-label": "only the games of this variant (exact name)", list: "known-variants" });
+  const knownPlayers = h("datalist", { id: "known-players" });
+  const knownVariants = h("datalist", { id: "known-variants" });
   const body = h("tbody");
-  const status = h("p", { class: "note" });
+  const status = h("p", { class: "note", id: "lobby-status", "aria-live": "polite" });
   const play = h("div", { class: "play", id: "play", hidden: true });
+  const featured = featuredPanel();
+  const prev = h("button", { id: "page-prev", onclick: () => turn(-1) }, "← newer");
+  const next = h("button", { id: "page-next", onclick: () => turn(1) }, "older →");
   main.replaceChildren(
     play,
+    featured.element,
     h("h1", {}, "Games"),
-    h("div", { class: "filters" }, player, variant),
+    h("div", { class: "filters" }, player, variant, knownPlayers, knownVariants),
     h("div", { class: "scroll-x" }, h("table", { class: "games" },
-      h("thead", {}, h("tr", {}, ...["game", "variant", "players", "ply", "result"].map((t) => h("th", {}, t)))),
+      h("thead", {}, h("tr", {}, ...["game", "board", "variant", "players", "ply", "result"].map((t) => h("th", { scope: "col" }, t)))),
       body)),
-    status);
-  let games = [];
-  const show = () => {
-    const p = player.value.trim(), v = variant.value.trim();
-    const rows = games.filter((g) => (!p || g.players.some((n) => n.includes(p))) && (!v || g.variant.includes(v)));
-    body.replaceChildren(...rows.map(row));
-    status.textContent = games.length ? `${rows.length} of ${games.length} games` : "No game yet: games appear here as soon as they start.";
-  };
-  player.addEventListener("input", show);
-  variant.addEventListener("input", show);
-  let stopped = false;
+    h("div", { class: "pages" }, prev, status, next));
+  let offset = 0, total = 0, timer = null, stopped = false;
+  const turn = (by) => { offset = Math.max(0, offset + by * PAGE); poll(); };
+  const refilter = () => { offset = 0; poll(); };
+  player.addEventListener("change", refilter);
+  variant.addEventListener("change", refilter);
   const seats = sitDownPanel(play);
   const poll = async () => {
+    clearTimeout(timer);
     try {
-      games = await listGames();
-      show();
+      const page = await listGames({ limit: PAGE, offset, player: player.value.trim(), variant: variant.value.trim() });
+      total = page.total ?? page.games.length;
+      body.replaceChildren(...page.games.map((g) => row(g, featured.layouts)));
+      known(knownPlayers, page.games.flatMap((g) => g.players));
+      known(knownVariants, page.games.map((g) => g.variant));
+      status.textContent = total ? `games ${offset + 1}–${offset + page.games.length} of ${total}` : "No game yet: games appear here as soon as they start.";
+      prev.disabled = offset === 0;
+      next.disabled = offset + PAGE >= total;
+      featured.show(page.featured ?? null);
       seats.update(await seatsInfo());
+      delete document.body.dataset.lost;
     } catch (e) {
-      status.textContent = `Cannot reach the server: ${e}`;
+      status.textContent = `Cannot reach the server (${e.message || e}): trying again…`;
+      document.body.dataset.lost = "1";
     }
     if (!stopped) timer = setTimeout(poll, 2000);
   };
-  let timer = setTimeout(poll, 0);
-  return { stop() { stopped = true; clearTimeout(timer); }, redraw() {} };
+  timer = setTimeout(poll, 0);
+  return { stop() { stopped = true; clearTimeout(timer); featured.stop(); delete document.body.dataset.lost; }, redraw() { featured.redraw(); } };
 }
 
-// One game's row: its link, variant, players, plies, and how it stands.
-function row(g) {
+// Fills a datalist with the names seen, once each.
+function known(list, names) {
+  const have = new Set([...list.options].map((o) => o.value));
+  list.append(...[...new Set(names)].filter((n) => !have.has(n)).map((n) => h("option", { value: n })));
+}
+
+// One game's row: its link, a picture of its board (once the lobby knows the variant's shape),
+// variant, players, plies, and how it stands.
+function row(g, layouts) {
+  const lay = layouts.get(g.variant);
   return h("tr", { class: g.state, "data-game": g.game },
     h("td", {}, h("a", { href: `#/game/${g.game}` }, `#${g.game}`)),
+    h("td", {}, lay && g.board ? thumbnail(lay, g.board) : ""),
     h("td", {}, g.variant),
     h("td", {}, g.players.join(" – ")),
     h("td", {}, g.ply),
     h("td", { title: g.withheld || "" }, g.state === "running" ? `playing${g.observers ? ` · ${g.observers} watching` : ""}${g.withheld ? " · withheld" : ""}`
-      : g.withheld ? "withheld: its deal is still in play" : `${g.win || "aborted"} ${g.reason}`));
+      : g.withheld ? "withheld: its deal is still in play" : finishedWords(g)));
+}
+
+// A finished game's result in the lobby's words: who won, how.
+function finishedWords(g) {
+  const players = g.players.map((name, i) => ({ id: i + 1, name }));
+  return resultWords({ win: g.win, reason: g.reason, loser: g.loser }, players, g.colours || null, g.ply);
+}
+
+// The featured game: the one GET /api/games names, watched live on its feed. Also learns
+// each variant's board shape (from the games' setups), for the rows' pictures.
+function featuredPanel() {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  const title = h("h2", {}, "Featured game");
+  const words = h("p", { class: "note", id: "featured-words" });
+  const link = h("a", { id: "featured-link" }, "watch");
+  const element = h("section", { class: "featured", id: "featured", hidden: true, "aria-label": "featured game" }, title, svg, words, link);
+  const layouts = new Map();
+  let id = null, ws = null, setup = null, board = null, plies = 0, over = false;
+  const draw = () => {
+    if (!setup) return;
+    drawBoard(svg, setup.topology, layouts.get(setup.variant), board, { chinese: chinese() });
+    svg.setAttribute("aria-label", `the board of game ${id}`);
+    words.textContent = `#${id} · ${setup.variant} · ${setup.players.map((p) => p.name).join(" – ")} · ply ${plies}${over ? " · finished" : " · live"}`;
+  };
+  const show = (game) => {
+    if (game === id) return;
+    if (ws) ws.close();
+    id = game; setup = null; plies = 0; over = false;
+    element.hidden = game === null;
+    element.dataset.game = game ?? "";
+    if (game === null) return;
+    link.href = `#/game/${game}`;
+    ws = openGameFeed(game);
+    ws.onmessage = (m) => {
+      const e = JSON.parse(m.data);
+      if (e.type === "setup") {
+        setup = e;
+        board = e.position.board;
+        if (!layouts.has(e.variant)) layouts.set(e.variant, layout(e.topology));
+      } else if (e.type === "ply") {
+        board = e.position.board;
+        plies = e.ply;
+      } else if (e.type === "end") {
+        over = true;
+      }
+      if (e.type !== "setup" || e.position) draw();
+    };
+  };
+  return { element, layouts, show, redraw: draw, stop() { if (ws) ws.close(); } };
 }

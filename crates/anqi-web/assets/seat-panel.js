@@ -1,13 +1,17 @@
 // What a person's seat adds to its game's page (game.js): the words above the board, the
 // cells a click acts on and what it sends (only a legal action of the seat's prompt), and
-// the buttons (draw from the bag, resign, back to the games).
+// the buttons (draw from the bag, resign, and once over: play again, back to the games), and
+// the sound of a turn coming to the person.
 
+import { sitDown } from "./api.js";
 import { h } from "./dom.js";
+import { play } from "./sound.js";
 
 // The controls of `seat` (seat.js), drawn into `box`; `redraw` redraws the game's page (a
 // piece chosen shows where it may go).
 export function seatControls(seat, box, redraw) {
   let selected = null; // the piece chosen to move
+  let heardTurn = null; // the turn whose sound was played
 
   // What may be clicked on `pos`, the position shown of `game` (the game page's state), and
   // the words. Clicks act only on the position their prompt is about, shown at its end (not
@@ -35,12 +39,17 @@ export function seatControls(seat, box, redraw) {
     if (!st) words = "Connecting to your seat…";
     else if (st.state === "over") words = outcome(st, game.setup);
     else if (st.state === "gone") words = `This seat was given up: ${st.why}`;
-    else if (st.my_turn) words = synced ? (selected !== null ? "Your turn: where to?" : "Your turn: click a piece.") : "Your turn…";
+    else if (st.my_turn) words = synced ? turnWords(plan, selected) : "Your turn…";
     else words = `You are player ${mine}. Waiting for player ${st.to_move}…`;
+    if (synced && heardTurn !== st.turn) { heardTurn = st.turn; play("turn"); }
     const buttons = [];
     if (synced && plan.bag) buttons.push(h("button", { id: "seat-bag", onclick: () => act("(bag)") }, "draw from the bag"));
     if (st && st.state === "playing") buttons.push(h("button", { id: "seat-resign", onclick: () => { if (confirm("Resign this game?")) seat.send({ resign: true }); } }, "resign"));
-    if (st && (st.state === "over" || st.state === "gone")) buttons.push(h("a", { href: "#/" }, "back to the games"));
+    const again = lastRequest();
+    if (st && (st.state === "over" || st.state === "gone") && again) {
+      buttons.push(h("button", { id: "seat-again", onclick: () => playAgain(again, box) }, again.against === "waiting" ? "play again" : `play again against anqi-bot ${again.against}`));
+    }
+    if (st && (st.state === "over" || st.state === "gone")) buttons.push(h("a", { href: "#/", class: "button" }, "back to the games"));
     box.className = "seat" + (synced ? " my-turn" : "");
     box.dataset.state = st ? st.state : "";
     box.dataset.synced = synced ? "1" : "";
@@ -55,6 +64,31 @@ export function seatControls(seat, box, redraw) {
   }
 
   return { update };
+}
+
+// The words of a turn: what the prompt allows.
+function turnWords(plan, selected) {
+  if (selected !== null) return "Your turn: where to? (click the piece again to choose another)";
+  const clicks = plan.rev.size + plan.put.size + plan.from.size;
+  if (plan.bag && clicks === 0) return "Your turn: draw from the bag.";
+  if (plan.put.size && !plan.rev.size && !plan.from.size) return "Your turn: click where to put the piece in your hand.";
+  if (plan.bag) return "Your turn: click a piece, or draw from the bag.";
+  if (plan.rev.size && !plan.from.size) return "Your turn: click a face-down piece to flip it.";
+  return "Your turn: click a piece to flip or move.";
+}
+
+// The request the person last sat down with (sit-down.js keeps it for this tab), or null.
+function lastRequest() {
+  try { return JSON.parse(sessionStorage.getItem("anqi.seat-request")); } catch (e) { return null; }
+}
+
+// Sits the person down again as they last did, with a new seed of their own, and opens the
+// new seat.
+async function playAgain(request, box) {
+  const seed = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  const r = await sitDown({ ...request, seed });
+  if (!r.ok) { box.append(h("div", { class: "error", id: "seat-again-error" }, r.body.error)); return; }
+  location.hash = `#/play/${r.body.token}`;
 }
 
 // What a person's click does: the legal actions of their prompt, by cell.
@@ -73,7 +107,8 @@ function clickPlan(actions) {
   return plan;
 }
 
-// "You won", "You lost" or "Draw", from (win P T) and the seat; `setup` is the game's.
+// "You won!", "You lost." or "Draw.", from (win P T) and the seat; `setup` is the game's
+// (the game's page says how, in words, below).
 function outcome(st, setup) {
   const m = (st.result || "").match(/\(win (\d+) (\d+)\)/);
   if (!m) return "The game was stopped.";
@@ -82,5 +117,5 @@ function outcome(st, setup) {
   const single = setup && setup.players.length === 1;
   if (p === 0 && t === 0) return single ? "Goal missed." : "Draw.";
   const won = p === st.player || (p === 0 && me && me.team === t);
-  return `${won ? "You won" : "You lost"} ${st.result}.`;
+  return won ? "You won!" : "You lost.";
 }

@@ -40,12 +40,22 @@ export function seatView(token) {
     };
     ws.onclose = (c) => {
       if (stopped) return;
-      if (!seat.state && (c.code === 1008 || c.code === 1006)) {
-        note.textContent = c.reason ? `No such seat: ${c.reason}` : "No such seat (or no longer kept).";
+      // 1008: the server read the token and refused it (no such seat, or no longer kept).
+      if (c.code === 1008 || (!seat.state && c.code === 1006)) {
+        if (!seat.state) {
+          note.textContent = c.reason ? `No such seat: ${c.reason}` : "No such seat (or no longer kept).";
+          return;
+        }
+        // The seat was known and is gone: the server restarted while it was held.
+        if (!ended()) {
+          seat.closed = "";
+          seat.state = { ...seat.state, state: "gone", why: `the server no longer has this seat${c.reason ? ` (${c.reason})` : ""}: it stopped while your game was on, and the game ended there` };
+        }
+        if (seat.view) seat.view.redraw();
         return;
       }
       if (!ended()) {
-        seat.closed = "Reconnecting to your seat…";
+        seat.closed = c.reason ? `Disconnected (${c.reason}): reconnecting to your seat…` : "The server is not answering: reconnecting to your seat…";
         retry = setTimeout(connect, 1000);
       }
       if (seat.view) seat.view.redraw();

@@ -5,13 +5,16 @@
 import { sitDown } from "./api.js";
 import { h } from "./dom.js";
 
+// How strong each of the server's bots plays (seats.rs's bots; BENCHMARKS.md has their Elo).
+const STRENGTH = { random: "easiest: plays at random", greedy: "easy: takes what it can", search: "strongest: searches ahead" };
+
 // The form, drawn into `box` once the server says people can play; update(info) with what
 // GET /api/seats says, at every poll of the lobby.
 export function sitDownPanel(box) {
-  const name = h("input", { id: "play-name", placeholder: "your name", size: 14, value: localStorage.getItem("anqi.name") || "guest" });
-  const against = h("select", { id: "play-against" });
-  const seat = h("select", { id: "play-seat" }, h("option", { value: 0 }, "any seat"));
-  const seed = h("input", { id: "play-seed", placeholder: "your seed (optional)", size: 20 });
+  const name = h("input", { id: "play-name", placeholder: "your name", "aria-label": "your name", size: 14, value: localStorage.getItem("anqi.name") || "guest" });
+  const against = h("select", { id: "play-against", "aria-label": "against" });
+  const seat = h("select", { id: "play-seat", "aria-label": "your seat" }, h("option", { value: 0 }, "any seat"));
+  const seed = h("input", { id: "play-seed", placeholder: "your seed (optional)", "aria-label": "your seed (optional)", size: 20 });
   const waitingList = h("ul", { id: "waiting" });
   const message = h("span", { class: "error", id: "play-error" });
   let built = false;
@@ -20,8 +23,11 @@ export function sitDownPanel(box) {
     localStorage.setItem("anqi.name", name.value.trim());
     // The person's contribution to the deal: typed, or made up here.
     const mine = seed.value.trim() || [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
-    const r = await sitDown({ name: name.value.trim(), against: who, seat: Number(seat.value), seed: mine });
+    const request = { name: name.value.trim(), against: who, seat: Number(seat.value) };
+    const r = await sitDown({ ...request, seed: mine });
     if (!r.ok) { message.textContent = r.body.error; return; }
+    // Kept for this tab's "play again" (never the seed: a new one is made each game).
+    sessionStorage.setItem("anqi.seat-request", JSON.stringify(request));
     location.hash = `#/play/${r.body.token}`;
   };
   return {
@@ -30,7 +36,7 @@ export function sitDownPanel(box) {
       box.hidden = false;
       if (!built) {
         built = true;
-        against.replaceChildren(...info.bots.map((b) => h("option", { value: b }, `anqi-bot ${b}`)), h("option", { value: "waiting" }, "whoever comes to play"));
+        against.replaceChildren(...info.bots.map((b) => h("option", { value: b }, `anqi-bot ${b}${STRENGTH[b] ? ` (${STRENGTH[b]})` : ""}`)), h("option", { value: "waiting" }, "whoever comes to play"));
         seat.append(...[...Array(info.players).keys()].map((i) => h("option", { value: i + 1 }, `player ${i + 1}${i === 0 ? " (moves first)" : ""}`)));
         box.replaceChildren(
           h("h2", {}, `Play ${info.variant}`),

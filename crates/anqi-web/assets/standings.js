@@ -1,18 +1,27 @@
 // A tournament's standings (#/standings), polled every 2 s: the games finished out of the
 // schedule, the time elapsed and left, the SPRT's LLR between its bounds when the event has
-// one, and the standings as `anqi tournament` prints them.
+// one, the standings as a table (rank, engine, games, points, score, Elo with its interval,
+// wins, draws, losses) with the crosstable, every game of the event linked, and the text
+// `anqi tournament` prints. Once the event is over (`done`) the page says so and shows the
+// final standings for as long as the organizer keeps the pages up.
 
-import { event } from "./api.js";
+import { event, listGames } from "./api.js";
 import { h } from "./dom.js";
 import { secondsText } from "./format.js";
+import { resultWords } from "./notation.js";
 import { main } from "./page.js";
 
 export function standings() {
-  const progress = h("progress", { id: "event-progress", max: 1, value: 0 });
-  const summary = h("p", { id: "event-summary" });
+  const heading = h("h1", { id: "event-heading" }, "Standings");
+  const progress = h("progress", { id: "event-progress", max: 1, value: 0, "aria-label": "games finished" });
+  const summary = h("p", { id: "event-summary", "aria-live": "polite" });
   const sprt = h("div", { id: "event-sprt" });
-  const table = h("pre", { id: "event-standings", class: "standings" });
-  main.replaceChildren(h("h1", {}, "Standings"), progress, summary, sprt, table);
+  const table = h("div", { class: "scroll-x", id: "event-table" });
+  const cross = h("div", { class: "scroll-x", id: "event-cross" });
+  const games = h("ul", { id: "event-games", class: "event-games" });
+  const text = h("pre", { id: "event-standings", class: "standings" });
+  main.replaceChildren(heading, progress, summary, sprt, table, cross,
+    h("h2", {}, "Games"), games, h("details", {}, h("summary", {}, "As text"), text));
   let stopped = false, timer = null;
   const poll = async () => {
     try {
@@ -20,24 +29,66 @@ export function standings() {
       if (e) {
         progress.max = e.total;
         progress.value = e.finished;
-        summary.textContent = `${e.finished} of ${e.total} games · ${secondsText(e.elapsed_s)} elapsed · ${e.finished < e.total ? `about ${secondsText(e.eta_s)} left` : "done"}`;
+        const over = e.done || e.finished >= e.total;
+        heading.textContent = over ? "Final standings" : "Standings";
+        summary.textContent = `${e.finished} of ${e.total} games · ${secondsText(e.elapsed_s)} elapsed · ${over ? "the event is over" : `about ${secondsText(e.eta_s)} left`}`;
         const s = e.standings.sprt;
         if (s) {
           const at = Math.max(0, Math.min(1, (s.llr - s.lower) / (s.upper - s.lower)));
           sprt.replaceChildren(
             h("span", {}, `SPRT ${s.first} vs ${s.second} [${s.elo0}, ${s.elo1}]: LLR ${s.llr.toFixed(2)} in (${s.lower.toFixed(2)}, ${s.upper.toFixed(2)}), ${s.verdict} `),
-            h("meter", { min: 0, max: 1, value: at }));
+            h("meter", { min: 0, max: 1, value: at, "aria-label": "the SPRT's log-likelihood ratio between its bounds" }));
         }
-        table.textContent = e.text;
+        table.replaceChildren(engineTable(e.standings));
+        cross.replaceChildren(crossTable(e.standings));
+        text.textContent = e.text;
         document.body.dataset.finishedGames = e.finished;
+        if (over) document.body.dataset.eventOver = "1";
+        const list = await listGames({ state: "finished" });
+        games.replaceChildren(...list.games.slice().reverse().map(gameItem));
       } else {
         summary.textContent = "No standings yet: they come once a game has finished.";
       }
     } catch (err) {
-      summary.textContent = `Cannot reach the server: ${err}`;
+      summary.textContent = `Cannot reach the server (${err.message || err}): the event's pages are down; trying again…`;
     }
     if (!stopped) timer = setTimeout(poll, 2000);
   };
   poll();
-  return { stop() { stopped = true; clearTimeout(timer); delete document.body.dataset.finishedGames; }, redraw() {} };
+  return { stop() { stopped = true; clearTimeout(timer); delete document.body.dataset.finishedGames; delete document.body.dataset.eventOver; }, redraw() {} };
+}
+
+const signed = (x) => (x === null || x === undefined ? "∞" : `${x > 0 ? "+" : ""}${Math.round(x)}`);
+
+// The engines, best first.
+function engineTable(st) {
+  const head = ["#", "engine", "games", "points", "score", "Elo", "95%", "wins", "draws", "losses"];
+  return h("table", { class: "games standings-table" },
+    h("thead", {}, h("tr", {}, ...head.map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, ...st.engines.map((e, i) => h("tr", { "data-engine": e.name },
+      h("td", {}, i + 1), h("th", { scope: "row" }, e.name), h("td", {}, e.games), h("td", {}, e.points),
+      h("td", {}, `${(100 * e.score).toFixed(1)}%`),
+      h("td", {}, e.elo === null ? (e.score >= 1 ? "+∞" : e.score <= 0 ? "−∞" : "–") : signed(e.elo)),
+      h("td", {}, e.elo_low === null && e.elo_high === null ? "–" : `[${signed(e.elo_low)}, ${signed(e.elo_high)}]`),
+      h("td", {}, e.wins), h("td", {}, e.draws), h("td", {}, e.losses)))));
+}
+
+// Points of each row's engine against each column's, out of their games.
+function crossTable(st) {
+  const names = st.engines.map((e) => e.name);
+  if (names.length < 2) return "";
+  return h("table", { class: "games crosstable" },
+    h("caption", {}, "Crosstable: the row's points against the column, out of their games"),
+    h("thead", {}, h("tr", {}, h("td", {}), ...names.map((n) => h("th", { scope: "col" }, n)))),
+    h("tbody", {}, ...names.map((a) => h("tr", {}, h("th", { scope: "row" }, a), ...names.map((b) => {
+      const s = st.crosstable[a] && st.crosstable[a][b];
+      return h("td", {}, a === b ? "" : s ? `${s.points}/${s.games}` : "–");
+    })))));
+}
+
+// One finished game of the event, linked.
+function gameItem(g) {
+  const players = g.players.map((name, i) => ({ id: i + 1, name }));
+  return h("li", { "data-game": g.game }, h("a", { href: `#/game/${g.game}` }, `#${g.game}`), ` ${g.players.join(" – ")}: `,
+    g.withheld ? "withheld: its deal is still in play" : resultWords({ win: g.win, reason: g.reason, loser: g.loser }, players, g.colours || null, g.ply));
 }

@@ -37,6 +37,9 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("dom.js"),
     module!("format.js"),
     module!("page.js"),
+    module!("notation.js"),
+    module!("sound.js"),
+    module!("eval.js"),
     ("style.css", "text/css", include_str!("../assets/style.css")),
 ];
 

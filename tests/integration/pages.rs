@@ -1,0 +1,349 @@
+//! The pages as a Banqi player expects them (issue 36), in a real browser against the real
+//! server and what it recorded: the players' marks and curves in their colours by the page's
+//! CSS, the pieces each side took, the moves and the result in words, sounds that can be
+//! muted and a dark theme, both remembered; a person playing by the keyboard, resigning and
+//! playing again; the pages when the server stops and comes back, with a link from before
+//! the restart opening the same game; `anqi view`'s pages (numbers kept, pages of games,
+//! pictures of boards, the evaluation graph, no exchange offered that cannot load).
+
+use crate::browser::{
+    assert_no_csp_violations, open_game_one_from_the_lobby, open_lobby_listing_game_one,
+};
+use crate::common::webdriver::Browser;
+use crate::common::TestServer;
+use crate::web::{gated_players, until_running, Gate};
+use anqi_core::record::GameRecord;
+use anqi_core::view::{events_of_record, Event};
+use serde_json::json;
+
+/// The page's own red and black (style.css's --red and --black, light theme), as computed.
+const RED: &str = "rgb(179, 38, 30)";
+const BLACK: &str = "rgb(29, 29, 29)";
+
+/// Each cell's name as a player reads it, worked out here from the setup's coordinates: a
+/// file letter from the left, a rank from the bottom.
+fn cell_names(record: &GameRecord) -> Vec<String> {
+    let events = events_of_record(record, false).unwrap();
+    let Some(Event::Setup(setup)) = events.first() else {
+        panic!("no setup")
+    };
+    let coords = setup.topology.coords.clone().expect("a grid board");
+    let rows = coords.iter().map(|c| c[0]).max().unwrap() + 1;
+    coords
+        .iter()
+        .map(|&[r, c]| format!("{}{}", (b'a' + c as u8) as char, rows - r))
+        .collect()
+}
+
+fn hanzi(letter: char) -> char {
+    let i = "KGBRNCPkgbrncp".find(letter).unwrap();
+    "帥仕相俥傌炮兵將士象車馬砲卒".chars().nth(i).unwrap()
+}
+
+/// A whole live game of `traditional` watched from the lobby: every part a player reads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_game_reads_as_a_banqi_player_expects() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let (mut server, web) =
+        TestServer::start_watched("traditional", "[referee]\nmax_plies = 120\n").await;
+    let gate = Gate::default();
+    let bots = gated_players(&server.addr(), 2, &gate, 6);
+    until_running(&web, 1).await;
+    open_lobby_listing_game_one(&browser, &web).await;
+    open_game_one_from_the_lobby(&browser).await;
+    gate.open();
+    browser
+        .wait_for("return document.body.dataset.finished", 60)
+        .await;
+    for b in bots {
+        b.await.unwrap();
+    }
+    let record = server.next_record().await;
+    let names = cell_names(&record);
+
+    // The players' marks and mobility curves in each player's colour, by the page's CSS.
+    let colours = browser
+        .eval(
+            "return [...document.querySelectorAll('.player')].map((p) => [
+                getComputedStyle(p.querySelector('.mark')).color,
+                getComputedStyle(document.querySelector(`svg.curve polyline[data-player=\"${p.dataset.player}\"]`)).stroke]);",
+            json!([]),
+        )
+        .await;
+    for (i, p) in record.players.iter().enumerate() {
+        let want = match p.colour.as_deref() {
+            Some("red") => RED,
+            Some("black") => BLACK,
+            other => panic!("player {} has colour {other:?}", p.id),
+        };
+        assert_eq!(colours[i], json!([want, want]), "player {}", p.id);
+    }
+
+    // The pieces each side lost, in the trays.
+    let taken = |red: bool| -> Vec<String> {
+        let mut v: Vec<String> = record
+            .plies
+            .iter()
+            .filter_map(|p| p.captured)
+            .filter(|c| c.is_ascii_uppercase() == red)
+            .map(|c| hanzi(c).to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    let trays = browser
+        .eval(
+            "return ['red', 'black'].map((s) => [...document.querySelectorAll(`.tray-row[data-side=\"${s}\"] .taken`)].map((e) => e.textContent).sort());",
+            json!([]),
+        )
+        .await;
+    assert_eq!(trays, json!([taken(true), taken(false)]), "the trays");
+
+    // The moves in words, with the board's coordinates and the pieces in 漢字.
+    let words: Vec<String> = serde_json::from_value(
+        browser
+            .eval(
+                "return [...document.querySelectorAll('#moves > div:not(.fault)')].map((d) => d.textContent);",
+                json!([]),
+            )
+            .await,
+    )
+    .unwrap();
+    assert_eq!(words.len(), record.plies.len());
+    for (ply, text) in record.plies.iter().zip(&words) {
+        let cells: Vec<&str> = ply
+            .action
+            .trim_matches(|c| c == '(' || c == ')')
+            .split(' ')
+            .skip(1)
+            .map(|n| names[n.parse::<usize>().unwrap()].as_str())
+            .collect();
+        let what = if ply.action.starts_with("(rev") {
+            format!("{} flips {}", cells[0], hanzi(ply.revealed.unwrap()))
+        } else if let Some(c) = ply.captured {
+            format!("{}×{} {}", cells[0], cells[1], hanzi(c))
+        } else {
+            format!("{}–{}", cells[0], cells[1])
+        };
+        let p = &record.players[ply.player - 1];
+        let comment = ply
+            .comment
+            .as_ref()
+            .map(|c| format!(" {{ {c} }}"))
+            .unwrap_or_default();
+        assert_eq!(
+            text,
+            &format!(
+                "{}. {} ({}) {what}{comment}",
+                ply.ply,
+                capital(p.colour.as_deref().unwrap()),
+                p.name
+            ),
+            "ply {}",
+            ply.ply
+        );
+    }
+
+    // The result in words, never the wire's `(win P T)`.
+    let result = browser
+        .eval(
+            "return document.getElementById('result').textContent",
+            json!([]),
+        )
+        .await;
+    let result = result.as_str().unwrap();
+    let head = match record.result.winner {
+        0 => "Draw: ".to_string(),
+        w => {
+            let p = &record.players[w - 1];
+            format!(
+                "{} ({}) wins: ",
+                capital(p.colour.as_deref().unwrap()),
+                p.name
+            )
+        }
+    };
+    assert!(
+        result.starts_with(&head) && result.ends_with(&format!(", move {}.", record.plies.len())),
+        "{result:?} for {:?}",
+        record.result
+    );
+    assert!(!result.contains("(win"), "{result}");
+
+    // The plies watched live were heard (a flip at least); muted, no more are, and the
+    // browser remembers both the sound and the dark theme.
+    let heard = || async {
+        let v = browser
+            .eval(
+                "return JSON.parse(document.body.dataset.sounds || '{}')",
+                json!([]),
+            )
+            .await;
+        v
+    };
+    let live = heard().await;
+    assert!(live["flip"].as_u64() > Some(0), "{live}");
+    assert_eq!(live["end"], 1, "{live}");
+    browser.click("#back").await;
+    browser.click("#forward").await;
+    assert_eq!(heard().await, live, "stepping through plays nothing");
+    browser.click("#sound").await;
+    browser.click("#dark").await;
+    let dark = browser
+        .eval(
+            "return [document.documentElement.dataset.theme, getComputedStyle(document.body).backgroundColor]",
+            json!([]),
+        )
+        .await;
+    assert_eq!(dark[0], "dark");
+    assert_ne!(dark[1], "rgb(246, 243, 234)", "the dark theme's background");
+    browser.screenshot("dark-finished").await;
+    browser.open(&format!("http://{web}/#/game/1")).await;
+    browser
+        .wait_for("return document.body.dataset.caughtUp", 20)
+        .await;
+    let remembered = browser
+        .eval(
+            "return [document.getElementById('sound').checked, document.getElementById('dark').checked, document.documentElement.dataset.theme]",
+            json!([]),
+        )
+        .await;
+    assert_eq!(remembered, json!([false, true, "dark"]));
+    assert_no_csp_violations(&browser, "a game in words").await;
+    server.stop().await;
+    browser.quit().await;
+}
+
+fn capital(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// Sits a person down on the lobby's form against `against`, as player 1; waits for the seat's
+/// game to start.
+async fn sit_down(browser: &Browser, web: &str, against: &str) {
+    browser.open(&format!("http://{web}/")).await;
+    browser
+        .wait_for(
+            "const p = document.getElementById('play'); return p && !p.hidden;",
+            20,
+        )
+        .await;
+    browser.clear("#play-name").await;
+    browser.keys("#play-name", "keys").await;
+    browser
+        .click(&format!("#play-against option[value=\"{against}\"]"))
+        .await;
+    browser.click("#play-seat option[value=\"1\"]").await;
+    browser.click("#play-start").await;
+    browser
+        .wait_for(
+            "const s = document.getElementById('seat'); return s && s.dataset.state === 'playing' && s.dataset.synced === '1';",
+            20,
+        )
+        .await;
+}
+
+/// A person plays a ply by the keyboard alone (Tab to a cell, Enter), resigns, and plays
+/// again from the same page: a new seat and a new game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_person_plays_by_the_keyboard_resigns_and_plays_again() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let (mut server, web) =
+        TestServer::start_watched("traditional", "[http]\nhumans = true\n").await;
+    sit_down(&browser, &web, "random").await;
+    let first_seat = browser
+        .eval("return location.hash", json!([]))
+        .await
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Player 1's first turn: every face-down piece may be flipped. The first cell a click
+    // acts on is a button to the keyboard; Enter plays it.
+    let cell = browser
+        .eval(
+            "const g = document.querySelector('svg.board g[tabindex=\"0\"]'); return g ? [Number(g.dataset.cell), g.getAttribute('role'), g.getAttribute('aria-label')] : null;",
+            json!([]),
+        )
+        .await;
+    assert_eq!(cell[1], "button", "{cell}");
+    assert!(
+        cell[2].as_str().unwrap().contains("face-down piece"),
+        "{cell}"
+    );
+    let played = cell[0].as_u64().unwrap();
+    // The turn was heard; muted, the next one is not.
+    let heard = "return JSON.parse(document.body.dataset.sounds || '{}')";
+    assert_eq!(browser.eval(heard, json!([])).await, json!({"turn": 1}));
+    browser.click("#sound").await;
+    let g = browser
+        .find(&format!("svg.board g[data-cell=\"{played}\"]"))
+        .await;
+    browser.keys_to_element(&g, "\u{E007}").await;
+    browser
+        .wait_for(
+            "return Number(document.querySelector('svg.board').dataset.ply) >= 1",
+            20,
+        )
+        .await;
+    // The page says the turn's words, and resigning asks first.
+    browser
+        .eval("window.confirm = () => true; return 1", json!([]))
+        .await;
+    browser
+        .wait_for(
+            "const s = document.getElementById('seat'); return s.dataset.synced === '1' || s.dataset.state === 'over';",
+            20,
+        )
+        .await;
+    assert_eq!(
+        browser.eval(heard, json!([])).await,
+        json!({"turn": 1}),
+        "muted"
+    );
+    browser.click("#seat-resign").await;
+    let words = browser
+        .wait_for(
+            "const s = document.getElementById('seat'); return s.dataset.state === 'over' && document.getElementById('result').textContent;",
+            20,
+        )
+        .await;
+    assert!(
+        words.as_str().unwrap().contains("(keys) resigned"),
+        "{words}"
+    );
+    let record = server.next_record().await;
+    assert_eq!(record.plies[0].action, format!("(rev {played})"));
+    assert_eq!(record.result.reason.name(), "resign");
+    assert_eq!(record.result.loser, Some(1));
+    // Play again: a new seat, against the same bot, in a new game.
+    let label = browser
+        .eval(
+            "return document.getElementById('seat-again').textContent",
+            json!([]),
+        )
+        .await;
+    assert_eq!(label, "play again against anqi-bot random");
+    browser.click("#seat-again").await;
+    browser
+        .wait_for(
+            &format!("return location.hash !== {first_seat:?} && document.querySelector('h1') && document.querySelector('h1').textContent.startsWith('Game #2')"),
+            20,
+        )
+        .await;
+    browser
+        .wait_for(
+            "const s = document.getElementById('seat'); return s && s.dataset.state === 'playing';",
+            20,
+        )
+        .await;
+    assert_no_csp_violations(&browser, "a seat played by the keyboard").await;
+    browser.quit().await;
+    server.stop().await;
+}
