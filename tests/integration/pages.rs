@@ -223,9 +223,9 @@ fn capital(s: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Sits a person down on the lobby's form against `against`, as player 1; waits for the seat's
-/// game to start.
-async fn sit_down(browser: &Browser, web: &str, against: &str) {
+/// Sits a person down on the lobby's form against `against`, as player 1, on the time control
+/// `time` (empty: the server's clock); waits for the seat's game to start.
+async fn sit_down(browser: &Browser, web: &str, against: &str, time: &str) {
     browser.open(&format!("http://{web}/")).await;
     browser
         .wait_for(
@@ -239,6 +239,9 @@ async fn sit_down(browser: &Browser, web: &str, against: &str) {
         .click(&format!("#play-against option[value=\"{against}\"]"))
         .await;
     browser.click("#play-seat option[value=\"1\"]").await;
+    browser
+        .click(&format!("#play-time option[value=\"{time}\"]"))
+        .await;
     browser.click("#play-start").await;
     browser
         .wait_for(
@@ -257,7 +260,15 @@ async fn a_person_plays_by_the_keyboard_resigns_and_plays_again() {
     };
     let (mut server, web) =
         TestServer::start_watched("traditional", "[http]\nhumans = true\n").await;
-    sit_down(&browser, &web, "random").await;
+    sit_down(&browser, &web, "random", "1:00+0").await;
+    // The time control chosen: a minute each (the server's [clock] is the variant's 15).
+    let clocks = browser
+        .eval(
+            "return [...document.querySelectorAll('.player .clock')].map((c) => c.textContent)",
+            json!([]),
+        )
+        .await;
+    assert_eq!(clocks[1], "1:00", "{clocks}");
     let first_seat = browser
         .eval("return location.hash", json!([]))
         .await
@@ -343,6 +354,14 @@ async fn a_person_plays_by_the_keyboard_resigns_and_plays_again() {
             20,
         )
         .await;
+    // On the same time control.
+    let clocks = browser
+        .wait_for(
+            "const c = [...document.querySelectorAll('.player .clock')].map((c) => c.textContent); return c.length === 2 && c;",
+            20,
+        )
+        .await;
+    assert_eq!(clocks[1], "1:00", "{clocks}");
     assert_no_csp_violations(&browser, "a seat played by the keyboard").await;
     browser.quit().await;
     server.stop().await;

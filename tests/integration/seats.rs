@@ -436,6 +436,14 @@ async fn every_request_that_cannot_be_served_says_why() {
             "the server's bots",
         ),
         (r#"not json"#, "name"),
+        (
+            r#"{"name": "alice", "against": "random", "time": "2:00+1"}"#,
+            r#"one of \"1:00+0\", \"3:00+2\", \"5:00+3\", \"15:00+10\""#,
+        ),
+        (
+            r#"{"name": "alice", "against": "waiting", "time": "3:00+2"}"#,
+            "always on the server's clock",
+        ),
     ] {
         let (status, body) = post(&web, "/api/seats", request, "").await;
         assert_eq!(status, 400, "{request}: {body}");

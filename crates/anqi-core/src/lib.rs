@@ -112,6 +112,9 @@
 //! - [`settings`]: the settings a server's `config.toml` and a tournament's file share: time
 //!   controls (in milliseconds, and resolved against the variant's), adjudication by the
 //!   endgame tables, and whose legal-action counts the records keep.
+//! - [`time_control`]: time controls as organizers and players write them (`60+0.5`,
+//!   `40/60+0.6`, `3:00+2`, `st=2`, `inf`), read into a [`settings::ClockConfig`]: a
+//!   tournament's `tc` and a person's choice on the web pages.
 //! - [`hex`]: bytes as lowercase hexadecimal, as every digest, seed and token is written.
 //!
 //! Dependencies point down this list's spine: `sexp` needs nothing, `rules` needs `sexp` (the
@@ -129,5 +132,6 @@ pub mod settings;
 pub mod sexp;
 pub mod solve;
 pub mod tables;
+pub mod time_control;
 pub mod view;
 pub mod wire;

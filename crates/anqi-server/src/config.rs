@@ -238,6 +238,9 @@ pub struct HttpConfig {
     /// How long a person's seat stays with no page open on it before its connection is
     /// closed, in milliseconds.
     pub human_away_ms: u64,
+    /// The time controls a person may choose for a game against the server's bots
+    /// (`anqi_core::time_control` forms: `3:00+2`), besides the server's `[clock]`.
+    pub time_controls: Vec<String>,
     /// Worker threads of the pages' own runtime (apart from the games').
     pub threads: usize,
     /// How far below the games' threads the pages' threads run (a Linux nice increment,
@@ -421,6 +424,10 @@ impl HttpConfig {
             return Err(ConfigError(
                 "http: humans = true with max_humans = 0 seats nobody".into(),
             ));
+        }
+        for tc in &self.time_controls {
+            tc.parse::<anqi_core::time_control::Tc>()
+                .map_err(|e| ConfigError(format!("http: time_controls: {e}")))?;
         }
         if let Some(bad) = self.hosts.iter().find(|n| !is_host_name(n)) {
             return Err(ConfigError(format!(

@@ -15,6 +15,7 @@
 
 use crate::connection::{Inbound, Outbox, Player, ReadAt};
 use crate::seating::SeatingEvent;
+use anqi_core::settings::ClockConfig;
 use anqi_core::wire::{ClientMessage, Extensions};
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -75,15 +76,20 @@ impl Door {
 
     /// Starts a game of these players at once, in this seat order (player 1 first), whoever
     /// else is waiting: a person's game against the bots the server starts for them. The
-    /// number of guests must be the variant's number of players.
+    /// number of guests must be the variant's number of players. With `clock`, every seat
+    /// plays on it instead of `[clock]` (the time control the person chose).
     ///
     /// # Errors
     /// [`DoorClosed`] when the server no longer seats anyone.
-    pub fn table(&self, guests: Vec<Guest>) -> Result<Vec<LocalSeat>, DoorClosed> {
+    pub fn table(
+        &self,
+        guests: Vec<Guest>,
+        clock: Option<ClockConfig>,
+    ) -> Result<Vec<LocalSeat>, DoorClosed> {
         let (players, seats): (Vec<Player>, Vec<LocalSeat>) =
             guests.into_iter().map(|g| self.player(g)).unzip();
         self.seating
-            .send(SeatingEvent::Table(players))
+            .send(SeatingEvent::Table(players, clock))
             .map_err(|_| DoorClosed)?;
         Ok(seats)
     }

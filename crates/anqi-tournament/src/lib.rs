@@ -34,7 +34,8 @@
 //! - this file: [`TournamentError`], and reading, merging and writing tournament records.
 //! - `config`: the `[tournament]` section, `[tournament.each]` and the command line's
 //!   overrides; `config::ray`, `[tournament.ray]` (an event on a Ray cluster).
-//! - `time_control`: time controls as strings (`40/60+0.6`, `st=2`, `inf`).
+//! - `time_control` (re-exported from `anqi-core`, where the web pages' seats read it too):
+//!   time controls as strings (`40/60+0.6`, `st=2`, `inf`).
 //! - `quick_match`: `anqi match A B`, an event built from the command line.
 //! - `schedule`: every game of the event, numbered, with its deal and seating (one-side
 //!   variants: every group on the same deals).
@@ -89,7 +90,8 @@ pub mod report;
 pub mod schedule;
 pub mod seeds;
 pub mod stats;
-pub mod time_control;
+/// Time controls as strings, the core's (the web pages' seats read them too).
+pub use anqi_core::time_control;
 pub mod token;
 
 #[cfg(feature = "run")]

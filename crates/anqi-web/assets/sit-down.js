@@ -1,5 +1,6 @@
 // Sitting down to play (a server with [http] humans = true): the lobby's form (a name, the
-// opponents: one of the server's bots or whoever comes, the seat, a seed) and the players
+// opponents: one of the server's bots, by strength, or whoever comes; the seat; the time
+// control against bots; a seed) and the players
 // waiting for a game, whose seat a visitor may take. A seat taken opens #/play/TOKEN.
 
 import { sitDown } from "./api.js";
@@ -14,6 +15,7 @@ export function sitDownPanel(box) {
   const name = h("input", { id: "play-name", placeholder: "your name", "aria-label": "your name", size: 14, value: localStorage.getItem("anqi.name") || "guest" });
   const against = h("select", { id: "play-against", "aria-label": "against" });
   const seat = h("select", { id: "play-seat", "aria-label": "your seat" }, h("option", { value: 0 }, "any seat"));
+  const time = h("select", { id: "play-time", "aria-label": "time control" }, h("option", { value: "" }, "the server's clock"));
   const seed = h("input", { id: "play-seed", placeholder: "your seed (optional)", "aria-label": "your seed (optional)", size: 20 });
   const waitingList = h("ul", { id: "waiting" });
   const message = h("span", { class: "error", id: "play-error" });
@@ -23,7 +25,7 @@ export function sitDownPanel(box) {
     localStorage.setItem("anqi.name", name.value.trim());
     // The person's contribution to the deal: typed, or made up here.
     const mine = seed.value.trim() || [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
-    const request = { name: name.value.trim(), against: who, seat: Number(seat.value) };
+    const request = { name: name.value.trim(), against: who, seat: Number(seat.value), time: who === "waiting" ? "" : time.value };
     const r = await sitDown({ ...request, seed: mine });
     if (!r.ok) { message.textContent = r.body.error; return; }
     // Kept for this tab's "play again" (never the seed: a new one is made each game).
@@ -38,10 +40,15 @@ export function sitDownPanel(box) {
         built = true;
         against.replaceChildren(...info.bots.map((b) => h("option", { value: b }, `anqi-bot ${b}${STRENGTH[b] ? ` (${STRENGTH[b]})` : ""}`)), h("option", { value: "waiting" }, "whoever comes to play"));
         seat.append(...[...Array(info.players).keys()].map((i) => h("option", { value: i + 1 }, `player ${i + 1}${i === 0 ? " (moves first)" : ""}`)));
+        time.append(...(info.time_controls || []).map((t) => h("option", { value: t }, `${t} (game + increment per move)`)));
+        // The clock is chosen against bots only: with the players waiting, it is the server's.
+        const onlyBots = () => { time.disabled = against.value === "waiting"; };
+        against.addEventListener("change", onlyBots);
+        onlyBots();
         box.replaceChildren(
           h("h2", {}, `Play ${info.variant}`),
           h("form", { onsubmit: (e) => { e.preventDefault(); sit(against.value); } },
-            name, "against", against, seat, h("button", { type: "submit", id: "play-start" }, "Play"), seed),
+            name, "against", against, seat, time, h("button", { type: "submit", id: "play-start" }, "Play"), seed),
           h("div", {}, waitingList), message);
       }
       waitingList.replaceChildren(...info.waiting.map((w) => h("li", {},

@@ -24,6 +24,8 @@ use anqi_client::bots::{GreedyBot, SearchBot};
 use anqi_client::tracker::{parse_server_line, Event, Tracker};
 use anqi_client::{Bot, RandomBot};
 use anqi_core::rules::Action;
+use anqi_core::settings::ClockConfig;
+use anqi_core::time_control::Tc;
 use anqi_server::config::{Config, SeedSource};
 use anqi_server::door::{Door, DoorClosed, Guest, LocalSeat};
 use anqi_server::limits::{Admission, Refusal, Slot};
@@ -47,6 +49,9 @@ const AWAY_CHECK: Duration = Duration::from_millis(250);
 /// Error replies a seat's page is shown (the latest).
 const SHOWN_ERRORS: usize = 5;
 
+/// A seat request checked: the person's seed, the bots' strategy, the clock chosen.
+type Checked = (String, Option<String>, Option<ClockConfig>);
+
 /// The people's seats of one server.
 pub struct Seats {
     door: Door,
@@ -56,6 +61,8 @@ pub struct Seats {
     players: usize,
     admission: Admission,
     away: Duration,
+    /// `[http] time_controls`: what a person may choose against bots, as written, and read.
+    time_controls: Vec<Tc>,
     held: Mutex<HashMap<String, Arc<Human>>>,
 }
 
@@ -108,6 +115,10 @@ pub struct Request {
     /// The seat wanted against bots, 1-based; 0 or absent: any.
     #[serde(default)]
     pub seat: usize,
+    /// The time control against bots, one of `[http] time_controls` as written there
+    /// (`"3:00+2"`); empty or absent: the server's `[clock]`.
+    #[serde(default)]
+    pub time: String,
 }
 
 /// Why a seat is not given: the request's fault (`Name` to `Seat`, answered `400 Bad
@@ -124,6 +135,10 @@ pub enum SeatRefusal {
     Against(String),
     #[error("seat = {seat}: this variant has seats 1 to {players} (0: any)")]
     Seat { seat: usize, players: usize },
+    /// `time` is none of `[http] time_controls` (its first 40 characters), or was asked for a
+    /// game with the players waiting, whose clock is the server's.
+    #[error("time = {given:?}: one of {offered} against the server's bots, or empty for the server's clock (a game with the players waiting is always on the server's clock)")]
+    Time { given: String, offered: String },
     /// The operating system gave no secret for the seat's token.
     #[error("the server cannot draw a secret for the seat just now")]
     NoToken,
@@ -150,7 +165,8 @@ impl SeatRefusal {
             SeatRefusal::Name(_)
             | SeatRefusal::Seed
             | SeatRefusal::Against(_)
-            | SeatRefusal::Seat { .. } => true,
+            | SeatRefusal::Seat { .. }
+            | SeatRefusal::Time { .. } => true,
             SeatRefusal::NoToken
             | SeatRefusal::NoBotSeeds
             | SeatRefusal::NetworkFull(_)
@@ -220,6 +236,13 @@ impl Seats {
                 config.server.ipv6_prefix,
             ),
             away: Duration::from_millis(config.http.human_away_ms),
+            // Checked with the configuration; one that does not read is left out.
+            time_controls: config
+                .http
+                .time_controls
+                .iter()
+                .filter_map(|t| t.parse().ok())
+                .collect(),
             held: Mutex::default(),
         }
     }
@@ -235,6 +258,7 @@ impl Seats {
             "variant": self.variant,
             "players": self.players,
             "bots": BOTS,
+            "time_controls": self.time_controls.iter().map(|t| t.text.as_str()).collect::<Vec<_>>(),
         })
     }
 
@@ -246,7 +270,7 @@ impl Seats {
     /// # Errors
     /// A request that does not say what it must, a cap reached, or a server shutting down.
     pub fn sit(self: &Arc<Self>, req: Request, peer: SocketAddr) -> Result<String, SeatRefusal> {
-        let (seed, bot) = self.check_request(&req)?;
+        let (seed, bot, clock) = self.check_request(&req)?;
         let token = new_token().ok_or(SeatRefusal::NoToken)?;
         let slot = self.admit(peer)?;
         // The bots' seeds: fresh from the operating system for every game, so that the person
@@ -264,7 +288,7 @@ impl Seats {
         };
         let seat = match &bot {
             None => self.door.arrive(person),
-            Some(strategy) => self.sit_with_bots(person, strategy, req.seat, &bot_seeds),
+            Some(strategy) => self.sit_with_bots(person, strategy, req.seat, &bot_seeds, clock),
         }
         .map_err(|_| SeatRefusal::Closed)?;
         let (state, _) = watch::channel(SeatState::default());
@@ -292,9 +316,10 @@ impl Seats {
     }
 
     /// Checks what a seat request says, in this order: the name, the seed, whom against, the
-    /// seat. Returns the person's seed (made up when left empty) and the bots' strategy
-    /// (`None`: the person joins the players waiting for a game).
-    fn check_request(&self, req: &Request) -> Result<(String, Option<String>), SeatRefusal> {
+    /// seat, the time control. Returns the person's seed (made up when left empty), the bots'
+    /// strategy (`None`: the person joins the players waiting for a game) and the clock chosen
+    /// (`None`: `[clock]`).
+    fn check_request(&self, req: &Request) -> Result<Checked, SeatRefusal> {
         check_name(&req.name)?;
         let seed = if req.seed.is_empty() {
             SeedSource::Random.contribution()
@@ -315,7 +340,26 @@ impl Seats {
                 players: self.players,
             });
         }
-        Ok((seed, bot))
+        let clock = if req.time.is_empty() {
+            None
+        } else {
+            let chosen = self.time_controls.iter().find(|t| t.text == req.time);
+            match (chosen, &bot) {
+                (Some(tc), Some(_)) => Some(tc.clock.clone()),
+                _ => {
+                    return Err(SeatRefusal::Time {
+                        given: req.time.chars().take(40).collect(),
+                        offered: self
+                            .time_controls
+                            .iter()
+                            .map(|t| format!("{:?}", t.text))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    })
+                }
+            }
+        };
+        Ok((seed, bot, clock))
     }
 
     /// Takes the seat's place under `[http] max_humans` and `max_humans_per_address`, held
@@ -337,6 +381,7 @@ impl Seats {
         strategy: &str,
         wanted: usize,
         bot_seeds: &[u64],
+        clock: Option<ClockConfig>,
     ) -> Result<LocalSeat, DoorClosed> {
         let me = if wanted == 0 {
             random_below(self.players)
@@ -357,7 +402,7 @@ impl Seats {
                 bots.push((s, bot_seed));
             }
         }
-        self.door.table(guests).map(|mut seats| {
+        self.door.table(guests, clock).map(|mut seats| {
             // Drained back to front, so that the indices still to come stay valid.
             for (s, bot_seed) in bots.into_iter().rev() {
                 self.games

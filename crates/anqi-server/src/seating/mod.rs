@@ -19,6 +19,7 @@ use super::connection::{Inbound, Player};
 use super::referee::{self, GameContext};
 use crate::tasks::Tasks;
 use crate::throttle::{left_out, LogThrottle};
+use anqi_core::settings::ClockConfig;
 use anqi_core::wire::ErrorCode;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -27,9 +28,9 @@ use tokio::sync::mpsc;
 pub enum SeatingEvent {
     /// A client completed its handshake (or a local player came in by the door).
     Ready(Player),
-    /// Local players to seat together at once, in this order (`door`): seating by arrival
-    /// only.
-    Table(Vec<Player>),
+    /// Local players to seat together at once, in this order (`door`), with the clock every
+    /// seat plays on (`None`: `[clock]`): seating by arrival only.
+    Table(Vec<Player>, Option<ClockConfig>),
     /// A tournament orders a game (token seating).
     Order(GameOrder),
     /// An order's connect timeout is over.
@@ -156,7 +157,7 @@ impl Seating {
                 refuse_unrecorded(&mut self.refusals, &player, &why);
                 None
             }
-            (SeatingEvent::Table(players), Some(why)) => {
+            (SeatingEvent::Table(players, _), Some(why)) => {
                 for player in &players {
                     refuse_unrecorded(&mut self.refusals, player, &why);
                 }
@@ -171,13 +172,13 @@ impl Seating {
         match (&mut self.policy, event) {
             (Policy::Arrival(arrival), SeatingEvent::Ready(player)) => arrival
                 .arrive(player)
-                .map(|players| arrival_table(&mut self.game_no, players))
+                .map(|players| arrival_table(&mut self.game_no, players, None))
                 .into_iter()
                 .collect(),
-            (Policy::Arrival(_), SeatingEvent::Table(players)) => {
-                vec![arrival_table(&mut self.game_no, players)]
+            (Policy::Arrival(_), SeatingEvent::Table(players, clock)) => {
+                vec![arrival_table(&mut self.game_no, players, clock)]
             }
-            (Policy::Tokens(_), SeatingEvent::Table(players)) => {
+            (Policy::Tokens(_), SeatingEvent::Table(players, _)) => {
                 for p in players {
                     p.outbox.error(
                         ErrorCode::Busy,
@@ -264,13 +265,18 @@ impl Seating {
     }
 }
 
-/// The table of a game seated by arrival, numbered next after `game_no`.
-fn arrival_table(game_no: &mut u64, players: Vec<Player>) -> Table {
+/// The table of a game seated by arrival, numbered next after `game_no`; with `clock`, every
+/// seat plays on it instead of `[clock]`.
+fn arrival_table(game_no: &mut u64, players: Vec<Player>, clock: Option<ClockConfig>) -> Table {
     *game_no += 1;
+    let clocks = clock.map(|c| vec![c; players.len()]).unwrap_or_default();
     Table {
         game_no: *game_no,
         players,
-        spec: Default::default(),
+        spec: crate::referee::GameSpec {
+            clocks,
+            ..Default::default()
+        },
         seat_tokens: Vec::new(),
     }
 }

@@ -2,7 +2,7 @@
 //! `st=2`, `inf`. A text is read once, into the clock settings the server runs on
 //! ([`ClockConfig`], every key set so that the variant's `(clock ...)` does not leak in).
 
-use anqi_core::settings::ClockConfig;
+use crate::settings::ClockConfig;
 use serde::Deserialize;
 use std::fmt;
 use std::str::FromStr;
@@ -145,7 +145,7 @@ fn milliseconds(text: &str) -> Result<u64, String> {
 
 /// A resolved clock written as a time control is (`900+0`, `40/60+0.6`, `st=2`, `inf`), for
 /// records: what an engine played with when no `tc` named it.
-pub fn label(tc: &anqi_core::settings::TimeControl) -> String {
+pub fn label(tc: &crate::settings::TimeControl) -> String {
     let secs = |d: std::time::Duration| {
         let s = d.as_secs_f64();
         if s.fract() == 0.0 {
