@@ -289,6 +289,10 @@ async fn a_person_plays_by_the_keyboard_resigns_and_plays_again() {
         "{cell}"
     );
     let played = cell[0].as_u64().unwrap();
+    // Before any ply, the first mover may abort (no result); the button goes once a ply is
+    // played.
+    let abort = "return document.getElementById('seat-abort') !== null";
+    assert_eq!(browser.eval(abort, json!([])).await, true);
     // The turn was heard; muted, the next one is not.
     let heard = "return JSON.parse(document.body.dataset.sounds || '{}')";
     assert_eq!(browser.eval(heard, json!([])).await, json!({"turn": 1}));

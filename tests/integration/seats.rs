@@ -217,12 +217,30 @@ async fn a_seat_acts_only_on_its_own_turn_only_legally_and_only_through_its_toke
     );
     let refused = ask(&mut a, json!({"shout": 1})).await;
     assert!(refused.is_some());
+    // Only the first mover may abort, and only before any ply: not bob, even now.
+    let refused = ask(&mut b, json!({"abort": true})).await;
+    assert!(
+        refused
+            .as_deref()
+            .is_some_and(|r| r.contains("only on your first turn")),
+        "{refused:?}"
+    );
     // Her legal action goes through: bob's turn now.
     assert_eq!(
         ask(&mut a, json!({"act": legal[0], "turn": a_turn["turn"]})).await,
         None
     );
     let b_turn = until(&mut b, |s| s["my_turn"] == true).await;
+    // A ply has been played: too late to abort, for either.
+    for socket in [&mut a, &mut b] {
+        let refused = ask(socket, json!({"abort": true})).await;
+        assert!(
+            refused
+                .as_deref()
+                .is_some_and(|r| r.contains("resign instead")),
+            "{refused:?}"
+        );
+    }
     // The public list and feed never show a token.
     let list = get(&web, "/api/games").await.1;
     let events = get(&web, "/api/games/1").await.1;
@@ -516,5 +534,36 @@ async fn a_page_message_over_the_bound_closes_that_page_only() {
         "the live feed over the bound is closed"
     );
     drop(again);
+    server.stop().await;
+}
+
+/// A person aborts a game against the server's bots on their first turn: it ends at once with
+/// no result, recorded as aborted with no ply, and every player is told why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_aborts_before_the_first_ply_and_the_game_has_no_result() {
+    let (mut server, web) =
+        TestServer::start_watched("traditional-2x4", "[http]\nhumans = true\n").await;
+    let token = sit(
+        &web,
+        json!({"name": "alice", "against": "greedy", "seat": 1}),
+    )
+    .await;
+    let mut seat = open_seat(&web, &token).await;
+    until(&mut seat, |s| s["my_turn"] == true).await;
+    assert_eq!(ask(&mut seat, json!({"abort": true})).await, None);
+    let over = until(&mut seat, |s| s["state"] == "over").await;
+    assert_eq!(over["result"], Value::Null, "{over}");
+    let record = server.next_record().await;
+    assert_eq!(record.result.reason, Termination::Aborted);
+    assert!(record.plies.is_empty());
+    assert!(record.result.win.is_empty(), "{:?}", record.result);
+    let told: Vec<&str> = record.faults.iter().map(|f| f.text.as_str()).collect();
+    assert!(
+        told.iter().any(|t| t.contains("you aborted this game"))
+            && told
+                .iter()
+                .any(|t| t.contains("player 1 aborted this game before its first ply")),
+        "{told:?}"
+    );
     server.stop().await;
 }

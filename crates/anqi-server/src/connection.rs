@@ -291,6 +291,10 @@ pub struct Player {
     /// making room on a full server before its first action), held until its game is over;
     /// `None` where those limits do not apply (a tournament's engines, local players).
     pub ticket: Option<crate::limits::SeatTicket>,
+    /// A local player's way to abort its game before any ply is played (a person's "abort"
+    /// on the web pages): cancelled on its own first turn of a game with no ply yet, the
+    /// referee aborts the game, with no result. `None` for connections.
+    pub abort: Option<tokio_util::sync::CancellationToken>,
 }
 
 impl std::fmt::Debug for Player {
@@ -336,6 +340,7 @@ impl Player {
             seated: None,
             rejoin: None,
             ticket: None,
+            abort: None,
         }
     }
 }
@@ -367,6 +372,7 @@ impl Player {
             seated: None,
             rejoin: None,
             ticket: None,
+            abort: None,
         };
         (player, out_rx, in_tx)
     }

@@ -50,6 +50,8 @@ pub struct LocalSeat {
     inbox: mpsc::Sender<Inbound>,
     seated: oneshot::Receiver<u64>,
     game: Option<u64>,
+    /// Cancelled to abort the game before any ply ([`LocalSeat::abort`]).
+    abort: tokio_util::sync::CancellationToken,
 }
 
 /// The referee is not reading this seat's messages any more (its game is over), or the local
@@ -98,6 +100,7 @@ impl Door {
         let (in_tx, inbox) = mpsc::channel(INBOX);
         let (out_tx, lines) = mpsc::unbounded_channel();
         let (seated_tx, seated) = oneshot::channel();
+        let abort = tokio_util::sync::CancellationToken::new();
         let player = Player {
             conn: self.conn_no.fetch_add(1, Ordering::Relaxed),
             peer: guest.peer,
@@ -109,6 +112,7 @@ impl Door {
             seated: Some(seated_tx),
             rejoin: None,
             ticket: None,
+            abort: Some(abort.clone()),
         };
         (
             player,
@@ -117,6 +121,7 @@ impl Door {
                 inbox: in_tx,
                 seated,
                 game: None,
+                abort,
             },
         )
     }
@@ -137,6 +142,13 @@ impl LocalSeat {
             self.game = self.seated.try_recv().ok();
         }
         self.game
+    }
+
+    /// Asks the referee to abort the game, with no result: it does so on this seat's own
+    /// turn while no ply has been played (the player who moves first, before moving), and
+    /// never once a ply has been played (resign then).
+    pub fn abort(&self) {
+        self.abort.cancel();
     }
 
     /// Sends a message to the referee, as if read from a socket now.

@@ -237,6 +237,7 @@ impl Handshake {
             seated: None,
             rejoin,
             ticket: None,
+            abort: None,
         }
     }
 }

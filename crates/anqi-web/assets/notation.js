@@ -62,10 +62,10 @@ const REASONS = {
 };
 
 // A game's result in plain words, from its `end` event's `result`: "Red (alice) wins: every
-// black piece captured, move 63"; "Draw: ..."; "Aborted: no result". `players` are the
+// black piece captured, move 63"; "Draw: ..."; "Aborted: no result.". `players` are the
 // setup's, `colours` the final position's, `plies` how many were played.
 export function resultWords(r, players, colours, plies) {
-  if (!r.win) return `Aborted before a result (${r.reason === "aborted" ? "stopped by the server or a player who never started" : r.reason}).`;
+  if (!r.win) return r.reason === "aborted" ? "Aborted: no result." : `No result (${r.reason}).`;
   const m = r.win.match(/\(win (\d+) (\d+)\)/);
   const [p, t] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
   const loser = r.loser ? playerWords(r.loser, players, colours) : null;

@@ -1,6 +1,7 @@
 // What a person's seat adds to its game's page (game.js): the words above the board, the
 // cells a click acts on and what it sends (only a legal action of the seat's prompt), and
-// the buttons (draw from the bag, resign, and once over: play again, back to the games), and
+// the buttons (draw from the bag, abort before the first ply, resign, and once over: play
+// again, back to the games), and
 // the sound of a turn coming to the person.
 
 import { sitDown } from "./api.js";
@@ -44,6 +45,8 @@ export function seatControls(seat, box, redraw) {
     if (synced && heardTurn !== st.turn) { heardTurn = st.turn; play("turn"); }
     const buttons = [];
     if (synced && plan.bag) buttons.push(h("button", { id: "seat-bag", onclick: () => act("(bag)") }, "draw from the bag"));
+    // Abort, with no result: on the person's first turn, before any ply (player 1 only).
+    if (synced && game.plies.length === 0 && st.turn === 0) buttons.push(h("button", { id: "seat-abort", onclick: () => seat.send({ abort: true }) }, "abort (no result)"));
     if (st && st.state === "playing") buttons.push(h("button", { id: "seat-resign", onclick: () => { if (confirm("Resign this game?")) seat.send({ resign: true }); } }, "resign"));
     const again = lastRequest();
     if (st && (st.state === "over" || st.state === "gone") && again) {
@@ -111,7 +114,7 @@ function clickPlan(actions) {
 // (the game's page says how, in words, below).
 function outcome(st, setup) {
   const m = (st.result || "").match(/\(win (\d+) (\d+)\)/);
-  if (!m) return "The game was stopped.";
+  if (!m) return "The game is over.";
   const [p, t] = [Number(m[1]), Number(m[2])];
   const me = setup && setup.players.find((x) => x.id === st.player);
   const single = setup && setup.players.length === 1;

@@ -99,6 +99,9 @@ pub struct PageAction {
     /// Resign the game.
     #[serde(default)]
     pub resign: bool,
+    /// Abort the game, with no result: only on the person's first turn, before any ply.
+    #[serde(default)]
+    pub abort: bool,
 }
 
 /// `POST /api/seats`: who sits down, and against whom.
@@ -202,7 +205,7 @@ pub enum ActRefusal {
     #[error("the game is over")]
     Over,
     /// Neither an action nor a resignation.
-    #[error("say what to do: {{\"act\": \"(rev 3)\", \"turn\": N}} or {{\"resign\": true}}")]
+    #[error("say what to do: {{\"act\": \"(rev 3)\", \"turn\": N}}, {{\"resign\": true}} or {{\"abort\": true}}")]
     Nothing,
     #[error("it is not your turn")]
     NotYourTurn,
@@ -215,6 +218,9 @@ pub enum ActRefusal {
     /// The referee has let the seat go.
     #[error("the referee is not listening to this seat any more")]
     RefereeGone,
+    /// An abort once a ply has been played, or not on the person's own first turn.
+    #[error("a game can be aborted only on your first turn, before any ply has been played: resign instead")]
+    TooLateToAbort,
 }
 
 impl Seats {
@@ -309,6 +315,7 @@ impl Seats {
             errors: VecDeque::new(),
             phase: Phase::Waiting,
             why: None,
+            aborted: false,
             human,
         };
         self.start_relay(relay, seat, acts, token.clone(), slot);
@@ -484,6 +491,9 @@ struct Relay {
     errors: VecDeque<(String, String)>,
     phase: Phase,
     why: Option<String>,
+    /// The person aborted the game ([`PageAction::abort`]): its end is the game's, not the
+    /// seat's.
+    aborted: bool,
     human: Arc<Human>,
 }
 
@@ -507,6 +517,10 @@ impl Relay {
                         self.on_line(&line);
                     }
                     None => {
+                        // An abort the person asked for ends the game, not the seat.
+                        if self.aborted {
+                            self.phase = Phase::Over;
+                        }
                         if self.phase != Phase::Over {
                             self.phase = Phase::Gone;
                             if self.why.is_none() {
@@ -584,6 +598,19 @@ impl Relay {
             Phase::Playing => {}
             Phase::Waiting => return Err(ActRefusal::NotStarted),
             Phase::Over | Phase::Gone => return Err(ActRefusal::Over),
+        }
+        if action.abort {
+            // Only before any ply: the first mover (player 1) on its turn of round 0.
+            let first = self
+                .tracker
+                .observation()
+                .is_some_and(|o| o.turn == 0 && o.to_move == 1);
+            if !(first && self.tracker.awaiting()) {
+                return Err(ActRefusal::TooLateToAbort);
+            }
+            seat.abort();
+            self.aborted = true;
+            return Ok(());
         }
         let msg = if action.resign {
             self.tracker.resign()
@@ -805,7 +832,7 @@ mod tests {
         assert!(!SeatRefusal::Closed.is_bad_request());
         assert_eq!(
             ActRefusal::Nothing.to_string(),
-            r#"say what to do: {"act": "(rev 3)", "turn": N} or {"resign": true}"#
+            r#"say what to do: {"act": "(rev 3)", "turn": N}, {"resign": true} or {"abort": true}"#
         );
         assert_eq!(
             ActRefusal::OldTurn { sent: 3, now: 5 }.to_string(),

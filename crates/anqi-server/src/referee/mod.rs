@@ -209,6 +209,9 @@ enum NoStart {
     /// The server was full, and this player, idle on its first action, made room for a new
     /// connection (`limits`).
     MadeRoom,
+    /// The player asked to abort the game before its first action (a local player: a person
+    /// on the web pages, [`crate::door::LocalSeat::abort`]).
+    Asked,
 }
 
 /// One game's referee.

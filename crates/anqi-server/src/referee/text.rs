@@ -50,6 +50,11 @@ pub(super) fn no_first_action_under_way(why: NoStart, limit_ms: u128) -> (ErrorC
             ErrorCode::Busy,
             "the server is full, and you were idle on your first action in a game under way: you lose on time, to make room for a new connection".into(),
         ),
+        // Never under way: an abort is heard only while no ply has been played.
+        NoStart::Asked => (
+            ErrorCode::Shutdown,
+            "you asked to abort a game under way: resign instead".into(),
+        ),
     }
 }
 
@@ -73,6 +78,14 @@ pub(super) fn no_first_action_aborted(
         (NoStart::Deadline, false) => (
             ErrorCode::Timeout,
             format!("player {idle} made no first action within {limit_ms} ms: this game is aborted, with no result; connect again for a new game"),
+        ),
+        (NoStart::Asked, true) => (
+            ErrorCode::Shutdown,
+            "you aborted this game before its first ply: it ends with no result".into(),
+        ),
+        (NoStart::Asked, false) => (
+            ErrorCode::Shutdown,
+            format!("player {idle} aborted this game before its first ply: it ends with no result; connect again for a new game"),
         ),
         (NoStart::MadeRoom, false) => (
             ErrorCode::Timeout,

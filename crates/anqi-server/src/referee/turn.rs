@@ -123,6 +123,10 @@ impl Referee {
                 .then(|| self.seats[turn.mover - 1].player.ticket.as_ref())
                 .flatten()
                 .map(|t| t.made_room().clone());
+            // A local player may abort the game on its own turn while no ply has been played.
+            let asked_abort = (self.game.ply() == 0)
+                .then(|| self.seats[turn.mover - 1].player.abort.clone())
+                .flatten();
             let (from, inbound) = tokio::select! {
                 biased;
                 _ = shutdown.cancelled() => {
@@ -142,6 +146,10 @@ impl Referee {
                 }
                 _ = cancelled_opt(made_room.as_ref()) => {
                     self.missed_first_action(turn, NoStart::MadeRoom);
+                    return;
+                }
+                _ = cancelled_opt(asked_abort.as_ref()) => {
+                    self.missed_first_action(turn, NoStart::Asked);
                     return;
                 }
                 _ = sleep_until_opt(grace_over.map(|(at, _)| at)) => {
