@@ -1506,3 +1506,109 @@ fn anqi_view_leaves_out_a_fixed_server_seed() {
         assert_eq!(moves.contains(&seed), shown, "{args:?}: {moves}");
     }
 }
+
+/// Plays one whole game of random bots on the server at `addr` (no gate holds them).
+async fn play_one(addr: &str) {
+    let gate = Gate::default();
+    for b in gated_players(addr, 2, &gate, usize::MAX) {
+        b.await.unwrap();
+    }
+}
+
+/// The list's game numbers.
+fn listed(list: &serde_json::Value) -> Vec<u64> {
+    list["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["game"].as_u64().unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_game_list_comes_a_page_at_a_time_with_its_total_and_a_featured_game() {
+    let (addr, web, hub, _records, shutdown, _dir) = start_with_hub("traditional-2x4", "").await;
+    let empty = get_json(&web, "/api/games").await;
+    assert_eq!(
+        empty,
+        serde_json::json!({"games": [], "total": 0, "featured": null})
+    );
+    for game in 1..=3 {
+        play_one(&addr).await;
+        until_state(&web, game, "finished").await;
+    }
+    // Without a page: every game, as before pages; the last to finish featured.
+    let all = get_json(&web, "/api/games").await;
+    assert_eq!(listed(&all), [3, 2, 1]);
+    assert_eq!(
+        (all["total"].clone(), all["featured"].clone()),
+        (3.into(), 3.into())
+    );
+    let p = get_json(&web, "/api/games?limit=2").await;
+    assert_eq!((listed(&p), p["total"].clone()), (vec![3, 2], 3.into()));
+    let p = get_json(&web, "/api/games?limit=2&offset=2").await;
+    assert_eq!((listed(&p), p["total"].clone()), (vec![1], 3.into()));
+    let p = get_json(&web, "/api/games?offset=5").await;
+    assert_eq!((listed(&p), p["total"].clone()), (vec![], 3.into()));
+    let p = get_json(&web, "/api/games?limit=0&state=running").await;
+    assert_eq!(
+        p,
+        serde_json::json!({"games": [], "total": 0, "featured": null})
+    );
+    // A limit past the cap is the cap; one that is not a number is refused, saying why.
+    assert_eq!(
+        listed(&get_json(&web, "/api/games?limit=99999").await),
+        [3, 2, 1]
+    );
+    for bad in ["limit=-1", "limit=ten", "offset=x"] {
+        let (status, body) = get(&web, &format!("/api/games?{bad}")).await;
+        assert_eq!(status, 400, "{bad}: {body}");
+        let why: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert!(why["error"].as_str().unwrap().contains("query"), "{body}");
+    }
+    // A withheld game is listed (and counted) but never featured.
+    hub.withhold(3, false);
+    let p = get_json(&web, "/api/games").await;
+    assert_eq!(
+        (p["total"].clone(), p["featured"].clone()),
+        (3.into(), 2.into())
+    );
+    // A running game, watched, comes first and is featured over any finished one.
+    let gate = Gate::default();
+    let bots = gated_players(&addr, 2, &gate, 2);
+    gate.until_held().await;
+    until_running(&web, 4).await;
+    let _watching = open_live(&web, 4).await;
+    for _ in 0..100 {
+        let p = get_json(&web, "/api/games?limit=1").await;
+        if p["games"][0]["observers"] == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let p = get_json(&web, "/api/games?limit=1").await;
+    assert_eq!(listed(&p), [4]);
+    assert_eq!(
+        (p["total"].clone(), p["featured"].clone()),
+        (4.into(), 4.into())
+    );
+    // The filters decide what is counted and featured: the finished games alone.
+    let p = get_json(&web, "/api/games?state=finished&limit=1&offset=1").await;
+    assert_eq!(listed(&p), [2]);
+    assert_eq!(
+        (p["total"].clone(), p["featured"].clone()),
+        (3.into(), 2.into())
+    );
+    // Withheld live too: the running game is no longer featured.
+    hub.withhold(4, true);
+    let p = get_json(&web, "/api/games").await;
+    assert_eq!(
+        (p["total"].clone(), p["featured"].clone()),
+        (4.into(), 2.into())
+    );
+    gate.open();
+    for b in bots {
+        b.await.unwrap();
+    }
+    shutdown.cancel();
+}
