@@ -1788,3 +1788,39 @@ async fn answers_are_gzipped_when_asked_and_the_pages_files_are_revalidated() {
     assert_ne!(app, css, "a tag per file");
     shutdown.cancel();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_long_games_events_are_sent_gzipped_the_same_each_time() {
+    let (mut server, web) =
+        TestServer::start_watched("traditional", "[referee]\nmax_plies = 160\n").await;
+    play_one(&server.addr()).await;
+    server.next_record().await;
+    until_state(&web, 1, "finished").await;
+    let gzip = "accept-encoding: gzip\r\n";
+    let plain = fetch(&web, "/api/games/1", "").await;
+    assert!(
+        plain.body.len() > 16 << 10,
+        "long: {} bytes",
+        plain.body.len()
+    );
+    // Made once and kept (`anqi_web`'s gzipped): the same bytes for every request.
+    let first = fetch(&web, "/api/games/1", gzip).await;
+    let again = fetch(&web, "/api/games/1", gzip).await;
+    for zipped in [&first, &again] {
+        assert_eq!(zipped.status, 200);
+        assert_eq!(zipped.field("content-encoding"), Some("gzip"));
+        assert_eq!(zipped.field("vary"), Some("accept-encoding"));
+        assert_eq!(zipped.field("content-type"), Some("application/json"));
+        assert_eq!(zipped.text(), plain.text());
+        assert!(
+            zipped.body.len() * 5 < plain.body.len(),
+            "{}",
+            zipped.body.len()
+        );
+    }
+    assert_eq!(first.body, again.body);
+    let refused = fetch(&web, "/api/games/1", "accept-encoding: gzip;q=0, br\r\n").await;
+    assert_eq!(refused.field("content-encoding"), None);
+    assert_eq!(refused.body, plain.body);
+    server.stop().await;
+}

@@ -4,11 +4,11 @@
 //! the move list, run on the pages' blocking threads (`off_the_runtime`), and the rebuilt
 //! text is served from the hub's cache without a copy.
 
-use crate::Shared;
+use crate::{gzipped, Shared};
 use anqi_server::watch::{GameSummary, WatchRefusal};
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
@@ -105,17 +105,55 @@ pub async fn games(
 
 /// `GET /api/games/{id}`: `{"game": ID, "events": [...]}`, the events shown so far (the whole
 /// game once it is over: setup, plies and faults, end).
-pub async fn game(State(shared): State<Shared>, Path(id): Path<String>) -> Response {
+///
+/// Asked with gzip, a long text is sent gzipped from [`crate::gzipped`] (made there once, off
+/// the pages' thread); a short one is gzipped as it goes, as every answer.
+pub async fn game(
+    State(shared): State<Shared>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let id = match parse_id(&id) {
         Ok(id) => id,
         Err(response) => return *response,
     };
     let hub = shared.hub.clone();
-    match off_the_runtime(move || hub.events_json(id)).await {
-        Ok(Ok(body)) => json_shared(StatusCode::OK, body),
-        Ok(Err(refusal)) => refused(&refusal),
-        Err(response) => *response,
+    let body = match off_the_runtime(move || hub.events_json(id)).await {
+        Ok(Ok(body)) => body,
+        Ok(Err(refusal)) => return refused(&refusal),
+        Err(response) => return *response,
+    };
+    if body.len() < gzipped::MIN_TEXT || !gzipped::accepted(&headers) {
+        return json_shared(StatusCode::OK, body);
     }
+    let gz = match shared.gzipped.get(id, &body) {
+        Some(gz) => gz,
+        None => {
+            let (cache, text) = (shared.gzipped.clone(), body.clone());
+            match off_the_runtime(move || {
+                let gz = gzipped::gzip(text.as_bytes());
+                cache.put(id, text, gz.clone());
+                gz
+            })
+            .await
+            {
+                Ok(gz) => gz,
+                Err(_) => return json_shared(StatusCode::OK, body),
+            }
+        }
+    };
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-store"),
+            // Already gzipped: `serve::compression` leaves it as it is.
+            (header::CONTENT_ENCODING, "gzip"),
+            (header::VARY, "accept-encoding"),
+        ],
+        gz,
+    )
+        .into_response()
 }
 
 /// Runs `work` on a blocking thread of the pages' runtime (a rebuild must not hold up the

@@ -41,6 +41,7 @@
 //!   server counts them).
 //! - `api`: the JSON routes (the game list, one game's events) and a finished game's move
 //!   list as text.
+//! - `gzipped`: a finished game's events gzipped once, off the pages' thread, and kept.
 //! - `live`: a game's events over a WebSocket as they happen, after the ones so far; the
 //!   observer that falls behind is dropped.
 //! - `assets`: the page (plain HTML, CSS and JavaScript modules under `assets/`, embedded in
@@ -65,6 +66,7 @@
 
 mod api;
 mod assets;
+mod gzipped;
 mod hosts;
 mod listener;
 mod live;
@@ -93,6 +95,8 @@ struct Shared {
     shutdown: CancellationToken,
     /// People's seats, when this server seats people.
     seats: Option<std::sync::Arc<seats::Seats>>,
+    /// The games' events gzipped once.
+    gzipped: std::sync::Arc<gzipped::Gzipped>,
 }
 
 /// A bound web server.
@@ -124,6 +128,7 @@ impl Web {
             hub,
             shutdown,
             seats: None,
+            gzipped: std::sync::Arc::default(),
         };
         Ok(Web {
             listener,
