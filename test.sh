@@ -20,7 +20,26 @@ cd "$(dirname "$0")"
 step="${1:-all}"
 [ $# -gt 0 ] && shift
 
+# axe-core, for the web pages' accessibility audit (tests/integration/browser_audit.rs): from
+# npm into target/axe/, the project's own files (no global install), when missing or another
+# version. Without npm the audit says SKIPPED (CI installs npm: .ci/run).
+AXE_CORE_VERSION=4.10.3
+axe_core() {
+  local installed=target/axe/node_modules/axe-core/package.json
+  if [ -f "$installed" ] && grep -q "\"version\": \"$AXE_CORE_VERSION\"" "$installed"; then
+    return
+  fi
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "test.sh: no npm: the accessibility audit will say SKIPPED (apt-get install npm)" >&2
+    return
+  fi
+  echo "== npm install --prefix target/axe axe-core@$AXE_CORE_VERSION"
+  npm install --prefix target/axe --no-audit --no-fund --silent "axe-core@$AXE_CORE_VERSION" ||
+    echo "test.sh: npm could not install axe-core: the accessibility audit will say SKIPPED" >&2
+}
+
 rust() {
+  axe_core
   echo "== cargo test --workspace $*"
   cargo test --workspace "$@"
 }
@@ -60,6 +79,7 @@ all() {
   local logs="${CARGO_TARGET_DIR:-target}"
   local crates_log="$logs/crate-tests.log" python_log="$logs/python-tests.log"
   local programs="$logs/test-programs.txt"
+  axe_core
   echo "== build: clients/python/test.sh --build-only"
   clients/python/test.sh --build-only
   echo "== build: cargo test --workspace --no-run"

@@ -6,7 +6,8 @@
 //! - `script`: games computed in advance, which the clients replay.
 //! - `client`: the load generator and replaying client (`anqi bench-client`, a child process).
 //! - `echo`: the raw tokio echo server of the floors (`anqi bench-echo`, a child process).
-//! - `pages`: S6's load on the web pages (`anqi bench-client --mode pages`), and its visitor.
+//! - `pages`: S6's load on the web pages (`anqi bench-client --mode pages`), its visitor, and
+//!   the page's weight on the wire.
 //! - `child`: starting, reading and killing those processes, and their memory.
 //! - this file: the options and the run, figure by figure, each with fresh processes.
 
@@ -689,10 +690,13 @@ impl Run {
             "S6: {games} games, {} at once, with nothing on the pages, then beside pollers, slow requests and a crowd of live feeds in turn (a fresh server each), then with nothing again...",
             self.sizes.s6_concurrency
         );
-        let before = {
-            let (_server, addr, _) = self.s6_server()?;
-            self.s6_games("S6 unwatched", &addr, games)?
+        let (before, weight) = {
+            let (_server, addr, web) = self.s6_server()?;
+            let played = self.s6_games("S6 unwatched", &addr, games)?;
+            (played, pages::weigh(&web)?)
         };
+        eprintln!("{}", weight.describe());
+        self.detail("S6 page weight", &weight)?;
         let loads = [
             ("polling", pick(quick, 64, 16), 2),
             ("slowloris", pick(quick, 1100, 200), pick(quick, 37, 8)),

@@ -9,6 +9,9 @@
 //! - `crowd`: live feeds (WebSockets) on the running games, each watching one for up to 2 s
 //!   (or to its end) and then another, as people click around a tournament's games.
 //!
+//! Besides, [`weigh`] measures what the page weighs on the wire (S6's `page weight` detail):
+//! its files, the game list and a game's events, plain and gzipped, and a reload's 304s.
+//!
 //! The process runs at the lowest priority (nice 19): on one machine it stands for clients
 //! elsewhere, and must not take the processors from the server it measures. It prints `ready
 //! N` once its connections are open, keeps its load on until its stdin closes, then prints one
@@ -456,5 +459,222 @@ impl Visitor {
         self.thread
             .join()
             .map_err(|_| anyhow::anyhow!("the visitor's thread panicked"))?
+    }
+}
+
+/// What the pages weigh on the wire (S6's page weight), measured on a server whose games
+/// have finished: the page (`/` and every file it names), the game list, and the longest
+/// finished game's events, each asked for plainly and with `Accept-Encoding: gzip`.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Weight {
+    /// The page's files: how many, their bytes, gzipped, and what a reload costs when every
+    /// file is answered 304 (whole answers, heads included).
+    pub files: usize,
+    pub page_bytes: usize,
+    pub page_gzip_bytes: usize,
+    pub reload_bytes: usize,
+    /// The game list (every game the server lists): how many games it holds, its bytes, the
+    /// median time to its answer plain and gzipped (gzipped as it goes), and a lobby's page of
+    /// 50 games (`?limit=50`), gzipped.
+    pub list_games: usize,
+    pub list_bytes: usize,
+    pub list_gzip_bytes: usize,
+    pub list_ms: f64,
+    pub list_gzip_ms: f64,
+    pub list_page_gzip_bytes: usize,
+    /// The longest finished game's events (`GET /api/games/{id}`): its plies, its bytes, the
+    /// median time to the whole answer, plain and gzipped, over `TIMED` asks each, and the
+    /// time to the first gzipped answer (which makes the gzip the others are sent).
+    pub game_plies: u64,
+    pub game_bytes: usize,
+    pub game_gzip_bytes: usize,
+    pub game_ms: f64,
+    pub game_gzip_ms: f64,
+    pub game_gzip_first_ms: f64,
+}
+
+/// How many times each of the game's answers is timed.
+const TIMED: usize = 9;
+
+/// One answer: its whole length on the wire, its head, and its body (chunks joined).
+struct Got {
+    wire: usize,
+    head: String,
+    body: Vec<u8>,
+}
+
+impl Got {
+    fn field(&self, name: &str) -> Option<&str> {
+        self.head
+            .lines()
+            .filter_map(|l| l.split_once(':'))
+            .find(|(n, _)| n.trim().eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.trim())
+    }
+}
+
+/// `GET path` on a fresh connection (`connection: close`), with the header lines `extra`;
+/// asked again a second later when refused for the pages' request rate (429: the server's
+/// limits are the shipped ones, 100 requests a second from an address).
+fn fetch(web: &str, path: &str, extra: &str) -> Result<Got> {
+    for _ in 0..5 {
+        let got = fetch_once(web, path, extra)?;
+        if !got.head.starts_with("HTTP/1.1 429") {
+            anyhow::ensure!(
+                got.head.starts_with("HTTP/1.1 200") || got.head.starts_with("HTTP/1.1 304"),
+                "{path}: {}",
+                got.head
+            );
+            return Ok(got);
+        }
+        std::thread::sleep(Duration::from_secs(1));
+    }
+    anyhow::bail!("{path}: refused for the request rate five times")
+}
+
+fn fetch_once(web: &str, path: &str, extra: &str) -> Result<Got> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(web)?;
+    s.set_read_timeout(Some(Duration::from_secs(10)))?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nhost: {web}\r\n{extra}connection: close\r\n\r\n"
+    )?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw)?;
+    let end = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .context("an answer's head")?;
+    let head = String::from_utf8_lossy(&raw[..end]).into_owned();
+    let mut got = Got {
+        wire: raw.len(),
+        head,
+        body: raw[end + 4..].to_vec(),
+    };
+    if got.field("transfer-encoding") == Some("chunked") {
+        let (mut body, mut rest) = (Vec::new(), &got.body[..]);
+        while let Some(line) = rest.windows(2).position(|w| w == b"\r\n") {
+            let size = usize::from_str_radix(std::str::from_utf8(&rest[..line])?.trim(), 16)?;
+            if size == 0 || rest.len() < line + 2 + size {
+                break;
+            }
+            body.extend_from_slice(&rest[line + 2..line + 2 + size]);
+            rest = &rest[(line + 4 + size).min(rest.len())..];
+        }
+        got.body = body;
+    }
+    Ok(got)
+}
+
+const GZIP: &str = "accept-encoding: gzip, deflate, br\r\n";
+
+/// `path`'s answers, plain and gzipped (checked to be gzipped).
+fn both(web: &str, path: &str) -> Result<(Got, Got)> {
+    let plain = fetch(web, path, "")?;
+    let zipped = fetch(web, path, GZIP)?;
+    anyhow::ensure!(
+        zipped.field("content-encoding") == Some("gzip"),
+        "{path} is not gzipped: {}",
+        zipped.head
+    );
+    Ok((plain, zipped))
+}
+
+/// `path`'s body bytes, plain and gzipped.
+fn sizes(web: &str, path: &str) -> Result<(usize, usize)> {
+    let (plain, zipped) = both(web, path)?;
+    Ok((plain.body.len(), zipped.body.len()))
+}
+
+/// The median time to `path`'s whole answer, in ms, with the header lines `extra` (after a
+/// second's pause: the request rate's bucket full again, no answer waits for it).
+fn timed(web: &str, path: &str, extra: &str) -> Result<f64> {
+    std::thread::sleep(Duration::from_secs(1));
+    let mut ms = Vec::with_capacity(TIMED);
+    for _ in 0..TIMED {
+        let started = std::time::Instant::now();
+        fetch(web, path, extra)?;
+        ms.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    ms.sort_by(f64::total_cmp);
+    Ok((ms[TIMED / 2] * 100.0).round() / 100.0)
+}
+
+/// Weighs the pages of the server at `web` (`HOST:PORT`), once its games have finished.
+///
+/// # Errors
+/// When an answer does not come, is not 200, or is not gzipped when asked to be.
+pub fn weigh(web: &str) -> Result<Weight> {
+    let mut w = Weight::default();
+    let index = String::from_utf8(fetch(web, "/", "")?.body)?;
+    let mut paths = vec!["/".to_string()];
+    for quote in index.split("=\"/assets/").skip(1) {
+        let name = quote.split('"').next().unwrap_or_default();
+        paths.push(format!("/assets/{name}"));
+    }
+    for path in &paths {
+        let (plain, zipped) = both(web, path)?;
+        w.page_bytes += plain.body.len();
+        w.page_gzip_bytes += zipped.body.len();
+        let tag = plain.field("etag").context("an etag")?;
+        let again = fetch(web, path, &format!("{GZIP}if-none-match: {tag}\r\n"))?;
+        anyhow::ensure!(
+            again.head.starts_with("HTTP/1.1 304"),
+            "{path}: {}",
+            again.head
+        );
+        w.reload_bytes += again.wire;
+    }
+    w.files = paths.len();
+    let list: serde_json::Value = serde_json::from_slice(&fetch(web, "/api/games", "")?.body)?;
+    let games = list["games"].as_array().context("the game list")?;
+    w.list_games = games.len();
+    (w.list_bytes, w.list_gzip_bytes) = sizes(web, "/api/games")?;
+    w.list_ms = timed(web, "/api/games", "")?;
+    w.list_gzip_ms = timed(web, "/api/games", GZIP)?;
+    w.list_page_gzip_bytes = sizes(web, "/api/games?limit=50")?.1;
+    let longest = games
+        .iter()
+        .filter(|g| g["state"] == "finished")
+        .max_by_key(|g| g["ply"].as_u64())
+        .context("a finished game")?;
+    w.game_plies = longest["ply"].as_u64().unwrap_or(0);
+    let path = format!("/api/games/{}", longest["game"]);
+    // The first gzipped answer makes the gzip (kept for the next ones).
+    std::thread::sleep(Duration::from_secs(1));
+    let started = std::time::Instant::now();
+    fetch(web, &path, GZIP)?;
+    w.game_gzip_first_ms = (started.elapsed().as_secs_f64() * 1e5).round() / 100.0;
+    (w.game_bytes, w.game_gzip_bytes) = sizes(web, &path)?;
+    w.game_ms = timed(web, &path, "")?;
+    w.game_gzip_ms = timed(web, &path, GZIP)?;
+    Ok(w)
+}
+
+impl Weight {
+    /// One line for the report's log (the weights are details of S6, not figures: they have
+    /// no target, and they change with the page rather than with the server's speed).
+    pub fn describe(&self) -> String {
+        let kb = |bytes: usize| format!("{:.1} KB", bytes as f64 / 1000.0);
+        format!(
+            "S6 page weight: the page ({} files) {} plain, {} gzipped, a reload (every file 304) {}; the list of {} games {} plain, {} gzipped, answered in {} ms plain, {} ms gzipped, a page of 50 {} gzipped; a game of {} plies {} plain, {} gzipped, answered in {} ms plain, {} ms gzipped (median of {TIMED}; the first, which gzips it, {} ms)",
+            self.files,
+            kb(self.page_bytes),
+            kb(self.page_gzip_bytes),
+            kb(self.reload_bytes),
+            self.list_games,
+            kb(self.list_bytes),
+            kb(self.list_gzip_bytes),
+            self.list_ms,
+            self.list_gzip_ms,
+            kb(self.list_page_gzip_bytes),
+            self.game_plies,
+            kb(self.game_bytes),
+            kb(self.game_gzip_bytes),
+            self.game_ms,
+            self.game_gzip_ms,
+            self.game_gzip_first_ms,
+        )
     }
 }

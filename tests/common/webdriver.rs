@@ -183,6 +183,24 @@ impl Browser {
         .await
     }
 
+    /// Runs `script` (a function body whose last argument is the callback it calls with its
+    /// result; the others are `args`) in the page, waiting up to `secs` seconds for the
+    /// callback: its value. For a promise (`axe.run(...).then(done)`).
+    pub async fn eval_async(&self, script: &str, args: Value, secs: u64) -> Value {
+        self.call(
+            "POST",
+            &self.at("/timeouts"),
+            json!({ "script": secs * 1000 }),
+        )
+        .await;
+        self.call(
+            "POST",
+            &self.at("/execute/async"),
+            json!({"script": script, "args": args}),
+        )
+        .await
+    }
+
     /// Waits until `script` returns something truthy (up to `secs` seconds): its value.
     pub async fn wait_for(&self, script: &str, secs: u64) -> Value {
         let deadline = std::time::Instant::now() + Duration::from_secs(secs);
@@ -267,16 +285,24 @@ impl Browser {
 
     /// Saves a screenshot of the page as a PNG file under `target/browser/`; returns its path.
     pub async fn screenshot(&self, name: &str) -> PathBuf {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser");
+        let path = dir.join(format!("{name}.png"));
+        self.screenshot_to(&path).await;
+        path
+    }
+
+    /// Saves a screenshot of the page (the window's size: [`Browser::set_window_size`]) as a
+    /// PNG file at `path`, making its folder if need be (WebDriver's screenshot, base64 PNG).
+    pub async fn screenshot_to(&self, path: &Path) {
         use base64::Engine;
         let v = self.call("GET", &self.at("/screenshot"), Value::Null).await;
         let png = base64::engine::general_purpose::STANDARD
             .decode(v.as_str().expect("a screenshot"))
             .unwrap();
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/browser");
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("{name}.png"));
-        std::fs::write(&path, png).unwrap();
-        path
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        std::fs::write(path, png).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
 }
 

@@ -20,6 +20,7 @@ mod bridge_tcg;
 mod bridge_tournament;
 mod bridge_uci;
 mod browser;
+mod browser_audit;
 mod cli;
 mod comments;
 mod crowd;

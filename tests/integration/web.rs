@@ -1506,3 +1506,321 @@ fn anqi_view_leaves_out_a_fixed_server_seed() {
         assert_eq!(moves.contains(&seed), shown, "{args:?}: {moves}");
     }
 }
+
+/// Plays one whole game of random bots on the server at `addr` (no gate holds them).
+async fn play_one(addr: &str) {
+    let gate = Gate::default();
+    for b in gated_players(addr, 2, &gate, usize::MAX) {
+        b.await.unwrap();
+    }
+}
+
+/// The list's game numbers.
+fn listed(list: &serde_json::Value) -> Vec<u64> {
+    list["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["game"].as_u64().unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_game_list_comes_a_page_at_a_time_with_its_total_and_a_featured_game() {
+    let (addr, web, hub, _records, shutdown, _dir) = start_with_hub("traditional-2x4", "").await;
+    let empty = get_json(&web, "/api/games").await;
+    assert_eq!(
+        empty,
+        serde_json::json!({"games": [], "total": 0, "featured": null})
+    );
+    for game in 1..=3 {
+        play_one(&addr).await;
+        until_state(&web, game, "finished").await;
+    }
+    // Without a page: every game, as before pages; the last to finish featured.
+    let all = get_json(&web, "/api/games").await;
+    assert_eq!(listed(&all), [3, 2, 1]);
+    assert_eq!(
+        (all["total"].clone(), all["featured"].clone()),
+        (3.into(), 3.into())
+    );
+    let p = get_json(&web, "/api/games?limit=2").await;
+    assert_eq!((listed(&p), p["total"].clone()), (vec![3, 2], 3.into()));
+    let p = get_json(&web, "/api/games?limit=2&offset=2").await;
+    assert_eq!((listed(&p), p["total"].clone()), (vec![1], 3.into()));
+    let p = get_json(&web, "/api/games?offset=5").await;
+    assert_eq!((listed(&p), p["total"].clone()), (vec![], 3.into()));
+    let p = get_json(&web, "/api/games?limit=0&state=running").await;
+    assert_eq!(
+        p,
+        serde_json::json!({"games": [], "total": 0, "featured": null})
+    );
+    // A limit past the cap is the cap; one that is not a number is refused, saying why.
+    assert_eq!(
+        listed(&get_json(&web, "/api/games?limit=99999").await),
+        [3, 2, 1]
+    );
+    for bad in ["limit=-1", "limit=ten", "offset=x"] {
+        let (status, body) = get(&web, &format!("/api/games?{bad}")).await;
+        assert_eq!(status, 400, "{bad}: {body}");
+        let why: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert!(why["error"].as_str().unwrap().contains("query"), "{body}");
+    }
+    // A withheld game is listed (and counted) but never featured.
+    hub.withhold(3, false);
+    let p = get_json(&web, "/api/games").await;
+    assert_eq!(
+        (p["total"].clone(), p["featured"].clone()),
+        (3.into(), 2.into())
+    );
+    // A running game, watched, comes first and is featured over any finished one.
+    let gate = Gate::default();
+    let bots = gated_players(&addr, 2, &gate, 2);
+    gate.until_held().await;
+    until_running(&web, 4).await;
+    let _watching = open_live(&web, 4).await;
+    for _ in 0..100 {
+        let p = get_json(&web, "/api/games?limit=1").await;
+        if p["games"][0]["observers"] == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let p = get_json(&web, "/api/games?limit=1").await;
+    assert_eq!(listed(&p), [4]);
+    assert_eq!(
+        (p["total"].clone(), p["featured"].clone()),
+        (4.into(), 4.into())
+    );
+    // The filters decide what is counted and featured: the finished games alone.
+    let p = get_json(&web, "/api/games?state=finished&limit=1&offset=1").await;
+    assert_eq!(listed(&p), [2]);
+    assert_eq!(
+        (p["total"].clone(), p["featured"].clone()),
+        (3.into(), 2.into())
+    );
+    // Withheld live too: the running game is no longer featured.
+    hub.withhold(4, true);
+    let p = get_json(&web, "/api/games").await;
+    assert_eq!(
+        (p["total"].clone(), p["featured"].clone()),
+        (4.into(), 2.into())
+    );
+    gate.open();
+    for b in bots {
+        b.await.unwrap();
+    }
+    shutdown.cancel();
+}
+
+/// One answer read whole: its status, its head's fields (names in lower case) and its body as
+/// sent (chunks joined, not decompressed).
+struct Answer {
+    status: u16,
+    fields: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn field(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The body, gunzipped when it says it is gzipped.
+    fn text(&self) -> String {
+        let raw = if self.field("content-encoding") == Some("gzip") {
+            gunzip(&self.body)
+        } else {
+            self.body.clone()
+        };
+        String::from_utf8(raw).unwrap()
+    }
+}
+
+/// A gzip member's data (RFC 1952: a 10-byte header with no optional fields, as the server
+/// writes it, DEFLATE data, then its CRC and length, checked).
+fn gunzip(gz: &[u8]) -> Vec<u8> {
+    assert_eq!(&gz[..3], [0x1f, 0x8b, 8], "a gzip member");
+    assert_eq!(gz[3], 0, "no optional fields");
+    let data = miniz_oxide::inflate::decompress_to_vec(&gz[10..gz.len() - 8]).unwrap();
+    let size = u32::from_le_bytes(gz[gz.len() - 4..].try_into().unwrap());
+    assert_eq!(size as usize, data.len(), "the member's length");
+    data
+}
+
+/// `GET path` with the extra header `lines` (each `name: value\r\n`), read whole.
+async fn fetch(web: &str, path: &str, lines: &str) -> Answer {
+    let mut s = TcpStream::connect(web).await.unwrap();
+    s.write_all(
+        format!("GET {path} HTTP/1.1\r\nhost: {web}\r\n{lines}connection: close\r\n\r\n")
+            .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut raw))
+        .await
+        .expect("an answer in time")
+        .unwrap();
+    let end = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8(raw[..end].to_vec()).unwrap();
+    let fields: Vec<(String, String)> = head
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let mut body = raw[end + 4..].to_vec();
+    if fields
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v == "chunked")
+    {
+        let (mut joined, mut rest) = (Vec::new(), &body[..]);
+        loop {
+            let line = rest.windows(2).position(|w| w == b"\r\n").unwrap();
+            let size =
+                usize::from_str_radix(std::str::from_utf8(&rest[..line]).unwrap(), 16).unwrap();
+            if size == 0 {
+                break;
+            }
+            joined.extend_from_slice(&rest[line + 2..line + 2 + size]);
+            rest = &rest[line + 2 + size + 2..];
+        }
+        body = joined;
+    }
+    Answer {
+        status: head[9..12].parse().unwrap(),
+        fields,
+        body,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn answers_are_gzipped_when_asked_and_the_pages_files_are_revalidated() {
+    let (addr, web, hub, _records, shutdown, _dir) = start_with_hub("traditional-2x4", "").await;
+    play_one(&addr).await;
+    until_state(&web, 1, "finished").await;
+    hub.set_event(format!("{{\"standings\": \"{}\"}}", "W D L ".repeat(100)));
+    let gzip = "accept-encoding: gzip, deflate, br\r\n";
+    for path in [
+        "/",
+        "/assets/app.js",
+        "/assets/style.css",
+        "/api/games",
+        "/api/games/1",
+        "/api/games/1/moves.txt",
+        "/api/games/1/exchange",
+        "/api/event",
+    ] {
+        let plain = fetch(&web, path, "").await;
+        assert_eq!(plain.status, 200, "{path}");
+        assert_eq!(plain.field("content-encoding"), None, "{path}: not asked");
+        let zipped = fetch(&web, path, gzip).await;
+        assert_eq!(zipped.status, 200, "{path}");
+        assert_eq!(zipped.field("content-encoding"), Some("gzip"), "{path}");
+        assert_eq!(zipped.field("vary"), Some("accept-encoding"), "{path}");
+        assert_eq!(zipped.field("content-type"), plain.field("content-type"));
+        assert_eq!(zipped.field("x-content-type-options"), Some("nosniff"));
+        assert_eq!(
+            zipped.text(),
+            plain.text(),
+            "{path}: the same once unzipped"
+        );
+        assert!(
+            zipped.body.len() < plain.body.len(),
+            "{path}: {} bytes gzipped, {} not",
+            zipped.body.len(),
+            plain.body.len()
+        );
+        // Refused by the request: gzip;q=0 (and so nothing but identity).
+        let refused = fetch(&web, path, "accept-encoding: gzip;q=0\r\n").await;
+        assert_eq!(refused.field("content-encoding"), None, "{path}");
+    }
+    // A WebSocket's upgrade is never compressed, and says nothing of encodings.
+    let (status, answer) = get_as(&web, "/api/games/1/live", &web, None, true).await;
+    assert_eq!(status, 101, "{answer}");
+    let mut s = TcpStream::connect(&web).await.unwrap();
+    let upgrade =
+        upgrade_request(&web, "/api/games/1/live").replace("\r\n\r\n", &format!("\r\n{gzip}\r\n"));
+    s.write_all(upgrade.as_bytes()).await.unwrap();
+    let mut raw = vec![0u8; 4096];
+    let n = tokio::time::timeout(Duration::from_secs(5), s.read(&mut raw))
+        .await
+        .unwrap()
+        .unwrap();
+    let head = String::from_utf8_lossy(&raw[..n]).to_ascii_lowercase();
+    assert!(head.starts_with("http/1.1 101"), "{head}");
+    assert!(!head.contains("content-encoding"), "{head}");
+    assert!(!head.contains("vary"), "{head}");
+    // The page's files: a tag, revalidated each time (no-cache), answered 304 when unchanged.
+    for path in ["/", "/assets/app.js", "/assets/style.css"] {
+        let first = fetch(&web, path, gzip).await;
+        let tag = first.field("etag").expect("an etag").to_string();
+        assert!(tag.starts_with("W/\""), "{tag}");
+        assert_eq!(first.field("cache-control"), Some("no-cache"));
+        for asked in [tag.clone(), format!("\"x\", {tag}"), "*".into()] {
+            let again = fetch(&web, path, &format!("{gzip}if-none-match: {asked}\r\n")).await;
+            assert_eq!(again.status, 304, "{path}: {asked}");
+            assert!(again.body.is_empty(), "{path}: no body");
+            assert_eq!(again.field("etag"), Some(tag.as_str()));
+            assert_eq!(again.field("cache-control"), Some("no-cache"));
+            assert_eq!(again.field("content-encoding"), None);
+        }
+        let changed = fetch(&web, path, "if-none-match: W/\"0000000000000000\"\r\n").await;
+        assert_eq!(changed.status, 200, "{path}: another tag");
+        assert_eq!(
+            changed.field("etag"),
+            Some(tag.as_str()),
+            "the same file, the same tag"
+        );
+    }
+    let app = fetch(&web, "/assets/app.js", "")
+        .await
+        .field("etag")
+        .map(String::from);
+    let css = fetch(&web, "/assets/style.css", "")
+        .await
+        .field("etag")
+        .map(String::from);
+    assert_ne!(app, css, "a tag per file");
+    shutdown.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_long_games_events_are_sent_gzipped_the_same_each_time() {
+    let (mut server, web) =
+        TestServer::start_watched("traditional", "[referee]\nmax_plies = 160\n").await;
+    play_one(&server.addr()).await;
+    server.next_record().await;
+    until_state(&web, 1, "finished").await;
+    let gzip = "accept-encoding: gzip\r\n";
+    let plain = fetch(&web, "/api/games/1", "").await;
+    assert!(
+        plain.body.len() > 16 << 10,
+        "long: {} bytes",
+        plain.body.len()
+    );
+    // Made once and kept (`anqi_web`'s gzipped): the same bytes for every request.
+    let first = fetch(&web, "/api/games/1", gzip).await;
+    let again = fetch(&web, "/api/games/1", gzip).await;
+    for zipped in [&first, &again] {
+        assert_eq!(zipped.status, 200);
+        assert_eq!(zipped.field("content-encoding"), Some("gzip"));
+        assert_eq!(zipped.field("vary"), Some("accept-encoding"));
+        assert_eq!(zipped.field("content-type"), Some("application/json"));
+        assert_eq!(zipped.text(), plain.text());
+        assert!(
+            zipped.body.len() * 5 < plain.body.len(),
+            "{}",
+            zipped.body.len()
+        );
+    }
+    assert_eq!(first.body, again.body);
+    let refused = fetch(&web, "/api/games/1", "accept-encoding: gzip;q=0, br\r\n").await;
+    assert_eq!(refused.field("content-encoding"), None);
+    assert_eq!(refused.body, plain.body);
+    server.stop().await;
+}

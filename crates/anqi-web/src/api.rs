@@ -1,58 +1,159 @@
-//! The JSON routes: `GET /api/games` (the list) and `GET /api/games/{id}` (one game's events).
+//! The JSON routes: `GET /api/games` (the list, a page at a time) and `GET /api/games/{id}` (one game's events).
 //!
 //! A finished game's events may have to be rebuilt from its record (milliseconds): that, and
 //! the move list, run on the pages' blocking threads (`off_the_runtime`), and the rebuilt
 //! text is served from the hub's cache without a copy.
 
-use crate::Shared;
-use anqi_server::watch::WatchRefusal;
+use crate::{gzipped, Shared};
+use anqi_server::watch::{GameSummary, WatchRefusal};
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
-/// The list's filters, each optional: `?player=NAME&variant=NAME&state=running|finished`.
+/// The list's filters, each optional: `?player=NAME&variant=NAME&state=running|finished`; and
+/// its page: `?limit=N&offset=M` (the `N` games from the `M`th, 0 first, of those the filters
+/// keep; without `limit`, every one, as before pages).
 #[derive(Deserialize)]
 pub struct Filter {
     player: Option<String>,
     variant: Option<String>,
     state: Option<String>,
+    limit: Option<usize>,
+    offset: Option<usize>,
 }
 
-/// `GET /api/games`: `{"games": [...]}`, running games first, then finished ones, newest first.
-pub async fn games(State(shared): State<Shared>, Query(filter): Query<Filter>) -> Response {
-    let games: Vec<_> = shared
-        .hub
-        .list()
-        .into_iter()
-        .filter(|g| {
-            filter
-                .player
-                .as_ref()
-                .is_none_or(|p| g.players.iter().any(|n| n == p))
-                && filter.variant.as_ref().is_none_or(|v| &g.variant == v)
-                && filter.state.as_ref().is_none_or(|s| g.state == s)
+/// The most games one answer lists: a larger `limit` is taken as this (the hub keeps
+/// `keep_finished`, 1,000 by default, finished games, and a list of 1,000 is about 240 KB).
+pub const MAX_LIMIT: usize = 1000;
+
+impl Filter {
+    fn keeps(&self, g: &GameSummary) -> bool {
+        self.player
+            .as_ref()
+            .is_none_or(|p| g.players.iter().any(|n| n == p))
+            && self.variant.as_ref().is_none_or(|v| &g.variant == v)
+            && self.state.as_ref().is_none_or(|s| g.state == s)
+    }
+}
+
+/// One page of the list: the games of the page, how many the filters kept, and the game to
+/// feature ([`featured`]) among those.
+struct Page {
+    games: Vec<GameSummary>,
+    total: usize,
+    featured: Option<u64>,
+}
+
+/// The page `filter` asks for of `listed` (in the hub's order).
+fn page(listed: Vec<GameSummary>, filter: &Filter) -> Page {
+    let offset = filter.offset.unwrap_or(0);
+    let limit = filter.limit.map_or(usize::MAX, |l| l.min(MAX_LIMIT));
+    let kept: Vec<GameSummary> = listed.into_iter().filter(|g| filter.keeps(g)).collect();
+    let total = kept.len();
+    let featured = featured(&kept);
+    let games = kept.into_iter().skip(offset).take(limit).collect();
+    Page {
+        games,
+        total,
+        featured,
+    }
+}
+
+/// The game a lobby shows first: the running game with the most observers (ties: the latest
+/// started, then the highest number); when none runs, the finished game that ended last; a
+/// withheld game never. The hub keeps no game's end time: a finished game ends at its start
+/// plus its players' time used, as near as the list tells (ties: the highest number).
+fn featured(games: &[GameSummary]) -> Option<u64> {
+    let shown = || games.iter().filter(|g| g.withheld.is_none());
+    let running = shown()
+        .filter(|g| g.state == "running")
+        .max_by_key(|g| (g.observers, g.started_unix_ms, g.game));
+    let ended = |g: &GameSummary| g.started_unix_ms.saturating_add(g.used_ms.iter().sum());
+    running
+        .or_else(|| {
+            shown()
+                .filter(|g| g.state == "finished")
+                .max_by_key(|g| (ended(g), g.game))
         })
-        .collect();
+        .map(|g| g.game)
+}
+
+/// `GET /api/games`: `{"games": [...], "total": N, "featured": GAME or null}`, running games
+/// first, then finished ones, newest first; `total` counts the games the filters keep (all of
+/// them, whatever the page), `featured` is one of them ([`featured`]).
+pub async fn games(
+    State(shared): State<Shared>,
+    filter: Result<Query<Filter>, QueryRejection>,
+) -> Response {
+    let Query(filter) = match filter {
+        Ok(filter) => filter,
+        Err(why) => return error(StatusCode::BAD_REQUEST, &why.body_text()),
+    };
+    let page = page(shared.hub.list(), &filter);
     json(
         StatusCode::OK,
-        serde_json::json!({ "games": games }).to_string(),
+        serde_json::json!({
+            "games": page.games,
+            "total": page.total,
+            "featured": page.featured,
+        })
+        .to_string(),
     )
 }
 
 /// `GET /api/games/{id}`: `{"game": ID, "events": [...]}`, the events shown so far (the whole
 /// game once it is over: setup, plies and faults, end).
-pub async fn game(State(shared): State<Shared>, Path(id): Path<String>) -> Response {
+///
+/// Asked with gzip, a long text is sent gzipped from [`crate::gzipped`] (made there once, off
+/// the pages' thread); a short one is gzipped as it goes, as every answer.
+pub async fn game(
+    State(shared): State<Shared>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let id = match parse_id(&id) {
         Ok(id) => id,
         Err(response) => return *response,
     };
     let hub = shared.hub.clone();
-    match off_the_runtime(move || hub.events_json(id)).await {
-        Ok(Ok(body)) => json_shared(StatusCode::OK, body),
-        Ok(Err(refusal)) => refused(&refusal),
-        Err(response) => *response,
+    let body = match off_the_runtime(move || hub.events_json(id)).await {
+        Ok(Ok(body)) => body,
+        Ok(Err(refusal)) => return refused(&refusal),
+        Err(response) => return *response,
+    };
+    if body.len() < gzipped::MIN_TEXT || !gzipped::accepted(&headers) {
+        return json_shared(StatusCode::OK, body);
     }
+    let gz = match shared.gzipped.get(id, &body) {
+        Some(gz) => gz,
+        None => {
+            let (cache, text) = (shared.gzipped.clone(), body.clone());
+            match off_the_runtime(move || {
+                let gz = gzipped::gzip(text.as_bytes());
+                cache.put(id, text, gz.clone());
+                gz
+            })
+            .await
+            {
+                Ok(gz) => gz,
+                Err(_) => return json_shared(StatusCode::OK, body),
+            }
+        }
+    };
+    (
+        StatusCode::OK,
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::CACHE_CONTROL, "no-store"),
+            // Already gzipped: `serve::compression` leaves it as it is.
+            (header::CONTENT_ENCODING, "gzip"),
+            (header::VARY, "accept-encoding"),
+        ],
+        gz,
+    )
+        .into_response()
 }
 
 /// Runs `work` on a blocking thread of the pages' runtime (a rebuild must not hold up the
@@ -203,4 +304,94 @@ pub fn json(status: StatusCode, body: String) -> Response {
         body,
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(game: u64, state: &'static str, observers: usize, started: u64) -> GameSummary {
+        GameSummary {
+            game,
+            variant: "traditional".into(),
+            players: vec![format!("p{game}"), "q".into()],
+            started_unix_ms: started,
+            state,
+            ply: 10,
+            to_move: None,
+            used_ms: vec![0, 0],
+            clocks_ms: None,
+            win: None,
+            reason: None,
+            observers,
+            withheld: None,
+        }
+    }
+
+    fn filter(query: &str) -> Filter {
+        let uri: axum::http::Uri = format!("/api/games?{query}").parse().unwrap();
+        Query::try_from_uri(&uri).unwrap().0
+    }
+
+    fn numbers(page: &Page) -> Vec<u64> {
+        page.games.iter().map(|g| g.game).collect()
+    }
+
+    #[test]
+    fn a_page_is_a_slice_of_what_the_filters_keep_and_total_counts_them_all() {
+        let listed: Vec<_> = (1..=7)
+            .rev()
+            .map(|n| summary(n, if n > 5 { "running" } else { "finished" }, 0, n))
+            .collect();
+        let all = page(listed.clone(), &filter(""));
+        assert_eq!(numbers(&all), [7, 6, 5, 4, 3, 2, 1]);
+        assert_eq!(all.total, 7);
+        let p = page(listed.clone(), &filter("limit=2&offset=1"));
+        assert_eq!((numbers(&p), p.total), (vec![6, 5], 7));
+        let p = page(listed.clone(), &filter("state=finished&limit=2&offset=4"));
+        assert_eq!((numbers(&p), p.total), (vec![1], 5));
+        let p = page(listed.clone(), &filter("offset=99"));
+        assert_eq!((numbers(&p), p.total), (vec![], 7));
+        let p = page(listed.clone(), &filter("limit=0&player=p3"));
+        assert_eq!((numbers(&p), p.total, p.featured), (vec![], 1, Some(3)));
+        let many: Vec<_> = (0..MAX_LIMIT as u64 + 5)
+            .map(|n| summary(n, "finished", 0, n))
+            .collect();
+        let p = page(many, &filter("limit=5000"));
+        assert_eq!((p.games.len(), p.total), (MAX_LIMIT, MAX_LIMIT + 5));
+    }
+
+    #[test]
+    fn the_featured_game_is_the_most_watched_running_one_else_the_last_to_end_never_withheld() {
+        let mut games = vec![
+            summary(9, "running", 2, 900),
+            summary(8, "running", 5, 800),
+            summary(7, "running", 5, 700),
+            summary(6, "finished", 40, 600),
+        ];
+        assert_eq!(
+            featured(&games),
+            Some(8),
+            "most observers, then latest start"
+        );
+        games[1].withheld = Some("withheld".into());
+        assert_eq!(featured(&games), Some(7), "a withheld game never");
+        games[2].observers = 2;
+        assert_eq!(featured(&games), Some(9), "a tie: the latest started");
+        let mut finished = vec![
+            summary(3, "finished", 0, 300),
+            summary(2, "finished", 0, 200),
+            summary(1, "finished", 0, 100),
+        ];
+        assert_eq!(featured(&finished), Some(3));
+        // Game 2 started before game 3 but ran longer: it ended last.
+        finished[1].used_ms = vec![60, 60];
+        assert_eq!(featured(&finished), Some(2));
+        finished[1].withheld = Some("withheld".into());
+        assert_eq!(featured(&finished), Some(3));
+        finished[0].withheld = Some("withheld".into());
+        finished[2].withheld = Some("withheld".into());
+        assert_eq!(featured(&finished), None);
+        assert_eq!(featured(&[]), None);
+    }
 }

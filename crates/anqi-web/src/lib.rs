@@ -32,7 +32,7 @@
 //! - `runtime`: the pages' own thread and runtime, at a lower priority than the games'.
 //! - `serve`: the accept loop and each connection (hyper's HTTP/1 with a deadline for a
 //!   request's header and a bounded buffer; the connection waiting longest for a request let
-//!   go when the pages are full).
+//!   go when the pages are full), and the answers' gzip (`compression`).
 //! - `requests`: how many requests a second a connection and a client network may make (429).
 //! - `hosts`: the names the pages answer to (DNS rebinding) and the origins of the pages that
 //!   may open a WebSocket or take a seat; why not (`HostRefusal`, `ForeignOrigin`).
@@ -41,10 +41,12 @@
 //!   server counts them).
 //! - `api`: the JSON routes (the game list, one game's events) and a finished game's move
 //!   list as text.
+//! - `gzipped`: a finished game's events gzipped once, off the pages' thread, and kept.
 //! - `live`: a game's events over a WebSocket as they happen, after the ones so far; the
 //!   observer that falls behind is dropped.
 //! - `assets`: the page (plain HTML, CSS and JavaScript modules under `assets/`, embedded in
-//!   the binary: no build step, no CDN, works offline). The modules, one concept each:
+//!   the binary: no build step, no CDN, works offline), each file with an `ETag` so that a
+//!   reload is answered `304 Not Modified`. The modules, one concept each:
 //!   `app.js` (the entry point: the page's address to its view); the views `lobby.js` (the
 //!   games), `sit-down.js` (the lobby's form to play), `game.js` (one game), `seat.js` (a
 //!   person's seat), `seat-panel.js` (the seat's controls on its game's page), `exchange.js`
@@ -64,6 +66,7 @@
 
 mod api;
 mod assets;
+mod gzipped;
 mod hosts;
 mod listener;
 mod live;
@@ -92,6 +95,8 @@ struct Shared {
     shutdown: CancellationToken,
     /// People's seats, when this server seats people.
     seats: Option<std::sync::Arc<seats::Seats>>,
+    /// The games' events gzipped once.
+    gzipped: std::sync::Arc<gzipped::Gzipped>,
 }
 
 /// A bound web server.
@@ -123,6 +128,7 @@ impl Web {
             hub,
             shutdown,
             seats: None,
+            gzipped: std::sync::Arc::default(),
         };
         Ok(Web {
             listener,
@@ -174,7 +180,8 @@ impl Web {
             )
             .route("/api/seats/live", get(play::live))
             .fallback(api::not_found)
-            .with_state(self.shared);
+            .with_state(self.shared)
+            .layer(serve::compression());
         let h = self.http;
         let admission = Admission::new(
             h.max_connections,

@@ -18,7 +18,13 @@
 //! - a request for a name this server does not answer to is refused (`hosts`: 421);
 //! - every answer says not to guess its type (`nosniff`), not to be framed by another page
 //!   (`frame-ancestors 'none'`), and not to tell where a link was followed from
-//!   (`Referrer-Policy: no-referrer`).
+//!   (`Referrer-Policy: no-referrer`);
+//! - an answer of the routes (JSON, text, the page's files) is sent gzipped when the request's
+//!   `Accept-Encoding` allows and its body is over 32 bytes ([`compression`]); a WebSocket's
+//!   upgrade, a `304` and the refusals made here (429, 421) never are. Compression changes
+//!   only what an answer's body costs on the wire: no cap counts response bytes (the request
+//!   caps count requests and header bytes; a connection's send buffer holds the gzipped
+//!   bytes, so a page that stops reading holds no more than before).
 
 use crate::hosts::Hosts;
 use crate::listener::{self, Capped, Peer};
@@ -40,12 +46,29 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower::ServiceExt;
+use tower_http::compression::predicate::{Predicate, SizeAbove};
+use tower_http::compression::{CompressionLayer, CompressionLevel};
 
 /// How long a newcomer waits for the place of the connection let go for it.
 const MAKE_ROOM_WAIT: Duration = Duration::from_secs(1);
 
 /// How long the connections get to finish their answers once the server stops.
 const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// The answers' compression: gzip (every browser takes it; the only encoding built, so no
+/// other is ever chosen) at its default level (6: a game's events about a ninth of their
+/// size, a quarter smaller than at level 1 for three to five times the processor, on the
+/// pages' own lower-priority thread: BENCHMARKS.md, Page weight), for a body over 32 bytes,
+/// never for a WebSocket's upgrade (`101`, which has no body and must say nothing of
+/// encodings).
+pub fn compression() -> CompressionLayer<impl Predicate> {
+    let not_an_upgrade =
+        |status: StatusCode, _: _, _: &_, _: &_| status != StatusCode::SWITCHING_PROTOCOLS;
+    CompressionLayer::new()
+        .gzip(true)
+        .quality(CompressionLevel::Default)
+        .compress_when(SizeAbove::new(32).and(not_an_upgrade))
+}
 
 /// What every connection shares.
 pub struct Context {
