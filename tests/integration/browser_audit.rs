@@ -242,6 +242,20 @@ async fn no_page_has_a_serious_or_critical_accessibility_violation() {
     audits.push(audit(&browser, &axe, "a live game").await);
     sit_down(&browser, &web).await;
     audits.push(audit(&browser, &axe, "a person's seat").await);
+    // The dark theme (the header's toggle, remembered by the browser) on the pages read most.
+    browser
+        .eval(
+            "localStorage.setItem('anqi.dark', '1'); return 1",
+            json!([]),
+        )
+        .await;
+    open_lobby(&browser, &web).await;
+    audits.push(audit(&browser, &axe, "the lobby, dark").await);
+    open_game(&browser, &web, 1, true).await;
+    audits.push(audit(&browser, &axe, "a finished game, dark").await);
+    browser
+        .eval("localStorage.removeItem('anqi.dark'); return 1", json!([]))
+        .await;
     finish(held).await;
     let dir = crate::common::TempDir::new("audit-event");
     let (mut event, web) = a_tournament(&dir).await;

@@ -59,7 +59,8 @@ export function drawBoard(svg, topology, lay, board, opts = {}) {
   svg.setAttribute("viewBox", `0 0 ${lay.width} ${lay.height}`);
   svg.setAttribute("width", lay.width);
   svg.setAttribute("height", lay.height);
-  svg.setAttribute("role", "img");
+  // A group, not an image: on a person's turn its cells are buttons.
+  svg.setAttribute("role", "group");
   svg.setAttribute("aria-label", "the board");
   svg.classList.add("board");
   for (const [a, b] of topology.links) {

@@ -43,12 +43,12 @@ export function gameView(id, seat = null) {
   evalSvg.classList.add("curve", "eval");
   evalSvg.setAttribute("role", "img");
   evalSvg.setAttribute("aria-label", "the engines' evaluation, from player 1's side");
-  const evalBox = h("div", { id: "eval", hidden: true }, h("h3", {}, "Evaluation"), evalSvg);
+  const evalBox = h("div", { id: "eval", hidden: true }, h("h2", {}, "Evaluation"), evalSvg);
   const players = h("div", { class: "players" });
   const tray = h("div", { class: "tray", id: "tray" });
   const facts = h("div", { class: "facts" });
   const result = h("div", { class: "result", id: "result", "aria-live": "polite" });
-  const moves = h("div", { class: "moves", id: "moves", tabindex: "0", "aria-label": "the moves" });
+  const moves = h("div", { class: "moves", id: "moves", tabindex: "0", role: "log", "aria-label": "the moves" });
   const pool = h("div", { class: "pool" });
   const exchange = exchangePanel(id);
   const status = h("p", { class: "note", id: "status", "aria-live": "polite" }, "Connecting…");
@@ -70,7 +70,7 @@ export function gameView(id, seat = null) {
     h("div", { class: "game" },
       h("div", { class: "board-wrap" }, seatBox, svg, controls, status),
       h("div", { class: "side" }, players, result, tray, facts, pool,
-        h("h3", {}, "Moves"), moves, h("h3", {}, "Mobility"), curve, evalBox, exchange.element)));
+        h("h2", {}, "Moves"), moves, h("h2", {}, "Mobility"), curve, evalBox, exchange.element)));
 
   const onKey = (e) => {
     if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT" || e.target.closest?.("svg.board")) return;

@@ -6,7 +6,7 @@
 import { listGames, openGameFeed, seatsInfo } from "./api.js";
 import { drawBoard, layout, thumbnail } from "./board.js";
 import { h } from "./dom.js";
-import { resultWords } from "./notation.js";
+import { cellNames, resultWords } from "./notation.js";
 import { chinese, main } from "./page.js";
 import { sitDownPanel } from "./sit-down.js";
 
@@ -101,7 +101,7 @@ function featuredPanel() {
   let id = null, ws = null, setup = null, board = null, plies = 0, over = false;
   const draw = () => {
     if (!setup) return;
-    drawBoard(svg, setup.topology, layouts.get(setup.variant), board, { chinese: chinese() });
+    drawBoard(svg, setup.topology, layouts.get(setup.variant), board, { chinese: chinese(), names: cellNames(setup.topology) });
     svg.setAttribute("aria-label", `the board of game ${id}`);
     words.textContent = `#${id} · ${setup.variant} · ${setup.players.map((p) => p.name).join(" – ")} · ply ${plies}${over ? " · finished" : " · live"}`;
   };
