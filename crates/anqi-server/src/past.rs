@@ -36,6 +36,15 @@ pub struct Past {
 /// Reads `path`'s records: the highest game number, and the latest `keep` records. Never
 /// fails: what cannot be read is warned about and left out.
 pub fn read(path: &Path, keep: usize) -> Past {
+    // Only a regular file is read: a FIFO would block the start, and a device such as
+    // /dev/full or /dev/zero never ends.
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => {
+            tracing::info!(path = %path.display(), "the records file is not a regular file: game numbers start at 1");
+            return Past::default();
+        }
+        _ => {}
+    }
     let lines = match RecordLines::open(path) {
         Ok(lines) => lines,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Past::default(),
@@ -143,6 +152,9 @@ mod tests {
             .collect();
         assert_eq!(kept, [(2, "c"), (9, "b-again"), (5, "d")]);
         assert!(read(&path, 0).recent.is_empty());
+        // A device that never ends, or a directory, is not read.
+        assert_eq!(read(Path::new("/dev/zero"), 3).last_game, 0);
+        assert_eq!(read(&dir, 3).last_game, 0);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
