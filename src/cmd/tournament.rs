@@ -8,6 +8,8 @@ use anqi_tournament::time_control::Tc;
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 /// Run a tournament headless: start the engines for every game, referee them in-process,
 /// append each game to the output file as it ends, and print the standings.
@@ -67,8 +69,15 @@ pub struct Args {
     json: bool,
     /// Serve the event's web pages here (protocol/WEB.md): every game live, and the standings
     /// as games finish; port 0 picks a free port, printed on stderr as `web on http://...`.
+    /// After the last game the final standings are printed, and the pages stay up with them
+    /// until Ctrl-C (see --http-linger).
     #[arg(long, value_name = "HOST:PORT")]
     http: Option<String>,
+    /// With --http: how long the pages stay up once the event is over, in seconds, instead of
+    /// until Ctrl-C (or SIGTERM); 0 exits at once (scripts, tests). The runner says `event
+    /// over; pages stay up at http://HOST:PORT/ until Ctrl-C` (or `for N s`) on stderr.
+    #[arg(long, value_name = "SECONDS", requires = "http")]
+    http_linger: Option<u64>,
     /// Play the games on this Ray cluster (`auto`: the one `ray start` made here, or
     /// RAY_ADDRESS; or the head's HOST:PORT), overriding `[tournament.ray] address`. This
     /// command keeps the event (records, standings, SPRT, pages, resume); the nodes play the
@@ -155,12 +164,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.prepare {
         return prepare(&config, &options);
     }
-    let standings = run_event(config, options)?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&standings)?);
-    } else {
-        print!("{}", anqi_tournament::report::text(&standings));
-    }
+    let linger = args.http_linger.map(std::time::Duration::from_secs);
+    let json = args.json;
+    run_event_then(config, options, linger, |standings| {
+        use std::io::Write;
+        if json {
+            println!("{}", serde_json::to_string_pretty(standings)?);
+        } else {
+            print!("{}", anqi_tournament::report::text(standings));
+        }
+        // Before the pages linger: a script reads the standings now.
+        std::io::stdout().flush()?;
+        Ok(())
+    })?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -214,18 +230,73 @@ pub fn run_unit(_args: UnitArgs) -> Result<ExitCode> {
 /// Runs an event on a runtime of its own, taking every running engine down on SIGINT or
 /// SIGTERM.
 pub fn run_event(config: TournamentConfig, options: RunOptions) -> Result<Standings> {
+    let mut kept = None;
+    run_event_then(config, options, Some(Duration::ZERO), |s| {
+        kept = Some(s.clone());
+        Ok(())
+    })?;
+    Ok(kept.expect("reported"))
+}
+
+/// Set once the event is over and only its pages are up: a signal then stops them, and the
+/// program ends as it would have without them.
+static EVENT_OVER: AtomicBool = AtomicBool::new(false);
+
+/// As [`run_event`], handing the standings to `report` once the event is over; then its pages
+/// (`--http`), when it has them, stay up for `linger` (`None`: until SIGINT or SIGTERM).
+fn run_event_then(
+    config: TournamentConfig,
+    options: RunOptions,
+    linger: Option<Duration>,
+    report: impl FnOnce(&Standings) -> Result<()>,
+) -> Result<()> {
     let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
-    let standings = rt.block_on(async move {
+    rt.block_on(async move {
         // Stopped by a signal: take every running engine down with us. Finished games are
         // already in the output file; the same command resumes the rest.
         let signals = super::stop_signals()?;
         tokio::spawn(async {
             signals.await;
+            if EVENT_OVER.load(Ordering::SeqCst) {
+                eprintln!("anqi: the event's pages stopped");
+                std::process::exit(0);
+            }
             anqi_tournament::engine::kill_all();
             eprintln!("anqi: stopped by a signal; run the same command again to resume");
             std::process::exit(130);
         });
-        Ok::<_, anyhow::Error>(anqi_tournament::runner::run(config, options).await?)
-    })?;
-    Ok(standings)
+        let (standings, pages) =
+            anqi_tournament::runner::run_keeping_pages(config, options).await?;
+        EVENT_OVER.store(true, Ordering::SeqCst);
+        report(&standings)?;
+        let Some(pages) = pages else {
+            return Ok(());
+        };
+        match linger {
+            Some(d) if d.is_zero() => {}
+            Some(d) => {
+                say(&format!(
+                    "event over; pages stay up at http://{}/ for {} s",
+                    pages.addr,
+                    d.as_secs()
+                ));
+                tokio::time::sleep(d).await;
+            }
+            None => {
+                say(&format!(
+                    "event over; pages stay up at http://{}/ until Ctrl-C",
+                    pages.addr
+                ));
+                std::future::pending::<()>().await;
+            }
+        }
+        drop(pages);
+        Ok::<_, anyhow::Error>(())
+    })
+}
+
+/// A line on stderr, whoever reads it (a reader gone must not stop the program).
+fn say(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

@@ -14,7 +14,10 @@ use tokio_util::sync::CancellationToken;
 ///
 /// Serves the pages `anqi serve --http` serves (protocol/WEB.md), over the games of the
 /// files: the lobby lists them, and each game steps forward and back by ply, in the public
-/// view or with the whole deal shown. Opens nothing but the files and the address; prints
+/// view or with the whole deal shown. Each game keeps its record's number (`#/game/12` is the
+/// server's game 12); a number already taken by an earlier game of the files (two files
+/// numbering alike) is given a fresh one past the highest, and stderr says how many, once per
+/// file. Opens nothing but the files and the address; prints
 /// `web on http://HOST:PORT/` on stdout once the pages are up, and stops on Ctrl-C. A line
 /// that is not a record is reported on stderr and skipped.
 ///
@@ -49,12 +52,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     };
     super::init_logging_at(tracing::Level::INFO);
     let mut games = Vec::new();
-    for file in &args.files {
+    for (at, file) in args.files.iter().enumerate() {
         let lines =
             RecordLines::open(file).with_context(|| format!("cannot read {}", file.display()))?;
         for item in lines {
             match item {
-                Ok((_, Ok(record))) => games.push(record),
+                Ok((_, Ok(record))) => games.push((at, record)),
                 Ok((line, Err(e))) => {
                     eprintln!("{}:{line}: skipped, not a record: {e}", file.display());
                 }
@@ -65,8 +68,20 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
         }
     }
-    // Every game of the files is shown; two files may number their games alike, so the pages
-    // number them in the order read.
+    // Every game of the files is shown, under its own number unless an earlier game took it.
+    for (file, count, across) in renumber(&mut games) {
+        let by = if across {
+            "an earlier file"
+        } else {
+            "earlier games of the files (or they were past 2^53 - 1)"
+        };
+        let games = if count == 1 { "game" } else { "games" };
+        eprintln!(
+            "{}: {count} {games} renumbered, their numbers were taken by {by}",
+            args.files[file].display()
+        );
+    }
+    let games: Vec<GameRecord> = games.into_iter().map(|(_, r)| r).collect();
     cfg.http.keep_finished = games.len().max(1);
     let hide = args.hide_server_seed
         || cfg.seed.server != SeedSource::Random
@@ -76,8 +91,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let hub = Hub::new(&cfg.http, hide);
     let count = games.len();
-    for (i, mut record) in games.into_iter().enumerate() {
-        record.game = i as u64 + 1;
+    for record in games {
         hub.add_record(record);
     }
     let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
@@ -96,6 +110,42 @@ pub fn run(args: Args) -> Result<ExitCode> {
         web.run(shutdown).await?;
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Gives every game whose number an earlier game (in the order read) took, or past
+/// `MAX_GAME_NO`, a fresh number past the highest of all; the others keep theirs. Returns,
+/// per file with any, its index, how many were renumbered, and whether every one of them
+/// collided with an earlier file's game.
+fn renumber(games: &mut [(usize, GameRecord)]) -> Vec<(usize, usize, bool)> {
+    use anqi_server::past::MAX_GAME_NO;
+    let mut next = games
+        .iter()
+        .map(|(_, r)| r.game)
+        .filter(|&g| g <= MAX_GAME_NO)
+        .max()
+        .unwrap_or(0);
+    // Each number taken, and by which file.
+    let mut taken = std::collections::HashMap::new();
+    let mut per_file: std::collections::BTreeMap<usize, (usize, bool)> = Default::default();
+    for (file, record) in games.iter_mut() {
+        let earlier = match taken.get(&record.game) {
+            _ if record.game > MAX_GAME_NO => Some(*file),
+            Some(&by) => Some(by),
+            None => None,
+        };
+        if let Some(by) = earlier {
+            next += 1;
+            record.game = next;
+            let entry = per_file.entry(*file).or_insert((0, true));
+            entry.0 += 1;
+            entry.1 &= by != *file;
+        }
+        taken.insert(record.game, *file);
+    }
+    per_file
+        .into_iter()
+        .map(|(file, (count, across))| (file, count, across))
+        .collect()
 }
 
 /// Whether two games have the same non-empty server seed: the server's seed was fixed (one

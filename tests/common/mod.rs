@@ -100,6 +100,18 @@ impl TestServer {
         (server, web.expect("the pages' address"))
     }
 
+    /// As [`TestServer::start_watched`], with the records written to `records` (a server
+    /// started again on the same file continues its numbers and shows its games).
+    pub async fn start_watched_with_records(
+        variant: &str,
+        toml: &str,
+        records: PathBuf,
+    ) -> (TestServer, String) {
+        let (server, web) =
+            TestServer::start_inner(variant, toml, Some(records), Watched::Pages).await;
+        (server, web.expect("the pages' address"))
+    }
+
     async fn start_inner(
         variant: &str,
         toml: &str,

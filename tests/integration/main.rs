@@ -29,6 +29,7 @@ mod extensions;
 mod faults;
 mod hostile;
 mod hostile_files;
+mod lasting;
 mod layout;
 mod legal_counts;
 mod pages;

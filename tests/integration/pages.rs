@@ -370,3 +370,212 @@ async fn a_person_plays_by_the_keyboard_resigns_and_plays_again() {
     browser.quit().await;
     server.stop().await;
 }
+
+/// A free port on loopback (bound, then let go: the server binds it next).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `anqi serve` with its pages on `web`, its records in `dir`: the child and the games'
+/// address.
+fn serve(config: &std::path::Path) -> (std::process::Child, String) {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"));
+    command
+        .args(["serve", "--config"])
+        .arg(config)
+        .stderr(std::process::Stdio::null());
+    crate::common::spawn_server(command)
+}
+
+/// Stops `anqi serve` as an operator does (SIGINT), and waits for it.
+fn interrupt(mut child: std::process::Child) {
+    let pid = child.id() as i32;
+    // SAFETY: kill(2) on the child's own pid; no memory is involved.
+    unsafe {
+        libc::kill(pid, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    assert!(status.success(), "anqi serve stopped with {status}");
+}
+
+/// The server stops while a game's page follows the game live: the page says so and stops the
+/// clocks; the server comes back on the same records: the page comes back by itself and shows
+/// the game as its record has it (aborted by the stop), under the same number, and the next
+/// game is numbered after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn when_the_server_stops_the_pages_say_so_and_come_back_with_it() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let dir = crate::common::TempDir::new("pages-restart");
+    let port = free_port();
+    let config = dir.0.join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[server]\nlisten = \"127.0.0.1:0\"\n[records]\npath = \"{}\"\n[http]\nlisten = \"127.0.0.1:{port}\"\n",
+            dir.0.join("games.jsonl").display()
+        ),
+    )
+    .unwrap();
+    let web = format!("127.0.0.1:{port}");
+    let (child, addr) = serve(&config);
+    let gate = Gate::default();
+    let _bots = gated_players(&addr, 2, &gate, 4);
+    until_running(&web, 1).await;
+    browser.open(&format!("http://{web}/#/game/1")).await;
+    browser
+        .wait_for(
+            "return document.body.dataset.caughtUp && document.querySelector('.clock.running')",
+            20,
+        )
+        .await;
+    interrupt(child);
+    gate.open();
+    let lost = browser
+        .wait_for(
+            "return document.body.dataset.lost && [document.getElementById('status').textContent, document.getElementById('ply-label').textContent, document.querySelectorAll('.clock.running').length]",
+            20,
+        )
+        .await;
+    assert!(
+        lost[0].as_str().unwrap().contains("trying again"),
+        "{lost}"
+    );
+    assert!(
+        lost[1].as_str().unwrap().contains("connection lost"),
+        "{lost}"
+    );
+    assert_eq!(lost[2], 0, "the clocks stop: {lost}");
+    browser.screenshot("server-stopped").await;
+    // The server comes back: the page, untouched, reads the game again.
+    let (child, addr) = serve(&config);
+    let back = browser
+        .wait_for(
+            "return document.body.dataset.finished && !document.body.dataset.lost && [document.querySelector('h1').textContent, document.getElementById('result').textContent]",
+            30,
+        )
+        .await;
+    assert!(
+        back[0].as_str().unwrap().starts_with("Game #1"),
+        "{back}"
+    );
+    assert_eq!(back[1], "Aborted: no result.", "{back}");
+    // The next game is number 2.
+    for b in crate::common::random_bots(&addr, 2, 7) {
+        b.await.unwrap().unwrap();
+    }
+    browser.open(&format!("http://{web}/")).await;
+    let listed = browser
+        .wait_for(
+            "const rows = [...document.querySelectorAll('tr[data-game]')].map((r) => r.dataset.game); return rows.length === 2 && rows;",
+            20,
+        )
+        .await;
+    assert_eq!(listed, json!(["2", "1"]));
+    interrupt(child);
+    assert_no_csp_violations(&browser, "pages across a restart").await;
+    browser.quit().await;
+}
+
+/// `anqi view` over 60 records: the games keep their numbers, the lobby shows them 50 at a
+/// time with a picture of each board and the featured game; a game whose engines scored their
+/// plies has an evaluation graph with a point per score; no exchange is offered (a records file
+/// has none).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn anqi_views_pages_keep_numbers_and_show_pages_pictures_and_evaluations() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let mut server = TestServer::start("traditional-2x4", "").await;
+    for b in crate::common::random_bots(&server.addr(), 2, 3) {
+        b.await.unwrap().unwrap();
+    }
+    let record = server.next_record().await;
+    server.stop().await;
+    let dir = crate::common::TempDir::new("pages-view");
+    let file = dir.0.join("games.jsonl");
+    let mut lines = String::new();
+    let mut scored = 0;
+    for n in 101..=160u64 {
+        let mut r = record.clone();
+        r.game = n;
+        r.started_unix_ms = record.started_unix_ms + n * 1000;
+        if n == 160 {
+            for (i, p) in r.plies.iter_mut().enumerate() {
+                if i % 2 == 0 {
+                    p.comment = Some(format!("depth 3 score cp {}", i as i64 * 7 - 20));
+                    scored += 1;
+                }
+            }
+        }
+        lines.push_str(&serde_json::to_string(&r).unwrap());
+        lines.push('\n');
+    }
+    std::fs::write(&file, lines).unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
+        .args(["view", "--http", "127.0.0.1:0"])
+        .arg(&file)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    let web = line
+        .trim()
+        .strip_prefix("web on http://")
+        .and_then(|a| a.strip_suffix('/'))
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_string();
+    browser.open(&format!("http://{web}/")).await;
+    let first = browser
+        .wait_for(
+            "const rows = [...document.querySelectorAll('tr[data-game]')]; return rows.length && document.querySelectorAll('tr[data-game] svg.thumb').length === rows.length && [rows.length, rows[0].dataset.game, rows[rows.length - 1].dataset.game, document.getElementById('lobby-status').textContent, document.getElementById('featured').dataset.game];",
+            20,
+        )
+        .await;
+    assert_eq!(
+        first,
+        json!([50, "160", "111", "games 1–50 of 60", "160"]),
+        "the first page, every row with its board"
+    );
+    browser.click("#page-next").await;
+    let second = browser
+        .wait_for(
+            "const rows = [...document.querySelectorAll('tr[data-game]')]; return rows.length === 10 && [rows[0].dataset.game, rows[9].dataset.game, document.getElementById('lobby-status').textContent];",
+            20,
+        )
+        .await;
+    assert_eq!(second, json!(["110", "101", "games 51–60 of 60"]));
+    // The scored game: a point per score; the exchange is not offered.
+    browser.click("tr[data-game=\"101\"] a").await;
+    browser
+        .wait_for("return document.body.dataset.caughtUp", 20)
+        .await;
+    browser.open(&format!("http://{web}/#/game/160")).await;
+    let game = browser
+        .wait_for(
+            "const e = document.getElementById('eval'); return document.body.dataset.caughtUp && document.querySelector('h1').textContent.startsWith('Game #160') && [e.hidden, document.querySelector('#eval svg').dataset.points, document.getElementById('exchange').hidden];",
+            20,
+        )
+        .await;
+    assert_eq!(game, json!([false, scored.to_string(), true]));
+    let plain = browser
+        .eval("return document.getElementById('eval').hidden", json!([]))
+        .await;
+    assert_eq!(plain, false);
+    browser.screenshot("view-evaluation").await;
+    assert_no_csp_violations(&browser, "anqi view").await;
+    browser.quit().await;
+    let _ = child.kill();
+    let _ = child.wait();
+}

@@ -923,6 +923,7 @@ fn the_event_serves_its_games_and_standings_on_the_web_while_it_runs() {
                 let event: serde_json::Value = serde_json::from_str(&body).unwrap();
                 let finished = event["finished"].as_u64().unwrap();
                 assert_eq!(event["total"], 40);
+                assert!(event["done"] == false || finished == 40, "{event}");
                 assert_eq!(event["standings"]["games"], finished, "{event}");
                 let text = event["text"].as_str().unwrap();
                 // From the start (0 games), then with the engines as their games finish.
@@ -970,4 +971,72 @@ fn the_event_serves_its_games_and_standings_on_the_web_while_it_runs() {
     });
     let _ = child.kill();
     let _ = child.wait();
+}
+
+#[test]
+fn the_pages_stay_up_with_the_final_standings_for_the_linger_then_the_run_ends() {
+    let dir = TempDir::new("t-linger");
+    let file = two_bots(&dir.0, "deals = 2\nconcurrency = 2");
+    let started = std::time::Instant::now();
+    let mut child = anqi(["tournament"])
+        .arg(&file)
+        .args(["--http", "127.0.0.1:0", "--http-linger", "3"])
+        .spawn(Stdio::piped(), Stdio::piped());
+    // stderr's lines, as they come, from a thread of their own.
+    let (tx, lines) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(stderr)) {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let next = || {
+        lines
+            .recv_timeout(Duration::from_secs(60))
+            .expect("a line on stderr in time")
+    };
+    let web = loop {
+        if let Some(addr) = next().strip_prefix("web on http://") {
+            break addr.trim_end_matches('/').to_string();
+        }
+    };
+    let over = loop {
+        let line = next();
+        if line.starts_with("event over") {
+            break line;
+        }
+    };
+    assert_eq!(
+        over,
+        format!("event over; pages stay up at http://{web}/ for 3 s")
+    );
+    // The event is over and the process still runs: its pages give the final standings.
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let event = rt.block_on(crate::web::get_json(&web, "/api/event"));
+    assert!(child.try_wait().unwrap().is_none(), "still up");
+    assert_eq!(event["done"], true, "{event}");
+    assert_eq!(event["finished"], 4, "{event}");
+    assert_eq!(event["total"], 4, "{event}");
+    assert_eq!(event["standings"]["games"], 4, "{event}");
+    assert!(event["master_seed"].is_string(), "revealed: {event}");
+    let list = rt.block_on(crate::web::get_json(&web, "/api/games"));
+    assert_eq!(list["games"].as_array().unwrap().len(), 4, "{list}");
+    // Then it ends by itself, the standings on stdout.
+    let mut status = None;
+    for _ in 0..300 {
+        status = child.try_wait().unwrap();
+        if status.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let status = status.expect("the run ended after its linger");
+    assert!(status.success(), "{status}");
+    assert!(started.elapsed() >= Duration::from_secs(3));
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
+    assert!(stdout.contains("Standings: 4 games"), "{stdout}");
 }

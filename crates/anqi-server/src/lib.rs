@@ -46,6 +46,8 @@
 //!   secret, a tournament's per-game token) that hand a new connection to the seat's referee.
 //! - `clock`: each player's own time control (game time, moves per period, increment, move
 //!   limit) and the time they have left.
+//! - [`past`]: the games of earlier runs, read from the records file at start: game numbers
+//!   continue after the highest recorded, and the latest are shown on the pages again.
 //! - `record_sink`: the one task that appends records to the records file (group commit,
 //!   optional fsync) and acknowledges each once it is on disk.
 //! - `tasks`: the server's tasks, counted so that shutdown waits for every one.
@@ -83,6 +85,7 @@ pub mod door;
 pub mod exchange;
 mod handshake;
 pub mod limits;
+pub mod past;
 mod record_sink;
 mod referee;
 mod rejoin;

@@ -121,6 +121,7 @@ impl Server {
     /// When the records file cannot be opened.
     pub async fn run(mut self, shutdown: CancellationToken) -> std::io::Result<()> {
         let cfg = self.config.clone();
+        let last_game = self.read_past_games().await;
         let (records, writer) = start_records(&cfg, self.observer.take()).await?;
         let (tracker, all_done) = tasks::tasks();
         let limits = connection_limits(&cfg);
@@ -142,6 +143,7 @@ impl Server {
         } = self;
         let seating = tracker.spawn(seating::run(
             policy,
+            last_game,
             seating_rx,
             seating_tx.clone(),
             ctx,
@@ -167,6 +169,42 @@ impl Server {
         drop(records);
         let _ = writer.await;
         Ok(())
+    }
+
+    /// Seating by arrival with a records file: the highest game number the file holds (its
+    /// games' numbers are theirs for good: the next game is numbered after it), and the latest
+    /// `[http] keep_finished` of its games added to the hub, when the games are watched. 0
+    /// for a server that seats by token (a tournament numbers its games by its schedule) or
+    /// keeps no records. Never fails: a bad line is skipped with a warning (`past`).
+    async fn read_past_games(&self) -> u64 {
+        let path = &self.config.records.path;
+        if path.is_empty() || !matches!(self.policy, Policy::Arrival(_)) {
+            return 0;
+        }
+        let path = PathBuf::from(path);
+        let keep = self
+            .watch
+            .as_ref()
+            .map_or(0, crate::watch::Hub::keep_finished);
+        let shown = path.display().to_string();
+        let past = tokio::task::spawn_blocking(move || crate::past::read(&path, keep))
+            .await
+            .unwrap_or_default();
+        if past.games > 0 {
+            tracing::info!(
+                records = %shown,
+                games = past.games,
+                last_game = past.last_game,
+                shown = past.recent.len(),
+                "game numbers continue after the records file's"
+            );
+        }
+        if let Some(hub) = &self.watch {
+            for record in past.recent {
+                hub.add_record(record);
+            }
+        }
+        past.last_game
     }
 
     /// What every game's referee shares: the variant and its setup text, the configuration,

@@ -30,7 +30,7 @@ use anqi_core::record::GameRecord;
 use anqi_core::rules::Deal;
 use anqi_core::view::{self, EndView, Event};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
@@ -82,6 +82,8 @@ struct Games {
     exchanges: VecDeque<(u64, Arc<Exchange>)>,
     /// Their bytes.
     exchanges_bytes: usize,
+    /// Their games, for the list's `exchange`.
+    exchange_kept: HashSet<u64>,
     /// Games kept off the pages ([`Hub::withhold`]), with whether their live feed is too.
     /// An entry stays until [`Hub::disclose`] (a few bytes a game, for games not yet played
     /// too).
@@ -126,6 +128,15 @@ pub struct GameSummary {
     pub reason: Option<String>,
     /// Pages watching it live.
     pub observers: usize,
+    /// Whether its exchange can be had (`GET /api/games/{id}/exchange` answers): a finished
+    /// game played with the pages on in this run, its exchange still kept. Never for a
+    /// running or withheld game, nor a game shown from its record (`anqi view`, or played
+    /// before the server started).
+    pub exchange: bool,
+    /// The wire board of the position shown (a letter per cell, `X` face-down, `.` empty):
+    /// the last ply released while it runs, the final board once finished; `None` for a
+    /// withheld game.
+    pub board: Option<String>,
     /// Why the game's deal, events and result are not shown ([`Hub::withhold`]); absent for
     /// a game shown as any other.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -149,6 +160,8 @@ impl GameSummary {
             win: None,
             reason: None,
             observers: self.observers,
+            exchange: false,
+            board: None,
             withheld: Some(WatchRefusal::Withheld(self.game).to_string()),
         }
     }
@@ -189,6 +202,7 @@ struct Progress {
     to_move: Option<usize>,
     used_ms: Vec<u64>,
     clocks_ms: Option<Vec<Option<u64>>>,
+    board: String,
 }
 
 /// Why an observer cannot watch a game.
@@ -293,6 +307,8 @@ impl Hub {
             win: None,
             reason: None,
             observers: 0,
+            exchange: false,
+            board: Some(setup.position.board.clone()),
             withheld: None,
         };
         let game = setup.game;
@@ -330,7 +346,12 @@ impl Hub {
         let game = finished.record.game;
         let mut games = self.games();
         games.running.remove(&game);
-        games.finished.insert(game, finished);
+        // A number given twice (records files of older servers, which numbered from 1 at
+        // every start): the later game is shown, and counted once.
+        if games.finished.insert(game, finished).is_some() {
+            games.finished_order.retain(|g| *g != game);
+            self.inner.cache.forget(game);
+        }
         games.finished_order.push_back(game);
         while games.finished_order.len() > self.inner.keep_finished {
             if let Some(old) = games.finished_order.pop_front() {
@@ -346,22 +367,31 @@ impl Hub {
     /// finished or running (and running as any other when only its end is withheld).
     pub fn list(&self) -> Vec<GameSummary> {
         let games = self.games();
+        let exchange = |mut summary: GameSummary| {
+            summary.exchange = games.exchange_kept.contains(&summary.game);
+            summary
+        };
         let running = games.running.values().rev().map(|f| {
             let summary = f.lock().summary.clone();
             match games.withheld.get(&f.game) {
                 Some(Withheld::End) if summary.state == "running" => summary,
                 Some(_) => summary.withheld(),
-                None => summary,
+                None => exchange(summary),
             }
         });
         let finished = games.finished.iter().rev().map(|(game, f)| {
             if games.withheld.contains_key(game) {
                 f.summary.withheld()
             } else {
-                f.summary.clone()
+                exchange(f.summary.clone())
             }
         });
         running.chain(finished).collect()
+    }
+
+    /// How many finished games are kept (`[http] keep_finished`).
+    pub fn keep_finished(&self) -> usize {
+        self.inner.keep_finished
     }
 
     /// Keeps game `game` (the server's game number; may be called before the game starts) off
@@ -627,6 +657,7 @@ impl Hub {
                 s.to_move = p.to_move;
                 s.used_ms = p.used_ms;
                 s.clocks_ms = p.clocks_ms;
+                s.board = Some(p.board);
             }
             state.released.push(held.json.clone());
             // No receiver is fine: nobody is watching.
@@ -669,6 +700,8 @@ fn finished_summary(record: &GameRecord, observers: usize) -> GameSummary {
         win: Some(record.result.win.clone()),
         reason: Some(record.result.reason.name().to_string()),
         observers,
+        exchange: false,
+        board: Some(record.final_board.clone()),
         withheld: None,
     }
 }
@@ -711,6 +744,7 @@ impl GameFeed {
                 to_move: p.position.to_move,
                 used_ms: p.position.used_ms.clone(),
                 clocks_ms: p.position.clocks_ms.clone(),
+                board: p.position.board.clone(),
             }),
             _ => None,
         };
@@ -761,11 +795,13 @@ impl GameFeed {
             let mut games = self.hub.games();
             games.exchanges_bytes += exchange.bytes();
             games.exchanges.push_back((record.game, Arc::new(exchange)));
+            games.exchange_kept.insert(record.game);
             while games.exchanges_bytes > self.hub.inner.keep_exchanges_bytes {
-                let Some((_, old)) = games.exchanges.pop_front() else {
+                let Some((game, old)) = games.exchanges.pop_front() else {
                     break;
                 };
                 games.exchanges_bytes -= old.bytes();
+                games.exchange_kept.remove(&game);
             }
         }
         self.hub.keep(Arc::new(Finished {
@@ -928,6 +964,7 @@ mod tests {
         assert_eq!(summary.ply, record.result.plies);
         assert_eq!((summary.win, summary.reason), (None, None));
         assert!(summary.used_ms.is_empty());
+        assert_eq!((summary.board, summary.exchange), (None, false));
         assert_eq!(
             summary.withheld.as_deref(),
             Some(refused.to_string().as_str())
@@ -1018,10 +1055,43 @@ mod tests {
                 hub.exchange(game).unwrap_err(),
                 WatchRefusal::Forgotten(game)
             );
+            assert!(!listed(&hub, game).exchange, "the list says it is gone");
         }
         for game in 4..=5 {
             assert_eq!(hub.exchange(game).unwrap().lines.len(), 1);
+            assert!(listed(&hub, game).exchange);
         }
+        // A game shown from its record has none; a running game none yet.
+        let mut record = hub.record(5).unwrap();
+        record.game = 9;
+        hub.add_record(record.clone());
+        assert!(!listed(&hub, 9).exchange);
+        assert_eq!(listed(&hub, 9).board.as_deref(), Some(&*record.final_board));
+        let running = Played::open(&hub, 10);
+        assert!(!listed(&hub, 10).exchange);
+        running.finish();
+        assert!(listed(&hub, 10).exchange);
+    }
+
+    #[test]
+    fn the_list_shows_the_board_shown_and_a_number_given_twice_once() {
+        let hub = hub();
+        let mut played = Played::open(&hub, 1);
+        assert_eq!(listed(&hub, 1).board.as_deref(), Some("XXXXXXXX"));
+        played.play(3);
+        let board = played.game.wire_board();
+        assert_eq!(listed(&hub, 1).board, Some(board));
+        let record = played.finish();
+        assert_eq!(listed(&hub, 1).board, Some(record.final_board.clone()));
+        let json = serde_json::to_string(&listed(&hub, 1)).unwrap();
+        assert!(json.contains("\"exchange\":true"), "{json}");
+        // An older records file may number two games alike: the later one is shown.
+        let mut again = record.clone();
+        again.players[0].name = "later".into();
+        hub.add_record(again);
+        let list = hub.list();
+        assert_eq!(list.len(), 1);
+        assert_eq!(list[0].players[0], "later");
     }
 
     #[test]

@@ -9,7 +9,7 @@
 // seconds; when the server is back, the game (kept in its records under the same number)
 // comes back too.
 
-import { gameJsonUrl, gameRefusal, movesUrl, openGameFeed } from "./api.js";
+import { gameJsonUrl, gameRefusal, listGames, movesUrl, openGameFeed } from "./api.js";
 import { actionCells, drawBoard, drawCurve, isRed, layout, pieceLabel } from "./board.js";
 import { h } from "./dom.js";
 import { drawEval } from "./eval.js";
@@ -110,8 +110,9 @@ export function gameView(id, seat = null) {
     result.textContent = state.end ? resultWords(state.end.result, s.players, last.colours, state.plies.length) : "";
     dealBox.disabled = !state.end;
     document.getElementById("moves-link").hidden = !state.end;
-    // Games read from records (`anqi view`, or kept from before a restart) have no exchange.
-    exchange.update(s.players, Boolean(state.end) && state.end.exchange !== false);
+    // Games read from records (`anqi view`, or kept from before a restart) have no exchange:
+    // the list says which have one (`exchange`), asked once the game is over.
+    exchange.update(s.players, Boolean(state.end) && state.exchangeKept === true);
     drawPlies();
   }
 
@@ -190,6 +191,21 @@ export function gameView(id, seat = null) {
     }
   }, 250);
 
+  // Whether the server keeps the game's exchange (the list's `exchange`): asked once over. A
+  // game that ends while watched may be listed a moment before its exchange is, so then a
+  // "no" is asked again a few times; a game over before the page opened is asked once.
+  let exchangeAsks = 0, exchangeTries = 1;
+  const askExchange = async () => {
+    if (state.exchangeKept || exchangeAsks >= exchangeTries) return;
+    exchangeAsks += 1;
+    try {
+      const page = await listGames({ game: id });
+      state.exchangeKept = Boolean(page.games[0] && page.games[0].exchange);
+      if (state.setup) redraw();
+      if (!state.exchangeKept && !stopped) setTimeout(askExchange, 1000);
+    } catch (e) { /* the panel stays hidden */ }
+  };
+
   // The feed: opened, and opened again after the server went away, until the game is over.
   let ws = null, caughtUp = false, retry = null, stopped = false, everOpened = false;
   const connect = () => {
@@ -214,6 +230,8 @@ export function gameView(id, seat = null) {
       } else if (e.type === "end") {
         into.end = e;
         if (caughtUp && !replay) play("end");
+        if (caughtUp) exchangeTries = 5;
+        askExchange();
       } else if (e.type === "withheld") {
         // A tournament keeps this game's end (or all of it) off the pages while its deal is
         // still in play in another game: say so, and why.

@@ -12,7 +12,8 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
-/// The list's filters, each optional: `?player=NAME&variant=NAME&state=running|finished`; and
+/// The list's filters, each optional: `?player=NAME&variant=NAME&state=running|finished&game=N`
+/// (`game`: that game's line alone, as a game's page asks whether its exchange is kept); and
 /// its page: `?limit=N&offset=M` (the `N` games from the `M`th, 0 first, of those the filters
 /// keep; without `limit`, every one, as before pages).
 #[derive(Deserialize)]
@@ -20,6 +21,7 @@ pub struct Filter {
     player: Option<String>,
     variant: Option<String>,
     state: Option<String>,
+    game: Option<u64>,
     limit: Option<usize>,
     offset: Option<usize>,
 }
@@ -35,6 +37,7 @@ impl Filter {
             .is_none_or(|p| g.players.iter().any(|n| n == p))
             && self.variant.as_ref().is_none_or(|v| &g.variant == v)
             && self.state.as_ref().is_none_or(|s| g.state == s)
+            && self.game.is_none_or(|n| g.game == n)
     }
 }
 

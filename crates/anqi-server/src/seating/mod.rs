@@ -69,9 +69,11 @@ pub fn departed(player: &mut Player) -> bool {
 const TEND_EVERY: Duration = Duration::from_millis(500);
 
 /// Seats players and starts games until every sender is gone or the server shuts down; then
-/// tells the players still waiting.
+/// tells the players still waiting. Seating by arrival numbers its games after `last_game`
+/// (the highest number in the records file: `past`).
 pub async fn run(
     policy: Policy,
+    last_game: u64,
     mut rx: mpsc::UnboundedReceiver<SeatingEvent>,
     tx: mpsc::UnboundedSender<SeatingEvent>,
     ctx: GameContext,
@@ -80,7 +82,7 @@ pub async fn run(
     let shutdown = ctx.shutdown.clone();
     let mut seating = Seating {
         policy,
-        game_no: 0,
+        game_no: last_game,
         refusals: LogThrottle::default(),
         shown: Vec::new(),
         tx,
@@ -112,7 +114,8 @@ pub async fn run(
 /// the task needs to start games and to tell the pages who waits.
 struct Seating {
     policy: Policy,
-    /// The number of the last game seated by arrival (token seating numbers its own).
+    /// The number of the last game seated by arrival, from the records file's highest at
+    /// start (token seating numbers its own).
     game_no: u64,
     /// Players refused while records cannot be written: a few log lines per window, whatever
     /// the crowd.
@@ -268,7 +271,8 @@ impl Seating {
 /// The table of a game seated by arrival, numbered next after `game_no`; with `clock`, every
 /// seat plays on it instead of `[clock]`.
 fn arrival_table(game_no: &mut u64, players: Vec<Player>, clock: Option<ClockConfig>) -> Table {
-    *game_no += 1;
+    // At most `past::MAX_GAME_NO` from the file: no overflow in any server's lifetime.
+    *game_no = game_no.saturating_add(1);
     let clocks = clock.map(|c| vec![c; players.len()]).unwrap_or_default();
     Table {
         game_no: *game_no,

@@ -5,7 +5,7 @@
 //! has decided.
 
 use super::game::{play, EngineClock, GameSecrets, Played};
-use super::progress::{event_json, report_progress, report_standings, Tally};
+use super::progress::{event_json, report_progress, report_standings, EventPage, Tally};
 use super::resume::{recorded, sprt_decided};
 use super::seed::{reveal_seed, EventSeed};
 use super::{Progress, RunOptions};
@@ -165,15 +165,16 @@ impl Event {
         let elapsed = tally.started.elapsed().as_secs_f64();
         let left = self.total.saturating_sub(tally.finished);
         let eta = (tally.played_now > 0).then(|| elapsed / tally.played_now as f64 * left as f64);
-        hub.set_event(event_json(
-            tally.finished,
-            self.total,
-            elapsed,
-            eta,
+        hub.set_event(event_json(&EventPage {
+            finished: tally.finished,
+            total: self.total,
+            elapsed_s: elapsed,
+            eta_s: eta,
             standings,
-            &self.master.commitment(),
-            None,
-        ));
+            commitment: &self.master.commitment(),
+            revealed: None,
+            done: false,
+        }));
     }
 
     /// What a run keeps as games end, from the records already in its file.
@@ -357,7 +358,9 @@ impl Event {
 
     /// After the games: the event is over when every game of its schedule is recorded (a
     /// shard's run ends only its part), or when the SPRT has decided (nothing more is played):
-    /// its seed is revealed, on the pages too while they are still up.
+    /// its seed is revealed, on the pages too while they are still up. The pages get the
+    /// final standings, every game in them, with `done` (an event over or not: this run has
+    /// nothing more to play).
     ///
     /// # Errors
     /// The seed file cannot be marked revealed.
@@ -366,33 +369,35 @@ impl Event {
         schedule: &[ScheduledGame],
         records: &[GameRecord],
         seed: &EventSeed,
+        started: Instant,
     ) -> Result<(), TournamentError> {
         let recorded = recorded(records);
         let all_played = schedule.iter().all(|g| recorded.contains(&g.index));
         let decided = sprt_decided(records, &self.config);
-        if self.options.shard.is_some() || !(all_played || decided) {
-            return Ok(());
-        }
-        let revealed = reveal_seed(seed, &self.output, self.options.progress);
+        let over = self.options.shard.is_none() && (all_played || decided);
+        let revealed = match over {
+            true => reveal_seed(seed, &self.output, self.options.progress),
+            false => Ok(()),
+        };
         if let Some(hub) = &self.hub {
-            // The seed is public: nothing of a deal is held back any more (the games of a
-            // deal the SPRT left unplayed, too).
-            for g in schedule {
-                hub.disclose(g.index + 1);
+            if over {
+                // The seed is public: nothing of a deal is held back any more (the games of a
+                // deal the SPRT left unplayed, too).
+                for g in schedule {
+                    hub.disclose(g.index + 1);
+                }
             }
-            hub.set_event(event_json(
-                records.len(),
-                self.total,
-                0.0,
-                None,
-                &stats::standings(
-                    records,
-                    &self.config.engine_names(),
-                    self.config.sprt.as_ref(),
-                ),
-                &seed.seed.commitment(),
-                Some(seed.seed.reveal()),
-            ));
+            let names = self.config.engine_names();
+            hub.set_event(event_json(&EventPage {
+                finished: records.len(),
+                total: self.total,
+                elapsed_s: started.elapsed().as_secs_f64(),
+                eta_s: None,
+                standings: &stats::standings(records, &names, self.config.sprt.as_ref()),
+                commitment: &seed.seed.commitment(),
+                revealed: over.then(|| seed.seed.reveal()),
+                done: true,
+            }));
         }
         revealed
     }

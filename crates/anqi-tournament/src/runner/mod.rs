@@ -17,6 +17,7 @@ mod seed;
 mod server;
 mod unit;
 
+pub use pages::Pages;
 pub use seed::{event_seed, EventSeed, SeedOrigin};
 pub use unit::play_unit;
 
@@ -64,7 +65,7 @@ pub fn output_of(config: &TournamentConfig, options: &RunOptions) -> PathBuf {
 }
 
 /// Plays every scheduled game not yet in the output file, and returns the standings of all
-/// the games in it.
+/// the games in it. The event's pages (`options.http`) stop with it.
 ///
 /// # Errors
 /// Bad configuration, an output file from another event, or I/O failures.
@@ -72,6 +73,20 @@ pub async fn run(
     config: TournamentConfig,
     options: RunOptions,
 ) -> Result<Standings, TournamentError> {
+    Ok(run_keeping_pages(config, options).await?.0)
+}
+
+/// As [`run`], with the event's pages (`options.http`) still up once the event is over,
+/// showing its final standings (`"done": true`), until the [`Pages`] handed back are dropped
+/// (`anqi tournament --http-linger`). Its engines and game server have stopped by then. A run
+/// that fails stops its pages.
+///
+/// # Errors
+/// As [`run`].
+pub async fn run_keeping_pages(
+    config: TournamentConfig,
+    options: RunOptions,
+) -> Result<(Standings, Option<Pages>), TournamentError> {
     let variant =
         Variant::load(&config.variant).map_err(|e| TournamentError::Config(e.to_string()))?;
     preflight::check_event(&config, &variant)?;
@@ -97,12 +112,13 @@ pub async fn run(
     };
     // The event's pages: every game live, and the standings as games finish.
     let one_side = crate::one_side(&variant);
-    let hub = match &options.http {
+    let (hub, pages) = match &options.http {
         Some(listen) => {
             let server = local.as_mut().map(|(server, _, _)| server);
-            Some(pages::serve(listen, server, &config, one_side, &plan, &stop_server).await?)
+            let (hub, pages) = pages::serve(listen, server, &config, one_side, &plan).await?;
+            (Some(hub), Some(pages))
         }
-        None => None,
+        None => (None, None),
     };
     let (server_task, here) = match local {
         Some((server, desk, addr)) => (
@@ -132,6 +148,7 @@ pub async fn run(
         remote: on_ray,
     };
     let todo = std::mem::take(&mut plan.todo);
+    let started = std::time::Instant::now();
     let mut played = match &here {
         Some(here) => {
             event
@@ -144,7 +161,7 @@ pub async fn run(
         // Stopped loudly: nothing of this event may go on running.
         crate::engine::kill_all();
     } else {
-        played = event.end(&plan.schedule, &plan.records, &plan.seed);
+        played = event.end(&plan.schedule, &plan.records, &plan.seed, started);
     }
     stop_server.cancel();
     // The bridges' report files are read and removed game by game; their directory goes too.
@@ -160,11 +177,9 @@ pub async fn run(
     };
     played?;
     stopped?;
-    Ok(stats::standings(
-        &plan.records,
-        &event.config.engine_names(),
-        event.config.sprt.as_ref(),
-    ))
+    let names = event.config.engine_names();
+    let standings = stats::standings(&plan.records, &names, event.config.sprt.as_ref());
+    Ok((standings, pages))
 }
 
 /// What a run is to play, worked out before any engine is started.

@@ -22,25 +22,32 @@ pub(super) fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
+/// Where the event stands, as its pages show it.
+pub(super) struct EventPage<'a> {
+    pub(super) finished: usize,
+    pub(super) total: usize,
+    pub(super) elapsed_s: f64,
+    pub(super) eta_s: Option<f64>,
+    pub(super) standings: &'a Standings,
+    pub(super) commitment: &'a str,
+    /// The master seed, once the event is over and the seed revealed.
+    pub(super) revealed: Option<&'a str>,
+    /// Whether this run has played its last game: the standings are final.
+    pub(super) done: bool,
+}
+
 /// What the event's pages show of it (`GET /api/event`, protocol/WEB.md).
-pub(super) fn event_json(
-    finished: usize,
-    total: usize,
-    elapsed_s: f64,
-    eta_s: Option<f64>,
-    standings: &Standings,
-    commitment: &str,
-    revealed: Option<&str>,
-) -> String {
+pub(super) fn event_json(page: &EventPage<'_>) -> String {
     serde_json::json!({
-        "finished": finished,
-        "total": total,
-        "elapsed_s": elapsed_s,
-        "eta_s": eta_s,
-        "commitment": commitment,
-        "master_seed": revealed,
-        "standings": standings,
-        "text": crate::report::text(standings),
+        "finished": page.finished,
+        "total": page.total,
+        "done": page.done,
+        "elapsed_s": page.elapsed_s,
+        "eta_s": page.eta_s,
+        "commitment": page.commitment,
+        "master_seed": page.revealed,
+        "standings": page.standings,
+        "text": crate::report::text(page.standings),
     })
     .to_string()
 }
