@@ -3,7 +3,8 @@
 //! lists a running game, a page opened mid-game catches up and follows it live, and the
 //! board drawn after every ply of whole games of `traditional`, `cross`, `2v2` and
 //! `strategic` is the one the record replays to, stepping back by key and forward by click;
-//! a tournament's standings page moves as its games finish; on a phone's screen the pages fit
+//! a tournament's standings page moves as its games finish, and stays up with the final
+//! standings after its last game, every game linked; on a phone's screen the pages fit
 //! and a live game never scrolls the window. Screenshots go to `target/browser/`.
 
 use crate::common::webdriver::Browser;
@@ -370,7 +371,7 @@ async fn a_tournaments_standings_page_moves_as_its_games_finish() {
     let mut event = tokio::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
         .arg("tournament")
         .arg(&file)
-        .args(["--http", "127.0.0.1:0"])
+        .args(["--http", "127.0.0.1:0", "--http-linger", "60"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true)
@@ -429,6 +430,31 @@ async fn a_tournaments_standings_page_moves_as_its_games_finish() {
         "{shown}"
     );
     browser.screenshot("standings").await;
+    // After the event's last game, its pages stay up with the final standings: a table of
+    // the engines, and every game linked.
+    let last = browser
+        .wait_for(
+            "return document.body.dataset.eventOver && document.querySelectorAll('#event-games li').length === 60 && [document.getElementById('event-heading').textContent, document.getElementById('event-summary').textContent, [...document.querySelectorAll('#event-table tbody tr')].map((r) => r.dataset.engine).sort(), [...document.querySelectorAll('#event-games li a')].map((a) => a.getAttribute('href'))];",
+            120,
+        )
+        .await;
+    assert_eq!(last[0], "Final standings", "{last}");
+    assert!(
+        last[1].as_str().unwrap().starts_with("60 of 60 games"),
+        "{last}"
+    );
+    assert_eq!(last[2], json!(["alpha", "beta"]));
+    let links: Vec<String> = (1..=60).map(|n| format!("#/game/{n}")).collect();
+    assert_eq!(last[3], json!(links));
+    // A game's link from the final standings opens it.
+    browser.click("#event-games li a[href=\"#/game/60\"]").await;
+    browser
+        .wait_for(
+            "return document.body.dataset.finished && document.getElementById('result').textContent",
+            20,
+        )
+        .await;
+    browser.screenshot("final-standings-game").await;
     browser.quit().await;
     let _ = event.kill().await;
 }

@@ -1,10 +1,12 @@
 //! The pages as a Banqi player expects them (issue 36), in a real browser against the real
 //! server and what it recorded: the players' marks and curves in their colours by the page's
 //! CSS, the pieces each side took, the moves and the result in words, sounds that can be
-//! muted and a dark theme, both remembered; a person playing by the keyboard, resigning and
-//! playing again; the pages when the server stops and comes back, with a link from before
-//! the restart opening the same game; `anqi view`'s pages (numbers kept, pages of games,
-//! pictures of boards, the evaluation graph, no exchange offered that cannot load).
+//! muted and a dark theme, both remembered; a person playing by the keyboard on a time control
+//! they chose, resigning and playing again; a page that loses the server (a relay cut between
+//! them) saying so and coming back by itself; the server stopped and started again, with a
+//! link from before the restart opening the same game; `anqi view`'s pages (numbers kept,
+//! pages of games, pictures of boards, the featured game, the evaluation graph, no exchange
+//! offered that cannot load).
 
 use crate::browser::{
     assert_no_csp_violations, open_game_one_from_the_lobby, open_lobby_listing_game_one,
@@ -402,12 +404,127 @@ fn interrupt(mut child: std::process::Child) {
     assert!(status.success(), "anqi serve stopped with {status}");
 }
 
-/// The server stops while a game's page follows the game live: the page says so and stops the
-/// clocks; the server comes back on the same records: the page comes back by itself and shows
-/// the game as its record has it (aborted by the stop), under the same number, and the next
-/// game is numbered after it.
+/// A TCP relay to the pages that can be cut: the network between a browser and the server
+/// going away and coming back, while the server and its games go on.
+struct Relay {
+    addr: String,
+    up: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    conns: std::sync::Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+}
+
+impl Relay {
+    async fn start(to: String) -> Relay {
+        use std::sync::atomic::Ordering;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let up = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let conns = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (u, c) = (up.clone(), conns.clone());
+        tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                if !u.load(Ordering::SeqCst) {
+                    continue; // dropped: the server cannot be reached
+                }
+                let to = to.clone();
+                c.lock().unwrap().push(tokio::spawn(async move {
+                    if let Ok(mut out) = tokio::net::TcpStream::connect(&to).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut out).await;
+                    }
+                }));
+            }
+        });
+        Relay { addr, up, conns }
+    }
+
+    /// Cuts every connection and refuses new ones.
+    fn cut(&self) {
+        self.up.store(false, std::sync::atomic::Ordering::SeqCst);
+        for c in self.conns.lock().unwrap().drain(..) {
+            c.abort();
+        }
+    }
+
+    fn mend(&self) {
+        self.up.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// The connection to the server is lost while a game's page follows the game live: the page
+/// says so and stops its clocks; once the server can be reached again, the page comes back by
+/// itself and follows the game on, live, to its end.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn when_the_server_stops_the_pages_say_so_and_come_back_with_it() {
+async fn a_game_page_that_loses_the_server_says_so_and_comes_back_by_itself() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let (mut server, web) =
+        TestServer::start_watched("traditional", "[referee]\nmax_plies = 120\n").await;
+    let gate = Gate::default();
+    let bots = gated_players(&server.addr(), 2, &gate, 6);
+    until_running(&web, 1).await;
+    let relay = Relay::start(web.clone()).await;
+    browser
+        .open(&format!("http://{}/#/game/1", relay.addr))
+        .await;
+    browser
+        .wait_for(
+            "return document.body.dataset.caughtUp && document.querySelector('.clock.running')",
+            20,
+        )
+        .await;
+    relay.cut();
+    let lost = browser
+        .wait_for(
+            "return document.body.dataset.lost && [document.getElementById('status').textContent, document.getElementById('ply-label').textContent, document.querySelectorAll('.clock.running').length]",
+            20,
+        )
+        .await;
+    assert!(lost[0].as_str().unwrap().contains("trying again"), "{lost}");
+    assert!(
+        lost[1].as_str().unwrap().contains("connection lost"),
+        "{lost}"
+    );
+    assert_eq!(lost[2], 0, "the clocks stop: {lost}");
+    browser.screenshot("connection-lost").await;
+    // The game goes on meanwhile; the page comes back to it and follows it to its end.
+    gate.open();
+    relay.mend();
+    browser
+        .wait_for(
+            "return !document.body.dataset.lost && document.body.dataset.caughtUp",
+            20,
+        )
+        .await;
+    browser
+        .wait_for("return document.body.dataset.finished", 60)
+        .await;
+    for b in bots {
+        b.await.unwrap();
+    }
+    let record = server.next_record().await;
+    let shown = browser
+        .eval(
+            "return [Number(document.querySelector('svg.board').dataset.ply), document.querySelector('svg.board').dataset.board]",
+            json!([]),
+        )
+        .await;
+    assert_eq!(
+        shown,
+        json!([record.plies.len(), record.final_board]),
+        "the page followed the game to its end"
+    );
+    assert_no_csp_violations(&browser, "a page that lost the server").await;
+    server.stop().await;
+    browser.quit().await;
+}
+
+/// The server stops while a game's page follows the game live: the page tells the truth
+/// (the game aborted by the stop, or the connection lost), with its clocks stopped either way;
+/// the server comes back on the same records: the game's link from before opens the same game
+/// (aborted, as its record has it) under the same number, and the next game is numbered
+/// after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn when_the_server_stops_and_comes_back_a_link_from_before_opens_the_same_game() {
     let Some(browser) = Browser::start().await else {
         return;
     };
@@ -436,35 +553,32 @@ async fn when_the_server_stops_the_pages_say_so_and_come_back_with_it() {
         .await;
     interrupt(child);
     gate.open();
-    let lost = browser
+    // Whether the aborted game's end reached the page before the server closed it, or not.
+    let told = browser
         .wait_for(
-            "return document.body.dataset.lost && [document.getElementById('status').textContent, document.getElementById('ply-label').textContent, document.querySelectorAll('.clock.running').length]",
+            "return (document.body.dataset.lost || document.body.dataset.finished) && [document.getElementById('status').textContent, document.getElementById('result').textContent, document.querySelectorAll('.clock.running').length]",
             20,
         )
         .await;
+    assert_eq!(told[2], 0, "the clocks stop: {told}");
+    let status = told[0].as_str().unwrap();
     assert!(
-        lost[0].as_str().unwrap().contains("trying again"),
-        "{lost}"
+        status.contains("trying again") || told[1] == "Aborted: no result.",
+        "{told}"
     );
-    assert!(
-        lost[1].as_str().unwrap().contains("connection lost"),
-        "{lost}"
-    );
-    assert_eq!(lost[2], 0, "the clocks stop: {lost}");
-    browser.screenshot("server-stopped").await;
-    // The server comes back: the page, untouched, reads the game again.
+    // The server comes back on the same records file: the link from before opens game 1.
     let (child, addr) = serve(&config);
+    browser.open(&format!("http://{web}/#/game/2")).await;
+    browser.open(&format!("http://{web}/#/game/1")).await;
     let back = browser
         .wait_for(
-            "return document.body.dataset.finished && !document.body.dataset.lost && [document.querySelector('h1').textContent, document.getElementById('result').textContent]",
+            "return document.body.dataset.finished && !document.body.dataset.lost && [document.querySelector('h1').textContent, document.getElementById('result').textContent, document.getElementById('exchange').hidden]",
             30,
         )
         .await;
-    assert!(
-        back[0].as_str().unwrap().starts_with("Game #1"),
-        "{back}"
-    );
+    assert!(back[0].as_str().unwrap().starts_with("Game #1"), "{back}");
     assert_eq!(back[1], "Aborted: no result.", "{back}");
+    assert_eq!(back[2], true, "no exchange from before the restart");
     // The next game is number 2.
     for b in crate::common::random_bots(&addr, 2, 7) {
         b.await.unwrap().unwrap();

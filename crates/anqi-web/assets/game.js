@@ -250,6 +250,7 @@ export function gameView(id, seat = null) {
         state.live = !state.end;
         status.textContent = state.end ? "Finished." : "Live.";
         document.body.dataset.caughtUp = "1";
+        if (state.end) document.body.dataset.finished = "1";
       }
       if (!replay && (caughtUp || e.type === "end")) redraw();
       if (!replay && e.type === "end") {
@@ -273,8 +274,8 @@ export function gameView(id, seat = null) {
       }
       // The server went away (or dropped this page): the clocks stop here, the page says
       // so, and tries again.
-      if (c.reason && !state.lost) status.textContent = `Disconnected: ${c.reason}. Trying again…`;
-      else status.textContent = "Lost the connection to the server: it may have stopped. The clocks are stopped here; trying again every few seconds…";
+      const why = c.reason && !state.lost ? `Disconnected: ${c.reason}.` : "Lost the connection to the server: it may have stopped.";
+      status.textContent = `${why} The clocks are stopped here; trying again every few seconds…`;
       state.lost = true;
       state.live = false;
       caughtUp = false;

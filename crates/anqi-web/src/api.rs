@@ -328,6 +328,8 @@ mod tests {
             reason: None,
             observers,
             withheld: None,
+            exchange: false,
+            board: None,
         }
     }
 
