@@ -662,6 +662,33 @@ async fn anqi_views_pages_keep_numbers_and_show_pages_pictures_and_evaluations()
         json!([50, "160", "111", "games 1–50 of 60", "160"]),
         "the first page, every row with its board"
     );
+    // Each result in words, as the game's page says it.
+    let words = browser
+        .eval(
+            "return document.querySelector('tr[data-game=\"160\"] td:last-child').textContent",
+            json!([]),
+        )
+        .await;
+    let head = match record.result.winner {
+        0 => "Draw: ".to_string(),
+        w => {
+            let p = &record.players[w - 1];
+            format!(
+                "{} ({}) wins: ",
+                capital(p.colour.as_deref().unwrap()),
+                p.name
+            )
+        }
+    };
+    assert!(
+        words.as_str().unwrap().starts_with(&head)
+            && words
+                .as_str()
+                .unwrap()
+                .ends_with(&format!(", move {}.", record.plies.len())),
+        "{words} for {:?}",
+        record.result
+    );
     browser.click("#page-next").await;
     let second = browser
         .wait_for(

@@ -126,6 +126,12 @@ pub struct GameSummary {
     pub win: Option<String>,
     /// The termination (`"capture-all"`, `"resign"`, ...), once finished.
     pub reason: Option<String>,
+    /// The player whose fault ended the game (resigned, ran out of time...), once finished.
+    pub loser: Option<usize>,
+    /// Each player's colour (`"red"`, `"black"`; `null` for one never known), once finished:
+    /// with `win` and `reason`, what a page says the result with ("Red wins: every black
+    /// piece captured").
+    pub colours: Option<Vec<Option<String>>>,
     /// Pages watching it live.
     pub observers: usize,
     /// Whether its exchange can be had (`GET /api/games/{id}/exchange` answers): a finished
@@ -159,6 +165,8 @@ impl GameSummary {
             clocks_ms: None,
             win: None,
             reason: None,
+            loser: None,
+            colours: None,
             observers: self.observers,
             exchange: false,
             board: None,
@@ -306,6 +314,8 @@ impl Hub {
             clocks_ms: setup.position.clocks_ms.clone(),
             win: None,
             reason: None,
+            loser: None,
+            colours: None,
             observers: 0,
             exchange: false,
             board: Some(setup.position.board.clone()),
@@ -699,6 +709,8 @@ fn finished_summary(record: &GameRecord, observers: usize) -> GameSummary {
         clocks_ms: None,
         win: Some(record.result.win.clone()),
         reason: Some(record.result.reason.name().to_string()),
+        loser: record.result.loser,
+        colours: Some(record.players.iter().map(|p| p.colour.clone()).collect()),
         observers,
         exchange: false,
         board: Some(record.final_board.clone()),

@@ -326,6 +326,8 @@ mod tests {
             clocks_ms: None,
             win: None,
             reason: None,
+            loser: None,
+            colours: None,
             observers,
             withheld: None,
             exchange: false,
