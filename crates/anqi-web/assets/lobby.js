@@ -21,18 +21,22 @@ export function lobby() {
   const body = h("tbody");
   const status = h("p", { class: "note", id: "lobby-status", "aria-live": "polite" });
   const play = h("div", { class: "play", id: "play", hidden: true });
-  const featured = featuredPanel();
+  // The rows drawn again when the featured game teaches the lobby a board's shape.
+  let shown = [];
+  const featured = featuredPanel(() => body.replaceChildren(...shown.map((g) => row(g, featured.layouts))));
   const prev = h("button", { id: "page-prev", onclick: () => turn(-1) }, "← newer");
   const next = h("button", { id: "page-next", onclick: () => turn(1) }, "older →");
   main.replaceChildren(
     play,
-    featured.element,
-    h("h1", {}, "Games"),
-    h("div", { class: "filters" }, player, variant, knownPlayers, knownVariants),
-    h("div", { class: "scroll-x" }, h("table", { class: "games" },
-      h("thead", {}, h("tr", {}, ...["game", "board", "variant", "players", "ply", "result"].map((t) => h("th", { scope: "col" }, t)))),
-      body)),
-    h("div", { class: "pages" }, prev, status, next));
+    h("div", { class: "lobby" },
+      featured.element,
+      h("div", { class: "list" },
+        h("h1", {}, "Games"),
+        h("div", { class: "filters" }, player, variant, knownPlayers, knownVariants),
+        h("div", { class: "scroll-x" }, h("table", { class: "games" },
+          h("thead", {}, h("tr", {}, ...["game", "board", "variant", "players", "ply", "result"].map((t) => h("th", { scope: "col" }, t)))),
+          body)),
+        h("div", { class: "pages" }, prev, status, next))));
   let offset = 0, total = 0, timer = null, stopped = false;
   const turn = (by) => { offset = Math.max(0, offset + by * PAGE); poll(); };
   const refilter = () => { offset = 0; poll(); };
@@ -44,7 +48,8 @@ export function lobby() {
     try {
       const page = await listGames({ limit: PAGE, offset, player: player.value.trim(), variant: variant.value.trim() });
       total = page.total ?? page.games.length;
-      body.replaceChildren(...page.games.map((g) => row(g, featured.layouts)));
+      shown = page.games;
+      body.replaceChildren(...shown.map((g) => row(g, featured.layouts)));
       known(knownPlayers, page.games.flatMap((g) => g.players));
       known(knownVariants, page.games.map((g) => g.variant));
       status.textContent = total ? `games ${offset + 1}–${offset + page.games.length} of ${total}` : "No game yet: games appear here as soon as they start.";
@@ -90,8 +95,9 @@ function finishedWords(g) {
 }
 
 // The featured game: the one GET /api/games names, watched live on its feed. Also learns
-// each variant's board shape (from the games' setups), for the rows' pictures.
-function featuredPanel() {
+// each variant's board shape (from the games' setups), for the rows' pictures, and calls
+// `learned` when it learns a new one.
+function featuredPanel(learned) {
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   const title = h("h2", {}, "Featured game");
   const words = h("p", { class: "note", id: "featured-words" });
@@ -119,7 +125,10 @@ function featuredPanel() {
       if (e.type === "setup") {
         setup = e;
         board = e.position.board;
-        if (!layouts.has(e.variant)) layouts.set(e.variant, layout(e.topology));
+        if (!layouts.has(e.variant)) {
+          layouts.set(e.variant, layout(e.topology));
+          learned();
+        }
       } else if (e.type === "ply") {
         board = e.position.board;
         plies = e.ply;
