@@ -251,6 +251,8 @@ export function gameView(id, seat = null) {
         status.textContent = state.end ? "Finished." : "Live.";
         document.body.dataset.caughtUp = "1";
         if (state.end) document.body.dataset.finished = "1";
+        // The time to the first board, for BENCHMARKS.md (tests/integration/page_timing.rs).
+        if (!performance.getEntriesByName("anqi-first-board").length) performance.mark("anqi-first-board");
       }
       if (!replay && (caughtUp || e.type === "end")) redraw();
       if (!replay && e.type === "end") {
