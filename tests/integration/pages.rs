@@ -720,3 +720,109 @@ async fn anqi_views_pages_keep_numbers_and_show_pages_pictures_and_evaluations()
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// A person moves a piece by the keyboard alone on `traditional-2x4`: Enter on the piece
+/// chooses it, the focus stays on it across the redraw, and Enter on a cell it may go to
+/// plays the move (flipping by Enter until a move is legal).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_person_moves_a_piece_by_the_keyboard() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let (mut server, web) =
+        TestServer::start_watched("traditional-2x4", "[http]\nhumans = true\n").await;
+    sit_down(&browser, &web, "random", "").await;
+    let turn = "const s = document.getElementById('seat'); if (s.dataset.state !== 'playing') return ['over']; return s.dataset.synced === '1' && JSON.parse(s.dataset.actions);";
+    let mut moved = None;
+    for _ in 0..12 {
+        let actions = browser.wait_for(turn, 20).await;
+        if actions[0] == "over" {
+            break;
+        }
+        let actions: Vec<String> = serde_json::from_value(actions).unwrap();
+        let ply = browser
+            .eval(
+                "return Number(document.querySelector('svg.board').dataset.ply)",
+                json!([]),
+            )
+            .await;
+        if let Some(m) = actions.iter().find(|a| a.starts_with("(mov")) {
+            let cells: Vec<usize> = m
+                .trim_matches(|c| c == '(' || c == ')')
+                .split(' ')
+                .skip(1)
+                .map(|n| n.parse().unwrap())
+                .collect();
+            let from = browser
+                .find(&format!("svg.board g[data-cell=\"{}\"]", cells[0]))
+                .await;
+            browser.keys_to_element(&from, "\u{E007}").await;
+            // Chosen: the focus is still on the piece, and its cell may go to is a button.
+            let chosen = browser
+                .eval(
+                    "return [document.activeElement.dataset.cell, document.querySelector(`svg.board g[data-cell=\"${arguments[0]}\"]`).getAttribute('role')]",
+                    json!([cells[1]]),
+                )
+                .await;
+            assert_eq!(chosen, json!([cells[0].to_string(), "button"]));
+            let to = browser
+                .find(&format!("svg.board g[data-cell=\"{}\"]", cells[1]))
+                .await;
+            browser.keys_to_element(&to, "\u{E007}").await;
+            moved = Some(m.clone());
+            break;
+        }
+        let rev = actions.iter().find(|a| a.starts_with("(rev")).unwrap();
+        let cell: usize = rev
+            .trim_matches(|c| c == '(' || c == ')')
+            .split(' ')
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        let g = browser
+            .find(&format!("svg.board g[data-cell=\"{cell}\"]"))
+            .await;
+        browser.keys_to_element(&g, "\u{E007}").await;
+        browser
+            .wait_for(
+                &format!("return Number(document.querySelector('svg.board').dataset.ply) > {ply}"),
+                20,
+            )
+            .await;
+    }
+    let Some(moved) = moved else {
+        // The game ended (or no move came in 12 turns) before a move was legal: nothing to
+        // check, said so.
+        eprintln!("a_person_moves_a_piece_by_the_keyboard: no move was legal in this game");
+        server.stop().await;
+        browser.quit().await;
+        return;
+    };
+    browser
+        .eval("window.confirm = () => true; return 1", json!([]))
+        .await;
+    browser
+        .wait_for(
+            "const s = document.getElementById('seat'); return s.dataset.state !== 'playing' || s.dataset.synced === '1';",
+            20,
+        )
+        .await;
+    let _ = browser
+        .eval(
+            "const r = document.getElementById('seat-resign'); if (r) r.click(); return 1",
+            json!([]),
+        )
+        .await;
+    let record = server.next_record().await;
+    assert!(
+        record
+            .plies
+            .iter()
+            .any(|p| p.player == 1 && p.action == moved),
+        "{moved} played: {:?}",
+        record.plies.iter().map(|p| &p.action).collect::<Vec<_>>()
+    );
+    server.stop().await;
+    browser.quit().await;
+}

@@ -55,6 +55,10 @@ function el(name, attrs, parent) {
 // says what is on it. Where a chosen piece may go is marked by shape, not hue alone: a dot on
 // an empty cell, a ring around a piece it would capture.
 export function drawBoard(svg, topology, lay, board, opts = {}) {
+  // The cell with the keyboard's focus keeps it across the redraw (a piece chosen by Enter,
+  // then where it goes).
+  const focused = svg.contains(document.activeElement) ? document.activeElement.closest("g[data-cell]") : null;
+  const focusCell = focused ? focused.dataset.cell : null;
   svg.replaceChildren();
   svg.setAttribute("viewBox", `0 0 ${lay.width} ${lay.height}`);
   svg.setAttribute("width", lay.width);
@@ -119,6 +123,10 @@ export function drawBoard(svg, topology, lay, board, opts = {}) {
         });
       }
     }
+  }
+  if (focusCell !== null) {
+    const again = svg.querySelector(`g[data-cell="${focusCell}"][tabindex]`) || svg.querySelector("g[tabindex]");
+    if (again) again.focus();
   }
 }
 

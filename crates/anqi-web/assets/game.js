@@ -15,7 +15,7 @@ import { h } from "./dom.js";
 import { drawEval } from "./eval.js";
 import { exchangePanel } from "./exchange.js";
 import { clockText } from "./format.js";
-import { cellNames, playerWords, plyText, resultWords } from "./notation.js";
+import { cellNames, oneSide, playerWords, plyText, resultWords } from "./notation.js";
 import { chinese, main } from "./page.js";
 import { seatControls } from "./seat-panel.js";
 import { play, plySound } from "./sound.js";
@@ -32,7 +32,7 @@ export function gameView(id, seat = null) {
     setup: null, lay: null, names: [], plies: [], faults: [], end: null, withheld: null,
     at: 0, follow: true, showDeal: false, live: false, lost: false,
   };
-  const seatBox = h("div", { class: "seat", id: "seat", hidden: !seat, "aria-live": "polite" });
+  const seatBox = h("div", { class: "seat", id: "seat", hidden: !seat });
   const controlsOfSeat = seat ? seatControls(seat, seatBox, redraw) : null;
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
   const curve = document.createElementNS("http://www.w3.org/2000/svg", "svg");
@@ -48,12 +48,15 @@ export function gameView(id, seat = null) {
   const tray = h("div", { class: "tray", id: "tray" });
   const facts = h("div", { class: "facts" });
   const result = h("div", { class: "result", id: "result", "aria-live": "polite" });
-  const moves = h("div", { class: "moves", id: "moves", tabindex: "0", role: "log", "aria-label": "the moves" });
+  // A named region, not a live one: it is drawn anew at every step, and a screen reader
+  // would read it all each time.
+  const moves = h("div", { class: "moves", id: "moves", tabindex: "0", role: "region", "aria-label": "the moves" });
   const pool = h("div", { class: "pool" });
   const exchange = exchangePanel(id);
   const status = h("p", { class: "note", id: "status", "aria-live": "polite" }, "Connecting…");
   const plyLabel = h("span", { id: "ply-label" });
   const dealBox = h("input", { type: "checkbox", id: "show-deal", disabled: true });
+  const movesLink = h("a", { href: movesUrl(id), id: "moves-link", hidden: true, download: `game-${id}.txt` }, "moves");
   const go = (n) => { state.at = Math.max(0, Math.min(state.plies.length, n)); state.follow = state.at === state.plies.length; redraw(); };
   const controls = h("div", { class: "controls" },
     h("button", { id: "first", title: "first (Home)", "aria-label": "first ply (Home)", onclick: () => go(0) }, "|◀"),
@@ -63,7 +66,7 @@ export function gameView(id, seat = null) {
     plyLabel,
     h("label", {}, dealBox, " show the deal"),
     h("a", { href: gameJsonUrl(id), download: `game-${id}.json` }, "JSON"),
-    h("a", { href: movesUrl(id), id: "moves-link", hidden: true, download: `game-${id}.txt` }, "moves"));
+    movesLink);
   dealBox.addEventListener("change", () => { state.showDeal = dealBox.checked; redraw(); });
   main.replaceChildren(
     h("h1", {}, `Game #${id}`, h("span", { class: "note", id: "variant" })),
@@ -107,9 +110,9 @@ export function gameView(id, seat = null) {
     const last = all[all.length - 1];
     drawCurve(curve, all, state.at, s.players.map((p, i) => markClass(last.colours[i], i).replace("mark-", "mark-stroke-")));
     evalBox.hidden = !drawEval(evalSvg, state.plies, s.players.length, state.at);
-    result.textContent = state.end ? resultWords(state.end.result, s.players, last.colours, state.plies.length) : "";
+    result.textContent = state.end ? resultWords(state.end.result, s.players, last.colours, state.plies.length, oneSide(s)) : "";
     dealBox.disabled = !state.end;
-    document.getElementById("moves-link").hidden = !state.end;
+    movesLink.hidden = !state.end;
     // Games read from records (`anqi view`, or kept from before a restart) have no exchange:
     // the list says which have one (`exchange`), asked once the game is over.
     exchange.update(s.players, Boolean(state.end) && state.exchangeKept === true);
@@ -194,15 +197,16 @@ export function gameView(id, seat = null) {
   // Whether the server keeps the game's exchange (the list's `exchange`): asked once over. A
   // game that ends while watched may be listed a moment before its exchange is, so then a
   // "no" is asked again a few times; a game over before the page opened is asked once.
-  let exchangeAsks = 0, exchangeTries = 1;
+  let exchangeAsks = 0, exchangeTries = 1, exchangeTimer = null;
   const askExchange = async () => {
-    if (state.exchangeKept || exchangeAsks >= exchangeTries) return;
+    if (stopped || state.exchangeKept || exchangeAsks >= exchangeTries) return;
     exchangeAsks += 1;
     try {
       const page = await listGames({ game: id });
+      if (stopped) return;
       state.exchangeKept = Boolean(page.games[0] && page.games[0].exchange);
       if (state.setup) redraw();
-      if (!state.exchangeKept && !stopped) setTimeout(askExchange, 1000);
+      if (!state.exchangeKept) exchangeTimer = setTimeout(askExchange, 1000);
     } catch (e) { /* the panel stays hidden */ }
   };
 
@@ -297,7 +301,7 @@ export function gameView(id, seat = null) {
   connect();
   return {
     stop() {
-      stopped = true; clearTimeout(retry); if (ws) ws.close(); clearInterval(tick); document.removeEventListener("keydown", onKey);
+      stopped = true; clearTimeout(retry); clearTimeout(exchangeTimer); if (ws) ws.close(); clearInterval(tick); document.removeEventListener("keydown", onKey);
       for (const k of ["caughtUp", "finished", "withheld", "lost"]) delete document.body.dataset[k];
     },
     redraw,

@@ -21,9 +21,24 @@ export function lobby() {
   const body = h("tbody");
   const status = h("p", { class: "note", id: "lobby-status", "aria-live": "polite" });
   const play = h("div", { class: "play", id: "play", hidden: true });
-  // The rows drawn again when the featured game teaches the lobby a board's shape.
+  // The rows, drawn again when the featured game teaches the lobby a board's shape. A game's
+  // row stays the same element from poll to poll, its cells brought up to date: a link a
+  // person (or a test) is about to click is never swapped under the pointer.
   let shown = [];
-  const featured = featuredPanel(() => body.replaceChildren(...shown.map((g) => row(g, featured.layouts))));
+  const rows = new Map(); // game -> { key, tr }
+  const drawRows = () => {
+    const next = shown.map((g) => {
+      const key = JSON.stringify([g, featured.layouts.has(g.variant)]);
+      const old = rows.get(g.game);
+      if (old && old.key !== key) fillRow(old.tr, g, featured.layouts);
+      return [g.game, old ? { key, tr: old.tr } : { key, tr: fillRow(null, g, featured.layouts) }];
+    });
+    rows.clear();
+    for (const [game, r] of next) rows.set(game, r);
+    const trs = next.map(([, r]) => r.tr);
+    if (trs.length !== body.children.length || trs.some((tr, i) => body.children[i] !== tr)) body.replaceChildren(...trs);
+  };
+  const featured = featuredPanel(() => drawRows());
   const prev = h("button", { id: "page-prev", onclick: () => turn(-1) }, "← newer");
   const next = h("button", { id: "page-next", onclick: () => turn(1) }, "older →");
   main.replaceChildren(
@@ -37,7 +52,9 @@ export function lobby() {
           h("thead", {}, h("tr", {}, ...["game", "board", "variant", "players", "ply", "result"].map((t) => h("th", { scope: "col" }, t)))),
           body)),
         h("div", { class: "pages" }, prev, status, next))));
-  let offset = 0, total = 0, timer = null, stopped = false;
+  // One poll at a time: a newer one (a page turned, a filter changed) makes an older one's
+  // answer stale, and it is dropped.
+  let offset = 0, total = 0, timer = null, stopped = false, generation = 0;
   const turn = (by) => { offset = Math.max(0, offset + by * PAGE); poll(); };
   const refilter = () => { offset = 0; poll(); };
   player.addEventListener("change", refilter);
@@ -45,24 +62,30 @@ export function lobby() {
   const seats = sitDownPanel(play);
   const poll = async () => {
     clearTimeout(timer);
+    const mine = ++generation;
+    const current = () => !stopped && mine === generation;
     try {
       const page = await listGames({ limit: PAGE, offset, player: player.value.trim(), variant: variant.value.trim() });
+      if (!current()) return;
       total = page.total ?? page.games.length;
       shown = page.games;
-      body.replaceChildren(...shown.map((g) => row(g, featured.layouts)));
+      drawRows();
       known(knownPlayers, page.games.flatMap((g) => g.players));
       known(knownVariants, page.games.map((g) => g.variant));
       status.textContent = total ? `games ${offset + 1}–${offset + page.games.length} of ${total}` : "No game yet: games appear here as soon as they start.";
       prev.disabled = offset === 0;
       next.disabled = offset + PAGE >= total;
       featured.show(page.featured ?? null);
-      seats.update(await seatsInfo());
+      const info = await seatsInfo();
+      if (!current()) return;
+      seats.update(info);
       delete document.body.dataset.lost;
     } catch (e) {
+      if (!current()) return;
       status.textContent = `Cannot reach the server (${e.message || e}): trying again…`;
       document.body.dataset.lost = "1";
     }
-    if (!stopped) timer = setTimeout(poll, 2000);
+    timer = setTimeout(poll, 2000);
   };
   timer = setTimeout(poll, 0);
   return { stop() { stopped = true; clearTimeout(timer); featured.stop(); delete document.body.dataset.lost; }, redraw() { featured.redraw(); } };
@@ -74,18 +97,21 @@ function known(list, names) {
   list.append(...[...new Set(names)].filter((n) => !have.has(n)).map((n) => h("option", { value: n })));
 }
 
-// One game's row: its link, a picture of its board (once the lobby knows the variant's shape),
-// variant, players, plies, and how it stands.
-function row(g, layouts) {
+// One game's row, made (`tr` null) or brought up to date: its link (made once), a picture of
+// its board (once the lobby knows the variant's shape), variant, players, plies, and how it
+// stands.
+function fillRow(tr, g, layouts) {
+  if (!tr) tr = h("tr", { "data-game": g.game }, h("td", {}, h("a", { href: `#/game/${g.game}` }, `#${g.game}`)));
+  tr.className = g.state;
   const lay = layouts.get(g.variant);
-  return h("tr", { class: g.state, "data-game": g.game },
-    h("td", {}, h("a", { href: `#/game/${g.game}` }, `#${g.game}`)),
+  tr.replaceChildren(tr.firstChild,
     h("td", {}, lay && g.board ? thumbnail(lay, g.board) : ""),
     h("td", {}, g.variant),
     h("td", {}, g.players.join(" – ")),
     h("td", {}, g.ply),
     h("td", { title: g.withheld || "" }, g.state === "running" ? `playing${g.observers ? ` · ${g.observers} watching` : ""}${g.withheld ? " · withheld" : ""}`
       : g.withheld ? "withheld: its deal is still in play" : finishedWords(g)));
+  return tr;
 }
 
 // A finished game's result in the lobby's words: who won, how.
@@ -104,7 +130,7 @@ function featuredPanel(learned) {
   const link = h("a", { id: "featured-link" }, "watch");
   const element = h("section", { class: "featured", id: "featured", hidden: true, "aria-label": "featured game" }, title, svg, words, link);
   const layouts = new Map();
-  let id = null, ws = null, setup = null, board = null, plies = 0, over = false;
+  let id = null, ws = null, setup = null, board = null, plies = 0, over = false, stopped = false;
   const draw = () => {
     if (!setup) return;
     drawBoard(svg, setup.topology, layouts.get(setup.variant), board, { chinese: chinese(), names: cellNames(setup.topology) });
@@ -112,7 +138,7 @@ function featuredPanel(learned) {
     words.textContent = `#${id} · ${setup.variant} · ${setup.players.map((p) => p.name).join(" – ")} · ply ${plies}${over ? " · finished" : " · live"}`;
   };
   const show = (game) => {
-    if (game === id) return;
+    if (stopped || game === id) return;
     if (ws) ws.close();
     id = game; setup = null; plies = 0; over = false;
     element.hidden = game === null;
@@ -120,6 +146,9 @@ function featuredPanel(learned) {
     if (game === null) return;
     link.href = `#/game/${game}`;
     ws = openGameFeed(game);
+    // A feed that closes before its game's end (the server went away, or dropped this page)
+    // is opened again at the next poll.
+    ws.onclose = () => { if (!over && id === game) id = null; };
     ws.onmessage = (m) => {
       const e = JSON.parse(m.data);
       if (e.type === "setup") {
@@ -138,5 +167,5 @@ function featuredPanel(learned) {
       if (e.type !== "setup" || e.position) draw();
     };
   };
-  return { element, layouts, show, redraw: draw, stop() { if (ws) ws.close(); } };
+  return { element, layouts, show, redraw: draw, stop() { stopped = true; if (ws) ws.close(); } };
 }

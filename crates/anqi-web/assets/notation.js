@@ -61,10 +61,17 @@ const REASONS = {
   adjudicated: () => "ruled by the endgame tables",
 };
 
+// Whether every player of a game's setup plays on one side (single-player and cooperative
+// games): a result is then a goal reached or missed, not a win or a draw.
+export function oneSide(setup) {
+  return setup.players.every((p) => p.side === setup.players[0].side);
+}
+
 // A game's result in plain words, from its `end` event's `result`: "Red (alice) wins: every
 // black piece captured, move 63"; "Draw: ..."; "Aborted: no result.". `players` are the
-// setup's, `colours` the final position's, `plies` how many were played.
-export function resultWords(r, players, colours, plies) {
+// setup's, `colours` the final position's, `plies` how many were played; `oneSide` when every
+// player plays on one side (single-player, cooperative: a goal reached or missed).
+export function resultWords(r, players, colours, plies, oneSide = players.length === 1) {
   if (!r.win) return r.reason === "aborted" ? "Aborted: no result." : `No result (${r.reason}).`;
   const m = r.win.match(/\(win (\d+) (\d+)\)/);
   const [p, t] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
@@ -75,7 +82,7 @@ export function resultWords(r, players, colours, plies) {
   const why = (REASONS[r.reason] || (() => r.reason))(loser, other);
   const ruled = r.adjudication ? ` (${r.adjudication.by}: ${r.adjudication.verdict})` : "";
   const when = `move ${plies}`;
-  const single = players.length === 1;
+  const single = oneSide;
   if (p === 0 && t === 0) return single ? `Goal missed: ${why}, ${when}.` : `Draw: ${why}${ruled}, ${when}.`;
   if (single) return `Goal reached: ${why}, ${when}.`;
   const winner = p ? `${playerWords(p, players, colours)} wins` : `Team ${t} wins`;

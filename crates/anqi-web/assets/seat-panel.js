@@ -6,11 +6,15 @@
 
 import { sitDown } from "./api.js";
 import { h } from "./dom.js";
+import { oneSide } from "./notation.js";
 import { play } from "./sound.js";
 
 // The controls of `seat` (seat.js), drawn into `box`; `redraw` redraws the game's page (a
 // piece chosen shows where it may go).
 export function seatControls(seat, box, redraw) {
+  const wordsBox = h("div", { id: "seat-words", "aria-live": "polite" });
+  const rest = h("div");
+  box.replaceChildren(wordsBox, rest);
   let selected = null; // the piece chosen to move
   let heardTurn = null; // the turn whose sound was played
 
@@ -57,8 +61,10 @@ export function seatControls(seat, box, redraw) {
     box.dataset.state = st ? st.state : "";
     box.dataset.synced = synced ? "1" : "";
     box.dataset.actions = JSON.stringify(synced ? st.actions : []);
-    box.replaceChildren(
-      h("div", { id: "seat-words" }, words),
+    // Only the words are read out as they change (a live region that stays); the rest is
+    // drawn anew.
+    if (wordsBox.textContent !== words) wordsBox.textContent = words;
+    rest.replaceChildren(
       ...(st ? st.errors : []).slice(-1).map((e) => h("div", { class: "error" }, `${e.code}: ${e.text}`)),
       seat.refused ? h("div", { class: "error", id: "seat-refused" }, seat.refused) : "",
       seat.closed && !(st && (st.state === "over" || st.state === "gone")) ? h("div", { class: "error" }, seat.closed) : "",
@@ -117,7 +123,7 @@ function outcome(st, setup) {
   if (!m) return "The game is over.";
   const [p, t] = [Number(m[1]), Number(m[2])];
   const me = setup && setup.players.find((x) => x.id === st.player);
-  const single = setup && setup.players.length === 1;
+  const single = setup && oneSide(setup);
   if (p === 0 && t === 0) return single ? "Goal missed." : "Draw.";
   const won = p === st.player || (p === 0 && me && me.team === t);
   return won ? "You won!" : "You lost.";

@@ -32,6 +32,9 @@ export function play(name) {
   document.body.dataset.sounds = JSON.stringify(heard);
   try {
     audio = audio || new AudioContext();
+    // Made before the person clicked or typed on the page, a context starts suspended: it
+    // plays once they have (the browser's rule), not before.
+    if (audio.state === "suspended") audio.resume();
     const now = audio.currentTime;
     for (const [f, at, len] of sound.notes) {
       const osc = audio.createOscillator();

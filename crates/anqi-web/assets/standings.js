@@ -22,7 +22,7 @@ export function standings() {
   const text = h("pre", { id: "event-standings", class: "standings" });
   main.replaceChildren(heading, progress, summary, sprt, table, cross,
     h("h2", {}, "Games"), games, h("details", {}, h("summary", {}, "As text"), text));
-  let stopped = false, timer = null;
+  let stopped = false, timer = null, listed = -1;
   const poll = async () => {
     try {
       const e = await event();
@@ -44,8 +44,13 @@ export function standings() {
         text.textContent = e.text;
         document.body.dataset.finishedGames = e.finished;
         if (over) document.body.dataset.eventOver = "1";
-        const list = await listGames({ state: "finished" });
-        games.replaceChildren(...list.games.slice().reverse().map(gameItem));
+        // The games again only when more have finished (the list is long, and a link with
+        // the keyboard's focus would lose it).
+        if (e.finished !== listed) {
+          const list = await listGames({ state: "finished" });
+          games.replaceChildren(...list.games.slice().reverse().map(gameItem));
+          listed = e.finished;
+        }
       } else {
         summary.textContent = "No standings yet: they come once a game has finished.";
       }

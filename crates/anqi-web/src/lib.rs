@@ -51,9 +51,12 @@
 //!   games), `sit-down.js` (the lobby's form to play), `game.js` (one game), `seat.js` (a
 //!   person's seat), `seat-panel.js` (the seat's controls on its game's page), `exchange.js`
 //!   (a finished game's exchange) and `standings.js` (a tournament's); and what they share,
-//!   `api.js` (every route of the API the page uses), `board.js` (drawing a board and the
-//!   mobility curves), `dom.js` (building elements), `format.js` (times and results) and
-//!   `page.js` (the page's fixed parts: the main area, the 漢字 toggle).
+//!   `api.js` (every route of the API the page uses), `board.js` (drawing a board, a
+//!   board's picture for the lobby, and the mobility curves), `notation.js` (cells, plies
+//!   and results in words), `eval.js` (the evaluation graph from the engines' scored
+//!   comments), `sound.js` (the sounds, and their toggle), `dom.js` (building elements),
+//!   `format.js` (times) and `page.js` (the page's fixed parts: the main area, the 漢字 and
+//!   dark toggles).
 //!
 //! - [`seats`]: a seat for a person (`[http] humans = true`): the relay that speaks the
 //!   protocol for them through the server's local door, and the bots started against them;

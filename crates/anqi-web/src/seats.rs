@@ -600,11 +600,13 @@ impl Relay {
             Phase::Over | Phase::Gone => return Err(ActRefusal::Over),
         }
         if action.abort {
-            // Only before any ply: the first mover (player 1) on its turn of round 0.
+            // Only before any ply (the `last` extension tells each ply: none yet), which the
+            // referee checks too: a draw from the bag keeps the turn, and in 1v2 player 1
+            // moves again at turn 0 after two plies.
             let first = self
                 .tracker
                 .observation()
-                .is_some_and(|o| o.turn == 0 && o.to_move == 1);
+                .is_some_and(|o| o.turn == 0 && o.to_move == 1 && o.history.plies().is_empty());
             if !(first && self.tracker.awaiting()) {
                 return Err(ActRefusal::TooLateToAbort);
             }
