@@ -826,3 +826,33 @@ async fn a_person_moves_a_piece_by_the_keyboard() {
     server.stop().await;
     browser.quit().await;
 }
+
+/// A person aborts from the seat's page before the first ply: the game ends with no result,
+/// said once, and its record says aborted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_person_aborts_from_the_page_before_the_first_ply() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let (mut server, web) =
+        TestServer::start_watched("traditional", "[http]\nhumans = true\n").await;
+    sit_down(&browser, &web, "greedy", "").await;
+    browser.click("#seat-abort").await;
+    let words = browser
+        .wait_for(
+            "const s = document.getElementById('seat'); return s.dataset.state === 'over' && document.getElementById('result').textContent && [document.getElementById('seat-words').textContent, document.getElementById('result').textContent, document.body.textContent.split('Aborted').length - 1];",
+            20,
+        )
+        .await;
+    assert_eq!(
+        words,
+        json!(["The game is over.", "Aborted: no result.", 1]),
+        "said once"
+    );
+    let record = server.next_record().await;
+    assert_eq!(record.result.reason.name(), "aborted");
+    assert!(record.plies.is_empty());
+    assert_no_csp_violations(&browser, "an abort").await;
+    server.stop().await;
+    browser.quit().await;
+}
