@@ -90,6 +90,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         } else {
             let hub = Hub::new(&cfg.http, cfg.seed.server != SeedSource::Random);
             server.watch(hub.clone());
+            // The games from before a restart are on the pages before they answer anyone.
+            server.read_past().await;
             let mut web = Web::bind(&cfg.http.listen, &cfg, hub, shutdown.clone()).await?;
             if cfg.http.humans {
                 web.seat_people(server.door(), &variant, &cfg);

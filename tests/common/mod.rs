@@ -135,6 +135,9 @@ impl TestServer {
             server.watch(hub.clone());
             hub
         });
+        // The games from before (a records file given again) are on the pages before they
+        // answer, as `anqi serve` does.
+        server.read_past().await;
         let web = if let (Watched::Pages, Some(hub)) = (watched, hub.clone()) {
             let mut web = anqi_web::Web::bind("127.0.0.1:0", &web_config, hub, shutdown.clone())
                 .await

@@ -39,6 +39,8 @@ pub struct Server {
     conn_no: Arc<AtomicU64>,
     /// The endgame tables games are adjudicated by (`[referee] adjudicate = "tables"`).
     tables: Option<Arc<anqi_core::tables::Tables>>,
+    /// The highest game number of the records file, once read ([`Server::read_past`]).
+    last_game: Option<u64>,
 }
 
 impl Server {
@@ -76,6 +78,7 @@ impl Server {
             seating_tx,
             seating_rx,
             conn_no: Arc::default(),
+            last_game: None,
         })
     }
 
@@ -121,7 +124,10 @@ impl Server {
     /// When the records file cannot be opened.
     pub async fn run(mut self, shutdown: CancellationToken) -> std::io::Result<()> {
         let cfg = self.config.clone();
-        let last_game = self.read_past_games().await;
+        let last_game = match self.last_game {
+            Some(n) => n,
+            None => self.read_past_games().await,
+        };
         let (records, writer) = start_records(&cfg, self.observer.take()).await?;
         let (tracker, all_done) = tasks::tasks();
         let limits = connection_limits(&cfg);
@@ -169,6 +175,13 @@ impl Server {
         drop(records);
         let _ = writer.await;
         Ok(())
+    }
+
+    /// Reads the records file's past games now rather than when [`Server::run`] starts: the
+    /// hub ([`Server::watch`], called first) shows them from the start, so that pages served
+    /// before `run` (a page reconnecting after a restart) find a game from before it.
+    pub async fn read_past(&mut self) {
+        self.last_game = Some(self.read_past_games().await);
     }
 
     /// Seating by arrival with a records file: the highest game number the file holds (its
