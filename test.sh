@@ -38,8 +38,17 @@ axe_core() {
     echo "test.sh: npm could not install axe-core: the accessibility audit will say SKIPPED" >&2
 }
 
+# Every package of Cargo.lock, also those no build here compiles: the layout test reads
+# `cargo metadata --offline`, which resolves for every platform (tracing-core's `valuable`, a
+# dependency only under cfg(tracing_unstable), is in its graph but in no build). Quick once
+# they are there.
+fetch_crates() {
+  cargo fetch --quiet || echo "test.sh: cargo fetch failed: the layout test may not read cargo metadata" >&2
+}
+
 rust() {
   axe_core
+  fetch_crates
   echo "== cargo test --workspace $*"
   cargo test --workspace "$@"
 }
@@ -80,6 +89,7 @@ all() {
   local crates_log="$logs/crate-tests.log" python_log="$logs/python-tests.log"
   local programs="$logs/test-programs.txt"
   axe_core
+  fetch_crates
   echo "== build: clients/python/test.sh --build-only"
   clients/python/test.sh --build-only
   echo "== build: cargo test --workspace --no-run"

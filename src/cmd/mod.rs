@@ -25,18 +25,44 @@ use tracing_subscriber::filter::Targets;
 /// `anqi_server=debug,info`: a level, or targets with their levels); in colour only on a
 /// terminal. A `RUST_LOG` that does not read as that is ignored.
 fn init_logging_at(default: tracing::Level) {
+    init_logging(default, LogFormat::Text);
+}
+
+/// How log lines are written (`anqi serve --log-format`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// For people: a line of text per event, in colour on a terminal.
+    #[default]
+    Text,
+    /// For log shippers: one JSON object per line (`timestamp`, `level`, `fields` with the
+    /// message, `target`, and the spans: the game's number and variant...).
+    Json,
+}
+
+/// [`init_logging_at`], in `format`.
+fn init_logging(default: tracing::Level, format: LogFormat) {
     use tracing_subscriber::prelude::*;
     let filter = std::env::var("RUST_LOG")
         .ok()
         .and_then(|text| text.parse::<Targets>().ok())
         .unwrap_or_else(|| Targets::new().with_default(default));
-    let output = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
-    tracing_subscriber::registry()
-        .with(filter)
-        .with(output)
-        .init();
+    let registry = tracing_subscriber::registry().with(filter);
+    match format {
+        LogFormat::Text => registry
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(std::io::stderr)
+                    .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())),
+            )
+            .init(),
+        LogFormat::Json => registry
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .json()
+                    .with_writer(std::io::stderr),
+            )
+            .init(),
+    }
 }
 
 /// Listens for SIGINT and SIGTERM: the handlers are installed when this returns, and the

@@ -50,6 +50,10 @@ pub struct Args {
     /// board (protocol/WEB.md, Play). Needs --http.
     #[arg(long)]
     humans: bool,
+    /// How log lines are written on stderr: `text` for people, `json` (one object per line)
+    /// for log shippers.
+    #[arg(long, value_enum, default_value_t = super::LogFormat::Text)]
+    log_format: super::LogFormat,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -79,7 +83,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             "[http] humans = true seats people from the web pages, which are off: give --http ADDR (or [http] listen)"
         );
     }
-    super::init_logging_at(tracing::Level::INFO);
+    super::init_logging(tracing::Level::INFO, args.log_format);
     let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     rt.block_on(async move {
         let mut server = Server::bind(cfg.clone(), variant.clone()).await?;

@@ -479,3 +479,35 @@ fn the_perfect_player_wins_every_game_its_solution_says_it_wins() {
     }
     assert_eq!(second, 10);
 }
+
+/// `anqi serve --log-format json`: every line on stderr is one JSON object with the event's
+/// time, level, message and target, for a log shipper.
+#[test]
+fn serve_logs_json_lines_with_log_format_json() {
+    let (mut child, _addr) = serve(&[
+        "--listen",
+        "127.0.0.1:0",
+        "--records",
+        "",
+        "--log-format",
+        "json",
+    ]);
+    signal(&child, "-TERM");
+    assert!(wait_exit(&mut child).success());
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(lines.len() >= 2, "{stderr}");
+    for line in lines {
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert!(
+            v["timestamp"].is_string()
+                && v["level"].is_string()
+                && v["fields"]["message"].is_string()
+                && v["target"].is_string(),
+            "{line}"
+        );
+    }
+    assert!(stderr.contains("\"message\":\"serving\""), "{stderr}");
+}

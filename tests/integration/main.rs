@@ -32,6 +32,7 @@ mod hostile_files;
 mod lasting;
 mod layout;
 mod legal_counts;
+mod ops;
 mod page_timing;
 mod pages;
 mod perfect_without_rules;

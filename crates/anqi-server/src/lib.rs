@@ -85,6 +85,7 @@ pub mod door;
 pub mod exchange;
 mod handshake;
 pub mod limits;
+pub mod metrics;
 pub mod past;
 mod record_sink;
 mod referee;

@@ -76,6 +76,7 @@ impl RecordSink {
         path: Option<PathBuf>,
         durability: Durability,
         observer: Option<mpsc::UnboundedSender<GameRecord>>,
+        metrics: Option<crate::metrics::Metrics>,
     ) -> std::io::Result<(RecordSink, tokio::task::JoinHandle<()>)> {
         // A write past the file-size limit must fail (EFBIG), not kill the server mid-record.
         crate::sys::ignore_file_size_signal();
@@ -91,11 +92,15 @@ impl RecordSink {
         };
         let (tx, rx) = mpsc::unbounded_channel::<Pending>();
         let failing = Arc::new(Mutex::new(None));
+        if let Some(m) = &metrics {
+            m.watch_records(failing.clone());
+        }
         let writer = Writer {
             file,
             observer,
             pending: VecDeque::new(),
             failing: failing.clone(),
+            metrics,
         };
         let handle = tokio::spawn(writer.run(rx));
         Ok((RecordSink { tx, failing }, handle))
@@ -136,6 +141,8 @@ struct Writer {
     /// Records not yet on disk, oldest first.
     pending: VecDeque<Pending>,
     failing: Arc<Mutex<Option<String>>>,
+    /// Writes, failures and their latency, for `GET /metrics` (a watched server).
+    metrics: Option<crate::metrics::Metrics>,
 }
 
 impl Writer {
@@ -171,13 +178,20 @@ impl Writer {
     async fn write_pending(&mut self) {
         while !self.pending.is_empty() {
             let n = self.pending.len().min(MAX_BATCH);
+            let started = std::time::Instant::now();
             let result = match self.file.as_mut() {
                 Some(file) => file.append(self.pending.range(..n).map(|(r, _)| r)).await,
                 None => Ok(()),
             };
             if let Err(e) = result {
+                if let Some(m) = &self.metrics {
+                    m.record_write_failed();
+                }
                 self.fail(n, e.to_string());
                 return;
+            }
+            if let (Some(m), Some(_)) = (&self.metrics, &self.file) {
+                m.records_written(n, started.elapsed());
             }
             self.recovered();
             for (record, ack) in self.pending.drain(..n) {

@@ -128,7 +128,8 @@ impl Server {
             Some(n) => n,
             None => self.read_past_games().await,
         };
-        let (records, writer) = start_records(&cfg, self.observer.take()).await?;
+        let metrics = self.watch.as_ref().map(|hub| hub.metrics().clone());
+        let (records, writer) = start_records(&cfg, self.observer.take(), metrics).await?;
         let (tracker, all_done) = tasks::tasks();
         let limits = connection_limits(&cfg);
         let rejoins = crate::rejoin::Rejoins::default();
@@ -270,12 +271,13 @@ impl Server {
 async fn start_records(
     cfg: &Config,
     observer: Option<mpsc::UnboundedSender<GameRecord>>,
+    metrics: Option<crate::metrics::Metrics>,
 ) -> std::io::Result<(RecordSink, tokio::task::JoinHandle<()>)> {
     let records_path = (!cfg.records.path.is_empty()).then(|| PathBuf::from(&cfg.records.path));
     let durability = Durability {
         fsync: cfg.records.fsync,
     };
-    RecordSink::start(records_path, durability, observer).await
+    RecordSink::start(records_path, durability, observer, metrics).await
 }
 
 /// Each connection's limits, from `[server]`.

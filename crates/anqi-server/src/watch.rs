@@ -61,6 +61,8 @@ struct HubInner {
     exchange_line_bytes: usize,
     /// `[http] keep_exchanges_bytes`: the finished games' exchanges in all.
     keep_exchanges_bytes: usize,
+    /// What an operator reads (`GET /metrics`): counted as the games run.
+    metrics: crate::metrics::Metrics,
 }
 
 /// A player waiting for a game (`GET /api/seats`): a seat a person can take.
@@ -292,6 +294,7 @@ impl Hub {
                 exchange_bytes: cfg.exchange_bytes,
                 exchange_line_bytes: cfg.exchange_line_bytes,
                 keep_exchanges_bytes: cfg.keep_exchanges_bytes,
+                metrics: crate::metrics::Metrics::default(),
             }),
         }
     }
@@ -300,8 +303,14 @@ impl Hub {
         self.inner.games.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The counters of the games this hub watches (`GET /metrics`).
+    pub fn metrics(&self) -> &crate::metrics::Metrics {
+        &self.inner.metrics
+    }
+
     /// Opens the feed of a game that starts with `setup`.
     pub fn open(&self, setup: view::Setup, deal: Deal) -> GameFeed {
+        self.inner.metrics.game_started();
         let summary = GameSummary {
             game: setup.game,
             variant: setup.variant.clone(),
@@ -737,6 +746,7 @@ impl GameFeed {
         clocks_ms: Vec<Option<u64>>,
         at_unix_ms: u64,
     ) {
+        self.hub.inner.metrics.ply();
         if let Some(u) = self.used_ms.get_mut(ply.player.wrapping_sub(1)) {
             *u += ply.think_ms;
         }
@@ -782,6 +792,10 @@ impl GameFeed {
     /// A withheld game's end is not published: its plies go out, then its live pages are told
     /// why the end is not shown, and the game is kept as its record like any other.
     pub fn finish(mut self, record: &GameRecord, exchange: Exchange) {
+        self.hub
+            .inner
+            .metrics
+            .game_finished(&record.variant, record.result.reason.name());
         let withheld = self.hub.withheld(self.feed.game).is_some();
         if !withheld {
             let end = Event::End(Box::new(EndView::of(

@@ -42,6 +42,9 @@
 //! - `api`: the JSON routes (the game list, one game's events) and a finished game's move
 //!   list as text.
 //! - `gzipped`: a finished game's events gzipped once, off the pages' thread, and kept.
+//! - `ops`: what an operator reads: `GET /metrics` (Prometheus's text format: the server's
+//!   counters, `anqi_server::metrics`, the pages' requests by route and status, and gauges
+//!   read at the scrape), `GET /healthz` and `GET /readyz`.
 //! - `live`: a game's events over a WebSocket as they happen, after the ones so far; the
 //!   observer that falls behind is dropped.
 //! - `assets`: the page (plain HTML, CSS and JavaScript modules under `assets/`, embedded in
@@ -73,6 +76,7 @@ mod gzipped;
 mod hosts;
 mod listener;
 mod live;
+mod ops;
 mod play;
 mod requests;
 mod runtime;
@@ -100,6 +104,8 @@ struct Shared {
     seats: Option<std::sync::Arc<seats::Seats>>,
     /// The games' events gzipped once.
     gzipped: std::sync::Arc<gzipped::Gzipped>,
+    /// Requests answered, by route and status (`GET /metrics`).
+    requests: std::sync::Arc<ops::Requests>,
 }
 
 /// A bound web server.
@@ -132,6 +138,7 @@ impl Web {
             shutdown,
             seats: None,
             gzipped: std::sync::Arc::default(),
+            requests: std::sync::Arc::default(),
         };
         Ok(Web {
             listener,
@@ -182,7 +189,14 @@ impl Web {
                     .layer(DefaultBodyLimit::max(play::MAX_BODY_BYTES)),
             )
             .route("/api/seats/live", get(play::live))
+            .route("/metrics", get(ops::metrics))
+            .route("/healthz", get(ops::healthz))
+            .route("/readyz", get(ops::readyz))
             .fallback(api::not_found)
+            .layer(axum::middleware::from_fn_with_state(
+                self.shared.clone(),
+                ops::count_requests,
+            ))
             .with_state(self.shared)
             .layer(serve::compression());
         let h = self.http;

@@ -27,7 +27,7 @@ async fn table_with(
 ) {
     let variant = Arc::new(Variant::load(variant).unwrap());
     let (observer, records) = tokio::sync::mpsc::unbounded_channel();
-    let (sink, _) = RecordSink::start(None, Durability { fsync: false }, Some(observer))
+    let (sink, _) = RecordSink::start(None, Durability { fsync: false }, Some(observer), None)
         .await
         .unwrap();
     let rejoins = crate::rejoin::Rejoins::default();
