@@ -22,7 +22,7 @@ export function standings() {
   const text = h("pre", { id: "event-standings", class: "standings" });
   main.replaceChildren(heading, progress, summary, sprt, table, cross,
     h("h2", {}, "Games"), games, h("details", {}, h("summary", {}, "As text"), text));
-  let stopped = false, timer = null, listed = -1;
+  let stopped = false, timer = null, listed = { finished: -1, games: 0, withheld: 0 };
   const poll = async () => {
     try {
       const e = await event();
@@ -44,12 +44,13 @@ export function standings() {
         text.textContent = e.text;
         document.body.dataset.finishedGames = e.finished;
         if (over) document.body.dataset.eventOver = "1";
-        // The games again only when more have finished (the list is long, and a link with
-        // the keyboard's focus would lose it).
-        if (e.finished !== listed) {
+        // The games again only when they may have changed (the list is long, and a link
+        // with the keyboard's focus would lose it): more have finished, the list did not yet
+        // hold them all (it may lag the standings by a moment), or some were withheld.
+        if (e.finished !== listed.finished || listed.games < e.finished || listed.withheld > 0) {
           const list = await listGames({ state: "finished" });
           games.replaceChildren(...list.games.slice().reverse().map(gameItem));
-          listed = e.finished;
+          listed = { finished: e.finished, games: list.games.length, withheld: list.games.filter((g) => g.withheld).length };
         }
       } else {
         summary.textContent = "No standings yet: they come once a game has finished.";
