@@ -31,13 +31,30 @@ async fn until_line(web: &str, line: &str) -> Vec<String> {
     );
 }
 
+/// Waits (up to 10 s) until `/readyz` answers `200 ready`; until then it may only say that
+/// the server has not started (the pages answer before the games' server runs).
+async fn until_ready(web: &str) {
+    for _ in 0..200 {
+        let (status, body) = get(web, "/readyz").await;
+        if status == 200 {
+            assert_eq!(body, "ready\n");
+            return;
+        }
+        assert_eq!(
+            (status, body.as_str()),
+            (503, "not ready: the server has not started\n")
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("/readyz never ready");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_count_a_game_as_recorded_and_the_pages_requests() {
     let (mut server, web) = TestServer::start_watched("traditional-2x4", "").await;
     let (status, body) = get(&web, "/healthz").await;
     assert_eq!((status, body.as_str()), (200, "ok\n"));
-    let (status, body) = get(&web, "/readyz").await;
-    assert_eq!((status, body.as_str()), (200, "ready\n"));
+    until_ready(&web).await;
     for b in crate::common::random_bots(&server.addr(), 2, 5) {
         b.await.unwrap().unwrap();
     }
@@ -83,8 +100,8 @@ async fn readyz_says_why_when_the_records_file_cannot_be_written() {
         "/dev/full".into(),
     )
     .await;
-    let (status, _) = get(&web, "/readyz").await;
-    assert_eq!(status, 200, "ready until a write fails");
+    // Ready once the games' server runs (not before: it says so), until a write fails.
+    until_ready(&web).await;
     let bots = crate::common::random_bots(&server.addr(), 2, 9);
     let mut said = String::new();
     for _ in 0..200 {
