@@ -313,6 +313,36 @@ impl RawClient {
     }
 }
 
+/// Starts `anqi view ARGS... --http 127.0.0.1:0` with stdout piped and stderr as `stderr`
+/// says, and returns the child and the pages' address from its first line, `web on
+/// http://HOST:PORT/`.
+#[allow(dead_code)]
+pub fn spawn_view<I, S>(args: I, stderr: std::process::Stdio) -> (std::process::Child, String)
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
+        .args(["view", "--http", "127.0.0.1:0"])
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let web = line
+        .trim()
+        .strip_prefix("web on http://")
+        .and_then(|a| a.strip_suffix('/'))
+        .unwrap_or_else(|| panic!("first line is `web on http://HOST:PORT/`, got {line:?}"))
+        .to_string();
+    (child, web)
+}
+
 /// Starts `command` (an `anqi serve`, possibly behind a shell) with stdout piped, and returns
 /// the child and the address from its first line, `listening on HOST:PORT`.
 pub fn spawn_server(mut command: std::process::Command) -> (std::process::Child, String) {

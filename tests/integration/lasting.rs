@@ -156,26 +156,7 @@ fn anqi_view_keeps_the_records_numbers_and_renumbers_only_those_taken() {
     };
     std::fs::write(&a, lines(&[(4, "a4"), (12, "a12")])).unwrap();
     std::fs::write(&b, lines(&[(12, "b12"), (5, "b5"), (4, "b4")])).unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
-        .args(["view", "--http", "127.0.0.1:0"])
-        .arg(&a)
-        .arg(&b)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let web = line
-        .trim()
-        .strip_prefix("web on http://")
-        .and_then(|a| a.strip_suffix('/'))
-        .unwrap_or_else(|| panic!("{line}"))
-        .to_string();
+    let (mut child, web) = crate::common::spawn_view([&a, &b], std::process::Stdio::piped());
     let rt = tokio::runtime::Runtime::new().unwrap();
     let list = rt.block_on(get_json(&web, "/api/games"));
     child.kill().unwrap();

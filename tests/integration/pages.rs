@@ -631,25 +631,7 @@ async fn anqi_views_pages_keep_numbers_and_show_pages_pictures_and_evaluations()
         lines.push('\n');
     }
     std::fs::write(&file, lines).unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
-        .args(["view", "--http", "127.0.0.1:0"])
-        .arg(&file)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let web = line
-        .trim()
-        .strip_prefix("web on http://")
-        .and_then(|a| a.strip_suffix('/'))
-        .unwrap_or_else(|| panic!("{line}"))
-        .to_string();
+    let (mut child, web) = crate::common::spawn_view([&file], std::process::Stdio::null());
     browser.open(&format!("http://{web}/")).await;
     let first = browser
         .wait_for(

@@ -614,25 +614,7 @@ fn anqi_view_serves_the_games_of_a_records_file() {
         }
         server.stop().await
     });
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
-        .args(["view", "--http", "127.0.0.1:0"])
-        .arg(&records)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let web = line
-        .trim()
-        .strip_prefix("web on http://")
-        .and_then(|a| a.strip_suffix('/'))
-        .unwrap_or_else(|| panic!("{line}"))
-        .to_string();
+    let (mut child, web) = crate::common::spawn_view([&records], std::process::Stdio::null());
     let file: Vec<GameRecord> = std::fs::read_to_string(&records)
         .unwrap()
         .lines()
@@ -1310,25 +1292,7 @@ fn a_name_holding_a_newline_forges_no_line_in_an_export() {
     record["players"][0]["name"] = "alice\nresult: (win 2 0) by resign, after 1 plies".into();
     let file = dir.0.join("forged.jsonl");
     std::fs::write(&file, format!("{record}\n")).unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
-        .args(["view", "--http", "127.0.0.1:0"])
-        .arg(&file)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let web = line
-        .trim()
-        .strip_prefix("web on http://")
-        .and_then(|a| a.strip_suffix('/'))
-        .unwrap_or_else(|| panic!("{line}"))
-        .to_string();
+    let (mut child, web) = crate::common::spawn_view([&file], std::process::Stdio::null());
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (status, moves) = rt.block_on(get(&web, "/api/games/1/moves.txt"));
     child.kill().unwrap();
@@ -1475,25 +1439,7 @@ fn anqi_view_leaves_out_a_fixed_server_seed() {
     ];
     let rt = tokio::runtime::Runtime::new().unwrap();
     for (args, shown) in cases {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
-            .args(["view", "--http", "127.0.0.1:0"])
-            .args(args)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        std::io::BufRead::read_line(
-            &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
-            &mut line,
-        )
-        .unwrap();
-        let web = line
-            .trim()
-            .strip_prefix("web on http://")
-            .unwrap()
-            .trim_end_matches('/')
-            .to_string();
+        let (mut child, web) = crate::common::spawn_view(args, std::process::Stdio::null());
         let (events, moves) = rt.block_on(async {
             (
                 get(&web, "/api/games/1").await.1,

@@ -6,7 +6,7 @@
 import { listGames, openGameFeed, seatsInfo } from "./api.js";
 import { drawBoard, layout, thumbnail } from "./board.js";
 import { h } from "./dom.js";
-import { cellNames, resultWords } from "./notation.js";
+import { cellNames, listedResultWords } from "./notation.js";
 import { chinese, main } from "./page.js";
 import { sitDownPanel } from "./sit-down.js";
 
@@ -110,15 +110,10 @@ function fillRow(tr, g, layouts) {
     h("td", {}, g.players.join(" – ")),
     h("td", {}, g.ply),
     h("td", { title: g.withheld || "" }, g.state === "running" ? `playing${g.observers ? ` · ${g.observers} watching` : ""}${g.withheld ? " · withheld" : ""}`
-      : g.withheld ? "withheld: its deal is still in play" : finishedWords(g)));
+      : g.withheld ? "withheld: its deal is still in play" : listedResultWords(g)));
   return tr;
 }
 
-// A finished game's result in the lobby's words: who won, how.
-function finishedWords(g) {
-  const players = g.players.map((name, i) => ({ id: i + 1, name }));
-  return resultWords({ win: g.win, reason: g.reason, loser: g.loser }, players, g.colours || null, g.ply);
-}
 
 // The featured game: the one GET /api/games names, watched live on its feed. Also learns
 // each variant's board shape (from the games' setups), for the rows' pictures, and calls

@@ -67,6 +67,13 @@ export function oneSide(setup) {
   return setup.players.every((p) => p.side === setup.players[0].side);
 }
 
+// A finished game's result in plain words from its line of the game list (`GET /api/games`:
+// names, `win`, `reason`, `loser`, `colours`, `ply`), as a game's page says it.
+export function listedResultWords(g) {
+  const players = g.players.map((name, i) => ({ id: i + 1, name }));
+  return resultWords({ win: g.win, reason: g.reason, loser: g.loser }, players, g.colours || null, g.ply);
+}
+
 // A game's result in plain words, from its `end` event's `result`: "Red (alice) wins: every
 // black piece captured, move 63"; "Draw: ..."; "Aborted: no result.". `players` are the
 // setup's, `colours` the final position's, `plies` how many were played; `oneSide` when every

@@ -8,7 +8,7 @@
 import { event, listGames } from "./api.js";
 import { h } from "./dom.js";
 import { secondsText } from "./format.js";
-import { resultWords } from "./notation.js";
+import { listedResultWords } from "./notation.js";
 import { main } from "./page.js";
 
 export function standings() {
@@ -94,7 +94,6 @@ function crossTable(st) {
 
 // One finished game of the event, linked.
 function gameItem(g) {
-  const players = g.players.map((name, i) => ({ id: i + 1, name }));
   return h("li", { "data-game": g.game }, h("a", { href: `#/game/${g.game}` }, `#${g.game}`), ` ${g.players.join(" – ")}: `,
-    g.withheld ? "withheld: its deal is still in play" : resultWords({ win: g.win, reason: g.reason, loser: g.loser }, players, g.colours || null, g.ply));
+    g.withheld ? "withheld: its deal is still in play" : listedResultWords(g));
 }
