@@ -4,7 +4,7 @@
 //!
 //! # Crate map
 //!
-//! Builds on: `anqi-core`, `anqi-server`, `anqi-web`, `anqi-client`, `anqi-tournament`
+//! Builds on: `anqi-core`, `anqi-server`, `anqi-ladder`, `anqi-web`, `anqi-client`, `anqi-tournament`
 //! Compiles tokio: yes (it serves, plays and runs events on it).
 //!
 //! (`tests/integration/layout.rs` checks both lines against `cargo metadata` and `cargo tree`.)
@@ -18,7 +18,7 @@
 //!
 //! - this file: the command line's list of commands.
 //! - `cmd/`: one module per command (`serve`, `replay`, `view`, `variants`, `variant`, `tournament`,
-//!   `match`, `report`, `merge`, `token`, `bridge`, `bench`): its options, whose doc comments
+//!   `match`, `report`, `merge`, `token`, `bridge`, `bench`, `ladder`): its options, whose doc comments
 //!   are its `--help`, and its `run`.
 //! - `bench`: `anqi bench`, every performance figure beside its floor measured in the same
 //!   run (the server, an echo server and the clients as separate processes of this binary).
@@ -72,6 +72,7 @@ enum Command {
     Keep(cmd::keep::Args),
     Solve(cmd::solve::Args),
     Tables(cmd::tables::Args),
+    Ladder(cmd::ladder::Args),
 }
 
 fn main() -> ExitCode {
@@ -107,6 +108,7 @@ fn main() -> ExitCode {
         Command::Keep(args) => cmd::keep::run(args),
         Command::Solve(args) => cmd::solve::run(args),
         Command::Tables(args) => cmd::tables::run(args),
+        Command::Ladder(args) => cmd::ladder::run(args),
     };
     match result {
         Ok(code) => code,

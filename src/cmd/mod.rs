@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod bridge;
 pub mod keep;
+pub mod ladder;
 pub mod r#match;
 pub mod merge;
 pub mod replay;

@@ -50,6 +50,13 @@ pub struct Args {
     /// board (protocol/WEB.md, Play). Needs --http.
     #[arg(long)]
     humans: bool,
+    /// Run a rated ladder on this database (SQLite; made when missing), overriding [ladder]
+    /// database: bots connect with their account's secret as the SEED of (init NAME SECRET)
+    /// (`anqi ladder add NAME` makes one), are paired close in rating and with variety, and
+    /// each game updates the ratings. Two-player variants only; needs a records file. With
+    /// --http the pages show the leaderboard and each player (protocol/LADDER.md).
+    #[arg(long, value_name = "FILE")]
+    ladder: Option<String>,
     /// How log lines are written on stderr: `text` for people, `json` (one object per line)
     /// for log shippers.
     #[arg(long, value_enum, default_value_t = super::LogFormat::Text)]
@@ -76,6 +83,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if args.humans {
         cfg.http.humans = true;
     }
+    if let Some(l) = args.ladder {
+        cfg.ladder.database = l;
+    }
     cfg.validate()?;
     let variant = Variant::load(&cfg.server.variant)?;
     if cfg.http.humans && cfg.http.listen.is_empty() {
@@ -83,6 +93,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
             "[http] humans = true seats people from the web pages, which are off: give --http ADDR (or [http] listen)"
         );
     }
+    let ladder = if cfg.ladder.database.is_empty() {
+        None
+    } else {
+        Some(super::ladder::open_for_serving(&cfg, &variant)?)
+    };
     super::init_logging(tracing::Level::INFO, args.log_format);
     let rt = tokio::runtime::Runtime::new().context("cannot start the async runtime")?;
     rt.block_on(async move {
@@ -96,6 +111,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
             server.watch(hub.clone());
             // The games from before a restart are on the pages before they answer anyone.
             server.read_past().await;
+            if let Some(ledger) = &ladder {
+                hub.set_ladder(std::sync::Arc::new(anqi_ladder::pages::Pages::new(ledger.clone())));
+            }
             let mut web = Web::bind(&cfg.http.listen, &cfg, hub, shutdown.clone()).await?;
             if cfg.http.humans {
                 web.seat_people(server.door(), &variant, &cfg);
@@ -108,6 +126,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
             signals.await;
             on_signal.cancel();
         });
+        let ladder_task = match ladder {
+            Some(ledger) => Some(super::ladder::start(&mut server, &cfg, ledger)?),
+            None => None,
+        };
         println!("listening on {addr}");
         let web_task = match web {
             Some(web) => {
@@ -121,6 +143,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         std::io::stdout().flush()?;
         tracing::info!(%addr, variant = %cfg.server.variant, records = %cfg.records.path, "serving");
         server.run(shutdown.clone()).await?;
+        // The ladder ends once it has counted the last record the server wrote.
+        if let Some(task) = ladder_task {
+            let _ = task.await;
+        }
         // The server stops on the token; so do the pages (live ones are closed).
         shutdown.cancel();
         if let Some(task) = web_task {

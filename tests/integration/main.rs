@@ -30,6 +30,7 @@ mod extensions;
 mod faults;
 mod hostile;
 mod hostile_files;
+mod ladder;
 mod lasting;
 mod layout;
 mod legal_counts;

@@ -47,6 +47,18 @@ pub struct GameRecord {
     /// rejoin_grace_ms`), in the order they ended: taken back, or not.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub drops: Vec<DropRecord>,
+    /// A rated game of a ladder (`anqi serve --ladder`): which ladder's; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ladder: Option<LadderTag>,
+}
+
+/// A ladder game's tag: the players are the ladder's accounts, by name, and the game counts
+/// in its ratings (`anqi-ladder`). The ladder is the server's (`[ladder] server`) and the
+/// variant's: several servers sharing one database keep apart by name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LadderTag {
+    /// The server's name in the ladder's database (`[ladder] server`).
+    pub server: String,
 }
 
 /// A player's connection lost during the game while its seat was kept for it.
@@ -128,6 +140,7 @@ impl GameRecord {
             final_board: game.wire_board(),
             tournament: None,
             drops: Vec::new(),
+            ladder: None,
         }
     }
 }

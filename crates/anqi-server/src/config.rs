@@ -24,6 +24,23 @@ pub struct Config {
     pub seed: SeedConfig,
     pub records: RecordsConfig,
     pub http: HttpConfig,
+    pub ladder: LadderConfig,
+}
+
+/// `[ladder]`: a rated ladder of bot accounts (protocol/LADDER.md).
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct LadderConfig {
+    /// The ladder's database (SQLite); empty: the server runs no ladder.
+    pub database: String,
+    /// This server's name in the database, written in its games' records.
+    pub server: String,
+    /// Connections an account may hold at once, waiting or playing.
+    pub connections_per_account: usize,
+    /// Games an account may play at once.
+    pub games_per_account: usize,
+    /// How many of an account's latest games count against meeting the same opponent again.
+    pub variety: usize,
 }
 
 /// `[server]`: listening, limits, the variant.
@@ -327,7 +344,24 @@ impl Config {
         self.server.validate_caps()?;
         self.records.validate()?;
         self.http.validate()?;
+        self.ladder.validate()?;
         self.server.validate_message_limits()
+    }
+}
+
+impl LadderConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        if self.connections_per_account == 0 || self.games_per_account == 0 {
+            return Err(ConfigError(
+                "ladder: connections_per_account and games_per_account must be at least 1".into(),
+            ));
+        }
+        if self.server.is_empty() || self.server.len() > 64 {
+            return Err(ConfigError(
+                "ladder: server must be a name of 1 to 64 bytes".into(),
+            ));
+        }
+        Ok(())
     }
 }
 

@@ -29,8 +29,10 @@
 //! - [`door`]: seats for players inside the process (a person playing from a web page, the
 //!   bots started for them), with channels where a connection has a socket.
 //! - `seating/`: who plays with whom, one policy chosen when the server is built: `arrival`
-//!   (completed handshakes, N per game, in acceptance order) or `tokens` (tournaments: games
-//!   ordered by the organizer through an [`OrderDesk`], seats taken by secret token).
+//!   (completed handshakes, N per game, in acceptance order), `tokens` (tournaments: games
+//!   ordered by the organizer through an [`OrderDesk`], seats taken by secret token) or
+//!   `ladder` (accounts seated by their secret, paired by `matchmaking` every round; the
+//!   ladder, `anqi-ladder`, tells it its accounts and ratings through a [`LadderDesk`]).
 //! - `referee/`: one actor per game (`Referee`, a method per step), which owns the game, rules
 //!   on every message, and has the record written before anyone hears the result. One file
 //!   per concern: the actor and its state (`mod.rs`), the loop of a turn (`turn`), the setup
@@ -105,6 +107,9 @@ pub use door::{Door, Guest, LocalSeat};
 pub use handshake::VERSION;
 pub use record_sink::{Durability, RecordSink};
 pub use referee::GameSpec;
-pub use seating::{GameOrder, OrderDesk, ServerStopped};
+pub use seating::{
+    GameOrder, LadderAccount, LadderDesk, LadderNews, LadderRules, MatchRules, OrderDesk,
+    ServerStopped,
+};
 pub use server::Server;
 pub use watch::Hub;

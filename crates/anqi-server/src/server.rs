@@ -118,6 +118,19 @@ impl Server {
         }
     }
 
+    /// Switches the server to ladder seating and returns the desk where the ladder tells it
+    /// its accounts, their ratings and its latest games: each client is seated under the
+    /// account whose secret it sends as SEED, and waiting accounts are paired every round.
+    pub fn ladder_desk(
+        &mut self,
+        rules: crate::seating::LadderRules,
+    ) -> crate::seating::LadderDesk {
+        self.policy = Policy::Ladder(Box::new(crate::seating::Ladder::new(rules)));
+        crate::seating::LadderDesk {
+            tx: self.seating_tx.clone(),
+        }
+    }
+
     /// Serves until `shutdown` is cancelled, then shuts down gracefully.
     ///
     /// # Errors
@@ -185,14 +198,14 @@ impl Server {
         self.last_game = Some(self.read_past_games().await);
     }
 
-    /// Seating by arrival with a records file: the highest game number the file holds (its
+    /// Seating by arrival or for a ladder, with a records file: the highest game number the file holds (its
     /// games' numbers are theirs for good: the next game is numbered after it), and the latest
     /// `[http] keep_finished` of its games added to the hub, when the games are watched. 0
     /// for a server that seats by token (a tournament numbers its games by its schedule) or
     /// keeps no records. Never fails: a bad line is skipped with a warning (`past`).
     async fn read_past_games(&self) -> u64 {
         let path = &self.config.records.path;
-        if path.is_empty() || !matches!(self.policy, Policy::Arrival(_)) {
+        if path.is_empty() || matches!(self.policy, Policy::Tokens(_)) {
             return 0;
         }
         let path = PathBuf::from(path);

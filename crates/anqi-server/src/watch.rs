@@ -41,6 +41,16 @@ pub struct Hub {
     inner: Arc<HubInner>,
 }
 
+/// What a ladder (`anqi-ladder`) shows on the pages, as JSON (protocol/WEB.md): read from its
+/// database, so called off the pages' runtime (it may block for a moment).
+pub trait LadderPages: Send + Sync {
+    /// `GET /api/ladder`: the leaderboard.
+    fn ladder(&self) -> String;
+    /// `GET /api/players/{name}?offset=N`: one account's page, its games from the `offset`th
+    /// latest; `None` when no account has the name.
+    fn player(&self, name: &str, offset: usize) -> Option<String>;
+}
+
 struct HubInner {
     delay_plies: u32,
     delay: Duration,
@@ -52,6 +62,8 @@ struct HubInner {
     games: Mutex<Games>,
     /// An event's progress and standings (tournaments), as JSON.
     event: Mutex<Option<Arc<str>>>,
+    /// A ladder's pages, when the server runs one.
+    ladder: Mutex<Option<Arc<dyn LadderPages>>>,
     /// Who waits for a game on a server seating by arrival.
     waiting: Mutex<Vec<Waiting>>,
     /// The finished games' events, rebuilt once.
@@ -289,6 +301,7 @@ impl Hub {
                 hide_server_seed,
                 games: Mutex::default(),
                 event: Mutex::default(),
+                ladder: Mutex::default(),
                 waiting: Mutex::default(),
                 cache: cache::EventsCache::new(cfg.events_cache_bytes),
                 exchange_bytes: cfg.exchange_bytes,
@@ -470,6 +483,20 @@ impl Hub {
     pub fn event(&self) -> Option<Arc<str>> {
         self.inner
             .event
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Shows a ladder's leaderboard and players' pages (`anqi serve --ladder`).
+    pub fn set_ladder(&self, pages: Arc<dyn LadderPages>) {
+        *self.inner.ladder.lock().unwrap_or_else(|e| e.into_inner()) = Some(pages);
+    }
+
+    /// The ladder's pages, when the server runs one.
+    pub fn ladder(&self) -> Option<Arc<dyn LadderPages>> {
+        self.inner
+            .ladder
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()

@@ -28,6 +28,26 @@ export async function event() {
   return r.ok ? r.json() : null;
 }
 
+// GET /api/ladder: the ladder's leaderboard (anqi serve --ladder); null where there is none.
+export async function ladder() {
+  const r = await fetch("/api/ladder");
+  if (r.status === 404) return null;
+  if (!r.ok) throw new Error((await r.json()).error);
+  return r.json();
+}
+
+// Whether this server runs a ladder.
+export async function hasLadder() {
+  return (await fetch("/api/ladder")).ok;
+}
+
+// GET /api/players/{name}?offset=N: one account of the ladder, its games from the Nth latest.
+export async function player(name, offset = 0) {
+  const r = await fetch(`/api/players/${encodeURIComponent(name)}${offset ? `?offset=${offset}` : ""}`);
+  if (!r.ok) throw new Error((await r.json()).error);
+  return r.json();
+}
+
 // POST /api/seats: sits a person down. { ok, body }: body is { token } or { error }.
 export async function sitDown(request) {
   const r = await fetch("/api/seats", {

@@ -39,6 +39,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     module!("seat-panel.js"),
     module!("exchange.js"),
     module!("standings.js"),
+    module!("ladder.js"),
     // What the views share.
     module!("api.js"),
     module!("board.js"),

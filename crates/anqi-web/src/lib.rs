@@ -41,6 +41,8 @@
 //!   server counts them).
 //! - `api`: the JSON routes (the game list, one game's events) and a finished game's move
 //!   list as text.
+//! - `ladder`: a ladder's routes (the leaderboard, a player), as the ladder writes them
+//!   (`anqi_server::watch::LadderPages`).
 //! - `gzipped`: a finished game's events gzipped once, off the pages' thread, and kept.
 //! - `ops`: what an operator reads: `GET /metrics` (Prometheus's text format: the server's
 //!   counters, `anqi_server::metrics`, the pages' requests by route and status, and gauges
@@ -53,7 +55,8 @@
 //!   `app.js` (the entry point: the page's address to its view); the views `lobby.js` (the
 //!   games), `sit-down.js` (the lobby's form to play), `game.js` (one game), `seat.js` (a
 //!   person's seat), `seat-panel.js` (the seat's controls on its game's page), `exchange.js`
-//!   (a finished game's exchange) and `standings.js` (a tournament's); and what they share,
+//!   (a finished game's exchange), `standings.js` (a tournament's) and `ladder.js` (a
+//!   ladder's leaderboard and a player's page); and what they share,
 //!   `api.js` (every route of the API the page uses), `board.js` (drawing a board, a
 //!   board's picture for the lobby, and the mobility curves), `notation.js` (cells, plies
 //!   and results in words), `eval.js` (the evaluation graph from the engines' scored
@@ -74,6 +77,7 @@ mod api;
 mod assets;
 mod gzipped;
 mod hosts;
+mod ladder;
 mod listener;
 mod live;
 mod ops;
@@ -182,6 +186,8 @@ impl Web {
             .route("/api/games/{id}/moves.txt", get(api::moves))
             .route("/api/games/{id}/exchange", get(api::exchange))
             .route("/api/event", get(api::event))
+            .route("/api/ladder", get(ladder::ladder))
+            .route("/api/players/{name}", get(ladder::player))
             .route(
                 "/api/seats",
                 get(play::info)

@@ -126,6 +126,7 @@ impl Referee {
             std::mem::take(&mut self.faults),
         );
         record.drops = std::mem::take(&mut self.drops);
+        record.ladder = self.ladder.clone();
         if reason == Termination::Adjudicated {
             record.result.adjudication = self.adjudication.take();
         }

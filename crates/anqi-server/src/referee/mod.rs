@@ -113,6 +113,8 @@ pub struct GameSpec {
     pub absent: Vec<usize>,
     /// Where the record also goes (a tournament waiting for this game).
     pub done: Option<tokio::sync::oneshot::Sender<GameRecord>>,
+    /// A ladder's rated game: the tag its record carries.
+    pub ladder: Option<anqi_core::record::LadderTag>,
 }
 
 /// Plays one game to its end and records it. `seat_tokens`: each seat's per-game tournament
@@ -225,6 +227,8 @@ struct Referee {
     faults: FaultLog,
     absent: Vec<usize>,
     done: Option<tokio::sync::oneshot::Sender<GameRecord>>,
+    /// The ladder's tag, for a ladder's game.
+    ladder: Option<anqi_core::record::LadderTag>,
     /// The seat whose messages are looked at first next time, so no seat is starved.
     next_poll: usize,
     /// The last ply played and its mover, for the `last` extension.
@@ -327,6 +331,7 @@ impl Referee {
             faults: FaultLog::default(),
             absent: spec.absent,
             done: spec.done,
+            ladder: spec.ladder,
             next_poll: 0,
             last: None,
             exchange: feed.as_ref().map(GameFeed::exchange),

@@ -4,15 +4,22 @@
 //! - [`Arrival`] (`arrival`): clients are seated as they complete their handshake, N per game
 //!   (what `anqi serve` does);
 //! - [`Orders`] (`tokens`): the organizer orders games with one token per seat, and each client
-//!   is seated by the token it sends as SEED (what `anqi tournament` does).
+//!   is seated by the token it sends as SEED (what `anqi tournament` does);
+//! - [`Ladder`] (`ladder`, with the pure pairing in `matchmaking`): each client is seated under
+//!   the ladder account whose secret it sends as SEED, and waiting accounts are paired every
+//!   round (what `anqi serve --ladder` does).
 //!
 //! Both keep waiting players until their game starts, answer what they send in the meantime and
 //! forget those who leave, through the one routine [`departed`].
 
 mod arrival;
+mod ladder;
+mod matchmaking;
 mod tokens;
 
 pub use arrival::Arrival;
+pub use ladder::{Ladder, LadderAccount, LadderDesk, LadderNews, LadderRules};
+pub use matchmaking::MatchRules;
 pub use tokens::{GameOrder, OrderDesk, Orders, ServerStopped, Table};
 
 use super::connection::{Inbound, Player};
@@ -39,6 +46,8 @@ pub enum SeatingEvent {
     Expect(Vec<String>),
     /// The player of a seat (0-based) of an ordered game will not come.
     Withdraw { game_no: u64, seat: usize },
+    /// What a ladder tells its seating (ladder seating).
+    Ladder(LadderNews),
 }
 
 /// How clients are seated.
@@ -46,6 +55,7 @@ pub enum Policy {
     Arrival(Arrival),
     /// Boxed: the token tables are much larger than the arrival queue.
     Tokens(Box<Orders>),
+    Ladder(Box<Ladder>),
 }
 
 /// Whether a waiting player's connection has closed. Anything the player sent meanwhile is
@@ -135,6 +145,13 @@ impl Seating {
         match &mut self.policy {
             Policy::Arrival(a) => a.tend(),
             Policy::Tokens(o) => o.tend(),
+            Policy::Ladder(l) => {
+                if self.ctx.records.failing().is_none() {
+                    for table in l.tend(&mut self.game_no) {
+                        self.start(table);
+                    }
+                }
+            }
         }
         self.publish_waiting();
     }
@@ -190,6 +207,31 @@ impl Seating {
                 }
                 Vec::new()
             }
+            (Policy::Ladder(_), SeatingEvent::Table(players, _)) => {
+                for p in players {
+                    p.outbox.error(
+                        ErrorCode::Busy,
+                        "this server seats only its ladder's accounts",
+                    );
+                }
+                Vec::new()
+            }
+            (Policy::Ladder(ladder), SeatingEvent::Ready(player)) => {
+                ladder.arrive(player);
+                Vec::new()
+            }
+            (Policy::Ladder(ladder), SeatingEvent::Ladder(news)) => {
+                ladder.hear(news);
+                Vec::new()
+            }
+            (Policy::Ladder(_), _) => {
+                tracing::error!("a tournament event reached a ladder's server; ignored");
+                Vec::new()
+            }
+            (Policy::Tokens(_), SeatingEvent::Ladder(_)) => {
+                tracing::error!("a ladder's news reached a tournament's server; ignored");
+                Vec::new()
+            }
             (Policy::Arrival(_), _) => {
                 // Not logged in full: tournament events carry secret tokens.
                 tracing::error!("a tournament event reached a server seating by arrival; ignored");
@@ -225,22 +267,36 @@ impl Seating {
                 let _ = tell.send(t.game_no);
             }
         }
-        self.tracker.spawn(referee::run_game(
+        let game = referee::run_game(
             self.ctx.clone(),
             t.game_no,
             t.players,
             t.spec,
             t.seat_tokens,
-        ));
+        );
+        if t.accounts.is_empty() {
+            self.tracker.spawn(game);
+            return;
+        }
+        // A ladder's accounts may play again once this game is over.
+        let tx = self.tx.clone();
+        self.tracker.spawn(async move {
+            game.await;
+            let _ = tx.send(SeatingEvent::Ladder(LadderNews::Ended(t.accounts)));
+        });
     }
 
     /// Shows the pages who waits for a game (seating by arrival, when watched), when it
     /// changed.
     fn publish_waiting(&mut self) {
-        let (Policy::Arrival(arrival), Some(hub)) = (&self.policy, &self.ctx.watch) else {
+        let Some(hub) = &self.ctx.watch else {
             return;
         };
-        let now = arrival.waiting();
+        let now = match &self.policy {
+            Policy::Arrival(arrival) => arrival.waiting(),
+            Policy::Ladder(ladder) => ladder.waiting(),
+            Policy::Tokens(_) => return,
+        };
         if now != self.shown {
             hub.set_waiting(
                 now.iter()
@@ -260,6 +316,7 @@ impl Seating {
         let waiting = match &mut self.policy {
             Policy::Arrival(a) => a.drain(),
             Policy::Tokens(o) => o.drain(),
+            Policy::Ladder(l) => l.drain(),
         };
         for p in waiting {
             p.outbox
@@ -282,6 +339,7 @@ fn arrival_table(game_no: &mut u64, players: Vec<Player>, clock: Option<ClockCon
             ..Default::default()
         },
         seat_tokens: Vec::new(),
+        accounts: Vec::new(),
     }
 }
 

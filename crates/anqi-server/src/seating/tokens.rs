@@ -63,6 +63,8 @@ pub struct Table {
     /// Each seat's per-game token, which takes the seat back after a lost connection
     /// (`crate::rejoin`); none for standing tokens and seating by arrival.
     pub(crate) seat_tokens: Vec<Option<TokenDigest>>,
+    /// Each seat's ladder account (`ladder`); empty for other games.
+    pub(crate) accounts: Vec<i64>,
 }
 
 struct Pending {
@@ -282,6 +284,7 @@ impl Orders {
             players,
             spec: p.spec,
             seat_tokens,
+            accounts: Vec::new(),
         })
     }
 

@@ -1,0 +1,337 @@
+//! The ladder (issue 37, parts 1 and 2), as an operator and bot authors use it: accounts made
+//! with `anqi ladder add`, a real `anqi serve --ladder` over TCP, reference bots of known
+//! strengths connecting with their secrets, the pages' `/api/ladder` and `/api/players/NAME`,
+//! a restart in the middle, `anqi ladder rebuild` compared with the live database, and the
+//! kill -9 probe: a server killed at random moments loses no recorded game and counts none
+//! twice, and its ratings equal a rebuild's from the records.
+
+use crate::common::cli::anqi;
+use crate::common::{anqi_bot, RawClient, TempDir};
+use crate::web::get_json;
+use anqi_core::record::GameRecord;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// `anqi ladder add NAME`: the secret it prints.
+fn add(db: &Path, name: &str) -> String {
+    let out = anqi(["ladder", "add", name, "--database"])
+        .arg(db)
+        .succeeds();
+    let secret = out.stdout.trim().to_string();
+    assert!(secret.starts_with("anqi-"), "{}", out.stdout);
+    secret
+}
+
+/// `anqi serve --ladder DB` on 127.0.0.1:0 with its pages: the child, the games' address
+/// and the pages'.
+fn serve(dir: &Path, variant: &str, extra: &[&str]) -> (Child, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_anqi"));
+    command
+        .args(["serve", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"])
+        .args(["--variant", variant, "--ladder"])
+        .arg(dir.join("ladder.db"))
+        .arg("--records")
+        .arg(dir.join("games.jsonl"))
+        .args(extra)
+        .stderr(Stdio::null());
+    let mut child = command.stdout(Stdio::piped()).spawn().unwrap();
+    // One reader for both lines: a reader dropped after the first may hold the second.
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = |prefix: &str| {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+        line.trim()
+            .strip_prefix(prefix)
+            .unwrap_or_else(|| panic!("a line `{prefix}...`, got {line:?}"))
+            .trim_end_matches('/')
+            .to_string()
+    };
+    let addr = line("listening on ");
+    let web = line("web on http://");
+    (child, addr, web)
+}
+
+/// A reference bot playing `games` games on the ladder as the account of `secret`.
+fn bot(addr: &str, secret: &str, strategy: &[&str], games: u32) -> Child {
+    Command::new(anqi_bot())
+        .args([
+            "--connect",
+            addr,
+            "--games",
+            &games.to_string(),
+            "--strategy",
+        ])
+        .args(strategy)
+        .env("ANQI_TOKEN", secret)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+/// Stops a server gracefully (SIGTERM) and waits for it.
+fn stop(mut child: Child) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+}
+
+/// The ladder games of a records file, whole lines only.
+fn ladder_records(path: &Path) -> Vec<GameRecord> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<GameRecord>(l).ok())
+        .filter(|r| r.ladder.is_some())
+        .collect()
+}
+
+/// Waits (up to `secs`) until the leaderboard counts `games` rated games; returns it.
+async fn until_rated(web: &str, games: u64, secs: u64) -> serde_json::Value {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        let board = get_json(web, "/api/ladder").await;
+        if board["games"].as_u64() >= Some(games) {
+            return board;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "never {games} rated games: {board}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The names on the leaderboard, best first.
+fn order(board: &serde_json::Value) -> Vec<String> {
+    board["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// `anqi ladder list` of a database, as text.
+fn list(db: &Path, variant: &str) -> String {
+    anqi(["ladder", "list", "--variant", variant, "--database"])
+        .arg(db)
+        .succeeds()
+        .stdout
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ladder_rates_its_bots_shows_them_and_carries_on_after_a_restart() {
+    let dir = TempDir::new("ladder");
+    let db = dir.0.join("ladder.db");
+    let strong = add(&db, "search-bot");
+    let weak = add(&db, "random-bot");
+    let retired = add(&db, "old-bot");
+    let refused = anqi(["ladder", "add", "search-bot", "--database"])
+        .arg(&db)
+        .fails_with(2);
+    assert!(
+        refused.stderr.contains("already exists"),
+        "{}",
+        refused.stderr
+    );
+    anqi(["ladder", "retire", "old-bot", "--database"])
+        .arg(&db)
+        .succeeds();
+    let variant = "traditional-2x4";
+    let (server, addr, web) = serve(&dir.0, variant, &[]);
+
+    // Wrong and retired secrets are refused with the reason.
+    let mut stranger = RawClient::join(&addr, "x", "anqi-0123").await;
+    let said = stranger.until("error").await;
+    assert!(said.contains("no ladder account has this secret"), "{said}");
+    let mut old = RawClient::join(&addr, "x", &retired).await;
+    let said = old.until("error").await;
+    assert!(said.contains("old-bot is retired"), "{said}");
+
+    let mut bots = vec![
+        bot(&addr, &strong, &["search", "--depth", "2"], 10),
+        bot(&addr, &weak, &["random"], 10),
+    ];
+    let board = until_rated(&web, 10, 60).await;
+    for b in &mut bots {
+        assert!(b.wait().unwrap().success());
+    }
+    assert_eq!(order(&board)[..2], ["search-bot", "random-bot"], "{board}");
+    let players = board["players"].as_array().unwrap();
+    assert!(players[0]["rating"].as_f64() > players[1]["rating"].as_f64());
+    assert_eq!(players[0]["games"], 10);
+    let old_row = players.iter().find(|p| p["name"] == "old-bot").unwrap();
+    assert_eq!(
+        (old_row["retired"].as_bool(), old_row["rank"].is_null()),
+        (Some(true), true)
+    );
+
+    // A player's page: every game linked, seats alternating, the rating after each.
+    let page = get_json(&web, "/api/players/random-bot").await;
+    assert_eq!(page["total"], 10);
+    assert_eq!(page["history"].as_array().unwrap().len(), 10);
+    let seats: Vec<u64> = page["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["seat"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seats.iter().filter(|&&s| s == 1).count(), 5, "{seats:?}");
+    assert_eq!(page["opponents"][0]["name"], "search-bot");
+
+    // Restarted, the ladder carries on: numbers continue, ratings from where they were.
+    stop(server);
+    let before = list(&db, variant);
+    let (server, addr, web) = serve(&dir.0, variant, &[]);
+    assert_eq!(list(&db, variant), before);
+    let mut bots = vec![
+        bot(&addr, &strong, &["search", "--depth", "2"], 2),
+        bot(&addr, &weak, &["random"], 2),
+    ];
+    until_rated(&web, 12, 60).await;
+    for b in &mut bots {
+        assert!(b.wait().unwrap().success());
+    }
+    stop(server);
+    let records = ladder_records(&dir.0.join("games.jsonl"));
+    let mut numbers: Vec<u64> = records.iter().map(|r| r.game).collect();
+    assert_eq!(numbers.len(), 12);
+    numbers.dedup();
+    assert_eq!(
+        numbers,
+        (1..=12).collect::<Vec<u64>>(),
+        "numbers continue after a restart"
+    );
+    for r in &records {
+        assert_eq!(r.ladder.as_ref().unwrap().server, "anqi");
+        assert!(
+            r.players.iter().all(|p| p.seed.is_empty()),
+            "no secret in a record"
+        );
+        let names: Vec<&str> = r.players.iter().map(|p| p.name.as_str()).collect();
+        assert!(names.contains(&"search-bot") && names.contains(&"random-bot"));
+    }
+
+    // Rebuilt from the records with the live accounts: the same ladder.
+    let rebuilt = dir.0.join("rebuilt.db");
+    anqi(["ladder", "rebuild", "--variant", variant, "--records"])
+        .arg(dir.0.join("games.jsonl"))
+        .arg("--accounts-from")
+        .arg(&db)
+        .arg("--into")
+        .arg(&rebuilt)
+        .succeeds();
+    assert_eq!(list(&rebuilt, variant), list(&db, variant));
+    assert_same_databases(&db, &rebuilt, variant);
+}
+
+/// The two databases hold the same games, ratings and rating history, to the last bit.
+fn assert_same_databases(live: &Path, rebuilt: &Path, variant: &str) {
+    let (a, b) = (
+        anqi_ladder::Store::open(live).unwrap(),
+        anqi_ladder::Store::open(rebuilt).unwrap(),
+    );
+    assert_eq!(a.games(variant).unwrap(), b.games(variant).unwrap());
+    assert_eq!(a.ratings(variant).unwrap(), b.ratings(variant).unwrap());
+    for account in a.accounts().unwrap() {
+        assert_eq!(
+            a.history(account.id, variant).unwrap(),
+            b.history(account.id, variant).unwrap(),
+            "{}",
+            account.name
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_account_holds_at_most_its_connections() {
+    let dir = TempDir::new("ladder-cap");
+    let db = dir.0.join("ladder.db");
+    let secret = add(&db, "lonely");
+    let config = dir.0.join("config.toml");
+    std::fs::write(&config, "[ladder]\nconnections_per_account = 1\n").unwrap();
+    let (server, addr, _web) = serve(
+        &dir.0,
+        "traditional-2x4",
+        &["--config", config.to_str().unwrap()],
+    );
+    // The first waits (nobody to play); a second connection of the account is refused.
+    let mut first = RawClient::join(&addr, "lonely", &secret).await;
+    // Once the first is waiting (its handshake done), the second comes.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut second = RawClient::join(&addr, "lonely", &secret).await;
+    let said = second.until("error").await;
+    assert!(
+        said.contains("busy") && said.contains("already holds 1 connections"),
+        "{said}"
+    );
+    first.send("((resign))\n").await;
+    let said = first.until("error").await;
+    assert!(said.contains("the game has not started yet"), "{said}");
+    stop(server);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_loses_no_recorded_game_and_counts_none_twice() {
+    let dir = TempDir::new("ladder-kill");
+    let db = dir.0.join("ladder.db");
+    let secrets: Vec<String> = ["a", "b", "c", "d"].iter().map(|n| add(&db, n)).collect();
+    let variant = "traditional-2x4";
+    let mut rng_state = std::process::id() as u64 | 1;
+    let mut next = || {
+        rng_state ^= rng_state << 13;
+        rng_state ^= rng_state >> 7;
+        rng_state ^= rng_state << 17;
+        rng_state
+    };
+    for round in 0..4 {
+        let (mut server, addr, _web) = serve(&dir.0, variant, &[]);
+        let mut bots: Vec<Child> = secrets
+            .iter()
+            .map(|s| bot(&addr, s, &["random"], 1000))
+            .collect();
+        // Killed at a random moment, in the middle of games and transactions.
+        let ms = 400 + next() % 1200;
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        server.kill().unwrap();
+        server.wait().unwrap();
+        for b in &mut bots {
+            let _ = b.kill();
+            let _ = b.wait();
+        }
+        let n = ladder_records(&dir.0.join("games.jsonl")).len();
+        assert!(
+            n > round,
+            "games were played before the kill (round {round}: {n})"
+        );
+    }
+    // Started once more, it counts what the kills left uncounted; then stopped gracefully.
+    let (server, _addr, web) = serve(&dir.0, variant, &[]);
+    let records = ladder_records(&dir.0.join("games.jsonl"));
+    until_rated(&web, 0, 10).await;
+    stop(server);
+    let store = anqi_ladder::Store::open(&db).unwrap();
+    let counted: Vec<u64> = store
+        .games(variant)
+        .unwrap()
+        .iter()
+        .map(|g| g.game_no)
+        .collect();
+    let recorded: Vec<u64> = records.iter().map(|r| r.game).collect();
+    assert_eq!(
+        counted, recorded,
+        "every recorded game counted once, in the file's order"
+    );
+    let rebuilt: PathBuf = dir.0.join("rebuilt.db");
+    anqi(["ladder", "rebuild", "--variant", variant, "--records"])
+        .arg(dir.0.join("games.jsonl"))
+        .arg("--accounts-from")
+        .arg(&db)
+        .arg("--into")
+        .arg(&rebuilt)
+        .succeeds();
+    assert_same_databases(&db, &rebuilt, variant);
+}
