@@ -4,11 +4,13 @@
 //! its latency) and the pages' requests by route and status; the game connections by state
 //! and the refusals by reason, as raw TCP clients meet them; the seats kept for a lost
 //! connection, taken back and lost; `GET /healthz` answers; `GET /readyz` is ready while
-//! records can be written and says why not on a full disk.
+//! records can be written and says why not on a full disk; and `anqi serve --metrics` serves
+//! those three alone on an address of its own, for any `Host`.
 
 use crate::common::{RawClient, TestServer};
 use crate::web::get;
 use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// The scrape's lines.
 async fn scrape(web: &str) -> Vec<String> {
@@ -279,4 +281,71 @@ async fn kept_seats_taken_back_lost_and_unknown_are_counted() {
     );
     until_lines(&web, &["anqi_rejoins_total{outcome=\"expired\"} 1"]).await;
     server.stop().await;
+}
+
+/// `GET path` at `addr` with `host` as the request's `Host`: the status.
+async fn status_for_host(addr: &str, path: &str, host: &str) -> u16 {
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let request = format!("GET {path} HTTP/1.1\r\nhost: {host}\r\nconnection: close\r\n\r\n");
+    s.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut raw))
+        .await
+        .expect("an answer in time")
+        .unwrap();
+    String::from_utf8_lossy(&raw)[9..12].parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_metrics_serves_only_the_operators_routes_on_its_own_address() {
+    let (_server, addr, metrics) =
+        crate::common::spawn_serve_metrics(&["--variant", "traditional-2x4"]);
+    until_ready(&metrics).await;
+    let (status, body) = get(&metrics, "/healthz").await;
+    assert_eq!((status, body.as_str()), (200, "ok\n"));
+    // None of the pages: they are off.
+    for path in ["/", "/api/games", "/assets/app.js"] {
+        assert_eq!(get(&metrics, path).await.0, 404, "{path}");
+    }
+    // Scrapers name the server as they find it: any Host is answered.
+    assert_eq!(
+        status_for_host(&metrics, "/metrics", "anqi:9100").await,
+        200
+    );
+    for b in crate::common::random_bots(&addr, 2, 5) {
+        b.await.unwrap().unwrap();
+    }
+    // The bots have their result once the record is written; the hub counts the game a
+    // moment later.
+    let mut lines = Vec::new();
+    for _ in 0..200 {
+        lines = scrape(&metrics).await;
+        if lines
+            .iter()
+            .any(|l| l.starts_with("anqi_games_finished_total{variant=\"traditional-2x4\","))
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let finished: Vec<_> = lines
+        .iter()
+        .filter(|l| l.starts_with("anqi_games_finished_total{"))
+        .collect();
+    assert!(
+        finished.len() == 1 && finished[0].ends_with(" 1"),
+        "{}",
+        lines.join("\n")
+    );
+    for want in [
+        "anqi_http_requests_total{route=\"/healthz\",status=\"200\"} 1",
+        "anqi_http_requests_total{route=\"other\",status=\"404\"} 3",
+        "anqi_games_started_total 1",
+    ] {
+        assert!(
+            lines.iter().any(|l| l == want),
+            "{want} in:\n{}",
+            lines.join("\n")
+        );
+    }
 }
