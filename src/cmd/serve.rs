@@ -139,7 +139,12 @@ async fn bind_web(
     if pages.is_empty() && metrics.is_empty() {
         return Ok((None, None));
     }
-    let hub = Hub::new(&cfg.http, cfg.seed.server != SeedSource::Random);
+    // Without the pages, the hub only counts: no game's events are made for nobody.
+    let hub = if pages.is_empty() {
+        Hub::counting_only(&cfg.http)
+    } else {
+        Hub::new(&cfg.http, cfg.seed.server != SeedSource::Random)
+    };
     server.watch(hub.clone());
     let mut web = None;
     if !pages.is_empty() {
