@@ -5,7 +5,7 @@
 use std::process::{Command, Output};
 
 /// Every figure name of a full run, in the order printed.
-const FIGURES: [&str; 22] = [
+const FIGURES: [&str; 23] = [
     "R1",
     "S1 p50",
     "S1 p99",
@@ -28,6 +28,7 @@ const FIGURES: [&str; 22] = [
     "S6 crowd p99",
     "S6 crowd visitor",
     "S6 crowd memory",
+    "S7",
 ];
 
 /// Figures with no target: S1 cpu explains S1 p50; S5's delay and S6's memory are reported.
