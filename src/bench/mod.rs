@@ -89,9 +89,10 @@ pub enum Part {
 /// nothing on the pages (before and after); the share of a fresh visitor's requests (a new
 /// connection every 100 ms) answered 200 within 2 s; and the server's memory per connection
 /// of the load (unfinished requests, open feeds).
-/// S7: S2's games on a server with its metrics on (`--metrics`) and /metrics scraped every
-/// second, beside the same games on a server without them, in plies/s: plain, scraped,
-/// scraped, plain, each on a fresh server, the two of each averaged.
+/// S7 / S7 cpu: S2's games on a server with its metrics on (`--metrics`) and /metrics scraped
+/// every second, beside the same games on a server without them: plain, scraped, scraped,
+/// plain, each on a fresh server; the plies/s (the two of each averaged), and the server's
+/// processor time per ply (steadier on a shared machine).
 ///
 /// The server, the echo server and the clients are this binary, run as child processes
 /// on 127.0.0.1 and killed at the end; the server keeps no records, has no connection
