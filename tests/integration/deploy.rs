@@ -104,9 +104,9 @@ fn final_stage() -> Vec<(String, String)> {
 fn instruction(op: &str) -> String {
     final_stage()
         .into_iter()
-        .filter(|(o, _)| o == op)
+        .rev()
+        .find(|(o, _)| o == op)
         .map(|(_, rest)| rest)
-        .last()
         .unwrap_or_else(|| panic!("no {op} in the Dockerfile's final stage"))
 }
 
