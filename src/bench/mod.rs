@@ -8,6 +8,7 @@
 //! - `echo`: the raw tokio echo server of the floors (`anqi bench-echo`, a child process).
 //! - `pages`: S6's load on the web pages (`anqi bench-client --mode pages`), its visitor, and
 //!   the page's weight on the wire.
+//! - `scrape`: S7, S2's games with the metrics on and scraped, beside none.
 //! - `child`: starting, reading and killing those processes, and their memory.
 //! - this file: the options and the run, figure by figure, each with fresh processes.
 
@@ -17,6 +18,7 @@ pub mod echo;
 mod figure;
 mod pages;
 mod rules_core;
+mod scrape;
 mod script;
 
 use anyhow::{Context, Result};
@@ -44,9 +46,11 @@ pub enum Part {
     S5,
     /// The pages under load (pollers, slow requests, a crowd) beside many games at once.
     S6,
+    /// What the metrics cost: S2 with /metrics scraped every second, beside none.
+    S7,
 }
 
-/// Measure the performance figures (R1 S1 S2 S3 S4 S5 S6), each beside a floor taken in the
+/// Measure the performance figures (R1 S1 S2 S3 S4 S5 S6 S7), each beside a floor taken in the
 /// same run, and print one line per figure:
 /// `NAME: VALUE UNIT; floor: VALUE UNIT; ratio: R; target: ... (met|not met)`.
 ///
@@ -85,6 +89,10 @@ pub enum Part {
 /// nothing on the pages (before and after); the share of a fresh visitor's requests (a new
 /// connection every 100 ms) answered 200 within 2 s; and the server's memory per connection
 /// of the load (unfinished requests, open feeds).
+/// S7 / S7 cpu: S2's games on a server with its metrics on (`--metrics`) and /metrics scraped
+/// every second, beside the same games on a server without them: plain, scraped, scraped,
+/// plain, each on a fresh server; the plies/s (the two of each averaged), and the server's
+/// processor time per ply (steadier on a shared machine).
 ///
 /// The server, the echo server and the clients are this binary, run as child processes
 /// on 127.0.0.1 and killed at the end; the server keeps no records, has no connection
@@ -293,6 +301,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
         Part::S4,
         Part::S5,
         Part::S6,
+        Part::S7,
     ] {
         if !args.only.is_empty() && !args.only.contains(&part) {
             continue;
@@ -305,6 +314,7 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
             Part::S4 => run.s4()?,
             Part::S5 => run.s5()?,
             Part::S6 => run.s6()?,
+            Part::S7 => run.s7()?,
         }
     }
     let seconds = started.elapsed().as_secs_f64();

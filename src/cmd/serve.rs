@@ -16,7 +16,8 @@ use tokio_util::sync::CancellationToken;
 ///
 /// Prints `listening on HOST:PORT` on stdout once clients can connect, and with --http (or
 /// [http] listen) `web on http://HOST:PORT/`, where every game can be watched live in a
-/// browser (protocol/WEB.md). Every finished game
+/// browser (protocol/WEB.md), and with --metrics (or [metrics] listen) `metrics on
+/// http://HOST:PORT/metrics`. Every finished game
 /// is appended to the records file as one JSON line. Ctrl-C (SIGINT) or SIGTERM stops the
 /// server gracefully: running games are aborted and recorded.
 ///
@@ -24,6 +25,8 @@ use tokio_util::sync::CancellationToken;
 ///
 /// In a browser, to watch every game and play the bots: anqi serve --http 127.0.0.1:8080
 /// --humans
+///
+/// For Prometheus, without the pages: anqi serve --metrics 127.0.0.1:9100
 #[derive(clap::Args)]
 pub struct Args {
     /// Configuration file (see config.toml for every key); keys left out keep the defaults.
@@ -57,6 +60,11 @@ pub struct Args {
     /// --http the pages show the leaderboard and each player (protocol/LADDER.md).
     #[arg(long, value_name = "FILE")]
     ladder: Option<String>,
+    /// Serve only what an operator reads, GET /metrics (Prometheus's text format), /healthz
+    /// and /readyz (protocol/WEB.md), at this address, overriding [metrics] listen; printed as
+    /// `metrics on http://HOST:PORT/metrics`. The pages (--http) serve them too.
+    #[arg(long, value_name = "HOST:PORT")]
+    metrics: Option<String>,
     /// How log lines are written on stderr: `text` for people, `json` (one object per line)
     /// for log shippers.
     #[arg(long, value_enum, default_value_t = super::LogFormat::Text)]
@@ -86,6 +94,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     if let Some(l) = args.ladder {
         cfg.ladder.database = l;
     }
+    if let Some(m) = args.metrics {
+        cfg.metrics.listen = m;
+    }
     cfg.validate()?;
     let variant = Variant::load(&cfg.server.variant)?;
     if cfg.http.humans && cfg.http.listen.is_empty() {
@@ -104,22 +115,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let mut server = Server::bind(cfg.clone(), variant.clone()).await?;
         let addr = server.local_addr()?;
         let shutdown = CancellationToken::new();
-        let web = if cfg.http.listen.is_empty() {
-            None
-        } else {
-            let hub = Hub::new(&cfg.http, cfg.seed.server != SeedSource::Random);
-            server.watch(hub.clone());
-            // The games from before a restart are on the pages before they answer anyone.
-            server.read_past().await;
-            if let Some(ledger) = &ladder {
-                hub.set_ladder(std::sync::Arc::new(anqi_ladder::pages::Pages::new(ledger.clone())));
-            }
-            let mut web = Web::bind(&cfg.http.listen, &cfg, hub, shutdown.clone()).await?;
-            if cfg.http.humans {
-                web.seat_people(server.door(), &variant, &cfg);
-            }
-            Some(web)
-        };
+        let ladder_pages = ladder.as_ref().map(|ledger| {
+            std::sync::Arc::new(anqi_ladder::pages::Pages::new(ledger.clone()))
+                as std::sync::Arc<dyn anqi_server::watch::LadderPages>
+        });
+        let (web, ops) = bind_web(&cfg, &mut server, &variant, &shutdown, ladder_pages).await?;
         let signals = super::stop_signals()?;
         let on_signal = shutdown.clone();
         tokio::spawn(async move {
@@ -131,15 +131,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
             None => None,
         };
         println!("listening on {addr}");
-        let web_task = match web {
-            Some(web) => {
-                let web_addr = web.local_addr()?;
-                println!("web on http://{web_addr}/");
-                tracing::info!(%web_addr, "serving the web pages");
-                Some(tokio::spawn(web.run(shutdown.clone())))
-            }
-            None => None,
-        };
+        let web_task = spawn_web(web, "web on http://{}/", "web pages", &shutdown)?;
+        let ops_task = spawn_web(ops, "metrics on http://{}/metrics", "metrics", &shutdown)?;
         std::io::stdout().flush()?;
         tracing::info!(%addr, variant = %cfg.server.variant, records = %cfg.records.path, "serving");
         server.run(shutdown.clone()).await?;
@@ -149,14 +142,70 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         // The server stops on the token; so do the pages (live ones are closed).
         shutdown.cancel();
-        if let Some(task) = web_task {
+        for task in [web_task, ops_task].into_iter().flatten() {
             match task.await {
-                Ok(Err(e)) => tracing::warn!(error = %e, "the web pages stopped with an error"),
-                Err(e) => tracing::warn!(error = %e, "the web pages' task failed"),
+                Ok(Err(e)) => tracing::warn!(error = %e, "the web server stopped with an error"),
+                Err(e) => tracing::warn!(error = %e, "the web server's task failed"),
                 Ok(Ok(())) => {}
             }
         }
         tracing::info!("stopped");
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// The pages (`[http] listen`) and the operator's address (`[metrics] listen`), each bound
+/// when configured; both read the games through one hub, which the server then publishes to.
+async fn bind_web(
+    cfg: &Config,
+    server: &mut Server,
+    variant: &Variant,
+    shutdown: &CancellationToken,
+    ladder: Option<std::sync::Arc<dyn anqi_server::watch::LadderPages>>,
+) -> Result<(Option<Web>, Option<Web>)> {
+    let (pages, metrics) = (&cfg.http.listen, &cfg.metrics.listen);
+    if pages.is_empty() && metrics.is_empty() {
+        return Ok((None, None));
+    }
+    // Without the pages, the hub only counts: no game's events are made for nobody.
+    let hub = if pages.is_empty() {
+        Hub::counting_only(&cfg.http)
+    } else {
+        Hub::new(&cfg.http, cfg.seed.server != SeedSource::Random)
+    };
+    server.watch(hub.clone());
+    if let Some(ladder) = ladder {
+        hub.set_ladder(ladder);
+    }
+    let mut web = None;
+    if !pages.is_empty() {
+        // The games from before a restart are on the pages before they answer anyone.
+        server.read_past().await;
+        let mut bound = Web::bind(pages, cfg, hub.clone(), shutdown.clone()).await?;
+        if cfg.http.humans {
+            bound.seat_people(server.door(), variant, cfg);
+        }
+        web = Some(bound);
+    }
+    let ops = if metrics.is_empty() {
+        None
+    } else {
+        Some(Web::bind_ops(metrics, cfg, hub, shutdown.clone(), web.as_ref()).await?)
+    };
+    Ok((web, ops))
+}
+
+/// Starts serving `web`, if bound, once its address is printed on stdout by `line` (`{}`:
+/// the address) and logged as serving `what`.
+fn spawn_web(
+    web: Option<Web>,
+    line: &str,
+    what: &str,
+    shutdown: &CancellationToken,
+) -> Result<Option<tokio::task::JoinHandle<std::io::Result<()>>>> {
+    let Some(web) = web else { return Ok(None) };
+    let addr = web.local_addr()?;
+    println!("{}", line.replace("{}", &addr.to_string()));
+    tracing::info!(%addr, "serving the {what}");
+    Ok(Some(tokio::spawn(web.run(shutdown.clone()))))
 }

@@ -363,6 +363,56 @@ pub fn spawn_server(mut command: std::process::Command) -> (std::process::Child,
     (child, addr)
 }
 
+/// `anqi serve` started with `--listen 127.0.0.1:0 --metrics 127.0.0.1:0` and `args`, no
+/// records and its stderr left out: the server (stopped when dropped), the games' address
+/// and the metrics' (`HOST:PORT`), from its lines `listening on HOST:PORT` and `metrics on
+/// http://HOST:PORT/metrics`.
+#[allow(dead_code)]
+pub fn spawn_serve_metrics(args: &[&str]) -> (Killed, String, String) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anqi"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--metrics",
+            "127.0.0.1:0",
+        ])
+        .args(["--records", ""])
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let (mut addr, mut metrics) = (None, None);
+    while metrics.is_none() {
+        let mut line = String::new();
+        if out.read_line(&mut line).unwrap() == 0 {
+            let _ = child.kill();
+            panic!("anqi serve stopped before it said where its metrics are");
+        }
+        let line = line.trim();
+        if let Some(a) = line.strip_prefix("listening on ") {
+            addr = Some(a.to_string());
+        } else if let Some(m) = line.strip_prefix("metrics on http://") {
+            metrics = m.strip_suffix("/metrics").map(str::to_string);
+        }
+    }
+    let addr = addr.expect("`listening on` comes first");
+    (Killed(child), addr, metrics.expect("an address"))
+}
+
+/// A child process, killed (and waited for) when dropped, however the test ends.
+pub struct Killed(pub std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// The reference Rust bot, `anqi-bot`, beside the anqi binary under test. `cargo test` builds
 /// the anqi binary only: the first caller in a test process builds the bot into the same target
 /// directory and profile, with the features of the whole workspace (`--workspace`), so that it

@@ -5,7 +5,7 @@
 use std::process::{Command, Output};
 
 /// Every figure name of a full run, in the order printed.
-const FIGURES: [&str; 22] = [
+const FIGURES: [&str; 24] = [
     "R1",
     "S1 p50",
     "S1 p99",
@@ -28,6 +28,8 @@ const FIGURES: [&str; 22] = [
     "S6 crowd p99",
     "S6 crowd visitor",
     "S6 crowd memory",
+    "S7",
+    "S7 cpu",
 ];
 
 /// Figures with no target: S1 cpu explains S1 p50; S5's delay and S6's memory are reported.
@@ -118,7 +120,7 @@ fn json_has_every_figure_with_a_positive_value() {
         let value = f["value"].as_f64().expect("a numeric value");
         // A few plies may cost less than the kernel's 10 ms tick of processor time; memory
         // may be reused rather than grown.
-        if name == "S4 time losses" || name == "S1 cpu" || name.ends_with(" memory") {
+        if name == "S4 time losses" || name.ends_with(" cpu") || name.ends_with(" memory") {
             assert!(value >= 0.0, "{f}");
         } else {
             assert!(value > 0.0, "{name} is not positive: {f}");
@@ -142,7 +144,9 @@ fn json_has_every_figure_with_a_positive_value() {
     }
     // The server's figures all have floors (S1 cpu's only past the kernel's tick); R1's
     // needs pyspiel, S4's have none.
-    for name in ["S1 p50", "S1 p99", "S2", "S3 idle", "S3 game", "S5 ply"] {
+    for name in [
+        "S1 p50", "S1 p99", "S2", "S3 idle", "S3 game", "S5 ply", "S7",
+    ] {
         let f = figures.iter().find(|f| f["name"] == name).unwrap();
         assert!(f["floor"].is_number(), "{name} has no floor: {f}");
     }
@@ -158,6 +162,11 @@ fn json_has_every_figure_with_a_positive_value() {
     assert_eq!(watched["feeds"], 10, "{watched}");
     assert_eq!(watched["dropped"], 0, "{watched}");
     assert!(watched["plies"].as_u64().unwrap() > 0, "{watched}");
+    // S7 scraped each server with its metrics on: at once, then every second.
+    for scraped in report["details"]["S7 scrapes"].as_array().unwrap() {
+        assert!(scraped["count"].as_u64().unwrap() > 0, "{scraped}");
+        assert!(scraped["bytes"].as_u64().unwrap() > 1000, "{scraped}");
+    }
     // S6's games were all played beside each load, and its visitor came.
     for load in ["polling", "slowloris", "crowd"] {
         assert_eq!(report["details"][format!("S6 beside {load}")]["games"], 4);

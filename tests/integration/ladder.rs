@@ -293,20 +293,24 @@ async fn kill_9_loses_no_recorded_game_and_counts_none_twice() {
             .iter()
             .map(|s| bot(&addr, s, &["random"], 1000))
             .collect();
-        // Killed at a random moment, in the middle of games and transactions.
-        let ms = 400 + next() % 1200;
-        tokio::time::sleep(Duration::from_millis(ms)).await;
+        // Once this run has recorded a game, killed at a random moment after: in the middle
+        // of games, records and transactions.
+        let before = ladder_records(&dir.0.join("games.jsonl")).len();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while ladder_records(&dir.0.join("games.jsonl")).len() == before {
+            assert!(
+                Instant::now() < deadline,
+                "no game recorded in round {round}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(next() % 800)).await;
         server.kill().unwrap();
         server.wait().unwrap();
         for b in &mut bots {
             let _ = b.kill();
             let _ = b.wait();
         }
-        let n = ladder_records(&dir.0.join("games.jsonl")).len();
-        assert!(
-            n > round,
-            "games were played before the kill (round {round}: {n})"
-        );
     }
     // Started once more, it counts what the kills left uncounted; then stopped gracefully.
     let (server, _addr, web) = serve(&dir.0, variant, &[]);

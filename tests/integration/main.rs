@@ -38,6 +38,7 @@ mod ops;
 mod page_timing;
 mod pages;
 mod perfect_without_rules;
+mod prometheus;
 mod python_variants;
 mod random_games;
 mod records_sides;

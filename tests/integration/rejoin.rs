@@ -12,7 +12,7 @@ use common::{RawClient, TestServer};
 use std::time::Duration;
 
 /// The secret of a setup message's `(rejoin "SECRET")`.
-fn secret_of(setup: &str) -> String {
+pub fn secret_of(setup: &str) -> String {
     ServerMessage::parse(setup.as_bytes())
         .unwrap_or_else(|e| panic!("{setup}: {e}"))
         .0

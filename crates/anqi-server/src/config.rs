@@ -25,6 +25,7 @@ pub struct Config {
     pub records: RecordsConfig,
     pub http: HttpConfig,
     pub ladder: LadderConfig,
+    pub metrics: MetricsConfig,
 }
 
 /// `[ladder]`: a rated ladder of bot accounts (protocol/LADDER.md).
@@ -280,6 +281,15 @@ pub struct HttpConfig {
     pub exchange_line_bytes: usize,
     /// The most the finished games' exchanges kept hold in all, in bytes.
     pub keep_exchanges_bytes: usize,
+}
+
+/// `[metrics]`: what an operator reads, on an address of its own (protocol/WEB.md).
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// Where `GET /metrics`, `/healthz` and `/readyz` alone are served; empty: nowhere (the
+    /// pages serve them too).
+    pub listen: String,
 }
 
 /// The smallest `[http] max_header_bytes`: hyper's smallest read buffer.

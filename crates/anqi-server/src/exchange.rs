@@ -76,6 +76,11 @@ impl Exchange {
     }
 
     fn push(&mut self, player: usize, ply: u32, by: &'static str, text: &str, cut: usize) {
+        // Nothing is kept (a hub that only counts): no line is copied to be dropped.
+        if self.max_bytes == 0 {
+            self.dropped += 1;
+            return;
+        }
         let text = text.trim_end_matches('\n');
         let text = if text.len() > cut {
             let mut end = cut;

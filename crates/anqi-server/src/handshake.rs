@@ -8,6 +8,7 @@
 //! client is told why, when it is there to tell.
 
 use crate::connection::{Inbound, Outbox, Player};
+use crate::metrics::Refused;
 use anqi_core::wire::{
     check_name, ClientClause, ClientMessage, ErrorCode, Extension, Extensions, NameError,
     ServerClause, ServerMessage,
@@ -43,9 +44,9 @@ fn name_refusal(e: NameError, name: &str) -> String {
 /// Runs the handshake: send `((version 1.0))`, then wait for `(init NAME SEED)`. A client
 /// `(version 1.0)` and `(ext NAME ...)` before it, in the same message or not, are accepted; an
 /// unknown extension name is answered with an `unknown` error and left out, and the handshake
-/// goes on. Returns `None` when the client leaves, times out, speaks another version or has to
-/// make room (`evicted`: the server is full and this is the oldest connection still in its
-/// handshake); it has been told why.
+/// goes on. Ends without a player when the client leaves, times out, speaks another version or
+/// has to make room (`evicted`: the server is full and this is the oldest connection still in
+/// its handshake); it has been told why.
 pub async fn handshake(
     conn: u64,
     peer: std::net::SocketAddr,
@@ -54,12 +55,12 @@ pub async fn handshake(
     timeout: Duration,
     shutdown: &tokio_util::sync::CancellationToken,
     evicted: &tokio_util::sync::CancellationToken,
-) -> Option<Player> {
+) -> Result<Player, NoPlayer> {
     if outbox
         .send(&ServerMessage(vec![ServerClause::Version(VERSION.into())]))
         .is_err()
     {
-        return None;
+        return Err(NoPlayer::Left);
     }
     let mut handshake = Handshake {
         conn,
@@ -75,12 +76,21 @@ pub async fn handshake(
         let msg = handshake.next_message(shutdown, evicted).await?;
         match handshake.read_message(msg) {
             Progress::Waiting => {}
-            Progress::Refused => return None,
+            Progress::Refused => return Err(NoPlayer::Refused(Refused::Version)),
             Progress::Introduced { name, seed, rejoin } => {
-                return Some(handshake.into_player(name, seed, rejoin));
+                return Ok(handshake.into_player(name, seed, rejoin));
             }
         }
     }
+}
+
+/// Why a handshake ended without a player.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoPlayer {
+    /// The client left (closed its connection).
+    Left,
+    /// The server turned it away, and told it why.
+    Refused(Refused),
 }
 
 /// One connection's handshake under way: the connection, and what its messages have said so
@@ -115,45 +125,45 @@ enum Progress {
 }
 
 impl Handshake {
-    /// The next well-formed message, bytes that are not one answered on the way. `None` when
-    /// the client leaves, the deadline passes, the server shuts down or this connection makes
-    /// room; the client has been told why (when it is there to tell). Every branch of the
+    /// The next well-formed message, bytes that are not one answered on the way; or why there
+    /// is none: the client left, the deadline passed, the server shuts down or this connection
+    /// makes room (the client has been told why when it is there to tell). Every branch of the
     /// `select!` is safe to drop: a message not received stays in the inbox.
     async fn next_message(
         &mut self,
         shutdown: &tokio_util::sync::CancellationToken,
         evicted: &tokio_util::sync::CancellationToken,
-    ) -> Option<ClientMessage> {
+    ) -> Result<ClientMessage, NoPlayer> {
         loop {
             let received = tokio::select! {
                 r = tokio::time::timeout_at(self.deadline, self.inbox.recv()) => r,
                 _ = shutdown.cancelled() => {
                     self.outbox.error(ErrorCode::Shutdown, "the server is shutting down");
-                    return None;
+                    return Err(NoPlayer::Refused(Refused::Shutdown));
                 }
                 _ = evicted.cancelled() => {
                     self.outbox.error(
                         ErrorCode::Busy,
                         "the server is full, and the connection that has waited longest without sending its (init NAME SEED) makes room for a new one; send it at once",
                     );
-                    return None;
+                    return Err(NoPlayer::Refused(Refused::MadeRoom));
                 }
             };
             let inbound = match received {
                 Ok(Some(i)) => i,
-                Ok(None) => return None,
+                Ok(None) => return Err(NoPlayer::Left),
                 Err(_) => {
                     self.outbox.error(
                         ErrorCode::Timeout,
                         format!("no (init NAME SEED) within {} ms", self.timeout.as_millis()),
                     );
-                    return None;
+                    return Err(NoPlayer::Refused(Refused::HandshakeTimeout));
                 }
             };
             match inbound {
-                Inbound::Closed => return None,
+                Inbound::Closed => return Err(NoPlayer::Left),
                 Inbound::Bad(e, _) => self.outbox.error(e.code, e.text),
-                Inbound::Message(m, _) => return Some(m),
+                Inbound::Message(m, _) => return Ok(m),
             }
         }
     }

@@ -1,11 +1,13 @@
-//! What an operator reads of a running server (`GET /metrics` on its pages, in Prometheus's
-//! text format, and `GET /readyz`): counters kept as the games run, at the cost of an atomic
+//! What an operator reads of a running server (`GET /metrics` on its pages or its metrics
+//! address, in Prometheus's text format, and `GET /readyz`): counters kept as the games run, at the cost of an atomic
 //! add each, and rendered when scraped.
 //!
 //! Counted through the watch hub ([`crate::Hub::metrics`]): the games started, finished (by
 //! variant and termination) and their plies, and the records file's writes, failures and
-//! write latency. The pages add their own (requests by route and status) and the gauges they
-//! read at the scrape (games running, observers, players waiting).
+//! write latency. The server counts its connections by state (a [`Held`] each while in that
+//! state), the connections and players it turns away by reason ([`Refused`]) and the seats
+//! come back for ([`Rejoin`]). The pages add their own (requests by route and status) and the
+//! gauges they read at the scrape (games running, observers, players waiting).
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -35,6 +37,132 @@ struct Inner {
     write_micros: AtomicU64,
     /// Why records cannot be written now (the record writer's own), once the server runs.
     records_failing: Mutex<Option<Arc<Mutex<Option<String>>>>>,
+    /// Game connections open (each holding its place under the caps), and those of them in
+    /// their handshake.
+    connections_open: AtomicU64,
+    connections_handshake: AtomicU64,
+    /// By [`Refused`], in the order of [`Refused::ALL`].
+    refusals: [AtomicU64; Refused::ALL.len()],
+    /// By [`Rejoin`], in the order of [`Rejoin::ALL`].
+    rejoins: [AtomicU64; Rejoin::ALL.len()],
+}
+
+/// Why the server turned a connection or a player away (`anqi_refusals_total{reason}`): a
+/// fixed set of label values, never the client's words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// The server held all the connections it may, and none made room in time.
+    Full,
+    /// Its client network held `max_connections_per_address` connections.
+    PerAddress,
+    /// Its client network had `max_seats_per_address` players waiting or playing.
+    SeatsPerAddress,
+    /// The process had no file descriptor left (answered with the spare one).
+    Descriptors,
+    /// No `(init NAME SEED)` within `handshake_timeout_ms`.
+    HandshakeTimeout,
+    /// Another protocol version.
+    Version,
+    /// Let go in its handshake to make room for a newcomer on a full server.
+    MadeRoom,
+    /// The server was shutting down.
+    Shutdown,
+}
+
+impl Refused {
+    /// Every reason, in the order rendered.
+    pub const ALL: [Refused; 8] = [
+        Refused::Full,
+        Refused::PerAddress,
+        Refused::SeatsPerAddress,
+        Refused::Descriptors,
+        Refused::HandshakeTimeout,
+        Refused::Version,
+        Refused::MadeRoom,
+        Refused::Shutdown,
+    ];
+
+    /// Its label value.
+    pub fn label(self) -> &'static str {
+        match self {
+            Refused::Full => "full",
+            Refused::PerAddress => "per_address",
+            Refused::SeatsPerAddress => "seats_per_address",
+            Refused::Descriptors => "descriptors",
+            Refused::HandshakeTimeout => "handshake_timeout",
+            Refused::Version => "version",
+            Refused::MadeRoom => "made_room",
+            Refused::Shutdown => "shutdown",
+        }
+    }
+}
+
+impl From<crate::limits::Refusal> for Refused {
+    fn from(refusal: crate::limits::Refusal) -> Refused {
+        use crate::limits::Refusal;
+        match refusal {
+            Refusal::Full(_) => Refused::Full,
+            Refusal::PerAddress(_) => Refused::PerAddress,
+            Refusal::SeatsPerAddress(_) => Refused::SeatsPerAddress,
+            Refusal::Descriptors => Refused::Descriptors,
+        }
+    }
+}
+
+/// What came of a seat kept for a player whose connection was lost (`anqi_rejoins_total{outcome}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rejoin {
+    /// Its player came back in time and took it.
+    TakenBack,
+    /// Its grace (or the mover's clock) ran out first: the seat lost.
+    Expired,
+    /// A connection came back with a secret no seat waits for.
+    NoSeat,
+}
+
+impl Rejoin {
+    /// Every outcome, in the order rendered.
+    pub const ALL: [Rejoin; 3] = [Rejoin::TakenBack, Rejoin::Expired, Rejoin::NoSeat];
+
+    /// Its label value.
+    pub fn label(self) -> &'static str {
+        match self {
+            Rejoin::TakenBack => "taken_back",
+            Rejoin::Expired => "expired",
+            Rejoin::NoSeat => "no_seat",
+        }
+    }
+}
+
+/// A connection counted in one state of `anqi_connections` while this is held.
+#[must_use]
+pub struct Held {
+    inner: Arc<Inner>,
+    handshake: bool,
+}
+
+impl Held {
+    fn gauge(&self) -> &AtomicU64 {
+        if self.handshake {
+            &self.inner.connections_handshake
+        } else {
+            &self.inner.connections_open
+        }
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        self.gauge().fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Held")
+            .field("handshake", &self.handshake)
+            .finish()
+    }
 }
 
 impl Metrics {
@@ -74,6 +202,35 @@ impl Metrics {
         self.inner
             .write_micros
             .fetch_add(took.as_micros() as u64, Ordering::Relaxed);
+    }
+
+    /// A game connection is open (admitted under the caps) while the result is held.
+    pub fn connection_open(&self) -> Held {
+        self.hold(false)
+    }
+
+    /// An open connection is in its handshake while the result is held.
+    pub fn in_handshake(&self) -> Held {
+        self.hold(true)
+    }
+
+    fn hold(&self, handshake: bool) -> Held {
+        let held = Held {
+            inner: self.inner.clone(),
+            handshake,
+        };
+        held.gauge().fetch_add(1, Ordering::Relaxed);
+        held
+    }
+
+    /// A connection or a player was turned away.
+    pub fn refused(&self, why: Refused) {
+        self.inner.refusals[why as usize].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A kept seat came to `outcome`.
+    pub fn rejoin(&self, outcome: Rejoin) {
+        self.inner.rejoins[outcome as usize].fetch_add(1, Ordering::Relaxed);
     }
 
     /// A batch of records could not be written.
@@ -172,6 +329,43 @@ impl Metrics {
             "anqi_record_write_seconds_sum {}\nanqi_record_write_seconds_count {cumulative}",
             i.write_micros.load(Ordering::Relaxed) as f64 / 1e6
         );
+        self.render_connections(out);
+    }
+
+    /// The connections by state, the refusals by reason and the rejoins by outcome: every
+    /// label value always, 0 until counted, so that a rate over it has a start.
+    fn render_connections(&self, out: &mut String) {
+        let i = &self.inner;
+        // The handshakes first: one ending between the two reads then counts as seated.
+        let handshake = i.connections_handshake.load(Ordering::Relaxed);
+        let seated = i
+            .connections_open
+            .load(Ordering::Relaxed)
+            .saturating_sub(handshake);
+        let _ = writeln!(
+            out,
+            "# HELP anqi_connections Game connections open, by state: handshake (no (init NAME SEED) yet) or seated (waiting for a game or playing one).\n# TYPE anqi_connections gauge\nanqi_connections{{state=\"handshake\"}} {handshake}\nanqi_connections{{state=\"seated\"}} {seated}"
+        );
+        let _ = writeln!(
+            out,
+            "# HELP anqi_refusals_total Connections and players turned away, by reason.\n# TYPE anqi_refusals_total counter"
+        );
+        for why in Refused::ALL {
+            let n = i.refusals[why as usize].load(Ordering::Relaxed);
+            let _ = writeln!(out, "anqi_refusals_total{{reason=\"{}\"}} {n}", why.label());
+        }
+        let _ = writeln!(
+            out,
+            "# HELP anqi_rejoins_total Seats kept for a lost connection, by what came of them.\n# TYPE anqi_rejoins_total counter"
+        );
+        for outcome in Rejoin::ALL {
+            let n = i.rejoins[outcome as usize].load(Ordering::Relaxed);
+            let _ = writeln!(
+                out,
+                "anqi_rejoins_total{{outcome=\"{}\"}} {n}",
+                outcome.label()
+            );
+        }
     }
 }
 
@@ -230,6 +424,54 @@ mod tests {
         ] {
             assert!(out.lines().any(|l| l == line), "{line} in:\n{out}");
         }
+    }
+
+    #[test]
+    fn connections_refusals_and_rejoins_are_counted_with_every_label() {
+        let m = Metrics::default();
+        let render = || {
+            let mut out = String::new();
+            m.render(&mut out);
+            out
+        };
+        let has = |out: &str, line: &str| out.lines().any(|l| l == line);
+        let open = m.connection_open();
+        let handshake = m.in_handshake();
+        let out = render();
+        assert!(
+            has(&out, "anqi_connections{state=\"handshake\"} 1"),
+            "{out}"
+        );
+        assert!(has(&out, "anqi_connections{state=\"seated\"} 0"), "{out}");
+        drop(handshake);
+        assert!(has(&render(), "anqi_connections{state=\"seated\"} 1"));
+        drop(open);
+        let out = render();
+        assert!(has(&out, "anqi_connections{state=\"seated\"} 0"), "{out}");
+        assert!(
+            has(&out, "anqi_connections{state=\"handshake\"} 0"),
+            "{out}"
+        );
+        m.refused(Refused::Version);
+        m.refused(crate::limits::Refusal::PerAddress(3).into());
+        m.refused(Refused::PerAddress);
+        m.rejoin(Rejoin::Expired);
+        let out = render();
+        for line in [
+            "anqi_refusals_total{reason=\"per_address\"} 2",
+            "anqi_refusals_total{reason=\"version\"} 1",
+            "anqi_refusals_total{reason=\"full\"} 0",
+            "anqi_refusals_total{reason=\"shutdown\"} 0",
+            "anqi_rejoins_total{outcome=\"expired\"} 1",
+            "anqi_rejoins_total{outcome=\"taken_back\"} 0",
+            "anqi_rejoins_total{outcome=\"no_seat\"} 0",
+        ] {
+            assert!(has(&out, line), "{line} in:\n{out}");
+        }
+        assert_eq!(
+            out.matches("anqi_refusals_total{").count(),
+            Refused::ALL.len()
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! and never logged.
 
 use crate::connection::Player;
+use crate::metrics::{Metrics, Rejoin};
 use crate::secret::TokenDigest;
 use crate::throttle::{left_out, LogThrottle};
 use anqi_core::wire::ErrorCode;
@@ -44,9 +45,13 @@ struct Maps {
     refusals: LogThrottle<std::net::IpAddr>,
 }
 
-/// Every seat a connection may come back to, server-wide. Cloning is cheap.
+/// Every seat a connection may come back to, server-wide, and what came of the seats kept
+/// (`anqi_rejoins_total`). Cloning is cheap.
 #[derive(Clone, Default)]
-pub struct Rejoins(Arc<Mutex<Maps>>);
+pub struct Rejoins {
+    maps: Arc<Mutex<Maps>>,
+    metrics: Metrics,
+}
 
 /// How a returning connection proves its seat.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,9 +63,27 @@ pub enum Proof {
 }
 
 impl Rejoins {
+    /// No seat yet; what comes of them is counted in `metrics`.
+    pub fn counted_in(metrics: Metrics) -> Rejoins {
+        Rejoins {
+            maps: Arc::default(),
+            metrics,
+        }
+    }
+
     fn maps(&self) -> std::sync::MutexGuard<'_, Maps> {
         // A panic elsewhere while holding the lock leaves the maps as they were: go on.
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.maps.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A kept seat was taken back by its player.
+    pub(crate) fn taken_back(&self) {
+        self.metrics.rejoin(Rejoin::TakenBack);
+    }
+
+    /// A kept seat was lost: its player did not come back in time.
+    pub(crate) fn expired(&self) {
+        self.metrics.rejoin(Rejoin::Expired);
     }
 
     /// Registers a seat's proofs for `referee`; they are removed when the returned guard is
@@ -132,6 +155,7 @@ impl Rejoins {
     /// Tells a connection whose `rejoin` secret no seat waits for, and logs it (a few lines
     /// per address and window: someone may be trying secrets).
     pub(crate) fn refuse(&self, player: &Player) {
+        self.metrics.rejoin(Rejoin::NoSeat);
         let n = self
             .maps()
             .refusals

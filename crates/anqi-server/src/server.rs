@@ -7,6 +7,7 @@
 
 use crate::config::Config;
 use crate::connection::{self, ConnectionLimits};
+use crate::handshake::NoPlayer;
 use crate::limits::{Admission, Refusal, Seats, Slot, SpareDescriptor};
 use crate::record_sink::{Durability, RecordSink};
 use crate::referee::GameContext;
@@ -41,6 +42,8 @@ pub struct Server {
     tables: Option<Arc<anqi_core::tables::Tables>>,
     /// The highest game number of the records file, once read ([`Server::read_past`]).
     last_game: Option<u64>,
+    /// Connections, refusals and rejoins are counted here: the hub's when watched.
+    metrics: crate::metrics::Metrics,
 }
 
 impl Server {
@@ -79,6 +82,7 @@ impl Server {
             seating_rx,
             conn_no: Arc::default(),
             last_game: None,
+            metrics: crate::metrics::Metrics::default(),
         })
     }
 
@@ -97,6 +101,7 @@ impl Server {
 
     /// Publishes every game's public events to `hub`, for observers (`anqi-web`).
     pub fn watch(&mut self, hub: crate::watch::Hub) {
+        self.metrics = hub.metrics().clone();
         self.watch = Some(hub);
     }
 
@@ -145,7 +150,7 @@ impl Server {
         let (records, writer) = start_records(&cfg, self.observer.take(), metrics).await?;
         let (tracker, all_done) = tasks::tasks();
         let limits = connection_limits(&cfg);
-        let rejoins = crate::rejoin::Rejoins::default();
+        let rejoins = crate::rejoin::Rejoins::counted_in(self.metrics.clone());
         let ctx = self.game_context(records.clone(), shutdown.clone(), rejoins.clone());
         self.spawn_delay_release(&tracker, &shutdown);
         // Seats are capped per network, and seated players make room, only where anyone may
@@ -159,6 +164,7 @@ impl Server {
             seating_rx,
             policy,
             conn_no,
+            metrics,
             ..
         } = self;
         let seating = tracker.spawn(seating::run(
@@ -179,6 +185,7 @@ impl Server {
             shutdown: shutdown.clone(),
             rejoins,
             by_arrival,
+            metrics,
         });
         accept_until_shutdown(&listener, &shared, &tracker, &shutdown).await;
         tracing::info!("shutting down");
@@ -346,6 +353,7 @@ async fn accept_until_shutdown(
                     // than leave it hanging in the backlog.
                     match spare.accept_with_spare(listener, e).await {
                         Some(stream) => {
+                            shared.metrics.refused(Refusal::Descriptors.into());
                             tracker.spawn(refuse_busy(stream, Refusal::Descriptors));
                         }
                         None => tokio::time::sleep(Duration::from_millis(50)).await,
@@ -378,6 +386,7 @@ fn admit(shared: &Arc<Accepted>, tracker: &tasks::Tasks, stream: TcpStream, peer
         }
         Err(refusal) => {
             tracing::debug!(%peer, ?refusal, "connection refused: busy");
+            shared.metrics.refused(refusal.into());
             tracker.spawn(refuse_busy(stream, refusal));
         }
     }
@@ -423,6 +432,7 @@ struct Accepted {
     rejoins: crate::rejoin::Rejoins,
     /// Whether the server seats by arrival (seat caps and seated players making room).
     by_arrival: bool,
+    metrics: crate::metrics::Metrics,
 }
 
 /// Serves connection number `conn`, admitted, holding its `slot`: the handshake, then the
@@ -430,6 +440,9 @@ struct Accepted {
 async fn serve(shared: Arc<Accepted>, stream: TcpStream, peer: SocketAddr, conn: u64, slot: Slot) {
     let span = tracing::info_span!("conn", conn, peer = %peer, name = tracing::field::Empty);
     let limits = shared.limits;
+    // Counted as open for as long as its place under the caps is held.
+    let slot = (slot, shared.metrics.connection_open());
+    let in_handshake = shared.metrics.in_handshake();
     let (inbox, outbox) = connection::spawn_io(stream, conn, limits, slot, span.clone());
     let (evicted, handshaking) = shared.admission.handshaking(conn);
     async move {
@@ -445,8 +458,12 @@ async fn serve(shared: Arc<Accepted>, stream: TcpStream, peer: SocketAddr, conn:
         // Only a completed handshake reaches the seating task: a connection that is slow or
         // silent in its handshake holds no seat.
         let player = handshake.await;
-        drop(handshaking);
-        let Some(player) = player else { return };
+        drop((handshaking, in_handshake));
+        let player = match player {
+            Ok(player) => player,
+            Err(NoPlayer::Refused(why)) => return shared.metrics.refused(why),
+            Err(NoPlayer::Left) => return,
+        };
         // Client text goes to logs escaped (`?`): a newline in a name cannot forge a line.
         tracing::debug!(name = ?player.name, peer = %player.peer, "handshake done");
         // Back for a seat in a game under way, or ready for a new game.
@@ -467,6 +484,7 @@ async fn serve(shared: Arc<Accepted>, stream: TcpStream, peer: SocketAddr, conn:
                 Ok(ticket) => player.ticket = Some(ticket),
                 Err(refusal) => {
                     tracing::debug!(%peer, ?refusal, "player refused: busy");
+                    shared.metrics.refused(refusal.into());
                     player.outbox.error(ErrorCode::Busy, refusal.to_string());
                     return;
                 }
@@ -490,9 +508,11 @@ async fn serve_making_room(shared: Arc<Accepted>, stream: TcpStream, peer: Socke
         Some(Ok(slot)) => serve(shared, stream, peer, conn, slot).await,
         Some(Err(refusal)) => {
             tracing::debug!(%peer, ?refusal, "connection refused: busy");
+            shared.metrics.refused(refusal.into());
             refuse_busy(stream, refusal).await;
         }
         None => {
+            shared.metrics.refused(crate::metrics::Refused::Shutdown);
             let text = "the server is shutting down".to_string();
             refuse(stream, ErrorCode::Shutdown, text).await;
         }

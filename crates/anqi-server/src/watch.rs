@@ -75,6 +75,8 @@ struct HubInner {
     keep_exchanges_bytes: usize,
     /// What an operator reads (`GET /metrics`): counted as the games run.
     metrics: crate::metrics::Metrics,
+    /// Only counting ([`Hub::counting_only`]): no game's events, record or exchange kept.
+    counting_only: bool,
 }
 
 /// A player waiting for a game (`GET /api/seats`): a seat a person can take.
@@ -308,8 +310,23 @@ impl Hub {
                 exchange_line_bytes: cfg.exchange_line_bytes,
                 keep_exchanges_bytes: cfg.keep_exchanges_bytes,
                 metrics: crate::metrics::Metrics::default(),
+                counting_only: false,
             }),
         }
+    }
+
+    /// A hub that only counts, for `GET /metrics` without the pages (`anqi serve --metrics`):
+    /// the games running and the lobby are listed, the games, plies and ends counted, but no
+    /// game's events are made, nor its record or exchange kept, which would cost every ply
+    /// and every game for nobody to read.
+    pub fn counting_only(cfg: &HttpConfig) -> Hub {
+        let mut hub = Hub::new(cfg, true);
+        let inner = Arc::get_mut(&mut hub.inner).expect("a hub not shared yet");
+        inner.counting_only = true;
+        inner.keep_finished = 0;
+        inner.exchange_bytes = 0;
+        inner.keep_exchanges_bytes = 0;
+        hub
     }
 
     fn games(&self) -> std::sync::MutexGuard<'_, Games> {
@@ -363,7 +380,9 @@ impl Hub {
             next_seq: 0,
             used_ms: setup.position.used_ms.clone(),
         };
-        feed.push(&Event::Setup(Box::new(setup)));
+        if !self.inner.counting_only {
+            feed.push(&Event::Setup(Box::new(setup)));
+        }
         feed
     }
 
@@ -774,6 +793,9 @@ impl GameFeed {
         at_unix_ms: u64,
     ) {
         self.hub.inner.metrics.ply();
+        if self.hub.inner.counting_only {
+            return;
+        }
         if let Some(u) = self.used_ms.get_mut(ply.player.wrapping_sub(1)) {
             *u += ply.think_ms;
         }
@@ -785,6 +807,9 @@ impl GameFeed {
 
     /// Publishes one event of the game (its ply, the last played, decides the delay).
     pub fn push(&mut self, event: &Event) {
+        if self.hub.inner.counting_only {
+            return;
+        }
         let json = with_seq(self.next_seq, event);
         self.next_seq += 1;
         let progress = match event {
@@ -823,6 +848,10 @@ impl GameFeed {
             .inner
             .metrics
             .game_finished(&record.variant, record.result.reason.name());
+        if self.hub.inner.counting_only {
+            self.hub.games().running.remove(&self.feed.game);
+            return;
+        }
         let withheld = self.hub.withheld(self.feed.game).is_some();
         if !withheld {
             let end = Event::End(Box::new(EndView::of(
@@ -958,6 +987,30 @@ mod tests {
                 GameRecord::of_game(header, &self.game, players, self.plies, Default::default());
             self.feed.finish(&record, exchange);
             record
+        }
+    }
+
+    #[test]
+    fn a_counting_hub_counts_the_games_and_keeps_nothing_of_them() {
+        let hub = Hub::counting_only(&crate::config::Config::default().http);
+        let mut played = Played::open(&hub, 1);
+        played.play(3);
+        assert_eq!(hub.list().len(), 1, "running games are listed");
+        assert!(hub.events(1).unwrap_or_default().is_empty());
+        let record = played.finish();
+        assert!(hub.list().is_empty(), "nor is a finished game kept");
+        assert!(hub.record(1).is_none());
+        let mut out = String::new();
+        hub.metrics().render(&mut out);
+        for line in [
+            "anqi_games_started_total 1".to_string(),
+            format!("anqi_plies_total {}", record.plies.len()),
+            format!(
+                "anqi_games_finished_total{{variant=\"traditional-2x4\",termination=\"{}\"}} 1",
+                record.result.reason.name()
+            ),
+        ] {
+            assert!(out.lines().any(|l| l == line), "{line} in:\n{out}");
         }
     }
 

@@ -21,6 +21,8 @@ use std::net::IpAddr;
 pub struct Hosts {
     /// Lowercase, without a port.
     names: Vec<String>,
+    /// Every name is answered (the operator's address: `Web::bind_ops`).
+    any: bool,
 }
 
 impl Hosts {
@@ -28,6 +30,15 @@ impl Hosts {
     pub fn new(names: &[String]) -> Hosts {
         Hosts {
             names: names.iter().map(|n| n.to_ascii_lowercase()).collect(),
+            any: false,
+        }
+    }
+
+    /// Every name, as long as the request says one.
+    pub fn any() -> Hosts {
+        Hosts {
+            names: Vec::new(),
+            any: true,
         }
     }
 
@@ -42,7 +53,11 @@ impl Hosts {
         };
         let host = host.to_str().unwrap_or("");
         let name = name_of(host).to_ascii_lowercase();
-        if name.parse::<IpAddr>().is_ok() || name == "localhost" || self.names.contains(&name) {
+        if self.any
+            || name.parse::<IpAddr>().is_ok()
+            || name == "localhost"
+            || self.names.contains(&name)
+        {
             Ok(())
         } else {
             Err(HostRefusal::Elsewhere {

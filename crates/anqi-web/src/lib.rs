@@ -46,7 +46,8 @@
 //! - `gzipped`: a finished game's events gzipped once, off the pages' thread, and kept.
 //! - `ops`: what an operator reads: `GET /metrics` (Prometheus's text format: the server's
 //!   counters, `anqi_server::metrics`, the pages' requests by route and status, and gauges
-//!   read at the scrape), `GET /healthz` and `GET /readyz`.
+//!   read at the scrape), `GET /healthz` and `GET /readyz`; served alone, for any `Host`, on
+//!   an address of their own by `Web::bind_ops` (`anqi serve --metrics`).
 //! - `live`: a game's events over a WebSocket as they happen, after the ones so far; the
 //!   observer that falls behind is dropped.
 //! - `assets`: the page (plain HTML, CSS and JavaScript modules under `assets/`, embedded in
@@ -120,6 +121,9 @@ pub struct Web {
     v4_bits: u8,
     v6_bits: u8,
     shared: Shared,
+    /// Only what an operator reads (`GET /metrics`, `/healthz`, `/readyz`), for any `Host`:
+    /// `anqi serve --metrics`.
+    ops_only: bool,
 }
 
 impl Web {
@@ -150,7 +154,32 @@ impl Web {
             v4_bits: config.server.ipv4_prefix,
             v6_bits: config.server.ipv6_prefix,
             shared,
+            ops_only: false,
         })
+    }
+
+    /// Binds `addr` for what an operator reads of the games of `hub` and nothing else: `GET
+    /// /metrics`, `/healthz` and `/readyz` (`anqi serve --metrics`), under `config`'s `[http]`
+    /// caps. The requests it answers are counted with those of `pages`, the pages served
+    /// beside it, if any, so that either address's `/metrics` has them all. Any `Host` is
+    /// answered: a scraper names the server as it finds it (a container's or a service's
+    /// name), and what a page of another site could read there is counters, not games.
+    ///
+    /// # Errors
+    /// When the address cannot be bound.
+    pub async fn bind_ops(
+        addr: &str,
+        config: &Config,
+        hub: Hub,
+        shutdown: CancellationToken,
+        pages: Option<&Web>,
+    ) -> std::io::Result<Web> {
+        let mut web = Web::bind(addr, config, hub, shutdown).await?;
+        web.ops_only = true;
+        if let Some(pages) = pages {
+            web.shared.requests = pages.shared.requests.clone();
+        }
+        Ok(web)
     }
 
     /// Lets people play from the pages (`[http] humans = true`): they take seats through
@@ -177,24 +206,12 @@ impl Web {
     /// # Errors
     /// When serving fails for good.
     pub async fn run(self, shutdown: CancellationToken) -> std::io::Result<()> {
-        let router = Router::new()
-            .route("/", get(assets::index))
-            .route("/assets/{name}", get(assets::asset))
-            .route("/api/games", get(api::games))
-            .route("/api/games/{id}", get(api::game))
-            .route("/api/games/{id}/live", get(live::live))
-            .route("/api/games/{id}/moves.txt", get(api::moves))
-            .route("/api/games/{id}/exchange", get(api::exchange))
-            .route("/api/event", get(api::event))
-            .route("/api/ladder", get(ladder::ladder))
-            .route("/api/players/{name}", get(ladder::player))
-            .route(
-                "/api/seats",
-                get(play::info)
-                    .post(play::sit)
-                    .layer(DefaultBodyLimit::max(play::MAX_BODY_BYTES)),
-            )
-            .route("/api/seats/live", get(play::live))
+        let router = if self.ops_only {
+            Router::new()
+        } else {
+            pages()
+        };
+        let router = router
             .route("/metrics", get(ops::metrics))
             .route("/healthz", get(ops::healthz))
             .route("/readyz", get(ops::readyz))
@@ -206,6 +223,11 @@ impl Web {
             .with_state(self.shared)
             .layer(serve::compression());
         let h = self.http;
+        let hosts = if self.ops_only {
+            hosts::Hosts::any()
+        } else {
+            hosts::Hosts::new(&h.hosts)
+        };
         let admission = Admission::new(
             h.max_connections,
             h.max_connections_per_address,
@@ -223,7 +245,7 @@ impl Web {
             router,
             admission,
             limits,
-            hosts::Hosts::new(&h.hosts),
+            hosts,
             Duration::from_millis(h.header_timeout_ms),
             h.max_header_bytes,
             Duration::from_millis(h.idle_timeout_ms),
@@ -236,4 +258,26 @@ impl Web {
         })
         .await
     }
+}
+
+/// The pages' routes: the page, its files, the JSON API and the live feeds, the seats.
+fn pages() -> Router<Shared> {
+    Router::new()
+        .route("/", get(assets::index))
+        .route("/assets/{name}", get(assets::asset))
+        .route("/api/games", get(api::games))
+        .route("/api/games/{id}", get(api::game))
+        .route("/api/games/{id}/live", get(live::live))
+        .route("/api/games/{id}/moves.txt", get(api::moves))
+        .route("/api/games/{id}/exchange", get(api::exchange))
+        .route("/api/event", get(api::event))
+        .route("/api/ladder", get(ladder::ladder))
+        .route("/api/players/{name}", get(ladder::player))
+        .route(
+            "/api/seats",
+            get(play::info)
+                .post(play::sit)
+                .layer(DefaultBodyLimit::max(play::MAX_BODY_BYTES)),
+        )
+        .route("/api/seats/live", get(play::live))
 }

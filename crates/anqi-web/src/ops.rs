@@ -1,4 +1,5 @@
-//! What an operator reads of a running server, on its pages' address: `GET /metrics` (the
+//! What an operator reads of a running server, on its pages' address or on one of its own
+//! (`anqi serve --metrics`, [`crate::Web::bind_ops`]): `GET /metrics` (the
 //! server's counters in Prometheus's text format, with the pages' own: requests by route and
 //! status, and the gauges read at the scrape), `GET /healthz` (the pages answer) and `GET
 //! /readyz` (the server plays games: started, and its records file writable).

@@ -130,6 +130,7 @@ impl Referee {
             }
         };
         tracing::info!(player = seat, peer = %player.peer, away_ms, "a player took its seat back");
+        self.ctx.rejoins.taken_back();
         self.drops.push(DropRecord {
             player: seat,
             ply,

@@ -155,11 +155,13 @@ impl Referee {
                 _ = sleep_until_opt(grace_over.map(|(at, _)| at)) => {
                     let player = grace_over.expect("a grace ran out").1;
                     tracing::info!(player, "a player did not come back in time");
+                    self.ctx.rejoins.expired();
                     self.game.forfeit(player, Termination::Disconnect);
                     return;
                 }
                 Some(back) = self.returns.recv() => {
                     if self.take_back(back, turn) {
+                        self.ctx.rejoins.expired();
                         return;
                     }
                     continue;
