@@ -174,8 +174,9 @@ pub fn start(
     if caught_up > 0 {
         tracing::info!(games = caught_up, "ladder caught up from the records file");
     }
+    let metrics = server.metrics();
     Ok(tokio::spawn(anqi_ladder::service::run(
-        ledger, desk, records,
+        ledger, desk, records, metrics,
     )))
 }
 

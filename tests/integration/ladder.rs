@@ -160,6 +160,15 @@ async fn a_ladder_rates_its_bots_shows_them_and_carries_on_after_a_restart() {
         assert!(b.wait().unwrap().success());
     }
     assert_eq!(order(&board)[..2], ["search-bot", "random-bot"], "{board}");
+    // An operator sees the ladder's games and its database's latency.
+    let (status, metrics) = crate::web::get(&web, "/metrics").await;
+    assert_eq!(status, 200);
+    for line in [
+        "anqi_ladder_games_total{counted=\"rated\"} 10",
+        "anqi_ladder_transaction_seconds_count 10",
+    ] {
+        assert!(metrics.lines().any(|l| l == line), "{line} in\n{metrics}");
+    }
     let players = board["players"].as_array().unwrap();
     assert!(players[0]["rating"].as_f64() > players[1]["rating"].as_f64());
     assert_eq!(players[0]["games"], 10);
@@ -338,4 +347,167 @@ async fn kill_9_loses_no_recorded_game_and_counts_none_twice() {
         .arg(&rebuilt)
         .succeeds();
     assert_same_databases(&db, &rebuilt, variant);
+}
+
+/// One player of the unattended ladder: a command that plays one game as its account, run
+/// again and again against the server's current address until told to stop.
+struct Seat {
+    name: &'static str,
+    /// The program and its arguments, `{addr}` standing for the server's address.
+    command: Vec<String>,
+}
+
+fn seats() -> Vec<Seat> {
+    let bot = anqi_bot().display().to_string();
+    let anqi = env!("CARGO_BIN_EXE_anqi").to_string();
+    let engines = format!("{}/tests/engines", env!("CARGO_MANIFEST_DIR"));
+    let rust = |strategy: &[&str]| {
+        let mut c = vec![bot.clone(), "--connect".into(), "{addr}".into()];
+        c.extend(["--strategy".to_string()]);
+        c.extend(strategy.iter().map(|s| s.to_string()));
+        c
+    };
+    let bridged = |protocol: &str, script: &str| {
+        vec![
+            anqi.clone(),
+            "bridge".into(),
+            "--protocol".into(),
+            protocol.into(),
+            "--connect".into(),
+            "{addr}".into(),
+            "--".into(),
+            "python3".into(),
+            format!("{engines}/{script}"),
+        ]
+    };
+    vec![
+        Seat {
+            name: "search",
+            command: rust(&["search", "--depth", "2"]),
+        },
+        Seat {
+            name: "greedy",
+            command: rust(&["greedy"]),
+        },
+        Seat {
+            name: "random",
+            command: rust(&["random"]),
+        },
+        Seat {
+            name: "python-random",
+            command: vec![
+                "python3".into(),
+                format!(
+                    "{}/clients/python/anqi_random_bot.py",
+                    env!("CARGO_MANIFEST_DIR")
+                ),
+                "--quiet".into(),
+                "--connect".into(),
+                "{addr}".into(),
+            ],
+        },
+        Seat {
+            name: "tcg-engine",
+            command: bridged("tcg", "tcg_engine.py"),
+        },
+        Seat {
+            name: "uci-engine",
+            command: bridged("uci-banqi", "uci_engine.py"),
+        },
+    ]
+}
+
+/// Runs `seat`'s command over and over as the account of `secret` until `stop`.
+fn keep_playing(
+    seat: Seat,
+    secret: String,
+    addr: std::sync::Arc<std::sync::Mutex<String>>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<u32> {
+    std::thread::spawn(move || {
+        let mut runs = 0;
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            let now = addr.lock().unwrap().clone();
+            let args: Vec<String> = seat.command[1..]
+                .iter()
+                .map(|a| a.replace("{addr}", &now))
+                .collect();
+            let _ = Command::new(&seat.command[0])
+                .args(&args)
+                .env("ANQI_TOKEN", &secret)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+            runs += 1;
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        runs
+    })
+}
+
+/// The ladder unattended (issue 37's "done means"): six players (the reference bots at three
+/// strengths, the Python bot, and two test engines bridged from the tcg and UCI-Banqi
+/// protocols), each on its account, for ANQI_LADDER_SOAK_S seconds (20 by default; the issue's
+/// run is 600), with the server restarted in the middle. Every player is rated, search above
+/// random, and after five minutes or more, the reference bots in the order of their known
+/// strengths (search, greedy, random); the pages show it; nothing recorded goes uncounted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn six_players_run_unattended_through_a_restart() {
+    let secs: u64 = std::env::var("ANQI_LADDER_SOAK_S")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
+    let dir = TempDir::new("ladder-soak");
+    let db = dir.0.join("ladder.db");
+    let variant = "traditional";
+    let (server, addr, web) = serve(&dir.0, variant, &[]);
+    let current = std::sync::Arc::new(std::sync::Mutex::new(addr));
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let players: Vec<_> = seats()
+        .into_iter()
+        .map(|seat| {
+            let secret = add(&db, seat.name);
+            keep_playing(seat, secret, current.clone(), done.clone())
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_secs(secs / 2)).await;
+    let half = get_json(&web, "/api/ladder").await["games"]
+        .as_u64()
+        .unwrap();
+    stop(server);
+    let (server, addr, web) = serve(&dir.0, variant, &[]);
+    *current.lock().unwrap() = addr;
+    tokio::time::sleep(Duration::from_secs(secs - secs / 2)).await;
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    for p in players {
+        assert!(p.join().unwrap() > 0);
+    }
+    let board = get_json(&web, "/api/ladder").await;
+    stop(server);
+    let games = board["games"].as_u64().unwrap();
+    assert!(
+        games > half && half > 0,
+        "the ladder carried on: {half} then {games}"
+    );
+    let players = board["players"].as_array().unwrap();
+    assert!(
+        players.iter().all(|p| p["games"].as_u64() > Some(0)),
+        "{board}"
+    );
+    let rank = |name: &str| order(&board).iter().position(|n| n == name).unwrap();
+    assert!(rank("search") < rank("random"), "{board}");
+    if secs >= 300 {
+        assert!(
+            rank("search") < rank("greedy") && rank("greedy") < rank("random"),
+            "{board}"
+        );
+    }
+    eprintln!(
+        "ladder after {secs} s, {games} rated games:\n{}",
+        list(&db, variant)
+    );
+    let store = anqi_ladder::Store::open(&db).unwrap();
+    let records = ladder_records(&dir.0.join("games.jsonl"));
+    assert_eq!(store.games(variant).unwrap().len(), records.len());
 }

@@ -69,6 +69,8 @@ pub struct Ledger {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Counted {
     pub row: GameRow,
+    /// How long the database took for its transaction.
+    pub took: std::time::Duration,
 }
 
 impl Ledger {
@@ -155,12 +157,14 @@ impl Ledger {
         } else {
             self.ratings.clone()
         };
+        let start = std::time::Instant::now();
         self.store.add_game(&row, &ratings, &counts)?;
+        let took = start.elapsed();
         // Only once the transaction is in: a failed one leaves the ledger as it was.
         self.games = games;
         self.counts = counts;
         self.ratings = ratings;
-        Ok(Some(Counted { row }))
+        Ok(Some(Counted { row, took }))
     }
 
     /// The index row of a record of this ladder: its two players must be accounts.

@@ -9,6 +9,7 @@
 use crate::ledger::Ledger;
 use crate::store::StoreError;
 use anqi_core::record::GameRecord;
+use anqi_server::metrics::Metrics;
 use anqi_server::{LadderDesk, LadderNews};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -45,20 +46,25 @@ pub fn prepare(
     Ok(caught_up)
 }
 
-/// Counts each record as it comes, until the server has stopped and every record is counted.
+/// Counts each record as it comes, until the server has stopped and every record is counted;
+/// counted in `metrics` too, when the server keeps them.
 pub async fn run(
     ledger: Arc<Mutex<Ledger>>,
     desk: LadderDesk,
     mut records: mpsc::UnboundedReceiver<GameRecord>,
+    metrics: Option<Metrics>,
 ) {
+    if let Some(m) = &metrics {
+        m.ladder().start();
+    }
     let mut tick = tokio::time::interval(ACCOUNTS_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             record = records.recv() => {
                 let Some(record) = record else { break };
-                let ledger = ledger.clone();
-                let news = tokio::task::spawn_blocking(move || count(&ledger, &record)).await;
+                let (ledger, metrics) = (ledger.clone(), metrics.clone());
+                let news = tokio::task::spawn_blocking(move || count(&ledger, &record, metrics.as_ref())).await;
                 if let Ok(Some(news)) = news {
                     let _ = desk.tell(news);
                 }
@@ -75,10 +81,18 @@ pub async fn run(
 }
 
 /// Counts one record; the new ratings, when it changed them.
-fn count(ledger: &Mutex<Ledger>, record: &GameRecord) -> Option<LadderNews> {
+fn count(
+    ledger: &Mutex<Ledger>,
+    record: &GameRecord,
+    metrics: Option<&Metrics>,
+) -> Option<LadderNews> {
     let mut ledger = lock(ledger);
     match ledger.count(record) {
         Ok(Some(counted)) => {
+            if let Some(m) = metrics {
+                m.ladder()
+                    .counted(counted.row.score.is_some(), counted.took);
+            }
             tracing::info!(game = counted.row.game_no, score = ?counted.row.score, "ladder game counted");
             let ratings = ledger
                 .ratings()
@@ -91,6 +105,9 @@ fn count(ledger: &Mutex<Ledger>, record: &GameRecord) -> Option<LadderNews> {
         // The record is on disk: the next start counts it (catch_up).
         Err(e) => {
             tracing::error!(game = record.game, error = %e, "a ladder game could not be counted now; it will be at the next start");
+            if let Some(m) = metrics {
+                m.ladder().refused(e.to_string());
+            }
             None
         }
     }

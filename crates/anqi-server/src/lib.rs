@@ -55,6 +55,8 @@
 //! - `tasks`: the server's tasks, counted so that shutdown waits for every one.
 //! - `throttle`: log lines an outsider can cause, a few per source and window.
 //! - [`exchange`]: the lines between the referee and each player of a watched game, bounded.
+//! - [`metrics`] (`metrics/`): the counters an operator scrapes, with their latency histogram
+//!   (`histogram`) and the ladder's own (`ladder`).
 //! - [`watch`]: the hub where referees publish each game's public events and observers (the
 //!   web pages of `anqi-web`) read them, never holding a game up.
 //! - [`sys`]: the operating-system calls std and tokio do not wrap, for the server's

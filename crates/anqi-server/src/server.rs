@@ -99,6 +99,11 @@ impl Server {
         self.observer = Some(observer);
     }
 
+    /// The counters of the hub the games are published to, when they are ([`Server::watch`]).
+    pub fn metrics(&self) -> Option<crate::metrics::Metrics> {
+        self.watch.as_ref().map(|hub| hub.metrics().clone())
+    }
+
     /// Publishes every game's public events to `hub`, for observers (`anqi-web`).
     pub fn watch(&mut self, hub: crate::watch::Hub) {
         self.metrics = hub.metrics().clone();

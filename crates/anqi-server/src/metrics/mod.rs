@@ -9,14 +9,17 @@
 //! come back for ([`Rejoin`]). The pages add their own (requests by route and status) and the
 //! gauges they read at the scrape (games running, observers, players waiting).
 
+mod histogram;
+mod ladder;
+
+pub use ladder::LadderMetrics;
+
+use histogram::Histogram;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-/// Upper bounds of the records file's write-latency buckets, in seconds.
-const WRITE_BUCKETS: [f64; 9] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 0.5, 2.5];
 
 /// The server's counters; a clone shares them.
 #[derive(Clone, Default)]
@@ -32,9 +35,9 @@ struct Inner {
     finished: Mutex<BTreeMap<(String, String), u64>>,
     record_writes: AtomicU64,
     record_failures: AtomicU64,
-    /// Batches written, per bucket of [`WRITE_BUCKETS`] (not cumulative), then past the last.
-    write_buckets: [AtomicU64; WRITE_BUCKETS.len() + 1],
-    write_micros: AtomicU64,
+    /// How long each batch of records took to write.
+    writes: Histogram,
+    ladder: LadderMetrics,
     /// Why records cannot be written now (the record writer's own), once the server runs.
     records_failing: Mutex<Option<Arc<Mutex<Option<String>>>>>,
     /// Game connections open (each holding its place under the caps), and those of them in
@@ -193,15 +196,7 @@ impl Metrics {
         self.inner
             .record_writes
             .fetch_add(records as u64, Ordering::Relaxed);
-        let secs = took.as_secs_f64();
-        let bucket = WRITE_BUCKETS
-            .iter()
-            .position(|&b| secs <= b)
-            .unwrap_or(WRITE_BUCKETS.len());
-        self.inner.write_buckets[bucket].fetch_add(1, Ordering::Relaxed);
-        self.inner
-            .write_micros
-            .fetch_add(took.as_micros() as u64, Ordering::Relaxed);
+        self.inner.writes.observe(took);
     }
 
     /// A game connection is open (admitted under the caps) while the result is held.
@@ -233,6 +228,11 @@ impl Metrics {
         self.inner.rejoins[outcome as usize].fetch_add(1, Ordering::Relaxed);
     }
 
+    /// The ladder's counters (`anqi-ladder` counts its games there).
+    pub fn ladder(&self) -> &LadderMetrics {
+        &self.inner.ladder
+    }
+
     /// A batch of records could not be written.
     pub fn record_write_failed(&self) {
         self.inner.record_failures.fetch_add(1, Ordering::Relaxed);
@@ -248,7 +248,8 @@ impl Metrics {
     }
 
     /// Why the server is not ready to play a game: the records file cannot be written (no
-    /// game starts until it can), or the server has not started; `None` when ready.
+    /// game starts until it can), the server has not started, or the ladder's database refuses
+    /// games; `None` when ready.
     pub fn not_ready(&self) -> Option<String> {
         let watched = self
             .inner
@@ -262,7 +263,8 @@ impl Metrics {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .as_ref()
-                .map(|why| format!("the records file cannot be written: {why}")),
+                .map(|why| format!("the records file cannot be written: {why}"))
+                .or_else(|| self.inner.ladder.not_ready()),
         }
     }
 
@@ -307,28 +309,12 @@ impl Metrics {
             "Writes of the records file that failed (each tried again).",
             i.record_failures.load(Ordering::Relaxed),
         );
-        let _ = writeln!(
+        i.writes.render(
             out,
-            "# HELP anqi_record_write_seconds Time to write (and flush, and fsync when configured) a batch of records.\n# TYPE anqi_record_write_seconds histogram"
+            "anqi_record_write_seconds",
+            "Time to write (and flush, and fsync when configured) a batch of records.",
         );
-        let mut cumulative = 0;
-        for (b, bound) in WRITE_BUCKETS.iter().enumerate() {
-            cumulative += i.write_buckets[b].load(Ordering::Relaxed);
-            let _ = writeln!(
-                out,
-                "anqi_record_write_seconds_bucket{{le=\"{bound}\"}} {cumulative}"
-            );
-        }
-        cumulative += i.write_buckets[WRITE_BUCKETS.len()].load(Ordering::Relaxed);
-        let _ = writeln!(
-            out,
-            "anqi_record_write_seconds_bucket{{le=\"+Inf\"}} {cumulative}"
-        );
-        let _ = writeln!(
-            out,
-            "anqi_record_write_seconds_sum {}\nanqi_record_write_seconds_count {cumulative}",
-            i.write_micros.load(Ordering::Relaxed) as f64 / 1e6
-        );
+        i.ladder.render(out);
         self.render_connections(out);
     }
 
