@@ -140,6 +140,9 @@ pub fn open_for_serving(
             variant.sides.len()
         );
     }
+    if cfg.seed.server != anqi_server::config::SeedSource::Random {
+        bail!("a ladder needs [seed] server = \"random\": its players' SEEDs are their secrets, so a fixed server seed would deal every game alike");
+    }
     if cfg.records.path.is_empty() {
         bail!("a ladder needs a records file ([records] path, --records): its database is kept from the records, and rebuilt from them");
     }
@@ -165,6 +168,10 @@ pub fn start(
     });
     let (tx, records) = tokio::sync::mpsc::unbounded_channel();
     server.observe_records(tx);
+    // After the index's highest too: a records file rotated or emptied must not make the
+    // server number a game as one the index holds.
+    let last = ledger.lock().map_or(Ok(0), |l| l.last_game_no())?;
+    server.number_after(last);
     let caught_up = anqi_ladder::service::prepare(&ledger, &desk, Path::new(&cfg.records.path))?;
     let accounts = ledger.lock().map_or(0, |l| {
         l.seating_accounts()
@@ -238,6 +245,9 @@ fn rebuild(
     if into.exists() {
         bail!("{} exists: rebuild makes a new database", into.display());
     }
+    if let Some(file) = records.iter().find(|f| !f.is_file()) {
+        bail!("{} is not a records file", file.display());
+    }
     let (variant, server, records_path) = ladder_of(config, variant)?;
     let store = open(into)?;
     match accounts_from {
@@ -260,9 +270,6 @@ fn rebuild(
     let mut ledger = Ledger::open(store, &server, &variant, &records_path)?;
     let mut counted = 0;
     for file in records {
-        if !file.is_file() {
-            bail!("{} is not a records file", file.display());
-        }
         counted += ledger.catch_up(file)?;
     }
     eprintln!(

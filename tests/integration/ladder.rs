@@ -262,15 +262,26 @@ async fn an_account_holds_at_most_its_connections() {
     let secret = add(&db, "lonely");
     let config = dir.0.join("config.toml");
     std::fs::write(&config, "[ladder]\nconnections_per_account = 1\n").unwrap();
-    let (server, addr, _web) = serve(
+    let (server, addr, web) = serve(
         &dir.0,
         "traditional-2x4",
         &["--config", config.to_str().unwrap()],
     );
     // The first waits (nobody to play); a second connection of the account is refused.
     let mut first = RawClient::join(&addr, "lonely", &secret).await;
-    // Once the first is waiting (its handshake done), the second comes.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Once the first is waiting (its handshake done, the pages told), the second comes.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, metrics) = crate::web::get(&web, "/metrics").await;
+        if metrics.lines().any(|l| l == "anqi_players_waiting 1") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the first never waited:\n{metrics}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let mut second = RawClient::join(&addr, "lonely", &secret).await;
     let said = second.until("error").await;
     assert!(
@@ -321,10 +332,10 @@ async fn kill_9_loses_no_recorded_game_and_counts_none_twice() {
             let _ = b.wait();
         }
     }
-    // Started once more, it counts what the kills left uncounted; then stopped gracefully.
-    let (server, _addr, web) = serve(&dir.0, variant, &[]);
+    // Started once more, it counts what the kills left uncounted (before it listens); then
+    // stopped gracefully.
+    let (server, _addr, _web) = serve(&dir.0, variant, &[]);
     let records = ladder_records(&dir.0.join("games.jsonl"));
-    until_rated(&web, 0, 10).await;
     stop(server);
     let store = anqi_ladder::Store::open(&db).unwrap();
     let counted: Vec<u64> = store
@@ -479,12 +490,13 @@ async fn six_players_run_unattended_through_a_restart() {
     let (server, addr, web) = serve(&dir.0, variant, &[]);
     *current.lock().unwrap() = addr;
     tokio::time::sleep(Duration::from_secs(secs - secs / 2)).await;
+    let board = get_json(&web, "/api/ladder").await;
+    // Told to stop, then the server stopped: a player still waiting for a partner is let go.
     done.store(true, std::sync::atomic::Ordering::Relaxed);
+    stop(server);
     for p in players {
         assert!(p.join().unwrap() > 0);
     }
-    let board = get_json(&web, "/api/ladder").await;
-    stop(server);
     let games = board["games"].as_u64().unwrap();
     assert!(
         games > half && half > 0,
@@ -510,4 +522,44 @@ async fn six_players_run_unattended_through_a_restart() {
     let store = anqi_ladder::Store::open(&db).unwrap();
     let records = ladder_records(&dir.0.join("games.jsonl"));
     assert_eq!(store.games(variant).unwrap().len(), records.len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn numbers_continue_after_the_index_when_the_records_file_is_rotated() {
+    let dir = TempDir::new("ladder-rotate");
+    let db = dir.0.join("ladder.db");
+    let (a, b) = (add(&db, "a"), add(&db, "b"));
+    let variant = "traditional-2x4";
+    // A fixed server seed would deal every ladder game alike: refused.
+    let fixed = dir.0.join("fixed.toml");
+    std::fs::write(&fixed, "[seed]\nserver = \"42\"\n").unwrap();
+    let refused = anqi(["serve", "--listen", "127.0.0.1:0", "--ladder"])
+        .arg(&db)
+        .arg("--config")
+        .arg(&fixed)
+        .fails_with(2);
+    assert!(
+        refused
+            .stderr
+            .contains("a ladder needs [seed] server = \"random\""),
+        "{}",
+        refused.stderr
+    );
+    for round in 0..2 {
+        let (server, addr, web) = serve(&dir.0, variant, &[]);
+        let mut bots = vec![
+            bot(&addr, &a, &["random"], 2),
+            bot(&addr, &b, &["random"], 2),
+        ];
+        until_rated(&web, 2 * (round + 1), 60).await;
+        for p in &mut bots {
+            assert!(p.wait().unwrap().success());
+        }
+        stop(server);
+        // Rotated: the records go elsewhere, and the server starts with an empty file.
+        let records = dir.0.join("games.jsonl");
+        let numbers: Vec<u64> = ladder_records(&records).iter().map(|r| r.game).collect();
+        assert_eq!(numbers, [2 * round + 1, 2 * round + 2], "round {round}");
+        std::fs::rename(&records, dir.0.join(format!("games-{round}.jsonl"))).unwrap();
+    }
 }

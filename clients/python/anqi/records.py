@@ -167,6 +167,8 @@ class Record:
     #: load; None otherwise.
     tournament: dict[str, Any] | None = None
     drops: tuple[Drop, ...] = ()
+    #: `{"server": NAME}` in a ladder's records (protocol/LADDER.md); None otherwise.
+    ladder: dict[str, Any] | None = None
     source: str = ""
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 

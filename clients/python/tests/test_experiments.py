@@ -330,13 +330,13 @@ class RecordsAndAnalysis(unittest.TestCase):
     def test_the_dataclasses_have_every_field_of_the_record_types(self):
         # The schema's one definition is the Rust types (anqi-core's record.rs): RECORD_FIELDS
         # reads their fields, and each dataclass has the same, so a field added there and not
-        # here (or renamed on one side) fails here. seeds and tournament stay dicts.
+        # here (or renamed on one side) fails here. seeds, tournament and ladder stay dicts.
         from anqi import records as rec
 
         views = {"": rec.Record, "players[]": rec.Player, "plies[]": rec.Ply,
                  "plies[].legal": rec.Counts, "faults[]": rec.Fault, "result": rec.Result,
                  "result.adjudication": rec.Adjudication, "drops[]": rec.Drop}
-        dicts = {"seeds", "tournament", "tournament.seats[]"}
+        dicts = {"seeds", "tournament", "tournament.seats[]", "ladder"}
         self.assertEqual(set(rec.RECORD_FIELDS), set(views) | dicts)
         python_only = {"source", "raw"}
         for at, cls in views.items():
@@ -353,6 +353,7 @@ class RecordsAndAnalysis(unittest.TestCase):
                                "seats": [{"protocol": "anqi", "assumes": "x", "tc": "inf"}],
                                "commitment": "ab" * 32},
                 "drops": [{"player": 1, "ply": 2, "away_ms": 310, "back": True}],
+                "ladder": {"server": "anqi"},
                 "faults": [{"ply": 1, "player": 2, "code": "illegal", "text": "no"}],
                 "players": [{**p, "side": p["id"] - 1, "team": 0} for p in d["players"]],
                 "plies": [{**d["plies"][0], "legal_all": [d["plies"][0]["legal"]] * 2,

@@ -142,9 +142,23 @@ impl Ledger {
         let Some(row) = self.row_of(record) else {
             return Ok(None);
         };
-        if self.store.has_game(&row.server, row.game_no)? {
+        if let Some(counted) = self.store.game(&row.server, row.game_no)? {
+            // Counted already (a catch-up over games counted live), unless the index's game
+            // of this number is another one: numbers reused (see `anqi serve`'s numbering
+            // after the index's highest), which must not pass in silence.
+            if (counted.started_unix_ms, counted.first, counted.second)
+                != (row.started_unix_ms, row.first, row.second)
+            {
+                tracing::error!(
+                    game = row.game_no,
+                    server = %row.server,
+                    "a ladder game has the number of another game the index holds; not counted"
+                );
+            }
             return Ok(None);
         }
+        // Another server of the database may have counted games meanwhile: fitted with them.
+        self.refresh()?;
         let mut games = self.games.clone();
         let mut counts = self.counts.clone();
         if let Some(score) = row.score {
@@ -278,6 +292,14 @@ impl Ledger {
     /// Every rated account's rating now.
     pub fn ratings(&self) -> &BTreeMap<i64, Rating> {
         &self.ratings
+    }
+
+    /// The highest game number this server's games have in the index.
+    ///
+    /// # Errors
+    /// When the database cannot be read.
+    pub fn last_game_no(&self) -> Result<u64, StoreError> {
+        self.store.last_game_no(&self.server)
     }
 
     /// The latest `n` games of this server, for matchmaking.

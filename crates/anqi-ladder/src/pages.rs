@@ -155,23 +155,21 @@ pub fn player(ledger: &Ledger, name: &str, offset: usize) -> Result<Option<Value
 }
 
 impl LadderPages for Pages {
-    fn ladder(&self) -> String {
-        match leaderboard(&self.ledger()) {
-            Ok(v) => v.to_string(),
-            Err(e) => {
+    fn ladder(&self) -> Result<String, String> {
+        leaderboard(&self.ledger())
+            .map(|v| v.to_string())
+            .map_err(|e| {
                 tracing::warn!(error = %e, "the ladder's leaderboard cannot be read");
-                json!({"error": e.to_string()}).to_string()
-            }
-        }
+                e.to_string()
+            })
     }
 
-    fn player(&self, name: &str, offset: usize) -> Option<String> {
-        match player(&self.ledger(), name, offset) {
-            Ok(v) => v.map(|v| v.to_string()),
-            Err(e) => {
+    fn player(&self, name: &str, offset: usize) -> Result<Option<String>, String> {
+        player(&self.ledger(), name, offset)
+            .map(|v| v.map(|v| v.to_string()))
+            .map_err(|e| {
                 tracing::warn!(error = %e, "a ladder player's page cannot be read");
-                Some(json!({"error": e.to_string()}).to_string())
-            }
-        }
+                e.to_string()
+            })
     }
 }

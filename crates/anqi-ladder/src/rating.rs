@@ -145,28 +145,36 @@ pub fn fit(games: &Games) -> BTreeMap<i64, Rating> {
 }
 
 /// Solves `a · x = b` for a symmetric positive definite `a`, by Cholesky.
-fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
-    let n = b.len();
+fn solve(mut a: Vec<Vec<f64>>, b: Vec<f64>) -> Vec<f64> {
     cholesky(&mut a);
+    substitute(&a, b)
+}
+
+/// Solves `L·Lᵀ·x = b` for the factor `l` that [`cholesky`] left.
+fn substitute(l: &[Vec<f64>], mut b: Vec<f64>) -> Vec<f64> {
+    let n = b.len();
     for i in 0..n {
-        let s: f64 = (0..i).map(|k| a[i][k] * b[k]).sum();
-        b[i] = (b[i] - s) / a[i][i];
+        let s: f64 = (0..i).map(|k| l[i][k] * b[k]).sum();
+        b[i] = (b[i] - s) / l[i][i];
     }
     for i in (0..n).rev() {
-        let s: f64 = (i + 1..n).map(|k| a[k][i] * b[k]).sum();
-        b[i] = (b[i] - s) / a[i][i];
+        let s: f64 = (i + 1..n).map(|k| l[k][i] * b[k]).sum();
+        b[i] = (b[i] - s) / l[i][i];
     }
     b
 }
 
-/// The diagonal of `a`'s inverse (the ratings' variances), by solving for each unit vector.
+/// The diagonal of `a`'s inverse (the ratings' variances): factored once, then solved for
+/// each unit vector.
 fn inverse_diagonal(a: &[Vec<f64>]) -> Vec<f64> {
     let n = a.len();
+    let mut l = a.to_vec();
+    cholesky(&mut l);
     (0..n)
         .map(|i| {
             let mut e = vec![0.0; n];
             e[i] = 1.0;
-            solve(a.to_vec(), e)[i]
+            substitute(&l, e)[i]
         })
         .collect()
 }

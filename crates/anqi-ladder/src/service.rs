@@ -47,16 +47,14 @@ pub fn prepare(
 }
 
 /// Counts each record as it comes, until the server has stopped and every record is counted;
-/// counted in `metrics` too, when the server keeps them.
+/// in the server's `metrics` too.
 pub async fn run(
     ledger: Arc<Mutex<Ledger>>,
     desk: LadderDesk,
     mut records: mpsc::UnboundedReceiver<GameRecord>,
-    metrics: Option<Metrics>,
+    metrics: Metrics,
 ) {
-    if let Some(m) = &metrics {
-        m.ladder().start();
-    }
+    metrics.ladder().start();
     let mut tick = tokio::time::interval(ACCOUNTS_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -64,7 +62,7 @@ pub async fn run(
             record = records.recv() => {
                 let Some(record) = record else { break };
                 let (ledger, metrics) = (ledger.clone(), metrics.clone());
-                let news = tokio::task::spawn_blocking(move || count(&ledger, &record, metrics.as_ref())).await;
+                let news = tokio::task::spawn_blocking(move || count(&ledger, &record, &metrics)).await;
                 if let Ok(Some(news)) = news {
                     let _ = desk.tell(news);
                 }
@@ -81,18 +79,13 @@ pub async fn run(
 }
 
 /// Counts one record; the new ratings, when it changed them.
-fn count(
-    ledger: &Mutex<Ledger>,
-    record: &GameRecord,
-    metrics: Option<&Metrics>,
-) -> Option<LadderNews> {
+fn count(ledger: &Mutex<Ledger>, record: &GameRecord, metrics: &Metrics) -> Option<LadderNews> {
     let mut ledger = lock(ledger);
     match ledger.count(record) {
         Ok(Some(counted)) => {
-            if let Some(m) = metrics {
-                m.ladder()
-                    .counted(counted.row.score.is_some(), counted.took);
-            }
+            metrics
+                .ladder()
+                .counted(counted.row.score.is_some(), counted.took);
             tracing::info!(game = counted.row.game_no, score = ?counted.row.score, "ladder game counted");
             let ratings = ledger
                 .ratings()
@@ -105,9 +98,7 @@ fn count(
         // The record is on disk: the next start counts it (catch_up).
         Err(e) => {
             tracing::error!(game = record.game, error = %e, "a ladder game could not be counted now; it will be at the next start");
-            if let Some(m) = metrics {
-                m.ladder().refused(e.to_string());
-            }
+            metrics.ladder().refused(e.to_string());
             None
         }
     }

@@ -42,6 +42,8 @@ pub struct Server {
     tables: Option<Arc<anqi_core::tables::Tables>>,
     /// The highest game number of the records file, once read ([`Server::read_past`]).
     last_game: Option<u64>,
+    /// Games are numbered after this at least ([`Server::number_after`]).
+    number_floor: u64,
     /// Connections, refusals and rejoins are counted here: the hub's when watched.
     metrics: crate::metrics::Metrics,
 }
@@ -82,6 +84,7 @@ impl Server {
             seating_rx,
             conn_no: Arc::default(),
             last_game: None,
+            number_floor: 0,
             metrics: crate::metrics::Metrics::default(),
         })
     }
@@ -99,9 +102,10 @@ impl Server {
         self.observer = Some(observer);
     }
 
-    /// The counters of the hub the games are published to, when they are ([`Server::watch`]).
-    pub fn metrics(&self) -> Option<crate::metrics::Metrics> {
-        self.watch.as_ref().map(|hub| hub.metrics().clone())
+    /// The server's counters (the hub's, once the games are published to one:
+    /// [`Server::watch`]).
+    pub fn metrics(&self) -> crate::metrics::Metrics {
+        self.metrics.clone()
     }
 
     /// Publishes every game's public events to `hub`, for observers (`anqi-web`).
@@ -128,6 +132,13 @@ impl Server {
         }
     }
 
+    /// Numbers this run's games after `n` at least, whatever the records file holds: a ladder
+    /// whose database knows games the file does not (a file rotated or emptied) must not
+    /// number a game as one it has counted.
+    pub fn number_after(&mut self, n: u64) {
+        self.number_floor = self.number_floor.max(n);
+    }
+
     /// Switches the server to ladder seating and returns the desk where the ladder tells it
     /// its accounts, their ratings and its latest games: each client is seated under the
     /// account whose secret it sends as SEED, and waiting accounts are paired every round.
@@ -150,7 +161,8 @@ impl Server {
         let last_game = match self.last_game {
             Some(n) => n,
             None => self.read_past_games().await,
-        };
+        }
+        .max(self.number_floor);
         let metrics = self.watch.as_ref().map(|hub| hub.metrics().clone());
         let (records, writer) = start_records(&cfg, self.observer.take(), metrics).await?;
         let (tracker, all_done) = tasks::tasks();

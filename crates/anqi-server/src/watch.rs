@@ -44,11 +44,11 @@ pub struct Hub {
 /// What a ladder (`anqi-ladder`) shows on the pages, as JSON (protocol/WEB.md): read from its
 /// database, so called off the pages' runtime (it may block for a moment).
 pub trait LadderPages: Send + Sync {
-    /// `GET /api/ladder`: the leaderboard.
-    fn ladder(&self) -> String;
+    /// `GET /api/ladder`: the leaderboard; `Err`: why the database cannot say.
+    fn ladder(&self) -> Result<String, String>;
     /// `GET /api/players/{name}?offset=N`: one account's page, its games from the `offset`th
-    /// latest; `None` when no account has the name.
-    fn player(&self, name: &str, offset: usize) -> Option<String>;
+    /// latest; `None` when no account has the name; `Err`: why the database cannot say.
+    fn player(&self, name: &str, offset: usize) -> Result<Option<String>, String>;
 }
 
 struct HubInner {

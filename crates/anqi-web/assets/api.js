@@ -41,9 +41,11 @@ export async function hasLadder() {
   return (await fetch("/api/ladder")).ok;
 }
 
-// GET /api/players/{name}?offset=N: one account of the ladder, its games from the Nth latest.
+// GET /api/players/{name}?offset=N: one account of the ladder, its games from the Nth latest;
+// null when no account has the name (or there is no ladder).
 export async function player(name, offset = 0) {
   const r = await fetch(`/api/players/${encodeURIComponent(name)}${offset ? `?offset=${offset}` : ""}`);
+  if (r.status === 404) return null;
   if (!r.ok) throw new Error((await r.json()).error);
   return r.json();
 }

@@ -20,20 +20,27 @@ function svgEl(name, attrs, parent) {
 const playerLink = (name) => h("a", { href: `#/players/${encodeURIComponent(name)}` }, name);
 const ratingText = (p) => `${p.rating.toFixed(0)} ± ${p.interval.toFixed(0)}`;
 
-// Polls `load` every few seconds into `show` until stopped; says so when the server is gone.
+// Polls `load` every few seconds into `show` until stopped (a load still on its way when
+// stopped is not shown); says so when the server is gone. { stop(), now() }: now() polls at
+// once (after a click that changes what is loaded).
 function polled(load, show, status) {
-  let stopped = false, timer = null;
+  let stopped = false, timer = null, round = 0;
   const poll = async () => {
+    const mine = ++round;
+    clearTimeout(timer);
     try {
-      show(await load());
+      const got = await load();
+      if (stopped || mine !== round) return;
+      show(got);
       status.textContent = "";
     } catch (err) {
+      if (stopped || mine !== round) return;
       status.textContent = `Cannot reach the server (${err.message || err}); trying again…`;
     }
     if (!stopped) timer = setTimeout(poll, POLL_MS);
   };
   poll();
-  return () => { stopped = true; clearTimeout(timer); };
+  return { stop() { stopped = true; clearTimeout(timer); }, now: poll };
 }
 
 // #/ladder: every account, best first.
@@ -42,7 +49,11 @@ export function ladderView() {
   const status = h("p", { class: "note", role: "status" });
   const table = h("div", { class: "scroll-x", id: "ladder-table" });
   main.replaceChildren(h("h1", {}, "Ladder"), summary, status, table);
-  const stop = polled(ladder, (l) => {
+  const poll = polled(ladder, (l) => {
+    if (!l) {
+      summary.textContent = "This server runs no ladder (anqi serve --ladder DATABASE runs one).";
+      return;
+    }
     summary.textContent = `${l.variant} · ${l.games} rated game${l.games === 1 ? "" : "s"} · ratings: Bradley–Terry over every game, 95% intervals`;
     const head = ["#", "player", "rating", "±95%", "games", "wins", "draws", "losses"];
     table.replaceChildren(h("table", { class: "games standings-table ladder-table" },
@@ -53,7 +64,7 @@ export function ladderView() {
         h("td", {}, p.games), h("td", {}, p.wins), h("td", {}, p.draws), h("td", {}, p.losses))))));
     document.body.dataset.ladderGames = l.games;
   }, status);
-  return { stop() { stop(); delete document.body.dataset.ladderGames; }, redraw() {} };
+  return { stop() { poll.stop(); delete document.body.dataset.ladderGames; }, redraw() {} };
 }
 
 // #/players/NAME: one account.
@@ -71,24 +82,29 @@ export function playerView(name) {
   main.replaceChildren(heading, summary, status, h("h2", {}, "Rating"), chart,
     h("h2", {}, "By opponent"), opponents, h("h2", {}, "Games"), games, more);
   let offset = 0;
-  const stop = polled(() => player(name, offset), (p) => {
+  const poll = polled(() => player(name, offset), (p) => {
+    if (!p) {
+      summary.textContent = `No account of this ladder is named ${name}.`;
+      return;
+    }
     summary.textContent = `${p.rated ? `rating ${ratingText(p)}` : "no rated game yet"} · ${p.wins} won, ${p.draws} drawn, ${p.losses} lost${p.retired ? " · retired" : ""}`;
     drawHistory(chart, p.history);
     opponents.replaceChildren(h("table", { class: "games" },
       h("thead", {}, h("tr", {}, ...["opponent", "wins", "draws", "losses"].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, ...p.opponents.map((o) => h("tr", {},
         h("th", { scope: "row" }, playerLink(o.name)), h("td", {}, o.wins), h("td", {}, o.draws), h("td", {}, o.losses))))));
+    // A game of another server of a shared ladder has its page there, not here.
     games.replaceChildren(...p.games.map((g) => h("li", { "data-game": g.game },
-      h("a", { href: `#/game/${g.game}` }, `#${g.game}`),
+      g.server === p.server ? h("a", { href: `#/game/${g.game}` }, `#${g.game}`) : `#${g.game} on ${g.server}`,
       ` ${resultWord(g.score)} against `, playerLink(g.opponent),
       `, seat ${g.seat}, ${g.termination.replaceAll("-", " ")}, ${g.plies} plies`)));
     more.replaceChildren(
-      ...(p.offset > 0 ? [h("button", { type: "button", onclick: () => { offset = Math.max(0, offset - 100); } }, "newer games")] : []),
-      ...(p.offset + p.games.length < p.total ? [h("button", { type: "button", onclick: () => { offset += 100; } }, "older games")] : []),
+      ...(p.offset > 0 ? [h("button", { type: "button", onclick: () => { offset = Math.max(0, offset - 100); poll.now(); } }, "newer games")] : []),
+      ...(p.offset + p.games.length < p.total ? [h("button", { type: "button", onclick: () => { offset += 100; poll.now(); } }, "older games")] : []),
       h("span", {}, ` ${p.total} game${p.total === 1 ? "" : "s"}`));
     document.body.dataset.playerGames = p.total;
   }, status);
-  return { stop() { stop(); delete document.body.dataset.playerGames; }, redraw() {} };
+  return { stop() { poll.stop(); delete document.body.dataset.playerGames; }, redraw() {} };
 }
 
 const resultWord = (score) => (score === null ? "no result" : score === 1 ? "won" : score === 0 ? "lost" : "drew");

@@ -24,13 +24,22 @@ fn no_ladder() -> Response {
     )
 }
 
+/// 503: the ladder's database cannot say now.
+fn unavailable(why: &str) -> Response {
+    error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        &format!("the ladder's database cannot be read: {why}"),
+    )
+}
+
 /// `GET /api/ladder`: the leaderboard; 404 on a server that runs no ladder.
 pub async fn ladder(State(shared): State<Shared>) -> Response {
     let Some(pages) = shared.hub.ladder() else {
         return no_ladder();
     };
     match off_the_runtime(move || pages.ladder()).await {
-        Ok(body) => json(StatusCode::OK, body),
+        Ok(Ok(body)) => json(StatusCode::OK, body),
+        Ok(Err(why)) => unavailable(&why),
         Err(refusal) => *refusal,
     }
 }
@@ -49,11 +58,12 @@ pub async fn player(
         Err(why) => return error(StatusCode::BAD_REQUEST, &why.body_text()),
     };
     match off_the_runtime(move || pages.player(&name, offset)).await {
-        Ok(Some(body)) => json(StatusCode::OK, body),
-        Ok(None) => error(
+        Ok(Ok(Some(body))) => json(StatusCode::OK, body),
+        Ok(Ok(None)) => error(
             StatusCode::NOT_FOUND,
             "no account of this ladder has this name",
         ),
+        Ok(Err(why)) => unavailable(&why),
         Err(refusal) => *refusal,
     }
 }

@@ -10,8 +10,8 @@
 //! result's `reason`s) come from the same place.
 
 use anqi_core::record::{
-    Adjudication, DropRecord, FaultRecord, GameRecord, PlayerRecord, PlyRecord, ResultRecord,
-    SeatTag, TournamentTag, RECORD_FORMAT,
+    Adjudication, DropRecord, FaultRecord, GameRecord, LadderTag, PlayerRecord, PlyRecord,
+    ResultRecord, SeatTag, TournamentTag, RECORD_FORMAT,
 };
 use anqi_core::rules::{ActionCounts, SeedInputs, Termination};
 use pyo3::exceptions::PyValueError;
@@ -40,7 +40,7 @@ fn read_record<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> 
 /// its Rust type's fields.
 fn record_fields<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
-    let objects: [(&str, &[&str]); 11] = [
+    let objects: [(&str, &[&str]); 12] = [
         ("", fields::<GameRecord>()),
         ("seeds", fields::<SeedInputs>()),
         ("players[]", fields::<PlayerRecord>()),
@@ -52,6 +52,7 @@ fn record_fields<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         ("tournament", fields::<TournamentTag>()),
         ("tournament.seats[]", fields::<SeatTag>()),
         ("drops[]", fields::<DropRecord>()),
+        ("ladder", fields::<LadderTag>()),
     ];
     for (at, names) in objects {
         out.set_item(at, PyTuple::new(py, names)?)?;

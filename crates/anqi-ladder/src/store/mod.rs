@@ -13,7 +13,7 @@ mod schema;
 pub use pages::{PlayedGame, Wdl};
 
 use crate::rating::Rating;
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
@@ -131,10 +131,22 @@ impl Store {
             .take(target)
             .skip(found as usize)
         {
-            let tx = self.conn.transaction()?;
+            // Write-locked from its start, and the version read again under the lock: of two
+            // processes opening one old database at once, the second finds it done.
+            let tx = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)?;
             tx.execute_batch(
                 "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
             )?;
+            let now: i64 = tx.query_row(
+                "SELECT coalesce(max(version), 0) FROM schema_version",
+                [],
+                |r| r.get(0),
+            )?;
+            if now > i as i64 {
+                continue;
+            }
             tx.execute_batch(sql)?;
             tx.execute("INSERT INTO schema_version (version) VALUES (?1)", [i + 1])?;
             tx.commit()?;
@@ -235,6 +247,36 @@ impl Store {
         Ok(self
             .conn
             .query_row("PRAGMA data_version", [], |r| r.get(0))?)
+    }
+
+    /// The highest game number this server's games have in the index (0 for none): the
+    /// server numbers its games after it.
+    ///
+    /// # Errors
+    /// When the database cannot be read.
+    pub fn last_game_no(&self, server: &str) -> Result<u64, StoreError> {
+        let n: Option<i64> = self.conn.query_row(
+            "SELECT max(game_no) FROM games WHERE server = ?1",
+            [server],
+            |r| r.get(0),
+        )?;
+        Ok(n.unwrap_or(0).max(0) as u64)
+    }
+
+    /// The index's row of this server's game `game_no`.
+    ///
+    /// # Errors
+    /// When the database cannot be read.
+    pub fn game(&self, server: &str, game_no: u64) -> Result<Option<GameRow>, StoreError> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT server, game_no, variant, records, started_unix_ms, first, second, score, termination, plies
+                 FROM games WHERE server = ?1 AND game_no = ?2",
+                params![server, game_no as i64],
+                game_row,
+            )
+            .optional()?)
     }
 
     /// Whether the index has this server's game `game_no`.

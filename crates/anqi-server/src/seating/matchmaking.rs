@@ -36,7 +36,8 @@ pub struct MatchRules {
 pub struct Waiting {
     pub account: i64,
     pub rating: f64,
-    /// When its longest-waiting connection came (any monotonic count: earlier is smaller).
+    /// When its longest-waiting connection came (ms since the Unix epoch; only the order
+    /// matters, and a clock step back at worst reorders one round).
     pub since: u64,
 }
 

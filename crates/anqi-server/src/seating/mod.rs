@@ -278,11 +278,15 @@ impl Seating {
             self.tracker.spawn(game);
             return;
         }
-        // A ladder's accounts may play again once this game is over.
-        let tx = self.tx.clone();
+        // A ladder's accounts may play again once this game is over, however it ends (a
+        // panic too: the guard says so as it is dropped).
+        let ended = EndedGuard {
+            tx: self.tx.clone(),
+            accounts: t.accounts,
+        };
         self.tracker.spawn(async move {
             game.await;
-            let _ = tx.send(SeatingEvent::Ladder(LadderNews::Ended(t.accounts)));
+            drop(ended);
         });
     }
 
@@ -322,6 +326,21 @@ impl Seating {
             p.outbox
                 .error(ErrorCode::Shutdown, "the server is shutting down");
         }
+    }
+}
+
+/// Tells the ladder's seating that a game's accounts are free again, when dropped.
+struct EndedGuard {
+    tx: mpsc::UnboundedSender<SeatingEvent>,
+    accounts: Vec<i64>,
+}
+
+impl Drop for EndedGuard {
+    fn drop(&mut self) {
+        let accounts = std::mem::take(&mut self.accounts);
+        let _ = self
+            .tx
+            .send(SeatingEvent::Ladder(LadderNews::Ended(accounts)));
     }
 }
 
