@@ -14,7 +14,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// `anqi ladder add NAME`: the secret it prints.
-fn add(db: &Path, name: &str) -> String {
+pub(crate) fn add(db: &Path, name: &str) -> String {
     let out = anqi(["ladder", "add", name, "--database"])
         .arg(db)
         .succeeds();
@@ -25,7 +25,7 @@ fn add(db: &Path, name: &str) -> String {
 
 /// `anqi serve --ladder DB` on 127.0.0.1:0 with its pages: the child, the games' address
 /// and the pages'.
-fn serve(dir: &Path, variant: &str, extra: &[&str]) -> (Child, String, String) {
+pub(crate) fn serve(dir: &Path, variant: &str, extra: &[&str]) -> (Child, String, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_anqi"));
     command
         .args(["serve", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"])
@@ -53,7 +53,7 @@ fn serve(dir: &Path, variant: &str, extra: &[&str]) -> (Child, String, String) {
 }
 
 /// A reference bot playing `games` games on the ladder as the account of `secret`.
-fn bot(addr: &str, secret: &str, strategy: &[&str], games: u32) -> Child {
+pub(crate) fn bot(addr: &str, secret: &str, strategy: &[&str], games: u32) -> Child {
     Command::new(anqi_bot())
         .args([
             "--connect",
@@ -71,7 +71,7 @@ fn bot(addr: &str, secret: &str, strategy: &[&str], games: u32) -> Child {
 }
 
 /// Stops a server gracefully (SIGTERM) and waits for it.
-fn stop(mut child: Child) {
+pub(crate) fn stop(mut child: Child) {
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();
@@ -89,7 +89,7 @@ fn ladder_records(path: &Path) -> Vec<GameRecord> {
 }
 
 /// Waits (up to `secs`) until the leaderboard counts `games` rated games; returns it.
-async fn until_rated(web: &str, games: u64, secs: u64) -> serde_json::Value {
+pub(crate) async fn until_rated(web: &str, games: u64, secs: u64) -> serde_json::Value {
     let deadline = Instant::now() + Duration::from_secs(secs);
     loop {
         let board = get_json(web, "/api/ladder").await;

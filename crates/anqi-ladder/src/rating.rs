@@ -6,8 +6,9 @@
 //! played most likely, with a normal prior on each rating (mean [`PRIOR_MEAN`], standard
 //! deviation [`PRIOR_SD`]): the prior keeps the rating of a player that has only won (or only
 //! lost) finite, and pulls a newcomer's rating towards the mean until its games say otherwise.
-//! Newton's method finds the maximum; the interval is ±1.96 standard errors, from the inverse of
-//! the log-posterior's curvature there.
+//! Newton's method finds the maximum; the interval is ±1.96 standard errors of a rating
+//! relative to the pool's average, from the inverse of the log-posterior's curvature there
+//! (the games measure differences only: the common level is the prior's).
 //!
 //! Why this and not Glicko-2: the fit depends only on which games were played and how they
 //! ended, never on their order. A ladder's games end in parallel, and a database rebuilt from
@@ -128,7 +129,7 @@ pub fn fit(games: &Games) -> BTreeMap<i64, Rating> {
             break;
         }
     }
-    let variances = inverse_diagonal(&hessian);
+    let variances = relative_variances(&hessian);
     players
         .iter()
         .enumerate()
@@ -164,18 +165,28 @@ fn substitute(l: &[Vec<f64>], mut b: Vec<f64>) -> Vec<f64> {
     b
 }
 
-/// The diagonal of `a`'s inverse (the ratings' variances): factored once, then solved for
-/// each unit vector.
-fn inverse_diagonal(a: &[Vec<f64>]) -> Vec<f64> {
+/// Each rating's variance relative to the pool's average, from the curvature `a` (factored
+/// once, then solved for each unit vector: the whole inverse `C`). The games measure only
+/// differences (adding a constant to every rating changes no probability); the common level
+/// is the prior's, and its uncertainty (the prior's deviation over the square root of the
+/// number of players) is no knowledge of any player. So the interval is that of `r_i - r̄`:
+/// `C_ii - 2/n Σ_j C_ij + 1/n² Σ_jk C_jk`, as Ordo and BayesElo give theirs.
+fn relative_variances(a: &[Vec<f64>]) -> Vec<f64> {
     let n = a.len();
     let mut l = a.to_vec();
     cholesky(&mut l);
-    (0..n)
+    let inverse: Vec<Vec<f64>> = (0..n)
         .map(|i| {
             let mut e = vec![0.0; n];
             e[i] = 1.0;
-            substitute(&l, e)[i]
+            substitute(&l, e)
         })
+        .collect();
+    let nf = n as f64;
+    let row_sums: Vec<f64> = inverse.iter().map(|row| row.iter().sum()).collect();
+    let total: f64 = row_sums.iter().sum();
+    (0..n)
+        .map(|i| (inverse[i][i] - 2.0 * row_sums[i] / nf + total / (nf * nf)).max(0.0))
         .collect()
 }
 
@@ -267,6 +278,34 @@ mod tests {
             backward.add(a, b, s);
         }
         assert_eq!(fit(&forward), fit(&backward));
+    }
+
+    #[test]
+    fn many_games_make_a_narrow_interval_whatever_the_pool() {
+        // 400 games between two: the difference is known to about ±40 Elo; the level of the
+        // pair (the prior's) is no part of it.
+        let mut g = Games::default();
+        for i in 0..400 {
+            g.add(1, 2, if i % 4 == 0 { 0.0 } else { 1.0 });
+        }
+        let r = fit(&g);
+        assert!(
+            r[&1].interval < 40.0 && r[&1].interval > 10.0,
+            "{:?}",
+            r[&1]
+        );
+        // Six players, 40 games for every pair (200 each): about ±41 each, where counting the
+        // prior's level in would say about ±280.
+        let mut six = Games::default();
+        for a in 1..=6 {
+            for b in a + 1..=6 {
+                for i in 0..40 {
+                    six.add(a, b, if i % 3 == 0 { 0.0 } else { 1.0 });
+                }
+            }
+        }
+        let r = fit(&six);
+        assert!(r.values().all(|x| x.interval < 50.0), "{r:?}");
     }
 
     #[test]
