@@ -139,6 +139,10 @@ impl Ledger {
     /// # Errors
     /// When the database refuses the transaction (nothing of the game is counted then).
     pub fn count(&mut self, record: &GameRecord) -> Result<Option<Counted>, StoreError> {
+        // What other processes committed first (accounts; on a shared database, the other
+        // servers' games): the new ratings are then fitted over every game the database holds,
+        // and a player's account made a moment ago is known. Cheap when nothing changed.
+        self.refresh()?;
         let Some(row) = self.row_of(record) else {
             return Ok(None);
         };
