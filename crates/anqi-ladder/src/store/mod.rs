@@ -85,7 +85,7 @@ macro_rules! each {
     ($store:expr, $db:ident => $call:expr) => {
         match $store {
             Backend::Sqlite($db) => $call,
-            Backend::Postgres($db) => $call,
+            Backend::Postgres($db) => pg::unblocked(|| $call),
         }
     };
 }
@@ -127,7 +127,7 @@ impl Store {
     pub fn open(location: impl AsRef<OsStr>) -> Result<Store, StoreError> {
         let location = location.as_ref();
         let backend = match location.to_str().filter(|l| is_postgres(l)) {
-            Some(url) => Backend::Postgres(pg::Postgres::open(url)?),
+            Some(url) => Backend::Postgres(pg::unblocked(|| pg::Postgres::open(url))?),
             None => Backend::Sqlite(sqlite::Sqlite::open(Path::new(location))?),
         };
         Ok(Store { backend })
@@ -137,7 +137,7 @@ impl Store {
     #[cfg(test)]
     pub(crate) fn open_at(location: &str, target: usize) -> Result<Store, StoreError> {
         let backend = if is_postgres(location) {
-            Backend::Postgres(pg::Postgres::open_at(location, target)?)
+            Backend::Postgres(pg::unblocked(|| pg::Postgres::open_at(location, target))?)
         } else {
             Backend::Sqlite(sqlite::Sqlite::open_at(Path::new(location), target)?)
         };

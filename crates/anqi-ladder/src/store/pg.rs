@@ -10,8 +10,9 @@
 use super::{schema, unix_ms, AccountRow, GameRow, PlayedGame, StoreError, Wdl};
 use crate::rating::Rating;
 use postgres::{Client, NoTls, Row, Transaction};
-use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 /// The advisory lock taken while migrating: servers started together upgrade one at a time,
 /// and the later ones find it done. Any number, the same in every anqi ("anqilade").
@@ -19,11 +20,51 @@ const MIGRATION_LOCK: i64 = 0x616e_7169_6c61_6465;
 
 /// A PostgreSQL database, open.
 pub(crate) struct Postgres {
-    /// The store's methods read through `&self`, and the client needs `&mut` even to read.
-    client: RefCell<Client>,
+    /// The store's methods read through `&self`, and the client needs `&mut` even to read;
+    /// a mutex (never contended: one caller at a time), as calls may run on another thread
+    /// ([`unblocked`]).
+    client: Mutex<Conn>,
     /// How many of `changes` are this connection's own commits: `data_version` leaves them out,
     /// as SQLite's does.
-    own: Cell<i64>,
+    own: AtomicI64,
+}
+
+/// The connection; closed where it may block ([`unblocked`]) when dropped, as closing waits
+/// for the server (`anqi serve` drops its ladder in async code).
+struct Conn(Option<Client>);
+
+impl std::ops::Deref for Conn {
+    type Target = Client;
+
+    fn deref(&self) -> &Client {
+        self.0.as_ref().expect("a connection is open until dropped")
+    }
+}
+
+impl std::ops::DerefMut for Conn {
+    fn deref_mut(&mut self) -> &mut Client {
+        self.0.as_mut().expect("a connection is open until dropped")
+    }
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        if let Some(client) = self.0.take() {
+            unblocked(move || drop(client));
+        }
+    }
+}
+
+/// Runs `f`, which calls rust-postgres, where it can block. rust-postgres blocks on a small
+/// tokio runtime of its own, which tokio forbids on a thread already inside one (`anqi serve`
+/// opens the ladder from async code, and a test may too): there, `f` runs on a thread of its
+/// own for its duration. A call costs a thread's start then, little beside a database's
+/// round trip, and the ladder makes a few a second.
+pub(crate) fn unblocked<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return f();
+    }
+    std::thread::scope(|s| s.spawn(f).join()).unwrap_or_else(|e| std::panic::resume_unwind(e))
 }
 
 /// Both seats of every rated game of a variant, as (account, opponent, the account's score).
@@ -44,24 +85,28 @@ impl Postgres {
     /// Opens the database, upgraded up to migration `target` (tests make old databases).
     pub(super) fn open_at(url: &str, target: usize) -> Result<Postgres, StoreError> {
         let store = Postgres {
-            client: RefCell::new(Client::connect(url, NoTls)?),
-            own: Cell::new(0),
+            client: Mutex::new(Conn(Some(Client::connect(url, NoTls)?))),
+            own: AtomicI64::new(0),
         };
         store.migrate_to(target)?;
         Ok(store)
     }
 
+    fn client(&self) -> MutexGuard<'_, Conn> {
+        self.client.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     #[cfg(test)]
     pub(super) fn execute_raw(&self, sql: &str) -> Result<(), StoreError> {
-        Ok(self.client.borrow_mut().batch_execute(sql)?)
+        Ok(self.client().batch_execute(sql)?)
     }
 
     pub(super) fn schema_version(&self) -> Result<i64, StoreError> {
-        version_of(&mut self.client.borrow_mut())
+        version_of(&mut self.client())
     }
 
     fn migrate_to(&self, target: usize) -> Result<(), StoreError> {
-        let mut client = self.client.borrow_mut();
+        let mut client = self.client();
         client.execute("SELECT pg_advisory_lock($1)", &[&MIGRATION_LOCK])?;
         let migrated = migrate_locked(&mut client, target);
         let unlocked = client.execute("SELECT pg_advisory_unlock($1)", &[&MIGRATION_LOCK]);
@@ -75,12 +120,12 @@ impl Postgres {
         &self,
         f: impl FnOnce(&mut Transaction<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let mut client = self.client.borrow_mut();
+        let mut client = self.client();
         let mut tx = client.transaction()?;
         tx.execute("UPDATE changes SET n = n + 1", &[])?;
         let out = f(&mut tx)?;
         tx.commit()?;
-        self.own.set(self.own.get() + 1);
+        self.own.fetch_add(1, Ordering::Relaxed);
         Ok(out)
     }
 
@@ -89,7 +134,7 @@ impl Postgres {
         sql: &str,
         params: &[&(dyn postgres::types::ToSql + Sync)],
     ) -> Result<Vec<Row>, StoreError> {
-        Ok(self.client.borrow_mut().query(sql, params)?)
+        Ok(self.client().query(sql, params)?)
     }
 
     fn query_one(
@@ -97,7 +142,7 @@ impl Postgres {
         sql: &str,
         params: &[&(dyn postgres::types::ToSql + Sync)],
     ) -> Result<Row, StoreError> {
-        Ok(self.client.borrow_mut().query_one(sql, params)?)
+        Ok(self.client().query_one(sql, params)?)
     }
 
     pub(super) fn add_account(
@@ -182,7 +227,7 @@ impl Postgres {
     /// The write transactions committed by anyone, less this connection's own.
     pub(super) fn data_version(&self) -> Result<i64, StoreError> {
         let all: i64 = self.query_one("SELECT n FROM changes", &[])?.try_get(0)?;
-        Ok(all - self.own.get())
+        Ok(all - self.own.load(Ordering::Relaxed))
     }
 
     pub(super) fn has_game(&self, server: &str, game_no: u64) -> Result<bool, StoreError> {

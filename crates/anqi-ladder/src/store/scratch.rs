@@ -22,6 +22,10 @@ impl ScratchDatabase {
     /// # Panics
     /// When none is configured but `ANQI_POSTGRES_TESTS=require`, or the server refuses.
     pub fn new(test: &str) -> Option<ScratchDatabase> {
+        super::pg::unblocked(|| ScratchDatabase::make(test))
+    }
+
+    fn make(test: &str) -> Option<ScratchDatabase> {
         let server = std::env::var("ANQI_POSTGRES_URL").unwrap_or_default();
         if server.is_empty() {
             assert!(
@@ -62,12 +66,14 @@ impl ScratchDatabase {
 impl Drop for ScratchDatabase {
     fn drop(&mut self) {
         // FORCE: a server under test may still hold a connection.
-        if let Ok(mut client) = Client::connect(&self.server, NoTls) {
-            let _ = client.batch_execute(&format!(
-                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
-                self.name
-            ));
-        }
+        super::pg::unblocked(|| {
+            if let Ok(mut client) = Client::connect(&self.server, NoTls) {
+                let _ = client.batch_execute(&format!(
+                    "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                    self.name
+                ));
+            }
+        });
     }
 }
 
