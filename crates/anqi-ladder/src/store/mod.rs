@@ -77,7 +77,8 @@ pub struct Store {
 
 enum Backend {
     Sqlite(sqlite::Sqlite),
-    Postgres(pg::Postgres),
+    // Boxed: the client is several times SQLite's connection's size.
+    Postgres(Box<pg::Postgres>),
 }
 
 /// Calls the same method of whichever database is open.
@@ -127,7 +128,7 @@ impl Store {
     pub fn open(location: impl AsRef<OsStr>) -> Result<Store, StoreError> {
         let location = location.as_ref();
         let backend = match location.to_str().filter(|l| is_postgres(l)) {
-            Some(url) => Backend::Postgres(pg::unblocked(|| pg::Postgres::open(url))?),
+            Some(url) => Backend::Postgres(Box::new(pg::unblocked(|| pg::Postgres::open(url))?)),
             None => Backend::Sqlite(sqlite::Sqlite::open(Path::new(location))?),
         };
         Ok(Store { backend })
@@ -137,7 +138,9 @@ impl Store {
     #[cfg(test)]
     pub(crate) fn open_at(location: &str, target: usize) -> Result<Store, StoreError> {
         let backend = if is_postgres(location) {
-            Backend::Postgres(pg::unblocked(|| pg::Postgres::open_at(location, target))?)
+            Backend::Postgres(Box::new(pg::unblocked(|| {
+                pg::Postgres::open_at(location, target)
+            })?))
         } else {
             Backend::Sqlite(sqlite::Sqlite::open_at(Path::new(location), target)?)
         };

@@ -363,6 +363,9 @@ fn two_servers_share_one_database_and_each_counts_its_own_games(place: Place) {
         .count(&record("east", 3, "epsilon", "delta"))
         .unwrap()
         .is_some());
+    // Counting read the database again: the seating still hears of the new account.
+    assert!(east.refresh().unwrap());
+    assert!(!east.refresh().unwrap());
     let games = east.store().games("standard").unwrap();
     let ids: Vec<(&str, u64)> = games
         .iter()
