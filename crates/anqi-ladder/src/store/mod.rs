@@ -28,8 +28,10 @@ use std::path::Path;
 pub enum StoreError {
     #[error("the ladder database: {0}")]
     Sql(#[from] rusqlite::Error),
-    #[error("the ladder database (PostgreSQL): {0}")]
-    Postgres(#[from] ::postgres::Error),
+    /// Not a `source`: its own text says only "db error", so the server's words are shown here
+    /// instead, once.
+    #[error("the ladder database (PostgreSQL): {}", postgres_text(.0))]
+    Postgres(::postgres::Error),
     #[error("an account named {0} already exists (names are never reused, even once retired)")]
     NameTaken(String),
     #[error("no account is named {0}")]
@@ -38,6 +40,23 @@ pub enum StoreError {
         "the ladder database is of schema version {found}, newer than this program knows ({known}): use a newer anqi"
     )]
     TooNew { found: i64, known: i64 },
+}
+
+impl From<::postgres::Error> for StoreError {
+    fn from(e: ::postgres::Error) -> StoreError {
+        StoreError::Postgres(e)
+    }
+}
+
+/// What PostgreSQL said (`ERROR: duplicate key value violates ...`), or what failed on the way.
+fn postgres_text(e: &::postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{}: {}", db.severity(), db.message()),
+        None => match std::error::Error::source(e) {
+            Some(cause) => format!("{e}: {cause}"),
+            None => e.to_string(),
+        },
+    }
 }
 
 /// An account, as the database has it.

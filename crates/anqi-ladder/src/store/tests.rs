@@ -373,3 +373,18 @@ fn two_servers_share_one_database_and_each_counts_its_own_games(place: Place) {
         .collect();
     assert_eq!(ids, [("east", 1), ("east", 2), ("west", 1), ("east", 3)]);
 }
+
+#[test]
+fn a_location_is_a_postgres_url_or_a_path_and_messages_hide_a_password() {
+    assert!(is_postgres("postgres://db/ladder") && is_postgres("postgresql://db/ladder"));
+    assert!(!is_postgres("postgres.db") && !is_postgres("/var/lib/anqi/ladder.db"));
+    assert_eq!(
+        describe("postgres://anqi:hunter2@db:5432/ladder"),
+        "postgres://anqi:***@db:5432/ladder"
+    );
+    assert_eq!(
+        describe("postgresql://anqi@%2Ftmp:55432/ladder"),
+        "postgresql://anqi@%2Ftmp:55432/ladder"
+    );
+    assert_eq!(describe("ladder.db"), "ladder.db");
+}
