@@ -13,7 +13,9 @@ use std::process::ExitCode;
 /// A ladder is a server started with `anqi serve --ladder ladder.db`: bots connect with
 /// their account's secret as the SEED of (init NAME SECRET), are paired close in rating and
 /// with variety, and each game updates the ratings. These commands work on the database
-/// while the server runs (it sees a new or retired account within a second).
+/// while the server runs (it sees a new or retired account within a second). The database is
+/// a SQLite file, or a PostgreSQL database given by its URL (postgres://USER@HOST/DB), which
+/// several servers can share.
 ///
 /// Example:
 ///   anqi ladder add greedy-bot --database ladder.db     # prints the account's secret
@@ -65,11 +67,12 @@ enum LadderCommand {
         /// Records files, in the order they were written.
         #[arg(long = "records", value_name = "FILE", required = true)]
         records: Vec<PathBuf>,
-        /// The new database (must not exist yet).
-        #[arg(long, value_name = "FILE")]
+        /// The new database (must not exist yet): a SQLite file, or a PostgreSQL URL whose
+        /// database holds no account yet.
+        #[arg(long, value_name = "FILE|URL")]
         into: PathBuf,
-        /// A database to take the accounts from.
-        #[arg(long, value_name = "FILE")]
+        /// A database to take the accounts from (a SQLite file or a PostgreSQL URL).
+        #[arg(long, value_name = "FILE|URL")]
         accounts_from: Option<PathBuf>,
         /// Configuration file: its [server] variant and [ladder] server.
         #[arg(long, value_name = "FILE")]
@@ -82,8 +85,10 @@ enum LadderCommand {
 
 #[derive(clap::Args)]
 struct Database {
-    /// The ladder's database (SQLite; made when missing).
-    #[arg(long, value_name = "FILE", default_value = "ladder.db")]
+    /// The ladder's database: a SQLite file (made when missing), or a PostgreSQL database's URL,
+    /// postgres://USER[:PASSWORD]@HOST[:PORT]/DB (the database must exist; its tables are
+    /// made), which several servers can share (protocol/LADDER.md, Several servers).
+    #[arg(long, value_name = "FILE|URL", default_value = "ladder.db")]
     database: PathBuf,
 }
 
@@ -97,7 +102,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             println!("{secret}");
             eprintln!(
                 "account {name} made in {}: its bot sends the secret above as the SEED of (init {name} SECRET)",
-                db.database.display()
+                shown(&db.database)
             );
         }
         LadderCommand::Retire { name, db } => {
@@ -177,7 +182,7 @@ pub fn start(
         l.seating_accounts()
             .map_or(0, |a| a.iter().filter(|a| !a.retired).count())
     });
-    tracing::info!(database = %l.database, accounts, server = %l.server, "the ladder is open");
+    tracing::info!(database = %anqi_ladder::store::describe(&l.database), accounts, server = %l.server, "the ladder is open");
     if caught_up > 0 {
         tracing::info!(games = caught_up, "ladder caught up from the records file");
     }
@@ -188,7 +193,12 @@ pub fn start(
 }
 
 fn open(path: &Path) -> Result<Store> {
-    Store::open(path).with_context(|| format!("cannot open the ladder database {}", path.display()))
+    Store::open(path).with_context(|| format!("cannot open the ladder database {}", shown(path)))
+}
+
+/// A database's location for messages: a PostgreSQL URL's password hidden.
+fn shown(location: &Path) -> String {
+    anqi_ladder::store::describe(&location.to_string_lossy())
 }
 
 /// The config's variant (or `variant`), and its ladder's server name.
@@ -250,10 +260,16 @@ fn rebuild(
     }
     let (variant, server, records_path) = ladder_of(config, variant)?;
     let store = open(into)?;
+    // A PostgreSQL database is made beforehand: it must be new to the ladder.
+    if !store.accounts()?.is_empty() {
+        bail!(
+            "{} holds accounts already: rebuild makes a new database",
+            shown(into)
+        );
+    }
     match accounts_from {
         Some(from) => {
-            let from =
-                Store::open(from).with_context(|| format!("cannot open {}", from.display()))?;
+            let from = Store::open(from).with_context(|| format!("cannot open {}", shown(from)))?;
             store.copy_accounts(&from.accounts()?)?;
         }
         None => {
@@ -274,7 +290,7 @@ fn rebuild(
     }
     eprintln!(
         "{} rebuilt: {counted} ladder games of server {server}, variant {variant}",
-        into.display()
+        shown(into)
     );
     Ok(())
 }

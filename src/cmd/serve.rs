@@ -53,12 +53,14 @@ pub struct Args {
     /// board (protocol/WEB.md, Play). Needs --http.
     #[arg(long)]
     humans: bool,
-    /// Run a rated ladder on this database (SQLite; made when missing), overriding [ladder]
-    /// database: bots connect with their account's secret as the SEED of (init NAME SECRET)
-    /// (`anqi ladder add NAME` makes one), are paired close in rating and with variety, and
-    /// each game updates the ratings. Two-player variants only; needs a records file. With
-    /// --http the pages show the leaderboard and each player (protocol/LADDER.md).
-    #[arg(long, value_name = "FILE")]
+    /// Run a rated ladder on this database, overriding [ladder] database: a SQLite file (made
+    /// when missing), or a PostgreSQL URL, postgres://USER[:PASSWORD]@HOST[:PORT]/DB, that
+    /// several servers share (each with its own [ladder] server name). Bots connect with
+    /// their account's secret as the SEED of (init NAME SECRET) (`anqi ladder add NAME`
+    /// makes one), are paired close in rating and with variety, and each game updates the
+    /// ratings. Two-player variants only; needs a records file. With --http the pages show
+    /// the leaderboard and each player (protocol/LADDER.md).
+    #[arg(long, value_name = "FILE|URL")]
     ladder: Option<String>,
     /// Serve only what an operator reads, GET /metrics (Prometheus's text format), /healthz
     /// and /readyz (protocol/WEB.md), at this address, overriding [metrics] listen; printed as

@@ -3,7 +3,8 @@
 //! strengths connecting with their secrets, the pages' `/api/ladder` and `/api/players/NAME`,
 //! a restart in the middle, `anqi ladder rebuild` compared with the live database, and the
 //! kill -9 probe: a server killed at random moments loses no recorded game and counts none
-//! twice, and its ratings equal a rebuild's from the records.
+//! twice, and its ratings equal a rebuild's from the records. And several servers sharing one
+//! ladder in PostgreSQL (skipped without `ANQI_POSTGRES_URL`; .ci/postgres.sh starts one).
 
 use crate::common::cli::anqi;
 use crate::common::{anqi_bot, RawClient, TempDir};
@@ -26,11 +27,21 @@ pub(crate) fn add(db: &Path, name: &str) -> String {
 /// `anqi serve --ladder DB` on 127.0.0.1:0 with its pages: the child, the games' address
 /// and the pages'.
 pub(crate) fn serve(dir: &Path, variant: &str, extra: &[&str]) -> (Child, String, String) {
+    serve_on(dir.join("ladder.db").as_os_str(), dir, variant, extra)
+}
+
+/// `anqi serve --ladder DATABASE` (a SQLite file or a PostgreSQL URL), its records in `dir`.
+fn serve_on(
+    database: &std::ffi::OsStr,
+    dir: &Path,
+    variant: &str,
+    extra: &[&str],
+) -> (Child, String, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_anqi"));
     command
         .args(["serve", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"])
         .args(["--variant", variant, "--ladder"])
-        .arg(dir.join("ladder.db"))
+        .arg(database)
         .arg("--records")
         .arg(dir.join("games.jsonl"))
         .args(extra)
@@ -562,4 +573,94 @@ async fn numbers_continue_after_the_index_when_the_records_file_is_rotated() {
         assert_eq!(numbers, [2 * round + 1, 2 * round + 2], "round {round}");
         std::fs::rename(&records, dir.0.join(format!("games-{round}.jsonl"))).unwrap();
     }
+}
+
+/// Several servers, one ladder (protocol/LADDER.md, Several servers): two `anqi serve --ladder
+/// postgres://...` processes on one PostgreSQL database, each with its own [ladder] server
+/// name and two bots of its own. Each counts its own games, numbered from 1 in its own records,
+/// and both leaderboards end up with every game of both: the ladder is shared.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_servers_share_one_ladder_in_postgres() {
+    let test = "two_servers_share_one_ladder_in_postgres";
+    let Some(db) = anqi_ladder::store::scratch::ScratchDatabase::new(test) else {
+        return;
+    };
+    let url = Path::new(db.url());
+    let secrets: Vec<String> = ["a", "b", "c", "d"].iter().map(|n| add(url, n)).collect();
+    let variant = "traditional-2x4";
+    let games = 3;
+    let mut servers = Vec::new();
+    for (name, players) in [("east", &secrets[..2]), ("west", &secrets[2..])] {
+        let dir = TempDir::new(&format!("ladder-{name}"));
+        let config = dir.0.join("config.toml");
+        std::fs::write(&config, format!("[ladder]\nserver = \"{name}\"\n")).unwrap();
+        let (server, addr, web) = serve_on(
+            url.as_os_str(),
+            &dir.0,
+            variant,
+            &["--config", config.to_str().unwrap()],
+        );
+        let bots: Vec<Child> = players
+            .iter()
+            .map(|s| bot(&addr, s, &["random"], games))
+            .collect();
+        servers.push((name, dir, server, web, bots));
+    }
+    for (_, _, _, _, bots) in &mut servers {
+        for b in bots {
+            assert!(b.wait().unwrap().success());
+        }
+    }
+    // Every rated game either server recorded, each in its own file under its own name.
+    let mut rated = 0;
+    for (name, dir, _, _, _) in &servers {
+        // A bot may leave as its last game ends, a moment before the record is written.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let records = loop {
+            let records = ladder_records(&dir.0.join("games.jsonl"));
+            if records.len() >= games as usize || Instant::now() > deadline {
+                break records;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        assert_eq!(records.len(), games as usize, "{name}");
+        let numbers: Vec<u64> = records.iter().map(|r| r.game).collect();
+        assert_eq!(numbers, (1..=games as u64).collect::<Vec<_>>(), "{name}");
+        assert!(records
+            .iter()
+            .all(|r| r.ladder.as_ref().unwrap().server == *name));
+        rated += records
+            .iter()
+            .filter(|r| r.result.reason != anqi_core::rules::Termination::Aborted)
+            .count() as u64;
+    }
+    // Both leaderboards count both servers' games (each reads the other's within a second),
+    // and list all four players with their games.
+    for (name, _, _, web, _) in &servers {
+        let board = until_rated(web, rated, 20).await;
+        assert_eq!(board["games"].as_u64(), Some(rated), "{name}: {board}");
+        assert_eq!(board["server"], *name);
+        let players = board["players"].as_array().unwrap();
+        assert_eq!(players.len(), 4, "{board}");
+        let played: u64 = players.iter().map(|p| p["games"].as_u64().unwrap()).sum();
+        assert_eq!(played, 2 * rated, "{board}");
+    }
+    for (_, _, server, _, _) in servers.drain(..) {
+        stop(server);
+    }
+    // One index: every game of both, each once, under its server's name.
+    let store = anqi_ladder::Store::open(url).unwrap();
+    let mut ids: Vec<(String, u64)> = store
+        .games(variant)
+        .unwrap()
+        .into_iter()
+        .map(|g| (g.server, g.game_no))
+        .collect();
+    ids.sort();
+    let expected: Vec<(String, u64)> = ["east", "west"]
+        .iter()
+        .flat_map(|s| (1..=games as u64).map(move |n| (s.to_string(), n)))
+        .collect();
+    assert_eq!(ids, expected);
+    drop(store);
 }

@@ -63,6 +63,9 @@ pub struct Ledger {
     ids: HashMap<String, i64>,
     /// The database's `data_version` when last read.
     seen_version: i64,
+    /// Whether the database was read again since [`Ledger::refresh`] last said so (counting a
+    /// game reads it again too, and the seating must still hear of it).
+    unannounced: bool,
 }
 
 /// A game just counted.
@@ -94,13 +97,16 @@ impl Ledger {
             ratings: BTreeMap::new(),
             ids: HashMap::new(),
             seen_version: 0,
+            unannounced: false,
         };
         ledger.reload()?;
+        ledger.unannounced = false;
         Ok(ledger)
     }
 
     /// Reads the accounts and the games again (another process changed the database).
     fn reload(&mut self) -> Result<(), StoreError> {
+        self.unannounced = true;
         self.seen_version = self.store.data_version()?;
         self.ids = self
             .store
@@ -121,17 +127,23 @@ impl Ledger {
         Ok(())
     }
 
-    /// Whether another process changed the database since it was last read (an account
-    /// added or retired, another server's game): if so, it is read again.
+    /// Whether another process changed the database since this was last asked (an account
+    /// added or retired, another server's game): if so, it has been read again (here, or when
+    /// a game was counted meanwhile).
     ///
     /// # Errors
     /// When the database cannot be read.
     pub fn refresh(&mut self) -> Result<bool, StoreError> {
-        if self.store.data_version()? == self.seen_version {
-            return Ok(false);
+        self.reload_if_changed()?;
+        Ok(std::mem::take(&mut self.unannounced))
+    }
+
+    /// Reads the database again if another process changed it since it was last read.
+    fn reload_if_changed(&mut self) -> Result<(), StoreError> {
+        if self.store.data_version()? != self.seen_version {
+            self.reload()?;
         }
-        self.reload()?;
-        Ok(true)
+        Ok(())
     }
 
     /// Counts a finished game, once: `None` when it is not this ladder's, or already counted.
@@ -139,6 +151,10 @@ impl Ledger {
     /// # Errors
     /// When the database refuses the transaction (nothing of the game is counted then).
     pub fn count(&mut self, record: &GameRecord) -> Result<Option<Counted>, StoreError> {
+        // What other processes committed first (accounts; on a shared database, the other
+        // servers' games): the new ratings are then fitted over every game the database holds,
+        // and a player's account made a moment ago is known. Cheap when nothing changed.
+        self.reload_if_changed()?;
         let Some(row) = self.row_of(record) else {
             return Ok(None);
         };
@@ -157,8 +173,6 @@ impl Ledger {
             }
             return Ok(None);
         }
-        // Another server of the database may have counted games meanwhile: fitted with them.
-        self.refresh()?;
         let mut games = self.games.clone();
         let mut counts = self.counts.clone();
         if let Some(score) = row.score {

@@ -17,9 +17,11 @@
 //!   SHA-256 digests).
 //! - [`rating`]: Bradley–Terry ratings refitted over every rated game, with intervals; why
 //!   this rather than Glicko-2.
-//! - [`store`]: the database (SQLite, embedded): its versioned schema (`store/schema`), the
-//!   accounts, the games' index, the ratings and their history; what the pages read
-//!   (`store/pages`).
+//! - [`store`]: the database behind one interface (`Store`): the accounts, the games' index,
+//!   the ratings and their history, on SQLite, embedded (`store/sqlite`), or PostgreSQL,
+//!   shared by several servers (`store/pg`); their versioned schemas (`store/schema`); what
+//!   the pages read (`store/pages`); a throwaway PostgreSQL database for tests
+//!   (`store/scratch`).
 //! - [`ledger`]: one server's ladder of one variant: a record becomes an index row and new
 //!   ratings in one transaction, at most once; catching up from the records file at start;
 //!   rebuilding a database from records.

@@ -93,9 +93,9 @@ export function playerView(name) {
       h("thead", {}, h("tr", {}, ...["opponent", "wins", "draws", "losses"].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, ...p.opponents.map((o) => h("tr", {},
         h("th", { scope: "row" }, playerLink(o.name)), h("td", {}, o.wins), h("td", {}, o.draws), h("td", {}, o.losses))))));
-    // A game of another server of a shared ladder has its page there, not here.
+    // Another server's game (a shared ladder) has its page there, under its own number.
     games.replaceChildren(...p.games.map((g) => h("li", { "data-game": g.game },
-      g.server === p.server ? h("a", { href: `#/game/${g.game}` }, `#${g.game}`) : `#${g.game} on ${g.server}`,
+      g.server === p.server ? h("a", { href: `#/game/${g.game}` }, `#${g.game}`) : `${g.server} #${g.game}`,
       ` ${resultWord(g.score)} against `, playerLink(g.opponent),
       `, seat ${g.seat}, ${g.termination.replaceAll("-", " ")}, ${g.plies} plies`)));
     more.replaceChildren(

@@ -2,27 +2,36 @@
 //! games (stable identities: the server's name and the game's number in its records), the
 //! ratings, and each rated game's ratings of its players after it.
 //!
-//! SQLite, compiled into the binary, in WAL mode with `synchronous = FULL`: a transaction that
-//! returned is on disk. A game and the ratings it changes are written in one transaction
-//! ([`Store::add_game`]), so the ratings are always those of the games the index holds.
-//! The schema is versioned (`schema`), and an older database is upgraded when opened.
+//! One interface, two databases, chosen by where [`Store::open`] is pointed: a path is SQLite,
+//! compiled into the binary (`sqlite`: one server's ladder, no database server to run); a
+//! `postgres://` or `postgresql://` URL is PostgreSQL (`pg`: several servers sharing one
+//! ladder). Both behave the same to the ladder: a game and the ratings it changes are written
+//! in one transaction ([`Store::add_game`]), so the ratings are always those of the games the
+//! index holds; a transaction that returned is durable; the schema is versioned (`schema`,
+//! one list of migrations per database), and an older database is upgraded when opened.
 
 mod pages;
+mod pg;
 mod schema;
+pub mod scratch;
+mod sqlite;
 
 pub use pages::{PlayedGame, Wdl};
 
 use crate::rating::Rating;
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::Path;
-use std::time::Duration;
 
 /// What the database refused.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("the ladder database: {0}")]
     Sql(#[from] rusqlite::Error),
+    /// Not a `source`: its own text says only "db error", so the server's words are shown here
+    /// instead, once.
+    #[error("the ladder database (PostgreSQL): {}", postgres_text(.0))]
+    Postgres(::postgres::Error),
     #[error("an account named {0} already exists (names are never reused, even once retired)")]
     NameTaken(String),
     #[error("no account is named {0}")]
@@ -31,6 +40,23 @@ pub enum StoreError {
         "the ladder database is of schema version {found}, newer than this program knows ({known}): use a newer anqi"
     )]
     TooNew { found: i64, known: i64 },
+}
+
+impl From<::postgres::Error> for StoreError {
+    fn from(e: ::postgres::Error) -> StoreError {
+        StoreError::Postgres(e)
+    }
+}
+
+/// What PostgreSQL said (`ERROR: duplicate key value violates ...`), or what failed on the way.
+fn postgres_text(e: &::postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{}: {}", db.severity(), db.message()),
+        None => match std::error::Error::source(e) {
+            Some(cause) => format!("{e}: {cause}"),
+            None => e.to_string(),
+        },
+    }
 }
 
 /// An account, as the database has it.
@@ -63,9 +89,45 @@ pub struct GameRow {
     pub plies: u32,
 }
 
-/// The ladder's database, open.
+/// The ladder's database, open: SQLite or PostgreSQL.
 pub struct Store {
-    conn: Connection,
+    backend: Backend,
+}
+
+enum Backend {
+    Sqlite(sqlite::Sqlite),
+    // Boxed: the client is several times SQLite's connection's size.
+    Postgres(Box<pg::Postgres>),
+}
+
+/// Calls the same method of whichever database is open.
+macro_rules! each {
+    ($store:expr, $db:ident => $call:expr) => {
+        match $store {
+            Backend::Sqlite($db) => $call,
+            Backend::Postgres($db) => pg::unblocked(|| $call),
+        }
+    };
+}
+
+/// Whether a database location is a PostgreSQL URL (anything else is a SQLite file's path).
+pub fn is_postgres(location: &str) -> bool {
+    location.starts_with("postgres://") || location.starts_with("postgresql://")
+}
+
+/// A database location fit for logs and messages: a URL's password is hidden.
+pub fn describe(location: &str) -> String {
+    let Some((scheme, rest)) = location.split_once("://").filter(|_| is_postgres(location)) else {
+        return location.to_string();
+    };
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let Some(at) = rest[..authority_end].rfind('@') else {
+        return location.to_string();
+    };
+    match rest[..at].split_once(':') {
+        Some((user, _password)) => format!("{scheme}://{user}:***{}", &rest[at..]),
+        None => location.to_string(),
+    }
 }
 
 /// The current time in ms since the Unix epoch.
@@ -76,21 +138,43 @@ pub fn unix_ms() -> i64 {
 }
 
 impl Store {
-    /// Opens (or creates) the database at `path` and upgrades its schema.
+    /// Opens the database at `location` and upgrades its schema: a `postgres://` or
+    /// `postgresql://` URL (its database must exist; the tables are made), or else the path of
+    /// a SQLite file (made when missing).
     ///
     /// # Errors
     /// When it cannot be opened or upgraded, or is newer than this program.
-    pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let conn = Connection::open(path)?;
-        // Another process (`anqi ladder add` while the server runs) may hold the write lock
-        // for a moment.
-        conn.busy_timeout(Duration::from_secs(10))?;
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "FULL")?;
-        conn.pragma_update(None, "foreign_keys", true)?;
-        let mut store = Store { conn };
-        store.migrate()?;
-        Ok(store)
+    pub fn open(location: impl AsRef<OsStr>) -> Result<Store, StoreError> {
+        let location = location.as_ref();
+        let backend = match location.to_str().filter(|l| is_postgres(l)) {
+            Some(url) => Backend::Postgres(Box::new(pg::unblocked(|| pg::Postgres::open(url))?)),
+            None => Backend::Sqlite(sqlite::Sqlite::open(Path::new(location))?),
+        };
+        Ok(Store { backend })
+    }
+
+    /// Opens a database upgraded only up to migration `target` (tests make old databases).
+    #[cfg(test)]
+    pub(crate) fn open_at(location: &str, target: usize) -> Result<Store, StoreError> {
+        let backend = if is_postgres(location) {
+            Backend::Postgres(Box::new(pg::unblocked(|| {
+                pg::Postgres::open_at(location, target)
+            })?))
+        } else {
+            Backend::Sqlite(sqlite::Sqlite::open_at(Path::new(location), target)?)
+        };
+        Ok(Store { backend })
+    }
+
+    /// Runs SQL as it is (tests tamper with a database with it).
+    #[cfg(test)]
+    pub(crate) fn execute_raw(&self, sql: &str) -> Result<(), StoreError> {
+        each!(&self.backend, db => db.execute_raw(sql))
+    }
+
+    /// Whether this is PostgreSQL.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.backend, Backend::Postgres(_))
     }
 
     /// The schema version the database is at.
@@ -98,61 +182,7 @@ impl Store {
     /// # Errors
     /// When it cannot be read.
     pub fn schema_version(&self) -> Result<i64, StoreError> {
-        let exists: bool = self.conn.query_row(
-            "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'",
-            [],
-            |r| r.get(0),
-        )?;
-        if !exists {
-            return Ok(0);
-        }
-        Ok(self
-            .conn
-            .query_row("SELECT max(version) FROM schema_version", [], |r| {
-                r.get::<_, Option<i64>>(0)
-            })?
-            .unwrap_or(0))
-    }
-
-    fn migrate(&mut self) -> Result<(), StoreError> {
-        self.migrate_to(schema::MIGRATIONS.len())
-    }
-
-    /// Runs the migrations up to `target` (tests make old databases with it).
-    pub(crate) fn migrate_to(&mut self, target: usize) -> Result<(), StoreError> {
-        let known = schema::MIGRATIONS.len() as i64;
-        let found = self.schema_version()?;
-        if found > known {
-            return Err(StoreError::TooNew { found, known });
-        }
-        for (i, sql) in schema::MIGRATIONS
-            .iter()
-            .enumerate()
-            .take(target)
-            .skip(found as usize)
-        {
-            // Write-locked from its start, and the version read again under the lock: of two
-            // processes opening one old database at once, the second finds it done.
-            let tx = self
-                .conn
-                .transaction_with_behavior(TransactionBehavior::Immediate)?;
-            tx.execute_batch(
-                "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)",
-            )?;
-            let now: i64 = tx.query_row(
-                "SELECT coalesce(max(version), 0) FROM schema_version",
-                [],
-                |r| r.get(0),
-            )?;
-            if now > i as i64 {
-                continue;
-            }
-            tx.execute_batch(sql)?;
-            tx.execute("INSERT INTO schema_version (version) VALUES (?1)", [i + 1])?;
-            tx.commit()?;
-            tracing::info!(version = i + 1, "ladder database upgraded");
-        }
-        Ok(())
+        each!(&self.backend, db => db.schema_version())
     }
 
     /// Adds an account.
@@ -160,19 +190,7 @@ impl Store {
     /// # Errors
     /// When the name is taken (by a retired account too).
     pub fn add_account(&self, name: &str, secret_sha256: &[u8; 32]) -> Result<i64, StoreError> {
-        let taken: bool = self.conn.query_row(
-            "SELECT count(*) > 0 FROM accounts WHERE name = ?1",
-            [name],
-            |r| r.get(0),
-        )?;
-        if taken {
-            return Err(StoreError::NameTaken(name.to_string()));
-        }
-        self.conn.execute(
-            "INSERT INTO accounts (name, secret_sha256, created_unix_ms) VALUES (?1, ?2, ?3)",
-            params![name, &secret_sha256[..], unix_ms()],
-        )?;
-        Ok(self.conn.last_insert_rowid())
+        each!(&self.backend, db => db.add_account(name, secret_sha256))
     }
 
     /// Copies accounts as they are (numbers, secrets' digests, dates) into an empty database:
@@ -181,19 +199,7 @@ impl Store {
     /// # Errors
     /// When one is already there.
     pub fn copy_accounts(&self, accounts: &[AccountRow]) -> Result<(), StoreError> {
-        let mut insert = self.conn.prepare(
-            "INSERT INTO accounts (id, name, secret_sha256, created_unix_ms, retired_unix_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?;
-        for a in accounts {
-            insert.execute(params![
-                a.id,
-                a.name,
-                &a.secret_sha256[..],
-                a.created_unix_ms,
-                a.retired_unix_ms
-            ])?;
-        }
-        Ok(())
+        each!(&self.backend, db => db.copy_accounts(accounts))
     }
 
     /// Retires an account: it can no longer connect; its games and ratings stay.
@@ -201,14 +207,7 @@ impl Store {
     /// # Errors
     /// When no account has the name.
     pub fn retire(&self, name: &str) -> Result<(), StoreError> {
-        let changed = self.conn.execute(
-            "UPDATE accounts SET retired_unix_ms = ?2 WHERE name = ?1 AND retired_unix_ms IS NULL",
-            params![name, unix_ms()],
-        )?;
-        if changed == 0 && self.account(name)?.is_none() {
-            return Err(StoreError::NoAccount(name.to_string()));
-        }
-        Ok(())
+        each!(&self.backend, db => db.retire(name))
     }
 
     /// One account, by name.
@@ -216,14 +215,7 @@ impl Store {
     /// # Errors
     /// When the database cannot be read.
     pub fn account(&self, name: &str) -> Result<Option<AccountRow>, StoreError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT id, name, secret_sha256, created_unix_ms, retired_unix_ms FROM accounts WHERE name = ?1",
-                [name],
-                account_row,
-            )
-            .optional()?)
+        each!(&self.backend, db => db.account(name))
     }
 
     /// Every account, retired ones too, in order of creation.
@@ -231,22 +223,17 @@ impl Store {
     /// # Errors
     /// When the database cannot be read.
     pub fn accounts(&self) -> Result<Vec<AccountRow>, StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT id, name, secret_sha256, created_unix_ms, retired_unix_ms FROM accounts ORDER BY id",
-        )?;
-        let rows = stmt.query_map([], account_row)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        each!(&self.backend, db => db.accounts())
     }
 
-    /// A number that changes whenever another connection (another process) commits: the
-    /// ladder reads its accounts again when it does.
+    /// A number that changes whenever another connection (another process: `anqi ladder`,
+    /// another server on PostgreSQL) commits: the ladder reads its accounts and games again
+    /// when it does. This connection's own commits leave it as it is.
     ///
     /// # Errors
     /// When the database cannot be read.
     pub fn data_version(&self) -> Result<i64, StoreError> {
-        Ok(self
-            .conn
-            .query_row("PRAGMA data_version", [], |r| r.get(0))?)
+        each!(&self.backend, db => db.data_version())
     }
 
     /// The highest game number this server's games have in the index (0 for none): the
@@ -255,12 +242,7 @@ impl Store {
     /// # Errors
     /// When the database cannot be read.
     pub fn last_game_no(&self, server: &str) -> Result<u64, StoreError> {
-        let n: Option<i64> = self.conn.query_row(
-            "SELECT max(game_no) FROM games WHERE server = ?1",
-            [server],
-            |r| r.get(0),
-        )?;
-        Ok(n.unwrap_or(0).max(0) as u64)
+        each!(&self.backend, db => db.last_game_no(server))
     }
 
     /// The index's row of this server's game `game_no`.
@@ -268,15 +250,7 @@ impl Store {
     /// # Errors
     /// When the database cannot be read.
     pub fn game(&self, server: &str, game_no: u64) -> Result<Option<GameRow>, StoreError> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT server, game_no, variant, records, started_unix_ms, first, second, score, termination, plies
-                 FROM games WHERE server = ?1 AND game_no = ?2",
-                params![server, game_no as i64],
-                game_row,
-            )
-            .optional()?)
+        each!(&self.backend, db => db.game(server, game_no))
     }
 
     /// Whether the index has this server's game `game_no`.
@@ -284,11 +258,7 @@ impl Store {
     /// # Errors
     /// When the database cannot be read.
     pub fn has_game(&self, server: &str, game_no: u64) -> Result<bool, StoreError> {
-        Ok(self.conn.query_row(
-            "SELECT count(*) > 0 FROM games WHERE server = ?1 AND game_no = ?2",
-            params![server, game_no as i64],
-            |r| r.get(0),
-        )?)
+        each!(&self.backend, db => db.has_game(server, game_no))
     }
 
     /// Adds a game to the index and sets the variant's ratings to `ratings` (its players'
@@ -303,44 +273,7 @@ impl Store {
         ratings: &BTreeMap<i64, Rating>,
         games: &BTreeMap<i64, u64>,
     ) -> Result<i64, StoreError> {
-        let tx = self.conn.transaction()?;
-        tx.execute(
-            "INSERT INTO games (server, game_no, variant, records, started_unix_ms, first, second, score, termination, plies)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            params![
-                game.server,
-                game.game_no as i64,
-                game.variant,
-                game.records,
-                game.started_unix_ms as i64,
-                game.first,
-                game.second,
-                game.score,
-                game.termination,
-                game.plies,
-            ],
-        )?;
-        let id = tx.last_insert_rowid();
-        if game.score.is_some() {
-            let mut upsert = tx.prepare(
-                "INSERT INTO ratings (account, variant, rating, interval, games) VALUES (?1, ?2, ?3, ?4, ?5)
-                 ON CONFLICT (account, variant) DO UPDATE SET rating = ?3, interval = ?4, games = ?5",
-            )?;
-            for (account, r) in ratings {
-                let n = games.get(account).copied().unwrap_or(0) as i64;
-                upsert.execute(params![account, game.variant, r.rating, r.interval, n])?;
-            }
-            let mut history = tx.prepare(
-                "INSERT INTO rating_history (game, account, rating, interval) VALUES (?1, ?2, ?3, ?4)",
-            )?;
-            for account in [game.first, game.second] {
-                if let Some(r) = ratings.get(&account) {
-                    history.execute(params![id, account, r.rating, r.interval])?;
-                }
-            }
-        }
-        tx.commit()?;
-        Ok(id)
+        each!(&mut self.backend, db => db.add_game(game, ratings, games))
     }
 
     /// Every game of a variant, in the order they were added.
@@ -348,12 +281,7 @@ impl Store {
     /// # Errors
     /// When the database cannot be read.
     pub fn games(&self, variant: &str) -> Result<Vec<GameRow>, StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT server, game_no, variant, records, started_unix_ms, first, second, score, termination, plies
-             FROM games WHERE variant = ?1 ORDER BY id",
-        )?;
-        let rows = stmt.query_map([variant], game_row)?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        each!(&self.backend, db => db.games(variant))
     }
 
     /// The latest `n` games of this server, oldest first, as (seat 1, seat 2) accounts:
@@ -362,13 +290,7 @@ impl Store {
     /// # Errors
     /// When the database cannot be read.
     pub fn recent(&self, server: &str, n: usize) -> Result<Vec<(i64, i64)>, StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT first, second FROM games WHERE server = ?1 ORDER BY id DESC LIMIT ?2",
-        )?;
-        let rows = stmt.query_map(params![server, n as i64], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        let mut all: Vec<(i64, i64)> = rows.collect::<Result<_, _>>()?;
-        all.reverse();
-        Ok(all)
+        each!(&self.backend, db => db.recent(server, n))
     }
 
     /// The ratings table of a variant: account -> (rating, games).
@@ -376,22 +298,7 @@ impl Store {
     /// # Errors
     /// When the database cannot be read.
     pub fn ratings(&self, variant: &str) -> Result<BTreeMap<i64, (Rating, u64)>, StoreError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT account, rating, interval, games FROM ratings WHERE variant = ?1")?;
-        let rows = stmt.query_map([variant], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                (
-                    Rating {
-                        rating: r.get(1)?,
-                        interval: r.get(2)?,
-                    },
-                    r.get::<_, i64>(3)? as u64,
-                ),
-            ))
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        each!(&self.backend, db => db.ratings(variant))
     }
 
     /// An account's rating after each of its rated games of a variant, oldest first: (the
@@ -404,52 +311,44 @@ impl Store {
         account: i64,
         variant: &str,
     ) -> Result<Vec<(String, u64, Rating)>, StoreError> {
-        let mut stmt = self.conn.prepare(
-            "SELECT g.server, g.game_no, h.rating, h.interval FROM rating_history h JOIN games g ON g.id = h.game
-             WHERE h.account = ?1 AND g.variant = ?2 ORDER BY h.game",
-        )?;
-        let rows = stmt.query_map(params![account, variant], |r| {
-            Ok((
-                r.get(0)?,
-                r.get::<_, i64>(1)? as u64,
-                Rating {
-                    rating: r.get(2)?,
-                    interval: r.get(3)?,
-                },
-            ))
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        each!(&self.backend, db => db.history(account, variant))
     }
-}
 
-fn account_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AccountRow> {
-    let digest: Vec<u8> = r.get(2)?;
-    let mut secret_sha256 = [0u8; 32];
-    if digest.len() == 32 {
-        secret_sha256.copy_from_slice(&digest);
+    /// Every account's wins, draws and losses in rated games of a variant.
+    ///
+    /// # Errors
+    /// When the database cannot be read.
+    pub fn results(&self, variant: &str) -> Result<BTreeMap<i64, Wdl>, StoreError> {
+        each!(&self.backend, db => db.results(variant))
     }
-    Ok(AccountRow {
-        id: r.get(0)?,
-        name: r.get(1)?,
-        secret_sha256,
-        created_unix_ms: r.get(3)?,
-        retired_unix_ms: r.get(4)?,
-    })
-}
 
-fn game_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GameRow> {
-    Ok(GameRow {
-        server: r.get(0)?,
-        game_no: r.get::<_, i64>(1)? as u64,
-        variant: r.get(2)?,
-        records: r.get(3)?,
-        started_unix_ms: r.get::<_, i64>(4)? as u64,
-        first: r.get(5)?,
-        second: r.get(6)?,
-        score: r.get(7)?,
-        termination: r.get(8)?,
-        plies: r.get(9)?,
-    })
+    /// An account's results against each opponent in rated games of a variant, by the
+    /// opponent's name.
+    ///
+    /// # Errors
+    /// When the database cannot be read.
+    pub fn opponents(
+        &self,
+        account: i64,
+        variant: &str,
+    ) -> Result<BTreeMap<String, Wdl>, StoreError> {
+        each!(&self.backend, db => db.opponents(account, variant))
+    }
+
+    /// An account's games of a variant, latest first: `limit` of them from the `offset`th,
+    /// and how many it has in all.
+    ///
+    /// # Errors
+    /// When the database cannot be read.
+    pub fn games_of(
+        &self,
+        account: i64,
+        variant: &str,
+        offset: usize,
+        limit: usize,
+    ) -> Result<(Vec<PlayedGame>, u64), StoreError> {
+        each!(&self.backend, db => db.games_of(account, variant, offset, limit))
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! What the pages read of the database: each account's wins, draws and losses, and one
-//! account's games and opponents.
+//! account's games and opponents (the types; SQLite's queries here, PostgreSQL's in `pg`).
 
-use super::{Store, StoreError};
+use super::{sqlite::Sqlite, StoreError};
 use rusqlite::params;
 use std::collections::BTreeMap;
 
@@ -34,12 +34,12 @@ const SIDES: &str = "SELECT first AS account, second AS opponent, score AS score
      UNION ALL
      SELECT second, first, 1.0 - score FROM games WHERE variant = ?1 AND score IS NOT NULL";
 
-impl Store {
+impl Sqlite {
     /// Every account's wins, draws and losses in rated games of a variant.
     ///
     /// # Errors
     /// When the database cannot be read.
-    pub fn results(&self, variant: &str) -> Result<BTreeMap<i64, Wdl>, StoreError> {
+    pub(super) fn results(&self, variant: &str) -> Result<BTreeMap<i64, Wdl>, StoreError> {
         let sql = format!(
             "SELECT account, sum(score = 1.0), sum(score = 0.5), sum(score = 0.0) FROM ({SIDES}) GROUP BY account"
         );
@@ -62,7 +62,7 @@ impl Store {
     ///
     /// # Errors
     /// When the database cannot be read.
-    pub fn opponents(
+    pub(super) fn opponents(
         &self,
         account: i64,
         variant: &str,
@@ -91,7 +91,7 @@ impl Store {
     ///
     /// # Errors
     /// When the database cannot be read.
-    pub fn games_of(
+    pub(super) fn games_of(
         &self,
         account: i64,
         variant: &str,

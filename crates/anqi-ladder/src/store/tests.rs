@@ -1,5 +1,68 @@
+//! The store's tests, each run on both databases: SQLite in a temporary directory, and
+//! PostgreSQL in a scratch database of its own (skipped without `ANQI_POSTGRES_URL`; see
+//! `scratch`). And two ledgers, two servers, sharing one database.
+
+use super::scratch::ScratchDatabase;
 use super::*;
+use crate::ledger::Ledger;
 use crate::rating::Rating;
+
+/// Where a test's database is: a place it alone uses, removed after.
+enum Place {
+    Sqlite(tempfile::TempDir),
+    Postgres(ScratchDatabase),
+}
+
+impl Place {
+    fn location(&self) -> String {
+        match self {
+            Place::Sqlite(dir) => dir.path().join("l.db").to_string_lossy().into_owned(),
+            Place::Postgres(db) => db.url().to_string(),
+        }
+    }
+
+    fn open(&self) -> Store {
+        Store::open(self.location()).unwrap()
+    }
+
+    fn migrations(&self) -> i64 {
+        match self {
+            Place::Sqlite(_) => schema::MIGRATIONS.len() as i64,
+            Place::Postgres(_) => schema::POSTGRES_MIGRATIONS.len() as i64,
+        }
+    }
+}
+
+/// `test(place)` as two tests, `NAME::sqlite` and `NAME::postgres`.
+macro_rules! on_both {
+    ($($test:ident),* $(,)?) => {$(
+        mod $test {
+            #[test]
+            fn sqlite() {
+                super::$test(super::Place::Sqlite(tempfile::tempdir().unwrap()));
+            }
+
+            #[test]
+            fn postgres() {
+                if let Some(db) = super::ScratchDatabase::new(concat!(stringify!($test), "::postgres")) {
+                    super::$test(super::Place::Postgres(db));
+                }
+            }
+        }
+    )*};
+}
+
+on_both!(
+    a_new_database_is_at_the_latest_schema_and_reopens_unchanged,
+    an_old_database_is_upgraded_at_open_and_keeps_its_rows,
+    a_database_newer_than_the_program_is_refused,
+    names_are_never_reused_and_retiring_keeps_the_games,
+    a_game_and_its_ratings_are_one_transaction_and_a_game_counts_once,
+    an_unrated_game_is_indexed_but_changes_no_rating,
+    another_connections_commit_changes_the_data_version_and_its_own_does_not,
+    copied_accounts_keep_their_numbers_and_new_ones_come_after,
+    two_servers_share_one_database_and_each_counts_its_own_games,
+);
 
 fn game(no: u64, first: i64, second: i64, score: Option<f64>) -> GameRow {
     GameRow {
@@ -23,71 +86,54 @@ fn two_accounts(store: &Store) -> (i64, i64) {
     )
 }
 
-#[test]
-fn a_new_database_is_at_the_latest_schema_and_reopens_unchanged() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("ladder.db");
-    let store = Store::open(&path).unwrap();
-    assert_eq!(
-        store.schema_version().unwrap(),
-        schema::MIGRATIONS.len() as i64
-    );
-    let mode: String = store
-        .conn
-        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(mode, "wal");
+fn a_new_database_is_at_the_latest_schema_and_reopens_unchanged(place: Place) {
+    let store = place.open();
+    assert_eq!(store.schema_version().unwrap(), place.migrations());
+    if let Backend::Sqlite(db) = &store.backend {
+        let mode: String = db
+            .conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+    }
     two_accounts(&store);
     drop(store);
-    let store = Store::open(&path).unwrap();
+    let store = place.open();
     assert_eq!(store.accounts().unwrap().len(), 2);
 }
 
-#[test]
-fn an_old_database_is_upgraded_at_open_and_keeps_its_rows() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("ladder.db");
+fn an_old_database_is_upgraded_at_open_and_keeps_its_rows(place: Place) {
     {
-        let conn = Connection::open(&path).unwrap();
-        let mut old = Store { conn };
-        old.migrate_to(1).unwrap();
+        let old = Store::open_at(&place.location(), 1).unwrap();
         assert_eq!(old.schema_version().unwrap(), 1);
         let (a, b) = two_accounts(&old);
-        old.conn
-            .execute(
-                "INSERT INTO games (server, game_no, variant, records, started_unix_ms, first, second, score, termination, plies)
-                 VALUES ('anqi', 1, 'standard', 'games.jsonl', 0, ?1, ?2, 1.0, 'resign', 3)",
-                params![a, b],
-            )
-            .unwrap();
+        old.execute_raw(&format!(
+            "INSERT INTO games (server, game_no, variant, records, started_unix_ms, first, second, score, termination, plies)
+             VALUES ('anqi', 1, 'standard', 'games.jsonl', 0, {a}, {b}, 1.0, 'resign', 3)"
+        ))
+        .unwrap();
         // No ratings table yet.
         assert!(old.ratings("standard").is_err());
     }
-    let store = Store::open(&path).unwrap();
+    let store = place.open();
     assert_eq!(store.schema_version().unwrap(), 2);
     assert_eq!(store.games("standard").unwrap().len(), 1);
     assert!(store.ratings("standard").unwrap().is_empty());
 }
 
-#[test]
-fn a_database_newer_than_the_program_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("ladder.db");
-    drop(Store::open(&path).unwrap());
-    let conn = Connection::open(&path).unwrap();
-    conn.execute("INSERT INTO schema_version (version) VALUES (99)", [])
+fn a_database_newer_than_the_program_is_refused(place: Place) {
+    place
+        .open()
+        .execute_raw("INSERT INTO schema_version (version) VALUES (99)")
         .unwrap();
-    drop(conn);
-    match Store::open(&path) {
+    match Store::open(place.location()) {
         Err(StoreError::TooNew { found: 99, .. }) => {}
         other => panic!("{:?}", other.map(|_| ())),
     }
 }
 
-#[test]
-fn names_are_never_reused_and_retiring_keeps_the_games() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("l.db")).unwrap();
+fn names_are_never_reused_and_retiring_keeps_the_games(place: Place) {
+    let mut store = place.open();
     let (a, b) = two_accounts(&store);
     assert!(matches!(
         store.add_account("alpha", &[3; 32]),
@@ -118,10 +164,8 @@ fn names_are_never_reused_and_retiring_keeps_the_games() {
     assert_eq!(store.games("standard").unwrap().len(), 1);
 }
 
-#[test]
-fn a_game_and_its_ratings_are_one_transaction_and_a_game_counts_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("l.db")).unwrap();
+fn a_game_and_its_ratings_are_one_transaction_and_a_game_counts_once(place: Place) {
+    let mut store = place.open();
     let (a, b) = two_accounts(&store);
     let ratings: BTreeMap<i64, Rating> = [
         (
@@ -196,10 +240,8 @@ fn a_game_and_its_ratings_are_one_transaction_and_a_game_counts_once() {
     assert_eq!(store.recent("anqi", 10).unwrap(), vec![(a, b), (b, a)]);
 }
 
-#[test]
-fn an_unrated_game_is_indexed_but_changes_no_rating() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("l.db")).unwrap();
+fn an_unrated_game_is_indexed_but_changes_no_rating(place: Place) {
+    let mut store = place.open();
     let (a, b) = two_accounts(&store);
     store
         .add_game(&game(1, a, b, None), &BTreeMap::new(), &BTreeMap::new())
@@ -207,4 +249,142 @@ fn an_unrated_game_is_indexed_but_changes_no_rating() {
     assert_eq!(store.games("standard").unwrap().len(), 1);
     assert!(store.results("standard").unwrap().is_empty());
     assert!(store.history(a, "standard").unwrap().is_empty());
+}
+
+fn another_connections_commit_changes_the_data_version_and_its_own_does_not(place: Place) {
+    let ours = place.open();
+    let theirs = place.open();
+    let before = ours.data_version().unwrap();
+    ours.add_account("alpha", &[1; 32]).unwrap();
+    ours.retire("alpha").unwrap();
+    assert_eq!(ours.data_version().unwrap(), before);
+    // A refused write changes nothing either.
+    assert!(theirs.add_account("alpha", &[2; 32]).is_err());
+    assert_eq!(ours.data_version().unwrap(), before);
+    theirs.add_account("beta", &[3; 32]).unwrap();
+    assert_ne!(ours.data_version().unwrap(), before);
+}
+
+fn copied_accounts_keep_their_numbers_and_new_ones_come_after(place: Place) {
+    let from = tempfile::tempdir().unwrap();
+    let live = Store::open(from.path().join("live.db")).unwrap();
+    two_accounts(&live);
+    live.retire("beta").unwrap();
+    live.add_account("gamma", &[5; 32]).unwrap();
+    let copy = place.open();
+    copy.copy_accounts(&live.accounts().unwrap()).unwrap();
+    assert_eq!(copy.accounts().unwrap(), live.accounts().unwrap());
+    let next = copy.add_account("delta", &[6; 32]).unwrap();
+    assert_eq!(next, 4);
+}
+
+/// A finished game's record of a ladder, as a server writes it: seat 1 beat seat 2.
+fn record(server: &str, game: u64, first: &str, second: &str) -> anqi_core::record::GameRecord {
+    serde_json::from_value(serde_json::json!({
+        "format": 1, "game": game, "started_unix_ms": 1000 + game,
+        "variant": "standard", "variant_source": "",
+        "seeds": { "clients": [], "server": "" },
+        "players": [
+            { "id": 1, "name": first, "seed": "", "colour": null, "time_used_ms": 0 },
+            { "id": 2, "name": second, "seed": "", "colour": null, "time_used_ms": 0 },
+        ],
+        "plies": [], "faults": [],
+        "result": {
+            "win": "(win 1 0)", "winner": 1, "winner_side": 0, "reason": "capture-all",
+            "plies": 30, "turns": 15,
+        },
+        "final_board": "",
+        "ladder": { "server": server },
+    }))
+    .unwrap()
+}
+
+/// Two servers (`east`, `west`) on one database, each with its own ledger, as two `anqi serve`
+/// processes have: each counts its own games, game numbers and all, and sees the other's
+/// accounts and games once it reads the database again.
+fn two_servers_share_one_database_and_each_counts_its_own_games(place: Place) {
+    let mut east = Ledger::open(place.open(), "east", "standard", "east.jsonl").unwrap();
+    let mut west = Ledger::open(place.open(), "west", "standard", "west.jsonl").unwrap();
+    // Accounts made through each server's store (as `anqi ladder add` would).
+    east.store().add_account("alpha", &[1; 32]).unwrap();
+    east.store().add_account("beta", &[2; 32]).unwrap();
+    west.store().add_account("gamma", &[3; 32]).unwrap();
+    assert!(east.refresh().unwrap() && west.refresh().unwrap());
+    assert!(!east.refresh().unwrap(), "nothing new since");
+    assert_eq!(east.seating_accounts().unwrap().len(), 3);
+
+    // Both number their games from 1: the server's name keeps them apart.
+    assert!(east
+        .count(&record("east", 1, "alpha", "beta"))
+        .unwrap()
+        .is_some());
+    assert!(east
+        .count(&record("east", 2, "alpha", "gamma"))
+        .unwrap()
+        .is_some());
+    assert!(west
+        .count(&record("west", 1, "gamma", "beta"))
+        .unwrap()
+        .is_some());
+    // Each counts only its own, once.
+    assert!(east
+        .count(&record("west", 1, "gamma", "beta"))
+        .unwrap()
+        .is_none());
+    assert!(east
+        .count(&record("east", 1, "alpha", "beta"))
+        .unwrap()
+        .is_none());
+    assert_eq!(east.recent(10).unwrap().len(), 2);
+    assert_eq!(west.recent(10).unwrap().len(), 1);
+
+    // An account added through the other server, and the other's games: seen at refresh.
+    west.store().add_account("delta", &[4; 32]).unwrap();
+    assert!(east.refresh().unwrap());
+    assert!(east
+        .seating_accounts()
+        .unwrap()
+        .iter()
+        .any(|a| a.name == "delta"));
+    assert_eq!(east.games_counted(), 3);
+    west.refresh().unwrap();
+    assert_eq!(west.games_counted(), 3);
+    assert_eq!(east.ratings(), west.ratings());
+    // The ratings are those of all three games, as a fit over them gives.
+    let mut all = crate::rating::Games::default();
+    let id = |name: &str| east.store().account(name).unwrap().unwrap().id;
+    for (a, b) in [("alpha", "beta"), ("alpha", "gamma"), ("gamma", "beta")] {
+        all.add(id(a), id(b), 1.0);
+    }
+    assert_eq!(east.ratings(), &crate::rating::fit(&all));
+    // A game of delta's, counted by east, right after west added the account.
+    west.store().add_account("epsilon", &[5; 32]).unwrap();
+    assert!(east
+        .count(&record("east", 3, "epsilon", "delta"))
+        .unwrap()
+        .is_some());
+    // Counting read the database again: the seating still hears of the new account.
+    assert!(east.refresh().unwrap());
+    assert!(!east.refresh().unwrap());
+    let games = east.store().games("standard").unwrap();
+    let ids: Vec<(&str, u64)> = games
+        .iter()
+        .map(|g| (g.server.as_str(), g.game_no))
+        .collect();
+    assert_eq!(ids, [("east", 1), ("east", 2), ("west", 1), ("east", 3)]);
+}
+
+#[test]
+fn a_location_is_a_postgres_url_or_a_path_and_messages_hide_a_password() {
+    assert!(is_postgres("postgres://db/ladder") && is_postgres("postgresql://db/ladder"));
+    assert!(!is_postgres("postgres.db") && !is_postgres("/var/lib/anqi/ladder.db"));
+    assert_eq!(
+        describe("postgres://anqi:hunter2@db:5432/ladder"),
+        "postgres://anqi:***@db:5432/ladder"
+    );
+    assert_eq!(
+        describe("postgresql://anqi@%2Ftmp:55432/ladder"),
+        "postgresql://anqi@%2Ftmp:55432/ladder"
+    );
+    assert_eq!(describe("ladder.db"), "ladder.db");
 }
