@@ -22,6 +22,7 @@ use std::process::ExitCode;
 ///   anqi ladder list --database ladder.db
 ///   anqi ladder rebuild --records games.jsonl --accounts-from ladder.db --into rebuilt.db
 #[derive(clap::Args)]
+#[command(verbatim_doc_comment)]
 pub struct Args {
     #[command(subcommand)]
     command: LadderCommand,
@@ -236,7 +237,7 @@ fn list(database: &Path, variant: Option<String>, config: Option<&Path>) -> Resu
             p["name"].as_str().unwrap_or(""),
             p["rating"].as_f64().unwrap_or(0.0),
             p["interval"].as_f64().unwrap_or(0.0),
-            p["games"],
+            p["games"].as_u64().unwrap_or(0),
             p["wins"],
             p["draws"],
             p["losses"],
