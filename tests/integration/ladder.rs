@@ -236,16 +236,22 @@ async fn a_ladder_rates_its_bots_shows_them_and_carries_on_after_a_restart() {
     }
 
     // Rebuilt from the records with the live accounts: the same ladder.
-    let rebuilt = dir.0.join("rebuilt.db");
+    let rebuilt = rebuild(&dir.0, &db, variant);
+    assert_eq!(list(&rebuilt, variant), list(&db, variant));
+    assert_same_databases(&db, &rebuilt, variant);
+}
+
+/// `anqi ladder rebuild` of `dir`'s records with `db`'s accounts, into `dir/rebuilt.db`.
+fn rebuild(dir: &Path, db: &Path, variant: &str) -> PathBuf {
+    let rebuilt = dir.join("rebuilt.db");
     anqi(["ladder", "rebuild", "--variant", variant, "--records"])
-        .arg(dir.0.join("games.jsonl"))
+        .arg(dir.join("games.jsonl"))
         .arg("--accounts-from")
-        .arg(&db)
+        .arg(db)
         .arg("--into")
         .arg(&rebuilt)
         .succeeds();
-    assert_eq!(list(&rebuilt, variant), list(&db, variant));
-    assert_same_databases(&db, &rebuilt, variant);
+    rebuilt
 }
 
 /// The two databases hold the same games, ratings and rating history, to the last bit.
@@ -360,14 +366,7 @@ async fn kill_9_loses_no_recorded_game_and_counts_none_twice() {
         counted, recorded,
         "every recorded game counted once, in the file's order"
     );
-    let rebuilt: PathBuf = dir.0.join("rebuilt.db");
-    anqi(["ladder", "rebuild", "--variant", variant, "--records"])
-        .arg(dir.0.join("games.jsonl"))
-        .arg("--accounts-from")
-        .arg(&db)
-        .arg("--into")
-        .arg(&rebuilt)
-        .succeeds();
+    let rebuilt = rebuild(&dir.0, &db, variant);
     assert_same_databases(&db, &rebuilt, variant);
 }
 

@@ -44,16 +44,7 @@ impl Sqlite {
             "SELECT account, sum(score = 1.0), sum(score = 0.5), sum(score = 0.0) FROM ({SIDES}) GROUP BY account"
         );
         let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map([variant], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                Wdl {
-                    wins: r.get::<_, i64>(1)? as u64,
-                    draws: r.get::<_, i64>(2)? as u64,
-                    losses: r.get::<_, i64>(3)? as u64,
-                },
-            ))
-        })?;
+        let rows = stmt.query_map([variant], |r| Ok((r.get::<_, i64>(0)?, wdl(r, 1)?)))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -74,14 +65,7 @@ impl Sqlite {
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map(params![variant, account], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                Wdl {
-                    wins: r.get::<_, i64>(1)? as u64,
-                    draws: r.get::<_, i64>(2)? as u64,
-                    losses: r.get::<_, i64>(3)? as u64,
-                },
-            ))
+            Ok((r.get::<_, String>(0)?, wdl(r, 1)?))
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
@@ -128,4 +112,13 @@ impl Sqlite {
         )?;
         Ok((rows.collect::<Result<_, _>>()?, total as u64))
     }
+}
+
+/// Wins, draws and losses from a row's three columns from `from` (as pg.rs's `wdl`).
+fn wdl(r: &rusqlite::Row<'_>, from: usize) -> rusqlite::Result<Wdl> {
+    Ok(Wdl {
+        wins: r.get::<_, i64>(from)? as u64,
+        draws: r.get::<_, i64>(from + 1)? as u64,
+        losses: r.get::<_, i64>(from + 2)? as u64,
+    })
 }
