@@ -159,12 +159,15 @@ pub fn open_for_serving(
 
 /// Switches `server` to ladder seating and starts the ladder beside it: what the records file
 /// holds that the database does not is counted first. The task ends after the server, once
-/// the last record is counted.
+/// the last record is counted. Also returns what the ladder shows and does for the pages.
 pub fn start(
     server: &mut anqi_server::Server,
     cfg: &Config,
     ledger: std::sync::Arc<std::sync::Mutex<Ledger>>,
-) -> Result<tokio::task::JoinHandle<()>> {
+) -> Result<(
+    tokio::task::JoinHandle<()>,
+    std::sync::Arc<dyn anqi_server::watch::LadderPages>,
+)> {
     let l = &cfg.ladder;
     let desk = server.ladder_desk(anqi_server::LadderRules {
         server: l.server.clone(),
@@ -188,9 +191,24 @@ pub fn start(
         tracing::info!(games = caught_up, "ladder caught up from the records file");
     }
     let metrics = server.metrics();
-    Ok(tokio::spawn(anqi_ladder::service::run(
-        ledger, desk, records, metrics,
-    )))
+    let registrar = anqi_ladder::registration::Registrar::new(
+        anqi_ladder::registration::RegistrationRules {
+            people: anqi_server::watch::LadderPeople {
+                registration: l.registration,
+                guests: l.guests,
+            },
+            per_hour: l.registrations_per_hour,
+            per_hour_per_address: l.registrations_per_hour_per_address,
+            ipv4_prefix: cfg.server.ipv4_prefix,
+            ipv6_prefix: cfg.server.ipv6_prefix,
+        },
+        ledger.clone(),
+        desk.clone(),
+        metrics.clone(),
+    );
+    let pages = std::sync::Arc::new(anqi_ladder::pages::Pages::new(ledger.clone(), registrar));
+    let task = tokio::spawn(anqi_ladder::service::run(ledger, desk, records, metrics));
+    Ok((task, pages))
 }
 
 fn open(path: &Path) -> Result<Store> {

@@ -106,6 +106,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
             "[http] humans = true seats people from the web pages, which are off: give --http ADDR (or [http] listen)"
         );
     }
+    if !cfg.ladder.database.is_empty() && cfg.ladder.registration && cfg.http.listen.is_empty() {
+        anyhow::bail!(
+            "[ladder] registration = true makes accounts on the pages' API (POST /api/ladder/accounts), which is off: give --http ADDR (or [http] listen)"
+        );
+    }
+    if !cfg.ladder.database.is_empty() && cfg.ladder.guests && !cfg.http.humans {
+        anyhow::bail!(
+            "[ladder] guests = true seats people from the web seats, which are off: give --humans (or [http] humans = true)"
+        );
+    }
     let ladder = if cfg.ladder.database.is_empty() {
         None
     } else {
@@ -117,21 +127,26 @@ pub fn run(args: Args) -> Result<ExitCode> {
         let mut server = Server::bind(cfg.clone(), variant.clone()).await?;
         let addr = server.local_addr()?;
         let shutdown = CancellationToken::new();
-        let ladder_pages = ladder.as_ref().map(|ledger| {
-            std::sync::Arc::new(anqi_ladder::pages::Pages::new(ledger.clone()))
-                as std::sync::Arc<dyn anqi_server::watch::LadderPages>
-        });
-        let (web, ops) = bind_web(&cfg, &mut server, &variant, &shutdown, ladder_pages).await?;
+        // The hub first (the server's counters become its own), then the ladder (counting
+        // in them), then the pages (which show the ladder, and seat people by it).
+        let hub = watch_hub(&cfg, &mut server);
+        let ladder_task = match ladder {
+            Some(ledger) => {
+                let (task, pages) = super::ladder::start(&mut server, &cfg, ledger)?;
+                if let Some(hub) = &hub {
+                    hub.set_ladder(pages);
+                }
+                Some(task)
+            }
+            None => None,
+        };
+        let (web, ops) = bind_web(&cfg, &mut server, &variant, &shutdown, hub).await?;
         let signals = super::stop_signals()?;
         let on_signal = shutdown.clone();
         tokio::spawn(async move {
             signals.await;
             on_signal.cancel();
         });
-        let ladder_task = match ladder {
-            Some(ledger) => Some(super::ladder::start(&mut server, &cfg, ledger)?),
-            None => None,
-        };
         println!("listening on {addr}");
         let web_task = spawn_web(web, "web on http://{}/", "web pages", &shutdown)?;
         let ops_task = spawn_web(ops, "metrics on http://{}/metrics", "metrics", &shutdown)?;
@@ -156,18 +171,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     })
 }
 
-/// The pages (`[http] listen`) and the operator's address (`[metrics] listen`), each bound
-/// when configured; both read the games through one hub, which the server then publishes to.
-async fn bind_web(
-    cfg: &Config,
-    server: &mut Server,
-    variant: &Variant,
-    shutdown: &CancellationToken,
-    ladder: Option<std::sync::Arc<dyn anqi_server::watch::LadderPages>>,
-) -> Result<(Option<Web>, Option<Web>)> {
+/// The hub the pages (`[http] listen`) and the operator's address (`[metrics] listen`) read
+/// the games through, when either is configured; the server publishes to it, and counts in
+/// its counters.
+fn watch_hub(cfg: &Config, server: &mut Server) -> Option<Hub> {
     let (pages, metrics) = (&cfg.http.listen, &cfg.metrics.listen);
     if pages.is_empty() && metrics.is_empty() {
-        return Ok((None, None));
+        return None;
     }
     // Without the pages, the hub only counts: no game's events are made for nobody.
     let hub = if pages.is_empty() {
@@ -176,9 +186,21 @@ async fn bind_web(
         Hub::new(&cfg.http, cfg.seed.server != SeedSource::Random)
     };
     server.watch(hub.clone());
-    if let Some(ladder) = ladder {
-        hub.set_ladder(ladder);
-    }
+    Some(hub)
+}
+
+/// The pages and the operator's address, each bound when configured, on `hub`.
+async fn bind_web(
+    cfg: &Config,
+    server: &mut Server,
+    variant: &Variant,
+    shutdown: &CancellationToken,
+    hub: Option<Hub>,
+) -> Result<(Option<Web>, Option<Web>)> {
+    let Some(hub) = hub else {
+        return Ok((None, None));
+    };
+    let (pages, metrics) = (&cfg.http.listen, &cfg.metrics.listen);
     let mut web = None;
     if !pages.is_empty() {
         // The games from before a restart are on the pages before they answer anyone.

@@ -100,3 +100,106 @@ async fn the_leaderboard_and_a_players_page_show_what_the_ladder_counted() {
     browser.quit().await;
     stop(server);
 }
+
+/// A person plays a rated game from the lobby as a guest (`[ladder] guests`), against a bot
+/// waiting on the ladder, in a real browser: the form asks for a secret, none makes a guest,
+/// the game is rated under the guest's name, and "play again" comes back as the same guest
+/// (the browser keeps its secret).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_person_plays_a_rated_game_as_a_guest_from_the_lobby() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let dir = TempDir::new("ladder-guest-page");
+    let db = dir.0.join("ladder.db");
+    let waiting = add(&db, "waiting-bot");
+    let config = dir.0.join("config.toml");
+    std::fs::write(&config, "[http]\nhumans = true\n[ladder]\nguests = true\n").unwrap();
+    let (server, addr, web) = serve(
+        &dir.0,
+        "traditional-2x4",
+        &["--config", config.to_str().unwrap()],
+    );
+    let mut opponent = bot(&addr, &waiting, &["random"], 1);
+    browser.open(&format!("http://{web}/#/")).await;
+    browser
+        .wait_for(
+            "const s = document.getElementById('ladder-secret'); return s && s.value === '';",
+            20,
+        )
+        .await;
+    browser.click("#play-start").await;
+    browser
+        .wait_for(
+            "const s = document.getElementById('seat'); return s && s.dataset.state === 'playing';",
+            30,
+        )
+        .await;
+    browser
+        .eval("window.confirm = () => true; return 1", json!([]))
+        .await;
+    browser.click("#seat-resign").await;
+    browser
+        .wait_for(
+            "return document.getElementById('seat').dataset.state === 'over';",
+            20,
+        )
+        .await;
+    assert!(opponent.wait().unwrap().success());
+    let kept = browser
+        .eval(
+            "return localStorage.getItem('anqi.ladder-secret');",
+            json!([]),
+        )
+        .await;
+    assert!(
+        kept.as_str().is_some_and(|s| s.starts_with("anqi-")),
+        "{kept}"
+    );
+
+    // Rated under the guest's name, on the leaderboard as on the API.
+    let board = until_rated(&web, 1, 30).await;
+    let guest = board["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|p| p["name"].as_str().filter(|n| n.starts_with("guest-")))
+        .unwrap_or_else(|| panic!("no guest on {board}"))
+        .to_string();
+    let page = get_json(&web, &format!("/api/players/{guest}")).await;
+    assert_eq!(page["losses"], 1, "{page}");
+    assert_eq!(page["games"][0]["opponent"], "waiting-bot", "{page}");
+    browser.open(&format!("http://{web}/#/ladder")).await;
+    browser
+        .wait_for("return document.body.dataset.ladderGames === '1'", 20)
+        .await;
+    let listed = browser
+        .eval(
+            "return [...document.querySelectorAll('#ladder-table tbody tr')].map((r) => r.dataset.player);",
+            json!([]),
+        )
+        .await;
+    assert!(
+        listed.as_array().unwrap().contains(&json!(guest)),
+        "{listed}"
+    );
+
+    // "Play again" from the game's page: the same guest waits again.
+    browser.eval("history.back(); return 1", json!([])).await;
+    browser
+        .wait_for("return !!document.getElementById('seat-again');", 20)
+        .await;
+    browser.click("#seat-again").await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let seats = get_json(&web, "/api/seats").await;
+        if seats["waiting"][0]["name"] == json!(guest) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{seats}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_no_csp_violations(&browser, "a guest's ladder game").await;
+    browser.quit().await;
+    stop(server);
+}

@@ -31,6 +31,7 @@ mod faults;
 mod hostile;
 mod hostile_files;
 mod ladder;
+mod ladder_accounts;
 mod ladder_pages;
 mod lasting;
 mod layout;

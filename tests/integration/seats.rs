@@ -14,7 +14,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 
-type Socket = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
+pub(crate) type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>;
 
 /// `POST path` with a JSON body and extra header lines: the status and the body.
 pub async fn post(web: &str, path: &str, body: &str, headers: &str) -> (u16, String) {
@@ -69,7 +70,7 @@ async fn sit(web: &str, request: Value) -> String {
 }
 
 /// Opens a seat's socket: its token is the first message, never in the address.
-async fn open_seat(web: &str, token: &str) -> Socket {
+pub(crate) async fn open_seat(web: &str, token: &str) -> Socket {
     let (mut socket, _) = tokio::time::timeout(
         Duration::from_secs(10),
         tokio_tungstenite::connect_async(format!("ws://{web}/api/seats/live")),
@@ -125,7 +126,7 @@ async fn closed(socket: &mut Socket) -> Option<Option<u16>> {
 }
 
 /// The seat's state once `done` holds for it.
-async fn until(socket: &mut Socket, done: impl Fn(&Value) -> bool) -> Value {
+pub(crate) async fn until(socket: &mut Socket, done: impl Fn(&Value) -> bool) -> Value {
     loop {
         let v = next(socket).await;
         if v["type"] == "seat" && done(&v) {

@@ -104,6 +104,17 @@ impl Ledger {
         Ok(ledger)
     }
 
+    /// Adds an account from this process (an account made on request): known here at once,
+    /// as the database's own writes do not change what [`Ledger::refresh`] looks at.
+    ///
+    /// # Errors
+    /// When the name is taken, or the database refuses.
+    pub fn add_account(&mut self, name: &str, secret_sha256: &[u8; 32]) -> Result<i64, StoreError> {
+        let id = self.store.add_account(name, secret_sha256)?;
+        self.ids.insert(name.to_string(), id);
+        Ok(id)
+    }
+
     /// Reads the accounts and the games again (another process changed the database).
     fn reload(&mut self) -> Result<(), StoreError> {
         self.unannounced = true;

@@ -28,11 +28,14 @@
 //! - [`service`]: the ladder at work beside a running server: accounts to the seating,
 //!   records counted as they are written, ratings back to matchmaking.
 //! - [`pages`]: the leaderboard and a player's page, as the web pages' JSON.
+//! - [`registration`]: accounts made on request (bots registering, people as guests), under
+//!   hourly caps in all and per network.
 
 pub mod accounts;
 pub mod ledger;
 pub mod pages;
 pub mod rating;
+pub mod registration;
 pub mod service;
 pub mod store;
 

@@ -1,12 +1,18 @@
 //! The ladder on the pages: `GET /api/ladder` (the leaderboard) and `GET /api/players/{name}`
 //! (one account: its rating history, its games, its results by opponent), as JSON read from
-//! the ledger and its database (protocol/WEB.md, The ladder).
+//! the ledger and its database (protocol/WEB.md, The ladder); and accounts made on request
+//! (`registration`), and found by secret for the web seats.
 
+use crate::accounts::digest;
 use crate::ledger::Ledger;
 use crate::rating::Rating;
+use crate::registration::Registrar;
 use crate::store::{StoreError, Wdl};
-use anqi_server::watch::LadderPages;
+use anqi_server::watch::{
+    LadderPages, LadderPeople, Registered, Registrant, RegistrationRefusal, SeatAccount,
+};
 use serde_json::{json, Value};
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
 /// Games listed per page of a player's games.
@@ -15,11 +21,12 @@ pub const GAMES_PER_PAGE: usize = 100;
 /// The pages' view of a ladder.
 pub struct Pages {
     ledger: Arc<Mutex<Ledger>>,
+    registrar: Registrar,
 }
 
 impl Pages {
-    pub fn new(ledger: Arc<Mutex<Ledger>>) -> Pages {
-        Pages { ledger }
+    pub fn new(ledger: Arc<Mutex<Ledger>>, registrar: Registrar) -> Pages {
+        Pages { ledger, registrar }
     }
 
     fn ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
@@ -171,5 +178,28 @@ impl LadderPages for Pages {
                 tracing::warn!(error = %e, "a ladder player's page cannot be read");
                 e.to_string()
             })
+    }
+
+    fn people(&self) -> LadderPeople {
+        self.registrar.people()
+    }
+
+    fn register(&self, who: Registrant, peer: IpAddr) -> Result<Registered, RegistrationRefusal> {
+        self.registrar.register(&who, peer)
+    }
+
+    fn account_of(&self, secret: &str) -> Result<Option<SeatAccount>, String> {
+        let wanted = digest(secret);
+        let accounts = self.ledger().store().accounts().map_err(|e| {
+            tracing::warn!(error = %e, "the ladder's accounts cannot be read");
+            e.to_string()
+        })?;
+        Ok(accounts
+            .into_iter()
+            .find(|a| a.secret_sha256 == wanted)
+            .map(|a| SeatAccount {
+                name: a.name,
+                retired: a.retired_unix_ms.is_some(),
+            }))
     }
 }

@@ -42,6 +42,14 @@ pub struct LadderConfig {
     pub games_per_account: usize,
     /// How many of an account's latest games count against meeting the same opponent again.
     pub variety: usize,
+    /// `POST /api/ladder/accounts` makes an account for whoever asks (bots registering).
+    pub registration: bool,
+    /// People in the web seats (`[http] humans`) without an account play as guests.
+    pub guests: bool,
+    /// Accounts asked for (registrations and guests) within an hour, in all and per client
+    /// network (counted by `[server]`'s prefixes); 0: no cap.
+    pub registrations_per_hour: usize,
+    pub registrations_per_hour_per_address: usize,
 }
 
 /// `[server]`: listening, limits, the variant.

@@ -99,7 +99,7 @@ mod secret;
 mod server;
 pub mod sys;
 mod tasks;
-mod throttle;
+pub mod throttle;
 pub mod watch;
 
 pub use clock::{Clocks, TimeControl};

@@ -21,8 +21,12 @@
 //! [`Hub::disclose`]; the list shows that it exists and little else.
 
 mod cache;
+mod ladder;
 
 pub use cache::GameEvents;
+pub use ladder::{
+    LadderPages, LadderPeople, Registered, Registrant, RegistrationRefusal, SeatAccount,
+};
 
 use crate::config::HttpConfig;
 use crate::exchange::Exchange;
@@ -39,16 +43,6 @@ use tokio::sync::broadcast;
 #[derive(Clone)]
 pub struct Hub {
     inner: Arc<HubInner>,
-}
-
-/// What a ladder (`anqi-ladder`) shows on the pages, as JSON (protocol/WEB.md): read from its
-/// database, so called off the pages' runtime (it may block for a moment).
-pub trait LadderPages: Send + Sync {
-    /// `GET /api/ladder`: the leaderboard; `Err`: why the database cannot say.
-    fn ladder(&self) -> Result<String, String>;
-    /// `GET /api/players/{name}?offset=N`: one account's page, its games from the `offset`th
-    /// latest; `None` when no account has the name; `Err`: why the database cannot say.
-    fn player(&self, name: &str, offset: usize) -> Result<Option<String>, String>;
 }
 
 struct HubInner {

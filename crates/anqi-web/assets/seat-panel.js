@@ -6,6 +6,7 @@
 
 import { sitDown } from "./api.js";
 import { h } from "./dom.js";
+import { againRequest } from "./sit-down.js";
 import { oneSide } from "./notation.js";
 import { play } from "./sound.js";
 
@@ -54,7 +55,7 @@ export function seatControls(seat, box, redraw) {
     if (st && st.state === "playing") buttons.push(h("button", { id: "seat-resign", onclick: () => { if (confirm("Resign this game?")) seat.send({ resign: true }); } }, "resign"));
     const again = lastRequest();
     if (st && (st.state === "over" || st.state === "gone") && again) {
-      buttons.push(h("button", { id: "seat-again", onclick: () => playAgain(again, box) }, again.against === "waiting" ? "play again" : `play again against anqi-bot ${again.against}`));
+      buttons.push(h("button", { id: "seat-again", onclick: () => playAgain(again, box) }, again.against === "waiting" ? "play again" : again.against === "ladder" ? "play again (rated)" : `play again against anqi-bot ${again.against}`));
     }
     if (st && (st.state === "over" || st.state === "gone")) buttons.push(h("a", { href: "#/", class: "button" }, "back to the games"));
     box.className = "seat" + (synced ? " my-turn" : "");
@@ -95,7 +96,7 @@ function lastRequest() {
 // new seat.
 async function playAgain(request, box) {
   const seed = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, "0")).join("");
-  const r = await sitDown({ ...request, seed });
+  const r = await sitDown(request.against === "ladder" ? againRequest(request) : { ...request, seed });
   if (!r.ok) { box.append(h("div", { class: "error", id: "seat-again-error" }, r.body.error)); return; }
   location.hash = `#/play/${r.body.token}`;
 }

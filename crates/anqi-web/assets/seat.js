@@ -30,7 +30,7 @@ export function seatView(token) {
         seat.state = e;
         seat.refused = "";
         if (e.state === "waiting") {
-          note.textContent = `Waiting for ${e.against === "waiting" ? "players to come" : "the game to start"}… (keep this page open)`;
+          note.textContent = `Waiting for ${e.against === "waiting" ? "players to come" : e.against === "ladder" ? "an opponent from the ladder" : "the game to start"}… (keep this page open)`;
         } else if (e.game !== null && !seat.view) {
           seat.view = gameView(e.game, seat);
         }

@@ -1,7 +1,9 @@
 // Sitting down to play (a server with [http] humans = true): the lobby's form (a name, the
 // opponents: one of the server's bots, by strength, or whoever comes; the seat; the time
 // control against bots; a seed) and the players
-// waiting for a game, whose seat a visitor may take. A seat taken opens #/play/TOKEN.
+// waiting for a game, whose seat a visitor may take. On a ladder, the form asks for the
+// account's secret instead (or none, to play as a guest where the ladder seats guests), and
+// matchmaking pairs whoever waits. A seat taken opens #/play/TOKEN.
 
 import { sitDown } from "./api.js";
 import { h } from "./dom.js";
@@ -32,10 +34,16 @@ export function sitDownPanel(box) {
     sessionStorage.setItem("anqi.seat-request", JSON.stringify(request));
     location.hash = `#/play/${r.body.token}`;
   };
+  let ladder = null;
   return {
     update(info) {
       if (!info.humans) { box.hidden = true; return; }
       box.hidden = false;
+      if (info.ladder) {
+        if (!ladder) { ladder = ladderForm(info); box.replaceChildren(ladder.form, h("div", {}, waitingList)); }
+        waitingList.replaceChildren(...info.waiting.map((w) => h("li", {}, `${w.name} waits for a game`)));
+        return;
+      }
       if (!built) {
         built = true;
         against.replaceChildren(...info.bots.map((b) => h("option", { value: b }, `anqi-bot ${b}${STRENGTH[b] ? ` (${STRENGTH[b]})` : ""}`)), h("option", { value: "waiting" }, "whoever comes to play"));
@@ -56,4 +64,34 @@ export function sitDownPanel(box) {
         h("button", { class: "take-seat", onclick: () => sit("waiting") }, "take the seat"))));
     },
   };
+}
+
+// Where this browser keeps its ladder secret (a guest's, given by the server, or one typed).
+const SECRET_KEY = "anqi.ladder-secret";
+
+// The ladder's form: the account's secret (kept in this browser), or none for a guest.
+function ladderForm(info) {
+  const secret = h("input", { id: "ladder-secret", type: "password", autocomplete: "off", size: 40, value: localStorage.getItem(SECRET_KEY) || "", placeholder: info.ladder.guests ? "your account's secret (empty: play as a guest)" : "your account's secret (anqi-...)", "aria-label": "your ladder account's secret" });
+  const message = h("span", { class: "error", id: "play-error" });
+  const note = h("p", { id: "ladder-note" }, info.ladder.guests
+    ? "Rated games against whoever waits, paired by rating. Without a secret you play as a guest: this browser keeps your guest's secret, so you come back as the same guest."
+    : "Rated games against whoever waits, paired by rating. Ask this ladder's operator for an account.");
+  const form = h("form", { id: "ladder-play", onsubmit: async (e) => {
+    e.preventDefault();
+    message.textContent = "";
+    const typed = secret.value.trim();
+    const r = await sitDown({ against: "ladder", secret: typed });
+    if (!r.ok) { message.textContent = r.body.error; return; }
+    // A guest's secret is given once: kept here, so that "play again" and a later visit are
+    // the same guest. A typed one is kept too (on this browser only).
+    localStorage.setItem(SECRET_KEY, r.body.ladder.secret || typed);
+    sessionStorage.setItem("anqi.seat-request", JSON.stringify({ against: "ladder" }));
+    location.hash = `#/play/${r.body.token}`;
+  } }, h("h2", {}, `Play ${info.variant} on the ladder`), note, secret, h("button", { type: "submit", id: "play-start" }, "Play rated"), message);
+  return { form };
+}
+
+// The request "play again" sends: on a ladder, with the secret this browser keeps.
+export function againRequest(request) {
+  return request.against === "ladder" ? { against: "ladder", secret: localStorage.getItem(SECRET_KEY) || "" } : request;
 }

@@ -41,8 +41,9 @@
 //!   server counts them).
 //! - `api`: the JSON routes (the game list, one game's events) and a finished game's move
 //!   list as text.
-//! - `ladder`: a ladder's routes (the leaderboard, a player), as the ladder writes them
-//!   (`anqi_server::watch::LadderPages`).
+//! - `ladder`: a ladder's routes (the leaderboard, a player, an account made on request), as
+//!   the ladder writes them (`anqi_server::watch::LadderPages`).
+//! - `ladder_seats`: a person's seat on a ladder: by an account's secret, or as a guest.
 //! - `gzipped`: a finished game's events gzipped once, off the pages' thread, and kept.
 //! - `ops`: what an operator reads: `GET /metrics` (Prometheus's text format: the server's
 //!   counters, `anqi_server::metrics`, the pages' requests by route and status, and gauges
@@ -79,6 +80,7 @@ mod assets;
 mod gzipped;
 mod hosts;
 mod ladder;
+mod ladder_seats;
 mod listener;
 mod live;
 mod ops;
@@ -186,8 +188,9 @@ impl Web {
     /// `door`, the local door of the server that plays `variant`. Called on the games'
     /// runtime, where the seats' relays and bots run.
     pub fn seat_people(&mut self, door: Door, variant: &Variant, config: &Config) {
+        let ladder = self.shared.hub.ladder();
         self.shared.seats = Some(std::sync::Arc::new(seats::Seats::new(
-            door, variant, config,
+            door, variant, config, ladder,
         )));
     }
 
@@ -272,6 +275,11 @@ fn pages() -> Router<Shared> {
         .route("/api/games/{id}/exchange", get(api::exchange))
         .route("/api/event", get(api::event))
         .route("/api/ladder", get(ladder::ladder))
+        .route(
+            "/api/ladder/accounts",
+            axum::routing::post(ladder::register)
+                .layer(DefaultBodyLimit::max(ladder::MAX_BODY_BYTES)),
+        )
         .route("/api/players/{name}", get(ladder::player))
         .route(
             "/api/seats",

@@ -40,7 +40,9 @@ pub async fn info(State(shared): State<Shared>) -> Response {
     api::json(StatusCode::OK, body.to_string())
 }
 
-/// `POST /api/seats` with `{"name", "seed", "against", "seat"}`: `201 {"token"}`.
+/// `POST /api/seats` with `{"name", "seed", "against", "seat"}`: `201 {"token"}`; on a ladder
+/// `{"against": "ladder", "secret"}`: `201 {"token", "ladder": {"name", "secret"}}` (`secret`:
+/// a guest's, made now, or null).
 pub async fn sit(
     State(shared): State<Shared>,
     ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
@@ -58,19 +60,28 @@ pub async fn sit(
         Err(e) => {
             return api::error(
                 StatusCode::BAD_REQUEST,
-                &format!("{e}: send {{\"name\": \"alice\", \"against\": \"random\" | \"greedy\" | \"search\" | \"waiting\", \"seat\": 0, \"seed\": \"\"}}"),
+                &format!("{e}: send {{\"name\": \"alice\", \"against\": \"random\" | \"greedy\" | \"search\" | \"waiting\", \"seat\": 0, \"seed\": \"\"}}, or on a ladder {{\"against\": \"ladder\", \"secret\": \"anqi-...\"}}"),
             )
         }
     };
-    match seats.sit(req, peer) {
-        Ok(token) => api::json(
-            StatusCode::CREATED,
-            serde_json::json!({ "token": token }).to_string(),
-        ),
-        Err(refusal) if refusal.is_bad_request() => {
-            api::error(StatusCode::BAD_REQUEST, &refusal.to_string())
+    // On a ladder, seating reads (or writes) its database: off the pages' runtime.
+    let seats = seats.clone();
+    let sat = match api::off_the_runtime(move || seats.sit(req, peer)).await {
+        Ok(sat) => sat,
+        Err(refusal) => return *refusal,
+    };
+    match sat {
+        Ok(seated) => {
+            let mut body = serde_json::json!({ "token": seated.token });
+            if let Some((name, made)) = seated.ladder {
+                body["ladder"] = serde_json::json!({ "name": name, "secret": made });
+            }
+            api::json(StatusCode::CREATED, body.to_string())
         }
-        Err(refusal) => api::error(StatusCode::SERVICE_UNAVAILABLE, &refusal.to_string()),
+        Err(refusal) => api::error(
+            StatusCode::from_u16(refusal.status()).unwrap_or(StatusCode::SERVICE_UNAVAILABLE),
+            &refusal.to_string(),
+        ),
     }
 }
 

@@ -20,6 +20,7 @@
 //! runtime, as the players over TCP do, not on the pages' (whose threads yield to the games':
 //! a bot there would think at a lower priority than its opponent's clock runs).
 
+use crate::ladder_seats::{self, LadderRefusal};
 use anqi_client::bots::{GreedyBot, SearchBot};
 use anqi_client::tracker::{parse_server_line, Event, Tracker};
 use anqi_client::{Bot, RandomBot};
@@ -29,6 +30,7 @@ use anqi_core::time_control::Tc;
 use anqi_server::config::{Config, SeedSource};
 use anqi_server::door::{Door, DoorClosed, Guest, LocalSeat};
 use anqi_server::limits::{Admission, Refusal, Slot};
+use anqi_server::watch::LadderPages;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
@@ -64,6 +66,8 @@ pub struct Seats {
     /// `[http] time_controls`: what a person may choose against bots, as written, and read.
     time_controls: Vec<Tc>,
     held: Mutex<HashMap<String, Arc<Human>>>,
+    /// The server's ladder, when it runs one: people then play its rated games.
+    ladder: Option<Arc<dyn LadderPages>>,
 }
 
 /// One person's seat, as the pages reach it.
@@ -108,6 +112,8 @@ pub struct PageAction {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Request {
+    /// The person's name (on a ladder: the account's, whatever this says).
+    #[serde(default)]
     pub name: String,
     /// The person's seed contribution to the deal (the page makes one up when left empty).
     #[serde(default)]
@@ -122,6 +128,17 @@ pub struct Request {
     /// (`"3:00+2"`); empty or absent: the server's `[clock]`.
     #[serde(default)]
     pub time: String,
+    /// On a ladder (`against = "ladder"`): the account's secret; empty: play as a guest,
+    /// where the ladder seats guests.
+    #[serde(default)]
+    pub secret: String,
+}
+
+/// A seat given: its token, and on a ladder whose account sits (with its secret when the
+/// account was made now, a guest's).
+pub struct Seated {
+    pub token: String,
+    pub ladder: Option<(String, Option<String>)>,
 }
 
 /// Why a seat is not given: the request's fault (`Name` to `Seat`, answered `400 Bad
@@ -157,6 +174,9 @@ pub enum SeatRefusal {
     /// The server is shutting down: its door seats no one.
     #[error("the server is shutting down")]
     Closed,
+    /// A ladder's seat refused (`ladder_seats`).
+    #[error(transparent)]
+    Ladder(#[from] LadderRefusal),
 }
 
 impl SeatRefusal {
@@ -170,11 +190,22 @@ impl SeatRefusal {
             | SeatRefusal::Against(_)
             | SeatRefusal::Seat { .. }
             | SeatRefusal::Time { .. } => true,
+            SeatRefusal::Ladder(refusal) => (400..500).contains(&refusal.status()),
             SeatRefusal::NoToken
             | SeatRefusal::NoBotSeeds
             | SeatRefusal::NetworkFull(_)
             | SeatRefusal::ServerFull(_)
             | SeatRefusal::Closed => false,
+        }
+    }
+
+    /// The HTTP status that answers it: a request at fault 400 (on a ladder, as
+    /// [`LadderRefusal::status`] says), the server's state 503.
+    pub fn status(&self) -> u16 {
+        match self {
+            SeatRefusal::Ladder(refusal) => refusal.status(),
+            r if r.is_bad_request() => 400,
+            _ => 503,
         }
     }
 }
@@ -229,7 +260,12 @@ impl Seats {
     ///
     /// # Panics
     /// Outside a tokio runtime.
-    pub fn new(door: Door, variant: &anqi_core::rules::Variant, config: &Config) -> Seats {
+    pub fn new(
+        door: Door,
+        variant: &anqi_core::rules::Variant,
+        config: &Config,
+        ladder: Option<Arc<dyn LadderPages>>,
+    ) -> Seats {
         Seats {
             door,
             games: tokio::runtime::Handle::current(),
@@ -250,6 +286,7 @@ impl Seats {
                 .filter_map(|t| t.parse().ok())
                 .collect(),
             held: Mutex::default(),
+            ladder,
         }
     }
 
@@ -259,6 +296,16 @@ impl Seats {
 
     /// What `GET /api/seats` says besides who waits: the variant, and the bots.
     pub fn info(&self) -> serde_json::Value {
+        if let Some(ladder) = &self.ladder {
+            return serde_json::json!({
+                "humans": true,
+                "variant": self.variant,
+                "players": self.players,
+                "bots": [],
+                "time_controls": [],
+                "ladder": { "guests": ladder.people().guests },
+            });
+        }
         serde_json::json!({
             "humans": true,
             "variant": self.variant,
@@ -268,14 +315,19 @@ impl Seats {
         })
     }
 
-    /// Seats a person; returns the seat's token.
+    /// Seats a person; returns the seat's token (and on a ladder, whose account sits). On a
+    /// ladder, this blocks on its database: called off the pages' runtime.
     ///
     /// In order: the request is checked, the seat's token drawn, its place under the caps
-    /// taken, the person (and the bots) let in by the door, and the relay started.
+    /// taken, (on a ladder, the account found or a guest's made), the person (and the bots)
+    /// let in by the door, and the relay started.
     ///
     /// # Errors
     /// A request that does not say what it must, a cap reached, or a server shutting down.
-    pub fn sit(self: &Arc<Self>, req: Request, peer: SocketAddr) -> Result<String, SeatRefusal> {
+    pub fn sit(self: &Arc<Self>, req: Request, peer: SocketAddr) -> Result<Seated, SeatRefusal> {
+        if let Some(ladder) = &self.ladder {
+            return self.sit_in_ladder(ladder.as_ref(), req, peer);
+        }
         let (seed, bot, clock) = self.check_request(&req)?;
         let token = new_token().ok_or(SeatRefusal::NoToken)?;
         let slot = self.admit(peer)?;
@@ -297,6 +349,47 @@ impl Seats {
             Some(strategy) => self.sit_with_bots(person, strategy, req.seat, &bot_seeds, clock),
         }
         .map_err(|_| SeatRefusal::Closed)?;
+        self.relay_for(req.name, req.against, seat, peer, token.clone(), slot);
+        Ok(Seated {
+            token,
+            ladder: None,
+        })
+    }
+
+    /// Seats a person in a ladder's queue, by an account's secret or as a guest.
+    fn sit_in_ladder(
+        self: &Arc<Self>,
+        ladder: &dyn LadderPages,
+        req: Request,
+        peer: SocketAddr,
+    ) -> Result<Seated, SeatRefusal> {
+        ladder_seats::check(&req.against, req.seat, &req.time, &req.secret)?;
+        let token = new_token().ok_or(SeatRefusal::NoToken)?;
+        // The caps before the account: a person turned away makes no guest.
+        let slot = self.admit(peer)?;
+        let sitting = ladder_seats::account(ladder, &req.secret, peer)?;
+        let name = sitting.guest.name.clone();
+        let seat = self
+            .door
+            .arrive(sitting.guest)
+            .map_err(|_| SeatRefusal::Closed)?;
+        self.relay_for(name.clone(), req.against, seat, peer, token.clone(), slot);
+        Ok(Seated {
+            token,
+            ladder: Some((name, sitting.made)),
+        })
+    }
+
+    /// Starts the relay of a person's seat, reached by `token`.
+    fn relay_for(
+        self: &Arc<Self>,
+        name: String,
+        against: String,
+        seat: LocalSeat,
+        peer: SocketAddr,
+        token: String,
+        slot: Slot,
+    ) {
         let (state, _) = watch::channel(SeatState::default());
         let (acts_tx, acts) = mpsc::channel(4);
         let human = Arc::new(Human {
@@ -305,11 +398,11 @@ impl Seats {
             away: self.away,
         });
         self.held().insert(token.clone(), human.clone());
-        tracing::info!(name = ?req.name, %peer, against = %req.against, "web: a person sat down");
+        tracing::info!(name = ?name, %peer, against = %against, "web: a person sat down");
         let relay = Relay {
-            name: req.name,
+            name,
             variant: self.variant.clone(),
-            against: req.against,
+            against,
             tracker: Tracker::new(None),
             game: None,
             errors: VecDeque::new(),
@@ -318,8 +411,7 @@ impl Seats {
             aborted: false,
             human,
         };
-        self.start_relay(relay, seat, acts, token.clone(), slot);
-        Ok(token)
+        self.start_relay(relay, seat, acts, token, slot);
     }
 
     /// Checks what a seat request says, in this order: the name, the seed, whom against, the

@@ -70,11 +70,14 @@ pub enum Refused {
     MadeRoom,
     /// The server was shutting down.
     Shutdown,
+    /// An account asked of a ladder past its hourly caps (`[ladder] registrations_per_hour`,
+    /// `registrations_per_hour_per_address`).
+    Registrations,
 }
 
 impl Refused {
     /// Every reason, in the order rendered.
-    pub const ALL: [Refused; 8] = [
+    pub const ALL: [Refused; 9] = [
         Refused::Full,
         Refused::PerAddress,
         Refused::SeatsPerAddress,
@@ -83,6 +86,7 @@ impl Refused {
         Refused::Version,
         Refused::MadeRoom,
         Refused::Shutdown,
+        Refused::Registrations,
     ];
 
     /// Its label value.
@@ -96,6 +100,7 @@ impl Refused {
             Refused::Version => "version",
             Refused::MadeRoom => "made_room",
             Refused::Shutdown => "shutdown",
+            Refused::Registrations => "registrations",
         }
     }
 }
