@@ -18,8 +18,8 @@ use std::process::ExitCode;
 /// (HOST:PORT; also {host}, {port}, {seed}, {name}); the engine finds its token in the
 /// environment variable ANQI_TOKEN and sends it as the SEED of (init NAME SEED). Write
 /// NAME=COMMAND to name a command's engine. An engine of another protocol is
-/// PROTOCOL:COMMAND (tcg, uci-banqi or cdc-platform; no {addr}: anqi runs a bridge, see
-/// protocol/BRIDGES.md).
+/// PROTOCOL:COMMAND (tcg, uci-banqi, also written uci, or cdc-platform; no {addr}: anqi runs
+/// a bridge, see protocol/BRIDGES.md).
 ///
 /// The games are played in pairs on one deal, seats swapped, so --games must be even (a
 /// multiple of the seats). Progress goes to stderr, the standings to stdout. Records are
@@ -116,14 +116,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let (assumes, engine_tc, sprt) = (args.assumes, args.engine_tc, args.sprt);
     play(request, args.output, args.quiet, |event| {
         for a in &assumes {
-            let (engine, preset) = named(event, "--assumes", a, "misty=misty-banqi")?;
+            let (engine, preset) = named(
+                event,
+                "--assumes",
+                a,
+                "NAME=PRESET, such as misty=misty-banqi",
+            )?;
             if !engine.protocol.is_bridged() {
                 anyhow::bail!("--assumes {a:?}: {} speaks anqi's own protocol, which tells it the rules; assumes is for engines of another protocol (PROTOCOL:COMMAND)", engine.name);
             }
             engine.assumes = Some(preset.to_string());
         }
         for t in &engine_tc {
-            let (engine, tc) = named(event, "--engine-tc", t, "mine=st=0.5")?;
+            let (engine, tc) = named(event, "--engine-tc", t, "NAME=TC, such as mine=st=0.5")?;
             engine.tc = Some(
                 tc.parse()
                     .map_err(|e| anyhow::anyhow!("--engine-tc {t:?}: {e}"))?,
@@ -136,17 +141,18 @@ pub fn run(args: Args) -> Result<ExitCode> {
     })
 }
 
-/// The engine a per-engine flag's `NAME=VALUE` names, and the value.
+/// The engine a per-engine flag's `NAME=VALUE` names, and the value; `form` says how to write
+/// it.
 fn named<'a>(
     event: &'a mut TournamentConfig,
     flag: &str,
     given: &'a str,
-    example: &str,
+    form: &str,
 ) -> Result<(&'a mut EngineConfig, &'a str)> {
     let (name, value) = given
         .split_once('=')
         .filter(|(n, v)| !n.is_empty() && !v.is_empty())
-        .ok_or_else(|| anyhow::anyhow!("{flag} {given:?}: give NAME=VALUE, such as {example}"))?;
+        .ok_or_else(|| anyhow::anyhow!("{flag} {given:?}: give {form}"))?;
     let names = event.engine_names();
     let engine = event
         .engines

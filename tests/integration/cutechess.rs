@@ -210,6 +210,15 @@ fn what_anqi_cannot_do_is_refused_naming_what_it_has() {
         .args(["-engine", "cmd=random"])
         .fails_with(2);
     assert!(ran.stderr.contains("no xboard bridge"), "{}", ran.stderr);
+    // anqi's own per-engine flags name what is wrong.
+    for (flag, says) in [
+        ("nobody=60+1", "no engine is named \"nobody\""),
+        ("greedy=fast", "bad time control \"fast\""),
+        ("greedy", "give NAME=TC"),
+    ] {
+        let ran = anqi(["match", "random", "greedy", "--engine-tc", flag]).fails_with(2);
+        assert!(ran.stderr.contains(says), "{flag}: {}", ran.stderr);
+    }
     // The two forms mixed: the dialect says how each is written.
     let ran = anqi(["match", "random", "greedy", "-games", "4"]).fails_with(2);
     assert!(
