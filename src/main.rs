@@ -19,7 +19,8 @@
 //! - this file: the command line's list of commands.
 //! - `cmd/`: one module per command (`serve`, `replay`, `view`, `variants`, `variant`, `tournament`,
 //!   `match`, `report`, `merge`, `token`, `bridge`, `bench`, `ladder`): its options, whose doc comments
-//!   are its `--help`, and its `run`.
+//!   are its `--help`, and its `run`; and `cutechess`, `anqi match`'s cutechess and fastchess
+//!   command line, recognised here before clap reads the line.
 //! - `bench`: `anqi bench`, every performance figure beside its floor measured in the same
 //!   run (the server, an echo server and the clients as separate processes of this binary).
 //!
@@ -76,6 +77,11 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // `anqi match -engine cmd=...`: cutechess's and fastchess's command line, whose
+    // single-dash long options clap cannot read, so it is recognised first.
+    if let Some(words) = cmd::cutechess::dialect(std::env::args_os()) {
+        return exit_status(cmd::cutechess::run(words));
+    }
     let command = Cli::parse().command;
     // The commands that only print end quietly when their reader goes away (`| head`).
     if matches!(
@@ -110,6 +116,11 @@ fn main() -> ExitCode {
         Command::Tables(args) => cmd::tables::run(args),
         Command::Ladder(args) => cmd::ladder::run(args),
     };
+    exit_status(result)
+}
+
+/// A command's status, its error said on stderr (status 2).
+fn exit_status(result: anyhow::Result<ExitCode>) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {

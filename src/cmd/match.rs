@@ -1,7 +1,9 @@
 //! `anqi match`: two engines, no file: the event is built from the command line
-//! (`tournament::quick_match`) and run as a tournament is.
+//! (`tournament::quick_match`) and run as a tournament is. Its cutechess dialect
+//! (`cmd::cutechess`) is read apart and played by the same [`play`].
 
 use super::tournament::{run_event, EventFlags};
+use anqi_tournament::config::{EngineConfig, Overrides, TournamentConfig};
 use anqi_tournament::quick_match::{config, Bots, MatchRequest};
 use anqi_tournament::runner::{Progress, RunOptions};
 use anyhow::Result;
@@ -16,13 +18,18 @@ use std::process::ExitCode;
 /// (HOST:PORT; also {host}, {port}, {seed}, {name}); the engine finds its token in the
 /// environment variable ANQI_TOKEN and sends it as the SEED of (init NAME SEED). Write
 /// NAME=COMMAND to name a command's engine. An engine of another protocol is
-/// PROTOCOL:COMMAND (tcg, uci-banqi or cdc-platform; no {addr}: anqi runs a bridge, see
-/// protocol/BRIDGES.md).
+/// PROTOCOL:COMMAND (tcg, uci-banqi, also written uci, or cdc-platform; no {addr}: anqi runs
+/// a bridge, see protocol/BRIDGES.md).
 ///
 /// The games are played in pairs on one deal, seats swapped, so --games must be even (a
 /// multiple of the seats). Progress goes to stderr, the standings to stdout. Records are
 /// kept only with --output (then the same command resumes; the deals' secret master seed is
 /// kept beside them, in FILE.seed), engine output only with --logs.
+///
+/// A cutechess-cli or fastchess command line works too, its program's name replaced by
+/// `anqi match` (the engines are -engine cmd=... proto=uci|tcg|cdc, or a reference bot,
+/// cmd=random): `anqi match -help` says what each of its options becomes, and those anqi
+/// has no equivalent for are refused naming the nearest anqi option.
 ///
 /// Examples:
 ///
@@ -36,6 +43,11 @@ use std::process::ExitCode;
 ///
 ///   anqi match search "misty=uci-banqi:/opt/banqi-engine" --assumes misty=misty-banqi \
 ///       --sprt 0,10 --games 2000
+///
+///   anqi match search greedy --tc 60+1 --engine-tc search=st=0.5 --max-plies 400
+///
+///   anqi match -engine cmd=./my-engine proto=uci name=mine -engine cmd=search \
+///       -each tc=10+0.1 -rounds 50 -games 2 -concurrency 4 -pgnout mine.jsonl
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -71,6 +83,15 @@ pub struct Args {
         allow_hyphen_values = true
     )]
     sprt: Option<String>,
+    /// An engine's own time control, over --tc (time odds, as cutechess's per-engine tc=):
+    /// NAME is the engine's name in the standings. Repeat for each engine. Example:
+    /// --engine-tc mine=st=0.5
+    #[arg(long, value_name = "NAME=TC")]
+    engine_tc: Vec<String>,
+    /// Draw a game still going after N plies (a ply: one player's move; 0, the default: only
+    /// the variant's rules end games). The record names it `ply-cap`.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    max_plies: u32,
     #[command(flatten)]
     event: EventFlags,
     /// Print no progress.
@@ -79,57 +100,98 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let keep_records = args.output.is_some();
-    let mut request = MatchRequest {
+    let request = MatchRequest {
         engines: [args.engine_a, args.engine_b],
         games: args.games,
         variant: args.variant,
         seed: args.event.seed,
         tc: args.event.tc,
         concurrency: args.event.concurrency.unwrap_or(1),
-        // Replaced by a scratch file when not given.
-        output: args.output.unwrap_or_default(),
+        // Set by `play`.
+        output: PathBuf::new(),
         logs: args.logs,
         standings_every: args.event.standings_every.unwrap_or(0),
+        max_plies: args.max_plies,
     };
+    let (assumes, engine_tc, sprt) = (args.assumes, args.engine_tc, args.sprt);
+    play(request, args.output, args.quiet, |event| {
+        for a in &assumes {
+            let (engine, preset) = named(
+                event,
+                "--assumes",
+                a,
+                "NAME=PRESET, such as misty=misty-banqi",
+            )?;
+            if !engine.protocol.is_bridged() {
+                anyhow::bail!("--assumes {a:?}: {} speaks anqi's own protocol, which tells it the rules; assumes is for engines of another protocol (PROTOCOL:COMMAND)", engine.name);
+            }
+            engine.assumes = Some(preset.to_string());
+        }
+        for t in &engine_tc {
+            let (engine, tc) = named(event, "--engine-tc", t, "NAME=TC, such as mine=st=0.5")?;
+            engine.tc = Some(
+                tc.parse()
+                    .map_err(|e| anyhow::anyhow!("--engine-tc {t:?}: {e}"))?,
+            );
+        }
+        if let Some(s) = &sprt {
+            event.sprt = Some(super::report::parse_sprt(s)?);
+        }
+        Ok(())
+    })
+}
+
+/// The engine a per-engine flag's `NAME=VALUE` names, and the value; `form` says how to write
+/// it.
+fn named<'a>(
+    event: &'a mut TournamentConfig,
+    flag: &str,
+    given: &'a str,
+    form: &str,
+) -> Result<(&'a mut EngineConfig, &'a str)> {
+    let (name, value) = given
+        .split_once('=')
+        .filter(|(n, v)| !n.is_empty() && !v.is_empty())
+        .ok_or_else(|| anyhow::anyhow!("{flag} {given:?}: give {form}"))?;
+    let names = event.engine_names();
+    let engine = event
+        .engines
+        .iter_mut()
+        .find(|e| e.name == name)
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "{flag} {given:?}: no engine is named {name:?} (the engines are {names:?})"
+            )
+        })?;
+    Ok((engine, value))
+}
+
+/// Plays a match, as both of `anqi match`'s command lines (its own and cutechess's) ask:
+/// builds the event of `request`, lets `adjust` set what was given per engine, checks the
+/// event as a tournament file is checked, runs it and prints the standings. Without `output`
+/// the records go to a scratch file, removed at the end.
+pub(super) fn play(
+    mut request: MatchRequest,
+    output: Option<PathBuf>,
+    quiet: bool,
+    adjust: impl FnOnce(&mut TournamentConfig) -> Result<()>,
+) -> Result<ExitCode> {
     // The match's own files (the Python bot, the rules, records nobody asked to keep) go to a
     // scratch directory, removed at the end.
     let scratch = std::env::temp_dir().join(format!("anqi-match-{}", std::process::id()));
     let _cleanup = RemoveOnDrop(scratch.clone());
-    if !keep_records {
-        request.output = scratch.join("records.jsonl");
-    }
+    request.output = output.unwrap_or_else(|| scratch.join("records.jsonl"));
     let bots = Bots::beside_this_binary(scratch).map_err(anyhow::Error::msg)?;
     let mut event = config(&request, &bots).map_err(anyhow::Error::msg)?;
-    for a in &args.assumes {
-        let (name, preset) = a
-            .split_once('=')
-            .filter(|(n, p)| !n.is_empty() && !p.is_empty())
-            .ok_or_else(|| {
-                anyhow::anyhow!("--assumes {a:?}: give NAME=PRESET, such as misty=misty-banqi")
-            })?;
-        let names = event.engine_names();
-        let engine = event
-            .engines
-            .iter_mut()
-            .find(|e| e.name == name)
-            .ok_or_else(|| {
-                anyhow::anyhow!(
-                    "--assumes {a:?}: no engine is named {name:?} (the engines are {names:?})"
-                )
-            })?;
-        if !engine.protocol.is_bridged() {
-            anyhow::bail!("--assumes {a:?}: {name} speaks anqi's own protocol, which tells it the rules; assumes is for engines of another protocol (PROTOCOL:COMMAND)");
-        }
-        engine.assumes = Some(preset.to_string());
-    }
-    if let Some(s) = &args.sprt {
-        event.sprt = Some(super::report::parse_sprt(s)?);
-    }
+    adjust(&mut event)?;
+    // What a tournament file is checked for (engine names, above all): no override here.
+    event
+        .apply(&Overrides::default())
+        .map_err(anyhow::Error::msg)?;
     super::init_logging_at(tracing::Level::WARN);
     let options = RunOptions {
         shard: None,
-        progress: if args.quiet {
+        progress: if quiet {
             Progress::Quiet
         } else {
             Progress::Text

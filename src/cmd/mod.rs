@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod bridge;
+pub mod cutechess;
 pub mod keep;
 pub mod ladder;
 pub mod r#match;

@@ -24,6 +24,7 @@ mod browser_audit;
 mod cli;
 mod comments;
 mod crowd;
+mod cutechess;
 mod deploy;
 mod engine_processes;
 mod extensions;

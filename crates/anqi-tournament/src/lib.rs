@@ -37,6 +37,8 @@
 //! - `time_control` (re-exported from `anqi-core`, where the web pages' seats read it too):
 //!   time controls as strings (`40/60+0.6`, `st=2`, `inf`).
 //! - `quick_match`: `anqi match A B`, an event built from the command line.
+//! - `cutechess`: the cutechess-cli and fastchess command line (`anqi match -engine cmd=...`),
+//!   read into `anqi match`'s settings, or refused naming the nearest anqi option.
 //! - `schedule`: every game of the event, numbered, with its deal and seating (one-side
 //!   variants: every group on the same deals).
 //! - `seeds`: the event's master seed, the deals and engine seeds derived from it by a keyed
@@ -85,6 +87,7 @@
 
 pub mod bridge;
 pub mod config;
+pub mod cutechess;
 pub mod quick_match;
 pub mod report;
 pub mod schedule;

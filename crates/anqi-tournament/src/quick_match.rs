@@ -126,6 +126,8 @@ pub struct MatchRequest {
     /// Engine logs directory (one file per engine), or none.
     pub logs: Option<PathBuf>,
     pub standings_every: u32,
+    /// Draw a game still going after this many plies (0: only the variant's rules end games).
+    pub max_plies: u32,
 }
 
 /// Where the match finds the reference bots.
@@ -216,7 +218,7 @@ pub fn config(request: &MatchRequest, bots: &Bots) -> Result<TournamentConfig, M
         },
         engine_log_bytes: super::config::default_engine_log_bytes(),
         connect_timeout_ms: 10_000,
-        max_plies: 0,
+        max_plies: request.max_plies,
         adjudicate: Default::default(),
         tables: None,
         rejoin_grace_ms: 0,
@@ -353,10 +355,13 @@ fn python_random(bots: &Bots, rules: &str) -> Result<EngineConfig, MatchError> {
 /// connects (`{addr}` or `{port}`).
 fn from_command(spec: &str, command: &str) -> Result<EngineConfig, MatchError> {
     let bridged = command.split_once(':').and_then(|(p, rest)| {
-        p.parse::<crate::bridge::Protocol>()
-            .ok()
-            .filter(|p| p.is_bridged())
-            .map(|p| (p, rest))
+        let protocol = match p {
+            // What cutechess and fastchess call it (`proto=uci`); anqi's bridge is to
+            // uci-banqi, the UCI dialect Banqi engines speak.
+            "uci" => Ok(crate::bridge::Protocol::UciBanqi),
+            p => p.parse::<crate::bridge::Protocol>(),
+        };
+        protocol.ok().filter(|p| p.is_bridged()).map(|p| (p, rest))
     });
     let (protocol, command) = match bridged {
         Some((protocol, command)) => (Some(protocol), command),
@@ -431,7 +436,7 @@ fn default_name(program: &str, args: &[String]) -> String {
 ///
 /// # Errors
 /// An unterminated quote, or a backslash at the very end.
-fn split_command(line: &str) -> Result<Vec<String>, SplitError> {
+pub(crate) fn split_command(line: &str) -> Result<Vec<String>, SplitError> {
     let mut words = Vec::new();
     let mut word = String::new();
     // Whether a word has started (an empty quoted word `''` is still a word).
@@ -539,6 +544,7 @@ mod tests {
             output: "out.jsonl".into(),
             logs: None,
             standings_every: 0,
+            max_plies: 0,
         }
     }
 
@@ -634,8 +640,12 @@ mod tests {
             )
         );
         assert_eq!(misty.args, ["--fast"]);
+        // `uci:` is cutechess's name for it.
+        let c = config(&request("python-random", "uci:./bot", 2), &b).unwrap();
+        assert_eq!(c.engines[1].protocol, crate::bridge::Protocol::UciBanqi);
+        assert_eq!(c.engines[1].command.as_deref(), Some("./bot"));
         // A colon that names no protocol is part of an ordinary command.
-        let e = config(&request("python-random", "uci:./bot", 2), &b).unwrap_err();
+        let e = config(&request("python-random", "xboard:./bot", 2), &b).unwrap_err();
         assert!(matches!(e, MatchError::NoAddress { .. }), "{e:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
