@@ -48,6 +48,7 @@ mod records_sides;
 mod rejoin;
 mod report_stats;
 mod rules_properties;
+mod score_adjudication;
 mod seats;
 mod solutions_untrusted;
 mod storage;

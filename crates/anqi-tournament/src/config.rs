@@ -85,6 +85,12 @@ pub struct TournamentConfig {
     /// (`anqi tables build`), as `[referee] tables`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tables: Option<String>,
+    /// Adjudication by the engines' scores, as `[referee] score_draw` and `score_resign`
+    /// (cutechess's `-draw` and `-resign`, in their words); "" for none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub score_draw: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub score_resign: String,
     /// How long a seat waits for an engine whose connection is lost, to take it back with its
     /// per-game token, as `[referee] rejoin_grace_ms` (0: a lost connection loses at once).
     #[serde(default)]
@@ -485,6 +491,8 @@ impl TournamentConfig {
                     .into(),
             );
         }
+        anqi_core::scores::ScoreRules::read(&self.score_draw, &self.score_resign)
+            .map_err(|e| TournamentConfigError(e.to_string()))?;
         if self.concurrency == 0 || self.deals == 0 || self.cycles == 0 {
             return fail("concurrency, deals and cycles must be at least 1".into());
         }
