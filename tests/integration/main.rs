@@ -25,6 +25,7 @@ mod cli;
 mod comments;
 mod crowd;
 mod deploy;
+mod engine_ends;
 mod engine_processes;
 mod extensions;
 mod faults;

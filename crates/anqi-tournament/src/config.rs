@@ -456,6 +456,9 @@ impl TournamentConfig {
                 }
                 _ => {}
             }
+            if let Some(seconds) = e.env.get(crate::bridge::ACK_TIMEOUT_ENV) {
+                check_ack_timeout(e, seconds).map_err(TournamentConfigError)?;
+            }
             if !e.optional_commands && e.protocol != crate::bridge::Protocol::Tcg {
                 return fail(format!(
                     "engine {:?}: optional_commands = false leaves out the tcg protocol's optional commands; its protocol is {}",
@@ -508,6 +511,27 @@ impl TournamentConfig {
             }
         }
         Ok(())
+    }
+}
+
+/// An engine's acknowledgement time, set in its `env` as `ANQI_ACK_TIMEOUT` (the bridge reads
+/// it there: `anqi bridge --ack-timeout`): whole seconds the bridge takes, for an engine with a
+/// bridge; checked here so that a mistake stops the file, not every game.
+fn check_ack_timeout(e: &EngineConfig, seconds: &str) -> Result<(), String> {
+    use crate::bridge::{ACK_TIMEOUT_ENV, MAX_TIMEOUT_SECONDS};
+    if !e.protocol.is_bridged() {
+        return Err(format!(
+            "engine {:?}: {ACK_TIMEOUT_ENV} is the acknowledgement time of a bridged engine (tcg, uci-banqi, cdc-platform); its protocol is {}",
+            e.name, e.protocol
+        ));
+    }
+    match seconds.trim().parse::<u64>() {
+        Ok(n) if (1..=MAX_TIMEOUT_SECONDS).contains(&n) => Ok(()),
+        _ => Err(format!(
+            "engine {:?}: {ACK_TIMEOUT_ENV} = {seconds:?}: give whole seconds, 1 to {MAX_TIMEOUT_SECONDS} (the default is {})",
+            e.name,
+            crate::bridge::DEFAULT_ACK_SECONDS
+        )),
     }
 }
 

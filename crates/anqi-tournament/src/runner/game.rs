@@ -3,10 +3,12 @@
 //! only the runner knows: a crash told from a disconnect, why a bridge gave its game up, why
 //! a player never came, and the tournament's tag.
 
+use crate::bridge::SLOW_ACK_EXIT;
 use crate::config::{EngineLogs, TournamentConfig};
 use crate::engine::{Engine, Log, Placeholders, TOKEN_ENV};
 use crate::schedule::ScheduledGame;
 use crate::seeds::MasterSeed;
+use crate::stats::{SLOW_ACK_FAULT, SLOW_ACK_TEXT};
 use crate::TournamentError;
 use anqi_core::record::{FaultRecord, GameRecord, SeatTag, TournamentTag};
 use anqi_core::rules::{SeedInputs, Termination, Variant};
@@ -146,7 +148,12 @@ pub(super) async fn play(
     // Engines exit by themselves after (win ...); stragglers are killed after a grace period.
     over.cancel();
     let seat_ends = stopped(seats.ends, &seats.logs).await;
-    mark_crash(&mut record, &seat_ends);
+    let bridged: Vec<bool> = game
+        .seats
+        .iter()
+        .map(|&e| config.engines[e].protocol.is_bridged())
+        .collect();
+    mark_crash(&mut record, &seat_ends, &bridged);
     note_give_ups(&mut record, &seats.reports);
     let absent = absent_reasons(config, &record, &seats.start_failures, &seat_ends);
     record.tournament = Some(tournament_tag(config, secrets, &game, clocks));
@@ -257,29 +264,56 @@ async fn stopped(ends: Vec<Option<JoinHandle<SeatEnd>>>, logs: &[Log]) -> Vec<Op
     }
     for (s, end) in seat_ends.iter().enumerate() {
         if let Some(status) = end.as_ref().and_then(|e| e.status) {
-            logs[s].note(&format!("the engine ended: {status}"));
+            logs[s].note(&format!(
+                "the engine ended: it {}",
+                crate::process::exit::describe(&status)
+            ));
         }
     }
     seat_ends
 }
 
 /// A disconnect by a program that died abnormally (exited by itself with a failure; killed
-/// by us is not) is a crash.
-fn mark_crash(record: &mut GameRecord, seat_ends: &[Option<SeatEnd>]) {
-    let crashed: Vec<bool> = seat_ends
-        .iter()
-        .map(|e| {
-            e.as_ref()
-                .and_then(|e| e.status)
-                .is_some_and(|st| !st.success())
+/// by us is not) is a crash; but a bridge that left because its engine was slow to
+/// acknowledge a command (status [`SLOW_ACK_EXIT`]) is not: the engine lives, and the
+/// record's fault says "slow to acknowledge" ([`note_give_ups`]). An engine of anqi's own
+/// protocol that crashed gets a fault saying how it died (its bridge says it for another).
+fn mark_crash(record: &mut GameRecord, seat_ends: &[Option<SeatEnd>], bridged: &[bool]) {
+    use std::os::unix::process::ExitStatusExt;
+    let status = |s: usize| {
+        seat_ends
+            .get(s)
+            .and_then(|e| e.as_ref())
+            .and_then(|e| e.status)
+    };
+    let crashed = |s: usize| {
+        status(s).is_some_and(|st| {
+            !st.success() && !(bridged[s] && st.code() == Some(i32::from(SLOW_ACK_EXIT)))
         })
-        .collect();
-    if record.result.reason == Termination::Disconnect {
-        if let Some(loser) = record.result.loser {
-            if crashed.get(loser - 1).copied().unwrap_or(false) {
-                record.result.reason = Termination::Crash;
-            }
-        }
+    };
+    if record.result.reason != Termination::Disconnect {
+        return;
+    }
+    let Some(loser) = record.result.loser else {
+        return;
+    };
+    if !crashed(loser - 1) {
+        return;
+    }
+    record.result.reason = Termination::Crash;
+    if let (false, Some(st)) = (bridged[loser - 1], status(loser - 1)) {
+        // The keeper's status: the engine's, or 128 + the signal that killed it. A keeper
+        // that was itself killed by a signal says so directly.
+        let how = match st.signal() {
+            Some(_) => crate::process::exit::describe(&st),
+            None => crate::process::exit::describe_kept(&st),
+        };
+        record.faults.push(FaultRecord {
+            ply: record.plies.len() as u32 + 1,
+            player: loser,
+            code: "engine".into(),
+            text: format!("the engine died: it {how}"),
+        });
     }
 }
 
@@ -299,11 +333,18 @@ fn note_give_ups(record: &mut GameRecord, reports: &[Option<PathBuf>]) {
             Termination::Resign | Termination::Crash | Termination::Disconnect
         );
         if gave_up && record.result.loser == Some(s + 1) {
+            let text = reason.trim().to_string();
+            // Reports count these apart from deaths (`stats`): the engine lives, it was slow.
+            let code = if text.contains(SLOW_ACK_TEXT) {
+                SLOW_ACK_FAULT
+            } else {
+                "engine"
+            };
             record.faults.push(FaultRecord {
                 ply: record.plies.len() as u32 + 1,
                 player: s + 1,
-                code: "engine".into(),
-                text: reason.trim().to_string(),
+                code: code.into(),
+                text,
             });
         }
     }
@@ -329,7 +370,10 @@ fn absent_reasons(
                     return failure.clone();
                 }
                 match seat_ends[s].as_ref().and_then(|e| e.early) {
-                    Some(Some(status)) => format!("exited ({status}) before it connected"),
+                    Some(Some(status)) => format!(
+                        "{} before it connected",
+                        crate::process::exit::describe_kept(&status)
+                    ),
                     Some(None) => "exited before it connected".into(),
                     None => format!(
                         "did not connect and send (init NAME TOKEN) within connect_timeout_ms = {} (check that it connects to {{addr}} and sends the token it finds in {}; raise connect_timeout_ms if it is slow to start)",

@@ -153,6 +153,26 @@ pub struct TeamStats {
     pub score: f64,
 }
 
+/// The fault code of a record whose bridged engine was slow to acknowledge a command (the
+/// bridge's `--ack-timeout`): the game ends as a `disconnect`, and "Terminations per engine"
+/// counts it as [`SLOW_ACK_TERMINATION`], apart from a disconnect or a crash.
+pub const SLOW_ACK_FAULT: &str = "slow-ack";
+/// What a bridge's report says of an engine slow to acknowledge (`BridgeError::SlowAck`).
+pub const SLOW_ACK_TEXT: &str = "slow to acknowledge";
+/// How reports name such a game's end.
+pub const SLOW_ACK_TERMINATION: &str = "slow-to-acknowledge";
+
+/// How a report names a game's end: its termination, but a disconnect caused by an engine slow
+/// to acknowledge is [`SLOW_ACK_TERMINATION`].
+pub fn termination_name(r: &GameRecord) -> &'static str {
+    let slow = r.faults.iter().any(|f| f.code == SLOW_ACK_FAULT);
+    if slow && r.result.reason == anqi_core::rules::Termination::Disconnect {
+        SLOW_ACK_TERMINATION
+    } else {
+        r.result.reason.name()
+    }
+}
+
 /// Computes the standings. `order` lists engine names in the order to break ties in (config
 /// order); engines found only in the records come after. With `sprt`, tests the first two
 /// engines of that order (the tournament's two engines), from the first one's point of view;

@@ -204,7 +204,7 @@ impl<'r> Table<'r> {
                 .terminations
                 .entry(e.clone())
                 .or_default()
-                .entry(r.result.reason.name().to_string())
+                .entry(super::termination_name(r).to_string())
                 .or_default() += 1;
             for (j, other) in engines.iter().enumerate() {
                 if side(i) != side(j) && first_seat(j) {
