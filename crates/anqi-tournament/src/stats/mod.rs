@@ -127,6 +127,8 @@ pub struct EngineStats {
     pub elo: Option<f64>,
     pub elo_low: Option<f64>,
     pub elo_high: Option<f64>,
+    /// Fewer than [`MIN_SAMPLE`] games: reports say so instead of the Elo.
+    pub small_sample: bool,
     /// How this engine's games ended, by termination.
     pub terminations: BTreeMap<String, usize>,
 }
@@ -152,6 +154,14 @@ pub struct TeamStats {
     /// Points per game.
     pub score: f64,
 }
+
+/// The fewest observations (pairs of games on one deal, or single games where there are no
+/// pairs) from which reports show Elo with its interval, nElo and LOS. Below it those figures
+/// rest on a normal approximation with almost nothing under it (one pair scoring 1.5 of 2
+/// read `+191 [+191, +191]`, `±0`, LOS 100%): the text says "sample too small" instead, and
+/// the JSON marks the pair or engine `small_sample` (its figures stay, for those who want
+/// them).
+pub const MIN_SAMPLE: usize = 5;
 
 /// The fault code of a record whose bridged engine was slow to acknowledge a command (the
 /// bridge's `--ack-timeout`): the game ends as a `disconnect`, and "Terminations per engine"

@@ -309,6 +309,7 @@ impl<'r> Table<'r> {
                     elo,
                     elo_low,
                     elo_high,
+                    small_sample: results.len() < super::MIN_SAMPLE,
                     terminations: self.terminations.remove(name).unwrap_or_default(),
                 })
             })
