@@ -50,6 +50,7 @@ mod rules_properties;
 mod seats;
 mod solutions_untrusted;
 mod storage;
+mod tables_threads;
 mod tables_untrusted;
 mod teams;
 mod tournament;
