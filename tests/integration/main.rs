@@ -26,6 +26,7 @@ mod comments;
 mod crowd;
 mod deploy;
 mod engine_ends;
+mod engine_logs_event;
 mod engine_processes;
 mod extensions;
 mod faults;

@@ -14,12 +14,35 @@ use anqi_core::record::{FaultRecord, GameRecord, SeatTag, TournamentTag};
 use anqi_core::rules::{SeedInputs, Termination, Variant};
 use anqi_server::config::ClockConfig;
 use anqi_server::{GameOrder, GameSpec, OrderDesk};
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::time::Duration;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+
+/// This machine's own server, where the runner seats the engines it starts, and what the
+/// engines' logs may still take in this run (`engine_log_bytes`'s event cap).
+#[derive(Clone)]
+pub(super) struct Here {
+    pub(super) desk: OrderDesk,
+    pub(super) addr: std::net::SocketAddr,
+    pub(super) log_budget: crate::engine::EventLogBudget,
+}
+
+impl Here {
+    /// The server at `addr`, taking orders at `desk`, for a run of `config`'s event.
+    pub(super) fn new(
+        desk: OrderDesk,
+        addr: std::net::SocketAddr,
+        config: &TournamentConfig,
+    ) -> Here {
+        Here {
+            desk,
+            addr,
+            log_budget: crate::engine::EventLogBudget::new(config.engine_log_bytes.event),
+        }
+    }
+}
 
 /// An engine's clock: its settings, and how the records name them.
 pub(super) struct EngineClock {
@@ -113,11 +136,11 @@ struct Seats {
 pub(super) async fn play(
     config: &TournamentConfig,
     secrets: &GameSecrets,
-    desk: &OrderDesk,
-    addr: SocketAddr,
+    here: &Here,
     game: ScheduledGame,
     clocks: &[EngineClock],
 ) -> Result<Played, TournamentError> {
+    let desk = &here.desk;
     let tokens = seat_tokens(config, &game)?;
     let spec = GameSpec {
         seeds: Some(SeedInputs {
@@ -141,7 +164,7 @@ pub(super) async fn play(
     // Cancelled when the game is over, or when this task is dropped (the event stops).
     let over = CancellationToken::new();
     let _over_on_drop = over.clone().drop_guard();
-    let seats = start_engines(config, secrets, desk, addr, &game, &tokens, &over);
+    let seats = start_engines(config, secrets, here, &game, &tokens, &over);
     let mut record = record_rx
         .await
         .map_err(|_| TournamentError::Server("the server dropped a game".into()))?;
@@ -188,12 +211,12 @@ fn seat_tokens(
 fn start_engines(
     config: &TournamentConfig,
     secrets: &GameSecrets,
-    desk: &OrderDesk,
-    addr: SocketAddr,
+    here: &Here,
     game: &ScheduledGame,
     tokens: &[String],
     over: &CancellationToken,
 ) -> Seats {
+    let (desk, addr) = (&here.desk, here.addr);
     let game_no = game.index + 1;
     let host = addr.ip().to_string();
     let mut seats = Seats::default();
@@ -226,13 +249,8 @@ fn start_engines(
             let _ = std::fs::remove_file(path);
         }
         seats.reports.push(report.clone());
-        match Engine::start(
-            engine,
-            &values,
-            &log,
-            config.engine_log_bytes,
-            report.as_deref(),
-        ) {
+        let log_limits = (&log, config.engine_log_bytes.game, &here.log_budget);
+        match Engine::start(engine, &values, log_limits, report.as_deref()) {
             Ok(p) => seats.ends.push(Some(tokio::spawn(watch(
                 p,
                 desk.clone(),
@@ -286,11 +304,8 @@ fn mark_crash(record: &mut GameRecord, seat_ends: &[Option<SeatEnd>], bridged: &
             .and_then(|e| e.as_ref())
             .and_then(|e| e.status)
     };
-    let crashed = |s: usize| {
-        status(s).is_some_and(|st| {
-            !st.success() && !(bridged[s] && st.code() == Some(i32::from(SLOW_ACK_EXIT)))
-        })
-    };
+    let slow = |s: usize, st: ExitStatus| bridged[s] && st.code() == Some(i32::from(SLOW_ACK_EXIT));
+    let crashed = |s: usize| status(s).is_some_and(|st| !st.success() && !slow(s, st));
     if record.result.reason != Termination::Disconnect {
         return;
     }
