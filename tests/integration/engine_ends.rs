@@ -1,7 +1,8 @@
 //! How an engine's game ends early is named for what happened (issue 38, "Frictions"): an
 //! engine slow to acknowledge a command is "slow to acknowledge" (its time set per engine,
 //! `ANQI_ACK_TIMEOUT` in its entry's `env`), not a crash; an engine killed by a signal is said
-//! to be, in every protocol, and a cdc-platform engine's end is not "Connection reset by peer".
+//! to be, in every protocol (anqi's own too), and a cdc-platform engine's end is not
+//! "Connection reset by peer".
 //! One real event, over TCP, with the test engines of tests/engines/ given their faults by a
 //! wrapper written here.
 
@@ -16,7 +17,8 @@ const ANQI: &str = env!("CARGO_BIN_EXE_anqi");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// Runs a test engine of tests/engines/ (its path first) with a fault of its own (second):
-/// `kill` turns its crash (`--crash N`, a `sys.exit(3)`) into a death by SIGKILL;
+/// `kill` turns its crash (tcg and uci's `--crash N`, misbehave.py's `crash`: a `sys.exit(3)`)
+/// into a death by SIGKILL;
 /// `kill-turn` kills a cdc-platform engine by SIGKILL at its third turn; `slow-S` makes a tcg
 /// engine wait S seconds before it acknowledges its second `flip` or `move`. The engine's own
 /// arguments follow.
@@ -101,6 +103,16 @@ fn slow_acknowledgements_and_deaths_by_signal_are_named_for_what_they_are() {
             &["{host}", "{port}"],
             None,
         ),
+        // anqi's own protocol: killed by SIGKILL on its first turn, under `anqi keep`.
+        engine(
+            "anqi-killed",
+            "anqi",
+            &w,
+            "misbehave.py",
+            "kill",
+            &["crash", "--connect", "{addr}"],
+            None,
+        ),
     ];
     let file = dir.0.join("t.toml");
     std::fs::write(
@@ -125,7 +137,7 @@ fn slow_acknowledgements_and_deaths_by_signal_are_named_for_what_they_are() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(records.len(), 10, "5 pairings, 2 games each");
+    assert_eq!(records.len(), 12, "6 pairings, 2 games each");
     for r in &records {
         let tag = r.tournament.as_ref().unwrap();
         let opponent = tag.engines.iter().find(|e| *e != "greedy").unwrap();
@@ -155,7 +167,10 @@ fn slow_acknowledgements_and_deaths_by_signal_are_named_for_what_they_are() {
             "tcg-killed" | "uci-killed" => (
                 Termination::Crash,
                 "engine",
-                &["left the game", "killed by signal 9 (SIGKILL)"],
+                &[
+                    "left the game",
+                    "closed its output (it was killed by signal 9 (SIGKILL))",
+                ],
             ),
             "platform-killed" => (
                 Termination::Crash,
@@ -163,8 +178,13 @@ fn slow_acknowledgements_and_deaths_by_signal_are_named_for_what_they_are() {
                 &[
                     "left the game",
                     "the engine closed its connection",
-                    "killed by signal 9 (SIGKILL)",
+                    "; it was killed by signal 9 (SIGKILL)",
                 ],
+            ),
+            "anqi-killed" => (
+                Termination::Crash,
+                "engine",
+                &["the engine died: it was killed by signal 9 (SIGKILL)"],
             ),
             other => panic!("{other}"),
         };
@@ -192,7 +212,7 @@ fn slow_acknowledgements_and_deaths_by_signal_are_named_for_what_they_are() {
         .find(|l| l.trim_start().starts_with("tcg-slow "))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(line.contains("slow-to-acknowledge 2"), "{line}");
-    assert_eq!(common::replay(&output), "10 verified, 0 failed");
+    assert_eq!(common::replay(&output), "12 verified, 0 failed");
 }
 
 #[test]

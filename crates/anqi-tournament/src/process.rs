@@ -6,7 +6,7 @@
 //! process's CPU time. Everything here is a no-op or `None` where the call does not exist
 //! (outside Linux for `prctl`, outside Unix for the rest). [`cgroup`] holds the containment
 //! that nothing an engine starts escapes: a cgroup v2 per engine, where one can be made;
-//! [`exit`] says how a process ended, in words (`killed by signal 9 (SIGKILL)`).
+//! [`exit`] says how a process ended, in words (`was killed by signal 9 (SIGKILL)`).
 
 #[cfg(unix)]
 pub mod cgroup;

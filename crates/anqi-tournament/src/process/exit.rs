@@ -1,5 +1,5 @@
-//! How a process ended, in words a record or a log can show: `exited with status 1`,
-//! `killed by signal 9 (SIGKILL)`. std's own `Display` (`signal: 9 (SIGKILL)`) reads as a
+//! How a process ended, in words a record or a log can show after "it": `exited with status
+//! 1`, `was killed by signal 9 (SIGKILL)`. std's own `Display` (`signal: 9 (SIGKILL)`) reads as a
 //! field, and says nothing of the keeper's `128 + N` convention.
 
 use std::process::ExitStatus;
@@ -38,15 +38,15 @@ pub fn signal_name(n: i32) -> Option<&'static str> {
     }
 }
 
-/// `killed by signal 9 (SIGKILL)`, with `, core dumped` when it did.
+/// `was killed by signal 9 (SIGKILL)`, with `, core dumped` when it did.
 pub fn killed_by(signal: i32, core_dumped: bool) -> String {
     let name = signal_name(signal).map_or(String::new(), |n| format!(" ({n})"));
     let core = if core_dumped { ", core dumped" } else { "" };
-    format!("killed by signal {signal}{name}{core}")
+    format!("was killed by signal {signal}{name}{core}")
 }
 
-/// How a process ended: `exited with status 1`, `exited normally` (status 0), or `killed by
-/// signal 9 (SIGKILL)`.
+/// How a process ended, as a verb phrase: `exited with status 1`, `exited normally (status
+/// 0)`, or `was killed by signal 9 (SIGKILL)`.
 pub fn describe(status: &ExitStatus) -> String {
     #[cfg(unix)]
     {
@@ -63,7 +63,7 @@ pub fn describe(status: &ExitStatus) -> String {
 }
 
 /// How a kept process ended, from its keeper's status (`anqi keep` exits with the program's
-/// status, or 128 + the signal that ended it, as a shell does): `killed by signal 9
+/// status, or 128 + the signal that ended it, as a shell does): `was killed by signal 9
 /// (SIGKILL)` for a keeper's 137.
 pub fn describe_kept(status: &ExitStatus) -> String {
     match status.code() {
@@ -83,11 +83,11 @@ mod tests {
         // in the next 8, bit 7 for a core dump.
         assert_eq!(
             describe(&ExitStatus::from_raw(9)),
-            "killed by signal 9 (SIGKILL)"
+            "was killed by signal 9 (SIGKILL)"
         );
         assert_eq!(
             describe(&ExitStatus::from_raw(11 | 0x80)),
-            "killed by signal 11 (SIGSEGV), core dumped"
+            "was killed by signal 11 (SIGSEGV), core dumped"
         );
         assert_eq!(
             describe(&ExitStatus::from_raw(1 << 8)),
@@ -99,12 +99,12 @@ mod tests {
         );
         assert_eq!(
             describe_kept(&ExitStatus::from_raw(137 << 8)),
-            "killed by signal 9 (SIGKILL)"
+            "was killed by signal 9 (SIGKILL)"
         );
         assert_eq!(
             describe_kept(&ExitStatus::from_raw(2 << 8)),
             "exited with status 2"
         );
-        assert_eq!(killed_by(64, false), "killed by signal 64");
+        assert_eq!(killed_by(64, false), "was killed by signal 64");
     }
 }
