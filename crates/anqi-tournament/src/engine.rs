@@ -421,7 +421,14 @@ pub(crate) async fn check_handshake(config: &EngineConfig, variant: &str) -> Res
     if let Some(dir) = &config.dir {
         cmd.current_dir(dir);
     }
-    let limit = crate::bridge::HANDSHAKE_TIMEOUT + Duration::from_secs(5);
+    // A backstop only: the bridge keeps its own limits (each handshake answer, and each of the
+    // at most 5 acknowledgements of a game's start, with the engine's ANQI_ACK_TIMEOUT).
+    let ack = config
+        .env
+        .get(crate::bridge::ACK_TIMEOUT_ENV)
+        .and_then(|s| s.trim().parse().ok())
+        .map_or(crate::bridge::ACK_TIMEOUT, Duration::from_secs);
+    let limit = 4 * crate::bridge::HANDSHAKE_TIMEOUT + 5 * ack + Duration::from_secs(5);
     let out = tokio::time::timeout(limit, cmd.output())
         .await
         .map_err(|_| {

@@ -413,7 +413,7 @@ impl Link {
         self.stream
             .write_all(&frame_bytes(text))
             .await
-            .map_err(|e| BridgeError::Engine(format!("{CLOSED} (writing to it: {e})")))
+            .map_err(|e| BridgeError::Engine(closed("writing to it", &e)))
     }
 
     /// The next frame. Cancel-safe: what was read stays in the reader.
@@ -438,7 +438,7 @@ impl Link {
                 .stream
                 .read(&mut self.chunk)
                 .await
-                .map_err(|e| BridgeError::Engine(format!("{CLOSED} (reading from it: {e})")))?;
+                .map_err(|e| BridgeError::Engine(closed("reading from it", &e)))?;
             if n == 0 {
                 return Err(BridgeError::Engine(CLOSED.into()));
             }
@@ -488,6 +488,17 @@ pub struct PlatformEngine {
 /// "Connection reset by peer" says only that the engine went away); how the engine ended is
 /// added when the bridge gives the game up ([`PlatformEngine::give_up`]).
 const CLOSED: &str = "the engine closed its connection";
+
+/// The error of a read or write on the engine's connection: [`CLOSED`], and the system's
+/// words only where they say more than that (a reset, an abort or a broken pipe is the engine
+/// gone with bytes unread: "Connection reset by peer" told organizers nothing).
+fn closed(doing: &str, e: &std::io::Error) -> String {
+    use std::io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset};
+    match e.kind() {
+        ConnectionReset | ConnectionAborted | BrokenPipe => CLOSED.into(),
+        _ => format!("{CLOSED} ({doing}: {e})"),
+    }
+}
 
 /// How long an engine whose connection ended is waited for, to say how it ended.
 const EXIT_WAIT: Duration = Duration::from_millis(500);

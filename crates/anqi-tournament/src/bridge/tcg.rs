@@ -432,7 +432,7 @@ impl Translator for TcgEngine {
                 let program = me.engine.program().to_string();
                 me.engine.finish(Duration::ZERO).await;
                 Err(BridgeError::EngineStart(match e {
-                    BridgeError::Engine(why) => why,
+                    BridgeError::Engine(why) | BridgeError::SlowAck(why) => why,
                     other => format!("{program}: {other}"),
                 }))
             }
