@@ -282,9 +282,10 @@ async fn stopped(ends: Vec<Option<JoinHandle<SeatEnd>>>, logs: &[Log]) -> Vec<Op
     }
     for (s, end) in seat_ends.iter().enumerate() {
         if let Some(status) = end.as_ref().and_then(|e| e.status) {
+            // The keeper's (or bridge's) status: 128 + N is the engine killed by signal N.
             logs[s].note(&format!(
                 "the engine ended: it {}",
-                crate::process::exit::describe(&status)
+                crate::process::exit::describe_kept(&status)
             ));
         }
     }
@@ -297,7 +298,6 @@ async fn stopped(ends: Vec<Option<JoinHandle<SeatEnd>>>, logs: &[Log]) -> Vec<Op
 /// record's fault says "slow to acknowledge" ([`note_give_ups`]). An engine of anqi's own
 /// protocol that crashed gets a fault saying how it died (its bridge says it for another).
 fn mark_crash(record: &mut GameRecord, seat_ends: &[Option<SeatEnd>], bridged: &[bool]) {
-    use std::os::unix::process::ExitStatusExt;
     let status = |s: usize| {
         seat_ends
             .get(s)
@@ -317,12 +317,9 @@ fn mark_crash(record: &mut GameRecord, seat_ends: &[Option<SeatEnd>], bridged: &
     }
     record.result.reason = Termination::Crash;
     if let (false, Some(st)) = (bridged[loser - 1], status(loser - 1)) {
-        // The keeper's status: the engine's, or 128 + the signal that killed it. A keeper
-        // that was itself killed by a signal says so directly.
-        let how = match st.signal() {
-            Some(_) => crate::process::exit::describe(&st),
-            None => crate::process::exit::describe_kept(&st),
-        };
+        // The keeper's status: the engine's, or 128 + the signal that killed it (a keeper
+        // itself killed by a signal says so directly).
+        let how = crate::process::exit::describe_kept(&st);
         record.faults.push(FaultRecord {
             ply: record.plies.len() as u32 + 1,
             player: loser,
@@ -350,7 +347,9 @@ fn note_give_ups(record: &mut GameRecord, reports: &[Option<PathBuf>]) {
         if gave_up && record.result.loser == Some(s + 1) {
             let text = reason.trim().to_string();
             // Reports count these apart from deaths (`stats`): the engine lives, it was slow.
-            let code = if text.contains(SLOW_ACK_TEXT) {
+            // Only the bridge's own words count (an engine's answer quoted in a reason may say
+            // anything).
+            let code = if text.starts_with(&format!("left the game: {SLOW_ACK_TEXT}:")) {
                 SLOW_ACK_FAULT
             } else {
                 "engine"
