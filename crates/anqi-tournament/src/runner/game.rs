@@ -384,10 +384,15 @@ fn absent_reasons(
                     return failure.clone();
                 }
                 match seat_ends[s].as_ref().and_then(|e| e.early) {
-                    Some(Some(status)) => format!(
-                        "{} before it connected",
-                        crate::process::exit::describe_kept(&status)
-                    ),
+                    // Its status as before (`exit status: 7`, which scripts may read), but a
+                    // death by a signal named (the keeper's 137 is SIGKILL's).
+                    Some(Some(status)) => match status.code() {
+                        Some(129..=192) | None => format!(
+                            "{} before it connected",
+                            crate::process::exit::describe_kept(&status)
+                        ),
+                        Some(_) => format!("exited ({status}) before it connected"),
+                    },
                     Some(None) => "exited before it connected".into(),
                     None => format!(
                         "did not connect and send (init NAME TOKEN) within connect_timeout_ms = {} (check that it connects to {{addr}} and sends the token it finds in {}; raise connect_timeout_ms if it is slow to start)",
