@@ -580,7 +580,6 @@ fn engine_key(option_only: &str, key: &str) -> DialectError {
 /// `proto=`: cutechess's and fastchess's names, and anqi's.
 fn protocol(option: &str, value: &str) -> Result<Protocol, DialectError> {
     match value {
-        "uci" => Ok(Protocol::UciBanqi),
         "cdc" => Ok(Protocol::CdcPlatform),
         "xboard" | "cecp" => Err(no_equivalent(
             &format!("{option} proto={value}"),

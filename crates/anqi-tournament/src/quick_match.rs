@@ -361,13 +361,11 @@ fn python_random(bots: &Bots, rules: &str) -> Result<EngineConfig, MatchError> {
 /// connects (`{addr}` or `{port}`).
 fn from_command(spec: &str, command: &str) -> Result<EngineConfig, MatchError> {
     let bridged = command.split_once(':').and_then(|(p, rest)| {
-        let protocol = match p {
-            // What cutechess and fastchess call it (`proto=uci`); anqi's bridge is to
-            // uci-banqi, the UCI dialect Banqi engines speak.
-            "uci" => Ok(crate::bridge::Protocol::UciBanqi),
-            p => p.parse::<crate::bridge::Protocol>(),
-        };
-        protocol.ok().filter(|p| p.is_bridged()).map(|p| (p, rest))
+        // `uci:` reads as `uci-banqi:` (`Protocol::from_str`), as cutechess names it.
+        p.parse::<crate::bridge::Protocol>()
+            .ok()
+            .filter(|p| p.is_bridged())
+            .map(|p| (p, rest))
     });
     let (protocol, command) = match bridged {
         Some((protocol, command)) => (Some(protocol), command),
