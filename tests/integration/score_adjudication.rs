@@ -95,6 +95,41 @@ fn an_engine_that_scores_itself_lost_loses_and_replay_checks_the_rule() {
 }
 
 #[test]
+fn a_two_sided_loss_waits_for_the_winners_run_too() {
+    let dir = TempDir::new("t-score-twosided");
+    let output = dir.0.join("games.jsonl");
+    anqi(["match"])
+        .arg(format!("weak=uci:{}", scoring(-800)))
+        .arg(format!("strong=uci:{}", scoring(800)))
+        .args([
+            "--assumes",
+            "weak=misty-banqi",
+            "--assumes",
+            "strong=misty-banqi",
+        ])
+        .args(["--games", "2", "--tc", "60+1", "--quiet"])
+        .args(["--resign", "movecount=3 score=600 twosided=true"])
+        .arg("--output")
+        .arg(&output)
+        .succeeds();
+    for r in read(&output) {
+        let weak = seat_of(&r, "weak");
+        let ruling = r.result.adjudication.as_ref().unwrap();
+        assert_eq!(ruling.verdict, format!("player {weak} lost"));
+        // On the weak engine's own ply, once the strong one has 3 moves too: as player 1,
+        // its 4th (ply 7); as player 2, its 3rd (ply 6).
+        assert_eq!(
+            r.plies.len(),
+            if weak == 1 { 7 } else { 6 },
+            "{:?}",
+            r.result
+        );
+    }
+    let replay = anqi(["replay", "--quiet"]).arg(&output).succeeds().stdout;
+    assert!(replay.ends_with("2 verified, 0 failed\n"), "{replay}");
+}
+
+#[test]
 fn two_engines_that_agree_nothing_is_decided_draw_through_the_cutechess_dialect() {
     let dir = TempDir::new("t-score-draw");
     let output = dir.0.join("games.jsonl");
