@@ -48,8 +48,11 @@ pub fn run(words: Vec<OsString>) -> Result<ExitCode> {
         print!("{}", cutechess::HELP);
         return Ok(ExitCode::SUCCESS);
     }
-    for note in &d.notes {
-        eprintln!("anqi: {note}");
+    // What was taken in anqi's way, said once (-quiet: nothing but the standings).
+    if !d.quiet {
+        for note in &d.notes {
+            eprintln!("anqi: {note}");
+        }
     }
     let Dialect {
         engines,

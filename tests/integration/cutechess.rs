@@ -98,7 +98,7 @@ fn a_cutechess_command_line_plays_the_match() {
     }
     // -srand: the same deals again.
     let again = dir.0.join("again.jsonl");
-    anqi([
+    let quiet = anqi([
         "match",
         "-engine",
         "cmd=random",
@@ -117,6 +117,8 @@ fn a_cutechess_command_line_plays_the_match() {
     ])
     .arg(&again)
     .succeeds();
+    // -quiet: no notes either.
+    assert!(!quiet.stderr.contains("as JSON lines"), "{}", quiet.stderr);
     let commitment = |r: &GameRecord| r.tournament.as_ref().unwrap().commitment.clone();
     assert!(commitment(&records[0]).is_some());
     assert_eq!(commitment(&read(&again)[0]), commitment(&records[0]));
