@@ -200,3 +200,29 @@ fn an_engine_that_cannot_be_read_is_refused_as_anqi_match_refuses_it() {
     let ran = anqi(["check", "./my-bot --port 5000"]).fails_with(2);
     assert!(ran.stderr.contains("put {addr}"), "{}", ran.stderr);
 }
+
+#[test]
+fn the_other_bridges_are_checked_with_their_optional_commands() {
+    common::anqi_bot();
+    // cdc-platform: the engine connects back to its bridge.
+    let platform = format!("cdc-platform:python3 {ROOT}/tests/engines/platform_engine.py");
+    let ran = check_traditional(&platform);
+    assert!(ran.status.success(), "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("pass         variant traditional"),
+        "{}",
+        ran.stdout
+    );
+    // tcg: an engine that says it knows num_repetition and dies on it fails the optional
+    // commands item (the bridge's --check, with them), and the hint says how to leave them out.
+    let tcg = format!("tcg:python3 {ROOT}/tests/engines/tcg_engine.py --crash-on num_repetition");
+    let ran = check_traditional(&tcg);
+    assert_eq!(ran.status.code(), Some(1), "{}{}", ran.stdout, ran.stderr);
+    let out = &ran.stdout;
+    assert!(
+        out.contains("pass         handshake: the engine calls itself \"TcgTest\""),
+        "{out}"
+    );
+    assert!(out.contains("FAIL         optional commands: "), "{out}");
+    assert!(out.contains("--no-optional-commands"), "{out}");
+}

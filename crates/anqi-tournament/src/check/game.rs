@@ -51,6 +51,8 @@ pub(super) async fn play(
         event.rejoin_grace_ms = REJOIN_GRACE_MS;
     }
     let engine = event.engines[0].name.clone();
+    let protocol = event.engines[0].protocol;
+    let bridged = protocol.is_bridged().then_some(protocol);
     let output = dir.join("records.jsonl");
     let ran = runner::run(
         event,
@@ -86,7 +88,13 @@ pub(super) async fn play(
             .collect::<Vec<_>>(),
         Err(e) => return fail(format!("cannot read the records: {e}")),
     };
-    if let Some((why, game)) = judge(&records, &engine) {
+    if let Some((mut why, game)) = judge(&records, &engine) {
+        if bridged.is_some() && why.contains("illegal") {
+            why.push_str(&format!(
+                " (the {} protocol cannot tell an engine the variant's rules: see which it knows, and check only those with --variant)",
+                bridged.map_or("", |p| p.name())
+            ));
+        }
         return Verdict::Fail {
             why,
             exchange: exchange(game),
