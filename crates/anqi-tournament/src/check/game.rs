@@ -81,6 +81,16 @@ pub(super) async fn play(
             exchange: exchange(None),
         };
     }
+    // An engine that does not ask for rejoin is not judged again on the games of the rejoin
+    // item: its variant's item has said what there is to say about them.
+    let asked = proxy
+        .as_ref()
+        .is_some_and(|p| p.seen.lock().expect("not poisoned").asked_rejoin);
+    if rejoin && !asked {
+        return Verdict::NotOffered(
+            "the engine did not ask for the rejoin extension (ext rejoin)".into(),
+        );
+    }
     let records = match anqi_core::record::read_records(&output) {
         Ok(r) => r
             .into_iter()
@@ -243,11 +253,6 @@ fn judge_rejoin(
     exchange: Vec<String>,
 ) -> Verdict {
     let seen = proxy.seen.lock().expect("not poisoned");
-    if !seen.asked_rejoin {
-        return Verdict::NotOffered(
-            "the engine did not ask for the rejoin extension (ext rejoin)".into(),
-        );
-    }
     if !seen.cut {
         return Verdict::Fail {
             why: format!("the games ended before the engine's action {CUT_AFTER_ACTIONS}, where the check cuts its connection"),
