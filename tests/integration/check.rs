@@ -226,3 +226,19 @@ fn the_other_bridges_are_checked_with_their_optional_commands() {
     assert!(out.contains("FAIL         optional commands: "), "{out}");
     assert!(out.contains("--no-optional-commands"), "{out}");
 }
+
+#[test]
+fn the_tcg_template_passes_with_its_optional_commands() {
+    common::anqi_bot();
+    let engine = format!("tcg:{}", template("tcg_template.py"));
+    let ran = anqi(["check", &engine, "--seed", "3"]).succeeds();
+    let out = &ran.stdout;
+    assert!(
+        out.contains("pass         handshake: the engine calls itself \"tcg-template\""),
+        "{out}"
+    );
+    assert!(out.contains("pass         optional commands: "), "{out}");
+    assert!(out.contains("pass         variant ntu: 2 games"), "{out}");
+    assert!(out.contains("skipped      variant open: the tcg protocol cannot play open: a start with face-up pieces"), "{out}");
+    assert!(out.contains(" 0 failed, "), "{out}");
+}
