@@ -75,12 +75,6 @@ pub(super) async fn play(
         lines.extend(log_tail(&dir.join("logs"), game, &engine));
         lines
     };
-    if let Err(e) = ran {
-        return Verdict::Fail {
-            why: e.to_string(),
-            exchange: exchange(None),
-        };
-    }
     // An engine that does not ask for rejoin is not judged again on the games of the rejoin
     // item: its variant's item has said what there is to say about them.
     let asked = proxy
@@ -90,6 +84,12 @@ pub(super) async fn play(
         return Verdict::NotOffered(
             "the engine did not ask for the rejoin extension (ext rejoin)".into(),
         );
+    }
+    if let Err(e) = ran {
+        return Verdict::Fail {
+            why: e.to_string(),
+            exchange: exchange(None),
+        };
     }
     let records = match anqi_core::record::read_records(&output) {
         Ok(r) => r

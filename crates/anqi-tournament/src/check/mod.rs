@@ -147,20 +147,19 @@ pub async fn run(
         });
         done(item, &mut items);
     }
-    if !first.protocol.is_bridged() {
-        // Played above as a game; a bridge never asks for rejoin, so it has no such item.
-    } else {
-        done(
-            Item {
-                name: "rejoin".into(),
-                verdict: Verdict::NotOffered(format!(
-                    "the {} bridge does not ask for the rejoin extension",
-                    first.protocol.name()
-                )),
-                took: Duration::ZERO,
-            },
-            &mut items,
+    // anqi's protocol had its rejoin item played above, as a game; a bridge never asks for
+    // the extension.
+    if first.protocol.is_bridged() {
+        let why = format!(
+            "the {} bridge does not ask for the rejoin extension",
+            first.protocol.name()
         );
+        let item = Item {
+            name: "rejoin".into(),
+            verdict: Verdict::NotOffered(why),
+            took: Duration::ZERO,
+        };
+        done(item, &mut items);
     }
     Ok(items)
 }
