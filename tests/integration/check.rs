@@ -19,12 +19,17 @@ fn template(name: &str) -> String {
 /// Writes a test engine of anqi's protocol: it connects, takes its seat with the token, and
 /// answers each `(turn ...)` as `on_turn` (Python statements, with `sock` and `line`) says.
 fn broken_engine(dir: &Path, name: &str, on_turn: &str) -> PathBuf {
+    engine_asking(dir, name, "", on_turn)
+}
+
+/// As [`broken_engine`], asking for the extensions `ext` (`(ext NAME ...)`, or nothing).
+fn engine_asking(dir: &Path, name: &str, ext: &str, on_turn: &str) -> PathBuf {
     let path = dir.join(format!("{name}.py"));
     let script = format!(
         r#"import os, socket, sys, time
 host, port = sys.argv[1].rsplit(":", 1)
 sock = socket.create_connection((host, int(port)))
-sock.sendall(("((init {name} %s))\n" % os.environ.get("ANQI_TOKEN", "1")).encode())
+sock.sendall(("((init {name} %s){ext})\n" % os.environ.get("ANQI_TOKEN", "1")).encode())
 for line in sock.makefile("r"):
     if "(turn " in line:
 {on_turn}
@@ -57,6 +62,10 @@ fn the_anqi_template_passes_in_every_variant_with_a_rejoin() {
             "{variant}:\n{out}"
         );
     }
+    assert!(
+        out.contains("pass         extensions: it asked for last variant rejoin"),
+        "{out}"
+    );
     assert!(out.contains("pass         rejoin: cut after"), "{out}");
     assert!(out.contains(" 0 failed, 0 not offered, 0 skipped"), "{out}");
     eprintln!("anqi check on the anqi template took {took:?}");
@@ -241,4 +250,25 @@ fn the_tcg_template_passes_with_its_optional_commands() {
     assert!(out.contains("pass         variant ntu: 2 games"), "{out}");
     assert!(out.contains("skipped      variant open: the tcg protocol cannot play open: a start with face-up pieces"), "{out}");
     assert!(out.contains(" 0 failed, "), "{out}");
+}
+
+#[test]
+fn an_unknown_extension_fails_the_extensions_item() {
+    common::anqi_bot();
+    let dir = TempDir::new("t-check-ext");
+    // A legal first action: reveal cell 0 (then a never-legal move, which the variant item
+    // reports; the extensions item is about the handshake).
+    let bot = engine_asking(
+        &dir.0,
+        "asker",
+        "(ext last telepathy)",
+        "        sock.sendall(b'((rev 0))\\n')",
+    );
+    let ran = check_traditional(&format!("python3 {} {{addr}}", bot.display()));
+    assert_eq!(ran.status.code(), Some(1), "{}{}", ran.stdout, ran.stderr);
+    assert!(
+        ran.stdout.contains("FAIL         extensions: the engine asked for an extension the server does not know: ((error unknown \"no extension is named telepathy"),
+        "{}",
+        ran.stdout
+    );
 }

@@ -3,7 +3,7 @@
 //! ruled is what a tournament would rule.
 
 use super::proxy::Proxy;
-use super::{match_request, CheckRequest, Verdict};
+use super::{match_request, CheckRequest, Kind, Verdict};
 use crate::config::{EngineConfig, EngineLogs, Overrides, TournamentConfig};
 use crate::quick_match::{self, Bots, MatchError};
 use crate::runner::{self, Progress, RunOptions};
@@ -23,33 +23,17 @@ const CUT_AFTER_ACTIONS: u32 = 3;
 const CONNECT_TIMEOUT_MS: u64 = 5_000;
 
 /// Plays `variant` as the item `name` and judges it.
-pub(super) async fn play(
-    request: &CheckRequest,
-    variant: &str,
-    rejoin: bool,
-    name: &str,
-) -> Verdict {
+pub(super) async fn play(request: &CheckRequest, variant: &str, kind: Kind, name: &str) -> Verdict {
+    let rejoin = kind == Kind::Rejoin;
     let dir = request.scratch.join(name.replace(' ', "-"));
     let fail = |why: String| Verdict::Fail {
         why,
         exchange: Vec::new(),
     };
-    let mut event = match event(request, variant, &dir) {
-        Ok(e) => e,
-        Err(e) => return fail(e),
+    let (event, proxy) = match prepare(request, variant, rejoin, &dir).await {
+        Ok(prepared) => prepared,
+        Err(why) => return fail(why),
     };
-    // An engine of anqi's protocol is told the relay's address instead of the server's.
-    let proxy = if event.engines[0].protocol.is_bridged() {
-        None
-    } else {
-        match relay(&mut event, rejoin).await {
-            Ok(p) => Some(p),
-            Err(e) => return fail(format!("the check cannot listen on 127.0.0.1: {e}")),
-        }
-    };
-    if rejoin {
-        event.rejoin_grace_ms = REJOIN_GRACE_MS;
-    }
     let engine = event.engines[0].name.clone();
     let protocol = event.engines[0].protocol;
     let bridged = protocol.is_bridged().then_some(protocol);
@@ -85,6 +69,17 @@ pub(super) async fn play(
             "the engine did not ask for the rejoin extension (ext rejoin)".into(),
         );
     }
+    // The extensions item is first about the handshake: a refusal there says more than the
+    // games that followed.
+    let refused = proxy.as_ref().is_some_and(|p| {
+        let seen = p.seen.lock().expect("not poisoned");
+        seen.refused_extension.is_some()
+    });
+    if kind == Kind::Extensions && refused {
+        if let Some(proxy) = proxy.as_ref() {
+            return judge_extensions(proxy, exchange(Some(0)));
+        }
+    }
     if let Err(e) = ran {
         return Verdict::Fail {
             why: e.to_string(),
@@ -116,8 +111,36 @@ pub(super) async fn play(
         };
         return judge_rejoin(&records, &engine, proxy, exchange(None));
     }
+    if kind == Kind::Extensions {
+        if let Some(proxy) = proxy.as_ref() {
+            return judge_extensions(proxy, exchange(None));
+        }
+    }
     let plies: u32 = records.iter().map(|r| r.result.plies).sum();
     Verdict::Pass(format!("{} games, {plies} plies", records.len()))
+}
+
+/// The item's event, and for an engine of anqi's protocol the relay it is told to connect to
+/// instead of the server.
+async fn prepare(
+    request: &CheckRequest,
+    variant: &str,
+    rejoin: bool,
+    dir: &Path,
+) -> Result<(TournamentConfig, Option<Proxy>), String> {
+    let mut event = event(request, variant, dir)?;
+    let proxy = if event.engines[0].protocol.is_bridged() {
+        None
+    } else {
+        let proxy = relay(&mut event, rejoin)
+            .await
+            .map_err(|e| format!("the check cannot listen on 127.0.0.1: {e}"))?;
+        Some(proxy)
+    };
+    if rejoin {
+        event.rejoin_grace_ms = REJOIN_GRACE_MS;
+    }
+    Ok((event, proxy))
 }
 
 /// The item's match as an event: the engine first, both seatings, short games.
@@ -242,6 +265,27 @@ fn judge(records: &[GameRecord], engine: &str) -> Option<(String, Option<u64>)> 
         }
     }
     None
+}
+
+/// The extensions item: what the engine asked for was granted, and its games (played with
+/// them) passed.
+fn judge_extensions(proxy: &Proxy, exchange: Vec<String>) -> Verdict {
+    let seen = proxy.seen.lock().expect("not poisoned");
+    if let Some(refusal) = &seen.refused_extension {
+        return Verdict::Fail {
+            why: format!("the engine asked for an extension the server does not know: {refusal}"),
+            exchange,
+        };
+    }
+    if seen.extensions.is_empty() {
+        return Verdict::NotOffered(
+            "the engine asked for no extension (PROTOCOL.md, Extensions): the last ply, the clocks, the variant's rules are there for the asking".into(),
+        );
+    }
+    Verdict::Pass(format!(
+        "it asked for {}, and played its games with them",
+        seen.extensions.join(" ")
+    ))
 }
 
 /// The rejoin item: the engine asked for `rejoin`, was cut after its third action, and took

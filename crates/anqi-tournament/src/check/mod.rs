@@ -86,12 +86,23 @@ pub enum CheckError {
     Engine(String),
 }
 
-/// One game item to play: its name, its variant, and whether it is the rejoin item.
+/// One game item to play: its name, its variant, and what it checks.
 #[derive(Clone, Debug)]
 struct Planned {
     name: String,
     variant: String,
-    rejoin: bool,
+    kind: Kind,
+}
+
+/// What a game item checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A variant is played by the rules.
+    Variant,
+    /// The extensions the engine asks for (anqi's protocol): told, and played with.
+    Extensions,
+    /// The engine takes its seat back after a lost connection (anqi's protocol).
+    Rejoin,
 }
 
 /// Runs every item of the check, handing each to `report` as soon as it and those before it
@@ -127,7 +138,7 @@ pub async fn run(
             tokio::spawn(async move {
                 let _permit = permits.acquire_owned().await.expect("never closed");
                 let start = Instant::now();
-                let verdict = game::play(&request, &p.variant, p.rejoin, &p.name).await;
+                let verdict = game::play(&request, &p.variant, p.kind, &p.name).await;
                 Item {
                     name: p.name,
                     verdict,
@@ -221,7 +232,7 @@ fn plan(
             Ok(_) => planned.push(Planned {
                 name: format!("variant {name}"),
                 variant: name,
-                rejoin: false,
+                kind: Kind::Variant,
             }),
             Err(why) => skipped.push(Item {
                 name: format!("variant {name}"),
@@ -234,11 +245,13 @@ fn plan(
         let variant = planned
             .first()
             .map_or("traditional".to_string(), |p| p.variant.clone());
-        planned.push(Planned {
-            name: "rejoin".into(),
-            variant,
-            rejoin: true,
-        });
+        for (name, kind) in [("extensions", Kind::Extensions), ("rejoin", Kind::Rejoin)] {
+            planned.push(Planned {
+                name: name.into(),
+                variant: variant.clone(),
+                kind,
+            });
+        }
     }
     Ok((planned, skipped))
 }

@@ -25,6 +25,10 @@ pub(crate) struct Seen {
     /// The last lines of each connection, in the order they were opened: `engine> ...`
     /// (engine to server) or `server> ...`.
     pub lines: Vec<VecDeque<String>>,
+    /// The extensions the engine asked for in its first handshake (`(ext NAME ...)`).
+    pub extensions: Vec<String>,
+    /// The server's refusal of an extension the engine asked for, as sent.
+    pub refused_extension: Option<String>,
     /// Whether the engine asked for `rejoin` in a handshake.
     pub asked_rejoin: bool,
     /// Connections the engine opened.
@@ -160,6 +164,12 @@ async fn pump(
             if tag.starts_with("engine") && text.contains("(ext") && text.contains("rejoin") {
                 s.asked_rejoin = true;
             }
+            if tag.starts_with("server") && text.contains("no extension is named") {
+                s.refused_extension.get_or_insert(text.clone());
+            }
+            if tag.starts_with("engine") && s.extensions.is_empty() {
+                s.extensions = asked_extensions(&text);
+            }
             if is_action(&text) {
                 actions += 1;
             }
@@ -174,6 +184,16 @@ async fn pump(
         }
     }
     let _ = to.shutdown().await;
+}
+
+/// The names of a message's `(ext NAME ...)` clause, if it has one.
+fn asked_extensions(text: &str) -> Vec<String> {
+    let Some(start) = text.find("(ext ") else {
+        return Vec::new();
+    };
+    let rest = &text[start + "(ext ".len()..];
+    let end = rest.find(')').unwrap_or(rest.len());
+    rest[..end].split_whitespace().map(str::to_string).collect()
 }
 
 /// Whether an engine's message is an action (not a handshake).
