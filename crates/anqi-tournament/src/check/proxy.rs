@@ -217,3 +217,25 @@ fn shorten(text: &str) -> String {
         None => text.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_extensions_asked_for_are_read_from_the_handshake() {
+        let hello = "((version 1.0)(init me 42)(ext last variant rejoin))";
+        assert_eq!(asked_extensions(hello), ["last", "variant", "rejoin"]);
+        assert!(asked_extensions("((init me 42))").is_empty());
+    }
+
+    #[test]
+    fn actions_are_told_from_handshakes_and_long_lines_are_cut() {
+        assert!(is_action("((board XXXX)(rev 3))"));
+        assert!(is_action("((bag))"));
+        assert!(!is_action("((init me 42)(ext rejoin))"));
+        let long = "x".repeat(LINE_CHARS + 10);
+        assert_eq!(shorten(&long).chars().count(), LINE_CHARS + 3);
+        assert_eq!(shorten("short"), "short");
+    }
+}
