@@ -1,7 +1,9 @@
 //! `anqi bridge`: one game on an anqi server for an engine of another protocol, or that
 //! engine's handshake alone (`--check`), or a protocol's coordinate map.
 
-use anqi_tournament::bridge::{BridgeOptions, Protocol, HANDSHAKE_TIMEOUT};
+use anqi_tournament::bridge::{
+    BridgeOptions, Protocol, ACK_TIMEOUT, ACK_TIMEOUT_ENV, HANDSHAKE_TIMEOUT, MAX_TIMEOUT_SECONDS,
+};
 use anyhow::Result;
 use std::process::ExitCode;
 
@@ -14,7 +16,8 @@ use std::process::ExitCode;
 /// are, and the referee rules on them. See protocol/BRIDGES.md for each protocol's map.
 ///
 /// Exits with status 0 when the game was played to its end, 3 when the engine could not be
-/// started or failed its handshake (nothing was sent to the server), 1 otherwise.
+/// started or failed its handshake (nothing was sent to the server), 4 when it was slow to
+/// acknowledge a command in the game (--ack-timeout), 1 otherwise.
 ///
 /// Examples:
 ///   anqi bridge --protocol uci-banqi --connect 127.0.0.1:7700 -- ./misty --uci
@@ -63,15 +66,27 @@ pub struct Args {
     #[arg(long)]
     no_optional_commands: bool,
     /// Seconds the engine has for its protocol's handshake (uci-banqi: uci, isready; tcg:
-    /// name and known_command, and --check's genmove; cdc-platform: to connect, and to answer
-    /// /start and /turn). Raise it for an engine that loads for long before it answers.
+    /// name and known_command, and --check's genmove; cdc-platform: to connect). Raise it for
+    /// an engine that loads for long before it answers.
     #[arg(
         long,
         value_name = "SECONDS",
         default_value_t = HANDSHAKE_TIMEOUT.as_secs(),
-        value_parser = clap::value_parser!(u64).range(1..=3600)
+        value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECONDS)
     )]
     handshake_timeout: u64,
+    /// Seconds the engine has, in a game, to acknowledge a command that needs no thought (tcg:
+    /// every command but genmove, such as ready; uci-banqi: readyok; cdc-platform: /start and
+    /// /turn). An engine that misses it loses the game as slow to acknowledge (status 4), not
+    /// as a crash. Raise it for an engine that clears large tables when a game starts.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        env = ACK_TIMEOUT_ENV,
+        default_value_t = ACK_TIMEOUT.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECONDS)
+    )]
+    ack_timeout: u64,
     /// Log every line exchanged with the engine on stderr.
     #[arg(long, short)]
     verbose: bool,
@@ -109,6 +124,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         verbose: args.verbose,
         optional_commands: !args.no_optional_commands,
         handshake: std::time::Duration::from_secs(args.handshake_timeout),
+        ack: std::time::Duration::from_secs(args.ack_timeout),
     };
     let check = if args.check {
         Some(anqi_core::rules::Variant::load(&args.variant)?)

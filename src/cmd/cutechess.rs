@@ -86,6 +86,8 @@ fn request(d: &Dialect) -> MatchRequest {
         logs: d.logs.as_ref().map(PathBuf::from),
         standings_every: d.standings_every.unwrap_or(0),
         max_plies: d.max_plies.unwrap_or(0),
+        score_draw: d.score_draw.clone().unwrap_or_default(),
+        score_resign: d.score_resign.clone().unwrap_or_default(),
     }
 }
 

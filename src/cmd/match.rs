@@ -92,6 +92,17 @@ pub struct Args {
     /// the variant's rules end games). The record names it `ply-cap`.
     #[arg(long, value_name = "N", default_value_t = 0)]
     max_plies: u32,
+    /// Adjudicate a draw by the engines' scores, in cutechess's words: once N full moves are
+    /// played, each engine's last M scores within +-CP centipawns (scores from the engines'
+    /// comments: the UCI-Banqi bridge passes on `info ... score cp N`). Termination
+    /// `adjudicated`. Example: --draw "movenumber=40 movecount=8 score=10"
+    #[arg(long, value_name = "movenumber=N movecount=M score=CP")]
+    draw: Option<String>,
+    /// Adjudicate a loss by the engines' scores: an engine whose last M scores are all at -CP
+    /// or worse loses (twosided=true: only if its opponent's are all at +CP or better).
+    /// Example: --resign "movecount=3 score=600 twosided=true"
+    #[arg(long, value_name = "movecount=M score=CP [twosided=B]")]
+    resign: Option<String>,
     #[command(flatten)]
     event: EventFlags,
     /// Print no progress.
@@ -112,6 +123,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         logs: args.logs,
         standings_every: args.event.standings_every.unwrap_or(0),
         max_plies: args.max_plies,
+        score_draw: args.draw.unwrap_or_default(),
+        score_resign: args.resign.unwrap_or_default(),
     };
     let (assumes, engine_tc, sprt) = (args.assumes, args.engine_tc, args.sprt);
     play(request, args.output, args.quiet, |event| {

@@ -42,8 +42,9 @@ pub struct Args {
     pair: Option<String>,
     /// Pool several events into one table (a season): each FILE is one event, whose games
     /// are kept apart from the other files' (their game numbers and deals may be the same);
-    /// engines are matched by name, and pairs of games on one deal are paired within their
-    /// own event. Without it the files are shards of one event, merged by game number. Merge
+    /// engines are matched by name (but one that played under different `assumes` in
+    /// different events is kept apart, one entry per belief, `NAME (assumes PRESET)`, with
+    /// a note on stderr), and pairs of games on one deal are paired within their own event. Without it the files are shards of one event, merged by game number. Merge
     /// an event's shards first (anqi merge) to pool it with others.
     #[arg(long)]
     pool: bool,
@@ -60,7 +61,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
     let pair = args.pair.as_deref().map(parse_pair).transpose()?;
     let records = if args.pool {
-        anqi_tournament::pool(&args.files)?
+        let (records, notes) = anqi_tournament::pool(&args.files)?;
+        for note in notes {
+            eprintln!("anqi report: note: {note}");
+        }
+        records
     } else {
         anqi_tournament::load(&args.files)?
     };

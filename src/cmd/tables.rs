@@ -6,7 +6,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -23,7 +23,7 @@ use std::time::Instant;
 ///
 ///   anqi tables build --pieces 3                        # traditional-3.tables, seconds
 ///
-///   anqi tables build --pieces 4                        # traditional-4.tables, about a minute
+///   anqi tables build --pieces 4                        # traditional-4.tables: ~2 CPU-minutes
 ///
 ///   anqi tables info traditional-4.tables
 ///
@@ -60,7 +60,8 @@ struct BuildArgs {
     /// Where to write them (default: VARIANT-K.tables in this directory).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
-    /// Materials built at once (default: the machine's cores).
+    /// Materials built at once, each with its colour swap on a thread of its own (default:
+    /// the machine's cores). The file is the same whatever the number.
     #[arg(long, value_name = "N")]
     threads: Option<usize>,
 }
@@ -185,9 +186,18 @@ fn build(args: BuildArgs) -> Result<ExitCode> {
     // the output; the tables of the last level are then dropped (only the smaller ones are
     // needed to build on), so memory holds K-1 pieces' tables, not K's.
     let part_path = out.with_extension("tables.part");
+    let positions: HashMap<Material, u64> = wanted
+        .iter()
+        .map(|&m| (m, rules.layout(m).map_or(0, |l| l.len())))
+        .collect();
     let builder = Builder {
         rules: &rules,
         threads,
+        progress: Progress {
+            total: positions.values().sum(),
+            done: AtomicU64::new(0),
+            positions,
+        },
         part: Mutex::new((
             std::io::BufWriter::new(
                 std::fs::File::create(&part_path)
@@ -243,11 +253,65 @@ type Part = Mutex<(
     Vec<(file::MaterialEntry, u64)>,
 )>;
 
-/// What every level of `anqi tables build` shares: the rules, the threads, the part file the
-/// compressed tables go to as they are built, and when the build started (for the progress).
+/// How far a build is, in positions: a material's work grows with its positions (each is
+/// decoded, its moves generated and looked up), so the share of positions built is the share
+/// of the time spent, near enough for an estimate of the time left. Larger materials take a
+/// little longer per position (more moves), so the estimate errs short early on.
+struct Progress {
+    /// The positions of each material to build.
+    positions: HashMap<Material, u64>,
+    total: u64,
+    done: AtomicU64,
+}
+
+impl Progress {
+    /// Counts material `m`'s tables (it and its colour swap) as built; the share of all
+    /// positions built so far.
+    fn built(&self, m: Material) -> f64 {
+        let mut n = self.positions.get(&m).copied().unwrap_or(0);
+        if m.swapped() != m {
+            n += self.positions.get(&m.swapped()).copied().unwrap_or(0);
+        }
+        let done = self.done.fetch_add(n, Ordering::Relaxed) + n;
+        done as f64 / self.total.max(1) as f64
+    }
+}
+
+/// A duration to the nearest sensible unit: `40 s`, `3 min 20 s`, `2 h 05 min`.
+fn duration_text(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {:02} s", s / 60, s % 60),
+        _ => format!("{} h {:02} min", s / 3600, s % 3600 / 60),
+    }
+}
+
+/// The progress line: the level, its materials built, the share of all positions, the time
+/// spent and, once something is built, the time left at the pace so far.
+fn progress_line(level: usize, built: usize, units: usize, share: f64, spent: f64) -> String {
+    let left = if share > 0.0 && share < 1.0 {
+        format!(
+            ", about {} left",
+            duration_text(spent * (1.0 - share) / share)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "tables: {level} pieces: {built}/{units} materials and their colour swaps; {:.0}% of all positions in {}{left}",
+        100.0 * share,
+        duration_text(spent)
+    )
+}
+
+/// What every level of `anqi tables build` shares: the rules, the threads, how far the build
+/// is, the part file the compressed tables go to as they are built, and when the build started
+/// (for the progress).
 struct Builder<'a> {
     rules: &'a TableRules,
     threads: usize,
+    progress: Progress,
     part: Part,
     part_path: &'a Path,
     started: Instant,
@@ -273,6 +337,7 @@ impl Builder<'_> {
             }
         }
         let next = AtomicUsize::new(0);
+        let built = AtomicUsize::new(0);
         let done = Mutex::new(Vec::new());
         let failed = Mutex::new(None);
         let shown = Mutex::new(Instant::now());
@@ -299,14 +364,13 @@ impl Builder<'_> {
                     if keep {
                         done.lock().expect("no panic while held").extend(tables);
                     }
+                    let share = self.progress.built(m);
+                    let count = built.fetch_add(1, Ordering::Relaxed) + 1;
                     let mut shown = shown.lock().expect("no panic while held");
-                    if shown.elapsed().as_secs_f64() >= 1.0 || i + 1 == total {
+                    if shown.elapsed().as_secs_f64() >= 1.0 || count == total {
                         *shown = Instant::now();
-                        eprint!(
-                            "\rtables: {level} pieces: {}/{total} materials and their colour swaps, {:.0} s   ",
-                            i + 1,
-                            self.started.elapsed().as_secs_f64()
-                        );
+                        let spent = self.started.elapsed().as_secs_f64();
+                        eprint!("\r{}   ", progress_line(level, count, total, share, spent));
                     }
                 });
             }

@@ -185,7 +185,10 @@ class Engine:
         self.goes += 1
         board, turn = self.position
         self.noise("info depth 1 nodes 1 score cp 0")
-        self.noise(f"info depth 2 nodes 7 score cp {self.goes} pv a0a1 b0b1")
+        # --score CP: the same score every move (score adjudication's tests); else a
+        # score that grows by one a move.
+        score = self.args.score if self.args.score is not None else self.goes
+        self.noise(f"info depth 2 nodes 7 score cp {score} pv a0a1 b0b1")
         self.noise("info string searched")
         self.noise(f"thinking for {limits.get('movetime', '?')} ms, {limits.get('nodes', 'any')} nodes")
         if self.goes == self.args.illegal:
@@ -240,6 +243,7 @@ def main():
     parser.add_argument("--say", nargs=2, metavar=("N", "LINE"))
     parser.add_argument("--pidfile")
     parser.add_argument("--seed", default="0")
+    parser.add_argument("--score", type=int)
     args = parser.parse_args()
     if args.say:
         args.say = (int(args.say[0]), args.say[1])

@@ -515,3 +515,117 @@ fn two_events_pool_into_one_table_with_pairs_kept_within_each_event() {
     let twice: Value = serde_json::from_str(&ok(&["report", "--pool", "--json", a, a])).unwrap();
     assert_eq!(twice["games"], json["games"]);
 }
+
+/// One pair of games (issue 38: reported as `+191 [+191, +191]`, `±0`, LOS 100%) is too small
+/// a sample: the text says so in place of Elo, nElo and LOS, and the JSON marks it.
+#[test]
+fn a_pair_that_met_once_is_a_sample_too_small() {
+    let dir = TempDir::new("rs-small");
+    let mut records = Vec::new();
+    deal(&mut records, "new", "old", [1.0, 0.5]);
+    let file = write(&dir.0, "one.jsonl", &records);
+    let f = file.to_str().unwrap();
+    let text = ok(&["report", f]);
+    assert!(!text.contains("+191"), "{text}");
+    let row = line_with(&text, "new vs old")[0];
+    assert!(row.contains("sample too small"), "{row}");
+    assert!(!row.contains("100.0%"), "{row}");
+    assert!(text.contains("fewer than 5 pairs"), "{text}");
+    for name in ["new", "old"] {
+        let row = text
+            .lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(name))
+            .unwrap();
+        assert!(row.ends_with("sample too small"), "{row}");
+    }
+    let json: Value = serde_json::from_str(&ok(&["report", "--json", f])).unwrap();
+    assert_eq!(json["pairs"][0]["small_sample"], true, "{json}");
+    // Its interval keeps a width all the same (every observation alike: Wilson's).
+    let (low, high) = (&json["pairs"][0]["elo_low"], &json["pairs"][0]["elo_high"]);
+    assert!(
+        low.as_f64().unwrap() < 0.0 && high.as_f64().unwrap() > 300.0,
+        "{json}"
+    );
+    // Ten pairs are reported in full.
+    let full = write(&dir.0, "full.jsonl", &three_engines());
+    let text = ok(&["report", full.to_str().unwrap()]);
+    let row = line_with(&text, "new vs old")[0];
+    assert!(row.contains("+127 [+25, +257]"), "{row}");
+}
+
+/// Pooled events where one engine believed other rules (`assumes`) keep it apart, one entry
+/// per belief, and say so on stderr; an engine whose beliefs never changed keeps its name.
+#[test]
+fn pooled_events_keep_an_engine_apart_where_its_assumes_differ() {
+    use anqi_core::record::SeatTag;
+    let dir = TempDir::new("rs-pool-assumes");
+    let believing = |assumes: Option<&str>| {
+        let mut records = three_engines();
+        for r in &mut records {
+            let tag = r.tournament.as_mut().unwrap();
+            tag.seats = tag
+                .engines
+                .iter()
+                .map(|e| SeatTag {
+                    protocol: if e == "old" { "tcg" } else { "anqi" }.into(),
+                    assumes: (e == "old").then(|| assumes.map(String::from)).flatten(),
+                    tc: "60+0".into(),
+                })
+                .collect();
+        }
+        records
+    };
+    let spring = write(&dir.0, "spring.jsonl", &believing(None));
+    let summer = write(&dir.0, "summer.jsonl", &believing(Some("ntu-engines")));
+    let autumn = write(&dir.0, "autumn.jsonl", &believing(None));
+    let (a, b, c) = (
+        spring.to_str().unwrap(),
+        summer.to_str().unwrap(),
+        autumn.to_str().unwrap(),
+    );
+    let out = run(&["report", "--pool", "--json", a, b, c]);
+    assert!(out.status.success());
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = json["engines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    for name in [
+        "new",
+        "base",
+        "old (assumes nothing)",
+        "old (assumes ntu-engines)",
+    ] {
+        assert!(names.contains(&name), "{name}: {names:?}");
+    }
+    assert!(!names.contains(&"old"), "{names:?}");
+    let games = |name: &str| {
+        json["engines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["name"] == name)
+            .unwrap()["games"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(
+        games("old (assumes nothing)"),
+        2 * games("old (assumes ntu-engines)")
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("engine \"old\" played under different assumes")
+            && stderr.contains("kept apart"),
+        "{stderr}"
+    );
+    // Beliefs that never changed: one engine, as before.
+    let same: Value = serde_json::from_str(&ok(&["report", "--pool", "--json", a, c])).unwrap();
+    assert!(same["engines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["name"] == "old"));
+}

@@ -106,11 +106,14 @@ class Ply:
 
 @dataclass(frozen=True)
 class Adjudication:
-    """What the referee's endgame tables ruled (RECORDS.md, `result.adjudication`)."""
+    """What ruled an adjudicated game (RECORDS.md, `result.adjudication`): the endgame
+    tables (`by` "tables", and the `tables` file's name) or the players' scores (`by`
+    "scores", and the `rule` met)."""
 
     by: str
     verdict: str
-    tables: str
+    tables: str = ""
+    rule: str = ""
 
 
 @dataclass(frozen=True)

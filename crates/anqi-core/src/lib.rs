@@ -128,6 +128,7 @@ pub mod hex;
 pub mod record;
 pub mod replay;
 pub mod rules;
+pub mod scores;
 pub mod settings;
 pub mod sexp;
 pub mod solve;

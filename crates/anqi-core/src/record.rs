@@ -338,27 +338,40 @@ pub struct ResultRecord {
     pub turns: u32,
 }
 
-/// What ended an `adjudicated` game: the referee's endgame tables, and their verdict on the
-/// final position.
+/// What ended an `adjudicated` game: the referee's endgame tables and their verdict on the
+/// final position, or the engines' scores (`crate::scores`) and the rule they met.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Adjudication {
-    /// What ruled: `tables` (the endgame tables, `adjudicate = "tables"`).
+    /// What ruled: `tables` (the endgame tables, `adjudicate = "tables"`) or `scores` (the
+    /// engines' scores, `score_draw` or `score_resign`).
     pub by: String,
-    /// The tables' value of the final position for the player to move in it, as
-    /// [`crate::tables::Verdict::text`] writes it: `win in 7`, `loss in 4`, `draw`.
+    /// By the tables: their value of the final position for the player to move in it, as
+    /// [`crate::tables::Verdict::text`] writes it: `win in 7`, `loss in 4`, `draw`. By the
+    /// scores: `draw`, or `player N lost`.
     pub verdict: String,
-    /// The tables file's name (its last path component), for a reader who wants the same.
+    /// The tables file's name (its last path component), for a reader who wants the same;
+    /// empty (and left out) for scores.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub tables: String,
+    /// By the scores: the rule met, as configured (`draw movenumber=40 movecount=8 score=10`,
+    /// `resign movecount=3 score=600 twosided=false`), for `anqi replay` to check it by.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub rule: String,
 }
 
 impl Adjudication {
     /// What [`Adjudication::by`] says of the endgame tables.
     pub const BY_TABLES: &'static str = "tables";
 
+    /// What [`Adjudication::by`] says of the engines' scores.
+    pub const BY_SCORES: &'static str = "scores";
+
     /// As a result line shows it, after the termination: ` (tables: win in 7 for the player
-    /// to move)`, ` (tables: draw)`.
+    /// to move)`, ` (tables: draw)`, ` (scores: player 2 lost, resign movecount=3 ...)`.
     pub fn shown(&self) -> String {
-        if self.verdict == "draw" {
+        if self.by == Adjudication::BY_SCORES {
+            format!(" ({}: {}, {})", self.by, self.verdict, self.rule)
+        } else if self.verdict == "draw" {
             format!(" ({}: draw)", self.by)
         } else {
             format!(" ({}: {} for the player to move)", self.by, self.verdict)
@@ -374,6 +387,20 @@ impl Adjudication {
                 || path.display().to_string(),
                 |n| n.to_string_lossy().into_owned(),
             ),
+            rule: String::new(),
+        }
+    }
+
+    /// The engines' scores' ruling, by `rule` (as [`Adjudication::rule`] writes it).
+    pub fn by_scores(ruling: crate::scores::ScoreRuling, rule: String) -> Adjudication {
+        Adjudication {
+            by: Adjudication::BY_SCORES.to_string(),
+            verdict: match ruling {
+                crate::scores::ScoreRuling::Draw => "draw".to_string(),
+                crate::scores::ScoreRuling::Loses(p) => format!("player {p} lost"),
+            },
+            tables: String::new(),
+            rule,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! `config.toml`, which is also built in as the defaults.
 
 use anqi_core::rules::Variant;
+use anqi_core::scores::ScoreRules;
 use anqi_core::tables::{TableRules, Tables};
 use serde::Deserialize;
 use std::path::Path;
@@ -111,6 +112,13 @@ pub struct RefereeConfig {
     /// the variant played; "" for none. Checked when the server starts, whenever it is set.
     #[serde(default)]
     pub tables: String,
+    /// Adjudication by the engines' scores (`anqi_core::scores`), in cutechess's words: a
+    /// draw (`"movenumber=40 movecount=8 score=10"`) and a loss (`"movecount=3 score=600
+    /// twosided=false"`); "" for none.
+    #[serde(default)]
+    pub score_draw: String,
+    #[serde(default)]
+    pub score_resign: String,
 }
 
 impl RefereeConfig {
@@ -395,7 +403,17 @@ impl RefereeConfig {
         if self.adjudicate == Adjudicate::Tables && self.tables.is_empty() {
             return Err(ConfigError(Adjudicate::NEEDS_TABLES.into()));
         }
+        self.score_rules()?;
         Ok(())
+    }
+
+    /// `score_draw` and `score_resign`, read.
+    ///
+    /// # Errors
+    /// A rule that does not read.
+    pub fn score_rules(&self) -> Result<ScoreRules, ConfigError> {
+        ScoreRules::read(&self.score_draw, &self.score_resign)
+            .map_err(|e| ConfigError(format!("referee: {e}")))
     }
 }
 

@@ -63,6 +63,13 @@ impl Server {
             .referee
             .open_tables(&variant)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.0))?;
+        // The scores' rules read (validated with the configuration) and fit for the variant.
+        config
+            .referee
+            .score_rules()
+            .map_err(|e| e.0)
+            .and_then(|rules| rules.check_variant(&variant).map_err(|e| e.to_string()))
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
         let listener = listen(&config.server.listen, config.server.max_connections)
             .await
             .map_err(|e| {

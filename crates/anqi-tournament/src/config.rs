@@ -2,8 +2,10 @@
 //! `tournament.toml`; `[tournament.each]`, the defaults every engine shares; and the
 //! command line's overrides ([`Overrides`]).
 
+mod log_bytes;
 mod ray;
 
+pub use log_bytes::{EngineLogBytes, DEFAULT_EVENT_LOG_BYTES, DEFAULT_GAME_LOG_BYTES};
 pub use ray::{OnEngineFailure, RayConfig};
 
 use super::time_control::Tc;
@@ -68,9 +70,10 @@ pub struct TournamentConfig {
     /// How the engines' output is kept.
     #[serde(default)]
     pub engine_logs: EngineLogs,
-    /// The most bytes of one engine's output kept per game; the rest is dropped and counted.
+    /// The most bytes of the engines' output kept: of one engine per game, and of all of them
+    /// in one run of the event ([`EngineLogBytes`]); the rest is dropped and counted.
     #[serde(default = "default_engine_log_bytes")]
-    pub engine_log_bytes: u64,
+    pub engine_log_bytes: EngineLogBytes,
     /// Time an engine has to connect and send `init` after it is started.
     #[serde(default = "default_connect_timeout")]
     pub connect_timeout_ms: u64,
@@ -85,6 +88,12 @@ pub struct TournamentConfig {
     /// (`anqi tables build`), as `[referee] tables`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tables: Option<String>,
+    /// Adjudication by the engines' scores, as `[referee] score_draw` and `score_resign`
+    /// (cutechess's `-draw` and `-resign`, in their words); "" for none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub score_draw: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub score_resign: String,
     /// How long a seat waits for an engine whose connection is lost, to take it back with its
     /// per-game token, as `[referee] rejoin_grace_ms` (0: a lost connection loses at once).
     #[serde(default)]
@@ -236,8 +245,8 @@ fn one() -> u32 {
 fn default_output() -> String {
     "tournament.jsonl".into()
 }
-pub(crate) fn default_engine_log_bytes() -> u64 {
-    8 << 20
+pub(crate) fn default_engine_log_bytes() -> EngineLogBytes {
+    EngineLogBytes::default()
 }
 
 fn default_logs() -> String {
@@ -456,6 +465,7 @@ impl TournamentConfig {
                 }
                 _ => {}
             }
+            check_ack_timeout(e).map_err(TournamentConfigError)?;
             if !e.optional_commands && e.protocol != crate::bridge::Protocol::Tcg {
                 return fail(format!(
                     "engine {:?}: optional_commands = false leaves out the tcg protocol's optional commands; its protocol is {}",
@@ -485,6 +495,8 @@ impl TournamentConfig {
                     .into(),
             );
         }
+        anqi_core::scores::ScoreRules::read(&self.score_draw, &self.score_resign)
+            .map_err(|e| TournamentConfigError(e.to_string()))?;
         if self.concurrency == 0 || self.deals == 0 || self.cycles == 0 {
             return fail("concurrency, deals and cycles must be at least 1".into());
         }
@@ -508,6 +520,30 @@ impl TournamentConfig {
             }
         }
         Ok(())
+    }
+}
+
+/// An engine's acknowledgement time, set in its `env` as `ANQI_ACK_TIMEOUT` (the bridge reads
+/// it there: `anqi bridge --ack-timeout`): whole seconds the bridge takes, for an engine with a
+/// bridge; checked here so that a mistake stops the file, not every game.
+fn check_ack_timeout(e: &EngineConfig) -> Result<(), String> {
+    use crate::bridge::{ACK_TIMEOUT_ENV, MAX_TIMEOUT_SECONDS};
+    let Some(seconds) = e.env.get(ACK_TIMEOUT_ENV) else {
+        return Ok(());
+    };
+    if !e.protocol.is_bridged() {
+        return Err(format!(
+            "engine {:?}: {ACK_TIMEOUT_ENV} is the acknowledgement time of a bridged engine (tcg, uci-banqi, cdc-platform); its protocol is {}",
+            e.name, e.protocol
+        ));
+    }
+    match seconds.trim().parse::<u64>() {
+        Ok(n) if (1..=MAX_TIMEOUT_SECONDS).contains(&n) => Ok(()),
+        _ => Err(format!(
+            "engine {:?}: {ACK_TIMEOUT_ENV} = {seconds:?}: give whole seconds, 1 to {MAX_TIMEOUT_SECONDS} (the default is {})",
+            e.name,
+            crate::bridge::DEFAULT_ACK_SECONDS
+        )),
     }
 }
 

@@ -12,6 +12,7 @@ use crate::bridge::Protocol;
 use crate::config::SprtConfig;
 use crate::quick_match::REFERENCE_BOTS;
 use crate::time_control::Tc;
+use anqi_core::scores::{DrawByScores, ResignByScores};
 
 /// Every option of the dialect anqi knows, accepted or refused with a reason (without its
 /// leading dash). A command line holding one of these, single-dashed, is read in the dialect.
@@ -89,11 +90,13 @@ and fastchess users\"). What each option becomes:
   -srand N               --seed N (the same deals again)
   -variant NAME          --variant NAME (an anqi variant: anqi variants)
   -maxmoves N            --max-plies 2N (a draw once each player has made N moves)
+  -draw movenumber=N movecount=N score=CP        --draw \"movenumber=N movecount=N score=CP\"
+  -resign movecount=N score=CP [twosided=B]      --resign \"movecount=N score=CP ...\"
+                         (adjudication by the engines' scores, from their comments)
   -tournament round-robin|gauntlet   taken (two engines: the same event)
   -logs DIR, -quiet      anqi's own --logs DIR and --quiet
 
-Refused, each with the nearest anqi option: -draw and -resign (adjudication by engine scores,
-not built yet), -openings (deal books, not built yet), -tb, -noswap, -wait, -debug, -event,
+Refused, each with the nearest anqi option: -openings (deal books, not built yet), -tb, -noswap, -wait, -debug, -event,
 -epdout, -config and the rest. Engine keys refused: option.NAME, depth, nodes, timemargin,
 ponder, book, initstr, conf, stderr.
 ";
@@ -120,6 +123,9 @@ pub struct Dialect {
     pub standings_every: Option<u32>,
     /// `-maxmoves N`, as plies (2N).
     pub max_plies: Option<u32>,
+    /// `-draw` and `-resign`: adjudication by the engines' scores, their words as given.
+    pub score_draw: Option<String>,
+    pub score_resign: Option<String>,
     /// What was taken as anqi already does it (`-repeat`, `-recover`), or read in anqi's way
     /// (`-pgnout`: JSON lines): one line each, for stderr.
     pub notes: Vec<String>,
@@ -228,6 +234,8 @@ struct Partial {
     sprt: Option<SprtConfig>,
     standings_every: Option<u32>,
     max_plies: Option<u32>,
+    score_draw: Option<String>,
+    score_resign: Option<String>,
     notes: Vec<String>,
     help: bool,
 }
@@ -297,10 +305,25 @@ fn option(r: &mut Reading, word: &str, name: &str, values: &[String]) -> Result<
             }
         },
         "pgnout" => out.output = Some(pgnout(word, values, &mut out.notes)?),
+        "draw" => out.score_draw = Some(score_rule::<DrawByScores>(word, values)?),
+        "resign" => out.score_resign = Some(score_rule::<ResignByScores>(word, values)?),
         "sprt" => out.sprt = Some(sprt(word, values, &mut out.notes)?),
         _ => return Err(refused(word, name)),
     }
     Ok(())
+}
+
+/// `-draw` and `-resign`'s words, checked as anqi reads them (`anqi_core::scores`).
+fn score_rule<R: std::str::FromStr<Err = anqi_core::scores::RuleError>>(
+    word: &str,
+    values: &[String],
+) -> Result<String, DialectError> {
+    let text = values.join(" ");
+    text.parse::<R>().map_err(|e| DialectError::Value {
+        option: word.into(),
+        problem: e.to_string(),
+    })?;
+    Ok(text)
 }
 
 /// Why an option of the dialect is refused: what anqi has in its place.
@@ -312,8 +335,6 @@ fn refused(word: &str, name: &str) -> DialectError {
     };
     const DEALS: &str = "anqi deals each pair of games from the event's master seed: -srand N (anqi match --seed N) plays the same deals again";
     let nearest = match name {
-        "draw" => return not_built("adjudication of draws by engine scores", "what anqi has: -maxmoves N (a draw once each player has made N moves; anqi match --max-plies 2N), and endgame tables in a tournament file (adjudicate = \"tables\")"),
-        "resign" => return not_built("adjudication of resignations by engine scores", "what anqi has: engines resign for themselves, and endgame tables end lost positions in a tournament file (adjudicate = \"tables\")"),
         "openings" | "bookmode" | "pgnin" | "epdin" => return not_built("a book of deals", DEALS),
         "tb" | "tbpieces" | "tbignore50" | "tbadjudicate" => "anqi's endgame tables are its own (anqi tables build): a tournament file sets them, adjudicate = \"tables\" and tables = FILE (anqi tournament FILE)",
         "noswap" | "reverse" => "anqi always plays each deal twice, seats swapped, so that the luck of the deal cancels out",
@@ -559,7 +580,6 @@ fn engine_key(option_only: &str, key: &str) -> DialectError {
 /// `proto=`: cutechess's and fastchess's names, and anqi's.
 fn protocol(option: &str, value: &str) -> Result<Protocol, DialectError> {
     match value {
-        "uci" => Ok(Protocol::UciBanqi),
         "cdc" => Ok(Protocol::CdcPlatform),
         "xboard" | "cecp" => Err(no_equivalent(
             &format!("{option} proto={value}"),
@@ -596,6 +616,8 @@ fn finish(r: Reading) -> Result<Dialect, DialectError> {
         sprt: out.sprt,
         standings_every: out.standings_every,
         max_plies: out.max_plies,
+        score_draw: out.score_draw.clone(),
+        score_resign: out.score_resign.clone(),
         notes: out.notes.clone(),
         help: out.help,
     };
@@ -800,8 +822,8 @@ mod tests {
     fn what_anqi_cannot_do_is_refused_with_the_nearest_option() {
         let two = "-engine cmd=random -engine cmd=greedy";
         for (extra, words) in [
-            ("-draw movenumber=40 movecount=8 score=10", "-draw: adjudication of draws by engine scores is not built in anqi yet; what anqi has: -maxmoves N"),
-            ("-resign movecount=3 score=600", "-resign: adjudication of resignations by engine scores is not built in anqi yet"),
+            ("-draw movenumber=40 movecount=8", "score= is missing"),
+            ("-resign movecount=3 score=600 twosided=maybe", "twosided=maybe: true or false"),
             ("-openings file=book.epd format=epd order=random", "-openings: a book of deals is not built in anqi yet; anqi deals each pair of games from the event's master seed: -srand N"),
             ("-tb /syzygy", "adjudicate = \"tables\""),
             ("-noswap", "seats swapped"),

@@ -83,6 +83,35 @@ pub(crate) enum Log {
     Off,
 }
 
+/// What the engines' logs may still take in this run of the event, all engines and games
+/// together (`engine_log_bytes`'s `event`): shared by the copiers of every game, so that a long
+/// event of noisy engines cannot fill the disk N games × the per-game cap at a time.
+#[derive(Clone, Debug)]
+pub(crate) struct EventLogBudget {
+    left: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    limit: u64,
+}
+
+impl EventLogBudget {
+    /// A budget of `limit` bytes for the run.
+    pub(crate) fn new(limit: u64) -> EventLogBudget {
+        EventLogBudget {
+            left: std::sync::Arc::new(std::sync::atomic::AtomicU64::new(limit)),
+            limit,
+        }
+    }
+
+    /// Takes `n` bytes from what is left, if that many are: whether they may be written.
+    fn take(&self, n: u64) -> bool {
+        use std::sync::atomic::Ordering;
+        self.left
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(n)
+            })
+            .is_ok()
+    }
+}
+
 /// Longest line copied to a log in one piece; longer ones are cut into several, so an engine
 /// that never writes a newline cannot make anqi buffer without end.
 const MAX_LOG_LINE: u64 = 64 * 1024;
@@ -116,8 +145,13 @@ impl Log {
 
     /// The stdout and stderr to give the process (one destination for both, so their lines
     /// stay in order), and the copier to start once the process runs: the output goes through
-    /// a pipe, so that at most `limit` bytes of it are kept (`engine_log_bytes`).
-    fn outputs(&self, limit: u64) -> std::io::Result<(Stdio, Stdio, Option<Copier>)> {
+    /// a pipe, so that at most `limit` bytes of it are kept in this game, and no more than the
+    /// event's `budget` has left (`engine_log_bytes`).
+    fn outputs(
+        &self,
+        limit: u64,
+        budget: &EventLogBudget,
+    ) -> std::io::Result<(Stdio, Stdio, Option<Copier>)> {
         let (to, prefix) = match self {
             Log::Off => return Ok((Stdio::null(), Stdio::null(), None)),
             Log::File(path) => (std::fs::File::create(path)?, String::new()),
@@ -136,6 +170,7 @@ impl Log {
             to,
             prefix,
             limit,
+            budget: budget.clone(),
         };
         Ok((write.into(), err.into(), Some(copier)))
     }
@@ -150,6 +185,8 @@ struct Copier {
     /// The most bytes written to the log (prefixes included); the rest of the output is read
     /// and dropped, and counted.
     limit: u64,
+    /// What every engine's log may still take in this run of the event.
+    budget: EventLogBudget,
 }
 
 impl Copier {
@@ -163,6 +200,7 @@ impl Copier {
             mut to,
             prefix,
             limit,
+            budget,
         } = self;
         // Without a thread (the system is out of them) the pipe is closed: the engine loses its
         // output, anqi does not panic.
@@ -185,10 +223,21 @@ impl Copier {
                     }
                     // What goes into the log, prefix included: the limit is on the disk it takes.
                     let bytes = line.len() as u64;
-                    if dropped > 0 || kept + bytes > limit {
-                        if dropped == 0 {
+                    // The game's cap first: a line over it takes nothing from the event's.
+                    let over = if kept + bytes > limit {
+                        Some(format!("engine_log_bytes ({limit} bytes)"))
+                    } else if !budget.take(bytes) {
+                        Some(format!(
+                            "engine_log_bytes's event cap ({} bytes for all engines in this run of the event)",
+                            budget.limit
+                        ))
+                    } else {
+                        None
+                    };
+                    if dropped > 0 || over.is_some() {
+                        if let (0, Some(over)) = (dropped, over) {
                             let note = format!(
-                                "{prefix}anqi: the engine's output passed engine_log_bytes ({limit} bytes); the rest is dropped\n"
+                                "{prefix}anqi: the engine's output passed {over}; the rest is dropped\n"
                             );
                             let _ = to.write_all(note.as_bytes());
                         }
@@ -372,7 +421,14 @@ pub(crate) async fn check_handshake(config: &EngineConfig, variant: &str) -> Res
     if let Some(dir) = &config.dir {
         cmd.current_dir(dir);
     }
-    let limit = crate::bridge::HANDSHAKE_TIMEOUT + Duration::from_secs(5);
+    // A backstop only: the bridge keeps its own limits (each handshake answer, and each of the
+    // at most 5 acknowledgements of a game's start, with the engine's ANQI_ACK_TIMEOUT).
+    let ack = config
+        .env
+        .get(crate::bridge::ACK_TIMEOUT_ENV)
+        .and_then(|s| s.trim().parse().ok())
+        .map_or(crate::bridge::ACK_TIMEOUT, Duration::from_secs);
+    let limit = 4 * crate::bridge::HANDSHAKE_TIMEOUT + 5 * ack + Duration::from_secs(5);
     let out = tokio::time::timeout(limit, cmd.output())
         .await
         .map_err(|_| {
@@ -409,7 +465,8 @@ pub(crate) struct Engine {
 }
 
 impl Engine {
-    /// Starts `config`'s command with stdout and stderr going to `log`, and its token in
+    /// Starts `config`'s command with stdout and stderr going to `log` (the log, the most bytes
+    /// it keeps of this game, and what the event's logs have left), and its token in
     /// [`TOKEN_ENV`] (the engine's own `env` entries come after, and may override it).
     ///
     /// # Errors
@@ -417,12 +474,12 @@ impl Engine {
     pub(crate) fn start(
         config: &EngineConfig,
         values: &Placeholders<'_>,
-        log: &Log,
-        log_limit: u64,
+        log: (&Log, u64, &EventLogBudget),
         report: Option<&std::path::Path>,
     ) -> std::io::Result<Engine> {
         let (program, args) = launch(config, values)?;
-        let (out, err, copier) = log.outputs(log_limit)?;
+        let (log, game_limit, budget) = log;
+        let (out, err, copier) = log.outputs(game_limit, budget)?;
         let mut cmd = Command::new(&program);
         if let Some(path) = report {
             // Where the bridge says why it gave the game up (`bridge::translator::report`).

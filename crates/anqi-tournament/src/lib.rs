@@ -235,11 +235,13 @@ fn same_game(a: &GameRecord, b: &GameRecord) -> bool {
 /// Reads the records of several events, one per file (`anqi report --pool`): each file's
 /// games are merged by game number as [`merge_records`] does, then numbered after the previous
 /// files' games and deals, so that no two events' games or deals share a number (pairs of
-/// games on one deal stay within their event).
+/// games on one deal stay within their event). Engines are matched by name, but an engine
+/// that played under different `assumes` in different events is kept apart, one entry per
+/// belief ([`keep_beliefs_apart`]); the notes say which.
 ///
 /// # Errors
 /// As [`merge_records`], for each file.
-pub fn pool(inputs: &[PathBuf]) -> Result<Vec<GameRecord>, TournamentError> {
+pub fn pool(inputs: &[PathBuf]) -> Result<(Vec<GameRecord>, Vec<String>), TournamentError> {
     let mut out = Vec::new();
     let (mut index_base, mut deal_base) = (0u64, 0u64);
     for path in inputs {
@@ -256,7 +258,50 @@ pub fn pool(inputs: &[PathBuf]) -> Result<Vec<GameRecord>, TournamentError> {
         (index_base, deal_base) = (next_index, next_deal);
         out.extend(records);
     }
-    Ok(out)
+    let notes = keep_beliefs_apart(&mut out);
+    Ok((out, notes))
+}
+
+/// Renames, in pooled records, each engine that played under more than one `assumes` (the
+/// rules a bridged engine believes): `NAME (assumes PRESET)`, or `NAME (assumes nothing)`
+/// where it had none. The same program told other rules is another player: merged, its
+/// results under one belief would pass for results under the other. Returns a note per
+/// engine renamed.
+pub fn keep_beliefs_apart(records: &mut [GameRecord]) -> Vec<String> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut beliefs: BTreeMap<String, BTreeSet<Option<String>>> = BTreeMap::new();
+    for tag in records.iter().filter_map(|r| r.tournament.as_ref()) {
+        for (name, seat) in tag.engines.iter().zip(&tag.seats) {
+            beliefs
+                .entry(name.clone())
+                .or_default()
+                .insert(seat.assumes.clone());
+        }
+    }
+    beliefs.retain(|_, b| b.len() > 1);
+    let label = |name: &str, assumes: &Option<String>| {
+        format!(
+            "{name} (assumes {})",
+            assumes.as_deref().unwrap_or("nothing")
+        )
+    };
+    for tag in records.iter_mut().filter_map(|r| r.tournament.as_mut()) {
+        for (name, seat) in tag.engines.iter_mut().zip(&tag.seats) {
+            if beliefs.contains_key(name.as_str()) {
+                *name = label(name, &seat.assumes);
+            }
+        }
+    }
+    beliefs
+        .iter()
+        .map(|(name, b)| {
+            let apart: Vec<String> = b.iter().map(|a| format!("{:?}", label(name, a))).collect();
+            format!(
+                "engine {name:?} played under different assumes in these events: kept apart as {}",
+                apart.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// Reads all tournament records of the given files (for `anqi report`).

@@ -5,10 +5,12 @@
 //! outliving their runner (parent death, the subreaper, kills, descendants) and to read a
 //! process's CPU time. Everything here is a no-op or `None` where the call does not exist
 //! (outside Linux for `prctl`, outside Unix for the rest). [`cgroup`] holds the containment
-//! that nothing an engine starts escapes: a cgroup v2 per engine, where one can be made.
+//! that nothing an engine starts escapes: a cgroup v2 per engine, where one can be made;
+//! [`exit`] says how a process ended, in words (`was killed by signal 9 (SIGKILL)`).
 
 #[cfg(unix)]
 pub mod cgroup;
+pub mod exit;
 
 use std::io;
 use std::path::Path;

@@ -128,6 +128,10 @@ pub struct MatchRequest {
     pub standings_every: u32,
     /// Draw a game still going after this many plies (0: only the variant's rules end games).
     pub max_plies: u32,
+    /// Adjudication by the engines' scores, in cutechess's words (`-draw`, `-resign`); ""
+    /// for none.
+    pub score_draw: String,
+    pub score_resign: String,
 }
 
 /// Where the match finds the reference bots.
@@ -221,6 +225,8 @@ pub fn config(request: &MatchRequest, bots: &Bots) -> Result<TournamentConfig, M
         max_plies: request.max_plies,
         adjudicate: Default::default(),
         tables: None,
+        score_draw: request.score_draw.clone(),
+        score_resign: request.score_resign.clone(),
         rejoin_grace_ms: 0,
         tc: request.tc.clone(),
         clock: None,
@@ -355,13 +361,11 @@ fn python_random(bots: &Bots, rules: &str) -> Result<EngineConfig, MatchError> {
 /// connects (`{addr}` or `{port}`).
 fn from_command(spec: &str, command: &str) -> Result<EngineConfig, MatchError> {
     let bridged = command.split_once(':').and_then(|(p, rest)| {
-        let protocol = match p {
-            // What cutechess and fastchess call it (`proto=uci`); anqi's bridge is to
-            // uci-banqi, the UCI dialect Banqi engines speak.
-            "uci" => Ok(crate::bridge::Protocol::UciBanqi),
-            p => p.parse::<crate::bridge::Protocol>(),
-        };
-        protocol.ok().filter(|p| p.is_bridged()).map(|p| (p, rest))
+        // `uci:` reads as `uci-banqi:` (`Protocol::from_str`), as cutechess names it.
+        p.parse::<crate::bridge::Protocol>()
+            .ok()
+            .filter(|p| p.is_bridged())
+            .map(|p| (p, rest))
     });
     let (protocol, command) = match bridged {
         Some((protocol, command)) => (Some(protocol), command),
@@ -545,6 +549,8 @@ mod tests {
             logs: None,
             standings_every: 0,
             max_plies: 0,
+            score_draw: String::new(),
+            score_resign: String::new(),
         }
     }
 

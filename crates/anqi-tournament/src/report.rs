@@ -1,7 +1,9 @@
 //! The standings as text for people (the JSON form is the serialized [`Standings`]). Lines fit
 //! in 100 columns for engine names of up to 10 characters.
 
-use super::stats::{GoalStandings, GoalStats, Model, PairStats, SprtResult, Standings, Verdict};
+use super::stats::{
+    GoalStandings, GoalStats, Model, PairStats, SprtResult, Standings, Verdict, MIN_SAMPLE,
+};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -45,6 +47,17 @@ fn nelo(p: &PairStats) -> String {
         (Some(n), Some(e)) => format!("{:+.0} ±{:.0}", n.round() + 0.0, e),
         _ => "-".into(),
     }
+}
+
+/// What the text shows in place of Elo, nElo and LOS below [`MIN_SAMPLE`] observations.
+const TOO_SMALL: &str = "sample too small";
+
+/// The line under a table that hid figures of a sample too small.
+fn too_small_note(o: &mut String, what: &str) {
+    let _ = writeln!(
+        o,
+        "  ({TOO_SMALL}: fewer than {MIN_SAMPLE} {what}; figures in the JSON only)"
+    );
 }
 
 fn percent(v: Option<f64>) -> String {
@@ -162,9 +175,19 @@ fn engines(o: &mut String, s: &Standings) {
         "#", "engine", "games", "points", "W", "D", "L", "score"
     );
     for (i, e) in s.engines.iter().enumerate() {
+        let figures = if e.small_sample {
+            TOO_SMALL.to_string()
+        } else {
+            format!(
+                "{} [{}, {}]",
+                elo(e.elo, e.score),
+                elo(e.elo_low, e.score_low),
+                elo(e.elo_high, e.score_high)
+            )
+        };
         let _ = writeln!(
             o,
-            "{:>3}  {:<20} {:>6} {:>7.1} {:>5} {:>5} {:>5} {:>6.1}%  {} [{}, {}]",
+            "{:>3}  {:<20} {:>6} {:>7.1} {:>5} {:>5} {:>5} {:>6.1}%  {figures}",
             i + 1,
             e.name,
             e.games,
@@ -173,10 +196,10 @@ fn engines(o: &mut String, s: &Standings) {
             e.draws,
             e.losses,
             100.0 * e.score,
-            elo(e.elo, e.score),
-            elo(e.elo_low, e.score_low),
-            elo(e.elo_high, e.score_high),
         );
+    }
+    if s.engines.iter().any(|e| e.small_sample) {
+        too_small_note(o, "games");
     }
 }
 
@@ -260,6 +283,11 @@ fn pairs(o: &mut String, s: &Standings) {
             "pair", "games", "W", "D", "L", "score", "draws", "Elo [95%]", "nElo", "LOS", "from"
         );
         for p in &s.pairs {
+            let (elo, nelo, los) = if p.small_sample {
+                (TOO_SMALL.to_string(), "-".to_string(), "-".to_string())
+            } else {
+                (elo_interval(p), nelo(p), percent(p.los))
+            };
             let _ = writeln!(
                 o,
                 " {:<24} {:>5} {:>4} {:>4} {:>4} {:>5.1}% {:>4.0}% {:<17} {:>9} {:>6} {:<5}",
@@ -270,14 +298,17 @@ fn pairs(o: &mut String, s: &Standings) {
                 p.losses,
                 100.0 * p.score,
                 100.0 * p.draw_ratio,
-                elo_interval(p),
-                nelo(p),
-                percent(p.los),
+                elo,
+                nelo,
+                los,
                 match p.model {
                     Model::Pentanomial => "pairs",
                     Model::Trinomial => "games",
                 },
             );
+        }
+        if s.pairs.iter().any(|p| p.small_sample) {
+            too_small_note(o, "pairs (or games, without pairs)");
         }
     }
 }
@@ -302,6 +333,11 @@ fn pentanomials(o: &mut String, s: &Standings) {
         );
         for p in paired {
             let c = p.pentanomial.unwrap_or_default();
+            let (elo, nelo) = if p.small_sample {
+                ("too small".to_string(), "-".to_string())
+            } else {
+                (format!("{} {}", elo(p.elo, p.score), elo_error(p)), nelo(p))
+            };
             let _ = writeln!(
                 o,
                 " {:<24} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5}  {:>11} {:>11}",
@@ -312,8 +348,8 @@ fn pentanomials(o: &mut String, s: &Standings) {
                 c[2],
                 c[3],
                 c[4],
-                format!("{} {}", elo(p.elo, p.score), elo_error(p)),
-                nelo(p),
+                elo,
+                nelo,
             );
         }
     }

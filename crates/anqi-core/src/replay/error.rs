@@ -141,12 +141,24 @@ pub enum PlyFault {
 pub enum AdjudicationFault {
     #[error("adjudicated, but the record does not say what ruled (no result.adjudication)")]
     NoRuling,
-    /// Ruled by something else (`by`, cut short) than the tables.
+    /// Ruled by something else (`by`, cut short) than the tables or the scores.
     #[error(
-        "adjudicated by {by:?}: only the endgame tables (\"{tables}\") adjudicate",
-        tables = Adjudication::BY_TABLES
+        "adjudicated by {by:?}: only the endgame tables (\"{tables}\") and the engines' scores (\"{scores}\") adjudicate",
+        tables = Adjudication::BY_TABLES,
+        scores = Adjudication::BY_SCORES
     )]
     NotByTables { by: String },
+    /// By the scores, with a rule (cut short) that does not read.
+    #[error("adjudicated by the scores, by the rule {rule:?}, which does not read: {why}")]
+    ScoreRule { rule: String, why: String },
+    /// By the scores, but the plies' scores do not give the recorded verdict there.
+    #[error(
+        "adjudicated by the scores ({verdict}), but the plies' scores give {found} at the end"
+    )]
+    ScoresDisagree { verdict: String, found: String },
+    /// By the scores, but the rule was met earlier, where the game would have ended.
+    #[error("adjudicated by the scores at ply {last}, but the rule was met at ply {ply} already")]
+    ScoresEarlier { ply: usize, last: usize },
     /// A verdict (cut short) that does not read.
     #[error(
         "adjudicated with the verdict {verdict:?}, which is not `win in N` (N odd), `loss in N` \

@@ -7,6 +7,7 @@
 //! - this file: [`verify`] and [`verify_with`], claim by claim.
 //! - `error`: [`ReplayError`], the first claim the rules contradict, and what it is about.
 
+mod by_scores;
 mod error;
 
 pub use error::{AdjudicationFault, PlyFault, ReplayError};
@@ -226,7 +227,13 @@ fn rule_on_the_end(
     } else if result.reason == Termination::Adjudicated {
         let winner = adjudicated(game, record, tables)?;
         game.adjudicate(winner);
-        if tables.is_none() {
+        // A ruling by the scores is checked from the record alone; one by the tables needs
+        // them.
+        let by_scores = result
+            .adjudication
+            .as_ref()
+            .is_some_and(|a| a.by == Adjudication::BY_SCORES);
+        if tables.is_none() && !by_scores {
             return Ok(Checked::AdjudicationNotRechecked);
         }
     } else if matches!(result.reason, Termination::Crash | Termination::NoConnect)
@@ -299,6 +306,9 @@ fn adjudicated(
         .adjudication
         .as_ref()
         .ok_or(AdjudicationFault::NoRuling)?;
+    if ruling.by == Adjudication::BY_SCORES {
+        return by_scores::winner(game, record, ruling);
+    }
     if ruling.by != Adjudication::BY_TABLES {
         return Err(AdjudicationFault::NotByTables {
             by: clip(&ruling.by),

@@ -62,6 +62,7 @@ on_both!(
     another_connections_commit_changes_the_data_version_and_its_own_does_not,
     copied_accounts_keep_their_numbers_and_new_ones_come_after,
     two_servers_share_one_database_and_each_counts_its_own_games,
+    servers_of_two_variants_are_two_ladders_with_the_same_accounts,
 );
 
 fn game(no: u64, first: i64, second: i64, score: Option<f64>) -> GameRow {
@@ -372,6 +373,37 @@ fn two_servers_share_one_database_and_each_counts_its_own_games(place: Place) {
         .map(|g| (g.server.as_str(), g.game_no))
         .collect();
     assert_eq!(ids, [("east", 1), ("east", 2), ("west", 1), ("east", 3)]);
+}
+
+/// Two servers of different variants on one database: the same accounts, two ladders; a game
+/// of one variant moves no rating of the other (LADDER.md, One ladder per variant).
+fn servers_of_two_variants_are_two_ladders_with_the_same_accounts(place: Place) {
+    let mut big = Ledger::open(place.open(), "big", "standard", "big.jsonl").unwrap();
+    let mut small = Ledger::open(place.open(), "small", "traditional-2x4", "small.jsonl").unwrap();
+    // Made through the ledger (as a registration is): known to it at once.
+    big.add_account("alpha", &[1; 32]).unwrap();
+    big.add_account("beta", &[2; 32]).unwrap();
+    assert!(small.refresh().unwrap());
+    assert_eq!(small.seating_accounts().unwrap().len(), 2);
+    let mut game = record("small", 1, "beta", "alpha");
+    game.variant = "traditional-2x4".into();
+    assert!(small.count(&game).unwrap().is_some());
+    assert!(big
+        .count(&record("big", 1, "alpha", "beta"))
+        .unwrap()
+        .is_some());
+    assert!(big
+        .count(&record("big", 2, "alpha", "beta"))
+        .unwrap()
+        .is_some());
+    big.refresh().unwrap();
+    small.refresh().unwrap();
+    assert_eq!((big.games_counted(), small.games_counted()), (2, 1));
+    let id = |name: &str| big.store().account(name).unwrap().unwrap().id;
+    // alpha leads the big ladder and trails the small one.
+    assert!(big.ratings()[&id("alpha")].rating > big.ratings()[&id("beta")].rating);
+    assert!(small.ratings()[&id("alpha")].rating < small.ratings()[&id("beta")].rating);
+    assert_eq!(big.store().games("traditional-2x4").unwrap().len(), 1);
 }
 
 #[test]

@@ -1,15 +1,18 @@
 //! What may end a game after a ply besides the rules: the endgame tables' verdict
-//! (`[referee] adjudicate = "tables"`), then the ply cap (`max_plies`).
+//! (`[referee] adjudicate = "tables"`), then the engines' scores (`score_draw`,
+//! `score_resign`), then the ply cap (`max_plies`).
 
 use super::Referee;
 use anqi_core::record::Adjudication;
 use anqi_core::rules::Termination;
+use anqi_core::scores::{comment_score, ScoreRuling};
 
 impl Referee {
     /// After a ply: the endgame tables may end the game, then the ply cap draws it (the
     /// tables first: their result is the better one).
     pub(super) fn adjudicate_after_ply(&mut self) {
         self.adjudicate_by_tables();
+        self.adjudicate_by_scores();
         let cap = self.header.max_plies;
         if cap > 0 && self.game.ply() >= cap && self.game.outcome().is_none() {
             self.game.adjudicate_draw(Termination::PlyCap);
@@ -57,5 +60,32 @@ impl Referee {
             }
             Err(e) => tracing::debug!(error = %e, "the endgame tables cannot be used there"),
         }
+    }
+
+    /// With `score_draw` or `score_resign`, after a ply: the mover's score is read from its
+    /// comment, and a game the engines' scores rule on ends with that ruling (termination
+    /// `adjudicated`, the rule met in the record's result).
+    fn adjudicate_by_scores(&mut self) {
+        if self.score_rules.is_off() || self.game.outcome().is_some() {
+            return;
+        }
+        let Some(ply) = self.plies.last() else {
+            return;
+        };
+        let score = ply.comment.as_deref().and_then(comment_score);
+        self.scores.push((ply.player, score));
+        let Some(ruling) = self.score_rules.judge(&self.scores) else {
+            return;
+        };
+        match ruling {
+            ScoreRuling::Draw => self.game.adjudicate(None),
+            ScoreRuling::Loses(player) => {
+                let side = self.game.side_of(player);
+                self.game.adjudicate(Some(1 - side));
+            }
+        }
+        let rule = self.score_rules.rule_text(ruling);
+        tracing::debug!(?ruling, %rule, "the engines' scores end the game");
+        self.adjudication = Some(Adjudication::by_scores(ruling, rule));
     }
 }

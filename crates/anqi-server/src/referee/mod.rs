@@ -56,6 +56,7 @@ use crate::secret::TokenDigest;
 use crate::watch::{GameFeed, Hub};
 use anqi_core::record::{Adjudication, DropRecord, FaultLog, GameHeader, GameRecord, PlyRecord};
 use anqi_core::rules::{ActionCounts, Deal, Game, SeedInputs, Termination, Variant};
+use anqi_core::scores::ScoreRules;
 use anqi_core::tables::Tables;
 use anqi_core::view;
 use anqi_core::wire::{Extension, Extensions, LastPly, ServerClause};
@@ -245,8 +246,12 @@ struct Referee {
     grace: Duration,
     /// Lost connections, once they ended (taken back, or not).
     drops: Vec<DropRecord>,
-    /// What the endgame tables ruled, when they ended the game.
+    /// What the endgame tables or the engines' scores ruled, when they ended the game.
     adjudication: Option<Adjudication>,
+    /// `[referee] score_draw` and `score_resign`, read.
+    score_rules: ScoreRules,
+    /// Each ply's mover and the score its comment gave, while `score_rules` are on.
+    scores: Vec<(usize, Option<i32>)>,
     /// Each player's first action, due within `[referee] first_move_ms` of its first prompt.
     first_moves: FirstMoves,
     /// The player that never made its first action before any ply was played, and why: the
@@ -322,6 +327,8 @@ impl Referee {
                 seat
             })
             .collect();
+        // Validated with the configuration, and against the variant when the server started.
+        let score_rules = ctx.config.referee.score_rules().unwrap_or_default();
         Referee {
             header,
             game,
@@ -342,6 +349,8 @@ impl Referee {
             grace,
             drops: Vec::new(),
             adjudication: None,
+            score_rules,
+            scores: Vec::new(),
             first_moves,
             no_start: None,
         }

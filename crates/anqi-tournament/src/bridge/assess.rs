@@ -70,7 +70,7 @@ pub fn assess(
     }
     let mut warnings = Vec::new();
     if let Some(assumed) = assumed {
-        warnings.extend(differences(event, assumed));
+        warnings.extend(differences(protocol, event, assumed));
     }
     Ok(Assessment { warnings })
 }
@@ -120,8 +120,9 @@ fn representable(protocol: Protocol, v: &Variant) -> Result<(), CannotPlay> {
     Ok(())
 }
 
-/// The rules `assumed` gets wrong about `event`, each as a sentence.
-fn differences(event: &Variant, assumed: &Variant) -> Vec<String> {
+/// The rules `assumed` gets wrong about `event`, each as a sentence, saying what `protocol`'s
+/// bridge does about them (and nothing of what another protocol's does).
+fn differences(protocol: Protocol, event: &Variant, assumed: &Variant) -> Vec<String> {
     let mut out = Vec::new();
     let what = |rule: &str, e: String, a: String| {
         format!(
@@ -143,15 +144,8 @@ fn differences(event: &Variant, assumed: &Variant) -> Vec<String> {
             n(event.draw.no_progress),
             n(assumed.draw.no_progress),
         );
-        if let (Some(e), Some(a)) = (event.draw.no_progress, assumed.draw.no_progress) {
-            if a < e {
-                warning.push_str(&format!(
-                    "; where its protocol carries a count, the engine's is the event's minus {}, 0 until the event's passes {} (uci-banqi: it still gets up to {} quiet plies of history for its repetition rule, and its count then reads their number)",
-                    e - a,
-                    e - a,
-                    (a as usize / 2).min(UCI_REPETITION_WINDOW)
-                ));
-            }
+        if let Some(note) = count_note(protocol, event.draw.no_progress, assumed.draw.no_progress) {
+            warning.push_str(&note);
         }
         out.push(warning);
     }
@@ -170,6 +164,37 @@ fn differences(event: &Variant, assumed: &Variant) -> Vec<String> {
         ));
     }
     out
+}
+
+/// What `protocol`'s bridge does about a no-progress limit the engine believes (`assumed`)
+/// other than the event's, as the end of the warning; `None` where it does nothing to say.
+/// Only uci-banqi carries a count (its position's CLOCK); tcg tells an engine the event's limit
+/// by `num_moves_to_draw` when the engine knows that command, and cdc-platform says nothing.
+fn count_note(protocol: Protocol, event: Option<u32>, assumed: Option<u32>) -> Option<String> {
+    match protocol {
+        Protocol::UciBanqi => {
+            let (e, a) = (event?, assumed?);
+            (a < e).then(|| {
+                format!(
+                    "; the engine's count is the event's minus {}, 0 until the event's passes {} (it still gets up to {} quiet plies of history for its repetition rule, and its count then reads their number)",
+                    e - a,
+                    e - a,
+                    (a as usize / 2).min(UCI_REPETITION_WINDOW)
+                )
+            })
+        }
+        Protocol::Tcg => Some(match event {
+            Some(e) => format!(
+                "; the tcg protocol carries no count: an engine that knows num_moves_to_draw is told {e}, one that does not counts to its own limit"
+            ),
+            None => "; the tcg protocol carries no count: the engine counts to its own limit".into(),
+        }),
+        Protocol::CdcPlatform => Some(
+            "; the cdc-platform protocol carries no count: the engine counts to its own limit"
+                .into(),
+        ),
+        Protocol::Anqi => None,
+    }
 }
 
 fn describe_repetition(r: Option<anqi_core::rules::Repetition>) -> String {
@@ -290,5 +315,34 @@ mod tests {
         )
         .unwrap();
         assert!(a.warnings.iter().any(|w| w.contains("capture")), "{a:?}");
+    }
+
+    /// Each protocol's warnings speak of what its own bridge does: a tcg engine is never told
+    /// of uci-banqi's count and 20-ply history (issue 38).
+    #[test]
+    fn each_protocols_warnings_are_its_own() {
+        let (event, ntu) = (shipped("traditional"), shipped("ntu"));
+        let warned = |p: Protocol| assess(p, &event, Some(&ntu)).unwrap().warnings.join("\n");
+        let uci = warned(Protocol::UciBanqi);
+        assert!(
+            uci.contains("quiet plies of history") && !uci.contains("tcg"),
+            "{uci}"
+        );
+        for p in [Protocol::Tcg, Protocol::CdcPlatform] {
+            let w = warned(p);
+            assert!(
+                w.contains("180 plies") && w.contains("40 plies"),
+                "{p}: {w}"
+            );
+            assert!(
+                !w.contains("uci") && !w.contains("history") && !w.contains("minus"),
+                "{p}: {w}"
+            );
+            assert!(
+                w.contains(&format!("the {p} protocol carries no count")),
+                "{p}: {w}"
+            );
+        }
+        assert!(warned(Protocol::Tcg).contains("num_moves_to_draw is told 180"));
     }
 }

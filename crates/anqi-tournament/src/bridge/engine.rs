@@ -13,6 +13,9 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 /// cannot make the bridge hold unbounded memory.
 const MAX_LINE: usize = 64 * 1024;
 
+/// How long an engine whose pipe closed is waited for, to say how it ended.
+const EXIT_WAIT: Duration = Duration::from_millis(500);
+
 /// How many lines an engine's output the protocol does not expect (debug output on stdout)
 /// are shown on the bridge's stderr in one game, and how much of each: an engine printing
 /// megabytes a second must not fill the disk of a tournament's logs.
@@ -144,13 +147,18 @@ impl LineEngine {
         let mut bytes = Vec::with_capacity(line.len() + 1);
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\n');
-        self.stdin.write_all(&bytes).await.map_err(|e| {
-            BridgeError::Engine(format!("{} stopped reading its input: {e}", self.program))
-        })?;
-        self.stdin
-            .flush()
-            .await
-            .map_err(|e| BridgeError::Engine(format!("{}: {e}", self.program)))
+        let written = match self.stdin.write_all(&bytes).await {
+            Ok(()) => self.stdin.flush().await,
+            Err(e) => Err(e),
+        };
+        if let Err(e) = written {
+            let ended = self.how_it_ended().await;
+            return Err(BridgeError::Engine(format!(
+                "{} stopped reading its input ({e}; {ended})",
+                self.program
+            )));
+        }
+        Ok(())
     }
 
     /// The next line from the engine, trailing `\r` removed. Cancel-safe.
@@ -171,9 +179,9 @@ impl LineEngine {
                 }
             };
             if buf.is_empty() {
-                let status = self.exit_status();
+                let ended = self.how_it_ended().await;
                 return Err(BridgeError::Engine(format!(
-                    "{} closed its output (it exited{status})",
+                    "{} closed its output ({ended})",
                     self.program
                 )));
             }
@@ -204,7 +212,8 @@ impl LineEngine {
     /// logged as the engine's noise. Gives up after `limit`, if one is given.
     ///
     /// # Errors
-    /// As [`LineEngine::recv`], and [`BridgeError::Engine`] when `limit` passes first.
+    /// As [`LineEngine::recv`], and [`BridgeError::SlowAck`] when `limit` passes first (the
+    /// engine is alive: it closed nothing, it only did not answer).
     pub async fn expect<T>(
         &mut self,
         what: &str,
@@ -225,8 +234,8 @@ impl LineEngine {
         match limit {
             None => wait.await,
             Some(limit) => tokio::time::timeout(limit, wait).await.map_err(|_| {
-                BridgeError::Engine(format!(
-                    "{} did not answer {what} within {} ms",
+                BridgeError::SlowAck(format!(
+                    "{} did not answer `{what}` within {} ms",
                     self.program,
                     limit.as_millis()
                 ))
@@ -234,11 +243,15 @@ impl LineEngine {
         }
     }
 
-    /// A note on how the engine ended, when it has: ` with exit status 1`.
-    fn exit_status(&mut self) -> String {
-        match self.child.try_wait() {
-            Ok(Some(status)) => format!(", {status}"),
-            _ => String::new(),
+    /// How the engine ended, once its output or input closed: `it was killed by signal 9
+    /// (SIGKILL)`, `it exited with status 1`. A pipe closes a moment before the kernel
+    /// reports the death, so the status is waited for a little ([`EXIT_WAIT`]); an engine
+    /// still running after that closed its pipe and lives on.
+    async fn how_it_ended(&mut self) -> String {
+        match tokio::time::timeout(EXIT_WAIT, self.child.wait()).await {
+            Ok(Ok(status)) => format!("it {}", crate::process::exit::describe(&status)),
+            Ok(Err(e)) => format!("its exit status is unknown: {e}"),
+            Err(_) => format!("it was still running {} ms later", EXIT_WAIT.as_millis()),
         }
     }
 

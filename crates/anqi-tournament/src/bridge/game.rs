@@ -108,10 +108,12 @@ async fn run_with<T: Translator>(options: &BridgeOptions) -> Result<BridgeSummar
         }
     };
     engine.quit().await;
-    if let Err(e @ BridgeError::Engine(_)) = &played {
-        // The engine broke off (it died, or stopped answering): the bridge leaves the game, as
-        // the engine's own connection would close, and the referee rules on that.
-        report(&format!("left the game: {e}"));
+    if let Err(e) = &played {
+        // The engine broke off (it died, or was slow to acknowledge): the bridge leaves the
+        // game, as the engine's own connection would close, and the referee rules on that.
+        if e.is_engine_failure() {
+            report(&format!("left the game: {e}"));
+        }
     }
     played?;
     let win = session

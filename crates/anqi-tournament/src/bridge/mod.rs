@@ -52,7 +52,7 @@ pub use assess::{assess, Assessment, CannotPlay, Unrepresentable};
 pub use protocol::{Protocol, UnknownProtocol};
 
 #[cfg(feature = "run")]
-pub use error::BridgeError;
+pub use error::{BridgeError, SLOW_ACK_EXIT};
 #[cfg(feature = "run")]
 pub use game::{check, run, BridgeSummary};
 #[cfg(feature = "run")]
@@ -60,4 +60,17 @@ pub use map::print_map;
 #[cfg(feature = "run")]
 pub(crate) use translator::REPORT_ENV;
 #[cfg(feature = "run")]
-pub use translator::{BridgeOptions, HANDSHAKE_TIMEOUT};
+pub use translator::{BridgeOptions, ACK_TIMEOUT, HANDSHAKE_TIMEOUT};
+
+/// The environment variable `anqi bridge --ack-timeout` reads its seconds from when the flag is
+/// not given: how a tournament file sets it for one engine (its entry's `env`) or for all
+/// (`[tournament.each]`'s `env`), since the bridge is started with the engine's environment
+/// (its value is checked with the file).
+pub const ACK_TIMEOUT_ENV: &str = "ANQI_ACK_TIMEOUT";
+
+/// The seconds an engine has to acknowledge a command in a game unless told otherwise (the
+/// bridge's `ACK_TIMEOUT`).
+pub const DEFAULT_ACK_SECONDS: u64 = 10;
+
+/// The most seconds `--ack-timeout` and `--handshake-timeout` take.
+pub const MAX_TIMEOUT_SECONDS: u64 = 3600;

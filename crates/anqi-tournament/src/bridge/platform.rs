@@ -413,7 +413,7 @@ impl Link {
         self.stream
             .write_all(&frame_bytes(text))
             .await
-            .map_err(|e| BridgeError::Engine(format!("cannot write to the engine: {e}")))
+            .map_err(|e| BridgeError::Engine(closed("writing to it", &e)))
     }
 
     /// The next frame. Cancel-safe: what was read stays in the reader.
@@ -434,14 +434,13 @@ impl Link {
                 Ok(None) => {}
                 Err(e) => return Err(BridgeError::Engine(e.to_string())),
             }
-            let n =
-                self.stream.read(&mut self.chunk).await.map_err(|e| {
-                    BridgeError::Engine(format!("cannot read from the engine: {e}"))
-                })?;
+            let n = self
+                .stream
+                .read(&mut self.chunk)
+                .await
+                .map_err(|e| BridgeError::Engine(closed("reading from it", &e)))?;
             if n == 0 {
-                return Err(BridgeError::Engine(
-                    "the engine closed its connection".into(),
-                ));
+                return Err(BridgeError::Engine(CLOSED.into()));
             }
             self.reader.push(&self.chunk[..n]);
         }
@@ -462,7 +461,7 @@ impl Link {
             }
         };
         tokio::time::timeout(limit, wait).await.map_err(|_| {
-            BridgeError::Engine(format!(
+            BridgeError::SlowAck(format!(
                 "the engine did not answer {ack} within {} ms",
                 limit.as_millis()
             ))
@@ -481,9 +480,28 @@ pub struct PlatformEngine {
     _cgroup: Option<crate::process::cgroup::Cgroup>,
     link: Link,
     program: String,
-    /// How long it has to answer `/start` and `/turn` ([`BridgeOptions::handshake`]).
-    handshake: Duration,
+    /// How long it has to answer `/start` and `/turn` ([`BridgeOptions::ack`]).
+    ack: Duration,
 }
+
+/// What the bridge says when the engine's connection ends (a close, or a reset: the system's
+/// "Connection reset by peer" says only that the engine went away); how the engine ended is
+/// added when the bridge gives the game up ([`PlatformEngine::give_up`]).
+const CLOSED: &str = "the engine closed its connection";
+
+/// The error of a read or write on the engine's connection: [`CLOSED`], and the system's
+/// words only where they say more than that (a reset, an abort or a broken pipe is the engine
+/// gone with bytes unread: "Connection reset by peer" told organizers nothing).
+fn closed(doing: &str, e: &std::io::Error) -> String {
+    use std::io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset};
+    match e.kind() {
+        ConnectionReset | ConnectionAborted | BrokenPipe => CLOSED.into(),
+        _ => format!("{CLOSED} ({doing}: {e})"),
+    }
+}
+
+/// How long an engine whose connection ended is waited for, to say how it ended.
+const EXIT_WAIT: Duration = Duration::from_millis(500);
 
 /// The program and its arguments: `{host}` and `{port}` filled in where the arguments name
 /// them, else `HOST PORT` appended.
@@ -534,8 +552,22 @@ async fn log_stdout(mut out: ChildStdout) {
 
 impl PlatformEngine {
     /// The engine broke off: the bridge leaves the game (as every bridge does when its engine
-    /// dies), and the referee rules on that; the reason is reported.
-    async fn give_up(_session: &mut Session, error: BridgeError) -> Result<(), BridgeError> {
+    /// dies), and the referee rules on that; the reason is reported, with how the engine
+    /// ended when its connection did (`killed by signal 9 (SIGKILL)`).
+    async fn give_up(&mut self, error: BridgeError) -> Result<(), BridgeError> {
+        let error = match error {
+            BridgeError::Engine(why) if why.starts_with(CLOSED) => {
+                let ended = match tokio::time::timeout(EXIT_WAIT, self.child.wait()).await {
+                    Ok(Ok(status)) => {
+                        format!("it {}", crate::process::exit::describe(&status))
+                    }
+                    Ok(Err(e)) => format!("its exit status is unknown: {e}"),
+                    Err(_) => "it is still running".into(),
+                };
+                BridgeError::Engine(format!("{why}; {ended}"))
+            }
+            other => other,
+        };
         report(&format!("left the game: {error}"));
         Err(error)
     }
@@ -558,14 +590,14 @@ impl PlatformEngine {
         self.link
             .send(&start_message(&start, &counts, time))
             .await?;
-        self.link.expect_ack("/start", self.handshake).await?;
+        self.link.expect_ack("/start", self.ack).await?;
         // The colour the engine plays, when it is decided before the first ply.
         let colour = match session.variant().colours {
             ColourRule::Fixed => session.colour_of(session.me()),
             ColourRule::FirstReveal => None,
         };
         self.link.send(&turn_message(first, colour)).await?;
-        self.link.expect_ack("/turn", self.handshake).await
+        self.link.expect_ack("/turn", self.ack).await
     }
 
     /// Tells the engine about the ply: its echo, with the engine's time.
@@ -642,7 +674,7 @@ impl Translator for PlatformEngine {
                 verbose: options.verbose,
             },
             program,
-            handshake: options.handshake,
+            ack: options.ack,
         })
     }
 
@@ -661,7 +693,7 @@ impl Translator for PlatformEngine {
             return Ok(());
         }
         if let Err(e) = self.greet(session, first == Event::MyTurn).await {
-            return Self::give_up(session, e).await;
+            return self.give_up(e).await;
         }
         let mut pending = Some(first);
         let mut engine_to_move = false;
@@ -674,7 +706,7 @@ impl Translator for PlatformEngine {
                         frame = self.link.recv() => {
                             let frame = match frame {
                                 Ok(frame) => frame,
-                                Err(e) => return Self::give_up(session, e).await,
+                                Err(e) => return self.give_up(e).await,
                             };
                             engine_to_move = false;
                             match parse_answer(&frame) {
@@ -697,7 +729,7 @@ impl Translator for PlatformEngine {
                 Event::Played { ply, .. } => {
                     if let Err(e) = self.tell(session, ply).await {
                         return match e {
-                            BridgeError::Engine(_) => Self::give_up(session, e).await,
+                            BridgeError::Engine(_) => self.give_up(e).await,
                             e => Err(e),
                         };
                     }
@@ -726,7 +758,7 @@ impl Translator for PlatformEngine {
             _cgroup,
             link,
             program,
-            handshake: _,
+            ack: _,
         } = self;
         // No quit message: closing the connection is all the engine hears.
         drop(link);

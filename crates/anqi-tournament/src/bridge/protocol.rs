@@ -63,7 +63,12 @@ fn known_names() -> String {
 impl std::str::FromStr for Protocol {
     type Err = UnknownProtocol;
 
+    /// A protocol's name; or `uci`, as cutechess and fastchess name it, for `uci-banqi` (the
+    /// only UCI anqi speaks).
     fn from_str(s: &str) -> Result<Protocol, UnknownProtocol> {
+        if s == "uci" {
+            return Ok(Protocol::UciBanqi);
+        }
         Protocol::ALL
             .into_iter()
             .find(|p| p.name() == s)
@@ -80,11 +85,12 @@ mod tests {
         for p in Protocol::ALL {
             assert_eq!(p.name().parse::<Protocol>(), Ok(p));
         }
-        let e = "uci".parse::<Protocol>().unwrap_err();
-        assert_eq!(e, UnknownProtocol("uci".into()));
+        assert_eq!("uci".parse::<Protocol>(), Ok(Protocol::UciBanqi));
+        let e = "xboard".parse::<Protocol>().unwrap_err();
+        assert_eq!(e, UnknownProtocol("xboard".into()));
         assert_eq!(
             e.to_string(),
-            r#"unknown protocol "uci"; known: anqi, tcg, uci-banqi, cdc-platform"#
+            r#"unknown protocol "xboard"; known: anqi, tcg, uci-banqi, cdc-platform"#
         );
     }
 }

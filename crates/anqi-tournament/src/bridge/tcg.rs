@@ -45,8 +45,6 @@ const RANKS: usize = 8;
 /// refuses as out of range.
 pub const OFF_BOARD: usize = FILES * RANKS;
 
-/// How long an engine has to acknowledge a command other than `genmove`.
-const ACK_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long an engine has to acknowledge `quit`, and then to exit, before it is killed.
 const QUIT_TIMEOUT: Duration = Duration::from_secs(2);
 /// After a resignation for the engine, how long to wait for the result.
@@ -173,6 +171,8 @@ pub struct TcgEngine {
     thinking: bool,
     /// How long it has for each answer of its handshake ([`BridgeOptions::handshake`]).
     handshake: Duration,
+    /// How long it has to acknowledge a command other than `genmove` ([`BridgeOptions::ack`]).
+    ack: Duration,
 }
 
 impl TcgEngine {
@@ -195,7 +195,7 @@ impl TcgEngine {
 
     /// A command that needs no more than an acknowledgement; a failure answer is logged.
     async fn tell(&mut self, id: u32, name: &str, args: &str) -> Result<(), BridgeError> {
-        let reply = self.command(id, name, args, Some(ACK_TIMEOUT)).await?;
+        let reply = self.command(id, name, args, Some(self.ack)).await?;
         if !reply.ok {
             eprintln!(
                 "anqi bridge: the engine failed `{id} {name} {args}`: ?{id} {}",
@@ -399,6 +399,7 @@ impl Translator for TcgEngine {
             knows_moves_to_draw: false,
             thinking: false,
             handshake: options.handshake,
+            ack: options.ack,
         };
         let handshake = async {
             let name = me.command(id::NAME, "name", "", Some(me.handshake)).await?;
@@ -431,7 +432,7 @@ impl Translator for TcgEngine {
                 let program = me.engine.program().to_string();
                 me.engine.finish(Duration::ZERO).await;
                 Err(BridgeError::EngineStart(match e {
-                    BridgeError::Engine(why) => why,
+                    BridgeError::Engine(why) | BridgeError::SlowAck(why) => why,
                     other => format!("{program}: {other}"),
                 }))
             }

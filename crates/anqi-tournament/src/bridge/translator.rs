@@ -31,7 +31,18 @@ pub struct BridgeOptions {
     /// cdc-platform engine to connect: [`HANDSHAKE_TIMEOUT`] unless told otherwise
     /// (`anqi bridge --handshake-timeout`).
     pub handshake: Duration,
+    /// How long the engine has, during a game, to acknowledge a command that needs no thought
+    /// (tcg: every command but `genmove`; uci-banqi: `readyok`; cdc-platform: `/start` and
+    /// `/turn`): [`ACK_TIMEOUT`] unless told otherwise (`anqi bridge --ack-timeout`, or
+    /// [`ACK_TIMEOUT_ENV`](super::ACK_TIMEOUT_ENV) in a tournament engine's `env`). Missing it ends the game as
+    /// "slow to acknowledge", not as a crash.
+    pub ack: Duration,
 }
+
+/// How long an engine has to acknowledge a command during a game, unless its bridge is told
+/// otherwise ([`BridgeOptions::ack`]). An engine that clears a large table when told `ready`
+/// under a loaded machine may need more (issue 38: one took over 10 s).
+pub const ACK_TIMEOUT: Duration = Duration::from_secs(super::DEFAULT_ACK_SECONDS);
 
 /// The environment variable naming the file where a bridge writes why it gave its engine's
 /// game up (a tournament's runner sets it, and puts the reason in the record's faults).

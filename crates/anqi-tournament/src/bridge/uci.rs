@@ -345,14 +345,16 @@ pub struct UciEngine {
     name: Option<String>,
     /// How long it has for each answer of its handshake ([`BridgeOptions::handshake`]).
     handshake: Duration,
+    /// How long it has for `readyok` in a game ([`BridgeOptions::ack`]).
+    ack: Duration,
 }
 
 impl UciEngine {
-    /// `isready`, then waits for `readyok`.
-    async fn ready(&mut self) -> Result<(), BridgeError> {
+    /// `isready`, then waits `limit` for `readyok`.
+    async fn ready(&mut self, limit: Duration) -> Result<(), BridgeError> {
         self.engine.send("isready").await?;
         self.engine
-            .expect("isready", Some(self.handshake), |l| {
+            .expect("isready", Some(limit), |l| {
                 (l.trim() == "readyok").then_some(())
             })
             .await
@@ -436,6 +438,7 @@ impl Translator for UciEngine {
             engine,
             name: None,
             handshake: options.handshake,
+            ack: options.ack,
         };
         let handshake = async {
             uci.engine.send("uci").await?;
@@ -461,7 +464,7 @@ impl Translator for UciEngine {
                     Greeting::Other => {}
                 }
             }
-            uci.ready().await
+            uci.ready(uci.handshake).await
         };
         let outcome = match tokio::time::timeout(options.handshake, handshake).await {
             Ok(outcome) => outcome,
@@ -494,7 +497,7 @@ impl Translator for UciEngine {
         options: &BridgeOptions,
     ) -> Result<(), BridgeError> {
         self.engine.send("ucinewgame").await?;
-        self.ready().await?;
+        self.ready(self.ack).await?;
         loop {
             match session.next().await? {
                 Event::MyTurn => {

@@ -4,7 +4,7 @@
 //! each deal from the pages until all its games have ended, and stops early when the SPRT
 //! has decided.
 
-use super::game::{play, EngineClock, GameSecrets, Played};
+use super::game::{play, EngineClock, GameSecrets, Here, Played};
 use super::progress::{event_json, report_progress, report_standings, EventPage, Tally};
 use super::resume::{recorded, sprt_decided};
 use super::seed::{reveal_seed, EventSeed};
@@ -42,12 +42,6 @@ pub(super) struct Event {
     /// The games are played on a Ray cluster, not by this process's server: the pages get
     /// each game from its record.
     pub(super) remote: bool,
-}
-
-/// This machine's own server, where the runner seats the engines it starts.
-pub(super) struct Here {
-    pub(super) desk: anqi_server::OrderDesk,
-    pub(super) addr: std::net::SocketAddr,
 }
 
 /// What a run keeps as games end: every record (earlier runs' too) and the file they go to,
@@ -218,16 +212,15 @@ impl Event {
         loop {
             while !ledger.stopped_early && running.len() < config.concurrency as usize {
                 let Some(game) = pending.next() else { break };
-                let (config, master, desk, clocks, addr) = (
+                let (config, master, here, clocks) = (
                     config.clone(),
                     self.master.clone(),
-                    here.desk.clone(),
+                    here.clone(),
                     self.clocks.clone(),
-                    here.addr,
                 );
                 running.spawn(async move {
                     let secrets = GameSecrets::of(&master, &game);
-                    play(&config, &secrets, &desk, addr, game, &clocks).await
+                    play(&config, &secrets, &here, game, &clocks).await
                 });
             }
             let Some(joined) = running.join_next().await else {

@@ -3,21 +3,46 @@
 //! only the runner knows: a crash told from a disconnect, why a bridge gave its game up, why
 //! a player never came, and the tournament's tag.
 
+use crate::bridge::SLOW_ACK_EXIT;
 use crate::config::{EngineLogs, TournamentConfig};
 use crate::engine::{Engine, Log, Placeholders, TOKEN_ENV};
 use crate::schedule::ScheduledGame;
 use crate::seeds::MasterSeed;
+use crate::stats::{SLOW_ACK_FAULT, SLOW_ACK_TEXT};
 use crate::TournamentError;
 use anqi_core::record::{FaultRecord, GameRecord, SeatTag, TournamentTag};
 use anqi_core::rules::{SeedInputs, Termination, Variant};
 use anqi_server::config::ClockConfig;
 use anqi_server::{GameOrder, GameSpec, OrderDesk};
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::time::Duration;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+
+/// This machine's own server, where the runner seats the engines it starts, and what the
+/// engines' logs may still take in this run (`engine_log_bytes`'s event cap).
+#[derive(Clone)]
+pub(super) struct Here {
+    pub(super) desk: OrderDesk,
+    pub(super) addr: std::net::SocketAddr,
+    pub(super) log_budget: crate::engine::EventLogBudget,
+}
+
+impl Here {
+    /// The server at `addr`, taking orders at `desk`, for a run of `config`'s event.
+    pub(super) fn new(
+        desk: OrderDesk,
+        addr: std::net::SocketAddr,
+        config: &TournamentConfig,
+    ) -> Here {
+        Here {
+            desk,
+            addr,
+            log_budget: crate::engine::EventLogBudget::new(config.engine_log_bytes.event),
+        }
+    }
+}
 
 /// An engine's clock: its settings, and how the records name them.
 pub(super) struct EngineClock {
@@ -111,11 +136,11 @@ struct Seats {
 pub(super) async fn play(
     config: &TournamentConfig,
     secrets: &GameSecrets,
-    desk: &OrderDesk,
-    addr: SocketAddr,
+    here: &Here,
     game: ScheduledGame,
     clocks: &[EngineClock],
 ) -> Result<Played, TournamentError> {
+    let desk = &here.desk;
     let tokens = seat_tokens(config, &game)?;
     let spec = GameSpec {
         seeds: Some(SeedInputs {
@@ -139,14 +164,19 @@ pub(super) async fn play(
     // Cancelled when the game is over, or when this task is dropped (the event stops).
     let over = CancellationToken::new();
     let _over_on_drop = over.clone().drop_guard();
-    let seats = start_engines(config, secrets, desk, addr, &game, &tokens, &over);
+    let seats = start_engines(config, secrets, here, &game, &tokens, &over);
     let mut record = record_rx
         .await
         .map_err(|_| TournamentError::Server("the server dropped a game".into()))?;
     // Engines exit by themselves after (win ...); stragglers are killed after a grace period.
     over.cancel();
     let seat_ends = stopped(seats.ends, &seats.logs).await;
-    mark_crash(&mut record, &seat_ends);
+    let bridged: Vec<bool> = game
+        .seats
+        .iter()
+        .map(|&e| config.engines[e].protocol.is_bridged())
+        .collect();
+    mark_crash(&mut record, &seat_ends, &bridged);
     note_give_ups(&mut record, &seats.reports);
     let absent = absent_reasons(config, &record, &seats.start_failures, &seat_ends);
     record.tournament = Some(tournament_tag(config, secrets, &game, clocks));
@@ -181,12 +211,12 @@ fn seat_tokens(
 fn start_engines(
     config: &TournamentConfig,
     secrets: &GameSecrets,
-    desk: &OrderDesk,
-    addr: SocketAddr,
+    here: &Here,
     game: &ScheduledGame,
     tokens: &[String],
     over: &CancellationToken,
 ) -> Seats {
+    let (desk, addr) = (&here.desk, here.addr);
     let game_no = game.index + 1;
     let host = addr.ip().to_string();
     let mut seats = Seats::default();
@@ -219,13 +249,8 @@ fn start_engines(
             let _ = std::fs::remove_file(path);
         }
         seats.reports.push(report.clone());
-        match Engine::start(
-            engine,
-            &values,
-            &log,
-            config.engine_log_bytes,
-            report.as_deref(),
-        ) {
+        let log_limits = (&log, config.engine_log_bytes.game, &here.log_budget);
+        match Engine::start(engine, &values, log_limits, report.as_deref()) {
             Ok(p) => seats.ends.push(Some(tokio::spawn(watch(
                 p,
                 desk.clone(),
@@ -257,29 +282,50 @@ async fn stopped(ends: Vec<Option<JoinHandle<SeatEnd>>>, logs: &[Log]) -> Vec<Op
     }
     for (s, end) in seat_ends.iter().enumerate() {
         if let Some(status) = end.as_ref().and_then(|e| e.status) {
-            logs[s].note(&format!("the engine ended: {status}"));
+            // The keeper's (or bridge's) status: 128 + N is the engine killed by signal N.
+            logs[s].note(&format!(
+                "the engine ended: it {}",
+                crate::process::exit::describe_kept(&status)
+            ));
         }
     }
     seat_ends
 }
 
 /// A disconnect by a program that died abnormally (exited by itself with a failure; killed
-/// by us is not) is a crash.
-fn mark_crash(record: &mut GameRecord, seat_ends: &[Option<SeatEnd>]) {
-    let crashed: Vec<bool> = seat_ends
-        .iter()
-        .map(|e| {
-            e.as_ref()
-                .and_then(|e| e.status)
-                .is_some_and(|st| !st.success())
-        })
-        .collect();
-    if record.result.reason == Termination::Disconnect {
-        if let Some(loser) = record.result.loser {
-            if crashed.get(loser - 1).copied().unwrap_or(false) {
-                record.result.reason = Termination::Crash;
-            }
-        }
+/// by us is not) is a crash; but a bridge that left because its engine was slow to
+/// acknowledge a command (status [`SLOW_ACK_EXIT`]) is not: the engine lives, and the
+/// record's fault says "slow to acknowledge" ([`note_give_ups`]). An engine of anqi's own
+/// protocol that crashed gets a fault saying how it died (its bridge says it for another).
+fn mark_crash(record: &mut GameRecord, seat_ends: &[Option<SeatEnd>], bridged: &[bool]) {
+    let status = |s: usize| {
+        seat_ends
+            .get(s)
+            .and_then(|e| e.as_ref())
+            .and_then(|e| e.status)
+    };
+    let slow = |s: usize, st: ExitStatus| bridged[s] && st.code() == Some(i32::from(SLOW_ACK_EXIT));
+    let crashed = |s: usize| status(s).is_some_and(|st| !st.success() && !slow(s, st));
+    if record.result.reason != Termination::Disconnect {
+        return;
+    }
+    let Some(loser) = record.result.loser else {
+        return;
+    };
+    if !crashed(loser - 1) {
+        return;
+    }
+    record.result.reason = Termination::Crash;
+    if let (false, Some(st)) = (bridged[loser - 1], status(loser - 1)) {
+        // The keeper's status: the engine's, or 128 + the signal that killed it (a keeper
+        // itself killed by a signal says so directly).
+        let how = crate::process::exit::describe_kept(&st);
+        record.faults.push(FaultRecord {
+            ply: record.plies.len() as u32 + 1,
+            player: loser,
+            code: "engine".into(),
+            text: format!("the engine died: it {how}"),
+        });
     }
 }
 
@@ -299,11 +345,20 @@ fn note_give_ups(record: &mut GameRecord, reports: &[Option<PathBuf>]) {
             Termination::Resign | Termination::Crash | Termination::Disconnect
         );
         if gave_up && record.result.loser == Some(s + 1) {
+            let text = reason.trim().to_string();
+            // Reports count these apart from deaths (`stats`): the engine lives, it was slow.
+            // Only the bridge's own words count (an engine's answer quoted in a reason may say
+            // anything).
+            let code = if text.starts_with(&format!("left the game: {SLOW_ACK_TEXT}:")) {
+                SLOW_ACK_FAULT
+            } else {
+                "engine"
+            };
             record.faults.push(FaultRecord {
                 ply: record.plies.len() as u32 + 1,
                 player: s + 1,
-                code: "engine".into(),
-                text: reason.trim().to_string(),
+                code: code.into(),
+                text,
             });
         }
     }
@@ -329,7 +384,15 @@ fn absent_reasons(
                     return failure.clone();
                 }
                 match seat_ends[s].as_ref().and_then(|e| e.early) {
-                    Some(Some(status)) => format!("exited ({status}) before it connected"),
+                    // Its status as before (`exit status: 7`, which scripts may read), but a
+                    // death by a signal named (the keeper's 137 is SIGKILL's).
+                    Some(Some(status)) => match status.code() {
+                        Some(129..=192) | None => format!(
+                            "{} before it connected",
+                            crate::process::exit::describe_kept(&status)
+                        ),
+                        Some(_) => format!("exited ({status}) before it connected"),
+                    },
                     Some(None) => "exited before it connected".into(),
                     None => format!(
                         "did not connect and send (init NAME TOKEN) within connect_timeout_ms = {} (check that it connects to {{addr}} and sends the token it finds in {}; raise connect_timeout_ms if it is slow to start)",

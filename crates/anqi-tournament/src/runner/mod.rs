@@ -27,8 +27,8 @@ use crate::stats::{self, Standings};
 use crate::TournamentError;
 use anqi_core::record::GameRecord;
 use anqi_core::rules::Variant;
-use event::{DealGroups, Event, Here};
-use game::EngineClock;
+use event::{DealGroups, Event};
+use game::{EngineClock, Here};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -123,7 +123,7 @@ pub async fn run_keeping_pages(
     let (server_task, here) = match local {
         Some((server, desk, addr)) => (
             Some(tokio::spawn(server.run(stop_server.clone()))),
-            Some(Here { desk, addr }),
+            Some(Here::new(desk, addr, &config)),
         ),
         None => (None, None),
     };

@@ -9,7 +9,8 @@ use anqi_core::rules::Variant;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Checks the event's variant against its SPRT and its endgame tables.
+/// Checks the event's variant against its SPRT, its endgame tables and its adjudication by
+/// scores.
 ///
 /// # Errors
 /// An SPRT for a one-side game; tables of other rules, or no file: either would stop the
@@ -28,6 +29,9 @@ pub(super) fn check_event(
         anqi_server::config::open_tables(Path::new(path), Arc::new(variant.clone()))
             .map_err(|e| TournamentError::Config(format!("tables: {e}")))?;
     }
+    anqi_core::scores::ScoreRules::read(&config.score_draw, &config.score_resign)
+        .and_then(|rules| rules.check_variant(variant))
+        .map_err(|e| TournamentError::Config(e.to_string()))?;
     Ok(())
 }
 

@@ -66,5 +66,7 @@ fn server_config(config: &TournamentConfig) -> Config {
     server_config.referee.rejoin_grace_ms = config.rejoin_grace_ms;
     server_config.referee.adjudicate = config.adjudicate;
     server_config.referee.tables = config.tables.clone().unwrap_or_default();
+    server_config.referee.score_draw = config.score_draw.clone();
+    server_config.referee.score_resign = config.score_resign.clone();
     server_config
 }

@@ -136,6 +136,8 @@ async fn play_games(input: &str, say: &mut impl FnMut(&UnitLine)) -> Result<(), 
     let stop = CancellationToken::new();
     let server_task = tokio::spawn(server.run(stop.clone()));
     let clocks = EngineClock::of_each(&config, &variant);
+    // A unit is a run of its own: its logs' event cap counts its games.
+    let here = super::game::Here::new(desk, addr, &config);
     let mut connected = vec![false; config.engines.len()];
     let mut result = Ok(());
     // One game after another: a unit is one of the node's processors (`cpus_per_unit`), kept
@@ -146,7 +148,7 @@ async fn play_games(input: &str, say: &mut impl FnMut(&UnitLine)) -> Result<(), 
             deal: game.deal,
             seats: game.seats,
         };
-        let mut played = match play(&config, &game.secrets, &desk, addr, scheduled, &clocks).await {
+        let mut played = match play(&config, &game.secrets, &here, scheduled, &clocks).await {
             Ok(played) => played,
             Err(e) => {
                 result = Err(e);

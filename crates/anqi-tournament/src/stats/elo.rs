@@ -64,14 +64,16 @@ impl Sample {
     }
 
     /// The 95% interval of the mean score, within [0, 1]: the normal one, or, where that one
-    /// reaches 0 or 1, the Wilson interval of the points won out of the games played (see the
-    /// module documentation). At a score of 0 or 1 every observation is the same, the normal
-    /// interval has no width, and the Elo would be ±∞ with no room for doubt: the Wilson one
-    /// keeps an honest finite end (60 wins of 60 games: an Elo of at least +476).
+    /// reaches 0 or 1 or has no width, the Wilson interval of the points won out of the games
+    /// played (see the module documentation). At a score of 0 or 1 every observation is the
+    /// same, the normal interval has no width, and the Elo would be ±∞ with no room for doubt:
+    /// the Wilson one keeps an honest finite end (60 wins of 60 games: an Elo of at least
+    /// +476). Every observation alike at another score (one pair scoring 1.5) is the same
+    /// case: a normal interval of no width would read `+191 [+191, +191]`.
     pub fn score_interval(&self) -> (f64, f64) {
         let half = Z95 * self.standard_error();
         let (low, high) = (self.mean - half, self.mean + half);
-        if self.n > 0 && low > 0.0 && high < 1.0 {
+        if self.n > 0 && half > 0.0 && low > 0.0 && high < 1.0 {
             return (low, high);
         }
         wilson_rate(self.mean, self.n as f64 * self.games_per_observation())

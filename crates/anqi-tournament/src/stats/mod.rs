@@ -127,6 +127,8 @@ pub struct EngineStats {
     pub elo: Option<f64>,
     pub elo_low: Option<f64>,
     pub elo_high: Option<f64>,
+    /// Fewer than [`MIN_SAMPLE`] games: reports say so instead of the Elo.
+    pub small_sample: bool,
     /// How this engine's games ended, by termination.
     pub terminations: BTreeMap<String, usize>,
 }
@@ -151,6 +153,34 @@ pub struct TeamStats {
     pub losses: usize,
     /// Points per game.
     pub score: f64,
+}
+
+/// The fewest observations (pairs of games on one deal, or single games where there are no
+/// pairs) from which reports show Elo with its interval, nElo and LOS. Below it those figures
+/// rest on a normal approximation with almost nothing under it (one pair scoring 1.5 of 2
+/// read `+191 [+191, +191]`, `±0`, LOS 100%): the text says "sample too small" instead, and
+/// the JSON marks the pair or engine `small_sample` (its figures stay, for those who want
+/// them).
+pub const MIN_SAMPLE: usize = 5;
+
+/// The fault code of a record whose bridged engine was slow to acknowledge a command (the
+/// bridge's `--ack-timeout`): the game ends as a `disconnect`, and "Terminations per engine"
+/// counts it as [`SLOW_ACK_TERMINATION`], apart from a disconnect or a crash.
+pub const SLOW_ACK_FAULT: &str = "slow-ack";
+/// What a bridge's report says of an engine slow to acknowledge (`BridgeError::SlowAck`).
+pub const SLOW_ACK_TEXT: &str = "slow to acknowledge";
+/// How reports name such a game's end.
+pub const SLOW_ACK_TERMINATION: &str = "slow-to-acknowledge";
+
+/// How a report names a game's end: its termination, but a disconnect caused by an engine slow
+/// to acknowledge is [`SLOW_ACK_TERMINATION`].
+pub fn termination_name(r: &GameRecord) -> &'static str {
+    let slow = r.faults.iter().any(|f| f.code == SLOW_ACK_FAULT);
+    if slow && r.result.reason == anqi_core::rules::Termination::Disconnect {
+        SLOW_ACK_TERMINATION
+    } else {
+        r.result.reason.name()
+    }
 }
 
 /// Computes the standings. `order` lists engine names in the order to break ties in (config

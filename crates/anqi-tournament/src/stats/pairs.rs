@@ -43,6 +43,9 @@ pub struct PairStats {
     pub nelo_error: Option<f64>,
     /// Likelihood of superiority of the first engine, in [0, 1].
     pub los: Option<f64>,
+    /// Fewer than [`MIN_SAMPLE`](super::MIN_SAMPLE) observations: reports say "sample too
+    /// small" instead of Elo, nElo and LOS.
+    pub small_sample: bool,
     /// Pentanomial counts (pairs where the first engine scored 0, 0.5, 1, 1.5, 2) when the two
     /// met in two-player games; `None` when they met only in games of more players.
     pub pentanomial: Option<[usize; 5]>,
@@ -89,6 +92,7 @@ impl PairStats {
             nelo: sample.nelo(),
             nelo_error: sample.nelo_error(),
             los: sample.los(),
+            small_sample: sample.n < super::MIN_SAMPLE,
             pentanomial,
         }
     }

@@ -204,7 +204,7 @@ impl<'r> Table<'r> {
                 .terminations
                 .entry(e.clone())
                 .or_default()
-                .entry(r.result.reason.name().to_string())
+                .entry(super::termination_name(r).to_string())
                 .or_default() += 1;
             for (j, other) in engines.iter().enumerate() {
                 if side(i) != side(j) && first_seat(j) {
@@ -309,6 +309,7 @@ impl<'r> Table<'r> {
                     elo,
                     elo_low,
                     elo_high,
+                    small_sample: results.len() < super::MIN_SAMPLE,
                     terminations: self.terminations.remove(name).unwrap_or_default(),
                 })
             })

@@ -261,6 +261,7 @@ fn engine_named(name: &str) -> EngineStats {
         elo: None,
         elo_low: None,
         elo_high: None,
+        small_sample: true,
         terminations: BTreeMap::new(),
     }
 }
@@ -311,4 +312,45 @@ fn the_sprt_says_which_pair_it_cannot_test() {
     );
     assert_eq!(e.to_string(), "a and c never met");
     assert_eq!(s.sprt, None);
+}
+
+/// One pair of games scoring 1.5 of 2 (issue 38): every observation alike, so the normal
+/// interval has no width; the Wilson one is used, and the pair is marked too small to report.
+#[test]
+fn a_sample_of_one_pair_is_too_small_and_its_interval_keeps_a_width() {
+    let one = pair(1, 1, 0, Some([0, 0, 0, 1, 0]));
+    assert_eq!((one.observations, one.small_sample), (1, true));
+    let (low, high) = (one.elo_low.unwrap(), one.elo_high.unwrap());
+    assert!(low < 0.0 && high > 300.0, "[{low}, {high}]");
+    // Two draws: a score of ½ with no spread is no proof of equality either.
+    let draws = Sample::trinomial(0, 2, 0).score_interval();
+    assert!(draws.0 < 0.2 && draws.1 > 0.8, "{draws:?}");
+    // MIN_SAMPLE pairs are reported.
+    let five = pair(5, 5, 0, Some([0, 0, 0, 5, 0]));
+    assert!(!five.small_sample, "{five:?}");
+}
+
+#[test]
+fn the_text_says_the_sample_is_too_small_instead_of_degenerate_figures() {
+    let standings = Standings {
+        variant: "traditional".into(),
+        games: 2,
+        engines: vec![engine_named("new"), engine_named("old")],
+        crosstable: BTreeMap::new(),
+        pentanomial: Vec::new(),
+        pairs: vec![pair(1, 1, 0, Some([0, 0, 0, 1, 0]))],
+        teams: Vec::new(),
+        sprt: None,
+        one_side: Vec::new(),
+        deals: None,
+    };
+    let text = crate::report::text(&standings);
+    assert!(!text.contains("+191"), "{text}");
+    assert!(!text.contains("100.0%  pairs"), "{text}");
+    let line = text.lines().find(|l| l.contains("new vs old")).unwrap();
+    assert!(line.contains("sample too small"), "{line}");
+    assert!(
+        text.contains("sample too small: fewer than 5 pairs (or games, without pairs)"),
+        "{text}"
+    );
 }
