@@ -211,6 +211,9 @@ fn match_request(request: &CheckRequest, variant: &str, games: u32) -> MatchRequ
         logs: None,
         standings_every: 0,
         max_plies: request.max_plies,
+        // No adjudication by the engines' scores: the games are the referee's alone.
+        score_draw: String::new(),
+        score_resign: String::new(),
     }
 }
 
@@ -278,6 +281,7 @@ async fn handshake_items(protocol: Protocol, command: &[String]) -> Vec<Item> {
             verbose: false,
             optional_commands: optional,
             handshake: bridge::HANDSHAKE_TIMEOUT,
+            ack: bridge::ACK_TIMEOUT,
         };
         let verdict = if optional && protocol != Protocol::Tcg {
             Verdict::NotOffered(format!(
