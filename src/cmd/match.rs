@@ -93,9 +93,10 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 0)]
     max_plies: u32,
     /// Adjudicate a draw by the engines' scores, in cutechess's words: once N full moves are
-    /// played, each engine's last M scores within +-CP centipawns (scores from the engines'
-    /// comments: the UCI-Banqi bridge passes on `info ... score cp N`). Termination
-    /// `adjudicated`. Example: --draw "movenumber=40 movecount=8 score=10"
+    /// played, the last 2M moves all scored within +-CP centipawns, with no reveal or capture
+    /// among them but the first (scores from the engines' comments: the UCI-Banqi bridge
+    /// passes on `info ... score cp N`). Termination `adjudicated`. Example: --draw
+    /// "movenumber=40 movecount=8 score=10"
     #[arg(long, value_name = "movenumber=N movecount=M score=CP")]
     draw: Option<String>,
     /// Adjudicate a loss by the engines' scores: an engine whose last M scores are all at -CP

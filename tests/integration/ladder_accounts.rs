@@ -34,7 +34,7 @@ async fn bots_register_people_play_as_guests_and_the_caps_hold() {
     let dir = TempDir::new("ladder-register");
     let (server, addr, web) = ladder_with(
         &dir,
-        "[http]\nhumans = true\n[ladder]\nregistration = true\nguests = true\nregistrations_per_hour_per_address = 4\n",
+        "[http]\nhumans = true\n[ladder]\nregistration = true\nguests = true\nregistrations_per_hour_per_address = 5\n",
     );
     // A bot's author registers, and the secret works at once over TCP.
     let (status, made) = ask(&web, "/api/ladder/accounts", json!({"name": "selfmade"})).await;
@@ -68,8 +68,15 @@ async fn bots_register_people_play_as_guests_and_the_caps_hold() {
     let (status, said) = ask(&web, "/api/ladder/accounts", json!({"name": "selfmade"})).await;
     assert_eq!(status, 409, "{said}");
     assert!(said["error"].as_str().unwrap().contains("already exists"));
+    // Names differ in more than case: SelfMade would pass for selfmade on the pages.
+    let (status, said) = ask(&web, "/api/ladder/accounts", json!({"name": "SelfMade"})).await;
+    assert_eq!(status, 409, "{said}");
+    assert!(said["error"]
+        .as_str()
+        .unwrap()
+        .contains("an account named selfmade"));
 
-    // A person with no account sits down as a guest (the 4th account asked for), is paired
+    // A person with no account sits down as a guest (the 5th account asked for), is paired
     // with a bot waiting, resigns, and the game is rated under the guest's name.
     let info = get_json(&web, "/api/seats").await;
     assert_eq!(info["ladder"], json!({"guests": true}), "{info}");
@@ -106,8 +113,8 @@ async fn bots_register_people_play_as_guests_and_the_caps_hold() {
     assert_eq!(again["ladder"], json!({"name": guest, "secret": null}));
     drop(socket);
 
-    // The 5th account asked for from this network within the hour is refused, and counted.
-    let (status, said) = ask(&web, "/api/ladder/accounts", json!({"name": "fifth"})).await;
+    // The 6th account asked for from this network within the hour is refused, and counted.
+    let (status, said) = ask(&web, "/api/ladder/accounts", json!({"name": "sixth"})).await;
     assert_eq!(status, 429, "{said}");
     assert!(said["error"]
         .as_str()

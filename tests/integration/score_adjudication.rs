@@ -70,25 +70,28 @@ fn an_engine_that_scores_itself_lost_loses_and_replay_checks_the_rule() {
     let report = anqi(["report"]).arg(&output).succeeds().stdout;
     assert!(report.contains("adjudicated 2"), "{report}");
 
-    // A record whose rule would have ended the game earlier does not verify.
+    // The record names the rules in force; one whose rules would have ended the game
+    // earlier, or that names none, does not verify.
     let text = std::fs::read_to_string(&output).unwrap();
-    let tampered = dir.0.join("tampered.jsonl");
-    std::fs::write(
-        &tampered,
-        text.replace(
-            "resign movecount=3 score=600",
-            "resign movecount=2 score=600",
+    assert!(text.contains(r#""score_resign":"movecount=3 score=600 twosided=false""#));
+    for (from, to, says) in [
+        (
+            r#""score_resign":"movecount=3"#,
+            r#""score_resign":"movecount=2"#,
+            "the score rules were met at ply",
         ),
-    )
-    .unwrap();
-    let out = anqi(["replay", "--quiet"]).arg(&tampered).output();
-    assert!(!out.status.success());
-    assert!(
-        out.stdout.contains("but the rule was met at ply"),
-        "{}{}",
-        out.stdout,
-        out.stderr
-    );
+        (
+            r#""score_resign":"movecount=3 score=600 twosided=false","#,
+            "",
+            "the record names no score rules",
+        ),
+    ] {
+        let tampered = dir.0.join("tampered.jsonl");
+        std::fs::write(&tampered, text.replace(from, to)).unwrap();
+        let out = anqi(["replay", "--quiet"]).arg(&tampered).output();
+        assert!(!out.status.success());
+        assert!(out.stdout.contains(says), "{}{}", out.stdout, out.stderr);
+    }
 }
 
 #[test]
@@ -111,7 +114,7 @@ fn two_engines_that_agree_nothing_is_decided_draw_through_the_cutechess_dialect(
         .args(engine("a"))
         .args(engine("b"))
         .args(["-each", "tc=60+1", "-games", "2", "-quiet"])
-        .args(["-draw", "movenumber=3", "movecount=2", "score=10"])
+        .args(["-draw", "movenumber=1", "movecount=1", "score=10"])
         .arg("-pgnout")
         .arg(&output)
         .succeeds();
@@ -123,10 +126,11 @@ fn two_engines_that_agree_nothing_is_decided_draw_through_the_cutechess_dialect(
         let ruling = r.result.adjudication.as_ref().unwrap();
         assert_eq!(
             (ruling.verdict.as_str(), ruling.rule.as_str()),
-            ("draw", "draw movenumber=3 movecount=2 score=10")
+            ("draw", "draw movenumber=1 movecount=1 score=10")
         );
-        // Move 3 complete: ply 6.
-        assert_eq!(r.plies.len(), 6);
+        // The run: the last two plies, the first of them the only one that may make progress
+        // (a reveal starts the run afresh); replay checks that no earlier pair ended it.
+        assert!(!r.plies.last().unwrap().made_progress(), "{:?}", r.plies);
     }
     let replay = anqi(["replay", "--quiet"]).arg(&output).succeeds().stdout;
     assert!(replay.ends_with("2 verified, 0 failed\n"), "{replay}");

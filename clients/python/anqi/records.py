@@ -165,6 +165,9 @@ class Record:
     result: Result
     final_board: str
     max_plies: int | None = None
+    #: The referee's adjudication by the players' scores, as configured ("" when off).
+    score_draw: str = ""
+    score_resign: str = ""
     faults_dropped: int = 0
     #: `{"index", "deal", "engines", "seats", "commitment"}` in tournament records, checked at
     #: load; None otherwise.

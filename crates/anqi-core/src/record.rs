@@ -37,6 +37,13 @@ pub struct GameRecord {
     /// The referee's ply cap, when one applied (`[referee] max_plies`, a tournament's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_plies: Option<u32>,
+    /// The referee's adjudication by the players' scores, when on (`[referee] score_draw`,
+    /// `score_resign`, a tournament's), as configured: `anqi replay` checks every game
+    /// against them, adjudicated or not.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub score_draw: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub score_resign: String,
     pub result: ResultRecord,
     /// The board at the end, as sent on the wire.
     pub final_board: String,
@@ -88,6 +95,9 @@ pub struct GameHeader {
     pub seeds: SeedInputs,
     /// The referee's ply cap, 0 for none.
     pub max_plies: u32,
+    /// The referee's score rules, as configured ("" for none).
+    pub score_draw: String,
+    pub score_resign: String,
 }
 
 impl GameRecord {
@@ -126,6 +136,8 @@ impl GameRecord {
             faults: faults.kept,
             faults_dropped: faults.dropped,
             max_plies: (header.max_plies > 0).then_some(header.max_plies),
+            score_draw: header.score_draw,
+            score_resign: header.score_resign,
             result: ResultRecord {
                 win,
                 winner,
@@ -357,6 +369,17 @@ pub struct Adjudication {
     /// `resign movecount=3 score=600 twosided=false`), for `anqi replay` to check it by.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub rule: String,
+}
+
+impl PlyRecord {
+    /// Whether the ply made progress as the no-progress rule counts it: a reveal, a capture,
+    /// a draw from the bag or a put (the score rules' draw run starts afresh after one).
+    pub fn made_progress(&self) -> bool {
+        self.revealed.is_some()
+            || self.captured.is_some()
+            || self.drawn.is_some()
+            || self.action.starts_with("(put ")
+    }
 }
 
 impl Adjudication {

@@ -9,15 +9,20 @@
 //! for a draw and `movecount=3 score=600 twosided=true` for a loss, so that an organizer's
 //! settings carry over. They apply to two-player games only.
 //!
-//! What counts, exactly (each player's own plies, in order; a ply whose comment has no score
-//! breaks a run):
-//! - **Draw**, once `movenumber` full moves have been played (ply `2 × movenumber` on): each
-//!   player's last `movecount` scores are all within `±score` centipawns.
-//! - **Loss**: a player's last `movecount` scores are all at `-score` or worse (the engine
-//!   sees itself lost); with `twosided=true`, the opponent's last `movecount` scores must
-//!   also all be at `+score` or better (both agree).
+//! What counts, exactly, as cutechess-cli counts it (a ply whose comment has no score breaks
+//! every run it is part of):
+//! - **Draw**, once `movenumber` full moves have been played (ply `2 × movenumber` on): the
+//!   last `2 × movecount` plies, both players', all scored within `±score` centipawns, with
+//!   no progress among them but the first (a reveal, a capture, a draw from the bag or a
+//!   put starts the run afresh, as a capture or a pawn move does in cutechess and fastchess:
+//!   the position is a new one).
+//! - **Loss**, ruled on the ply of the player who loses: its last `movecount` scores all at
+//!   `-score` or worse (the engine sees itself lost); with `twosided=true`, the opponent's
+//!   last `movecount` scores must also all be at `+score` or better (both agree).
 //!
 //! A mate score (`score mate N`) counts as [`MATE`] centipawns, for the side it favours.
+//! `movenumber=0` is refused: cutechess reads it as "no draw adjudication", which here is
+//! leaving the rule out.
 
 /// A mate score in centipawns: more than any material score.
 pub const MATE: i32 = 100_000;
@@ -102,8 +107,13 @@ impl std::str::FromStr for DrawByScores {
     /// `movenumber=N movecount=N score=CP`.
     fn from_str(text: &str) -> Result<DrawByScores, RuleError> {
         let seen = words(text, &["movenumber", "movecount", "score"])?;
+        if seen.iter().any(|(k, v)| k == "movenumber" && v == "0") {
+            return Err(RuleError(
+                "movenumber=0: at least 1 (cutechess reads 0 as no draw adjudication: leave the rule out for that)".into(),
+            ));
+        }
         Ok(DrawByScores {
-            move_number: number(&seen, "movenumber", 0)?,
+            move_number: number(&seen, "movenumber", 1)?,
             move_count: number(&seen, "movecount", 1)?,
             score: number(&seen, "score", 0)?,
         })
@@ -197,11 +207,6 @@ impl ScoreRules {
         )))
     }
 
-    /// The ruling after the plies so far ([`judge`] with both rules).
-    pub fn judge(&self, plies: &[(usize, Option<i32>)]) -> Option<ScoreRuling> {
-        judge(self.draw.as_ref(), self.resign.as_ref(), plies)
-    }
-
     /// The rule that gave `ruling`, as a record keeps it: `draw movenumber=...` or `resign
     /// movecount=...`.
     pub fn rule_text(&self, ruling: ScoreRuling) -> String {
@@ -239,45 +244,74 @@ pub fn comment_score(comment: &str) -> Option<i32> {
     found
 }
 
-/// The rules' ruling after the plies so far: `(mover, score)` of each ply in order (players
-/// 1 and 2), or `None` when the game goes on. A draw is looked at first: both engines agree
-/// that nothing is decided.
-pub fn judge(
-    draw: Option<&DrawByScores>,
-    resign: Option<&ResignByScores>,
-    plies: &[(usize, Option<i32>)],
-) -> Option<ScoreRuling> {
-    let last = |player: usize, n: u32| -> Option<Vec<i32>> {
-        let mine: Vec<Option<i32>> = plies
-            .iter()
-            .rev()
-            .filter(|(p, _)| *p == player)
-            .take(n as usize)
-            .map(|(_, s)| *s)
-            .collect();
-        (mine.len() == n as usize)
-            .then_some(mine)?
-            .into_iter()
-            .collect()
-    };
-    if let Some(d) = draw {
-        let late_enough = plies.len() as u64 >= 2 * u64::from(d.move_number);
-        let even = |p| last(p, d.move_count).is_some_and(|s| s.iter().all(|s| s.abs() <= d.score));
-        if late_enough && even(1) && even(2) {
-            return Some(ScoreRuling::Draw);
+/// The rules at work over one game, a ply at a time: the referee's after every ply, and
+/// `anqi replay`'s over a record. Counters, as cutechess keeps them: constant work a ply.
+#[derive(Clone, Debug)]
+pub struct ScoreJudge {
+    rules: ScoreRules,
+    plies: u64,
+    /// Consecutive plies (both players') scored within the draw window since the last
+    /// progress.
+    even: u64,
+    /// Each player's consecutive scores at `-score` or worse, and at `+score` or better.
+    lost: [u64; 2],
+    won: [u64; 2],
+}
+
+impl ScoreJudge {
+    pub fn new(rules: ScoreRules) -> ScoreJudge {
+        ScoreJudge {
+            rules,
+            plies: 0,
+            even: 0,
+            lost: [0; 2],
+            won: [0; 2],
         }
     }
-    if let Some(r) = resign {
-        for (player, other) in [(1, 2), (2, 1)] {
-            let lost = last(player, r.move_count).is_some_and(|s| s.iter().all(|&s| s <= -r.score));
-            let agreed = !r.two_sided
-                || last(other, r.move_count).is_some_and(|s| s.iter().all(|&s| s >= r.score));
-            if lost && agreed {
-                return Some(ScoreRuling::Loses(player));
+
+    /// The rules it judges by.
+    pub fn rules(&self) -> &ScoreRules {
+        &self.rules
+    }
+
+    /// Whether it rules on nothing (no rule on).
+    pub fn is_off(&self) -> bool {
+        self.rules.is_off()
+    }
+
+    /// After a ply of `mover` (1 or 2) that said `score` (`None`: said none); `progress`: the
+    /// ply revealed, captured, drew or put a piece. The ruling, when the rules are met.
+    pub fn ply(&mut self, mover: usize, score: Option<i32>, progress: bool) -> Option<ScoreRuling> {
+        self.plies += 1;
+        if !(1..=2).contains(&mover) {
+            return None;
+        }
+        let me = mover - 1;
+        if let Some(d) = &self.rules.draw {
+            if progress {
+                self.even = 0;
+            }
+            match score {
+                Some(s) if s.abs() <= d.score => self.even += 1,
+                _ => self.even = 0,
+            }
+            if self.plies / 2 >= u64::from(d.move_number)
+                && self.even >= 2 * u64::from(d.move_count)
+            {
+                return Some(ScoreRuling::Draw);
             }
         }
+        if let Some(r) = &self.rules.resign {
+            let bump = |n: &mut u64, yes: bool| *n = if yes { *n + 1 } else { 0 };
+            bump(&mut self.lost[me], score.is_some_and(|s| s <= -r.score));
+            bump(&mut self.won[me], score.is_some_and(|s| s >= r.score));
+            let count = u64::from(r.move_count);
+            if self.lost[me] >= count && (!r.two_sided || self.won[1 - me] >= count) {
+                return Some(ScoreRuling::Loses(mover));
+            }
+        }
+        None
     }
-    None
 }
 
 #[cfg(test)]
@@ -322,68 +356,124 @@ mod tests {
         assert!(e.to_string().contains("true or false"), "{e}");
     }
 
-    fn plies(scores: &[(usize, Option<i32>)]) -> Vec<(usize, Option<i32>)> {
-        scores.to_vec()
+    /// The rulings after each ply of `plies` (mover, score, progress).
+    fn rulings(
+        rules: ScoreRules,
+        plies: &[(usize, Option<i32>, bool)],
+    ) -> Vec<Option<ScoreRuling>> {
+        let mut judge = ScoreJudge::new(rules);
+        plies.iter().map(|&(m, s, p)| judge.ply(m, s, p)).collect()
+    }
+
+    fn draw(move_number: u32, move_count: u32, score: i32) -> ScoreRules {
+        ScoreRules {
+            draw: Some(DrawByScores {
+                move_number,
+                move_count,
+                score,
+            }),
+            resign: None,
+        }
+    }
+
+    fn resign(move_count: u32, score: i32, two_sided: bool) -> ScoreRules {
+        ScoreRules {
+            draw: None,
+            resign: Some(ResignByScores {
+                move_count,
+                score,
+                two_sided,
+            }),
+        }
     }
 
     #[test]
-    fn a_draw_needs_the_move_number_and_each_players_run() {
-        let d = DrawByScores {
-            move_number: 2,
-            move_count: 2,
-            score: 10,
-        };
-        let even = plies(&[(1, Some(5)), (2, Some(-5)), (1, Some(0)), (2, Some(10))]);
-        assert_eq!(judge(Some(&d), None, &even), Some(ScoreRuling::Draw));
-        // Before move 2 is complete: not yet.
-        assert_eq!(judge(Some(&d), None, &even[..3]), None);
-        // One score out of the window, or missing: no draw.
-        let mut out = even.clone();
-        out[1].1 = Some(11);
-        assert_eq!(judge(Some(&d), None, &out), None);
-        out[1].1 = None;
-        assert_eq!(judge(Some(&d), None, &out), None);
-    }
-
-    #[test]
-    fn a_loss_needs_the_losers_run_and_with_two_sided_the_winners_too() {
-        let r = ResignByScores {
-            move_count: 2,
-            score: 600,
-            two_sided: false,
-        };
-        let lost = plies(&[
-            (1, Some(-700)),
-            (2, Some(100)),
-            (1, Some(-600)),
-            (2, Some(50)),
-        ]);
-        assert_eq!(judge(None, Some(&r), &lost), Some(ScoreRuling::Loses(1)));
-        let both = ResignByScores {
-            two_sided: true,
-            ..r
-        };
-        assert_eq!(judge(None, Some(&both), &lost), None);
-        let agreed = plies(&[
-            (1, Some(-700)),
-            (2, Some(650)),
-            (1, Some(-600)),
-            (2, Some(900)),
-        ]);
+    fn a_draw_needs_the_move_number_and_a_run_of_both_players_since_the_last_progress() {
+        let even = [
+            (1, Some(5), false),
+            (2, Some(-5), false),
+            (1, Some(0), false),
+            (2, Some(10), false),
+        ];
         assert_eq!(
-            judge(None, Some(&both), &agreed),
+            rulings(draw(2, 2, 10), &even),
+            [None, None, None, Some(ScoreRuling::Draw)]
+        );
+        // Not before move 2 is complete.
+        assert_eq!(rulings(draw(3, 2, 10), &even)[3], None);
+        // One score out of the window, or missing, breaks the run.
+        let mut out = even;
+        out[1].1 = Some(11);
+        assert_eq!(rulings(draw(2, 2, 10), &out)[3], None);
+        out[1].1 = None;
+        assert_eq!(rulings(draw(2, 2, 10), &out)[3], None);
+        // Progress (a reveal, a capture) starts the run afresh: the ply itself counts.
+        let mut progress = even.to_vec();
+        progress[2].2 = true;
+        assert_eq!(rulings(draw(2, 2, 10), &progress)[3], None);
+        progress.extend([(1, Some(1), false), (2, Some(2), false)]);
+        assert_eq!(
+            rulings(draw(2, 2, 10), &progress)[5],
+            Some(ScoreRuling::Draw)
+        );
+    }
+
+    #[test]
+    fn a_loss_is_ruled_on_the_losers_ply_and_with_two_sided_needs_the_winners_run() {
+        let lost = [
+            (1, Some(-700), false),
+            (2, Some(100), false),
+            (1, Some(-600), false),
+            (2, Some(50), false),
+        ];
+        assert_eq!(
+            rulings(resign(2, 600, false), &lost)[2],
             Some(ScoreRuling::Loses(1))
         );
+        assert_eq!(rulings(resign(2, 600, true), &lost), [None; 4]);
+        // Two-sided: the winner's run counts, and the loss is ruled on the loser's ply.
+        let agreed = [
+            (1, Some(-700), false),
+            (2, Some(650), false),
+            (1, Some(-600), false),
+            (2, Some(900), false),
+            (1, Some(-900), false),
+        ];
+        assert_eq!(
+            rulings(resign(2, 600, true), &agreed),
+            [None, None, None, None, Some(ScoreRuling::Loses(1))]
+        );
         // A run broken by a better score is not a loss.
-        let broken = plies(&[(1, Some(-700)), (2, Some(0)), (1, Some(-599)), (2, Some(0))]);
-        assert_eq!(judge(None, Some(&r), &broken), None);
+        let broken = [
+            (1, Some(-700), false),
+            (2, Some(0), false),
+            (1, Some(-599), false),
+            (2, Some(0), false),
+        ];
+        assert_eq!(rulings(resign(2, 600, false), &broken), [None; 4]);
         // Player 2's run, with a mate score.
-        let mated = plies(&[
-            (1, Some(0)),
-            (2, Some(-MATE)),
-            (1, Some(0)),
-            (2, Some(-MATE)),
-        ]);
-        assert_eq!(judge(None, Some(&r), &mated), Some(ScoreRuling::Loses(2)));
+        let mated = [
+            (1, Some(0), false),
+            (2, Some(-MATE), false),
+            (1, Some(0), false),
+            (2, Some(-MATE), false),
+        ];
+        assert_eq!(
+            rulings(resign(2, 600, false), &mated)[3],
+            Some(ScoreRuling::Loses(2))
+        );
+        // A mover that is no player rules nothing (a hostile record).
+        assert_eq!(
+            rulings(resign(1, 600, false), &[(3, Some(-MATE), false)]),
+            [None]
+        );
+    }
+
+    #[test]
+    fn movenumber_0_is_refused_as_cutechess_reads_it_as_off() {
+        let e = "movenumber=0 movecount=8 score=10"
+            .parse::<DrawByScores>()
+            .unwrap_err();
+        assert!(e.to_string().contains("at least 1"), "{e}");
     }
 }

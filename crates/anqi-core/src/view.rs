@@ -561,6 +561,8 @@ mod tests {
             started_unix_ms: 1,
             seeds,
             max_plies: 60,
+            score_draw: String::new(),
+            score_resign: String::new(),
         };
         let players = (1..=variant.players)
             .map(|id| crate::record::PlayerRecord {

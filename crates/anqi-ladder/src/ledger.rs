@@ -104,6 +104,12 @@ impl Ledger {
         Ok(ledger)
     }
 
+    /// Has the next [`Ledger::refresh`] say that the accounts changed, so that the seating is
+    /// told them again (an account was added here, and telling it failed).
+    pub fn announce_later(&mut self) {
+        self.unannounced = true;
+    }
+
     /// Adds an account from this process (an account made on request): known here at once,
     /// as the database's own writes do not change what [`Ledger::refresh`] looks at.
     ///

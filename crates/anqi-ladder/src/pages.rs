@@ -190,7 +190,13 @@ impl LadderPages for Pages {
 
     fn account_of(&self, secret: &str) -> Result<Option<SeatAccount>, String> {
         let wanted = digest(secret);
-        let accounts = self.ledger().store().accounts().map_err(|e| {
+        let mut ledger = self.registrar.ledger();
+        // An account another process added within the last second: the seating is told of
+        // it now, before the seat taken with its secret reaches it.
+        if ledger.refresh().unwrap_or(false) {
+            self.registrar.announce(&mut ledger);
+        }
+        let accounts = ledger.store().accounts().map_err(|e| {
             tracing::warn!(error = %e, "the ladder's accounts cannot be read");
             e.to_string()
         })?;

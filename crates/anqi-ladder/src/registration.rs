@@ -143,6 +143,16 @@ impl Registrar {
                 Registrant::Named(name) => name.clone(),
                 Registrant::Guest => guest_name().map_err(|e| database(&e))?,
             };
+            // Names differ in more than case: `Selfmade` beside `selfmade` would pass for it
+            // on the pages.
+            let accounts = ledger.store().accounts().map_err(|e| database(&e))?;
+            if let Some(same) = accounts.iter().find(|a| a.name.eq_ignore_ascii_case(&name)) {
+                tries += 1;
+                if matches!(who, Registrant::Named(_)) || tries >= GUEST_TRIES {
+                    return Err(RegistrationRefusal::Taken(same.name.clone()));
+                }
+                continue;
+            }
             let secret = new_secret().map_err(|e| database(&e))?;
             match ledger.add_account(&name, &digest(&secret)) {
                 Ok(_) => break Registered { name, secret },
@@ -155,11 +165,29 @@ impl Registrar {
                 Err(e) => return Err(database(&e)),
             }
         };
-        // Told before the secret is given out: the seating hears it before any seat taken
-        // with it (one channel, in order).
-        let accounts = ledger.seating_accounts().map_err(|e| database(&e))?;
-        let _ = self.desk.tell(LadderNews::Accounts(accounts));
+        self.announce(&mut ledger);
         Ok(registered)
+    }
+
+    /// Tells the seating the accounts, under the ledger's lock: before a secret is given out
+    /// (the seating hears it before any seat taken with it: one channel, in order), and
+    /// before a web seat is taken with a secret the database knows. If the database cannot
+    /// say now, the ladder's next look at it (within a second) tells them.
+    pub fn announce(&self, ledger: &mut Ledger) {
+        match ledger.seating_accounts() {
+            Ok(accounts) => {
+                let _ = self.desk.tell(LadderNews::Accounts(accounts));
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "the ladder's accounts cannot be read now; the seating hears of them at the next look");
+                ledger.announce_later();
+            }
+        }
+    }
+
+    /// The ledger, locked (for [`Registrar::announce`]).
+    pub fn ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
+        lock(&self.ledger)
     }
 
     fn log_refusal(&self, peer: IpAddr, why: &RegistrationRefusal) {

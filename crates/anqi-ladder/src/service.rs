@@ -68,11 +68,8 @@ pub async fn run(
                 }
             }
             _ = tick.tick() => {
-                let ledger = ledger.clone();
-                let news = tokio::task::spawn_blocking(move || accounts_if_changed(&ledger)).await;
-                if let Ok(Some(news)) = news {
-                    let _ = desk.tell(news);
-                }
+                let (ledger, desk) = (ledger.clone(), desk.clone());
+                let _ = tokio::task::spawn_blocking(move || accounts_if_changed(&ledger, &desk)).await;
             }
         }
     }
@@ -104,15 +101,18 @@ fn count(ledger: &Mutex<Ledger>, record: &GameRecord, metrics: &Metrics) -> Opti
     }
 }
 
-/// The accounts, when another process changed the database.
-fn accounts_if_changed(ledger: &Mutex<Ledger>) -> Option<LadderNews> {
+/// Tells the seating the accounts, when another process changed the database: under the
+/// ledger's lock, so that a list read here never reaches the seating after a newer one (an
+/// account made on request meanwhile, `registration`, is told under the same lock).
+fn accounts_if_changed(ledger: &Mutex<Ledger>, desk: &LadderDesk) {
     let mut ledger = lock(ledger);
     match ledger.refresh() {
-        Ok(true) => ledger.seating_accounts().ok().map(LadderNews::Accounts),
-        Ok(false) => None,
-        Err(e) => {
-            tracing::warn!(error = %e, "the ladder database cannot be read");
-            None
+        Ok(true) => {
+            if let Ok(accounts) = ledger.seating_accounts() {
+                let _ = desk.tell(LadderNews::Accounts(accounts));
+            }
         }
+        Ok(false) => {}
+        Err(e) => tracing::warn!(error = %e, "the ladder database cannot be read"),
     }
 }

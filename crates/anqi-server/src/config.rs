@@ -367,6 +367,11 @@ impl Config {
         // In this order, which is the order the checks were written in: a configuration with
         // several problems is told the same first one, whatever moves inside each table's check.
         self.referee.validate()?;
+        if !self.referee.score_rules()?.is_off() && self.records.comment_bytes == 0 {
+            return Err(ConfigError(
+                "referee: score_draw and score_resign read the players' scores from their comments, which [records] comment_bytes = 0 turns off: give comment_bytes (512 by default), or leave the score rules out".into(),
+            ));
+        }
         self.server.validate_caps()?;
         self.records.validate()?;
         self.http.validate()?;
@@ -659,6 +664,24 @@ mod tests {
             .open_tables(&variant)
             .unwrap()
             .is_none());
+    }
+
+    #[test]
+    fn score_rules_are_off_by_default_read_when_given_and_need_the_comments() {
+        let rules = Config::default().referee.score_rules().unwrap();
+        assert!(rules.is_off());
+        let c = Config::parse("[referee]\nscore_resign = \"movecount=3 score=600\"\n").unwrap();
+        assert_eq!(
+            c.referee.score_rules().unwrap().resign.unwrap().move_count,
+            3
+        );
+        let e = Config::parse("[referee]\nscore_draw = \"movecount=3\"\n").unwrap_err();
+        assert!(e.0.starts_with("referee: score_draw = "), "{e}");
+        let e = Config::parse(
+            "[referee]\nscore_resign = \"movecount=3 score=600\"\n[records]\ncomment_bytes = 0\n",
+        )
+        .unwrap_err();
+        assert!(e.0.contains("comment_bytes = 0 turns off"), "{e}");
     }
 
     #[test]

@@ -32,11 +32,21 @@ pub struct Door {
 }
 
 /// Who comes in: what a client's `(init NAME SEED)` would say, and where from (for logs).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Guest {
     pub name: String,
     pub seed: String,
     pub peer: SocketAddr,
+}
+
+// The seed may be a secret (a ladder account's): never printed by accident.
+impl std::fmt::Debug for Guest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Guest")
+            .field("name", &self.name)
+            .field("peer", &self.peer)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The server is not seating anyone any more (it is shutting down).

@@ -965,6 +965,8 @@ mod tests {
                 started_unix_ms: 1,
                 seeds: self.seeds.clone(),
                 max_plies: 0,
+                score_draw: String::new(),
+                score_resign: String::new(),
             };
             let players = (1..=2)
                 .map(|id| PlayerRecord {

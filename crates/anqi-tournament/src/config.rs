@@ -420,6 +420,19 @@ impl TournamentConfig {
             .map_err(|e| TournamentConfigError(format!("{}: {}", path.display(), e.0)))
     }
 
+    /// Adjudication by tables without a tables file, and score rules that do not read.
+    fn validate_adjudication(&self) -> Result<(), TournamentConfigError> {
+        if self.adjudicate == Adjudicate::Tables && self.tables.is_none() {
+            return Err(TournamentConfigError(
+                "adjudicate = \"tables\" needs tables = \"FILE\", an endgame tables file built for the event's variant (anqi tables build)"
+                    .into(),
+            ));
+        }
+        anqi_core::scores::ScoreRules::read(&self.score_draw, &self.score_resign)
+            .map(drop)
+            .map_err(|e| TournamentConfigError(e.to_string()))
+    }
+
     fn validate(&self) -> Result<(), TournamentConfigError> {
         let fail = |m: String| Err(TournamentConfigError(m));
         // One engine is enough for a single-player event; the schedule asks a competitive one
@@ -489,14 +502,7 @@ impl TournamentConfig {
                     .into(),
             );
         }
-        if self.adjudicate == Adjudicate::Tables && self.tables.is_none() {
-            return fail(
-                "adjudicate = \"tables\" needs tables = \"FILE\", an endgame tables file built for the event's variant (anqi tables build)"
-                    .into(),
-            );
-        }
-        anqi_core::scores::ScoreRules::read(&self.score_draw, &self.score_resign)
-            .map_err(|e| TournamentConfigError(e.to_string()))?;
+        self.validate_adjudication()?;
         if self.concurrency == 0 || self.deals == 0 || self.cycles == 0 {
             return fail("concurrency, deals and cycles must be at least 1".into());
         }

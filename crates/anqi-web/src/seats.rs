@@ -108,8 +108,9 @@ pub struct PageAction {
     pub abort: bool,
 }
 
-/// `POST /api/seats`: who sits down, and against whom.
-#[derive(Debug, Deserialize)]
+/// `POST /api/seats`: who sits down, and against whom. Its `Debug` leaves out the seed and the
+/// secret.
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Request {
     /// The person's name (on a ladder: the account's, whatever this says).
@@ -132,6 +133,17 @@ pub struct Request {
     /// where the ladder seats guests.
     #[serde(default)]
     pub secret: String,
+}
+
+impl std::fmt::Debug for Request {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Request")
+            .field("name", &self.name)
+            .field("against", &self.against)
+            .field("seat", &self.seat)
+            .field("time", &self.time)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A seat given: its token, and on a ladder whose account sits (with its secret when the

@@ -751,6 +751,8 @@ impl Game {
             started_unix_ms: 0,
             seeds,
             max_plies: 0,
+            score_draw: String::new(),
+            score_resign: String::new(),
         };
         let record =
             GameRecord::of_game(header, &self.game, players, log.clone(), Default::default());

@@ -148,17 +148,31 @@ pub enum AdjudicationFault {
         scores = Adjudication::BY_SCORES
     )]
     NotByTables { by: String },
-    /// By the scores, with a rule (cut short) that does not read.
-    #[error("adjudicated by the scores, by the rule {rule:?}, which does not read: {why}")]
+    /// The score rules (the record's, cut short) do not read, or do not give the rule the
+    /// result names.
+    #[error("the score rules {rule:?} do not hold: {why}")]
     ScoreRule { rule: String, why: String },
+    /// By the scores, in a record that names no score rules.
+    #[error(
+        "adjudicated by the scores, but the record names no score rules (score_draw, score_resign)"
+    )]
+    NoScoreRules,
     /// By the scores, but the plies' scores do not give the recorded verdict there.
     #[error(
         "adjudicated by the scores ({verdict}), but the plies' scores give {found} at the end"
     )]
     ScoresDisagree { verdict: String, found: String },
-    /// By the scores, but the rule was met earlier, where the game would have ended.
-    #[error("adjudicated by the scores at ply {last}, but the rule was met at ply {ply} already")]
+    /// A verdict by the scores that does not read (cut short).
+    #[error("adjudicated by the scores with the verdict {verdict:?}, which is not `draw` or `player N lost` (N 1 or 2)")]
+    BadScoreVerdict { verdict: String },
+    /// The score rules were met before the last ply, where the referee would have ended the
+    /// game.
+    #[error("the score rules were met at ply {ply}, where the referee would have ended the game, but it goes on to ply {last}")]
     ScoresEarlier { ply: usize, last: usize },
+    /// The score rules were met at the last ply, and the game ended otherwise (and not by the
+    /// rules of the game or the tables, which come first).
+    #[error("the score rules give {found} at the last ply, but the game ended by {reason}")]
+    ScoresIgnored { found: String, reason: &'static str },
     /// A verdict (cut short) that does not read.
     #[error(
         "adjudicated with the verdict {verdict:?}, which is not `win in N` (N odd), `loss in N` \

@@ -108,6 +108,7 @@ pub fn verify_with(record: &GameRecord, tables: Option<&Tables>) -> Result<Check
             });
         }
     }
+    by_scores::check(&game, record)?;
     let checked = rule_on_the_end(&mut game, record, tables)?;
     check_final_claims(&game, record)?;
     Ok(checked)
@@ -307,7 +308,7 @@ fn adjudicated(
         .as_ref()
         .ok_or(AdjudicationFault::NoRuling)?;
     if ruling.by == Adjudication::BY_SCORES {
-        return by_scores::winner(game, record, ruling);
+        return by_scores::winner(game, ruling);
     }
     if ruling.by != Adjudication::BY_TABLES {
         return Err(AdjudicationFault::NotByTables {
@@ -497,6 +498,8 @@ mod tests {
             started_unix_ms: 1,
             seeds,
             max_plies: 0,
+            score_draw: String::new(),
+            score_resign: String::new(),
         };
         let players = (1..=2)
             .map(|id| PlayerRecord {

@@ -8,8 +8,8 @@ use anqi_core::rules::Termination;
 use anqi_core::scores::{comment_score, ScoreRuling};
 
 impl Referee {
-    /// After a ply: the endgame tables may end the game, then the ply cap draws it (the
-    /// tables first: their result is the better one).
+    /// After a ply: the endgame tables may end the game, then the players' scores, then the
+    /// ply cap draws it (the tables first: their result is the better one).
     pub(super) fn adjudicate_after_ply(&mut self) {
         self.adjudicate_by_tables();
         self.adjudicate_by_scores();
@@ -66,15 +66,14 @@ impl Referee {
     /// comment, and a game the engines' scores rule on ends with that ruling (termination
     /// `adjudicated`, the rule met in the record's result).
     fn adjudicate_by_scores(&mut self) {
-        if self.score_rules.is_off() || self.game.outcome().is_some() {
+        if self.scores.is_off() || self.game.outcome().is_some() {
             return;
         }
         let Some(ply) = self.plies.last() else {
             return;
         };
         let score = ply.comment.as_deref().and_then(comment_score);
-        self.scores.push((ply.player, score));
-        let Some(ruling) = self.score_rules.judge(&self.scores) else {
+        let Some(ruling) = self.scores.ply(ply.player, score, ply.made_progress()) else {
             return;
         };
         match ruling {
@@ -84,7 +83,7 @@ impl Referee {
                 self.game.adjudicate(Some(1 - side));
             }
         }
-        let rule = self.score_rules.rule_text(ruling);
+        let rule = self.scores.rules().rule_text(ruling);
         tracing::debug!(?ruling, %rule, "the engines' scores end the game");
         self.adjudication = Some(Adjudication::by_scores(ruling, rule));
     }

@@ -56,7 +56,7 @@ use crate::secret::TokenDigest;
 use crate::watch::{GameFeed, Hub};
 use anqi_core::record::{Adjudication, DropRecord, FaultLog, GameHeader, GameRecord, PlyRecord};
 use anqi_core::rules::{ActionCounts, Deal, Game, SeedInputs, Termination, Variant};
-use anqi_core::scores::ScoreRules;
+use anqi_core::scores::ScoreJudge;
 use anqi_core::tables::Tables;
 use anqi_core::view;
 use anqi_core::wire::{Extension, Extensions, LastPly, ServerClause};
@@ -248,10 +248,8 @@ struct Referee {
     drops: Vec<DropRecord>,
     /// What the endgame tables or the engines' scores ruled, when they ended the game.
     adjudication: Option<Adjudication>,
-    /// `[referee] score_draw` and `score_resign`, read.
-    score_rules: ScoreRules,
-    /// Each ply's mover and the score its comment gave, while `score_rules` are on.
-    scores: Vec<(usize, Option<i32>)>,
+    /// `[referee] score_draw` and `score_resign` at work over this game.
+    scores: ScoreJudge,
     /// Each player's first action, due within `[referee] first_move_ms` of its first prompt.
     first_moves: FirstMoves,
     /// The player that never made its first action before any ply was played, and why: the
@@ -280,10 +278,18 @@ impl Referee {
             },
             server: cfg.seed.server.contribution(),
         });
+        // Validated with the configuration, and against the variant when the server started.
+        let score_rules = cfg.referee.score_rules().unwrap_or_default();
         let header = GameHeader {
             game: game_no,
             started_unix_ms: unix_ms(),
             max_plies: spec.max_plies.unwrap_or(cfg.referee.max_plies),
+            // As the rules read them back: `anqi replay` judges the game by these.
+            score_draw: score_rules.draw.map(|d| d.to_string()).unwrap_or_default(),
+            score_resign: score_rules
+                .resign
+                .map(|r| r.to_string())
+                .unwrap_or_default(),
             seeds,
         };
         let variant = ctx.variant.clone();
@@ -327,8 +333,6 @@ impl Referee {
                 seat
             })
             .collect();
-        // Validated with the configuration, and against the variant when the server started.
-        let score_rules = ctx.config.referee.score_rules().unwrap_or_default();
         Referee {
             header,
             game,
@@ -349,8 +353,7 @@ impl Referee {
             grace,
             drops: Vec::new(),
             adjudication: None,
-            score_rules,
-            scores: Vec::new(),
+            scores: ScoreJudge::new(score_rules),
             first_moves,
             no_start: None,
         }
