@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod bridge;
+pub mod check;
 pub mod cutechess;
 pub mod keep;
 pub mod ladder;

@@ -21,6 +21,7 @@ mod bridge_tournament;
 mod bridge_uci;
 mod browser;
 mod browser_audit;
+mod check;
 mod cli;
 mod comments;
 mod crowd;

@@ -62,6 +62,9 @@
 //!
 //! With the `run` feature:
 //!
+//! - `check/`: `anqi check ENGINE`, a compliance check: the engine's handshake (a bridge's
+//!   `check`), a short match per variant its protocol can play, and a rejoin, each judged
+//!   from the referee's records; `proxy`, the relay that keeps the exchange an item failed on.
 //! - `runner/`: playing the schedule against an in-process server or on a Ray cluster;
 //!   resume, shards, SPRT.
 //!   - `preflight`: what is checked before any engine starts (the variant, each engine).
@@ -97,6 +100,8 @@ pub mod stats;
 pub use anqi_core::time_control;
 pub mod token;
 
+#[cfg(feature = "run")]
+pub mod check;
 #[cfg(feature = "run")]
 pub mod engine;
 #[cfg(feature = "run")]
