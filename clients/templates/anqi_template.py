@@ -4,8 +4,8 @@
     python3 anqi_template.py HOST:PORT [NAME]
 
 It plays a legal random action in every shipped variant: a reveal, a step of one of its
-pieces to an empty cell, or a capture by a step as the variant's ranks allow (never a cannon's
-jump: it is a starting point, not a player). Replace choose() with your own search; the rules
+pieces to an empty cell, a capture by a step as the variant's ranks allow, or a cannon's jump
+(it is a starting point, not a player). Replace choose() with your own search; the rules
 are in protocol/PROTOCOL.md (Rules as the referee applies them) and protocol/VARIANTS.md. Check it with:  anqi check "python3 anqi_template.py {addr}"
 """
 import os
@@ -53,6 +53,8 @@ class Engine:
             self.moves.setdefault(int(a), []).append(int(b))
         self.bag = "puts" in c  # a bag game: draw with (bag), then (put P POS)
         rules = c.get("variant", [""])[0]  # the `variant` extension: the whole description
+        self.lines = [] if "(cannon-jump #f)" in rules else [
+            self.line(int(o), int(a), int(b)) for o, a, b in c.get("jumps", [])]
         self.one_side = "(objective (clear" in rules  # single-player, cooperative: any piece
         # Who may take whom by a step: the ranks, and the exceptions to them (VARIANTS.md).
         self.ranks = {k: int(r) for k, r in re.findall(r"\((\w) (\d+)\)", section(rules, "ranks"))}
@@ -61,6 +63,26 @@ class Engine:
         if "(colours fixed)" in rules:  # side 1 red, side 2 black from the start
             side = int(c["team"][0]) if "team" in c else self.me
             self.colour = "red" if side == 1 else "black"
+
+    def line(self, ori, a, b):
+        """A cannon line of the compact `jumps` (PROTOCOL.md): ORI, then the unique shortest
+        path of moves from ORI to the farther of TG_I and TG_F."""
+        prev, frontier = {ori: None}, [ori]
+        while frontier:  # breadth first: the first way found to a cell is a shortest one
+            nxt = []
+            for x in frontier:
+                for n in self.moves.get(x, []):
+                    if n not in prev:
+                        prev[n], _ = x, nxt.append(n)
+            frontier = nxt
+
+        def path(t):
+            cells = []
+            while t != ori:
+                cells.append(t)
+                t = prev[t]
+            return [ori] + cells[::-1]
+        return max(path(a), path(b), key=len)
 
     def learn(self, c, mover):
         """Our colour is set by the first piece revealed (or drawn) by anyone: ours if it was
@@ -104,6 +126,11 @@ class Engine:
         theirs = lambda x: x.isalpha() and x != "X" and not self.one_side and not self.mine(x)
         takes = [(a, b) for a in cells if self.mine(board[a]) for b in self.moves.get(a, [])
                  if theirs(board[b]) and self.takes(board[a], board[b])]
+        for line in self.lines:  # a cannon jumps one screen (any piece) onto an enemy
+            if board[line[0]].upper() == "C" and self.mine(board[line[0]]):
+                pieces = [i for i in line[1:] if board[i] not in empty]
+                if len(pieces) >= 2 and theirs(board[pieces[1]]):
+                    takes.append((line[0], pieces[1]))
         last = c.get("last", [])
         if len(last) == 4 and last[1] == "mov" and int(last[0]) == self.me:
             # Our turn again after our own move: a chain capture goes on (chain-capture), and
