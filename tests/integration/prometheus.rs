@@ -115,7 +115,11 @@ async fn prometheus_scrapes_a_game_played() {
         "{up:?}"
     );
     let reasons = query(&web, "anqi_refusals_total").await;
-    assert_eq!(reasons.len(), 8, "{reasons:?}");
+    assert_eq!(
+        reasons.len(),
+        anqi_server::metrics::Refused::ALL.len(),
+        "{reasons:?}"
+    );
     let started_games = query(&web, "anqi_games_started_total").await;
     assert_eq!(started_games[0]["value"][1], "1", "{started_games:?}");
 }

@@ -644,8 +644,8 @@ class RecordsAndAnalysis(unittest.TestCase):
              with_result(adjudication="tables")),
             ("result.adjudication.verdict: invalid type: integer `7`", with_result(
                 reason="adjudicated", adjudication={**adjudication, "verdict": 7})),
-            ("result.adjudication: missing field `tables`", with_result(
-                reason="adjudicated", adjudication={"by": "tables", "verdict": "draw"})),
+            ("result.adjudication: missing field `verdict`", with_result(
+                reason="adjudicated", adjudication={"by": "tables", "tables": "t.tables"})),
             ('tournament.index: invalid type: string "3"',
              {**d, "tournament": {**tournament, "index": "3"}}),
             ("tournament.deal: invalid value: integer `-1`",
