@@ -1,5 +1,6 @@
 //! `anqi check ENGINE`, the real binary: the template engines of clients/templates pass every
-//! item (anqi's protocol in every shipped variant with a rejoin; uci-banqi through its bridge),
+//! item (anqi's protocol in every shipped variant with a rejoin; uci-banqi, tcg and
+//! cdc-platform through their bridges),
 //! and small broken engines written here fail with the reason and the exchange: an illegal
 //! action, an engine that never answers, one that crashes, a UCI engine without `uciok`.
 
@@ -249,6 +250,24 @@ fn the_tcg_template_passes_with_its_optional_commands() {
     assert!(out.contains("pass         optional commands: "), "{out}");
     assert!(out.contains("pass         variant ntu: 2 games"), "{out}");
     assert!(out.contains("skipped      variant open: the tcg protocol cannot play open: a start with face-up pieces"), "{out}");
+    assert!(out.contains(" 0 failed, "), "{out}");
+}
+
+#[test]
+fn the_cdc_platform_template_passes_through_its_bridge() {
+    common::anqi_bot();
+    let engine = format!("cdc-platform:{}", template("cdc_platform_template.py"));
+    let ran = anqi(["check", &engine, "--seed", "4"]).succeeds();
+    let out = &ran.stdout;
+    assert!(out.contains("pass         handshake: "), "{out}");
+    assert!(
+        out.contains("pass         variant traditional: 2 games"),
+        "{out}"
+    );
+    assert!(
+        out.contains("pass         variant hong-kong: 2 games"),
+        "{out}"
+    );
     assert!(out.contains(" 0 failed, "), "{out}");
 }
 
