@@ -42,7 +42,7 @@ pub(super) async fn play(request: &CheckRequest, variant: &str, kind: Kind, name
         event,
         RunOptions {
             shard: None,
-            progress: Progress::Quiet,
+            progress: Progress::Silent,
             output: None,
             http: None,
         },

@@ -8,7 +8,7 @@ use super::game::{play, EngineClock, GameSecrets, Here, Played};
 use super::progress::{event_json, report_progress, report_standings, EventPage, Tally};
 use super::resume::{recorded, sprt_decided};
 use super::seed::{reveal_seed, EventSeed};
-use super::{Progress, RunOptions};
+use super::RunOptions;
 use crate::config::TournamentConfig;
 use crate::schedule::ScheduledGame;
 use crate::seeds::MasterSeed;
@@ -148,7 +148,7 @@ impl DealGroups {
 impl Event {
     /// Says `line` on stderr, unless the run is quiet.
     pub(super) fn say(&self, line: &str) {
-        if self.options.progress != Progress::Quiet {
+        if !self.options.progress.is_quiet() {
             super::progress::say(line);
         }
     }
@@ -326,7 +326,7 @@ impl Event {
         report_progress(progress, joiner, record, self.total, tally, standings);
         self.publish(tally, standings);
         let every = self.config.standings_every as usize;
-        if every > 0 && tally.finished % every == 0 && progress != Progress::Quiet {
+        if every > 0 && tally.finished % every == 0 && !progress.is_quiet() {
             report_standings(progress, tally.finished, self.total, standings);
         }
     }
@@ -340,7 +340,7 @@ impl Event {
         if !s.verdict.is_decided() {
             return false;
         }
-        if self.options.progress != Progress::Quiet {
+        if !self.options.progress.is_quiet() {
             eprintln!(
                 "SPRT {} vs {}: {} accepted (LLR {:.2}); finishing the games in progress",
                 s.first, s.second, s.verdict, s.llr

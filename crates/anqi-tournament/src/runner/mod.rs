@@ -41,7 +41,18 @@ pub enum Progress {
     Text,
     /// A JSON object per finished game.
     Json,
+    /// Nothing per game; the event's commitment alone, to be published before the games.
     Quiet,
+    /// Nothing at all: an event run as a step of another command's work (`anqi check`'s
+    /// short matches), whose own output says what happened.
+    Silent,
+}
+
+impl Progress {
+    /// Whether nothing is printed per game (quiet or silent).
+    pub fn is_quiet(self) -> bool {
+        matches!(self, Progress::Quiet | Progress::Silent)
+    }
 }
 
 /// Options of one run.

@@ -60,7 +60,7 @@ pub(super) fn report_standings(
     standings: &Standings,
 ) {
     match mode {
-        Progress::Quiet => {}
+        Progress::Quiet | Progress::Silent => {}
         Progress::Text => eprint!(
             "--- after {finished} of {total} games\n{}---\n",
             crate::report::text(standings)
@@ -118,7 +118,7 @@ pub(super) fn report_progress(
             }),
     };
     match mode {
-        Progress::Quiet => {}
+        Progress::Quiet | Progress::Silent => {}
         Progress::Text => eprintln!(
             "[{finished}/{total}] game {}: {}: {} {} after {} plies | {:.1} games/s, ETA {:.0}s | leader {} {}",
             tag.index,

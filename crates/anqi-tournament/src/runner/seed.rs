@@ -132,6 +132,7 @@ pub(super) fn announce_seed(
         // Even quiet: it is to be published before the games, and only the records (secret
         // until the end) would hold it otherwise.
         Progress::Quiet => say(&format!("commitment {commitment}")),
+        Progress::Silent => {}
         Progress::Text => {
             say(&format!(
                 "deals of {} from {source}; commitment {commitment}",
@@ -173,7 +174,7 @@ pub(super) fn reveal_seed(
         None => "--seed SEED".into(),
     };
     match mode {
-        Progress::Quiet => {}
+        Progress::Quiet | Progress::Silent => {}
         Progress::Text => say(&format!(
             "event complete: master seed {} (commitment {}); anyone can check every deal with: anqi report {} {check}",
             seed.seed.reveal(),

@@ -35,7 +35,7 @@ pub(super) async fn start(
     let addr = server.local_addr().map_err(TournamentError::io(
         "the tournament's server has no address",
     ))?;
-    if progress != Progress::Quiet || config.engines.iter().any(|e| e.command.is_none()) {
+    if !progress.is_quiet() || config.engines.iter().any(|e| e.command.is_none()) {
         // External engines connect here; say where, even in quiet mode.
         eprintln!("listening on {addr}");
     }
