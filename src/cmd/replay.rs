@@ -156,7 +156,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 };
                 let checked = verify_with(&r, by_tables.as_deref()).map_err(|e| e.to_string())?;
                 if let Some(master) = &master {
-                    if seeds::check_deal(&r, master).map_err(|e| e.to_string())? {
+                    if anqi_tournament::deals::check_deal(&r, master).map_err(|e| e.to_string())? {
                         deals_checked += 1;
                     }
                 }

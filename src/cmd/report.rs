@@ -72,7 +72,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut standings = anqi_tournament::stats::standings(&records, &[], None);
     if !args.pool {
         let seed = seeds::given(args.seed.as_deref(), args.seed_file.as_deref())?;
-        let check = seeds::check_deals(&records, seed.as_ref())
+        let check = anqi_tournament::deals::check_deals(&records, seed.as_ref())
             .map_err(|e| anyhow::anyhow!("the deals do not match the event's commitment: {e}"))?;
         // The text always says how the deals stand; the JSON when they were checked (so that
         // it stays the standings `anqi tournament --json` prints).

@@ -42,7 +42,8 @@
 //! - `schedule`: every game of the event, numbered, with its deal and seating (one-side
 //!   variants: every group on the same deals).
 //! - `seeds`: the event's master seed, the deals and engine seeds derived from it by a keyed
-//!   function, the commitment to it, its seed file, and checking records against it.
+//!   function, the commitment to it, and its seed file.
+//! - `deals`: checking an event's deals from its records, against its master seed.
 //! - `token`: the secret tokens that seat engines.
 //! - `stats/`: standings from records: the engines' points, Elo and crosstable, teams, and the
 //!   SPRT; for one-side variants (single-player, cooperative), success rates with their
@@ -91,6 +92,7 @@
 pub mod bridge;
 pub mod config;
 pub mod cutechess;
+pub mod deals;
 pub mod quick_match;
 pub mod report;
 pub mod schedule;
@@ -208,7 +210,7 @@ pub fn merge_records(inputs: &[PathBuf]) -> Result<Vec<GameRecord>, TournamentEr
     }
     let records: Vec<GameRecord> = by_index.into_values().map(|(r, _)| r).collect();
     // Shards of one event deal from one master seed: one commitment in every game.
-    seeds::commitment_of(&records).map_err(|e| {
+    deals::commitment_of(&records).map_err(|e| {
         TournamentError::Records(format!(
             "{e}{}",
             if inputs.len() > 1 {

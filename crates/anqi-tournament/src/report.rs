@@ -90,7 +90,7 @@ pub fn text(s: &Standings) -> String {
 }
 
 /// How the deals stand against the event's commitment.
-fn deals(d: &super::seeds::DealsCheck) -> String {
+fn deals(d: &super::deals::DealsCheck) -> String {
     match (&d.commitment, d.verified) {
         (Some(c), true) => format!(
             "Deals: all {} games, deals 0 to {} in order with none missing, dealt from the master seed committed to {c} (checked against the revealed seed)\n",

@@ -2,8 +2,9 @@
 //! off, every game checked against this schedule and seed), and what they say of the event.
 
 use crate::config::TournamentConfig;
+use crate::deals;
 use crate::schedule::ScheduledGame;
-use crate::seeds::{self, MasterSeed};
+use crate::seeds::MasterSeed;
 use crate::stats;
 use crate::TournamentError;
 use anqi_core::record::{read_records, GameRecord};
@@ -94,8 +95,8 @@ pub(super) fn resume_point(
             )));
         }
         // Committed to this event's seed, and dealt from it as its deal number says.
-        if let Err(e) = seeds::check_deal(&r, seed) {
-            let hint = if matches!(e, seeds::DealsError::Uncommitted { .. }) {
+        if let Err(e) = deals::check_deal(&r, seed) {
+            let hint = if matches!(e, deals::DealsError::Uncommitted { .. }) {
                 ": finish that event with the anqi that started it, or start a new one (another output)"
             } else {
                 ": this run deals from another master seed (seed, --seed, seed_file, --seed-file)"

@@ -106,7 +106,7 @@ pub struct Standings {
     /// How the games' deals stand against the event's commitment to its master seed (`anqi
     /// report`; left out when nobody asked).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub deals: Option<crate::seeds::DealsCheck>,
+    pub deals: Option<crate::deals::DealsCheck>,
 }
 
 /// One engine's results.
