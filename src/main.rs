@@ -18,7 +18,7 @@
 //!
 //! - this file: the command line's list of commands.
 //! - `cmd/`: one module per command (`serve`, `replay`, `view`, `variants`, `variant`, `tournament`,
-//!   `match`, `report`, `merge`, `token`, `bridge`, `bench`, `ladder`): its options, whose doc comments
+//!   `match`, `report`, `merge`, `token`, `book`, `bridge`, `bench`, `ladder`): its options, whose doc comments
 //!   are its `--help`, and its `run`; and `cutechess`, `anqi match`'s cutechess and fastchess
 //!   command line, recognised here before clap reads the line.
 //! - `bench`: `anqi bench`, every performance figure beside its floor measured in the same
@@ -69,6 +69,7 @@ enum Command {
     Report(cmd::report::Args),
     Merge(cmd::merge::Args),
     Token(cmd::token::Args),
+    Book(cmd::book::Args),
     Variant(cmd::variant::Args),
     Bridge(cmd::bridge::Args),
     Keep(cmd::keep::Args),
@@ -111,6 +112,7 @@ fn main() -> ExitCode {
         Command::Report(args) => cmd::report::run(args),
         Command::Merge(args) => cmd::merge::run(args),
         Command::Token(args) => cmd::token::run(args),
+        Command::Book(args) => cmd::book::run(args),
         Command::Variant(args) => cmd::variant::run(args),
         Command::Bridge(args) => cmd::bridge::run(args),
         Command::Keep(args) => cmd::keep::run(args),

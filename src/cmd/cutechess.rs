@@ -91,6 +91,7 @@ fn request(d: &Dialect) -> MatchRequest {
         max_plies: d.max_plies.unwrap_or(0),
         score_draw: d.score_draw.clone().unwrap_or_default(),
         score_resign: d.score_resign.clone().unwrap_or_default(),
+        book: d.book.clone(),
     }
 }
 

@@ -46,6 +46,9 @@ use std::process::ExitCode;
 ///
 ///   anqi match search greedy --tc 60+1 --engine-tc search=st=0.5 --max-plies 400
 ///
+///   anqi book new --deals 500 --output deals.book
+///   anqi match search "mine=./my-bot --connect {addr}" --games 1000 --book deals.book
+///
 ///   anqi match -engine cmd=./my-engine proto=uci name=mine -engine cmd=search \
 ///       -each tc=10+0.1 -rounds 50 -games 2 -concurrency 4 -pgnout mine.jsonl
 #[derive(clap::Args)]
@@ -104,6 +107,16 @@ pub struct Args {
     /// Example: --resign "movecount=3 score=600 twosided=true"
     #[arg(long, value_name = "movecount=M score=CP [twosided=B]")]
     resign: Option<String>,
+    /// Deal the games from a deal book (`anqi book new`, `anqi book from`) instead of the
+    /// match's master seed: another match with the same book plays the same deals (both
+    /// seatings of each). The book is as secret as a seed file. See TOURNAMENTS.md, "Deal
+    /// books".
+    #[arg(long, value_name = "FILE")]
+    book: Option<PathBuf>,
+    /// The order the book's entries are played in: sequential (the default: the first
+    /// entries) or random (shuffled by the match's master seed).
+    #[arg(long, value_name = "ORDER", requires = "book")]
+    book_order: Option<anqi_tournament::book::BookOrder>,
     #[command(flatten)]
     event: EventFlags,
     /// Print no progress.
@@ -126,6 +139,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         max_plies: args.max_plies,
         score_draw: args.draw.unwrap_or_default(),
         score_resign: args.resign.unwrap_or_default(),
+        book: args.book.map(|file| anqi_tournament::config::BookConfig {
+            file: file.display().to_string(),
+            order: args.book_order.unwrap_or_default(),
+            skip: 0,
+        }),
     };
     let (assumes, engine_tc, sprt) = (args.assumes, args.engine_tc, args.sprt);
     play(request, args.output, args.quiet, |event| {

@@ -3,6 +3,7 @@
 //! logging and the stop signals.
 
 pub mod bench;
+pub mod book;
 pub mod bridge;
 pub mod check;
 pub mod cutechess;

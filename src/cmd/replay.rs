@@ -4,7 +4,9 @@ use anqi_core::record::{GameRecord, RecordLines};
 use anqi_core::replay::{verify_with, Checked};
 use anqi_core::rules::{Termination, Variant};
 use anqi_core::tables::{TableRules, Tables};
-use anqi_tournament::seeds;
+use anqi_tournament::book::DealBook;
+use anqi_tournament::deals::{self, Dealer, DealsError};
+use anqi_tournament::seeds::{self, MasterSeed};
 use anyhow::Result;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -27,7 +29,8 @@ use std::sync::Arc;
 ///
 /// Tournament games carry their event's commitment to its master seed. Given the revealed seed
 /// (--seed-file, --seed), each one's deal is also checked against it: a game committed to
-/// another seed, or not dealt from this one, FAILS.
+/// another seed, or not dealt from this one, FAILS. A game dealt from a deal book is checked
+/// against the book too (--book): its deal must be the book's entry its deal number gives.
 #[derive(clap::Args)]
 pub struct Args {
     /// JSON-lines record files written by `anqi serve`.
@@ -54,6 +57,43 @@ pub struct Args {
     /// A tournament's revealed (or fixed) master seed, as text: as --seed-file.
     #[arg(long, value_name = "TEXT")]
     seed: Option<String>,
+    /// The deal book a tournament played (`[tournament.book]`): with its revealed seed, each
+    /// game's deal is checked against the book's entry its deal number gives.
+    #[arg(long, value_name = "FILE")]
+    book: Option<PathBuf>,
+}
+
+/// The dealer each tournament game is checked by: one per way of dealing met (the master seed
+/// alone, or a book in an order), kept while the records go on dealing so. In sequential
+/// order, the first game met from the book gives the event's first entry, which every later
+/// game must keep to.
+#[derive(Default)]
+struct Dealers {
+    last: Option<(DealingKey, Dealer)>,
+}
+
+/// How a game was dealt, as far as its dealer goes: the book's commitment and order.
+type DealingKey = Option<(String, String)>;
+
+impl Dealers {
+    fn of(
+        &mut self,
+        record: &GameRecord,
+        master: &MasterSeed,
+        book: Option<&DealBook>,
+    ) -> Result<&Dealer, DealsError> {
+        let key = record
+            .tournament
+            .as_ref()
+            .and_then(|t| t.book.as_ref())
+            .map(|b| (b.commitment.clone(), b.order.clone()));
+        let fresh = !matches!(&self.last, Some((k, _)) if *k == key);
+        if fresh {
+            let dealer = deals::dealer_for(std::slice::from_ref(record), master, book)?;
+            self.last = Some((key, dealer));
+        }
+        Ok(&self.last.as_ref().expect("set above").1)
+    }
 }
 
 /// The tables files given, opened for each variant met (a variant's materials are read once).
@@ -113,6 +153,15 @@ fn ending(r: &GameRecord) -> String {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let master = seeds::given(args.seed.as_deref(), args.seed_file.as_deref())?;
+    let book = args
+        .book
+        .as_deref()
+        .map(anqi_tournament::book::DealBook::read)
+        .transpose()?;
+    if book.is_some() && master.is_none() {
+        anyhow::bail!("--book checks deals with the event's revealed master seed: give --seed-file FILE (or --seed SEED) too");
+    }
+    let mut dealers = Dealers::default();
     // Tournament games whose deal was checked against the revealed seed.
     let mut deals_checked = 0usize;
     let (mut ok, mut bad, mut unreadable, mut unchecked) = (0usize, 0usize, 0usize, 0usize);
@@ -155,8 +204,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     None
                 };
                 let checked = verify_with(&r, by_tables.as_deref()).map_err(|e| e.to_string())?;
-                if let Some(master) = &master {
-                    if anqi_tournament::deals::check_deal(&r, master).map_err(|e| e.to_string())? {
+                if let (Some(master), Some(_)) = (&master, &r.tournament) {
+                    let dealer = dealers
+                        .of(&r, master, book.as_ref())
+                        .map_err(|e| e.to_string())?;
+                    if anqi_tournament::deals::check_deal(&r, dealer).map_err(|e| e.to_string())? {
                         deals_checked += 1;
                     }
                 }

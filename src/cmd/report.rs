@@ -15,10 +15,12 @@ use std::process::ExitCode;
 ///
 /// The games of one event carry its commitment to its master seed; with the revealed seed
 /// (--seed-file, --seed) every deal is checked against it, and a deal that was not dealt from
-/// the committed seed fails the report (status 1).
+/// the committed seed fails the report (status 1). An event that played a deal book
+/// (TOURNAMENTS.md, "Deal books") is checked against the book too: give it with --book.
 ///
 /// Examples: anqi report all.jsonl --sprt 0,5 --pair new,old
 ///           anqi report all.jsonl --seed-file all.jsonl.seed    (every deal checked)
+///           anqi report all.jsonl --seed-file all.jsonl.seed --book deals.book
 ///           anqi report --pool spring.jsonl summer.jsonl      (two events, one table)
 #[derive(clap::Args)]
 pub struct Args {
@@ -55,6 +57,10 @@ pub struct Args {
     /// The event's revealed master seed, as text (or a fixed seed): as --seed-file.
     #[arg(long, value_name = "TEXT", conflicts_with = "pool")]
     seed: Option<String>,
+    /// The deal book the event played (`[tournament.book]`, `--book`): with its revealed
+    /// seed, every deal is checked against the book's entry its deal number gives.
+    #[arg(long, value_name = "FILE", conflicts_with = "pool")]
+    book: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -72,7 +78,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut standings = anqi_tournament::stats::standings(&records, &[], None);
     if !args.pool {
         let seed = seeds::given(args.seed.as_deref(), args.seed_file.as_deref())?;
-        let check = anqi_tournament::deals::check_deals(&records, seed.as_ref())
+        let book = args
+            .book
+            .as_deref()
+            .map(anqi_tournament::book::DealBook::read)
+            .transpose()?;
+        let check = anqi_tournament::deals::check_deals(&records, seed.as_ref(), book.as_ref())
             .map_err(|e| anyhow::anyhow!("the deals do not match the event's commitment: {e}"))?;
         // The text always says how the deals stand; the JSON when they were checked (so that
         // it stays the standings `anqi tournament --json` prints).

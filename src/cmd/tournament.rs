@@ -53,6 +53,15 @@ pub struct Args {
     /// --seed.
     #[arg(long, value_name = "FILE", conflicts_with = "seed")]
     seed_file: Option<PathBuf>,
+    /// Deal the games from this deal book (`anqi book new`, `anqi book from`) instead of the
+    /// master seed, overriding `[tournament.book] file`: events that play one book play the
+    /// same deals. See TOURNAMENTS.md, "Deal books".
+    #[arg(long, value_name = "FILE")]
+    book: Option<PathBuf>,
+    /// The order the book's entries are played in, overriding `[tournament.book] order`:
+    /// sequential or random (shuffled by the master seed).
+    #[arg(long, value_name = "ORDER")]
+    book_order: Option<anqi_tournament::book::BookOrder>,
     /// Only write the event's seed file (when it is not there yet) and print the commitment to
     /// its master seed, then exit without playing: for shards, which must all deal from one
     /// seed (copy the file to every machine).
@@ -139,6 +148,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         tc: args.event.tc,
         standings_every: args.event.standings_every,
         ray: args.ray,
+        book: args.book.map(|p| p.display().to_string()),
+        book_order: args.book_order,
     };
     let file = args.file;
     let mut config = TournamentConfig::load(&file)?;

@@ -26,6 +26,7 @@ mod cli;
 mod comments;
 mod crowd;
 mod cutechess;
+mod deal_books;
 mod deploy;
 mod engine_ends;
 mod engine_logs_event;

@@ -58,6 +58,7 @@ fn game(
         seats: Vec::new(),
         commitment: None,
         node: None,
+        book: None,
     });
     r
 }

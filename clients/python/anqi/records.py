@@ -169,8 +169,9 @@ class Record:
     score_draw: str = ""
     score_resign: str = ""
     faults_dropped: int = 0
-    #: `{"index", "deal", "engines", "seats", "commitment"}` in tournament records, checked at
-    #: load; None otherwise.
+    #: `{"index", "deal", "engines", "seats", "commitment"}` in tournament records (with
+    #: `"node"` on a Ray cluster, and `"book": {"commitment", "order", "entry"}` for a deal
+    #: dealt from a deal book), checked at load; None otherwise.
     tournament: dict[str, Any] | None = None
     drops: tuple[Drop, ...] = ()
     #: `{"server": NAME}` in a ladder's records (protocol/LADDER.md); None otherwise.

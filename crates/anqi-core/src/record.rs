@@ -215,6 +215,25 @@ pub struct TournamentTag {
     /// for a game played by the runner itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<String>,
+    /// The entry of the event's deal book the game's deal was taken from (`[tournament.book]`,
+    /// TOURNAMENTS.md "Deal books"); `None` when the deal came from the master seed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub book: Option<BookTag>,
+}
+
+/// Where a tournament game's deal came from in the event's deal book: the game's server seed
+/// is the book's entry `entry` (0-based), and the entries are played in `order` (`sequential`
+/// from some first entry, or `random`: shuffled by the event's master seed).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BookTag {
+    /// The book's commitment (64 hex digits): `anqi book show` prints it, and `anqi report
+    /// --book` checks it against the book.
+    pub commitment: String,
+    /// `sequential` or `random`.
+    pub order: String,
+    /// The book's entry this game's deal is, 0-based.
+    pub entry: u64,
 }
 
 /// How one engine played its seat of a tournament game.

@@ -2,9 +2,11 @@
 //! `tournament.toml`; `[tournament.each]`, the defaults every engine shares; and the
 //! command line's overrides ([`Overrides`]).
 
+mod book;
 mod log_bytes;
 mod ray;
 
+pub use book::BookConfig;
 pub use log_bytes::{EngineLogBytes, DEFAULT_EVENT_LOG_BYTES, DEFAULT_GAME_LOG_BYTES};
 pub use ray::{OnEngineFailure, RayConfig};
 
@@ -54,6 +56,10 @@ pub struct TournamentConfig {
     /// with `seed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed_file: Option<String>,
+    /// `[tournament.book]`: the deal book the event plays, instead of dealing from its master
+    /// seed ([`BookConfig`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub book: Option<BookConfig>,
     /// Address of the tournament's server. Spawned engines are told it through `{addr}`;
     /// external engines need a fixed one. The real address is printed on stderr.
     #[serde(default = "default_listen")]
@@ -381,6 +387,24 @@ impl TournamentConfig {
         if let Some(address) = &o.ray {
             self.ray.get_or_insert_with(RayConfig::default).address = Some(address.clone());
         }
+        if let Some(file) = &o.book {
+            let book = self.book.get_or_insert_with(|| BookConfig {
+                file: file.clone(),
+                order: crate::book::BookOrder::default(),
+                skip: 0,
+            });
+            book.file = file.clone();
+        }
+        if let Some(order) = o.book_order {
+            match &mut self.book {
+                Some(book) => book.order = order,
+                None => {
+                    return Err(TournamentConfigError(
+                        "--book-order needs a book (--book FILE, or [tournament.book])".into(),
+                    ))
+                }
+            }
+        }
         self.validate()
     }
 
@@ -491,6 +515,14 @@ impl TournamentConfig {
                 "give seed (a fixed master seed) or seed_file (where a random one is kept), not both"
                     .into(),
             );
+        }
+        if let Some(book) = &self.book {
+            if book.order == crate::book::BookOrder::Random && book.skip > 0 {
+                return fail(
+                    "[tournament.book]: a book in random order skips no entries: leave out skip, or play it in sequential order"
+                        .into(),
+                );
+            }
         }
         if let Some(seed) = &self.seed {
             super::seeds::MasterSeed::fixed(seed)
@@ -617,6 +649,9 @@ pub struct Overrides {
     pub standings_every: Option<u32>,
     /// Play on this Ray cluster (`[tournament.ray] address`).
     pub ray: Option<String>,
+    /// The deal book to play (`[tournament.book] file`), and its order.
+    pub book: Option<String>,
+    pub book_order: Option<crate::book::BookOrder>,
 }
 
 /// Keys an engine must set itself: `[tournament.each]` may not give them.

@@ -8,8 +8,9 @@
 //! message that names the nearest anqi option. None is skipped silently: a `-draw` skipped
 //! without a word would change what the results mean.
 
+use crate::book::BookOrder;
 use crate::bridge::Protocol;
-use crate::config::SprtConfig;
+use crate::config::{BookConfig, SprtConfig};
 use crate::quick_match::REFERENCE_BOTS;
 use crate::time_control::Tc;
 use anqi_core::scores::{DrawByScores, ResignByScores};
@@ -96,9 +97,13 @@ and fastchess users\"). What each option becomes:
   -tournament round-robin|gauntlet   taken (two engines: the same event)
   -logs DIR, -quiet      anqi's own --logs DIR and --quiet
 
-Refused, each with the nearest anqi option: -openings (deal books, not built yet), -tb, -noswap, -wait, -debug, -event,
--epdout, -config and the rest. Engine keys refused: option.NAME, depth, nodes, timemargin,
-ponder, book, initstr, conf, stderr.
+  -openings file=BOOK [order=sequential|random] [start=N]   --book BOOK [--book-order ...]
+                         an anqi deal book (anqi book new, anqi book from RECORDS; format=anqi),
+                         each entry played twice, seats swapped; plies= and epd/pgn refused
+
+Refused, each with the nearest anqi option: -tb, -noswap, -wait, -debug, -event, -epdout,
+-config and the rest. Engine keys refused: option.NAME, depth, nodes, timemargin, ponder,
+book, initstr, conf, stderr.
 ";
 
 /// A cutechess or fastchess command line, read: what `anqi match` plays.
@@ -126,6 +131,8 @@ pub struct Dialect {
     /// `-draw` and `-resign`: adjudication by the engines' scores, their words as given.
     pub score_draw: Option<String>,
     pub score_resign: Option<String>,
+    /// `-openings file=BOOK`: the deal book played (an anqi book: `anqi book new`).
+    pub book: Option<BookConfig>,
     /// What was taken as anqi already does it (`-repeat`, `-recover`), or read in anqi's way
     /// (`-pgnout`: JSON lines): one line each, for stderr.
     pub notes: Vec<String>,
@@ -177,13 +184,6 @@ pub enum DialectError {
     /// An option (or engine key) with no equivalent in anqi.
     #[error("{option}: {nearest}")]
     NoEquivalent { option: String, nearest: String },
-    /// An option whose equivalent anqi does not have yet.
-    #[error("{option}: {what} is not built in anqi yet; {instead}")]
-    NotBuilt {
-        option: String,
-        what: &'static str,
-        instead: &'static str,
-    },
     /// A value that cannot be read.
     #[error("{option}: {problem}")]
     Value { option: String, problem: String },
@@ -236,6 +236,7 @@ struct Partial {
     max_plies: Option<u32>,
     score_draw: Option<String>,
     score_resign: Option<String>,
+    book: Option<BookConfig>,
     notes: Vec<String>,
     help: bool,
 }
@@ -308,9 +309,74 @@ fn option(r: &mut Reading, word: &str, name: &str, values: &[String]) -> Result<
         "draw" => out.score_draw = Some(score_rule::<DrawByScores>(word, values)?),
         "resign" => out.score_resign = Some(score_rule::<ResignByScores>(word, values)?),
         "sprt" => out.sprt = Some(sprt(word, values, &mut out.notes)?),
+        "openings" => out.book = Some(openings(word, values, &mut out.notes)?),
         _ => return Err(refused(word, name)),
     }
     Ok(())
+}
+
+/// `-openings file=BOOK [format=anqi] [order=sequential|random] [start=N] [policy=P]`: an
+/// anqi deal book. anqi's books hold deals, not positions after opening moves, so `plies=`
+/// and the chess formats are refused; `policy=` is taken, since anqi plays every entry twice,
+/// seats swapped, whatever it says.
+fn openings(
+    option: &str,
+    values: &[String],
+    notes: &mut Vec<String>,
+) -> Result<BookConfig, DialectError> {
+    let fail = |problem: String| DialectError::Value {
+        option: option.into(),
+        problem,
+    };
+    let (mut file, mut order, mut start) = (None, BookOrder::Sequential, 1u64);
+    for v in values {
+        let (key, value) = v.split_once('=').ok_or_else(|| {
+            fail(format!(
+                "{v:?}: give KEY=VALUE (file, format, order, start, policy)"
+            ))
+        })?;
+        match key {
+            "file" => file = Some(value.to_string()),
+            "format" if value == "anqi" => {}
+            "format" => {
+                return Err(no_equivalent(
+                    option,
+                    &format!("format={value}: anqi plays its own deal books (format=anqi), which hold whole deals: write one with anqi book new --deals N --output BOOK, or anqi book from RECORDS --output BOOK"),
+                ))
+            }
+            "order" => order = value.parse().map_err(fail)?,
+            "start" => {
+                start = value
+                    .parse()
+                    .ok()
+                    .filter(|&n| n >= 1)
+                    .ok_or_else(|| fail(format!("start={value}: give the first entry played, 1 or more")))?;
+            }
+            "policy" => notes.push(format!(
+                "-openings policy={value}: anqi plays each entry of the book twice, seats swapped, whatever the policy"
+            )),
+            "plies" => {
+                return Err(no_equivalent(
+                    &format!("{option} plies"),
+                    "an anqi deal book holds whole deals, not opening moves: every game starts from its deal",
+                ))
+            }
+            other => return Err(fail(format!("{other:?} is not a key anqi reads; it reads file, format, order, start, policy"))),
+        }
+    }
+    let file = file.ok_or_else(|| {
+        fail("give the book: -openings file=BOOK (an anqi deal book: anqi book new)".into())
+    })?;
+    if order == BookOrder::Random && start > 1 {
+        return Err(fail(format!(
+            "start={start} with order=random: a book in random order skips no entries"
+        )));
+    }
+    Ok(BookConfig {
+        file,
+        order,
+        skip: start - 1,
+    })
 }
 
 /// `-draw` and `-resign`'s words, checked as anqi reads them (`anqi_core::scores`).
@@ -328,14 +394,8 @@ fn score_rule<R: std::str::FromStr<Err = anqi_core::scores::RuleError>>(
 
 /// Why an option of the dialect is refused: what anqi has in its place.
 fn refused(word: &str, name: &str) -> DialectError {
-    let not_built = |what, instead| DialectError::NotBuilt {
-        option: word.into(),
-        what,
-        instead,
-    };
-    const DEALS: &str = "anqi deals each pair of games from the event's master seed: -srand N (anqi match --seed N) plays the same deals again";
     let nearest = match name {
-        "openings" | "bookmode" | "pgnin" | "epdin" => return not_built("a book of deals", DEALS),
+        "bookmode" | "pgnin" | "epdin" => "anqi plays deal books, not positions: -openings file=BOOK (anqi match --book BOOK), a book written by anqi book new or anqi book from RECORDS",
         "tb" | "tbpieces" | "tbignore50" | "tbadjudicate" => "anqi's endgame tables are its own (anqi tables build): a tournament file sets them, adjudicate = \"tables\" and tables = FILE (anqi tournament FILE)",
         "noswap" | "reverse" => "anqi always plays each deal twice, seats swapped, so that the luck of the deal cancels out",
         "wait" => "anqi starts the next game at once; -concurrency N plays N at a time",
@@ -562,7 +622,7 @@ fn engine_key(option_only: &str, key: &str) -> DialectError {
         "depth" | "nodes" | "plies" => "anqi limits engines by their clocks only: tc= or st=",
         "timemargin" => "anqi's clocks have no margin: a clock that runs out loses; give more time with tc=",
         "ponder" => "anqi's protocols do not ponder",
-        "book" | "bookdepth" => return DialectError::NotBuilt { option, what: "a book of deals", instead: "-srand N (anqi match --seed N) plays the same deals again" },
+        "book" | "bookdepth" => "anqi's engines share one deal book, the match's: -openings file=BOOK (anqi match --book BOOK)",
         "initstr" | "whitepov" => "anqi has no xboard bridge: proto= takes uci, tcg, cdc or anqi",
         "conf" => "anqi has no engines file: give cmd= here, or write a tournament file (anqi tournament FILE)",
         "stderr" => "-logs DIR (anqi match --logs DIR) keeps each engine's output, DIR/NAME.log",
@@ -618,6 +678,7 @@ fn finish(r: Reading) -> Result<Dialect, DialectError> {
         max_plies: out.max_plies,
         score_draw: out.score_draw.clone(),
         score_resign: out.score_resign.clone(),
+        book: out.book.clone(),
         notes: out.notes.clone(),
         help: out.help,
     };
@@ -815,6 +876,21 @@ mod tests {
         assert_eq!(d.engines[0].spec(), "python3 bot.py --connect {addr}");
         assert_eq!((d.logs.as_deref(), d.quiet), (Some("L"), true));
         assert!(read("-help").unwrap().help);
+        // -openings: an anqi deal book, in order from entry start (1-based).
+        let d = read("-engine cmd=random -engine cmd=greedy -openings file=d.book format=anqi order=sequential start=11 policy=round").unwrap();
+        let book = d.book.unwrap();
+        assert_eq!(
+            (book.file.as_str(), book.order, book.skip),
+            ("d.book", BookOrder::Sequential, 10)
+        );
+        assert!(
+            d.notes.iter().any(|n| n.contains("policy=round")),
+            "{:?}",
+            d.notes
+        );
+        let d = read("-engine cmd=random -engine cmd=greedy -openings file=d.book order=random")
+            .unwrap();
+        assert_eq!(d.book.unwrap().order, BookOrder::Random);
     }
 
     /// Every refusal names what anqi has instead.
@@ -824,7 +900,13 @@ mod tests {
         for (extra, words) in [
             ("-draw movenumber=40 movecount=8", "score= is missing"),
             ("-resign movecount=3 score=600 twosided=maybe", "twosided=maybe: true or false"),
-            ("-openings file=book.epd format=epd order=random", "-openings: a book of deals is not built in anqi yet; anqi deals each pair of games from the event's master seed: -srand N"),
+            ("-openings file=book.epd format=epd order=random", "-openings: format=epd: anqi plays its own deal books (format=anqi)"),
+            ("-openings file=b plies=8", "-openings plies: an anqi deal book holds whole deals"),
+            ("-openings order=random", "give the book: -openings file=BOOK"),
+            ("-openings file=b order=random start=3", "start=3 with order=random"),
+            ("-openings file=b start=0", "start=0: give the first entry played, 1 or more"),
+            ("-openings file=b order=shuffled", "\"shuffled\" is not a book order"),
+            ("-pgnin games.pgn", "-openings file=BOOK (anqi match --book BOOK)"),
             ("-tb /syzygy", "adjudicate = \"tables\""),
             ("-noswap", "seats swapped"),
             ("-wait 100", "-concurrency N"),
@@ -857,7 +939,7 @@ mod tests {
             ("cmd=./e proto=uci timemargin=50", "no margin"),
             (
                 "cmd=./e proto=uci book=b.bin",
-                "a book of deals is not built",
+                "-engine book: anqi's engines share one deal book, the match's: -openings file=BOOK",
             ),
             ("cmd=./e proto=uci restart=off", "afresh"),
             ("cmd=./e proto=uci stderr=e.log", "--logs DIR"),

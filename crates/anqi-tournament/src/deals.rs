@@ -1,10 +1,38 @@
-//! Checking an event's deals from its records: that its games share one commitment, that each
-//! was dealt from the master seed as its deal number says, and that they are a whole event as a
-//! schedule deals it (`anqi report --seed-file`, `anqi replay --seed-file`, a resumed run).
+//! Where an event's deals come from ([`Dealer`]: its master seed, or the deal book it plays),
+//! and checking them from its records: that its games share one commitment, that each was
+//! dealt as its deal number says, and that they are a whole event as a schedule deals it
+//! (`anqi report --seed-file [--book]`, `anqi replay --seed-file [--book]`, a resumed run).
 
+use crate::book::{BookOrder, BookPlan, DealBook};
 use crate::seeds::MasterSeed;
-use anqi_core::record::{GameRecord, TournamentTag};
+use anqi_core::record::{BookTag, GameRecord, TournamentTag};
 use serde::Serialize;
+use std::sync::Arc;
+
+/// Where an event's deals come from: deal `n` is dealt from its master seed
+/// ([`MasterSeed::deal_seed`]) or, with a book, from the book's entry for `n`
+/// ([`BookPlan`]).
+#[derive(Clone, Debug)]
+pub struct Dealer {
+    pub master: MasterSeed,
+    pub book: Option<BookPlan>,
+}
+
+impl Dealer {
+    /// Deals from the master seed alone.
+    pub fn of(master: MasterSeed) -> Dealer {
+        Dealer { master, book: None }
+    }
+
+    /// Deal `deal`'s server seed, with its records' book tag when it comes from the book;
+    /// `None` past the book's end.
+    pub fn deal(&self, deal: u64) -> Option<(String, Option<BookTag>)> {
+        match &self.book {
+            None => Some((self.master.deal_seed(deal), None)),
+            Some(plan) => plan.deal(deal).map(|(s, t)| (s.to_string(), Some(t))),
+        }
+    }
+}
 
 /// How the deals of some tournament records stand against a master seed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -18,6 +46,10 @@ pub struct DealsCheck {
     pub deals: u64,
     /// Whether a seed was given and every game's deal matched it.
     pub verified: bool,
+    /// The commitment of the deal book the games were dealt from (`None`: from the master
+    /// seed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub book: Option<String>,
 }
 
 /// Why tournament records do not match a master seed's commitment, or are not a whole event
@@ -52,6 +84,36 @@ pub enum DealsError {
         /// The record's server seed; `None` when it has client seeds.
         server_seed: Option<String>,
     },
+    /// The game was dealt from a deal book, which was not given.
+    #[error("game {game} was dealt from the deal book with commitment {commitment}: give that book (--book FILE) to check its deal")]
+    BookNotGiven { game: u64, commitment: String },
+    /// A deal book was given (or this run plays one), but the game was dealt from the master
+    /// seed.
+    #[error("game {game} was dealt from the master seed, not from the deal book with commitment {commitment}")]
+    NotFromBook { game: u64, commitment: String },
+    /// The game was dealt from another deal book than the one given.
+    #[error("game {game} was dealt from the deal book with commitment {commitment}, but the book given has commitment {expected}: it is not that book")]
+    OtherBook {
+        game: u64,
+        commitment: String,
+        expected: String,
+    },
+    /// Two games play their book differently (another book, another order, or not at all).
+    #[error("game {game} takes its deal from {}, but game {first_game} from {}: the records are not one event's", book_words(.book), book_words(.first))]
+    Books {
+        game: u64,
+        book: Option<(String, String)>,
+        first_game: u64,
+        first: Option<(String, String)>,
+    },
+    /// The game's deal is not the book's entry its deal number and the event's order give.
+    #[error("game {game}: deal {deal} is not {}: the record was changed", match entry { Some(e) => format!("the book's entry {e}, as the event's order of the book gives it"), None => "in the book, in the event's order of the book".to_string() })]
+    NotTheEntry {
+        game: u64,
+        deal: u64,
+        /// The entry the deal should be; `None` past the book's end.
+        entry: Option<u64>,
+    },
     /// A game number is missing: the next one present is `next`.
     #[error("game {game} is missing (the next game is {next}): the records are not a whole event (merge every shard of it first)")]
     GameMissing { game: u64, next: u64 },
@@ -68,6 +130,14 @@ pub enum DealsError {
     /// The last deal was played in more games than deal 0.
     #[error("the last deal was played in {games} games, more than deal 0's {first}")]
     LastDealLonger { games: usize, first: usize },
+}
+
+/// A book and order as [`DealsError::Books`] names them.
+fn book_words(book: &Option<(String, String)>) -> String {
+    match book {
+        Some((c, order)) => format!("the deal book {c} in {order} order"),
+        None => "the master seed".into(),
+    }
 }
 
 /// A commitment as [`DealsError::Commitments`] names it: `none` for none.
@@ -101,16 +171,18 @@ pub fn commitment_of(records: &[GameRecord]) -> Result<Option<String>, DealsErro
     Ok(found.and_then(|(c, _)| c.map(str::to_string)))
 }
 
-/// Checks one tournament game against the revealed master seed `seed`: it carries the seed's
-/// commitment, and its deal was dealt from the seed (the server seed derived for its deal
-/// number, no client seeds). A game from outside a tournament is left alone (`Ok(false)`).
+/// Checks one tournament game against the event's revealed master seed and its book
+/// (`dealer`): it carries the seed's commitment, and its deal was dealt as its deal number
+/// says (the server seed derived for it, or the book's entry for it; no client seeds). A game
+/// from outside a tournament is left alone (`Ok(false)`).
 ///
 /// # Errors
 /// Why the game does not match.
-pub fn check_deal(record: &GameRecord, seed: &MasterSeed) -> Result<bool, DealsError> {
+pub fn check_deal(record: &GameRecord, dealer: &Dealer) -> Result<bool, DealsError> {
     let Some(tag) = &record.tournament else {
         return Ok(false);
     };
+    let seed = &dealer.master;
     let expected = seed.commitment();
     match tag.commitment.as_deref() {
         Some(c) if c == expected => {}
@@ -122,6 +194,44 @@ pub fn check_deal(record: &GameRecord, seed: &MasterSeed) -> Result<bool, DealsE
             })
         }
         None => return Err(DealsError::Uncommitted { game: tag.index }),
+    }
+    let game = tag.index;
+    match (&tag.book, &dealer.book) {
+        (None, None) => {}
+        (Some(t), None) => {
+            return Err(DealsError::BookNotGiven {
+                game,
+                commitment: t.commitment.clone(),
+            })
+        }
+        (None, Some(plan)) => {
+            return Err(DealsError::NotFromBook {
+                game,
+                commitment: plan.book().commitment().into(),
+            })
+        }
+        (Some(t), Some(plan)) => {
+            if t.commitment != plan.book().commitment() {
+                return Err(DealsError::OtherBook {
+                    game,
+                    commitment: t.commitment.clone(),
+                    expected: plan.book().commitment().into(),
+                });
+            }
+            let entry = plan.entry(tag.deal);
+            let dealt = plan.deal(tag.deal);
+            let right = dealt.is_some_and(|(seed, expected)| {
+                &expected == t && record.seeds.clients.is_empty() && record.seeds.server == seed
+            });
+            if !right {
+                return Err(DealsError::NotTheEntry {
+                    game,
+                    deal: tag.deal,
+                    entry,
+                });
+            }
+            return Ok(true);
+        }
     }
     if !record.seeds.clients.is_empty() || record.seeds.server != seed.deal_seed(tag.deal) {
         return Err(DealsError::NotDealt {
@@ -137,27 +247,35 @@ pub fn check_deal(record: &GameRecord, seed: &MasterSeed) -> Result<bool, DealsE
     Ok(true)
 }
 
-/// Checks every tournament game of `records` against the revealed master seed `seed`, as
-/// [`check_deal`] does; with no seed, only that the games share one commitment.
+/// Checks every tournament game of `records` against the revealed master seed `seed` and,
+/// when the event played one, its deal book `book`, as [`check_deal`] does; with no seed,
+/// only that the games share one commitment and one book.
 ///
 /// # Errors
-/// Games committed to different seeds, or the first game that does not match the seed.
+/// Games committed to different seeds or books, a book the games played not given (or one
+/// given that they did not play), or the first game that does not match.
 pub fn check_deals(
     records: &[GameRecord],
     seed: Option<&MasterSeed>,
+    book: Option<&DealBook>,
 ) -> Result<DealsCheck, DealsError> {
     let commitment = commitment_of(records)?;
+    let played = book_of(records)?;
     let Some(seed) = seed else {
         return Ok(DealsCheck {
             commitment,
             checked: 0,
             deals: 0,
             verified: false,
+            book: played
+                .and_then(|t| t.book.as_ref())
+                .map(|b| b.commitment.clone()),
         });
     };
+    let dealer = dealer_for(records, seed, book)?;
     let mut checked = 0;
     for r in records {
-        if check_deal(r, seed)? {
+        if check_deal(r, &dealer)? {
             checked += 1;
         }
     }
@@ -167,6 +285,96 @@ pub fn check_deals(
         checked,
         deals,
         verified: true,
+        book: played
+            .and_then(|t| t.book.as_ref())
+            .map(|b| b.commitment.clone()),
+    })
+}
+
+/// The first tournament game of `records` when they were dealt from a deal book (its tag's
+/// `book` is then set); `None` when they were dealt from the master seed.
+///
+/// # Errors
+/// Games that take their deals differently (another book or order, or none).
+fn book_of(records: &[GameRecord]) -> Result<Option<&TournamentTag>, DealsError> {
+    let words = |t: &TournamentTag| {
+        t.book
+            .as_ref()
+            .map(|b| (b.commitment.clone(), b.order.clone()))
+    };
+    let mut tags = records.iter().filter_map(|r| r.tournament.as_ref());
+    let Some(first) = tags.next() else {
+        return Ok(None);
+    };
+    if let Some(other) = tags.find(|t| words(t) != words(first)) {
+        return Err(DealsError::Books {
+            game: other.index,
+            book: words(other),
+            first_game: first.index,
+            first: words(first),
+        });
+    }
+    Ok(first.book.is_some().then_some(first))
+}
+
+/// The dealer that checks the games of one event, `records`: the master seed, and the book
+/// they played when they played one (their first game gives its order and, in sequential
+/// order, its first entry), planned to its end.
+///
+/// # Errors
+/// Games that take their deals differently, a book they played not given, one given that
+/// they did not play, or another book.
+pub fn dealer_for(
+    records: &[GameRecord],
+    seed: &MasterSeed,
+    book: Option<&DealBook>,
+) -> Result<Dealer, DealsError> {
+    let (first, book) = match (book_of(records)?, book) {
+        (None, None) => return Ok(Dealer::of(seed.clone())),
+        (None, Some(b)) => {
+            let game = records.iter().find_map(|r| r.tournament.as_ref());
+            return Err(DealsError::NotFromBook {
+                game: game.map_or(0, |t| t.index),
+                commitment: b.commitment().into(),
+            });
+        }
+        (Some(first), book) => (first, book),
+    };
+    let tag = first.book.as_ref().expect("a game dealt from a book");
+    let Some(book) = book else {
+        return Err(DealsError::BookNotGiven {
+            game: first.index,
+            commitment: tag.commitment.clone(),
+        });
+    };
+    if tag.commitment != book.commitment() {
+        return Err(DealsError::OtherBook {
+            game: first.index,
+            commitment: tag.commitment.clone(),
+            expected: book.commitment().into(),
+        });
+    }
+    let not_the_entry = |deal| DealsError::NotTheEntry {
+        game: first.index,
+        deal,
+        entry: None,
+    };
+    let order: BookOrder = tag.order.parse().map_err(|_| not_the_entry(first.deal))?;
+    // Sequential: the event's first entry is its first game's entry less its deal number.
+    let skip = match order {
+        BookOrder::Sequential => tag
+            .entry
+            .checked_sub(first.deal)
+            .ok_or_else(|| not_the_entry(first.deal))?,
+        BookOrder::Random => 0,
+    };
+    // A game whose deal is past the book's end is refused by `check_deal`.
+    let deals = (book.len() as u64).saturating_sub(skip);
+    let plan = BookPlan::new(Arc::new(book.clone()), order, skip, seed, deals)
+        .map_err(|_| not_the_entry(first.deal))?;
+    Ok(Dealer {
+        master: seed.clone(),
+        book: Some(plan),
     })
 }
 
@@ -252,12 +460,15 @@ mod tests {
         let seed = MasterSeed::fixed("s").unwrap();
         let c = seed.commitment();
         let dealt = |index, deal| game(index, deal, Some(&c), &seed.deal_seed(deal));
-        assert_eq!(check_deal(&dealt(0, 0), &seed), Ok(true));
         assert_eq!(
-            check_deal(&game(3, 1, None, "x"), &seed),
+            check_deal(&dealt(0, 0), &Dealer::of(seed.clone())),
+            Ok(true)
+        );
+        assert_eq!(
+            check_deal(&game(3, 1, None, "x"), &Dealer::of(seed.clone())),
             Err(DealsError::Uncommitted { game: 3 })
         );
-        let e = check_deal(&game(2, 1, Some(&c), "x"), &seed).unwrap_err();
+        let e = check_deal(&game(2, 1, Some(&c), "x"), &Dealer::of(seed.clone())).unwrap_err();
         assert_eq!(
             e,
             DealsError::NotDealt {
@@ -272,7 +483,7 @@ mod tests {
         );
         let other = MasterSeed::fixed("t").unwrap();
         assert!(matches!(
-            check_deal(&dealt(0, 0), &other),
+            check_deal(&dealt(0, 0), &Dealer::of(other)),
             Err(DealsError::OtherSeed { game: 0, .. })
         ));
         let mixed = [dealt(0, 0), game(1, 0, None, "x")];
@@ -320,7 +531,7 @@ mod tests {
             check_whole(&[dealt(0, 0), dealt(1, 1), dealt(2, 1)]),
             Err(DealsError::LastDealLonger { games: 2, first: 1 })
         ));
-        let check = check_deals(&whole, Some(&seed)).unwrap();
+        let check = check_deals(&whole, Some(&seed), None).unwrap();
         assert_eq!((check.checked, check.deals, check.verified), (4, 2, true));
     }
 }

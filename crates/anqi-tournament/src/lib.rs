@@ -43,7 +43,10 @@
 //!   variants: every group on the same deals).
 //! - `seeds`: the event's master seed, the deals and engine seeds derived from it by a keyed
 //!   function, the commitment to it, and its seed file.
-//! - `deals`: checking an event's deals from its records, against its master seed.
+//! - `book`: deal books, files of deals that several events play (`[tournament.book]`, `anqi
+//!   book`), and which entry each deal of an event is.
+//! - `deals`: where an event's deals come from (its master seed, or its book: `Dealer`), and
+//!   checking them from its records.
 //! - `token`: the secret tokens that seat engines.
 //! - `stats/`: standings from records: the engines' points, Elo and crosstable, teams, and the
 //!   SPRT; for one-side variants (single-player, cooperative), success rates with their
@@ -89,6 +92,7 @@
 //!   subreaper, kills, descendants, a process's CPU time), and `process::cgroup`, a cgroup v2
 //!   per engine where one can be made.
 
+pub mod book;
 pub mod bridge;
 pub mod config;
 pub mod cutechess;

@@ -132,6 +132,8 @@ pub struct MatchRequest {
     /// for none.
     pub score_draw: String,
     pub score_resign: String,
+    /// The deal book to play (`--book`, `-openings`), instead of dealing from the master seed.
+    pub book: Option<super::config::BookConfig>,
 }
 
 /// Where the match finds the reference bots.
@@ -209,6 +211,7 @@ pub fn config(request: &MatchRequest, bots: &Bots) -> Result<TournamentConfig, M
         gauntlet: None,
         seed: request.seed.clone(),
         seed_file: None,
+        book: request.book.clone(),
         listen: "127.0.0.1:0".into(),
         concurrency: request.concurrency,
         output: request.output.display().to_string(),
@@ -551,6 +554,7 @@ mod tests {
             max_plies: 0,
             score_draw: String::new(),
             score_resign: String::new(),
+            book: None,
         }
     }
 

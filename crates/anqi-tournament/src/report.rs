@@ -91,16 +91,24 @@ pub fn text(s: &Standings) -> String {
 
 /// How the deals stand against the event's commitment.
 fn deals(d: &super::deals::DealsCheck) -> String {
-    match (&d.commitment, d.verified) {
-        (Some(c), true) => format!(
+    match (&d.commitment, d.verified, &d.book) {
+        (Some(c), true, None) => format!(
             "Deals: all {} games, deals 0 to {} in order with none missing, dealt from the master seed committed to {c} (checked against the revealed seed)\n",
             d.checked,
             d.deals.saturating_sub(1)
         ),
-        (Some(c), false) => format!(
+        (Some(c), true, Some(b)) => format!(
+            "Deals: all {} games, deals 0 to {} in order with none missing, dealt from the deal book committed to {b} in the order the master seed committed to {c} gives (checked against the book and the revealed seed)\n",
+            d.checked,
+            d.deals.saturating_sub(1)
+        ),
+        (Some(c), false, None) => format!(
             "Deals: committed to {c}; not checked: once the event is over, give its revealed seed (--seed-file FILE, or --seed SEED) to check every deal\n"
         ),
-        (None, _) => "Deals: not committed to a master seed (records of an older anqi, or of no tournament)\n".into(),
+        (Some(c), false, Some(b)) => format!(
+            "Deals: from the deal book committed to {b}, master seed committed to {c}; not checked: once the event is over, give its revealed seed (--seed-file FILE, or --seed SEED) and the book (--book FILE) to check every deal\n"
+        ),
+        (None, _, _) => "Deals: not committed to a master seed (records of an older anqi, or of no tournament)\n".into(),
     }
 }
 

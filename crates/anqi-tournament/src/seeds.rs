@@ -115,6 +115,13 @@ impl MasterSeed {
         mac.finalize().into_bytes().into()
     }
 
+    /// `HMAC-SHA256(master, DOMAIN + purpose)` for another part of the crate (a deal book's
+    /// order): `purpose` must not begin as this file's purposes do (`deal`, `engine`).
+    pub(crate) fn keyed_for(&self, purpose: &str) -> [u8; 32] {
+        debug_assert!(!purpose.starts_with("deal\n") && !purpose.starts_with("engine\n"));
+        self.keyed(purpose)
+    }
+
     /// The server's seed contribution to deal `deal` (client seeds are left out of tournament
     /// deals): 64 hex digits.
     pub fn deal_seed(&self, deal: u64) -> String {
@@ -241,7 +248,10 @@ pub fn mark_revealed(path: &Path, seed: &MasterSeed) -> Result<(), SeedError> {
     temp.push(format!(".{}.tmp", std::process::id()));
     let temp = PathBuf::from(temp);
     let _ = std::fs::remove_file(&temp);
-    create_private(&temp, &seed_file_text(seed, true))?;
+    create_private(&temp, &seed_file_text(seed, true)).map_err(|source| SeedError::Write {
+        path: temp.clone(),
+        source,
+    })?;
     std::fs::rename(&temp, path).map_err(|source| SeedError::Write {
         path: path.into(),
         source,
@@ -254,12 +264,15 @@ pub fn mark_revealed(path: &Path, seed: &MasterSeed) -> Result<(), SeedError> {
 /// # Errors
 /// The file exists, or cannot be written.
 pub fn write_seed_file(path: &Path, seed: &MasterSeed) -> Result<(), SeedError> {
-    create_private(path, &seed_file_text(seed, false))
+    create_private(path, &seed_file_text(seed, false)).map_err(|source| SeedError::Write {
+        path: path.into(),
+        source,
+    })
 }
 
 /// Creates the file `path` (never an existing one), readable by its owner alone, with `text`,
-/// synced.
-fn create_private(path: &Path, text: &str) -> Result<(), SeedError> {
+/// synced: a seed file, or a deal book.
+pub(crate) fn create_private(path: &Path, text: &str) -> std::io::Result<()> {
     use std::io::Write;
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
@@ -268,14 +281,9 @@ fn create_private(path: &Path, text: &str) -> Result<(), SeedError> {
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600);
     }
-    let write = |source| SeedError::Write {
-        path: path.into(),
-        source,
-    };
-    let mut file = options.open(path).map_err(write)?;
+    let mut file = options.open(path)?;
     file.write_all(text.as_bytes())
         .and_then(|()| file.sync_all())
-        .map_err(write)
 }
 
 /// The master seed named on a command line that checks records: `--seed TEXT`, or `--seed-file

@@ -68,6 +68,7 @@ fn tag_loose_records(records: &mut [GameRecord]) {
             seats: Vec::new(),
             commitment: None,
             node: None,
+            book: None,
         });
     }
 }

@@ -214,6 +214,7 @@ fn match_request(request: &CheckRequest, variant: &str, games: u32) -> MatchRequ
         // No adjudication by the engines' scores: the games are the referee's alone.
         score_draw: String::new(),
         score_resign: String::new(),
+        book: None,
     }
 }
 

@@ -10,8 +10,8 @@ use super::resume::{recorded, sprt_decided};
 use super::seed::{reveal_seed, EventSeed};
 use super::RunOptions;
 use crate::config::TournamentConfig;
+use crate::deals::Dealer;
 use crate::schedule::ScheduledGame;
-use crate::seeds::MasterSeed;
 use crate::stats::{self, Standings};
 use crate::TournamentError;
 use anqi_core::record::GameRecord;
@@ -25,8 +25,8 @@ use tokio::task::JoinSet;
 /// What every game of one run shares.
 pub(super) struct Event {
     pub(super) config: Arc<TournamentConfig>,
-    /// The master seed the games are dealt from.
-    pub(super) master: Arc<MasterSeed>,
+    /// Where the games' deals come from: the master seed, or the event's book.
+    pub(super) dealer: Arc<Dealer>,
     /// Each engine's clock settings (index = engine).
     pub(super) clocks: Arc<Vec<EngineClock>>,
     /// Games in the schedule (of this shard).
@@ -165,7 +165,7 @@ impl Event {
             elapsed_s: elapsed,
             eta_s: eta,
             standings,
-            commitment: &self.master.commitment(),
+            commitment: &self.dealer.master.commitment(),
             revealed: None,
             done: false,
         }));
@@ -212,14 +212,14 @@ impl Event {
         loop {
             while !ledger.stopped_early && running.len() < config.concurrency as usize {
                 let Some(game) = pending.next() else { break };
-                let (config, master, here, clocks) = (
+                let (config, dealer, here, clocks) = (
                     config.clone(),
-                    self.master.clone(),
+                    self.dealer.clone(),
                     here.clone(),
                     self.clocks.clone(),
                 );
                 running.spawn(async move {
-                    let secrets = GameSecrets::of(&master, &game);
+                    let secrets = GameSecrets::of(&dealer, &game);
                     play(&config, &secrets, &here, game, &clocks).await
                 });
             }

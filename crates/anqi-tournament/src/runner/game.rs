@@ -5,12 +5,12 @@
 
 use crate::bridge::SLOW_ACK_EXIT;
 use crate::config::{EngineLogs, TournamentConfig};
+use crate::deals::Dealer;
 use crate::engine::{Engine, Log, Placeholders, TOKEN_ENV};
 use crate::schedule::ScheduledGame;
-use crate::seeds::MasterSeed;
 use crate::stats::{SLOW_ACK_FAULT, SLOW_ACK_TEXT};
 use crate::TournamentError;
-use anqi_core::record::{FaultRecord, GameRecord, SeatTag, TournamentTag};
+use anqi_core::record::{BookTag, FaultRecord, GameRecord, SeatTag, TournamentTag};
 use anqi_core::rules::{SeedInputs, Termination, Variant};
 use anqi_server::config::ClockConfig;
 use anqi_server::{GameOrder, GameSpec, OrderDesk};
@@ -71,25 +71,35 @@ impl EngineClock {
     }
 }
 
-/// What a game needs of the event's master seed, and nothing more: its deal's seed, its
-/// engines' seeds and the commitment its record carries. A machine that plays games for the
-/// event (`--ray`) is given these, never the master seed, so it learns nothing of the deals of
-/// games it does not play.
+/// What a game needs of the event's master seed and deal book, and nothing more: its deal's
+/// seed, its engines' seeds and the commitment its record carries. A machine that plays games
+/// for the event (`--ray`) is given these, never the master seed or the book, so it learns
+/// nothing of the deals of games it does not play.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(crate) struct GameSecrets {
-    /// The server's seed contribution to the game's deal ([`MasterSeed::deal_seed`]).
+    /// The server's seed contribution to the game's deal ([`crate::seeds::MasterSeed::deal_seed`], or the
+    /// book's entry).
     pub(crate) deal_seed: String,
-    /// The seed of the engine in each seat, seat 1 first ([`MasterSeed::engine_seed`]).
+    /// The book's entry the deal is, when the event plays a book.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) book: Option<BookTag>,
+    /// The seed of the engine in each seat, seat 1 first ([`crate::seeds::MasterSeed::engine_seed`]).
     pub(crate) engine_seeds: Vec<u64>,
     /// The event's commitment to its master seed.
     pub(crate) commitment: String,
 }
 
 impl GameSecrets {
-    /// What `game` needs of `master`.
-    pub(crate) fn of(master: &MasterSeed, game: &ScheduledGame) -> GameSecrets {
+    /// What `game` needs of the event's `dealer`.
+    pub(crate) fn of(dealer: &Dealer, game: &ScheduledGame) -> GameSecrets {
+        let master = &dealer.master;
+        // The plan checked that the book holds every deal of the schedule.
+        let (deal_seed, book) = dealer
+            .deal(game.deal)
+            .expect("the book holds every deal of the schedule");
         GameSecrets {
-            deal_seed: master.deal_seed(game.deal),
+            deal_seed,
+            book,
             engine_seeds: (1..=game.seats.len())
                 .map(|seat| master.engine_seed(game.index, seat))
                 .collect(),
@@ -432,6 +442,7 @@ fn tournament_tag(
             .collect(),
         commitment: Some(secrets.commitment.clone()),
         node: None,
+        book: secrets.book.clone(),
     }
 }
 

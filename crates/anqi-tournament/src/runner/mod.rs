@@ -22,6 +22,7 @@ pub use seed::{event_seed, EventSeed, SeedOrigin};
 pub use unit::play_unit;
 
 use crate::config::{EngineLogs, TournamentConfig};
+use crate::deals::Dealer;
 use crate::schedule::{self, ScheduledGame};
 use crate::stats::{self, Standings};
 use crate::TournamentError;
@@ -141,6 +142,7 @@ pub async fn run_keeping_pages(
     // After `listening on` (engines run by hand, and anqi.play, read that line first).
     seed::announce_seed(
         &plan.seed,
+        plan.dealer.book.as_ref(),
         &plan.output,
         options.progress,
         plan.done.len(),
@@ -150,7 +152,7 @@ pub async fn run_keeping_pages(
         one_side,
         clocks: Arc::new(EngineClock::of_each(&config, &variant)),
         config: Arc::new(config),
-        master: Arc::new(plan.seed.seed.clone()),
+        dealer: Arc::new(plan.dealer.clone()),
         total: plan.games.len(),
         options,
         output: plan.output.clone(),
@@ -204,6 +206,8 @@ struct Plan {
     /// The records file.
     output: PathBuf,
     seed: EventSeed,
+    /// Where the deals come from: the master seed, or the event's book.
+    dealer: Dealer,
     /// The games already in the records file, checked against this schedule and seed.
     records: Vec<GameRecord>,
     /// Their schedule indexes.
@@ -232,8 +236,9 @@ impl Plan {
         }
         let output = output_of(config, options);
         let seed = event_seed(config, &output, options.shard)?;
-        // The games already played, checked against this schedule and seed.
-        let records: Vec<GameRecord> = resume::resume_point(&output, config, &seed.seed, &games)?
+        let dealer = seed::event_dealer(config, variant, &seed.seed, &schedule)?;
+        // The games already played, checked against this schedule and dealer.
+        let records: Vec<GameRecord> = resume::resume_point(&output, config, &dealer, &games)?
             .into_iter()
             .map(event::for_standings)
             .collect();
@@ -257,6 +262,7 @@ impl Plan {
             games,
             output,
             seed,
+            dealer,
             records,
             done,
             todo,

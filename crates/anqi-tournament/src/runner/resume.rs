@@ -3,8 +3,8 @@
 
 use crate::config::TournamentConfig;
 use crate::deals;
+use crate::deals::Dealer;
 use crate::schedule::ScheduledGame;
-use crate::seeds::MasterSeed;
 use crate::stats;
 use crate::TournamentError;
 use anqi_core::record::{read_records, GameRecord};
@@ -31,7 +31,7 @@ pub(super) fn sprt_decided(records: &[GameRecord], config: &TournamentConfig) ->
 pub(super) fn resume_point(
     output: &Path,
     config: &TournamentConfig,
-    seed: &MasterSeed,
+    dealer: &Dealer,
     games: &[ScheduledGame],
 ) -> Result<Vec<GameRecord>, TournamentError> {
     let Ok(bytes) = std::fs::read(output) else {
@@ -94,12 +94,16 @@ pub(super) fn resume_point(
                 g.deal
             )));
         }
-        // Committed to this event's seed, and dealt from it as its deal number says.
-        if let Err(e) = deals::check_deal(&r, seed) {
-            let hint = if matches!(e, deals::DealsError::Uncommitted { .. }) {
-                ": finish that event with the anqi that started it, or start a new one (another output)"
-            } else {
-                ": this run deals from another master seed (seed, --seed, seed_file, --seed-file)"
+        // Committed to this event's seed, and dealt from it (or its book) as its deal number
+        // says.
+        if let Err(e) = deals::check_deal(&r, dealer) {
+            let hint = match e {
+                deals::DealsError::Uncommitted { .. } => ": finish that event with the anqi that started it, or start a new one (another output)",
+                deals::DealsError::BookNotGiven { .. }
+                | deals::DealsError::NotFromBook { .. }
+                | deals::DealsError::OtherBook { .. }
+                | deals::DealsError::NotTheEntry { .. } => ": this run plays another deal book, or none, or in another order ([tournament.book], --book, --book-order)",
+                _ => ": this run deals from another master seed (seed, --seed, seed_file, --seed-file)",
             };
             return Err(TournamentError::Records(format!(
                 "{}:{line}: {e}{hint}",

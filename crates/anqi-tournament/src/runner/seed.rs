@@ -1,13 +1,19 @@
 //! The event's master seed: where it comes from (fixed, kept in its seed file, or drawn now),
-//! its commitment said before the first game, and its reveal once the event is over.
+//! its commitment said before the first game, and its reveal once the event is over; and the
+//! deal book the event plays instead, when it has one.
 
 use super::progress::say;
 use super::Progress;
+use crate::book::{BookPlan, DealBook};
 use crate::config::TournamentConfig;
+use crate::deals::Dealer;
+use crate::schedule::ScheduledGame;
 use crate::seeds::{self, MasterSeed};
 use crate::TournamentError;
 use anqi_core::record::read_records;
+use anqi_core::rules::Variant;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Where an event's master seed came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,10 +114,43 @@ pub fn event_seed(
     })
 }
 
-/// Says where the event's master seed comes from and prints its commitment, which every
-/// record of the event carries too (quiet: the commitment alone).
+/// Where the event's deals come from: its master seed, or its deal book (`[tournament.book]`),
+/// read and checked against the variant and the schedule before any engine starts.
+///
+/// # Errors
+/// An unreadable or changed book, one written for another variant, or one too short for the
+/// schedule's deals.
+pub(super) fn event_dealer(
+    config: &TournamentConfig,
+    variant: &Variant,
+    master: &MasterSeed,
+    schedule: &[ScheduledGame],
+) -> Result<Dealer, TournamentError> {
+    let Some(book) = &config.book else {
+        return Ok(Dealer::of(master.clone()));
+    };
+    let fail = |e: String| TournamentError::Config(format!("[tournament.book]: {e}"));
+    let read = DealBook::read(Path::new(&book.file)).map_err(|e| fail(e.to_string()))?;
+    if let Some(v) = read.variant().filter(|&v| v != variant.name) {
+        return Err(fail(format!(
+            "{} holds deals of {v}, and this event plays {}: the same seed deals another game in another variant. Play it with variant = \"{v}\", or write a book for {} (anqi book new, or anqi book from its records)",
+            book.file, variant.name, variant.name
+        )));
+    }
+    let deals = schedule.iter().map(|g| g.deal + 1).max().unwrap_or(0);
+    let plan = BookPlan::new(Arc::new(read), book.order, book.skip, master, deals)
+        .map_err(|e| fail(format!("{}: {e}", book.file)))?;
+    Ok(Dealer {
+        master: master.clone(),
+        book: Some(plan),
+    })
+}
+
+/// Says where the event's master seed (and its book) come from and prints the commitments,
+/// which every record of the event carries too (quiet: the commitments alone).
 pub(super) fn announce_seed(
     seed: &EventSeed,
+    book: Option<&BookPlan>,
     output: &Path,
     mode: Progress,
     finished: usize,
@@ -131,13 +170,27 @@ pub(super) fn announce_seed(
     match mode {
         // Even quiet: it is to be published before the games, and only the records (secret
         // until the end) would hold it otherwise.
-        Progress::Quiet => say(&format!("commitment {commitment}")),
+        Progress::Quiet => {
+            say(&format!("commitment {commitment}"));
+            if let Some(plan) = book {
+                say(&format!("book commitment {}", plan.book().commitment()));
+            }
+        }
         Progress::Silent => {}
         Progress::Text => {
-            say(&format!(
-                "deals of {} from {source}; commitment {commitment}",
-                output.display()
-            ));
+            match book {
+                None => say(&format!(
+                    "deals of {} from {source}; commitment {commitment}",
+                    output.display()
+                )),
+                Some(plan) => say(&format!(
+                    "deals of {} from a deal book of {} deals, played in {} order (book commitment {}); engine seeds from {source}; commitment {commitment}",
+                    output.display(),
+                    plan.book().len(),
+                    plan.order().as_str(),
+                    plan.book().commitment(),
+                )),
+            }
             if finished > 0 {
                 say(&format!(
                     "resuming: {finished} of {total} games already played"
@@ -150,6 +203,11 @@ pub(super) fn announce_seed(
             "commitment": commitment,
             "seed_file": seed.file().map(|p| p.display().to_string()),
             "fixed_seed": seed.origin == SeedOrigin::Fixed,
+            "book": book.map(|plan| serde_json::json!({
+                "commitment": plan.book().commitment(),
+                "deals": plan.book().len(),
+                "order": plan.order().as_str(),
+            })),
         })
         .to_string()),
     }

@@ -92,6 +92,7 @@ mod tests {
             seats: Vec::new(),
             commitment: None,
             node: None,
+            book: None,
         });
         r
     }

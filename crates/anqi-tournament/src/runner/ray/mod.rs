@@ -276,7 +276,7 @@ fn send_unit(
     units.next += 1;
     let sent: Vec<UnitGame> = games
         .iter()
-        .map(|g| UnitGame::of(g, GameSecrets::of(&event.master, g)))
+        .map(|g| UnitGame::of(g, GameSecrets::of(&event.dealer, g)))
         .collect();
     dispatcher.send(&serde_json::json!({ "op": "unit", "unit": unit, "games": sent }))?;
     units.in_flight.insert(unit, InFlight { games, attempt });
