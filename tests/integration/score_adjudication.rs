@@ -10,18 +10,10 @@ use crate::common;
 use anqi_core::record::GameRecord;
 use anqi_core::rules::Termination;
 use common::cli::anqi;
+use common::records_in;
 use common::TempDir;
-use std::path::Path;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-fn read(path: &Path) -> Vec<GameRecord> {
-    anqi_core::record::read_records(path)
-        .unwrap()
-        .into_iter()
-        .map(|(_, r)| r.unwrap())
-        .collect()
-}
 
 /// The test UCI engine saying `score cp SCORE` with every move.
 fn scoring(score: i32) -> String {
@@ -52,7 +44,7 @@ fn an_engine_that_scores_itself_lost_loses_and_replay_checks_the_rule() {
         .arg("--output")
         .arg(&output)
         .succeeds();
-    let records = read(&output);
+    let records = records_in(&output);
     assert_eq!(records.len(), 2);
     for r in &records {
         let weak = seat_of(r, "weak");
@@ -112,7 +104,7 @@ fn a_two_sided_loss_waits_for_the_winners_run_too() {
         .arg("--output")
         .arg(&output)
         .succeeds();
-    for r in read(&output) {
+    for r in records_in(&output) {
         let weak = seat_of(&r, "weak");
         let ruling = r.result.adjudication.as_ref().unwrap();
         assert_eq!(ruling.verdict, format!("player {weak} lost"));
@@ -153,7 +145,7 @@ fn two_engines_that_agree_nothing_is_decided_draw_through_the_cutechess_dialect(
         .arg("-pgnout")
         .arg(&output)
         .succeeds();
-    let records = read(&output);
+    let records = records_in(&output);
     assert_eq!(records.len(), 2);
     for r in &records {
         assert_eq!(r.result.reason, Termination::Adjudicated, "{:?}", r.result);
