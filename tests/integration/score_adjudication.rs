@@ -12,6 +12,7 @@ use anqi_core::rules::Termination;
 use common::cli::anqi;
 use common::records_in;
 use common::TempDir;
+use std::path::Path;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -26,10 +27,10 @@ fn seat_of(record: &GameRecord, name: &str) -> usize {
     tag.engines.iter().position(|e| e == name).unwrap() + 1
 }
 
-#[test]
-fn an_engine_that_scores_itself_lost_loses_and_replay_checks_the_rule() {
-    let dir = TempDir::new("t-score-resign");
-    let output = dir.0.join("games.jsonl");
+/// `anqi match --resign RULE`: two games of the test UCI engine scoring itself lost (`weak`)
+/// against the same engine scoring itself won (`strong`), both assuming misty-banqi, the
+/// records written to `output`; asserts that it succeeds.
+fn weak_against_strong(rule: &str, output: &Path) {
     anqi(["match"])
         .arg(format!("weak=uci:{}", scoring(-800)))
         .arg(format!("strong=uci:{}", scoring(800)))
@@ -40,10 +41,17 @@ fn an_engine_that_scores_itself_lost_loses_and_replay_checks_the_rule() {
             "strong=misty-banqi",
         ])
         .args(["--games", "2", "--tc", "60+1", "--quiet"])
-        .args(["--resign", "movecount=3 score=600"])
+        .args(["--resign", rule])
         .arg("--output")
-        .arg(&output)
+        .arg(output)
         .succeeds();
+}
+
+#[test]
+fn an_engine_that_scores_itself_lost_loses_and_replay_checks_the_rule() {
+    let dir = TempDir::new("t-score-resign");
+    let output = dir.0.join("games.jsonl");
+    weak_against_strong("movecount=3 score=600", &output);
     let records = records_in(&output);
     assert_eq!(records.len(), 2);
     for r in &records {
@@ -90,20 +98,7 @@ fn an_engine_that_scores_itself_lost_loses_and_replay_checks_the_rule() {
 fn a_two_sided_loss_waits_for_the_winners_run_too() {
     let dir = TempDir::new("t-score-twosided");
     let output = dir.0.join("games.jsonl");
-    anqi(["match"])
-        .arg(format!("weak=uci:{}", scoring(-800)))
-        .arg(format!("strong=uci:{}", scoring(800)))
-        .args([
-            "--assumes",
-            "weak=misty-banqi",
-            "--assumes",
-            "strong=misty-banqi",
-        ])
-        .args(["--games", "2", "--tc", "60+1", "--quiet"])
-        .args(["--resign", "movecount=3 score=600 twosided=true"])
-        .arg("--output")
-        .arg(&output)
-        .succeeds();
+    weak_against_strong("movecount=3 score=600 twosided=true", &output);
     for r in records_in(&output) {
         let weak = seat_of(&r, "weak");
         let ruling = r.result.adjudication.as_ref().unwrap();
