@@ -1,8 +1,9 @@
 //! Shared helpers for the integration tests: a real server on 127.0.0.1:0 in this process, and a
 //! raw line-oriented TCP client for speaking the protocol by hand.
 //!
-//! Layout: this file (the in-process server, the raw client, the reference bots and the test
-//! engines' command lines); [`cli`] (runs of the `anqi` program as a user runs it);
+//! Layout: this file (the in-process server, the raw client, the reference bots, the test
+//! engines' command lines and tournament entries, an event run from its tournament file, and
+//! records files read back); [`cli`] (runs of the `anqi` program as a user runs it);
 //! [`webdriver`] (a real browser for the pages' tests).
 #![allow(dead_code)]
 
@@ -458,6 +459,75 @@ pub fn bot_engine(name: &str) -> String {
         "[[tournament.engine]]\nname = \"{name}\"\ncommand = \"{}\"\nargs = [\"--connect\", \"{{addr}}\", \"--seed\", \"{{seed}}\", \"--name\", \"{{name}}\", \"--strategy\", \"random\"]\n",
         bot.display()
     )
+}
+
+/// A tournament file's `[[tournament.engine]]` entry: engine `name` speaking `protocol`, run as
+/// `command` with `args` (each written as a TOML string; placeholders such as `{addr}` left for
+/// the event to fill).
+#[allow(dead_code)]
+pub fn engine_entry(name: &str, protocol: &str, command: &str, args: &[&str]) -> String {
+    let args: Vec<String> = args.iter().map(|a| format!("{a:?}")).collect();
+    format!(
+        "[[tournament.engine]]\nname = \"{name}\"\nprotocol = \"{protocol}\"\ncommand = \"{command}\"\nargs = [{}]\n",
+        args.join(", ")
+    )
+}
+
+/// A tournament file's engine entry running the Rust reference bot greedily, `anqi-bot
+/// --strategy greedy` (built by [`anqi_bot`]): the opponent the event tests set their test
+/// engines against.
+#[allow(dead_code)]
+pub fn greedy_engine(name: &str) -> String {
+    let bot = anqi_bot().display().to_string();
+    engine_entry(
+        name,
+        "anqi",
+        &bot,
+        &[
+            "--connect",
+            "{addr}",
+            "--strategy",
+            "greedy",
+            "--seed",
+            "{seed}",
+            "--name",
+            "{name}",
+        ],
+    )
+}
+
+/// Runs one event as a user does, `anqi tournament --quiet FILE`, the tournament file written
+/// first to `DIR/t.toml`: `[tournament]`, then `settings` (its own lines, each ending in a
+/// newline: `output = ...` and the rest), then `engines` (entries as [`engine_entry`] writes
+/// them). Whatever its exit status, what it printed.
+#[allow(dead_code)]
+pub fn run_event(
+    dir: &std::path::Path,
+    settings: &str,
+    engines: &[String],
+) -> std::process::Output {
+    let file = dir.join("t.toml");
+    std::fs::write(
+        &file,
+        format!("[tournament]\n{settings}{}", engines.concat()),
+    )
+    .unwrap();
+    std::process::Command::new(cli::ANQI)
+        .args(["tournament", "--quiet"])
+        .arg(&file)
+        .output()
+        .unwrap()
+}
+
+/// Every record of the records file at `path`, in order (blank lines skipped): asserts that the
+/// file reads and that each line is a record.
+#[allow(dead_code)]
+pub fn records_in(path: &std::path::Path) -> Vec<GameRecord> {
+    anqi_core::record::read_records(path)
+        .unwrap()
+        .into_iter()
+        .map(|(_, r)| r.unwrap())
+        .collect()
 }
 
 /// `anqi replay --quiet FILE`: asserts it succeeds (every record verified), returns its

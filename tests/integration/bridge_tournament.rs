@@ -5,46 +5,22 @@
 
 use crate::common;
 
-use anqi_core::record::GameRecord;
 use anqi_core::rules::Termination;
-use common::TempDir;
+use common::{engine_entry, greedy_engine, records_in, run_event, TempDir};
 use std::collections::BTreeSet;
 use std::process::Command;
 
 const ANQI: &str = env!("CARGO_BIN_EXE_anqi");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-fn engine(name: &str, protocol: &str, command: &str, args: &[&str]) -> String {
-    let args: Vec<String> = args.iter().map(|a| format!("{a:?}")).collect();
-    format!(
-        "[[tournament.engine]]\nname = \"{name}\"\nprotocol = \"{protocol}\"\ncommand = \"{command}\"\nargs = [{}]\n",
-        args.join(", ")
-    )
-}
-
 #[test]
 fn reference_bots_and_an_engine_of_each_protocol_play_one_event() {
-    let bot = common::anqi_bot();
     let dir = TempDir::new("t-bridged");
     let output = dir.0.join("out.jsonl");
     let py = |script: &str| format!("{ROOT}/tests/engines/{script}");
     let engines = [
-        engine(
-            "greedy",
-            "anqi",
-            &bot.display().to_string(),
-            &[
-                "--connect",
-                "{addr}",
-                "--strategy",
-                "greedy",
-                "--seed",
-                "{seed}",
-                "--name",
-                "{name}",
-            ],
-        ),
-        engine(
+        greedy_engine("greedy"),
+        engine_entry(
             "python",
             "anqi",
             "python3",
@@ -57,19 +33,19 @@ fn reference_bots_and_an_engine_of_each_protocol_play_one_event() {
                 "--quiet",
             ],
         ),
-        engine(
+        engine_entry(
             "tcg",
             "tcg",
             "python3",
             &[&py("tcg_engine.py"), "--seed", "{seed}"],
         ),
-        engine(
+        engine_entry(
             "uci",
             "uci-banqi",
             "python3",
             &[&py("uci_engine.py"), "--seed", "{seed}"],
         ),
-        engine(
+        engine_entry(
             "platform",
             "cdc-platform",
             "python3",
@@ -82,31 +58,17 @@ fn reference_bots_and_an_engine_of_each_protocol_play_one_event() {
             ],
         ),
     ];
-    let file = dir.0.join("t.toml");
-    std::fs::write(
-        &file,
-        format!(
-            "[tournament]\nvariant = \"traditional\"\nseed = \"bridged\"\nconcurrency = 2\ntc = \"60+0\"\noutput = \"{}\"\nlogs = \"{}\"\nengine_logs = \"game\"\n{}",
-            output.display(),
-            dir.0.join("logs").display(),
-            engines.concat()
-        ),
-    )
-    .unwrap();
-    let run = Command::new(ANQI)
-        .args(["tournament", "--quiet"])
-        .arg(&file)
-        .output()
-        .unwrap();
+    let settings = format!(
+        "variant = \"traditional\"\nseed = \"bridged\"\nconcurrency = 2\ntc = \"60+0\"\noutput = \"{}\"\nlogs = \"{}\"\nengine_logs = \"game\"\n",
+        output.display(),
+        dir.0.join("logs").display(),
+    );
+    let run = run_event(&dir.0, &settings, &engines);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "the event failed:\n{stderr}");
 
     // Every pairing played both seats of its deal, and every game ended by the rules.
-    let records: Vec<GameRecord> = std::fs::read_to_string(&output)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let records = records_in(&output);
     assert_eq!(records.len(), 20, "10 pairings, 2 games each");
     let mut pairs = BTreeSet::new();
     for r in &records {
@@ -150,73 +112,44 @@ fn reference_bots_and_an_engine_of_each_protocol_play_one_event() {
 /// that is no move a `resign`, and in both the record's faults say why (code `engine`).
 #[test]
 fn the_same_failure_is_named_alike_in_every_protocol_and_the_record_says_why() {
-    let bot = common::anqi_bot();
     let dir = TempDir::new("t-faults");
     let output = dir.0.join("out.jsonl");
     let py = |script: &str| format!("{ROOT}/tests/engines/{script}");
     let engines = [
-        engine(
-            "greedy",
-            "anqi",
-            &bot.display().to_string(),
-            &[
-                "--connect",
-                "{addr}",
-                "--strategy",
-                "greedy",
-                "--seed",
-                "{seed}",
-                "--name",
-                "{name}",
-            ],
-        ),
-        engine(
+        greedy_engine("greedy"),
+        engine_entry(
             "tcg-dies",
             "tcg",
             "python3",
             &[&py("tcg_engine.py"), "--crash", "3"],
         ),
-        engine(
+        engine_entry(
             "uci-dies",
             "uci-banqi",
             "python3",
             &[&py("uci_engine.py"), "--crash", "3"],
         ),
-        engine(
+        engine_entry(
             "tcg-babbles",
             "tcg",
             "python3",
             &[&py("tcg_engine.py"), "--say", "3", "a8 `8"],
         ),
-        engine(
+        engine_entry(
             "uci-babbles",
             "uci-banqi",
             "python3",
             &[&py("uci_engine.py"), "--say", "3", "bestmove e9"],
         ),
     ];
-    let file = dir.0.join("t.toml");
-    std::fs::write(
-        &file,
-        format!(
-            "[tournament]\nvariant = \"traditional\"\nseed = \"faults\"\nformat = \"gauntlet\"\ngauntlet = \"greedy\"\nconcurrency = 2\ntc = \"60+0\"\noutput = \"{}\"\n{}",
-            output.display(),
-            engines.concat()
-        ),
-    )
-    .unwrap();
-    let run = Command::new(ANQI)
-        .args(["tournament", "--quiet"])
-        .arg(&file)
-        .output()
-        .unwrap();
+    let settings = format!(
+        "variant = \"traditional\"\nseed = \"faults\"\nformat = \"gauntlet\"\ngauntlet = \"greedy\"\nconcurrency = 2\ntc = \"60+0\"\noutput = \"{}\"\n",
+        output.display(),
+    );
+    let run = run_event(&dir.0, &settings, &engines);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "the event failed:\n{stderr}");
-    let records: Vec<GameRecord> = std::fs::read_to_string(&output)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let records = records_in(&output);
     assert_eq!(records.len(), 8, "4 pairings, 2 games each");
     for r in &records {
         let tag = r.tournament.as_ref().unwrap();

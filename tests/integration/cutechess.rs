@@ -6,18 +6,11 @@ use crate::common;
 
 use anqi_core::record::GameRecord;
 use common::cli::anqi;
+use common::records_in;
 use common::TempDir;
 use std::path::Path;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-fn read(path: &Path) -> Vec<GameRecord> {
-    anqi_core::record::read_records(path)
-        .unwrap()
-        .into_iter()
-        .map(|(_, r)| r.unwrap())
-        .collect()
-}
 
 fn verified(path: &Path, games: usize) {
     let summary = anqi(["replay", "--quiet"]).arg(path).succeeds().stdout;
@@ -78,7 +71,7 @@ fn a_cutechess_command_line_plays_the_match() {
     for note in ["anqi: -repeat:", "anqi: -recover:", "as JSON lines"] {
         assert!(ran.stderr.contains(note), "{note}: {}", ran.stderr);
     }
-    let records = read(&output);
+    let records = records_in(&output);
     assert_eq!(records.len(), 4, "-rounds 2 x -games 2");
     // Each engine's clock followed its own control: -engine's st= over -each's tc=.
     assert_eq!(
@@ -121,7 +114,7 @@ fn a_cutechess_command_line_plays_the_match() {
     assert!(!quiet.stderr.contains("as JSON lines"), "{}", quiet.stderr);
     let commitment = |r: &GameRecord| r.tournament.as_ref().unwrap().commitment.clone();
     assert!(commitment(&records[0]).is_some());
-    assert_eq!(commitment(&read(&again)[0]), commitment(&records[0]));
+    assert_eq!(commitment(&records_in(&again)[0]), commitment(&records[0]));
     verified(&output, 4);
 }
 
@@ -157,7 +150,7 @@ fn uci_engines_play_from_either_command_line() {
     .arg(&own)
     .succeeds();
     for (path, greedy_tc) in [(&output, "30+1"), (&own, "st=1")] {
-        let records = read(path);
+        let records = records_in(path);
         assert_eq!(records.len(), 2);
         for r in &records {
             let tag = r.tournament.as_ref().unwrap();
@@ -176,7 +169,7 @@ fn uci_engines_play_from_either_command_line() {
         }
         verified(path, 2);
     }
-    for r in read(&own) {
+    for r in records_in(&own) {
         assert_eq!(r.max_plies, Some(12));
         assert!(r.plies.len() <= 12, "--max-plies 12: {}", r.plies.len());
     }

@@ -8,9 +8,8 @@
 
 use crate::common;
 
-use anqi_core::record::GameRecord;
 use anqi_core::rules::Termination;
-use common::TempDir;
+use common::{engine_entry, greedy_engine, records_in, run_event, TempDir};
 use std::process::Command;
 
 const ANQI: &str = env!("CARGO_BIN_EXE_anqi");
@@ -62,38 +61,60 @@ fn engine(
     rest: &[&str],
     ack: Option<&str>,
 ) -> String {
-    let mut args = vec![
-        format!("{wrapper:?}"),
-        format!("\"{ROOT}/tests/engines/{script}\""),
-        format!("{fault:?}"),
-    ];
-    args.extend(rest.iter().map(|a| format!("{a:?}")));
+    let script = format!("{ROOT}/tests/engines/{script}");
+    let mut args = vec![wrapper, script.as_str(), fault];
+    args.extend(rest);
     let env = ack.map_or(String::new(), |s| {
         format!("env = {{ ANQI_ACK_TIMEOUT = \"{s}\" }}\n")
     });
-    format!(
-        "[[tournament.engine]]\nname = \"{name}\"\nprotocol = \"{protocol}\"\ncommand = \"python3\"\nargs = [{}]\n{env}",
-        args.join(", ")
-    )
+    engine_entry(name, protocol, "python3", &args) + &env
 }
 
 #[test]
 fn slow_acknowledgements_and_deaths_by_signal_are_named_for_what_they_are() {
-    let bot = common::anqi_bot();
     let dir = TempDir::new("t-ends");
     let wrapper = dir.0.join("wrap.py");
     std::fs::write(&wrapper, WRAPPER).unwrap();
     let w = wrapper.display().to_string();
     let output = dir.0.join("out.jsonl");
     let engines = [
-        format!(
-            "[[tournament.engine]]\nname = \"greedy\"\ncommand = \"{}\"\nargs = [\"--connect\", \"{{addr}}\", \"--strategy\", \"greedy\", \"--seed\", \"{{seed}}\", \"--name\", \"{{name}}\"]\n",
-            bot.display()
+        greedy_engine("greedy"),
+        engine(
+            "tcg-slow",
+            "tcg",
+            &w,
+            "tcg_engine.py",
+            "slow-3",
+            &[],
+            Some("1"),
         ),
-        engine("tcg-slow", "tcg", &w, "tcg_engine.py", "slow-3", &[], Some("1")),
-        engine("tcg-patient", "tcg", &w, "tcg_engine.py", "slow-2", &[], Some("5")),
-        engine("tcg-killed", "tcg", &w, "tcg_engine.py", "kill", &["--crash", "3"], None),
-        engine("uci-killed", "uci-banqi", &w, "uci_engine.py", "kill", &["--crash", "3"], None),
+        engine(
+            "tcg-patient",
+            "tcg",
+            &w,
+            "tcg_engine.py",
+            "slow-2",
+            &[],
+            Some("5"),
+        ),
+        engine(
+            "tcg-killed",
+            "tcg",
+            &w,
+            "tcg_engine.py",
+            "kill",
+            &["--crash", "3"],
+            None,
+        ),
+        engine(
+            "uci-killed",
+            "uci-banqi",
+            &w,
+            "uci_engine.py",
+            "kill",
+            &["--crash", "3"],
+            None,
+        ),
         engine(
             "platform-killed",
             "cdc-platform",
@@ -114,29 +135,15 @@ fn slow_acknowledgements_and_deaths_by_signal_are_named_for_what_they_are() {
             None,
         ),
     ];
-    let file = dir.0.join("t.toml");
-    std::fs::write(
-        &file,
-        format!(
-            "[tournament]\nvariant = \"traditional\"\nseed = \"ends\"\nformat = \"gauntlet\"\ngauntlet = \"greedy\"\nconcurrency = 2\ntc = \"60+0\"\noutput = \"{}\"\nlogs = \"{}\"\n{}",
-            output.display(),
-            dir.0.join("logs").display(),
-            engines.concat()
-        ),
-    )
-    .unwrap();
-    let run = Command::new(ANQI)
-        .args(["tournament", "--quiet"])
-        .arg(&file)
-        .output()
-        .unwrap();
+    let settings = format!(
+        "variant = \"traditional\"\nseed = \"ends\"\nformat = \"gauntlet\"\ngauntlet = \"greedy\"\nconcurrency = 2\ntc = \"60+0\"\noutput = \"{}\"\nlogs = \"{}\"\n",
+        output.display(),
+        dir.0.join("logs").display(),
+    );
+    let run = run_event(&dir.0, &settings, &engines);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "the event failed:\n{stderr}");
-    let records: Vec<GameRecord> = std::fs::read_to_string(&output)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let records = records_in(&output);
     assert_eq!(records.len(), 12, "6 pairings, 2 games each");
     for r in &records {
         let tag = r.tournament.as_ref().unwrap();
@@ -223,19 +230,12 @@ fn an_acknowledgement_time_that_is_no_number_of_seconds_stops_the_file() {
         ("tcg", "ten", "give whole seconds, 1 to 3600"),
         ("anqi", "20", "its protocol is anqi"),
     ] {
-        let file = dir.0.join("t.toml");
-        std::fs::write(
-            &file,
-            format!(
-                "[tournament]\n[[tournament.engine]]\nname = \"a\"\nprotocol = \"{protocol}\"\ncommand = \"python3\"\nargs = [\"{{addr}}\"]\nenv = {{ ANQI_ACK_TIMEOUT = \"{value}\" }}\n[[tournament.engine]]\nname = \"b\"\ncommand = \"python3\"\nargs = [\"{{addr}}\"]\n"
-            ),
-        )
-        .unwrap();
-        let run = Command::new(ANQI)
-            .args(["tournament", "--quiet"])
-            .arg(&file)
-            .output()
-            .unwrap();
+        let engines = [
+            engine_entry("a", protocol, "python3", &["{addr}"])
+                + &format!("env = {{ ANQI_ACK_TIMEOUT = \"{value}\" }}\n"),
+            engine_entry("b", "anqi", "python3", &["{addr}"]),
+        ];
+        let run = run_event(&dir.0, "", &engines);
         let stderr = String::from_utf8_lossy(&run.stderr);
         assert!(!run.status.success(), "{protocol} {value}: {stderr}");
         assert!(

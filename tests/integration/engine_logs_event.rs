@@ -3,55 +3,37 @@
 //! (`engine_log_bytes = { game = ..., event = ... }`, 1 GiB by default). A real event over
 //! TCP with two engines that print 40 kB each per game.
 
-use anqi_core::record::GameRecord;
-use std::process::Command;
+use crate::common::{engine_entry, records_in, run_event, TempDir};
 
-use crate::common::TempDir;
-
-const ANQI: &str = env!("CARGO_BIN_EXE_anqi");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// An engine of anqi's own protocol (the Python random bot) that first prints 40,000 bytes on
 /// stderr, in lines of 100.
 fn loud(name: &str) -> String {
-    format!(
-        "[[tournament.engine]]\nname = \"{name}\"\ncommand = \"sh\"\nargs = [\"-c\", \"head -c 40000 /dev/zero | tr '\\\\0' x | fold -w 99 >&2; exec python3 {ROOT}/clients/python/anqi_random_bot.py --connect {{addr}} --seed {{seed}} --name {{name}} --quiet\"]\n"
-    )
+    let script = format!(
+        "head -c 40000 /dev/zero | tr '\\0' x | fold -w 99 >&2; exec python3 {ROOT}/clients/python/anqi_random_bot.py --connect {{addr}} --seed {{seed}} --name {{name}} --quiet"
+    );
+    engine_entry(name, "anqi", "sh", &["-c", &script])
 }
 
 #[test]
 fn the_engines_logs_keep_no_more_than_the_events_cap_all_together() {
     let dir = TempDir::new("t-log-event");
     let logs = dir.0.join("logs");
-    let file = dir.0.join("t.toml");
     // 2 deals, 2 games each: 4 games of 2 engines, 320 kB of output; 100 kB kept per game and
     // engine, and 100 kB for the whole run.
-    std::fs::write(
-        &file,
-        format!(
-            "[tournament]\nvariant = \"traditional-2x4\"\nseed = \"logs\"\ndeals = 2\noutput = \"{}\"\nlogs = \"{}\"\nengine_logs = \"game\"\nengine_log_bytes = {{ game = 100000, event = 100000 }}\n{}{}",
-            dir.0.join("out.jsonl").display(),
-            logs.display(),
-            loud("a"),
-            loud("b")
-        ),
-    )
-    .unwrap();
-    let run = Command::new(ANQI)
-        .args(["tournament", "--quiet"])
-        .arg(&file)
-        .output()
-        .unwrap();
+    let settings = format!(
+        "variant = \"traditional-2x4\"\nseed = \"logs\"\ndeals = 2\noutput = \"{}\"\nlogs = \"{}\"\nengine_logs = \"game\"\nengine_log_bytes = {{ game = 100000, event = 100000 }}\n",
+        dir.0.join("out.jsonl").display(),
+        logs.display(),
+    );
+    let run = run_event(&dir.0, &settings, &[loud("a"), loud("b")]);
     assert!(
         run.status.success(),
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let records: Vec<GameRecord> = std::fs::read_to_string(dir.0.join("out.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let records = records_in(&dir.0.join("out.jsonl"));
     assert_eq!(records.len(), 4);
     let mut total = 0;
     let mut capped = 0;

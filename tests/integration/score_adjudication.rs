@@ -10,18 +10,11 @@ use crate::common;
 use anqi_core::record::GameRecord;
 use anqi_core::rules::Termination;
 use common::cli::anqi;
+use common::records_in;
 use common::TempDir;
 use std::path::Path;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-fn read(path: &Path) -> Vec<GameRecord> {
-    anqi_core::record::read_records(path)
-        .unwrap()
-        .into_iter()
-        .map(|(_, r)| r.unwrap())
-        .collect()
-}
 
 /// The test UCI engine saying `score cp SCORE` with every move.
 fn scoring(score: i32) -> String {
@@ -34,10 +27,10 @@ fn seat_of(record: &GameRecord, name: &str) -> usize {
     tag.engines.iter().position(|e| e == name).unwrap() + 1
 }
 
-#[test]
-fn an_engine_that_scores_itself_lost_loses_and_replay_checks_the_rule() {
-    let dir = TempDir::new("t-score-resign");
-    let output = dir.0.join("games.jsonl");
+/// `anqi match --resign RULE`: two games of the test UCI engine scoring itself lost (`weak`)
+/// against the same engine scoring itself won (`strong`), both assuming misty-banqi, the
+/// records written to `output`; asserts that it succeeds.
+fn weak_against_strong(rule: &str, output: &Path) {
     anqi(["match"])
         .arg(format!("weak=uci:{}", scoring(-800)))
         .arg(format!("strong=uci:{}", scoring(800)))
@@ -48,11 +41,18 @@ fn an_engine_that_scores_itself_lost_loses_and_replay_checks_the_rule() {
             "strong=misty-banqi",
         ])
         .args(["--games", "2", "--tc", "60+1", "--quiet"])
-        .args(["--resign", "movecount=3 score=600"])
+        .args(["--resign", rule])
         .arg("--output")
-        .arg(&output)
+        .arg(output)
         .succeeds();
-    let records = read(&output);
+}
+
+#[test]
+fn an_engine_that_scores_itself_lost_loses_and_replay_checks_the_rule() {
+    let dir = TempDir::new("t-score-resign");
+    let output = dir.0.join("games.jsonl");
+    weak_against_strong("movecount=3 score=600", &output);
+    let records = records_in(&output);
     assert_eq!(records.len(), 2);
     for r in &records {
         let weak = seat_of(r, "weak");
@@ -98,21 +98,8 @@ fn an_engine_that_scores_itself_lost_loses_and_replay_checks_the_rule() {
 fn a_two_sided_loss_waits_for_the_winners_run_too() {
     let dir = TempDir::new("t-score-twosided");
     let output = dir.0.join("games.jsonl");
-    anqi(["match"])
-        .arg(format!("weak=uci:{}", scoring(-800)))
-        .arg(format!("strong=uci:{}", scoring(800)))
-        .args([
-            "--assumes",
-            "weak=misty-banqi",
-            "--assumes",
-            "strong=misty-banqi",
-        ])
-        .args(["--games", "2", "--tc", "60+1", "--quiet"])
-        .args(["--resign", "movecount=3 score=600 twosided=true"])
-        .arg("--output")
-        .arg(&output)
-        .succeeds();
-    for r in read(&output) {
+    weak_against_strong("movecount=3 score=600 twosided=true", &output);
+    for r in records_in(&output) {
         let weak = seat_of(&r, "weak");
         let ruling = r.result.adjudication.as_ref().unwrap();
         assert_eq!(ruling.verdict, format!("player {weak} lost"));
@@ -153,7 +140,7 @@ fn two_engines_that_agree_nothing_is_decided_draw_through_the_cutechess_dialect(
         .arg("-pgnout")
         .arg(&output)
         .succeeds();
-    let records = read(&output);
+    let records = records_in(&output);
     assert_eq!(records.len(), 2);
     for r in &records {
         assert_eq!(r.result.reason, Termination::Adjudicated, "{:?}", r.result);

@@ -18,19 +18,25 @@ use std::sync::{Arc, Mutex};
 /// Games listed per page of a player's games.
 pub const GAMES_PER_PAGE: usize = 100;
 
-/// The pages' view of a ladder.
+/// The pages' view of a ladder: its ledger is the registrar's, read through the registrar's
+/// one handle.
 pub struct Pages {
-    ledger: Arc<Mutex<Ledger>>,
     registrar: Registrar,
 }
 
 impl Pages {
+    /// The pages of the ladder `registrar` keeps; `ledger` is the one the registrar was made
+    /// with (checked in debug builds), and the pages keep no handle of their own to it.
     pub fn new(ledger: Arc<Mutex<Ledger>>, registrar: Registrar) -> Pages {
-        Pages { ledger, registrar }
+        debug_assert!(
+            registrar.keeps(&ledger),
+            "the pages read the registrar's own ledger"
+        );
+        Pages { registrar }
     }
 
     fn ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
-        self.ledger.lock().unwrap_or_else(|e| e.into_inner())
+        self.registrar.ledger()
     }
 }
 
@@ -190,7 +196,7 @@ impl LadderPages for Pages {
 
     fn account_of(&self, secret: &str) -> Result<Option<SeatAccount>, String> {
         let wanted = digest(secret);
-        let mut ledger = self.registrar.ledger();
+        let mut ledger = self.ledger();
         // An account another process added within the last second: the seating is told of
         // it now, before the seat taken with its secret reaches it.
         if ledger.refresh().unwrap_or(false) {

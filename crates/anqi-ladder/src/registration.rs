@@ -185,9 +185,15 @@ impl Registrar {
         }
     }
 
-    /// The ledger, locked (for [`Registrar::announce`]).
+    /// The ledger, locked (for [`Registrar::announce`], and for the pages, which read the
+    /// ladder through the registrar).
     pub fn ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
         lock(&self.ledger)
+    }
+
+    /// Whether `ledger` is this registrar's own (the same handle, not an equal ledger).
+    pub(crate) fn keeps(&self, ledger: &Arc<Mutex<Ledger>>) -> bool {
+        Arc::ptr_eq(&self.ledger, ledger)
     }
 
     fn log_refusal(&self, peer: IpAddr, why: &RegistrationRefusal) {
