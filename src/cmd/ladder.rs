@@ -206,7 +206,7 @@ pub fn start(
         desk.clone(),
         metrics.clone(),
     );
-    let pages = std::sync::Arc::new(anqi_ladder::pages::Pages::new(ledger.clone(), registrar));
+    let pages = std::sync::Arc::new(anqi_ladder::pages::Pages::new(registrar));
     let task = tokio::spawn(anqi_ladder::service::run(ledger, desk, records, metrics));
     Ok((task, pages))
 }

@@ -7,16 +7,9 @@ use crate::common;
 
 use anqi_core::record::GameRecord;
 use common::cli::anqi;
+use common::records_in;
 use common::TempDir;
 use std::path::{Path, PathBuf};
-
-fn read(path: &Path) -> Vec<GameRecord> {
-    anqi_core::record::read_records(path)
-        .unwrap()
-        .into_iter()
-        .map(|(_, r)| r.unwrap())
-        .collect()
-}
 
 fn write(path: &Path, records: &[GameRecord]) {
     let text: String = records
@@ -124,7 +117,7 @@ fn two_matches_with_one_book_play_the_same_deals_and_prove_it() {
         &b,
         &["--book", book.to_str().unwrap()],
     );
-    let (ra, rb) = (read(&a), read(&b));
+    let (ra, rb) = (records_in(&a), records_in(&b));
     // Both events played the book's first entries, in order, each deal twice.
     assert_eq!(deals_of(&ra), entries);
     assert_eq!(deals_of(&rb), entries[..2]);
@@ -208,7 +201,7 @@ fn changed_records_other_books_and_another_run_are_caught() {
     // the order of the book says deal 1 is entry 1.
     let text = std::fs::read_to_string(&book).unwrap();
     let entries: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let mut records = read(&a);
+    let mut records = records_in(&a);
     records[2].seeds.server = entries["deals"][3].as_str().unwrap().to_string();
     records[2]
         .tournament
@@ -234,7 +227,7 @@ fn changed_records_other_books_and_another_run_are_caught() {
     );
     // The replay finds the changed seed deals another game; with the seed left alone and only
     // the tag changed, it is the book's check that fails.
-    let mut records = read(&a);
+    let mut records = records_in(&a);
     records[2]
         .tournament
         .as_mut()
@@ -285,7 +278,7 @@ fn changed_records_other_books_and_another_run_are_caught() {
     );
     // A run that stopped after its first deal (as after a crash: two records, the seed not
     // revealed yet).
-    write(&a, &read(&a)[..2]);
+    write(&a, &records_in(&a)[..2]);
     let kept = std::fs::read_to_string(&seeds).unwrap();
     let unrevealed: serde_json::Value = serde_json::from_str(&kept).unwrap();
     let mut unrevealed = unrevealed.as_object().unwrap().clone();
@@ -315,7 +308,7 @@ fn changed_records_other_books_and_another_run_are_caught() {
         &a,
         &["--book", book.to_str().unwrap()],
     );
-    let records = read(&a);
+    let records = records_in(&a);
     assert_eq!(records.len(), 4);
     assert_eq!(
         records[3]
@@ -355,7 +348,7 @@ fn a_book_from_an_events_records_replays_its_deals_in_its_variant_only() {
         &again,
         &["--book", book.to_str().unwrap()],
     );
-    assert_eq!(deals_of(&read(&again)), deals_of(&read(&first)));
+    assert_eq!(deals_of(&records_in(&again)), deals_of(&records_in(&first)));
     // Its seeds deal other games in another variant: refused, naming both.
     let e = anqi(["match", "random", "greedy", "--games", "2", "--book"])
         .arg(&book)
@@ -376,7 +369,7 @@ fn a_book_from_an_events_records_replays_its_deals_in_its_variant_only() {
         "{e}"
     );
     // Records of games with client seeds make no book.
-    let mut loose = read(&first);
+    let mut loose = records_in(&first);
     loose[0].seeds.clients = vec!["x".into()];
     let changed = dir.0.join("loose.jsonl");
     write(&changed, &loose);
@@ -413,7 +406,7 @@ fn cutechess_openings_and_a_tournament_file_play_a_book_in_random_order() {
         "{}",
         ran.stderr
     );
-    let records = read(&output);
+    let records = records_in(&output);
     let entries: Vec<u64> = records
         .iter()
         .map(|r| r.tournament.as_ref().unwrap().book.as_ref().unwrap().entry)
@@ -502,7 +495,7 @@ fn cutechess_openings_and_a_tournament_file_play_a_book_in_random_order() {
     )
     .unwrap();
     anqi(["tournament", "--quiet"]).arg(&file).succeeds();
-    let played: Vec<u64> = read(&tour_out)
+    let played: Vec<u64> = records_in(&tour_out)
         .iter()
         .map(|r| r.tournament.as_ref().unwrap().book.as_ref().unwrap().entry)
         .collect();

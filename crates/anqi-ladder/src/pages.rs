@@ -13,7 +13,6 @@ use anqi_server::watch::{
 };
 use serde_json::{json, Value};
 use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
 
 /// Games listed per page of a player's games.
 pub const GAMES_PER_PAGE: usize = 100;
@@ -25,13 +24,9 @@ pub struct Pages {
 }
 
 impl Pages {
-    /// The pages of the ladder `registrar` keeps; `ledger` is the one the registrar was made
-    /// with (checked in debug builds), and the pages keep no handle of their own to it.
-    pub fn new(ledger: Arc<Mutex<Ledger>>, registrar: Registrar) -> Pages {
-        debug_assert!(
-            registrar.keeps(&ledger),
-            "the pages read the registrar's own ledger"
-        );
+    /// The pages of the ladder `registrar` keeps: they keep no handle of their own to its
+    /// ledger.
+    pub fn new(registrar: Registrar) -> Pages {
         Pages { registrar }
     }
 

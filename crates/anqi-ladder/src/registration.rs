@@ -191,11 +191,6 @@ impl Registrar {
         lock(&self.ledger)
     }
 
-    /// Whether `ledger` is this registrar's own (the same handle, not an equal ledger).
-    pub(crate) fn keeps(&self, ledger: &Arc<Mutex<Ledger>>) -> bool {
-        Arc::ptr_eq(&self.ledger, ledger)
-    }
-
     fn log_refusal(&self, peer: IpAddr, why: &RegistrationRefusal) {
         let network = network_of(peer, self.rules.ipv4_prefix, self.rules.ipv6_prefix);
         if let Some(n) = lock(&self.logs).allow(&network, Instant::now()) {
