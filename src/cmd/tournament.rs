@@ -191,7 +191,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `--prepare`: the event's seed file, written when missing, and the commitment to its seed.
+/// `--prepare`: the event's seed file, written when missing, and the commitment to its seed
+/// (and to its deal book, when it plays one).
 fn prepare(config: &TournamentConfig, options: &RunOptions) -> Result<ExitCode> {
     use anqi_tournament::runner::{event_seed, output_of, SeedOrigin};
     let output = output_of(config, options);
@@ -207,6 +208,11 @@ fn prepare(config: &TournamentConfig, options: &RunOptions) -> Result<ExitCode> 
         SeedOrigin::Kept(p) => eprintln!("{} already holds the event's master seed", p.display()),
     }
     println!("commitment {}", seed.seed.commitment());
+    // A deal book's commitment is published beside the seed's, before the games.
+    if let Some(book) = &config.book {
+        let read = anqi_tournament::book::DealBook::read(std::path::Path::new(&book.file))?;
+        println!("book commitment {}", read.commitment());
+    }
     Ok(ExitCode::SUCCESS)
 }
 

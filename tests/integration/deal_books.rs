@@ -494,7 +494,20 @@ fn cutechess_openings_and_a_tournament_file_play_a_book_in_random_order() {
         ),
     )
     .unwrap();
-    anqi(["tournament", "--quiet"]).arg(&file).succeeds();
+    // --prepare publishes both commitments before the games; the quiet run says them again.
+    let prepared = anqi(["tournament", "--prepare"])
+        .arg(&file)
+        .succeeds()
+        .stdout;
+    assert!(
+        prepared.contains(&format!("\nbook commitment {commitment}\n")),
+        "{prepared}"
+    );
+    let quiet = anqi(["tournament", "--quiet"]).arg(&file).succeeds().stderr;
+    assert!(
+        quiet.contains(&format!("\nbook commitment {commitment}\n")),
+        "{quiet}"
+    );
     let played: Vec<u64> = records_in(&tour_out)
         .iter()
         .map(|r| r.tournament.as_ref().unwrap().book.as_ref().unwrap().entry)
