@@ -63,36 +63,61 @@ pub struct Args {
     book: Option<PathBuf>,
 }
 
-/// The dealer each tournament game is checked by: one per way of dealing met (the master seed
-/// alone, or a book in an order), kept while the records go on dealing so. In sequential
-/// order, the first game met from the book gives the event's first entry, which every later
-/// game must keep to.
-#[derive(Default)]
+/// What tournament games' deals are checked by (`--seed-file`, `--seed`, `--book`): the
+/// revealed master seed, the book, and a dealer per way of dealing met (the master seed alone,
+/// or the book in an order). The first game met that is dealt a way fixes it: in sequential
+/// order, its first entry, which every later game must keep to. A game of another event fixes
+/// nothing: it fails on its commitment first.
 struct Dealers {
-    last: Option<(DealingKey, Dealer)>,
+    master: MasterSeed,
+    commitment: String,
+    book: Option<DealBook>,
+    made: HashMap<DealingKey, Dealer>,
 }
 
 /// How a game was dealt, as far as its dealer goes: the book's commitment and order.
 type DealingKey = Option<(String, String)>;
 
 impl Dealers {
-    fn of(
-        &mut self,
-        record: &GameRecord,
-        master: &MasterSeed,
-        book: Option<&DealBook>,
-    ) -> Result<&Dealer, DealsError> {
-        let key = record
-            .tournament
-            .as_ref()
-            .and_then(|t| t.book.as_ref())
-            .map(|b| (b.commitment.clone(), b.order.clone()));
-        let fresh = !matches!(&self.last, Some((k, _)) if *k == key);
-        if fresh {
-            let dealer = deals::dealer_for(std::slice::from_ref(record), master, book)?;
-            self.last = Some((key, dealer));
+    /// The seed and book given, if any.
+    fn given(args: &Args) -> Result<Option<Dealers>> {
+        let master = seeds::given(args.seed.as_deref(), args.seed_file.as_deref())?;
+        let book = args.book.as_deref().map(DealBook::read).transpose()?;
+        let Some(master) = master else {
+            if book.is_some() {
+                anyhow::bail!("--book checks deals with the event's revealed master seed: give --seed-file FILE (or --seed SEED) too");
+            }
+            return Ok(None);
+        };
+        Ok(Some(Dealers {
+            commitment: master.commitment(),
+            master,
+            book,
+            made: HashMap::new(),
+        }))
+    }
+
+    /// Checks `record`'s deal: `Ok(false)` for a game from outside a tournament.
+    fn check(&mut self, record: &GameRecord) -> Result<bool, DealsError> {
+        let Some(tag) = &record.tournament else {
+            return Ok(false);
+        };
+        if tag.commitment.as_deref() != Some(self.commitment.as_str()) {
+            return deals::check_deal(record, &Dealer::of(self.master.clone()));
         }
-        Ok(&self.last.as_ref().expect("set above").1)
+        let key = tag
+            .book
+            .as_ref()
+            .map(|b| (b.commitment.clone(), b.order.clone()));
+        if !self.made.contains_key(&key) {
+            let dealer = deals::dealer_for(
+                std::slice::from_ref(record),
+                &self.master,
+                self.book.as_ref(),
+            )?;
+            self.made.insert(key.clone(), dealer);
+        }
+        deals::check_deal(record, &self.made[&key])
     }
 }
 
@@ -152,16 +177,7 @@ fn ending(r: &GameRecord) -> String {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let master = seeds::given(args.seed.as_deref(), args.seed_file.as_deref())?;
-    let book = args
-        .book
-        .as_deref()
-        .map(anqi_tournament::book::DealBook::read)
-        .transpose()?;
-    if book.is_some() && master.is_none() {
-        anyhow::bail!("--book checks deals with the event's revealed master seed: give --seed-file FILE (or --seed SEED) too");
-    }
-    let mut dealers = Dealers::default();
+    let mut dealers = Dealers::given(&args)?;
     // Tournament games whose deal was checked against the revealed seed.
     let mut deals_checked = 0usize;
     let (mut ok, mut bad, mut unreadable, mut unchecked) = (0usize, 0usize, 0usize, 0usize);
@@ -204,11 +220,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     None
                 };
                 let checked = verify_with(&r, by_tables.as_deref()).map_err(|e| e.to_string())?;
-                if let (Some(master), Some(_)) = (&master, &r.tournament) {
-                    let dealer = dealers
-                        .of(&r, master, book.as_ref())
-                        .map_err(|e| e.to_string())?;
-                    if anqi_tournament::deals::check_deal(&r, dealer).map_err(|e| e.to_string())? {
+                if let Some(dealers) = &mut dealers {
+                    if dealers.check(&r).map_err(|e| e.to_string())? {
                         deals_checked += 1;
                     }
                 }
@@ -245,7 +258,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
         }
     }
-    if master.is_some() {
+    if dealers.is_some() {
         println!("{deals_checked} tournament deals checked against the revealed master seed");
     }
     if unchecked > 0 {

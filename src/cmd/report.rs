@@ -1,6 +1,7 @@
 //! `anqi report`: the standings and statistics of tournament records, and an SPRT on demand.
 
 use anqi_tournament::config::SprtConfig;
+use anqi_tournament::deals::DealsError;
 use anqi_tournament::seeds;
 use anyhow::Result;
 use std::path::PathBuf;
@@ -78,13 +79,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut standings = anqi_tournament::stats::standings(&records, &[], None);
     if !args.pool {
         let seed = seeds::given(args.seed.as_deref(), args.seed_file.as_deref())?;
+        if args.book.is_some() && seed.is_none() {
+            anyhow::bail!("--book checks deals with the event's revealed master seed: give --seed-file FILE (or --seed SEED) too");
+        }
         let book = args
             .book
             .as_deref()
             .map(anqi_tournament::book::DealBook::read)
             .transpose()?;
         let check = anqi_tournament::deals::check_deals(&records, seed.as_ref(), book.as_ref())
-            .map_err(|e| anyhow::anyhow!("the deals do not match the event's commitment: {e}"))?;
+            .map_err(|e| match e {
+                DealsError::BookNotGiven { .. } => anyhow::anyhow!("cannot check the deals: {e}"),
+                e => anyhow::anyhow!("the deals do not match the event's commitment: {e}"),
+            })?;
         // The text always says how the deals stand; the JSON when they were checked (so that
         // it stays the standings `anqi tournament --json` prints).
         if seed.is_some() || !args.json {

@@ -211,7 +211,11 @@ fn prepare(config: &TournamentConfig, options: &RunOptions) -> Result<ExitCode> 
     // A deal book's commitment is published beside the seed's, before the games.
     if let Some(book) = &config.book {
         let read = anqi_tournament::book::DealBook::read(std::path::Path::new(&book.file))?;
-        println!("book commitment {}", read.commitment());
+        println!(
+            "book commitment {}, {}",
+            read.commitment(),
+            book.order.describe(book.skip)
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

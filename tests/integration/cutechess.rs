@@ -185,7 +185,7 @@ fn what_anqi_cannot_do_is_refused_naming_what_it_has() {
         ),
         (
             &["-openings", "file=book.epd", "format=epd"],
-            "-srand N (anqi match --seed N) plays the same deals again",
+            "format=epd: anqi plays its own deal books (format=anqi)",
         ),
         (
             &["-rounds", "3"],

@@ -105,7 +105,7 @@ fn two_matches_with_one_book_play_the_same_deals_and_prove_it() {
     );
     assert!(
         ran.stderr.contains(&format!(
-            "from a deal book of 3 deals, played in sequential order (book commitment {commitment})"
+            "from a deal book of 3 deals, played in sequential order from entry 0 (book commitment {commitment})"
         )),
         "{}",
         ran.stderr
@@ -142,7 +142,7 @@ fn two_matches_with_one_book_play_the_same_deals_and_prove_it() {
         .stdout;
     assert!(
         report.contains(&format!(
-            "Deals: all 6 games, deals 0 to 2 in order with none missing, dealt from the deal book committed to {commitment}"
+            "Deals: all 6 games, deals 0 to 2 in order with none missing, dealt from the deal book committed to {commitment} in sequential order from entry 0 (checked against the book and the revealed master seed"
         )),
         "{report}"
     );
@@ -157,6 +157,20 @@ fn two_matches_with_one_book_play_the_same_deals_and_prove_it() {
     assert!(
         replay.contains("4 tournament deals checked") && replay.ends_with("4 verified, 0 failed\n"),
         "{replay}"
+    );
+    // Games of another event (b's, first) fail on their commitment, and fix nothing for a's.
+    let both = anqi(["replay", "--quiet"])
+        .arg(&b)
+        .arg(&a)
+        .arg("--seed-file")
+        .arg(seed_file(&a))
+        .arg("--book")
+        .arg(&book)
+        .fails_with(1)
+        .stdout;
+    assert!(
+        both.contains("6 tournament deals checked") && both.ends_with("6 verified, 4 failed\n"),
+        "{both}"
     );
     // Without the book, the seed alone cannot check these deals: said so.
     let without = anqi(["report"])
@@ -341,12 +355,17 @@ fn a_book_from_an_events_records_replays_its_deals_in_its_variant_only() {
         "{said}"
     );
     let again = dir.0.join("again.jsonl");
-    play(
+    let ran = play(
         "search",
         "greedy",
         4,
         &again,
         &["--book", book.to_str().unwrap()],
+    );
+    assert!(
+        ran.stderr.contains("note: the deal book holds the deals of earlier traditional-2x4 games (anqi book from): whoever has read their records knows these deals"),
+        "{}",
+        ran.stderr
     );
     assert_eq!(deals_of(&records_in(&again)), deals_of(&records_in(&first)));
     // Its seeds deal other games in another variant: refused, naming both.
@@ -365,7 +384,7 @@ fn a_book_from_an_events_records_replays_its_deals_in_its_variant_only() {
         .fails_with(2)
         .stderr;
     assert!(
-        e.contains("the event plays 3 deals, but the book holds 2: no deal is played twice, so write a larger book (anqi book new --deals 3)"),
+        e.contains("the event plays 3 deals, but the book holds 2: no deal is played twice, so play fewer deals, or write a larger book (anqi book new --deals 3: new deals, not these)"),
         "{e}"
     );
     // Records of games with client seeds make no book.
@@ -436,7 +455,7 @@ fn cutechess_openings_and_a_tournament_file_play_a_book_in_random_order() {
         .stdout;
     assert!(
         report.contains(&format!(
-            "dealt from the deal book committed to {commitment}"
+            "dealt from the deal book committed to {commitment} in random order (checked"
         )),
         "{report}"
     );
@@ -500,12 +519,16 @@ fn cutechess_openings_and_a_tournament_file_play_a_book_in_random_order() {
         .succeeds()
         .stdout;
     assert!(
-        prepared.contains(&format!("\nbook commitment {commitment}\n")),
+        prepared.contains(&format!(
+            "\nbook commitment {commitment}, sequential order from entry 5\n"
+        )),
         "{prepared}"
     );
     let quiet = anqi(["tournament", "--quiet"]).arg(&file).succeeds().stderr;
     assert!(
-        quiet.contains(&format!("\nbook commitment {commitment}\n")),
+        quiet.contains(&format!(
+            "\nbook commitment {commitment}, sequential order from entry 5\n"
+        )),
         "{quiet}"
     );
     let played: Vec<u64> = records_in(&tour_out)

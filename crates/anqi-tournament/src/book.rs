@@ -15,9 +15,12 @@
 //! every deal lies. It is written readable by its owner alone, its `Debug` never shows a deal,
 //! and `anqi book show` prints its size and commitment only. A finished game shows its own
 //! deal (its record's server seed is the book's entry), and nothing more of the book: the
-//! entries of a fresh book are independent 256-bit random numbers. A book taken from a
-//! published event is public: good for testing one's own engines against each other on the
-//! same deals, never for an event among engines whose authors may have read those records.
+//! entries of a fresh book are independent 256-bit random numbers. But an entry is spent once
+//! any event has played it: its records, and the engines that played it, know it. Playing a
+//! book's entries again is what a book is for when one compares one's own engines, which do
+//! not read records; it is never fair in an event among others' engines (a book taken from
+//! published records is public from the start). Checking an event's deals against its book
+//! (`anqi report --book`) needs the whole book, so whoever checks holds every entry.
 //!
 //! # Commitment
 //! `SHA-256("anqi-deal-book-v1 commitment\n" || variant || "\n" || deal || "\n" || ...)`, kept
@@ -33,14 +36,15 @@ use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// The largest book file read.
+/// The largest book file read: the largest book anqi writes ([`MAX_DEALS`] deals of
+/// [`MAX_DEAL_BYTES`], quoted and separated: 67 MB) fits.
 pub const MAX_BOOK_BYTES: u64 = 64 << 20;
 
 /// The most deals a book holds.
 pub const MAX_DEALS: usize = 1_000_000;
 
 /// The longest deal (server seed) a book holds, in bytes: a tournament's are 64 hex digits.
-pub const MAX_DEAL_BYTES: usize = 128;
+pub const MAX_DEAL_BYTES: usize = 64;
 
 const BOOK_KIND: &str = "anqi-deal-book";
 
@@ -97,7 +101,42 @@ struct BookText {
     variant: Option<String>,
     /// The book's commitment, as a check that the file is whole.
     commitment: String,
+    #[serde(deserialize_with = "bounded_deals")]
     deals: Vec<String>,
+}
+
+/// A book's deals as a file gives them, read no further than [`MAX_DEALS`] deals of at most
+/// [`MAX_DEAL_BYTES`] each: a crafted file of millions of tiny strings is refused as it is
+/// read, not after it has filled memory.
+fn bounded_deals<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    struct Deals;
+    impl<'de> serde::de::Visitor<'de> for Deals {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "a list of at most {MAX_DEALS} deals")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            use serde::de::Error;
+            let mut deals = Vec::new();
+            while let Some(deal) = seq.next_element::<std::borrow::Cow<'de, str>>()? {
+                if deals.len() == MAX_DEALS {
+                    return Err(A::Error::custom(format!("more than {MAX_DEALS} deals")));
+                }
+                if !fit_deal(&deal) {
+                    return Err(A::Error::custom(format!(
+                        "deal {} is not a server seed: 1 to {MAX_DEAL_BYTES} letters, digits, - or _",
+                        deals.len()
+                    )));
+                }
+                deals.push(deal.into_owned());
+            }
+            Ok(deals)
+        }
+    }
+    d.deserialize_seq(Deals)
 }
 
 impl DealBook {
@@ -122,6 +161,17 @@ impl DealBook {
             return Err(BookError::Invalid(format!(
                 "deal {i} ({:?}) is not a server seed: 1 to {MAX_DEAL_BYTES} letters, digits, - or _",
                 d.chars().take(20).collect::<String>()
+            )));
+        }
+        // A deal twice would be played twice in one event, where an engine may remember it.
+        let mut seen = std::collections::HashSet::with_capacity(deals.len());
+        if let Some((i, _)) = deals
+            .iter()
+            .enumerate()
+            .find(|(_, d)| !seen.insert(d.as_str()))
+        {
+            return Err(BookError::Invalid(format!(
+                "deal {i} is also an earlier deal of the book: a book holds each deal once"
             )));
         }
         if let Some(v) = &variant {
@@ -303,11 +353,21 @@ pub enum BookOrder {
     #[default]
     Sequential,
     /// The book shuffled by the event's master seed: no one who has the book but not the
-    /// seed knows which of its deals come next.
+    /// seed knows which of its deals come next. It hides nothing from an engine that has
+    /// seen the book's deals played: it narrows a game down to them after a few reveals.
     Random,
 }
 
 impl BookOrder {
+    /// How an event takes a book's entries in this order, passing over `skip` of them:
+    /// `sequential order from entry S`, or `random order`.
+    pub fn describe(self, skip: u64) -> String {
+        match self {
+            BookOrder::Sequential => format!("sequential order from entry {skip}"),
+            BookOrder::Random => "random order".into(),
+        }
+    }
+
     /// As the records write it.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -331,13 +391,26 @@ impl std::str::FromStr for BookOrder {
 }
 
 /// An event's use of a book: which entry each of its deals is.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct BookPlan {
     book: std::sync::Arc<DealBook>,
     order: BookOrder,
     skip: u64,
     /// Random order: the entry of each deal, deal 0 first.
     shuffled: Vec<u64>,
+}
+
+// The order of a random plan is as secret as the master seed that makes it.
+impl std::fmt::Debug for BookPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "BookPlan({:?}, {} order, skip {})",
+            self.book,
+            self.order.as_str(),
+            self.skip
+        )
+    }
 }
 
 impl BookPlan {
@@ -361,9 +434,10 @@ impl BookPlan {
         }
         if skip.saturating_add(deals) > len {
             return Err(BookError::Invalid(format!(
-                "the event plays {deals} deals{}, but the book holds {len}: no deal is played twice, so write a larger book (anqi book new --deals {}) or play fewer deals",
+                "the event plays {deals} deals{}, but the book holds {len}: no deal is played twice, so play fewer deals{}, or write a larger book (anqi book new --deals {}: new deals, not these)",
                 if skip > 0 { format!(" from entry {skip}") } else { String::new() },
-                skip.saturating_add(deals),
+                if skip > 0 { " or skip fewer entries" } else { "" },
+                skip.saturating_add(deals).min(MAX_DEALS as u64),
             )));
         }
         let shuffled = match order {
@@ -388,6 +462,17 @@ impl BookPlan {
         self.order
     }
 
+    /// Sequential order: the entries passed over before deal 0's.
+    pub fn skip(&self) -> u64 {
+        self.skip
+    }
+
+    /// How the event takes the book's entries, as its start says it: `sequential order from
+    /// entry S`, or `random order`.
+    pub fn describe(&self) -> String {
+        self.order.describe(self.skip)
+    }
+
     /// How many deals it can give.
     pub fn deals(&self) -> u64 {
         match self.order {
@@ -399,7 +484,10 @@ impl BookPlan {
     /// The entry deal `deal` is, when the plan reaches it.
     pub fn entry(&self, deal: u64) -> Option<u64> {
         match self.order {
-            BookOrder::Sequential => Some(self.skip + deal).filter(|&e| e < self.book.len() as u64),
+            BookOrder::Sequential => self
+                .skip
+                .checked_add(deal)
+                .filter(|&e| e < self.book.len() as u64),
             BookOrder::Random => usize::try_from(deal)
                 .ok()
                 .and_then(|d| self.shuffled.get(d).copied()),
@@ -487,6 +575,47 @@ mod tests {
             x[..7]
         );
         assert_eq!(few.entry(7), None);
+    }
+
+    #[test]
+    fn a_huge_deal_number_is_past_the_book_not_an_overflow() {
+        let master = MasterSeed::fixed("m").unwrap();
+        let plan = BookPlan::new(book(5), BookOrder::Sequential, 2, &master, 3).unwrap();
+        assert_eq!(plan.entry(u64::MAX), None);
+        assert_eq!(plan.deal(u64::MAX - 1), None);
+        let random = BookPlan::new(book(5), BookOrder::Random, 0, &master, 5).unwrap();
+        assert_eq!(random.entry(u64::MAX), None);
+        // A plan never prints its order.
+        assert!(!format!("{random:?}").contains('['), "{random:?}");
+    }
+
+    #[test]
+    fn a_book_holds_each_deal_once_and_no_more_than_it_may() {
+        let e = DealBook::new(None, vec!["a".into(), "b".into(), "a".into()]).unwrap_err();
+        assert!(
+            e.to_string().contains("deal 2 is also an earlier deal"),
+            "{e}"
+        );
+        // A file of more deals than a book holds is refused as it is read.
+        let dir = std::env::temp_dir().join(format!("anqi-book-big-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("big.book");
+        let deals = vec!["\"a\""; MAX_DEALS + 1].join(",");
+        std::fs::write(
+            &path,
+            format!("{{\"kind\":\"anqi-deal-book\",\"commitment\":\"x\",\"deals\":[{deals}]}}"),
+        )
+        .unwrap();
+        let e = DealBook::read(&path).unwrap_err().to_string();
+        assert!(e.contains("more than 1000000 deals"), "{e}");
+        std::fs::write(
+            &path,
+            r#"{"kind":"anqi-deal-book","commitment":"x","deals":["a b"]}"#,
+        )
+        .unwrap();
+        let e = DealBook::read(&path).unwrap_err().to_string();
+        assert!(e.contains("deal 0 is not a server seed"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

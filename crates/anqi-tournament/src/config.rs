@@ -517,12 +517,7 @@ impl TournamentConfig {
             );
         }
         if let Some(book) = &self.book {
-            if book.order == crate::book::BookOrder::Random && book.skip > 0 {
-                return fail(
-                    "[tournament.book]: a book in random order skips no entries: leave out skip, or play it in sequential order"
-                        .into(),
-                );
-            }
+            book.check().map_err(TournamentConfigError)?;
         }
         if let Some(seed) = &self.seed {
             super::seeds::MasterSeed::fixed(seed)

@@ -50,6 +50,10 @@ pub struct DealsCheck {
     /// seed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub book: Option<String>,
+    /// How the games took the book's entries, once checked: `sequential order from entry S`
+    /// or `random order` ([`BookPlan::describe`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub book_order: Option<String>,
 }
 
 /// Why tournament records do not match a master seed's commitment, or are not a whole event
@@ -85,14 +89,14 @@ pub enum DealsError {
         server_seed: Option<String>,
     },
     /// The game was dealt from a deal book, which was not given.
-    #[error("game {game} was dealt from the deal book with commitment {commitment}: give that book (--book FILE) to check its deal")]
+    #[error("game {game} was dealt from the deal book with commitment {}: give that book (--book FILE) to check its deal", shown(.commitment))]
     BookNotGiven { game: u64, commitment: String },
     /// A deal book was given (or this run plays one), but the game was dealt from the master
     /// seed.
     #[error("game {game} was dealt from the master seed, not from the deal book with commitment {commitment}")]
     NotFromBook { game: u64, commitment: String },
     /// The game was dealt from another deal book than the one given.
-    #[error("game {game} was dealt from the deal book with commitment {commitment}, but the book given has commitment {expected}: it is not that book")]
+    #[error("game {game} was dealt from the deal book with commitment {}, but the book given has commitment {expected}: it is not that book", shown(.commitment))]
     OtherBook {
         game: u64,
         commitment: String,
@@ -106,6 +110,11 @@ pub enum DealsError {
         first_game: u64,
         first: Option<(String, String)>,
     },
+    /// The game names a book order anqi does not know.
+    #[error(
+        "game {game}: {order:?} is not a book order (sequential or random): the record was changed"
+    )]
+    UnknownOrder { game: u64, order: String },
     /// The game's deal is not the book's entry its deal number and the event's order give.
     #[error("game {game}: deal {deal} is not {}: the record was changed", match entry { Some(e) => format!("the book's entry {e}, as the event's order of the book gives it"), None => "in the book, in the event's order of the book".to_string() })]
     NotTheEntry {
@@ -135,8 +144,19 @@ pub enum DealsError {
 /// A book and order as [`DealsError::Books`] names them.
 fn book_words(book: &Option<(String, String)>) -> String {
     match book {
-        Some((c, order)) => format!("the deal book {c} in {order} order"),
+        Some((c, order)) => format!("the deal book {} in {} order", shown(c), shown(order)),
         None => "the master seed".into(),
+    }
+}
+
+/// A word from a record as an error message shows it: as it is when it is letters and digits
+/// (a commitment, an order), quoted and escaped otherwise, so that a crafted record cannot
+/// write to the terminal.
+fn shown(word: &str) -> String {
+    if word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
+        word.to_string()
+    } else {
+        format!("{word:?}")
     }
 }
 
@@ -270,6 +290,7 @@ pub fn check_deals(
             book: played
                 .and_then(|t| t.book.as_ref())
                 .map(|b| b.commitment.clone()),
+            book_order: None,
         });
     };
     let dealer = dealer_for(records, seed, book)?;
@@ -288,6 +309,7 @@ pub fn check_deals(
         book: played
             .and_then(|t| t.book.as_ref())
             .map(|b| b.commitment.clone()),
+        book_order: dealer.book.as_ref().map(BookPlan::describe),
     })
 }
 
@@ -359,7 +381,10 @@ pub fn dealer_for(
         deal,
         entry: None,
     };
-    let order: BookOrder = tag.order.parse().map_err(|_| not_the_entry(first.deal))?;
+    let order: BookOrder = tag.order.parse().map_err(|_| DealsError::UnknownOrder {
+        game: first.index,
+        order: tag.order.clone(),
+    })?;
     // Sequential: the event's first entry is its first game's entry less its deal number.
     let skip = match order {
         BookOrder::Sequential => tag
@@ -405,7 +430,8 @@ pub fn check_whole(records: &[GameRecord]) -> Result<u64, DealsError> {
             });
         }
         let expected = per_deal.len() as u64;
-        if tag.deal + 1 == expected {
+        // Checked: a crafted deal number of u64::MAX is out of order, not an overflow.
+        if tag.deal.checked_add(1) == Some(expected) {
             *per_deal.last_mut().expect("a deal") += 1;
         } else if tag.deal == expected {
             per_deal.push(1);
@@ -531,6 +557,31 @@ mod tests {
             check_whole(&[dealt(0, 0), dealt(1, 1), dealt(2, 1)]),
             Err(DealsError::LastDealLonger { games: 2, first: 1 })
         ));
+        // A crafted deal number cannot overflow the count.
+        assert!(matches!(
+            check_whole(&[dealt(0, u64::MAX)]),
+            Err(DealsError::DealOutOfOrder { game: 0, .. })
+        ));
+        // An order anqi does not know is named, escaped.
+        let mut odd = dealt(0, 0);
+        odd.tournament.as_mut().unwrap().book = Some(BookTag {
+            commitment: "b".into(),
+            order: "sideways\u{1b}".into(),
+            entry: 0,
+        });
+        let book = DealBook::new(None, vec!["x".into()]).unwrap();
+        odd.tournament
+            .as_mut()
+            .unwrap()
+            .book
+            .as_mut()
+            .unwrap()
+            .commitment = book.commitment().into();
+        let e = check_deals(&[odd], Some(&seed), Some(&book)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "game 0: \"sideways\\u{1b}\" is not a book order (sequential or random): the record was changed"
+        );
         let check = check_deals(&whole, Some(&seed), None).unwrap();
         assert_eq!((check.checked, check.deals, check.verified), (4, 2, true));
     }

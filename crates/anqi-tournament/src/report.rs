@@ -98,9 +98,10 @@ fn deals(d: &super::deals::DealsCheck) -> String {
             d.deals.saturating_sub(1)
         ),
         (Some(c), true, Some(b)) => format!(
-            "Deals: all {} games, deals 0 to {} in order with none missing, dealt from the deal book committed to {b} in the order the master seed committed to {c} gives (checked against the book and the revealed seed)\n",
+            "Deals: all {} games, deals 0 to {} in order with none missing, dealt from the deal book committed to {b} in {} (checked against the book and the revealed master seed, committed to {c})\n",
             d.checked,
-            d.deals.saturating_sub(1)
+            d.deals.saturating_sub(1),
+            d.book_order.as_deref().unwrap_or("its order"),
         ),
         (Some(c), false, None) => format!(
             "Deals: committed to {c}; not checked: once the event is over, give its revealed seed (--seed-file FILE, or --seed SEED) to check every deal\n"

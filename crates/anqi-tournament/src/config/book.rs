@@ -20,6 +20,22 @@ pub struct BookConfig {
     pub skip: u64,
 }
 
+impl BookConfig {
+    /// Checks the settings together, as the file's other keys are checked.
+    ///
+    /// # Errors
+    /// `skip` with random order.
+    pub fn check(&self) -> Result<(), String> {
+        if self.order == BookOrder::Random && self.skip > 0 {
+            return Err(
+                "[tournament.book]: a book in random order skips no entries: leave out skip, or play it in sequential order"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+}
+
 fn is_sequential(order: &BookOrder) -> bool {
     *order == BookOrder::Sequential
 }

@@ -102,7 +102,8 @@ pub(super) fn resume_point(
                 deals::DealsError::BookNotGiven { .. }
                 | deals::DealsError::NotFromBook { .. }
                 | deals::DealsError::OtherBook { .. }
-                | deals::DealsError::NotTheEntry { .. } => ": this run plays another deal book, or none, or in another order ([tournament.book], --book, --book-order)",
+                | deals::DealsError::UnknownOrder { .. }
+                | deals::DealsError::NotTheEntry { .. } => ": this run plays another deal book, or none, or in another order, or from another entry ([tournament.book] file, order and skip; --book, --book-order; cutechess's -openings file=, order= and start=)",
                 _ => ": this run deals from another master seed (seed, --seed, seed_file, --seed-file)",
             };
             return Err(TournamentError::Records(format!(

@@ -173,7 +173,11 @@ pub(super) fn announce_seed(
         Progress::Quiet => {
             say(&format!("commitment {commitment}"));
             if let Some(plan) = book {
-                say(&format!("book commitment {}", plan.book().commitment()));
+                say(&format!(
+                    "book commitment {}, {}",
+                    plan.book().commitment(),
+                    plan.describe()
+                ));
             }
         }
         Progress::Silent => {}
@@ -184,12 +188,18 @@ pub(super) fn announce_seed(
                     output.display()
                 )),
                 Some(plan) => say(&format!(
-                    "deals of {} from a deal book of {} deals, played in {} order (book commitment {}); engine seeds from {source}; commitment {commitment}",
+                    "deals of {} from a deal book of {} deals, played in {} (book commitment {}); engine seeds from {source}; commitment {commitment}",
                     output.display(),
                     plan.book().len(),
-                    plan.order().as_str(),
+                    plan.describe(),
                     plan.book().commitment(),
                 )),
+            }
+            // A book taken from records is as public as they are.
+            if let Some(v) = book.and_then(|plan| plan.book().variant()) {
+                say(&format!(
+                    "note: the deal book holds the deals of earlier {v} games (anqi book from): whoever has read their records knows these deals; fine for comparing your own engines, not for an event among others'"
+                ));
             }
             if finished > 0 {
                 say(&format!(
@@ -207,6 +217,7 @@ pub(super) fn announce_seed(
                 "commitment": plan.book().commitment(),
                 "deals": plan.book().len(),
                 "order": plan.order().as_str(),
+                "skip": plan.skip(),
             })),
         })
         .to_string()),
