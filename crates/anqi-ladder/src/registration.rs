@@ -143,16 +143,7 @@ impl Registrar {
                 Registrant::Named(name) => name.clone(),
                 Registrant::Guest => guest_name().map_err(|e| database(&e))?,
             };
-            // Names differ in more than case: `Selfmade` beside `selfmade` would pass for it
-            // on the pages.
-            let accounts = ledger.store().accounts().map_err(|e| database(&e))?;
-            if let Some(same) = accounts.iter().find(|a| a.name.eq_ignore_ascii_case(&name)) {
-                tries += 1;
-                if matches!(who, Registrant::Named(_)) || tries >= GUEST_TRIES {
-                    return Err(RegistrationRefusal::Taken(same.name.clone()));
-                }
-                continue;
-            }
+            // A name taken, also in another case, is refused by the store (`add_account`).
             let secret = new_secret().map_err(|e| database(&e))?;
             match ledger.add_account(&name, &digest(&secret)) {
                 Ok(_) => break Registered { name, secret },

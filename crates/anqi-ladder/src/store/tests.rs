@@ -140,6 +140,11 @@ fn names_are_never_reused_and_retiring_keeps_the_games(place: Place) {
         store.add_account("alpha", &[3; 32]),
         Err(StoreError::NameTaken(_))
     ));
+    // Nor in another case: the error names the account there.
+    match store.add_account("ALPHA", &[3; 32]) {
+        Err(StoreError::NameTaken(there)) => assert_eq!(there, "alpha"),
+        other => panic!("{other:?}"),
+    }
     store
         .add_game(
             &game(1, a, b, Some(1.0)),
