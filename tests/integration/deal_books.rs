@@ -387,6 +387,31 @@ fn a_book_from_an_events_records_replays_its_deals_in_its_variant_only() {
         e.contains("the event plays 3 deals, but the book holds 2: no deal is played twice, so play fewer deals, or write a larger book (anqi book new --deals 3: new deals, not these)"),
         "{e}"
     );
+    // Shards of one event (one fixed seed) merged: one dealt from the book, one from the
+    // seed, are not one event's.
+    let (x, y) = (dir.0.join("x.jsonl"), dir.0.join("y.jsonl"));
+    let fixed = ["--seed", "7"];
+    play(
+        "random",
+        "greedy",
+        4,
+        &x,
+        &[fixed[0], fixed[1], "--book", book.to_str().unwrap()],
+    );
+    play("random", "greedy", 4, &y, &fixed);
+    write(&x, &records_in(&x)[..2]);
+    write(&y, &records_in(&y)[2..]);
+    let e = anqi(["merge", "--output"])
+        .arg(dir.0.join("merged.jsonl"))
+        .arg(&x)
+        .arg(&y)
+        .fails_with(2)
+        .stderr;
+    assert!(
+        e.contains("game 2 takes its deal from the master seed, but game 0 from the deal book")
+            && e.contains("give every shard the same [tournament.book]"),
+        "{e}"
+    );
     // Records of games with client seeds make no book.
     let mut loose = records_in(&first);
     loose[0].seeds.clients = vec!["x".into()];

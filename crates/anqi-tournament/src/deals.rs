@@ -318,7 +318,7 @@ pub fn check_deals(
 ///
 /// # Errors
 /// Games that take their deals differently (another book or order, or none).
-fn book_of(records: &[GameRecord]) -> Result<Option<&TournamentTag>, DealsError> {
+pub fn book_of(records: &[GameRecord]) -> Result<Option<&TournamentTag>, DealsError> {
     let words = |t: &TournamentTag| {
         t.book
             .as_ref()

@@ -224,6 +224,17 @@ pub fn merge_records(inputs: &[PathBuf]) -> Result<Vec<GameRecord>, TournamentEr
             }
         ))
     })?;
+    // And from one deal book, in one order, or none.
+    deals::book_of(&records).map_err(|e| {
+        TournamentError::Records(format!(
+            "{e}{}",
+            if inputs.len() > 1 {
+                " (shards of one event play one deal book: give every shard the same [tournament.book])"
+            } else {
+                ""
+            }
+        ))
+    })?;
     Ok(records)
 }
 
