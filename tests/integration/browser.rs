@@ -429,6 +429,17 @@ async fn a_tournaments_standings_page_moves_as_its_games_finish() {
         shown[3].as_str().unwrap().contains("of 60 games"),
         "{shown}"
     );
+    // An engine with fewer than 5 games has no Elo yet, as `anqi report` says.
+    let rows = browser
+        .eval(
+            "return [...document.querySelectorAll('#event-table tbody tr')].map((r) => [Number(r.children[2].textContent), r.children[5].textContent]);",
+            json!([]),
+        )
+        .await;
+    for row in rows.as_array().unwrap() {
+        let (games, elo) = (row[0].as_u64().unwrap(), row[1].as_str().unwrap());
+        assert_eq!(games < 5, elo == "sample too small", "{rows}");
+    }
     browser.screenshot("standings").await;
     // After the event's last game, its pages stay up with the final standings: a table of
     // the engines, and every game linked.
@@ -444,6 +455,19 @@ async fn a_tournaments_standings_page_moves_as_its_games_finish() {
         "{last}"
     );
     assert_eq!(last[2], json!(["alpha", "beta"]));
+    let elo = browser
+        .eval(
+            "return [...document.querySelectorAll('#event-table tbody tr')].map((r) => r.children[5].textContent);",
+            json!([]),
+        )
+        .await;
+    assert!(
+        elo.as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e != "sample too small"),
+        "{elo}"
+    );
     let links: Vec<String> = (1..=60).map(|n| format!("#/game/{n}")).collect();
     assert_eq!(last[3], json!(links));
     // A game's link from the final standings opens it.

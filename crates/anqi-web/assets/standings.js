@@ -66,16 +66,23 @@ export function standings() {
 
 const signed = (x) => (x === null || x === undefined ? "∞" : `${x > 0 ? "+" : ""}${Math.round(x)}`);
 
+// An engine's Elo, or why there is none yet: too few games (`small_sample`, as `anqi report`
+// says it), or a score of all or nothing.
+const eloText = (e) => (e.small_sample ? "sample too small"
+  : e.elo === null ? (e.score >= 1 ? "+∞" : e.score <= 0 ? "−∞" : "–") : signed(e.elo));
+
 // The engines, best first.
 function engineTable(st) {
   const head = ["#", "engine", "games", "points", "score", "Elo", "95%", "wins", "draws", "losses"];
+  const few = st.engines.some((e) => e.small_sample);
   return h("table", { class: "games standings-table" },
+    ...(few ? [h("caption", {}, "An engine with too few games has no Elo yet: its sample is too small")] : []),
     h("thead", {}, h("tr", {}, ...head.map((t) => h("th", { scope: "col" }, t)))),
     h("tbody", {}, ...st.engines.map((e, i) => h("tr", { "data-engine": e.name },
       h("td", {}, i + 1), h("th", { scope: "row" }, e.name), h("td", {}, e.games), h("td", {}, e.points),
       h("td", {}, `${(100 * e.score).toFixed(1)}%`),
-      h("td", {}, e.elo === null ? (e.score >= 1 ? "+∞" : e.score <= 0 ? "−∞" : "–") : signed(e.elo)),
-      h("td", {}, e.elo_low === null && e.elo_high === null ? "–" : `[${signed(e.elo_low)}, ${signed(e.elo_high)}]`),
+      h("td", {}, eloText(e)),
+      h("td", {}, e.small_sample || (e.elo_low === null && e.elo_high === null) ? "–" : `[${signed(e.elo_low)}, ${signed(e.elo_high)}]`),
       h("td", {}, e.wins), h("td", {}, e.draws), h("td", {}, e.losses)))));
 }
 
