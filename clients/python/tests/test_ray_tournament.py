@@ -1,7 +1,8 @@
 """`anqi tournament --ray` on a local multi-node Ray cluster (tests/_ray_cluster.py: a head
 that runs no task and three worker nodes, all on this machine): the same report as one
 machine, every game exactly once when a node dies mid-event or the runner is killed and run
-again, the SPRT cancelling what is in flight, and an engine that cannot start on one node.
+again, the SPRT cancelling what is in flight, an engine that cannot start on one node, and a
+deal book played there.
 
 The runner is the real `anqi` program (ANQI_BIN, as clients/python/test.sh sets it), with the
 reference bot beside it as every engine; the events are small and their games quick, except
@@ -140,6 +141,34 @@ class RayTournament(unittest.TestCase):
         check = subprocess.run([ANQI, "report", self.tmp / "ray" / "out.jsonl", "--seed",
                                 "ray tests"], capture_output=True, text=True)
         self.assertEqual(check.returncode, 0, check.stderr)
+
+    def test_a_deal_book_is_played_on_the_cluster_and_proven(self):
+        # The nodes are given each game's deal and its book entry, never the book: the records
+        # name the entries, and the report checks them against the book and the seed.
+        book = self.tmp / "deals.book"
+        made = subprocess.run([ANQI, "book", "new", "--deals", "6", "--output", book],
+                              capture_output=True, text=True)
+        self.assertEqual(made.returncode, 0, made.stderr)
+        path = event_file(self.tmp, deals=3,
+                          extra=f'[tournament.book]\nfile = "{book}"\norder = "random"\n')
+        ray = self.run_on_ray(path)
+        self.assertEqual(ray.returncode, 0, ray.stderr)
+        self.assert_every_game_once(self.tmp, 6)
+        deals = json.loads(book.read_text())["deals"]
+        entries = {}
+        for game in records(self.tmp):
+            tag = game["tournament"]
+            self.assertEqual(tag["book"]["order"], "random")
+            self.assertEqual(game["seeds"]["server"], deals[tag["book"]["entry"]])
+            entries.setdefault(tag["deal"], set()).add(tag["book"]["entry"])
+        self.assertEqual(len(entries), 3)
+        self.assertTrue(all(len(e) == 1 for e in entries.values()), entries)
+        self.assertEqual(len({e for s in entries.values() for e in s}), 3, entries)
+        check = subprocess.run([ANQI, "report", self.tmp / "out.jsonl", "--seed", "ray tests",
+                                "--book", book], capture_output=True, text=True)
+        self.assertEqual(check.returncode, 0, check.stderr)
+        self.assertIn("dealt from the deal book committed to", check.stdout)
+        self.assertIn("in random order", check.stdout)
 
     def test_a_node_lost_mid_event_costs_no_game(self):
         doomed = self.cluster.add_node(num_cpus=2)
