@@ -33,7 +33,9 @@
 //!
 //! - this file: [`TournamentError`], and reading, merging and writing tournament records.
 //! - `config`: the `[tournament]` section, `[tournament.each]` and the command line's
-//!   overrides; `config::ray`, `[tournament.ray]` (an event on a Ray cluster).
+//!   overrides; `config::ray`, `[tournament.ray]` (an event on a Ray cluster);
+//!   `config::book`, `[tournament.book]` (the deal book an event plays);
+//!   `config::log_bytes`, `engine_log_bytes`.
 //! - `time_control` (re-exported from `anqi-core`, where the web pages' seats read it too):
 //!   time controls as strings (`40/60+0.6`, `st=2`, `inf`).
 //! - `quick_match`: `anqi match A B`, an event built from the command line.
@@ -73,7 +75,8 @@
 //!   resume, shards, SPRT.
 //!   - `preflight`: what is checked before any engine starts (the variant, each engine).
 //!   - `server` and `pages`: the event's in-process server and its web pages.
-//!   - `seed`: the event's master seed, announced before the games and revealed after.
+//!   - `seed`: the event's master seed, announced before the games and revealed after, and
+//!     its deal book, read and checked against the variant and the schedule.
 //!   - `resume`: the records a run resumes from.
 //!   - `event`: the games of one run, `concurrency` at a time, each record appended as its
 //!     game ends, and the end of the event.
