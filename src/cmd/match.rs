@@ -230,6 +230,7 @@ pub(super) fn play(
         },
         output: None,
         http: None,
+        listening: None,
     };
     let standings = run_event(event, options)?;
     print!("{}", anqi_tournament::report::text(&standings));

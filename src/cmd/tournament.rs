@@ -171,6 +171,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         progress,
         output: args.output,
         http: args.http,
+        listening: None,
     };
     if args.prepare {
         return prepare(&config, &options);

@@ -30,7 +30,7 @@ pub(super) async fn play(request: &CheckRequest, variant: &str, kind: Kind, name
         why,
         exchange: Vec::new(),
     };
-    let (event, proxy) = match prepare(request, variant, rejoin, &dir).await {
+    let (event, proxy, listening) = match prepare(request, variant, rejoin, &dir).await {
         Ok(prepared) => prepared,
         Err(why) => return fail(why),
     };
@@ -45,6 +45,7 @@ pub(super) async fn play(request: &CheckRequest, variant: &str, kind: Kind, name
             progress: Progress::Silent,
             output: None,
             http: None,
+            listening,
         },
     )
     .await;
@@ -120,27 +121,31 @@ pub(super) async fn play(request: &CheckRequest, variant: &str, kind: Kind, name
     Verdict::Pass(format!("{} games, {plies} plies", records.len()))
 }
 
+/// Where the event's server is, once it listens ([`RunOptions::listening`]).
+type Listening = std::sync::Arc<std::sync::OnceLock<SocketAddr>>;
+
 /// The item's event, and for an engine of anqi's protocol the relay it is told to connect to
-/// instead of the server.
+/// instead of the server, with where the server will say it listens.
 async fn prepare(
     request: &CheckRequest,
     variant: &str,
     rejoin: bool,
     dir: &Path,
-) -> Result<(TournamentConfig, Option<Proxy>), String> {
+) -> Result<(TournamentConfig, Option<Proxy>, Option<Listening>), String> {
     let mut event = event(request, variant, dir)?;
-    let proxy = if event.engines[0].protocol.is_bridged() {
-        None
+    let (proxy, listening) = if event.engines[0].protocol.is_bridged() {
+        (None, None)
     } else {
-        let proxy = relay(&mut event, rejoin)
+        let listening = Listening::default();
+        let proxy = relay(&mut event, listening.clone(), rejoin)
             .await
             .map_err(|e| format!("the check cannot listen on 127.0.0.1: {e}"))?;
-        Some(proxy)
+        (Some(proxy), Some(listening))
     };
     if rejoin {
         event.rejoin_grace_ms = REJOIN_GRACE_MS;
     }
-    Ok((event, proxy))
+    Ok((event, proxy, listening))
 }
 
 /// The item's match as an event: the engine first, both seatings, short games.
@@ -171,18 +176,16 @@ fn event(request: &CheckRequest, variant: &str, dir: &Path) -> Result<Tournament
     Ok(event)
 }
 
-/// Starts the relay for the engine (seat list's first) and points its command at it, the
-/// server at a port chosen here.
-async fn relay(event: &mut TournamentConfig, rejoin: bool) -> std::io::Result<Proxy> {
-    // The server's port, chosen now so that the relay knows it before the server starts; the
-    // few microseconds between closing it and the server binding it are a race no other
-    // program here takes part in.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port();
-    event.listen = format!("127.0.0.1:{port}");
-    let upstream: SocketAddr = ([127, 0, 0, 1], port).into();
-    let proxy = Proxy::start(upstream, rejoin.then_some(CUT_AFTER_ACTIONS)).await?;
+/// Starts the relay for the engine (seat list's first) and points its command at it; the
+/// server listens on a port of its own choosing, which it tells `listening` before any engine
+/// starts (a port chosen here and closed for the server to bind could be taken meanwhile).
+async fn relay(
+    event: &mut TournamentConfig,
+    listening: Listening,
+    rejoin: bool,
+) -> std::io::Result<Proxy> {
+    event.listen = "127.0.0.1:0".into();
+    let proxy = Proxy::start(listening, rejoin.then_some(CUT_AFTER_ACTIONS)).await?;
     point_at(&mut event.engines[0], proxy.addr);
     Ok(proxy)
 }

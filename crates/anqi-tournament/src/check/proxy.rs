@@ -46,13 +46,17 @@ pub(crate) struct Proxy {
 }
 
 impl Proxy {
-    /// Relays every connection made to it to `upstream`. With `cut_after` set, the first
+    /// Relays every connection made to it to `upstream`, the server's address once it
+    /// listens (a connection made before is closed). With `cut_after` set, the first
     /// connection of an engine that asked for `rejoin` is closed after its `cut_after`th
     /// action, once.
     ///
     /// # Errors
     /// When no port can be bound on 127.0.0.1.
-    pub async fn start(upstream: SocketAddr, cut_after: Option<u32>) -> std::io::Result<Proxy> {
+    pub async fn start(
+        upstream: Arc<std::sync::OnceLock<SocketAddr>>,
+        cut_after: Option<u32>,
+    ) -> std::io::Result<Proxy> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let seen = Arc::new(Mutex::new(Seen::default()));
@@ -65,6 +69,10 @@ impl Proxy {
                     a = listener.accept() => a,
                 };
                 let Ok((engine, _)) = accepted else { continue };
+                // Engines start once the server listens; a connection before has nowhere to go.
+                let Some(&upstream) = upstream.get() else {
+                    continue;
+                };
                 let connection = {
                     let mut s = seen2.lock().expect("not poisoned");
                     s.connections += 1;

@@ -66,6 +66,10 @@ pub struct RunOptions {
     pub output: Option<PathBuf>,
     /// Where to serve the event's web pages (its games live and its standings), if anywhere.
     pub http: Option<String>,
+    /// Set to the address the event's server listens on once it is bound, before any engine
+    /// starts: for a caller that relays the engines' connections (`anqi check`) to a server
+    /// listening on port 0.
+    pub listening: Option<Arc<std::sync::OnceLock<std::net::SocketAddr>>>,
 }
 
 /// The records file of a run: `--output`, else the configured `output`.
@@ -122,6 +126,9 @@ pub async fn run_keeping_pages(
         false => Some(server::start(&config, &variant, options.progress).await?),
         true => None,
     };
+    if let (Some((_, _, addr)), Some(cell)) = (&local, &options.listening) {
+        let _ = cell.set(*addr);
+    }
     // The event's pages: every game live, and the standings as games finish.
     let one_side = crate::one_side(&variant);
     let (hub, pages) = match &options.http {
