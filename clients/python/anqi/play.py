@@ -156,6 +156,7 @@ def play(
     binary: str | os.PathLike[str] | None = None,
     progress: bool | None = None,
     tournament: Mapping[str, Any] | None = None,
+    book: str | os.PathLike[str] | None = None,
 ) -> Records:
     """Plays at least `games` games of `variant` and returns their records.
 
@@ -174,6 +175,9 @@ def play(
     this file (a run with the same arguments and file resumes it); by default they are read
     back and the temporary files deleted. `progress`: print "N/M games" on stderr (default:
     when stderr is a terminal). `tournament`: more [tournament] keys (TOURNAMENTS.md).
+    `book`: a deal book (`anqi book new --deals N --output FILE`) to take the deals from, in
+    order, instead of the seed: two `play` calls with one book play the same deals, whatever
+    their players (TOURNAMENTS.md, Deal books; `tournament={"book": {...}}` sets its order).
     """
     if not players:
         raise ValueError("play needs players")
@@ -229,6 +233,8 @@ def play(
     }
     if tc is not None:
         section["tc"] = tc
+    if book is not None:
+        section["book"] = {"file": str(book)}
     section.update(tournament or {})
     section["engine"] = engines
     # Read, checked and written by the Rust types `anqi tournament` reads the file with: a

@@ -261,6 +261,31 @@ class PlayTests(unittest.TestCase):
         self.assertEqual(r.player(1).team, r.player(3).team)
         self.assertNotEqual(r.player(1).team, r.player(2).team)
 
+    def test_two_experiments_on_one_deal_book_play_the_same_deals(self):
+        # Different players, one book: the same deal for each deal number, each the book's
+        # entry, and `anqi report` proves it with the book.
+        with tempfile.TemporaryDirectory() as tmp:
+            book = Path(tmp) / "deals.book"
+            subprocess.run([find_anqi(), "book", "new", "--deals", "3", "--output", book],
+                           check=True, capture_output=True)
+            deals = json.loads(book.read_text())["deals"]
+
+            def dealt(records):
+                return sorted({(r.tournament["deal"], r.seeds["server"],
+                                r.tournament["book"]["entry"]) for r in records})
+
+            first = anqi.play([FirstLegal(), anqi.RandomBot(1)], games=4,
+                              variant="traditional-2x4", book=book)
+            path = Path(tmp) / "second.jsonl"
+            second = anqi.play([anqi.GreedyBot(2), anqi.RandomBot(3)], games=6,
+                               variant="traditional-2x4", book=book, output=path)
+            self.assertEqual(dealt(first), [(n, deals[n], n) for n in range(2)])
+            self.assertEqual(dealt(second), [(n, deals[n], n) for n in range(3)])
+            out = subprocess.run([find_anqi(), "report", path, "--seed", "anqi", "--book", book],
+                                 capture_output=True, text=True)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertIn("dealt from the deal book", out.stdout)
+
     def test_single_player_and_a_program(self):
         records = anqi.play([FirstLegal(), f"{anqi_bot()} --connect {{addr}} --strategy greedy"],
                             games=4, variant="single", concurrency=2, max_plies=400)
@@ -600,7 +625,8 @@ class RecordsAndAnalysis(unittest.TestCase):
         tournament = {"index": 3, "deal": 1, "engines": ["a", "b"],
                       "seats": [{"protocol": "anqi", "tc": "60+1"},
                                 {"protocol": "uci-banqi", "assumes": "misty", "tc": "inf"}],
-                      "commitment": "ab" * 32}
+                      "commitment": "ab" * 32,
+                      "book": {"commitment": "cd" * 32, "order": "random", "entry": 17}}
         drop = {"player": 1, "ply": 2, "away_ms": 310, "back": True}
         adjudication = {"by": "tables", "verdict": "win in 7", "tables": "t.tables"}
 
@@ -661,6 +687,12 @@ class RecordsAndAnalysis(unittest.TestCase):
                 **tournament, "seats": [{"protocol": "anqi", "tc": "inf", "assumes": 1}]}}),
             ("tournament.commitment: invalid type: integer `5`", {**d, "tournament": {
                 **tournament, "commitment": 5}}),
+            ("tournament.book.entry: invalid value: integer `-1`", {**d, "tournament": {
+                **tournament, "book": {**tournament["book"], "entry": -1}}}),
+            ("tournament.book: missing field `order`", {**d, "tournament": {
+                **tournament, "book": {"commitment": "cd" * 32, "entry": 0}}}),
+            ("tournament.book.seed: unknown field `seed`", {**d, "tournament": {
+                **tournament, "book": {**tournament["book"], "seed": "x"}}}),
             ("drops: invalid type: map", {**d, "drops": {}}),
             ('drops[0].back: invalid type: string "yes"',
              {**d, "drops": [{**drop, "back": "yes"}]}),
@@ -693,6 +725,7 @@ class RecordsAndAnalysis(unittest.TestCase):
             (record,) = anqi.records.load(path)
             self.assertEqual(record.game, 2**64 - 1)
             self.assertEqual(record.tournament["commitment"], "ab" * 32)
+            self.assertEqual(record.tournament["book"]["entry"], 17)
             self.assertEqual(record.drops, (anqi.records.Drop(1, 2, 310, True),))
             self.assertIsNone(record.result.adjudication)
             record.replay()
