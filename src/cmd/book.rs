@@ -3,7 +3,7 @@
 
 use anqi_tournament::book::DealBook;
 use anyhow::{Context, Result};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Write and inspect deal books: the same deals for several events.
@@ -24,6 +24,7 @@ use std::process::ExitCode;
 ///   anqi match search "mine=./my-bot --connect {addr}" --games 1000 --book deals.book
 ///   anqi book from spring.jsonl --output spring.book     # the deals an event played
 ///   anqi book show deals.book
+///   anqi book prove deals.book v1.jsonl --output v1.proof   # publish with the records
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -56,8 +57,25 @@ enum BookCommand {
         #[arg(long, value_name = "FILE")]
         output: PathBuf,
     },
+    /// Write a proof of the entries tournament records played from the book: each entry
+    /// with its deal and its Merkle path to the book's commitment. Publish it with the
+    /// records once the event is over: anyone checks every deal with anqi report RECORDS
+    /// --seed-file SEED --book PROOF, while the book's other entries stay secret for later
+    /// events.
+    Prove {
+        /// The book the records were dealt from.
+        #[arg(value_name = "BOOK")]
+        book: PathBuf,
+        /// Records of events that played it.
+        #[arg(required = true, value_name = "RECORDS")]
+        records: Vec<PathBuf>,
+        /// The proof file to write (never an existing file).
+        #[arg(long, value_name = "FILE")]
+        output: PathBuf,
+    },
     /// Say how many deals a book holds, for which variant, and its commitment (which the
-    /// records of the games dealt from it carry). Never a deal.
+    /// records of the games dealt from it carry). Never a deal. For a proof: how many
+    /// entries it proves.
     Show {
         #[arg(value_name = "FILE")]
         book: PathBuf,
@@ -83,15 +101,57 @@ pub fn run(args: Args) -> Result<ExitCode> {
             book.write(&output)?;
             say(&book, &output);
         }
+        BookCommand::Prove {
+            book,
+            records,
+            output,
+        } => prove(&book, &records, &output)?,
         BookCommand::Show { book } => say(&DealBook::read(&book)?, &book),
     }
     Ok(ExitCode::SUCCESS)
 }
 
+/// `anqi book prove`: the entries `records` played from `book`, proven into `output`.
+fn prove(book: &Path, records: &[PathBuf], output: &Path) -> Result<()> {
+    let book = DealBook::read(book)?;
+    let mut entries = std::collections::BTreeSet::new();
+    for file in records {
+        let games = anqi_tournament::load(std::slice::from_ref(file))
+            .with_context(|| format!("cannot read {}", file.display()))?;
+        entries.extend(
+            games
+                .iter()
+                .filter_map(|r| r.tournament.as_ref()?.book.as_ref())
+                .filter(|b| b.commitment == book.commitment())
+                .map(|b| b.entry),
+        );
+    }
+    if entries.is_empty() {
+        anyhow::bail!(
+            "the records hold no game dealt from this book (commitment {}): nothing to prove",
+            book.commitment()
+        );
+    }
+    let text = book.prove(&entries)?;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(output)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
+        .with_context(|| format!("cannot write the proof {}", output.display()))?;
+    let proof = DealBook::read(output)?;
+    say(&proof, output);
+    Ok(())
+}
+
 /// What `anqi book` says of a book: its size, variant and commitment, on stdout.
 fn say(book: &DealBook, path: &std::path::Path) {
+    let proves = match book.is_whole() {
+        true => String::new(),
+        false => format!("a proof of {} entries of ", book.proven()),
+    };
     println!(
-        "{}: {} deals, for {}; commitment {}",
+        "{}: {proves}{} deals, for {}; commitment {}",
         path.display(),
         book.len(),
         book.variant()

@@ -158,6 +158,59 @@ fn two_matches_with_one_book_play_the_same_deals_and_prove_it() {
         replay.contains("4 tournament deals checked") && replay.ends_with("4 verified, 0 failed\n"),
         "{replay}"
     );
+    // A proof of b's entries (0 and 1) checks b without the book's entry 2, which it leaves
+    // out; it cannot check a, which played entry 2, and no event plays it.
+    let proof = dir.0.join("b.proof");
+    let proved = anqi(["book", "prove"])
+        .arg(&book)
+        .arg(&b)
+        .arg("--output")
+        .arg(&proof)
+        .succeeds()
+        .stdout;
+    assert!(
+        proved.contains(&format!(
+            "a proof of 2 entries of 3 deals, for any variant; commitment {commitment}"
+        )),
+        "{proved}"
+    );
+    let published = std::fs::read_to_string(&proof).unwrap();
+    assert!(
+        published.contains(&entries[1]) && !published.contains(&entries[2]),
+        "{published}"
+    );
+    let checked = anqi(["replay", "--quiet"])
+        .arg(&b)
+        .arg("--seed-file")
+        .arg(seed_file(&b))
+        .arg("--book")
+        .arg(&proof)
+        .succeeds()
+        .stdout;
+    assert!(checked.ends_with("4 verified, 0 failed\n"), "{checked}");
+    let short = anqi(["report"])
+        .arg(&a)
+        .arg("--seed-file")
+        .arg(seed_file(&a))
+        .arg("--book")
+        .arg(&proof)
+        .fails_with(2)
+        .stderr;
+    assert!(
+        short.contains(
+            "game 4: its deal is the book's entry 2, which the proof given does not hold"
+        ),
+        "{short}"
+    );
+    let refused = anqi(["match", "random", "greedy", "--variant", "traditional-2x4"])
+        .args(["--games", "2", "--book"])
+        .arg(&proof)
+        .fails_with(2)
+        .stderr;
+    assert!(
+        refused.contains("is a proof of 2 of a book's entries, not the book"),
+        "{refused}"
+    );
     // Games of another event (b's, first) fail on their commitment, and fix nothing for a's.
     let both = anqi(["replay", "--quiet"])
         .arg(&b)
@@ -484,6 +537,21 @@ fn cutechess_openings_and_a_tournament_file_play_a_book_in_random_order() {
         )),
         "{report}"
     );
+    // A proof of the entries played checks the shuffle too: it fixes the book's length.
+    let proof = dir.0.join("m.proof");
+    anqi(["book", "prove"])
+        .arg(&book)
+        .arg(&output)
+        .arg("--output")
+        .arg(&proof)
+        .succeeds();
+    anqi(["report"])
+        .arg(&output)
+        .arg("--seed-file")
+        .arg(seed_file(&output))
+        .arg("--book")
+        .arg(&proof)
+        .succeeds();
     // Entries swapped between two deals keep their seeds right but not the shuffle the
     // master seed gives.
     let mut swapped = records.clone();

@@ -110,6 +110,9 @@ pub enum DealsError {
         first_game: u64,
         first: Option<(String, String)>,
     },
+    /// The book given is a proof that does not hold the game's entry.
+    #[error("game {game}: its deal is the book's entry {entry}, which the proof given does not hold: give the book, or a proof of this event's entries (anqi book prove BOOK RECORDS)")]
+    NotProven { game: u64, entry: u64 },
     /// The game names a book order anqi does not know.
     #[error(
         "game {game}: {order:?} is not a book order (sequential or random): the record was changed"
@@ -239,6 +242,9 @@ pub fn check_deal(record: &GameRecord, dealer: &Dealer) -> Result<bool, DealsErr
                 });
             }
             let entry = plan.entry(tag.deal);
+            if let Some(e) = entry.filter(|&e| plan.book().deal(e).is_none()) {
+                return Err(DealsError::NotProven { game, entry: e });
+            }
             let dealt = plan.deal(tag.deal);
             let right = dealt.is_some_and(|(seed, expected)| {
                 &expected == t && record.seeds.clients.is_empty() && record.seeds.server == seed

@@ -45,8 +45,9 @@
 //!   variants: every group on the same deals).
 //! - `seeds`: the event's master seed, the deals and engine seeds derived from it by a keyed
 //!   function, the commitment to it, and its seed file.
-//! - `book`: deal books, files of deals that several events play (`[tournament.book]`, `anqi
-//!   book`), and which entry each deal of an event is.
+//! - `book/`: deal books, files of deals that several events play (`[tournament.book]`, `anqi
+//!   book`), and which entry each deal of an event is; `merkle`, the tree a book commits to,
+//!   and `proof`, proofs of the entries an event played (`anqi book prove`).
 //! - `deals`: where an event's deals come from (its master seed, or its book: `Dealer`), and
 //!   checking them from its records.
 //! - `token`: the secret tokens that seat engines.

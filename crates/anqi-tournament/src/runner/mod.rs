@@ -122,13 +122,7 @@ pub async fn run_keeping_pages(
     let mut out = open_output(&config, &plan.output)?;
     let stop_server = CancellationToken::new();
     // This machine's server seats the engines, unless a cluster plays the games.
-    let mut local = match on_ray {
-        false => Some(server::start(&config, &variant, options.progress).await?),
-        true => None,
-    };
-    if let (Some((_, _, addr)), Some(cell)) = (&local, &options.listening) {
-        let _ = cell.set(*addr);
-    }
+    let mut local = server::start_here(on_ray, &config, &variant, &options).await?;
     // The event's pages: every game live, and the standings as games finish.
     let one_side = crate::one_side(&variant);
     let (hub, pages) = match &options.http {

@@ -131,6 +131,13 @@ pub(super) fn event_dealer(
     };
     let fail = |e: String| TournamentError::Config(format!("[tournament.book]: {e}"));
     let read = DealBook::read(Path::new(&book.file)).map_err(|e| fail(e.to_string()))?;
+    if !read.is_whole() {
+        return Err(fail(format!(
+            "{} is a proof of {} of a book's entries, not the book: an event plays the book itself",
+            book.file,
+            read.proven()
+        )));
+    }
     if let Some(v) = read.variant().filter(|&v| v != variant.name) {
         return Err(fail(format!(
             "{} holds deals of {v}, and this event plays {}: the same seed deals another game in another variant. Play it with variant = \"{v}\", or write a book for {} (anqi book new, or anqi book from its records)",

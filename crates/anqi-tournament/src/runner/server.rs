@@ -10,8 +10,28 @@ use anqi_server::config::{Config, Ruling};
 use anqi_server::{OrderDesk, Server};
 use std::net::SocketAddr;
 
+/// This machine's server ([`start`]), unless a Ray cluster plays the games (`on_ray`).
+///
+/// # Errors
+/// As [`start`].
+pub(super) async fn start_here(
+    on_ray: bool,
+    config: &TournamentConfig,
+    variant: &Variant,
+    options: &super::RunOptions,
+) -> Result<Option<(Server, OrderDesk, SocketAddr)>, TournamentError> {
+    if on_ray {
+        return Ok(None);
+    }
+    let listening = options.listening.as_deref();
+    start(config, variant, options.progress, listening)
+        .await
+        .map(Some)
+}
+
 /// Binds the event's server, with every standing token expected; says where it listens (even
-/// in quiet mode when an engine connects by itself) and warns of every engine that takes its
+/// in quiet mode when an engine connects by itself; and to `listening`, `RunOptions::listening`)
+/// and warns of every engine that takes its
 /// token on its command line.
 ///
 /// # Errors
@@ -20,6 +40,7 @@ pub(super) async fn start(
     config: &TournamentConfig,
     variant: &Variant,
     progress: Progress,
+    listening: Option<&std::sync::OnceLock<SocketAddr>>,
 ) -> Result<(Server, OrderDesk, SocketAddr), TournamentError> {
     let mut server = Server::bind(server_config(config), variant.clone())
         .await
@@ -35,6 +56,9 @@ pub(super) async fn start(
     let addr = server.local_addr().map_err(TournamentError::io(
         "the tournament's server has no address",
     ))?;
+    if let Some(cell) = listening {
+        let _ = cell.set(addr);
+    }
     if !progress.is_quiet() || config.engines.iter().any(|e| e.command.is_none()) {
         // External engines connect here; say where, even in quiet mode.
         eprintln!("listening on {addr}");

@@ -132,7 +132,7 @@ async fn play_games(input: &str, say: &mut impl FnMut(&UnitLine)) -> Result<(), 
             config.logs
         )))?;
     }
-    let (server, desk, addr) = server::start(&config, &variant, Progress::Quiet).await?;
+    let (server, desk, addr) = server::start(&config, &variant, Progress::Quiet, None).await?;
     let stop = CancellationToken::new();
     let server_task = tokio::spawn(server.run(stop.clone()));
     let clocks = EngineClock::of_each(&config, &variant);

@@ -19,21 +19,24 @@
 //! any event has played it: its records, and the engines that played it, know it. Playing a
 //! book's entries again is what a book is for when one compares one's own engines, which do
 //! not read records; it is never fair in an event among others' engines (a book taken from
-//! published records is public from the start). Checking an event's deals against its book
-//! (`anqi report --book`) needs the whole book, so whoever checks holds every entry.
+//! published records is public from the start). Checking an event's deals needs the entries it
+//! played and nothing more: a **proof** (`anqi book prove`) holds those entries with their
+//! Merkle paths, so the organizer can publish it without the entries kept for later events.
 //!
 //! # Commitment
-//! `SHA-256("anqi-deal-book-v1 commitment\n" || variant || "\n" || deal || "\n" || ...)`, kept
-//! in the file as a check that it is whole, printed when an event starts, and carried by every
-//! game's record with the entry played; `anqi report --book` and `anqi replay --book` check
-//! every game against the book.
+//! The root of a Merkle tree over the entries, with the book's variant and length
+//! ([`merkle`]), kept in the file as a check that it is whole, printed when an event starts,
+//! and carried by every game's record with the entry played; `anqi report --book` and `anqi
+//! replay --book` check every game against the book or a proof of its entries ([`proof`]).
+
+mod merkle;
+mod proof;
 
 use crate::seeds::MasterSeed;
 use anqi_core::hex::hex;
 use anqi_core::record::{BookTag, GameRecord};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 /// The largest book file read: the largest book anqi writes ([`MAX_DEALS`] deals of
@@ -48,16 +51,24 @@ pub const MAX_DEAL_BYTES: usize = 64;
 
 const BOOK_KIND: &str = "anqi-deal-book";
 
-/// The domain of the book's commitment.
-const DOMAIN: &str = "anqi-deal-book-v1";
-
-/// A book of deals.
+/// A book of deals: the whole book, or the entries a proof holds.
 #[derive(Clone, PartialEq, Eq)]
 pub struct DealBook {
     /// The variant its deals were played in, when they come from records.
     variant: Option<String>,
-    deals: Vec<String>,
+    /// How many deals the whole book holds.
+    len: usize,
+    deals: Deals,
     commitment: String,
+}
+
+/// What a [`DealBook`] holds of its deals.
+#[derive(Clone, PartialEq, Eq)]
+enum Deals {
+    /// All of them, entry 0 first (a book file).
+    All(Vec<String>),
+    /// Some entries, each proven against the commitment (a proof file).
+    Proven(BTreeMap<u64, String>),
 }
 
 // The deals are secrets: never printed by accident.
@@ -65,8 +76,12 @@ impl std::fmt::Debug for DealBook {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "DealBook({} deals, commitment {})",
-            self.deals.len(),
+            "DealBook({} deals{}, commitment {})",
+            self.len,
+            match &self.deals {
+                Deals::All(_) => String::new(),
+                Deals::Proven(entries) => format!(", {} proven", entries.len()),
+            },
             self.commitment
         )
     }
@@ -175,14 +190,14 @@ impl DealBook {
             )));
         }
         if let Some(v) = &variant {
-            if v.is_empty() || v.len() > 64 || v.chars().any(char::is_control) {
-                return Err(BookError::Invalid(format!("{v:?} is not a variant name")));
-            }
+            check_variant(v)?;
         }
-        let commitment = commitment(variant.as_deref(), &deals);
+        let root = merkle::Tree::of(&deals).root();
+        let commitment = merkle::commitment(variant.as_deref(), deals.len() as u64, &root);
         Ok(DealBook {
             variant,
-            deals,
+            len: deals.len(),
+            deals: Deals::All(deals),
             commitment,
         })
     }
@@ -249,10 +264,13 @@ impl DealBook {
         DealBook::new(variant.map(str::to_string), deals)
     }
 
-    /// Reads a book, checking it is whole (its deals match the commitment written in it).
+    /// Reads a book, checking it is whole (its deals match the commitment written in it), or
+    /// a proof of some of its entries (`anqi book prove`), checking every entry against the
+    /// commitment written in it.
     ///
     /// # Errors
-    /// An unreadable file, one over [`MAX_BOOK_BYTES`], or one that is not a whole book.
+    /// An unreadable file, one over [`MAX_BOOK_BYTES`], or one that is not a whole book or
+    /// proof.
     pub fn read(path: &Path) -> Result<DealBook, BookError> {
         use std::io::Read;
         let read = |source| BookError::Read {
@@ -272,6 +290,14 @@ impl DealBook {
         if text.len() as u64 > MAX_BOOK_BYTES {
             return Err(not(format!("more than {MAX_BOOK_BYTES} bytes")));
         }
+        #[derive(Deserialize)]
+        struct Kind {
+            kind: String,
+        }
+        let kind: Kind = serde_json::from_str(&text).map_err(|e| not(e.to_string()))?;
+        if kind.kind == proof::PROOF_KIND {
+            return proof::read(&text).map_err(not);
+        }
         let file: BookText = serde_json::from_str(&text).map_err(|e| not(e.to_string()))?;
         if file.kind != BOOK_KIND {
             return Err(not(format!("its kind is {:?}", file.kind)));
@@ -290,11 +316,16 @@ impl DealBook {
     /// # Errors
     /// The file exists, or cannot be written.
     pub fn write(&self, path: &Path) -> Result<(), BookError> {
+        let Deals::All(deals) = &self.deals else {
+            return Err(BookError::Invalid(
+                "a proof of some entries is not a book: it cannot be written as one".into(),
+            ));
+        };
         let mut text = serde_json::to_string(&BookText {
             kind: BOOK_KIND.into(),
             variant: self.variant.clone(),
             commitment: self.commitment.clone(),
-            deals: self.deals.clone(),
+            deals: deals.clone(),
         })
         .expect("a book serializes");
         text.push('\n');
@@ -304,14 +335,51 @@ impl DealBook {
         })
     }
 
-    /// How many deals it holds.
+    /// How many deals the whole book holds.
     pub fn len(&self) -> usize {
-        self.deals.len()
+        self.len
     }
 
     /// Whether it holds none (never, once made).
     pub fn is_empty(&self) -> bool {
-        self.deals.is_empty()
+        self.len == 0
+    }
+
+    /// Whether this is the whole book, not a proof of some of its entries: an event plays
+    /// only a whole book.
+    pub fn is_whole(&self) -> bool {
+        matches!(self.deals, Deals::All(_))
+    }
+
+    /// How many entries a proof holds (the whole book's length for a book).
+    pub fn proven(&self) -> usize {
+        match &self.deals {
+            Deals::All(deals) => deals.len(),
+            Deals::Proven(entries) => entries.len(),
+        }
+    }
+
+    /// Entry `entry`'s deal, when this book (or proof) holds it.
+    pub fn deal(&self, entry: u64) -> Option<&str> {
+        match &self.deals {
+            Deals::All(deals) => deals.get(usize::try_from(entry).ok()?).map(String::as_str),
+            Deals::Proven(entries) => entries.get(&entry).map(String::as_str),
+        }
+    }
+
+    /// A proof of `entries` (entries past the book are left out), as its file's text: every
+    /// one with its deal and its Merkle path, which anyone checks against the commitment
+    /// without the book's other entries.
+    ///
+    /// # Errors
+    /// A proof of a proof, or no entry to prove.
+    pub fn prove(&self, entries: &std::collections::BTreeSet<u64>) -> Result<String, BookError> {
+        let Deals::All(deals) = &self.deals else {
+            return Err(BookError::Invalid(
+                "give the book itself: a proof of some entries cannot prove others".into(),
+            ));
+        };
+        proof::text(self, deals, entries)
     }
 
     /// The variant it was written for (`None`: any).
@@ -325,24 +393,20 @@ impl DealBook {
     }
 }
 
+/// A variant's name as a book names it.
+fn check_variant(v: &str) -> Result<(), BookError> {
+    if v.is_empty() || v.len() > 64 || v.chars().any(char::is_control) {
+        return Err(BookError::Invalid(format!("{v:?} is not a variant name")));
+    }
+    Ok(())
+}
+
 /// A deal a book may hold: a server seed as records write them.
 fn fit_deal(d: &str) -> bool {
     !d.is_empty()
         && d.len() <= MAX_DEAL_BYTES
         && d.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-}
-
-fn commitment(variant: Option<&str>, deals: &[String]) -> String {
-    let mut h = Sha256::new();
-    h.update(DOMAIN.as_bytes());
-    h.update(b" commitment\n");
-    h.update(variant.unwrap_or_default().as_bytes());
-    for d in deals {
-        h.update(b"\n");
-        h.update(d.as_bytes());
-    }
-    hex(&h.finalize())
 }
 
 /// In which order an event plays a book's entries.
@@ -497,7 +561,7 @@ impl BookPlan {
     /// Deal `deal`'s server seed and its records' tag.
     pub fn deal(&self, deal: u64) -> Option<(&str, BookTag)> {
         let entry = self.entry(deal)?;
-        let seed = &self.book.deals[usize::try_from(entry).ok()?];
+        let seed = self.book.deal(entry)?;
         Some((
             seed,
             BookTag {
@@ -625,7 +689,7 @@ mod tests {
         assert!(DealBook::new(None, vec!["x".repeat(MAX_DEAL_BYTES + 1)]).is_err());
         let fresh = DealBook::fresh(3).unwrap();
         assert_eq!(fresh.len(), 3);
-        assert!(!format!("{fresh:?}").contains(&fresh.deals[0]));
+        assert!(!format!("{fresh:?}").contains(fresh.deal(0).unwrap()));
         let dir = std::env::temp_dir().join(format!("anqi-book-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("deals.book");
@@ -640,7 +704,7 @@ mod tests {
             assert_eq!(mode & 0o077, 0, "mode {mode:o}");
         }
         let text = std::fs::read_to_string(&path).unwrap();
-        std::fs::write(&path, text.replace(&fresh.deals[1], &"0".repeat(64))).unwrap();
+        std::fs::write(&path, text.replace(fresh.deal(1).unwrap(), &"0".repeat(64))).unwrap();
         let e = DealBook::read(&path).unwrap_err().to_string();
         assert!(e.contains("do not match the commitment"), "{e}");
         std::fs::write(&path, "[]").unwrap();
