@@ -118,13 +118,27 @@ fn prove(book: &Path, records: &[PathBuf], output: &Path) -> Result<()> {
     for file in records {
         let games = anqi_tournament::load(std::slice::from_ref(file))
             .with_context(|| format!("cannot read {}", file.display()))?;
-        entries.extend(
-            games
-                .iter()
-                .filter_map(|r| r.tournament.as_ref()?.book.as_ref())
-                .filter(|b| b.commitment == book.commitment())
-                .map(|b| b.entry),
-        );
+        for r in &games {
+            let Some((tag, b)) = r
+                .tournament
+                .as_ref()
+                .and_then(|t| Some((t, t.book.as_ref()?)))
+                .filter(|(_, b)| b.commitment == book.commitment())
+            else {
+                continue;
+            };
+            // Only what the game really played is published: a record that names an entry
+            // whose deal it was not dealt would publish a deal still to be played.
+            if !r.seeds.clients.is_empty() || book.deal(b.entry) != Some(r.seeds.server.as_str()) {
+                anyhow::bail!(
+                    "{}: game {} names the book's entry {}, but it was not dealt that entry's deal: the record was changed, and nothing is proven",
+                    file.display(),
+                    tag.index,
+                    b.entry
+                );
+            }
+            entries.insert(b.entry);
+        }
     }
     if entries.is_empty() {
         anyhow::bail!(

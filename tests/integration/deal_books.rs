@@ -316,6 +316,19 @@ fn changed_records_other_books_and_another_run_are_caught() {
         replayed.contains("game 2: deal 1 is not the book's entry 1"),
         "{replayed}"
     );
+    // A proof of such records would publish entry 3, never played: refused.
+    let e = anqi(["book", "prove"])
+        .arg(&book)
+        .arg(&changed)
+        .arg("--output")
+        .arg(dir.0.join("changed.proof"))
+        .fails_with(2)
+        .stderr;
+    assert!(
+        e.contains("game 2 names the book's entry 3, but it was not dealt that entry's deal"),
+        "{e}"
+    );
+    assert!(!dir.0.join("changed.proof").exists());
     // Another book: named by both commitments.
     let e = anqi(["report"])
         .arg(&a)

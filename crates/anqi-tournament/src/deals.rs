@@ -242,7 +242,9 @@ pub fn check_deal(record: &GameRecord, dealer: &Dealer) -> Result<bool, DealsErr
                 });
             }
             let entry = plan.entry(tag.deal);
-            if let Some(e) = entry.filter(|&e| plan.book().deal(e).is_none()) {
+            // A proof without the entry the game names, and its order gives: not a changed
+            // record, an incomplete proof.
+            if let Some(e) = entry.filter(|&e| e == t.entry && plan.book().deal(e).is_none()) {
                 return Err(DealsError::NotProven { game, entry: e });
             }
             let dealt = plan.deal(tag.deal);

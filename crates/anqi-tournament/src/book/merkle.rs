@@ -10,7 +10,7 @@
 use sha2::{Digest, Sha256};
 
 /// The domain of every hash here.
-pub(super) const DOMAIN: &str = "anqi-deal-book-v1";
+pub(super) const DOMAIN: &str = "anqi-deal-book-v2";
 
 pub(super) type Hash = [u8; 32];
 

@@ -305,7 +305,7 @@ impl DealBook {
         let book = DealBook::new(file.variant, file.deals).map_err(|e| not(e.to_string()))?;
         if book.commitment != file.commitment {
             return Err(not(
-                "its deals do not match the commitment written in it: the file was changed".into(),
+                "its deals do not match the commitment written in it: the file was changed (or written before books committed to a Merkle tree of their entries: write it again)".into(),
             ));
         }
         Ok(book)

@@ -15,8 +15,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 pub(super) const PROOF_KIND: &str = "anqi-deal-book-proof";
 
-/// The most entries a proof holds: the deals of an event of 200,000 two-player games.
-const MAX_PROVEN: usize = 100_000;
+/// The most entries a proof holds: the deals of an event of 80,000 two-player games. Each
+/// takes about 1.4 KB in a book of a million deals, so the largest proof stays under the
+/// 64 MiB any book file may have.
+const MAX_PROVEN: usize = 40_000;
 
 /// The longest path: a tree of [`MAX_DEALS`] leaves is 20 levels high.
 const MAX_PATH: usize = 64;
@@ -75,6 +77,12 @@ pub(super) fn text(
     deals: &[String],
     entries: &BTreeSet<u64>,
 ) -> Result<String, BookError> {
+    let in_book = entries.range(..deals.len() as u64).count();
+    if in_book > MAX_PROVEN {
+        return Err(BookError::Invalid(format!(
+            "a proof holds at most {MAX_PROVEN} entries, not {in_book}: prove the event's records in parts"
+        )));
+    }
     let tree = merkle::Tree::of(deals);
     let proven: Vec<ProvenEntry> = entries
         .iter()
@@ -92,12 +100,6 @@ pub(super) fn text(
     if proven.is_empty() {
         return Err(BookError::Invalid("no entry of the book to prove".into()));
     }
-    if proven.len() > MAX_PROVEN {
-        return Err(BookError::Invalid(format!(
-            "a proof holds at most {MAX_PROVEN} entries, not {}",
-            proven.len()
-        )));
-    }
     let mut text = serde_json::to_string(&ProofText {
         kind: PROOF_KIND.into(),
         variant: book.variant.clone(),
@@ -107,6 +109,13 @@ pub(super) fn text(
     })
     .expect("a proof serializes");
     text.push('\n');
+    if text.len() as u64 > super::MAX_BOOK_BYTES {
+        return Err(BookError::Invalid(format!(
+            "a proof of {} entries takes {} bytes, more than a book file may have: prove the event's records in parts",
+            entries.len(),
+            text.len()
+        )));
+    }
     Ok(text)
 }
 
@@ -168,7 +177,11 @@ pub(super) fn read(text: &str) -> Result<DealBook, String> {
 
 /// A path's hashes, 64 hex digits each.
 fn hashes(text: &str) -> Option<Vec<Hash>> {
-    if text.len() % 64 != 0 || text.len() / 64 > MAX_PATH || !text.is_ascii() {
+    // Digits alone: `from_str_radix` would also take a sign.
+    if text.len() % 64 != 0
+        || text.len() / 64 > MAX_PATH
+        || !text.bytes().all(|b| b.is_ascii_hexdigit())
+    {
         return None;
     }
     (0..text.len() / 64)
