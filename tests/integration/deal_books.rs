@@ -56,6 +56,22 @@ fn deals_of(records: &[GameRecord]) -> Vec<String> {
     by_deal.into_iter().map(|(_, s)| s).collect()
 }
 
+/// `anqi COMMAND RECORDS --seed-file SEEDS --book BOOK`: the records checked against their
+/// revealed seed and their book (or a proof of it).
+fn checked_by(
+    command: impl IntoIterator<Item = &'static str>,
+    records: &Path,
+    seeds: impl AsRef<std::ffi::OsStr>,
+    book: &Path,
+) -> common::cli::Anqi {
+    anqi(command)
+        .arg(records)
+        .arg("--seed-file")
+        .arg(seeds)
+        .arg("--book")
+        .arg(book)
+}
+
 fn seed_file(records: &Path) -> PathBuf {
     PathBuf::from(format!("{}.seed", records.display()))
 }
@@ -132,12 +148,7 @@ fn two_matches_with_one_book_play_the_same_deals_and_prove_it() {
         assert!(r.seeds.clients.is_empty());
     }
     // Checked against the book and each event's revealed master seed.
-    let report = anqi(["report"])
-        .arg(&a)
-        .arg("--seed-file")
-        .arg(seed_file(&a))
-        .arg("--book")
-        .arg(&book)
+    let report = checked_by(["report"], &a, seed_file(&a), &book)
         .succeeds()
         .stdout;
     assert!(
@@ -146,12 +157,7 @@ fn two_matches_with_one_book_play_the_same_deals_and_prove_it() {
         )),
         "{report}"
     );
-    let replay = anqi(["replay", "--quiet"])
-        .arg(&b)
-        .arg("--seed-file")
-        .arg(seed_file(&b))
-        .arg("--book")
-        .arg(&book)
+    let replay = checked_by(["replay", "--quiet"], &b, seed_file(&b), &book)
         .succeeds()
         .stdout;
     assert!(
@@ -179,21 +185,11 @@ fn two_matches_with_one_book_play_the_same_deals_and_prove_it() {
         published.contains(&entries[1]) && !published.contains(&entries[2]),
         "{published}"
     );
-    let checked = anqi(["replay", "--quiet"])
-        .arg(&b)
-        .arg("--seed-file")
-        .arg(seed_file(&b))
-        .arg("--book")
-        .arg(&proof)
+    let checked = checked_by(["replay", "--quiet"], &b, seed_file(&b), &proof)
         .succeeds()
         .stdout;
     assert!(checked.ends_with("4 verified, 0 failed\n"), "{checked}");
-    let short = anqi(["report"])
-        .arg(&a)
-        .arg("--seed-file")
-        .arg(seed_file(&a))
-        .arg("--book")
-        .arg(&proof)
+    let short = checked_by(["report"], &a, seed_file(&a), &proof)
         .fails_with(2)
         .stderr;
     assert!(
@@ -280,12 +276,7 @@ fn changed_records_other_books_and_another_run_are_caught() {
         .entry = 3;
     let changed = dir.0.join("changed.jsonl");
     write(&changed, &records);
-    let e = anqi(["report"])
-        .arg(&changed)
-        .arg("--seed-file")
-        .arg(&seeds)
-        .arg("--book")
-        .arg(&book)
+    let e = checked_by(["report"], &changed, &seeds, &book)
         .fails_with(2)
         .stderr;
     assert!(
@@ -304,12 +295,7 @@ fn changed_records_other_books_and_another_run_are_caught() {
         .unwrap()
         .entry = 3;
     write(&changed, &records);
-    let replayed = anqi(["replay", "--quiet"])
-        .arg(&changed)
-        .arg("--seed-file")
-        .arg(&seeds)
-        .arg("--book")
-        .arg(&book)
+    let replayed = checked_by(["replay", "--quiet"], &changed, &seeds, &book)
         .fails_with(1)
         .stdout;
     assert!(
@@ -330,12 +316,7 @@ fn changed_records_other_books_and_another_run_are_caught() {
     );
     assert!(!dir.0.join("changed.proof").exists());
     // Another book: named by both commitments.
-    let e = anqi(["report"])
-        .arg(&a)
-        .arg("--seed-file")
-        .arg(&seeds)
-        .arg("--book")
-        .arg(&other)
+    let e = checked_by(["report"], &a, &seeds, &other)
         .fails_with(2)
         .stderr;
     assert!(
@@ -536,12 +517,7 @@ fn cutechess_openings_and_a_tournament_file_play_a_book_in_random_order() {
     assert!(records
         .iter()
         .all(|r| r.tournament.as_ref().unwrap().book.as_ref().unwrap().order == "random"));
-    let report = anqi(["report"])
-        .arg(&output)
-        .arg("--seed-file")
-        .arg(seed_file(&output))
-        .arg("--book")
-        .arg(&book)
+    let report = checked_by(["report"], &output, seed_file(&output), &book)
         .succeeds()
         .stdout;
     assert!(
@@ -558,13 +534,7 @@ fn cutechess_openings_and_a_tournament_file_play_a_book_in_random_order() {
         .arg("--output")
         .arg(&proof)
         .succeeds();
-    anqi(["report"])
-        .arg(&output)
-        .arg("--seed-file")
-        .arg(seed_file(&output))
-        .arg("--book")
-        .arg(&proof)
-        .succeeds();
+    checked_by(["report"], &output, seed_file(&output), &proof).succeeds();
     // Entries swapped between two deals keep their seeds right but not the shuffle the
     // master seed gives.
     let mut swapped = records.clone();
@@ -591,12 +561,7 @@ fn cutechess_openings_and_a_tournament_file_play_a_book_in_random_order() {
     }
     let changed = dir.0.join("swapped.jsonl");
     write(&changed, &swapped);
-    let e = anqi(["report"])
-        .arg(&changed)
-        .arg("--seed-file")
-        .arg(seed_file(&output))
-        .arg("--book")
-        .arg(&book)
+    let e = checked_by(["report"], &changed, seed_file(&output), &book)
         .fails_with(2)
         .stderr;
     assert!(

@@ -51,6 +51,8 @@
 //! - `deals`: where an event's deals come from (its master seed, or its book: `Dealer`), and
 //!   checking them from its records.
 //! - `token`: the secret tokens that seat engines.
+//! - `secret_file`: files that hold secrets (seed files, deal books): created private, read
+//!   capped.
 //! - `stats/`: standings from records: the engines' points, Elo and crosstable, teams, and the
 //!   SPRT; for one-side variants (single-player, cooperative), success rates with their
 //!   Wilson intervals.
@@ -104,6 +106,7 @@ pub mod deals;
 pub mod quick_match;
 pub mod report;
 pub mod schedule;
+mod secret_file;
 pub mod seeds;
 pub mod stats;
 /// Time controls as strings, the core's (the web pages' seats read them too).

@@ -22,6 +22,7 @@
 //!   committed seed: the organizer could not have chosen deals. Shards share one seed file, so
 //!   one commitment.
 
+use crate::secret_file;
 use anqi_core::hex::hex;
 use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
@@ -190,24 +191,17 @@ pub fn read_seed_file(path: &Path) -> Result<MasterSeed, SeedError> {
 /// # Errors
 /// An unreadable file, one too large, or one that is not a whole seed file.
 pub fn read_seed_file_whole(path: &Path) -> Result<SeedFile, SeedError> {
-    use std::io::Read;
-    let read = |source| SeedError::Read {
-        path: path.into(),
-        source,
-    };
     let not = |why: String| SeedError::NotASeedFile {
         path: path.into(),
         why,
     };
-    let mut text = String::new();
-    std::fs::File::open(path)
-        .map_err(read)?
-        .take(MAX_SEED_FILE_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(read)?;
-    if text.len() as u64 > MAX_SEED_FILE_BYTES {
-        return Err(not(format!("more than {MAX_SEED_FILE_BYTES} bytes")));
-    }
+    let text = secret_file::read(path, MAX_SEED_FILE_BYTES).map_err(|e| match e {
+        secret_file::ReadError::Io(source) => SeedError::Read {
+            path: path.into(),
+            source,
+        },
+        secret_file::ReadError::TooLarge => not(format!("more than {MAX_SEED_FILE_BYTES} bytes")),
+    })?;
     let file: SeedFileText = serde_json::from_str(&text).map_err(|e| not(e.to_string()))?;
     if file.kind != SEED_FILE_KIND {
         return Err(not(format!("its kind is {:?}", file.kind)));
@@ -248,7 +242,7 @@ pub fn mark_revealed(path: &Path, seed: &MasterSeed) -> Result<(), SeedError> {
     temp.push(format!(".{}.tmp", std::process::id()));
     let temp = PathBuf::from(temp);
     let _ = std::fs::remove_file(&temp);
-    create_private(&temp, &seed_file_text(seed, true)).map_err(|source| SeedError::Write {
+    secret_file::create(&temp, &seed_file_text(seed, true)).map_err(|source| SeedError::Write {
         path: temp.clone(),
         source,
     })?;
@@ -264,26 +258,10 @@ pub fn mark_revealed(path: &Path, seed: &MasterSeed) -> Result<(), SeedError> {
 /// # Errors
 /// The file exists, or cannot be written.
 pub fn write_seed_file(path: &Path, seed: &MasterSeed) -> Result<(), SeedError> {
-    create_private(path, &seed_file_text(seed, false)).map_err(|source| SeedError::Write {
+    secret_file::create(path, &seed_file_text(seed, false)).map_err(|source| SeedError::Write {
         path: path.into(),
         source,
     })
-}
-
-/// Creates the file `path` (never an existing one), readable by its owner alone, with `text`,
-/// synced: a seed file, or a deal book.
-pub(crate) fn create_private(path: &Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(path)?;
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.sync_all())
 }
 
 /// The master seed named on a command line that checks records: `--seed TEXT`, or `--seed-file

@@ -32,6 +32,7 @@
 mod merkle;
 mod proof;
 
+use crate::secret_file;
 use crate::seeds::MasterSeed;
 use anqi_core::hex::hex;
 use anqi_core::record::{BookTag, GameRecord};
@@ -120,38 +121,51 @@ struct BookText {
     deals: Vec<String>,
 }
 
-/// A book's deals as a file gives them, read no further than [`MAX_DEALS`] deals of at most
-/// [`MAX_DEAL_BYTES`] each: a crafted file of millions of tiny strings is refused as it is
-/// read, not after it has filled memory.
-fn bounded_deals<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    struct Deals;
-    impl<'de> serde::de::Visitor<'de> for Deals {
-        type Value = Vec<String>;
+/// A list as a file gives it, read no further than `MAX` items (a book's deals, a proof's
+/// entries): a crafted file of millions of tiny items is refused as it is read, not after it
+/// has filled memory. Each item is checked after (`DealBook::new`, `proof::read`).
+fn bounded<'de, D, T>(d: D, max: usize, noun: &'static str) -> Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct Items<T> {
+        max: usize,
+        noun: &'static str,
+        item: std::marker::PhantomData<T>,
+    }
+    impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Items<T> {
+        type Value = Vec<T>;
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            write!(f, "a list of at most {MAX_DEALS} deals")
+            write!(f, "a list of at most {} {}", self.max, self.noun)
         }
         fn visit_seq<A: serde::de::SeqAccess<'de>>(
             self,
             mut seq: A,
         ) -> Result<Self::Value, A::Error> {
-            use serde::de::Error;
-            let mut deals = Vec::new();
-            while let Some(deal) = seq.next_element::<std::borrow::Cow<'de, str>>()? {
-                if deals.len() == MAX_DEALS {
-                    return Err(A::Error::custom(format!("more than {MAX_DEALS} deals")));
-                }
-                if !fit_deal(&deal) {
-                    return Err(A::Error::custom(format!(
-                        "deal {} is not a server seed: 1 to {MAX_DEAL_BYTES} letters, digits, - or _",
-                        deals.len()
+            let mut items = Vec::new();
+            while let Some(item) = seq.next_element()? {
+                if items.len() == self.max {
+                    return Err(serde::de::Error::custom(format!(
+                        "more than {} {}",
+                        self.max, self.noun
                     )));
                 }
-                deals.push(deal.into_owned());
+                items.push(item);
             }
-            Ok(deals)
+            Ok(items)
         }
     }
-    d.deserialize_seq(Deals)
+    d.deserialize_seq(Items {
+        max,
+        noun,
+        item: std::marker::PhantomData,
+    })
+}
+
+/// A book file's deals, [`bounded`].
+fn bounded_deals<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    bounded(d, MAX_DEALS, "deals")
 }
 
 impl DealBook {
@@ -174,7 +188,7 @@ impl DealBook {
         }
         if let Some((i, d)) = deals.iter().enumerate().find(|(_, d)| !fit_deal(d)) {
             return Err(BookError::Invalid(format!(
-                "deal {i} ({:?}) is not a server seed: 1 to {MAX_DEAL_BYTES} letters, digits, - or _",
+                "deal {i} is not a server seed ({:?}): 1 to {MAX_DEAL_BYTES} letters, digits, - or _",
                 d.chars().take(20).collect::<String>()
             )));
         }
@@ -272,24 +286,17 @@ impl DealBook {
     /// An unreadable file, one over [`MAX_BOOK_BYTES`], or one that is not a whole book or
     /// proof.
     pub fn read(path: &Path) -> Result<DealBook, BookError> {
-        use std::io::Read;
-        let read = |source| BookError::Read {
-            path: path.into(),
-            source,
-        };
         let not = |why: String| BookError::NotABook {
             path: path.into(),
             why,
         };
-        let mut text = String::new();
-        std::fs::File::open(path)
-            .map_err(read)?
-            .take(MAX_BOOK_BYTES + 1)
-            .read_to_string(&mut text)
-            .map_err(read)?;
-        if text.len() as u64 > MAX_BOOK_BYTES {
-            return Err(not(format!("more than {MAX_BOOK_BYTES} bytes")));
-        }
+        let text = secret_file::read(path, MAX_BOOK_BYTES).map_err(|e| match e {
+            secret_file::ReadError::Io(source) => BookError::Read {
+                path: path.into(),
+                source,
+            },
+            secret_file::ReadError::TooLarge => not(format!("more than {MAX_BOOK_BYTES} bytes")),
+        })?;
         #[derive(Deserialize)]
         struct Kind {
             kind: String,
@@ -329,7 +336,7 @@ impl DealBook {
         })
         .expect("a book serializes");
         text.push('\n');
-        crate::seeds::create_private(path, &text).map_err(|source| BookError::Write {
+        secret_file::create(path, &text).map_err(|source| BookError::Write {
             path: path.into(),
             source,
         })

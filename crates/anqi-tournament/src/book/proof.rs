@@ -44,31 +44,9 @@ struct ProvenEntry {
     path: String,
 }
 
-/// The entries as the file gives them, no more than [`MAX_PROVEN`].
+/// A proof file's entries, [`super::bounded`].
 fn bounded_entries<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<ProvenEntry>, D::Error> {
-    struct Entries;
-    impl<'de> serde::de::Visitor<'de> for Entries {
-        type Value = Vec<ProvenEntry>;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            write!(f, "a list of at most {MAX_PROVEN} entries")
-        }
-        fn visit_seq<A: serde::de::SeqAccess<'de>>(
-            self,
-            mut seq: A,
-        ) -> Result<Self::Value, A::Error> {
-            let mut entries = Vec::new();
-            while let Some(e) = seq.next_element::<ProvenEntry>()? {
-                if entries.len() == MAX_PROVEN {
-                    return Err(serde::de::Error::custom(format!(
-                        "more than {MAX_PROVEN} entries"
-                    )));
-                }
-                entries.push(e);
-            }
-            Ok(entries)
-        }
-    }
-    d.deserialize_seq(Entries)
+    super::bounded(d, MAX_PROVEN, "entries")
 }
 
 /// The text of a proof of `entries` of `book`, whose deals are `deals`.
