@@ -299,6 +299,10 @@ async fn a_person_plays_by_the_keyboard_resigns_and_plays_again() {
     let heard = "return JSON.parse(document.body.dataset.sounds || '{}')";
     assert_eq!(browser.eval(heard, json!([])).await, json!({"turn": 1}));
     browser.click("#sound").await;
+    // The resign button as it is now: the page redraws at each event to come (the ply, the
+    // bot's answer, the seat's state), and keeps its buttons, so a person's click (or focus)
+    // is never lost to a redraw.
+    let resign = browser.find("#seat-resign").await;
     let g = browser
         .find(&format!("svg.board g[data-cell=\"{played}\"]"))
         .await;
@@ -324,7 +328,7 @@ async fn a_person_plays_by_the_keyboard_resigns_and_plays_again() {
         json!({"turn": 1}),
         "muted"
     );
-    browser.click("#seat-resign").await;
+    browser.click_element(&resign).await;
     let words = browser
         .wait_for(
             "const s = document.getElementById('seat'); return s.dataset.state === 'over' && document.getElementById('result').textContent;",

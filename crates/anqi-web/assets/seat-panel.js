@@ -14,10 +14,13 @@ import { play } from "./sound.js";
 // piece chosen shows where it may go).
 export function seatControls(seat, box, redraw) {
   const wordsBox = h("div", { id: "seat-words", "aria-live": "polite" });
-  const rest = h("div");
-  box.replaceChildren(wordsBox, rest);
+  const messages = h("div");
+  const buttonRow = h("div", { class: "buttons" });
+  box.replaceChildren(wordsBox, messages, buttonRow);
   let selected = null; // the piece chosen to move
   let heardTurn = null; // the turn whose sound was played
+  let shownMessages = null; // the messages drawn, as text: drawn again only when they change
+  const button = keptButtons();
 
   // What may be clicked on `pos`, the position shown of `game` (the game page's state), and
   // the words. Clicks act only on the position their prompt is about, shown at its end (not
@@ -49,31 +52,60 @@ export function seatControls(seat, box, redraw) {
     else words = `You are player ${mine}. Waiting for player ${st.to_move}…`;
     if (synced && heardTurn !== st.turn) { heardTurn = st.turn; play("turn"); }
     const buttons = [];
-    if (synced && plan.bag) buttons.push(h("button", { id: "seat-bag", onclick: () => act("(bag)") }, "draw from the bag"));
+    if (synced && plan.bag) buttons.push(button("seat-bag", "draw from the bag", () => act("(bag)")));
     // Abort, with no result: on the person's first turn, before any ply (player 1 only).
-    if (synced && game.plies.length === 0 && st.turn === 0) buttons.push(h("button", { id: "seat-abort", onclick: () => seat.send({ abort: true }) }, "abort (no result)"));
-    if (st && st.state === "playing") buttons.push(h("button", { id: "seat-resign", onclick: () => { if (confirm("Resign this game?")) seat.send({ resign: true }); } }, "resign"));
+    if (synced && game.plies.length === 0 && st.turn === 0) buttons.push(button("seat-abort", "abort (no result)", () => seat.send({ abort: true })));
+    if (st && st.state === "playing") buttons.push(button("seat-resign", "resign", () => { if (confirm("Resign this game?")) seat.send({ resign: true }); }));
     const again = lastRequest();
     if (st && (st.state === "over" || st.state === "gone") && again) {
-      buttons.push(h("button", { id: "seat-again", onclick: () => playAgain(again, box) }, again.against === "waiting" ? "play again" : again.against === "ladder" ? "play again (rated)" : `play again against anqi-bot ${again.against}`));
+      buttons.push(button("seat-again", again.against === "waiting" ? "play again" : again.against === "ladder" ? "play again (rated)" : `play again against anqi-bot ${again.against}`, () => playAgain(again, box)));
     }
-    if (st && (st.state === "over" || st.state === "gone")) buttons.push(h("a", { href: "#/", class: "button" }, "back to the games"));
+    if (st && (st.state === "over" || st.state === "gone")) buttons.push(button("seat-back", "back to the games", null));
     box.className = "seat" + (synced ? " my-turn" : "");
     box.dataset.state = st ? st.state : "";
     box.dataset.synced = synced ? "1" : "";
     box.dataset.actions = JSON.stringify(synced ? st.actions : []);
-    // Only the words are read out as they change (a live region that stays); the rest is
-    // drawn anew.
+    // Only the words are read out as they change (a live region that stays). Nothing is
+    // drawn anew unless it changed: a button redrawn under a person's click or keyboard focus
+    // would lose it (the game's page redraws on every event: a ply, the seat's state, the
+    // exchange asked once the game is over).
     if (wordsBox.textContent !== words) wordsBox.textContent = words;
-    rest.replaceChildren(
-      ...(st ? st.errors : []).slice(-1).map((e) => h("div", { class: "error" }, `${e.code}: ${e.text}`)),
-      seat.refused ? h("div", { class: "error", id: "seat-refused" }, seat.refused) : "",
-      seat.closed && !(st && (st.state === "over" || st.state === "gone")) ? h("div", { class: "error" }, seat.closed) : "",
-      h("div", { class: "buttons" }, ...buttons));
+    const lastError = (st ? st.errors : []).slice(-1).map((e) => `${e.code}: ${e.text}`)[0] || "";
+    const closed = seat.closed && !(st && (st.state === "over" || st.state === "gone")) ? seat.closed : "";
+    const said = JSON.stringify([lastError, seat.refused || "", closed]);
+    if (said !== shownMessages) {
+      shownMessages = said;
+      messages.replaceChildren(
+        lastError ? h("div", { class: "error" }, lastError) : "",
+        seat.refused ? h("div", { class: "error", id: "seat-refused" }, seat.refused) : "",
+        closed ? h("div", { class: "error" }, closed) : "");
+    }
+    const row = [...buttonRow.children];
+    if (row.length !== buttons.length || row.some((b, i) => b !== buttons[i])) buttonRow.replaceChildren(...buttons);
     return { draw: { can, selected, targets }, click };
   }
 
   return { update };
+}
+
+// The seat's buttons, each made once and kept by its id: button(id, label, onclick) is the
+// same element from one drawing to the next, with its label and what a click does brought up
+// to date. A null `onclick` makes the link back to the games.
+function keptButtons() {
+  const kept = new Map(); // id -> { element, onclick }
+  return (id, label, onclick) => {
+    let b = kept.get(id);
+    if (!b) {
+      b = { onclick };
+      b.element = onclick === null
+        ? h("a", { id, href: "#/", class: "button" })
+        : h("button", { id, onclick: () => b.onclick() });
+      kept.set(id, b);
+    }
+    b.onclick = onclick;
+    if (b.element.textContent !== label) b.element.textContent = label;
+    return b.element;
+  };
 }
 
 // The words of a turn: what the prompt allows.
