@@ -62,9 +62,21 @@ async fn the_leaderboard_and_a_players_page_show_what_the_ladder_counted() {
         .await;
 
     // A player's page, reached by its link: a point per rated game, every game, its opponent.
-    browser
-        .click("#ladder-table a[href='#/players/random-bot']")
+    // The link is the one found before the next poll: a poll that brings the same rows keeps
+    // them, so a click (or the keyboard's focus) is not lost to it.
+    let link = browser
+        .find("#ladder-table a[href='#/players/random-bot']")
         .await;
+    let polls = browser
+        .eval("return Number(document.body.dataset.polls)", json!([]))
+        .await;
+    browser
+        .wait_for(
+            &format!("return Number(document.body.dataset.polls) > {polls}"),
+            20,
+        )
+        .await;
+    browser.click_element(&link).await;
     browser
         .wait_for("return document.body.dataset.playerGames === '6'", 20)
         .await;

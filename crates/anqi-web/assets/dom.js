@@ -12,3 +12,14 @@ export function h(tag, attrs = {}, ...children) {
   for (const c of children.flat()) e.append(c instanceof Node ? c : String(c));
   return e;
 }
+
+// Puts `children` in `parent` in place of what it holds, unless they would show the same (the
+// same HTML): a poll that brings the same rows keeps the elements on the page, so a link being
+// clicked, or holding the keyboard's focus, keeps it. Their handlers must then do what the
+// kept ones do. Returns whether anything was replaced.
+export function replaceChanged(parent, ...children) {
+  const next = h("div", {}, ...children);
+  if (next.innerHTML === parent.innerHTML) return false;
+  parent.replaceChildren(...next.childNodes);
+  return true;
+}

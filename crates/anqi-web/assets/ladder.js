@@ -4,7 +4,7 @@
 // are Bradley–Terry on the Elo scale, refitted over every game (protocol/LADDER.md).
 
 import { ladder, player } from "./api.js";
-import { h } from "./dom.js";
+import { h, replaceChanged } from "./dom.js";
 import { main } from "./page.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -33,6 +33,8 @@ function polled(load, show, status) {
       if (stopped || mine !== round) return;
       show(got);
       status.textContent = "";
+      // Polls shown so far (tests wait on it: a poll came and went).
+      document.body.dataset.polls = Number(document.body.dataset.polls || 0) + 1;
     } catch (err) {
       if (stopped || mine !== round) return;
       status.textContent = `Cannot reach the server (${err.message || err}); trying again…`;
@@ -56,7 +58,7 @@ export function ladderView() {
     }
     summary.textContent = `${l.variant} · ${l.games} rated game${l.games === 1 ? "" : "s"} · ratings: Bradley–Terry over every game, 95% intervals`;
     const head = ["#", "player", "rating", "±95%", "games", "wins", "draws", "losses"];
-    table.replaceChildren(h("table", { class: "games standings-table ladder-table" },
+    replaceChanged(table, h("table", { class: "games standings-table ladder-table" },
       h("thead", {}, h("tr", {}, ...head.map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, ...l.players.map((p) => h("tr", { "data-player": p.name, class: p.retired ? "retired" : "" },
         h("td", {}, p.rank ?? "–"), h("th", { scope: "row" }, playerLink(p.name), p.retired ? " (retired)" : ""),
@@ -89,16 +91,16 @@ export function playerView(name) {
     }
     summary.textContent = `${p.rated ? `rating ${ratingText(p)}` : "no rated game yet"} · ${p.wins} won, ${p.draws} drawn, ${p.losses} lost${p.retired ? " · retired" : ""}`;
     drawHistory(chart, p.history);
-    opponents.replaceChildren(h("table", { class: "games" },
+    replaceChanged(opponents, h("table", { class: "games" },
       h("thead", {}, h("tr", {}, ...["opponent", "wins", "draws", "losses"].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, ...p.opponents.map((o) => h("tr", {},
         h("th", { scope: "row" }, playerLink(o.name)), h("td", {}, o.wins), h("td", {}, o.draws), h("td", {}, o.losses))))));
     // Another server's game (a shared ladder) has its page there, under its own number.
-    games.replaceChildren(...p.games.map((g) => h("li", { "data-game": g.game },
+    replaceChanged(games, ...p.games.map((g) => h("li", { "data-game": g.game },
       g.server === p.server ? h("a", { href: `#/game/${g.game}` }, `#${g.game}`) : `${g.server} #${g.game}`,
       ` ${resultWord(g.score)} against `, playerLink(g.opponent),
       `, seat ${g.seat}, ${g.termination.replaceAll("-", " ")}, ${g.plies} plies`)));
-    more.replaceChildren(
+    replaceChanged(more,
       ...(p.offset > 0 ? [h("button", { type: "button", onclick: () => { offset = Math.max(0, offset - 100); poll.now(); } }, "newer games")] : []),
       ...(p.offset + p.games.length < p.total ? [h("button", { type: "button", onclick: () => { offset += 100; poll.now(); } }, "older games")] : []),
       h("span", {}, ` ${p.total} game${p.total === 1 ? "" : "s"}`));

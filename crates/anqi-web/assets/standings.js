@@ -6,7 +6,7 @@
 // final standings for as long as the organizer keeps the pages up.
 
 import { event, listGames } from "./api.js";
-import { h } from "./dom.js";
+import { h, replaceChanged } from "./dom.js";
 import { secondsText } from "./format.js";
 import { listedResultWords } from "./notation.js";
 import { main } from "./page.js";
@@ -35,12 +35,12 @@ export function standings() {
         const s = e.standings.sprt;
         if (s) {
           const at = Math.max(0, Math.min(1, (s.llr - s.lower) / (s.upper - s.lower)));
-          sprt.replaceChildren(
+          replaceChanged(sprt,
             h("span", {}, `SPRT ${s.first} vs ${s.second} [${s.elo0}, ${s.elo1}]: LLR ${s.llr.toFixed(2)} in (${s.lower.toFixed(2)}, ${s.upper.toFixed(2)}), ${s.verdict} `),
             h("meter", { min: 0, max: 1, value: at, "aria-label": "the SPRT's log-likelihood ratio between its bounds" }));
         }
-        table.replaceChildren(engineTable(e.standings));
-        cross.replaceChildren(crossTable(e.standings));
+        replaceChanged(table, engineTable(e.standings));
+        replaceChanged(cross, crossTable(e.standings));
         text.textContent = e.text;
         document.body.dataset.finishedGames = e.finished;
         if (over) document.body.dataset.eventOver = "1";
