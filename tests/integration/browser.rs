@@ -734,3 +734,58 @@ async fn a_person_plays_in_a_team_with_a_bot_by_clicks_alone() {
     );
     browser.quit().await;
 }
+
+/// A program waits over TCP; a person takes its seat from the lobby's "take the seat" button,
+/// found before the lobby's next poll (the row is kept as its seconds count up, so the click
+/// is not lost to the poll), and resigns: the record has both, the program first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_person_takes_a_waiting_programs_seat_from_the_lobby() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let (mut server, web) =
+        TestServer::start_watched("traditional-2x4", "[http]\nhumans = true\n").await;
+    let addr = server.addr();
+    let program = tokio::spawn(async move {
+        let mut bot = anqi_client::RandomBot::new(5);
+        anqi_client::play_game(&addr, "waiter", "w1", &mut bot, None).await
+    });
+    browser.open(&format!("http://{web}/")).await;
+    let row = "const b = document.querySelector('#play .take-seat'); const row = b && b.parentElement.textContent;";
+    let waiting = format!("{row} return row;");
+    let before = browser.wait_for(&waiting, 20).await;
+    assert!(
+        before
+            .as_str()
+            .unwrap()
+            .starts_with("waiter waits for a game"),
+        "{before}"
+    );
+    let take = browser.find("#play .take-seat").await;
+    browser.clear("#play-name").await;
+    browser.keys("#play-name", "visitor").await;
+    browser
+        .wait_for(&format!("{row} return row && row !== {before};"), 20)
+        .await;
+    browser.click_element(&take).await;
+    browser
+        .wait_for(
+            "const s = document.getElementById('seat'); return s && s.dataset.state === 'playing';",
+            20,
+        )
+        .await;
+    browser
+        .eval(
+            "window.confirm = () => true; document.getElementById('seat-resign').click(); return 1",
+            json!([]),
+        )
+        .await;
+    let record = server.next_record().await;
+    let names: Vec<&str> = record.players.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["waiter", "visitor"]);
+    assert_eq!(record.result.reason.name(), "resign");
+    assert_eq!(record.result.loser, Some(2));
+    program.await.unwrap().unwrap();
+    browser.quit().await;
+    server.stop().await;
+}

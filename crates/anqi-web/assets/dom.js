@@ -13,13 +13,39 @@ export function h(tag, attrs = {}, ...children) {
   return e;
 }
 
-// Puts `children` in `parent` in place of what it holds, unless they would show the same (the
-// same HTML): a poll that brings the same rows keeps the elements on the page, so a link being
-// clicked, or holding the keyboard's focus, keeps it. Their handlers must then do what the
-// kept ones do. Returns whether anything was replaced.
+// Makes `parent` show `children` in place of what it holds, keeping every node already there
+// whose place, tag and attributes are the same (its text, and its children likewise, brought
+// up to date): a poll that brings the same rows, or a row whose only change is a count in its
+// text, keeps the elements on the page, so a link or button being clicked, or holding the
+// keyboard's focus, keeps it. A kept element keeps its handlers: the new ones must do what
+// they do. Returns whether anything changed.
 export function replaceChanged(parent, ...children) {
-  const next = h("div", {}, ...children);
-  if (next.innerHTML === parent.innerHTML) return false;
-  parent.replaceChildren(...next.childNodes);
-  return true;
+  return morph(parent, h("div", {}, ...children));
+}
+
+// Whether `a` may stand for `b`: text for text, or the same tag with the same attributes.
+function sameShell(a, b) {
+  if (a.nodeType !== b.nodeType) return false;
+  if (a.nodeType === Node.TEXT_NODE) return true;
+  if (a.nodeName !== b.nodeName || a.attributes.length !== b.attributes.length) return false;
+  return [...b.attributes].every((x) => a.getAttribute(x.name) === x.value);
+}
+
+// Makes `into`'s children those of `from`, place by place, keeping those of `into` that may
+// stand for them (see replaceChanged).
+function morph(into, from) {
+  const old = [...into.childNodes];
+  let changed = false;
+  const next = [...from.childNodes].map((n, i) => {
+    const o = old[i];
+    if (!o || !sameShell(o, n)) { changed = true; return n; }
+    if (n.nodeType === Node.TEXT_NODE) {
+      if (o.data !== n.data) { o.data = n.data; changed = true; }
+    } else if (morph(o, n)) changed = true;
+    return o;
+  });
+  // Only the places that changed are touched: the nodes kept stay attached.
+  next.forEach((n, i) => { if (i >= old.length) into.append(n); else if (n !== old[i]) into.replaceChild(n, old[i]); });
+  for (const o of old.slice(next.length)) { o.remove(); changed = true; }
+  return changed;
 }

@@ -11,7 +11,7 @@
 
 import { gameJsonUrl, gameRefusal, listGames, movesUrl, openGameFeed } from "./api.js";
 import { actionCells, drawBoard, drawCurve, isRed, layout, pieceLabel } from "./board.js";
-import { h } from "./dom.js";
+import { h, replaceChanged } from "./dom.js";
 import { drawEval } from "./eval.js";
 import { exchangePanel } from "./exchange.js";
 import { clockText } from "./format.js";
@@ -166,7 +166,8 @@ export function gameView(id, seat = null) {
   function drawPlies() {
     const s = state.setup;
     const all = positions();
-    moves.replaceChildren(...state.plies.map((p, i) => {
+    // The rows already drawn are kept (a click on one is not lost to the next ply).
+    replaceChanged(moves, ...state.plies.map((p, i) => {
       const who = playerWords(p.player, s.players, all[i + 1].colours);
       return h("div", { class: i + 1 === state.at ? "current" : "", onclick: () => go(i + 1), "data-action": p.action },
         h("span", { class: "ply-no" }, `${p.ply}.`), " ", h("span", { class: "who" }, who), " ", plyText(p, state.names, chinese()),

@@ -6,7 +6,7 @@
 // matchmaking pairs whoever waits. A seat taken opens #/play/TOKEN.
 
 import { sitDown } from "./api.js";
-import { h } from "./dom.js";
+import { h, replaceChanged } from "./dom.js";
 
 // How strong each of the server's bots plays (seats.rs's bots; BENCHMARKS.md has their Elo).
 const STRENGTH = { random: "easiest: plays at random", greedy: "easy: takes what it can", search: "strongest: searches ahead" };
@@ -41,7 +41,7 @@ export function sitDownPanel(box) {
       box.hidden = false;
       if (info.ladder) {
         if (!ladder) { ladder = ladderForm(info); box.replaceChildren(ladder.form, h("div", {}, waitingList)); }
-        waitingList.replaceChildren(...info.waiting.map((w) => h("li", {}, `${w.name} waits for a game`)));
+        replaceChanged(waitingList, ...info.waiting.map((w) => h("li", {}, `${w.name} waits for a game`)));
         return;
       }
       if (!built) {
@@ -59,7 +59,8 @@ export function sitDownPanel(box) {
             name, "against", against, seat, time, h("button", { type: "submit", id: "play-start" }, "Play"), seed),
           h("div", {}, waitingList), message);
       }
-      waitingList.replaceChildren(...info.waiting.map((w) => h("li", {},
+      // Each row kept as its seconds count up (a click on its button is not lost to a poll).
+      replaceChanged(waitingList, ...info.waiting.map((w) => h("li", {},
         `${w.name} waits for a game (${Math.max(0, Math.round((Date.now() - w.since_unix_ms) / 1000))} s) `,
         h("button", { class: "take-seat", onclick: () => sit("waiting") }, "take the seat"))));
     },
