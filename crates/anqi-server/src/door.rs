@@ -2,7 +2,7 @@
 //! and their referee. A person playing from a web page (`anqi-web`'s seats) and the bot the
 //! server starts to play against them come in here.
 //!
-//! A local player is a [`Player`] like any other once seated: the same seating, the same
+//! A local player is a `Player` like any other once seated: the same seating, the same
 //! referee, the same clock and the same record. Only its two ends differ: the referee's lines
 //! go to a channel that the local player reads ([`LocalSeat::recv`]), and what it sends goes
 //! into the inbox a connection's reader task would fill ([`LocalSeat::send`]), stamped with the

@@ -27,7 +27,7 @@
 //!
 //! A newcomer that finds the server full waits for the place it made (or claimed) in its own
 //! task (the accept loop never waits), for at most a moment: the places a let-go connection
-//! gives back are counted as coming ([`RoomComing`]) only until they come, until the wait for
+//! gives back are counted as coming (`RoomComing`) only until they come, until the wait for
 //! them is given up, or until that moment is over.
 
 use std::collections::{HashMap, VecDeque};
@@ -197,7 +197,7 @@ impl Idlers {
     }
 }
 
-/// A connection's place among the [`Idlers`] in their handshake, left when dropped (the
+/// A connection's place among the `Idlers` in their handshake, left when dropped (the
 /// handshake is over).
 #[derive(Debug)]
 pub struct Handshaking {
@@ -215,9 +215,9 @@ impl Drop for Handshaking {
 }
 
 /// A player's place among the seated (waiting for a game, or playing one), taken when its
-/// handshake is done and held by its [`Player`](crate::connection::Player) until the game is
+/// handshake is done and held by its `Player` until the game is
 /// over (or it leaves before): its count under its network's seat cap, and, once it is prompted
-/// for its first action, its place among the [`Idlers`] until it acts.
+/// for its first action, its place among the `Idlers` until it acts.
 #[derive(Debug)]
 pub struct SeatTicket {
     conn: u64,
@@ -236,7 +236,7 @@ impl SeatTicket {
     /// The player is prompted for an action: the first time, and until it acts, it is among
     /// those that make room on a full server (from `at`, the moment of that first prompt).
     /// `frees`: the places its game gives back when it ends (its players' open connections);
-    /// `game_started`: whether a ply has been played in its game (see [`Idlers`]).
+    /// `game_started`: whether a ply has been played in its game (see `Idlers`).
     pub fn prompted(&mut self, at: Instant, frees: usize, game_started: bool) {
         if self.listed || self.acted {
             return;
@@ -432,7 +432,7 @@ impl Admission {
     /// As [`Admission::admit`], and, when the server is full, claims a place that a connection
     /// let go earlier will give back, or else lets the oldest connection still in its
     /// handshake go (it is told `busy`), or else a seated player idle on its first action (see
-    /// [`Idlers`]), and waits up to `wait` for its place. Meant for the newcomer's own task:
+    /// `Idlers`), and waits up to `wait` for its place. Meant for the newcomer's own task:
     /// it may wait that long.
     ///
     /// # Errors

@@ -1,6 +1,6 @@
 //! Engine processes: checked before the event starts (the program exists and can be run),
 //! started per game with the placeholders filled in, their output sent to a log (see
-//! [`Log`]), and killed with their whole process group when the game is over (or when the
+//! `Log`), and killed with their whole process group when the game is over (or when the
 //! tournament process dies), so no process is left behind. Each engine runs under a keeper
 //! (`anqi keep`, or its bridge) that ends what the engine started (see `keeper`); the keeper
 //! itself runs in a cgroup of its own where one can be made, ended with the game, so that

@@ -212,7 +212,7 @@ impl SeatRefusal {
     }
 
     /// The HTTP status that answers it: a request at fault 400 (on a ladder, as
-    /// [`LadderRefusal::status`] says), the server's state 503.
+    /// `LadderRefusal::status` says), the server's state 503.
     pub fn status(&self) -> u16 {
         match self {
             SeatRefusal::Ladder(refusal) => refusal.status(),

@@ -25,9 +25,9 @@
 //!
 //! # Commitment
 //! The root of a Merkle tree over the entries, with the book's variant and length
-//! ([`merkle`]), kept in the file as a check that it is whole, printed when an event starts,
+//! (`merkle`), kept in the file as a check that it is whole, printed when an event starts,
 //! and carried by every game's record with the entry played; `anqi report --book` and `anqi
-//! replay --book` check every game against the book or a proof of its entries ([`proof`]).
+//! replay --book` check every game against the book or a proof of its entries (`proof`).
 
 mod merkle;
 mod proof;

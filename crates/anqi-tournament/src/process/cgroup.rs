@@ -65,7 +65,7 @@ impl Cgroup {
     /// Makes a new, empty cgroup below this process's own. The first call also ends and
     /// removes the cgroups there that anqi processes no longer running left behind (one killed
     /// with SIGKILL cannot remove its own), those of an earlier process with this very pid
-    /// included (see [`remove_stale`]).
+    /// included (see `remove_stale`).
     ///
     /// # Errors
     /// Why no cgroup can be made here (no cgroup v2, no permission, not delegated).
@@ -184,7 +184,7 @@ impl Cgroup {
 impl Drop for Cgroup {
     /// Ends every process left in the cgroup, then removes it: on tokio's blocking threads
     /// when dropped in a runtime (async code must not wait for it), else here and now. See
-    /// [`Ending`].
+    /// `Ending`.
     fn drop(&mut self) {
         Ending::new(std::mem::take(&mut self.dir)).start();
     }

@@ -95,7 +95,7 @@ impl UnitLine {
     }
 }
 
-/// Plays the unit of work `input` (a [`WorkUnit`] as JSON) on this machine, one game after
+/// Plays the unit of work `input` (a `WorkUnit` as JSON) on this machine, one game after
 /// another, and gives `emit` a JSON line as each ends; an engine that cannot play here, or a
 /// unit that cannot be played at all, is said the same way (`{"kind": "engine-failure", ...}`).
 pub async fn play_unit(input: &str, mut emit: impl FnMut(&str)) {
