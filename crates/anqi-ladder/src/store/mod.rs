@@ -191,15 +191,9 @@ impl Store {
     /// When the name is taken (by a retired account too), also by a name that differs from it
     /// only in case (`NameTaken` names the one there): `Selfmade` beside `selfmade` would
     /// pass for it on the pages. Every way of making an account comes here (`anqi ladder
-    /// add`, registration), so none makes such a pair.
+    /// add`, registration), so none makes such a pair; the name is checked and taken in one
+    /// write, so neither do two processes adding both at once.
     pub fn add_account(&self, name: &str, secret_sha256: &[u8; 32]) -> Result<i64, StoreError> {
-        if let Some(same) = self
-            .accounts()?
-            .into_iter()
-            .find(|a| a.name.eq_ignore_ascii_case(name))
-        {
-            return Err(StoreError::NameTaken(same.name));
-        }
         each!(&self.backend, db => db.add_account(name, secret_sha256))
     }
 

@@ -152,11 +152,15 @@ impl Postgres {
     ) -> Result<i64, StoreError> {
         let digest: &[u8] = secret_sha256;
         self.write(|tx| {
-            let taken: bool = tx
-                .query_one("SELECT count(*) > 0 FROM accounts WHERE name = $1", &[&name])?
-                .try_get(0)?;
-            if taken {
-                return Err(StoreError::NameTaken(name.to_string()));
+            // In the write's turn (see `write`), so no other writer adds `bot` beside `Bot`
+            // between the check and the insert. Names are ASCII: lower() folds them alike in
+            // every locale.
+            let there = tx.query_opt(
+                "SELECT name FROM accounts WHERE lower(name) = lower($1)",
+                &[&name],
+            )?;
+            if let Some(there) = there {
+                return Err(StoreError::NameTaken(there.try_get(0)?));
             }
             let row = tx.query_one(
                 "INSERT INTO accounts (name, secret_sha256, created_unix_ms) VALUES ($1, $2, $3) RETURNING id",

@@ -118,19 +118,26 @@ impl Sqlite {
         name: &str,
         secret_sha256: &[u8; 32],
     ) -> Result<i64, StoreError> {
-        let taken: bool = self.conn.query_row(
-            "SELECT count(*) > 0 FROM accounts WHERE name = ?1",
-            [name],
-            |r| r.get(0),
-        )?;
-        if taken {
-            return Err(StoreError::NameTaken(name.to_string()));
+        // Write-locked from its start: of two processes adding `Bot` and `bot` at once, the
+        // second sees the first's (names are ASCII, which SQLite's lower() folds).
+        let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
+        let there: Option<String> = tx
+            .query_row(
+                "SELECT name FROM accounts WHERE lower(name) = lower(?1)",
+                [name],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(there) = there {
+            return Err(StoreError::NameTaken(there));
         }
-        self.conn.execute(
+        tx.execute(
             "INSERT INTO accounts (name, secret_sha256, created_unix_ms) VALUES (?1, ?2, ?3)",
             params![name, &secret_sha256[..], unix_ms()],
         )?;
-        Ok(self.conn.last_insert_rowid())
+        let id = tx.last_insert_rowid();
+        tx.commit()?;
+        Ok(id)
     }
 
     /// Copies accounts as they are (numbers, secrets' digests, dates) into an empty database:

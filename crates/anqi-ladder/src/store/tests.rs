@@ -57,6 +57,7 @@ on_both!(
     an_old_database_is_upgraded_at_open_and_keeps_its_rows,
     a_database_newer_than_the_program_is_refused,
     names_are_never_reused_and_retiring_keeps_the_games,
+    two_connections_adding_one_name_in_two_cases_at_once_make_one_account,
     a_game_and_its_ratings_are_one_transaction_and_a_game_counts_once,
     an_unrated_game_is_indexed_but_changes_no_rating,
     another_connections_commit_changes_the_data_version_and_its_own_does_not,
@@ -168,6 +169,36 @@ fn names_are_never_reused_and_retiring_keeps_the_games(place: Place) {
         Err(StoreError::NameTaken(_))
     ));
     assert_eq!(store.games("standard").unwrap().len(), 1);
+}
+
+fn two_connections_adding_one_name_in_two_cases_at_once_make_one_account(place: Place) {
+    // Two processes (two connections), each adding the name in its own case, started together
+    // round after round: the check and the insert are one write, so one wins each round.
+    const ROUNDS: u8 = 20;
+    let barrier = std::sync::Barrier::new(2);
+    let [first, second]: [Vec<Result<i64, StoreError>>; 2] = std::thread::scope(|s| {
+        let adders = [("Bot", 0u8), ("bOT", 100)].map(|(name, key)| {
+            let (barrier, store) = (&barrier, place.open());
+            s.spawn(move || {
+                (0..ROUNDS)
+                    .map(|round| {
+                        barrier.wait();
+                        store.add_account(&format!("{name}{round}"), &[key + round; 32])
+                    })
+                    .collect()
+            })
+        });
+        adders.map(|a| a.join().unwrap())
+    });
+    for (round, added) in first.iter().zip(&second).enumerate() {
+        let won = [added.0, added.1].iter().filter(|a| a.is_ok()).count();
+        assert_eq!(won, 1, "round {round}: {added:?}");
+        let lost = [added.0, added.1]
+            .into_iter()
+            .find_map(|a| a.as_ref().err());
+        assert!(matches!(lost, Some(StoreError::NameTaken(_))), "{lost:?}");
+    }
+    assert_eq!(place.open().accounts().unwrap().len(), ROUNDS as usize);
 }
 
 fn a_game_and_its_ratings_are_one_transaction_and_a_game_counts_once(place: Place) {
