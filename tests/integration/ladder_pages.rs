@@ -9,6 +9,7 @@ use crate::common::TempDir;
 use crate::ladder::{add, bot, serve, stop, until_rated};
 use crate::web::get_json;
 use serde_json::json;
+use std::collections::BTreeMap;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn the_leaderboard_and_a_players_page_show_what_the_ladder_counted() {
@@ -210,6 +211,66 @@ async fn a_person_plays_a_rated_game_as_a_guest_from_the_lobby() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert_no_csp_violations(&browser, "a guest's ladder game").await;
+    browser.quit().await;
+    stop(server);
+}
+
+/// A player with more games than a page holds (100): "older games" shows the rest, and
+/// "newer games" (which takes the place the other had) goes back to the first page. The
+/// games are put in the ladder's index directly (the pages read it): playing 101 would take a
+/// minute.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_players_page_pages_through_more_than_a_hundred_games() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let dir = TempDir::new("ladder-paging");
+    let db = dir.0.join("ladder.db");
+    {
+        let mut store = anqi_ladder::Store::open(&db).unwrap();
+        let one = store.add_account("one", &[1; 32]).unwrap();
+        let two = store.add_account("two", &[2; 32]).unwrap();
+        let (ratings, counts) = (BTreeMap::new(), BTreeMap::new());
+        for game_no in 1..=101 {
+            let row = anqi_ladder::store::GameRow {
+                server: "elsewhere".into(),
+                game_no,
+                variant: "traditional-2x4".into(),
+                records: "games.jsonl".into(),
+                started_unix_ms: 1_000 + game_no,
+                first: one,
+                second: two,
+                score: None,
+                termination: "aborted".into(),
+                plies: 0,
+            };
+            store.add_game(&row, &ratings, &counts).unwrap();
+        }
+    }
+    let (server, _, web) = serve(&dir.0, "traditional-2x4", &[]);
+    browser.open(&format!("http://{web}/#/players/one")).await;
+    let listed = |n: usize| {
+        format!("return document.body.dataset.playerGames === '101' && document.querySelectorAll('#player-games li').length === {n};")
+    };
+    let buttons =
+        "return [...document.querySelectorAll('#player-more button')].map((b) => b.textContent);";
+    browser.wait_for(&listed(100), 20).await;
+    assert_eq!(
+        browser.eval(buttons, json!([])).await,
+        json!(["older games"])
+    );
+    browser.click("#player-more button").await;
+    browser.wait_for(&listed(1), 20).await;
+    assert_eq!(
+        browser.eval(buttons, json!([])).await,
+        json!(["newer games"])
+    );
+    browser.click("#player-more button").await;
+    browser.wait_for(&listed(100), 20).await;
+    assert_eq!(
+        browser.eval(buttons, json!([])).await,
+        json!(["older games"])
+    );
     browser.quit().await;
     stop(server);
 }

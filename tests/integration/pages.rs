@@ -339,6 +339,11 @@ async fn a_person_plays_by_the_keyboard_resigns_and_plays_again() {
         words.as_str().unwrap().contains("(keys) resigned"),
         "{words}"
     );
+    // The focus the resign button had goes on to the first button left, not to the page.
+    let focused = browser
+        .eval("return document.activeElement.id", json!([]))
+        .await;
+    assert_eq!(focused, "seat-again");
     let record = server.next_record().await;
     assert_eq!(record.plies[0].action, format!("(rev {played})"));
     assert_eq!(record.result.reason.name(), "resign");

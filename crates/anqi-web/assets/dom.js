@@ -17,8 +17,10 @@ export function h(tag, attrs = {}, ...children) {
 // whose place, tag and attributes are the same (its text, and its children likewise, brought
 // up to date): a poll that brings the same rows, or a row whose only change is a count in its
 // text, keeps the elements on the page, so a link or button being clicked, or holding the
-// keyboard's focus, keeps it. A kept element keeps its handlers: the new ones must do what
-// they do. Returns whether anything changed.
+// keyboard's focus, keeps it. A kept element keeps its handlers, so an element whose handler
+// does something other than its place's must say so in an attribute (an id, a data-
+// attribute): two buttons that differ only in their label and handler must not stand for each
+// other. Returns whether anything changed.
 export function replaceChanged(parent, ...children) {
   return morph(parent, h("div", {}, ...children));
 }

@@ -166,18 +166,22 @@ export function gameView(id, seat = null) {
   function drawPlies() {
     const s = state.setup;
     const all = positions();
-    // The rows already drawn are kept (a click on one is not lost to the next ply).
+    // The rows already drawn are kept (a click on one is not lost to the next ply): the mark
+    // of the ply shown is taken off before and put back after, so that no row differs by it.
+    const marked = moves.querySelector(".current");
+    if (marked) marked.classList.remove("current");
     replaceChanged(moves, ...state.plies.map((p, i) => {
       const who = playerWords(p.player, s.players, all[i + 1].colours);
-      return h("div", { class: i + 1 === state.at ? "current" : "", onclick: () => go(i + 1), "data-action": p.action },
+      return h("div", { onclick: () => go(i + 1), "data-action": p.action },
         h("span", { class: "ply-no" }, `${p.ply}.`), " ", h("span", { class: "who" }, who), " ", plyText(p, state.names, chinese()),
         p.comment ? h("span", { class: "comment", title: p.comment }, ` { ${p.comment} }`) : "");
     }), ...state.faults.map((f) => h("div", { class: "fault" }, `ply ${f.ply}: ${playerWords(f.player, s.players, null)}: ${f.code}: ${f.text}`)));
     // Only the list scrolls to the ply shown. scrollIntoView would scroll the window too: on a
     // phone, where the list is below the board, every ply of a live game pulled the board off
     // the screen. (The list is positioned, so a ply's offsetTop is within it.)
-    const cur = moves.querySelector(".current");
+    const cur = state.at > 0 ? moves.children[state.at - 1] : null;
     if (cur) {
+      cur.classList.add("current");
       if (cur.offsetTop < moves.scrollTop) moves.scrollTop = cur.offsetTop;
       const below = cur.offsetTop + cur.offsetHeight - moves.clientHeight;
       if (below > moves.scrollTop) moves.scrollTop = below;

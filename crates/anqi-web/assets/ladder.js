@@ -101,8 +101,8 @@ export function playerView(name) {
       ` ${resultWord(g.score)} against `, playerLink(g.opponent),
       `, seat ${g.seat}, ${g.termination.replaceAll("-", " ")}, ${g.plies} plies`)));
     replaceChanged(more,
-      ...(p.offset > 0 ? [h("button", { type: "button", onclick: () => { offset = Math.max(0, offset - 100); poll.now(); } }, "newer games")] : []),
-      ...(p.offset + p.games.length < p.total ? [h("button", { type: "button", onclick: () => { offset += 100; poll.now(); } }, "older games")] : []),
+      ...(p.offset > 0 ? [h("button", { type: "button", id: "player-newer", onclick: () => { offset = Math.max(0, offset - 100); poll.now(); } }, "newer games")] : []),
+      ...(p.offset + p.games.length < p.total ? [h("button", { type: "button", id: "player-older", onclick: () => { offset += 100; poll.now(); } }, "older games")] : []),
       h("span", {}, ` ${p.total} game${p.total === 1 ? "" : "s"}`));
     document.body.dataset.playerGames = p.total;
   }, status);

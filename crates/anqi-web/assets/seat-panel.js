@@ -81,7 +81,13 @@ export function seatControls(seat, box, redraw) {
         closed ? h("div", { class: "error" }, closed) : "");
     }
     const row = [...buttonRow.children];
-    if (row.length !== buttons.length || row.some((b, i) => b !== buttons[i])) buttonRow.replaceChildren(...buttons);
+    if (row.length !== buttons.length || row.some((b, i) => b !== buttons[i])) {
+      // A button with the keyboard's focus that goes (resign once the game is over) hands
+      // the focus on to the row's first one (play again), not to the page's top.
+      const had = buttonRow.contains(document.activeElement) ? document.activeElement : null;
+      buttonRow.replaceChildren(...buttons);
+      if (had && document.activeElement !== had) (buttons.includes(had) ? had : buttons[0])?.focus();
+    }
     return { draw: { can, selected, targets }, click };
   }
 

@@ -49,7 +49,7 @@ export function standings() {
         // hold them all (it may lag the standings by a moment), or some were withheld.
         if (e.finished !== listed.finished || listed.games < e.finished || listed.withheld > 0) {
           const list = await listGames({ state: "finished" });
-          games.replaceChildren(...list.games.slice().reverse().map(gameItem));
+          replaceChanged(games, ...list.games.slice().reverse().map(gameItem));
           listed = { finished: e.finished, games: list.games.length, withheld: list.games.filter((g) => g.withheld).length };
         }
       } else {

@@ -156,7 +156,7 @@ impl Postgres {
             // between the check and the insert. Names are ASCII: lower() folds them alike in
             // every locale.
             let there = tx.query_opt(
-                "SELECT name FROM accounts WHERE lower(name) = lower($1)",
+                "SELECT name FROM accounts WHERE lower(name) = lower($1) ORDER BY id LIMIT 1",
                 &[&name],
             )?;
             if let Some(there) = there {

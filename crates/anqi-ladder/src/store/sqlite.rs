@@ -123,7 +123,7 @@ impl Sqlite {
         let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
         let there: Option<String> = tx
             .query_row(
-                "SELECT name FROM accounts WHERE lower(name) = lower(?1)",
+                "SELECT name FROM accounts WHERE lower(name) = lower(?1) ORDER BY id LIMIT 1",
                 [name],
                 |r| r.get(0),
             )
