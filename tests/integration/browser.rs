@@ -789,3 +789,53 @@ async fn a_person_takes_a_waiting_programs_seat_from_the_lobby() {
     browser.quit().await;
     server.stop().await;
 }
+
+/// A lobby row's link keeps the keyboard's focus as its game's plies count up (the row is
+/// brought up to date in place, its link kept), and still opens the game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_lobby_link_keeps_the_keyboards_focus_as_its_game_goes_on() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let (mut server, web) = TestServer::start_watched("traditional", "").await;
+    let addr = server.addr();
+    let bots: Vec<_> = ["1", "2"]
+        .map(|seed| {
+            std::process::Command::new(crate::common::anqi_bot())
+                .args(["--connect", &addr, "--strategy", "random", "--seed", seed])
+                .args(["--think-ms", "100"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .into();
+    until_running(&web, 1).await;
+    open_lobby_listing_game_one(&browser, &web).await;
+    let row = "document.querySelector('tr[data-game=\"1\"]')";
+    let link = browser.find("tr[data-game=\"1\"] a").await;
+    let plies = browser
+        .eval(
+            &format!("{row}.querySelector('a').focus(); return {row}.children[4].textContent;"),
+            json!([]),
+        )
+        .await;
+    browser
+        .wait_for(
+            &format!("return {row}.children[4].textContent !== {plies};"),
+            20,
+        )
+        .await;
+    let focused = format!("return document.activeElement === {row}.querySelector('a');");
+    assert_eq!(browser.eval(&focused, json!([])).await, true);
+    browser.click_element(&link).await;
+    browser
+        .wait_for("return document.body.dataset.caughtUp", 20)
+        .await;
+    for mut bot in bots {
+        let _ = bot.kill();
+        let _ = bot.wait();
+    }
+    browser.quit().await;
+    server.stop().await;
+}

@@ -5,7 +5,7 @@
 
 import { listGames, openGameFeed, seatsInfo } from "./api.js";
 import { drawBoard, layout, thumbnail } from "./board.js";
-import { h } from "./dom.js";
+import { h, replaceChanged } from "./dom.js";
 import { cellNames, listedResultWords } from "./notation.js";
 import { chinese, main } from "./page.js";
 import { sitDownPanel } from "./sit-down.js";
@@ -97,14 +97,14 @@ function known(list, names) {
   list.append(...[...new Set(names)].filter((n) => !have.has(n)).map((n) => h("option", { value: n })));
 }
 
-// One game's row, made (`tr` null) or brought up to date: its link (made once), a picture of
-// its board (once the lobby knows the variant's shape), variant, players, plies, and how it
-// stands.
+// One game's row, made (`tr` null) or brought up to date: its link (kept: a link with the
+// keyboard's focus keeps it as the game's plies count up), a picture of its board (once the
+// lobby knows the variant's shape), variant, players, plies, and how it stands.
 function fillRow(tr, g, layouts) {
-  if (!tr) tr = h("tr", { "data-game": g.game }, h("td", {}, h("a", { href: `#/game/${g.game}` }, `#${g.game}`)));
+  if (!tr) tr = h("tr", { "data-game": g.game });
   tr.className = g.state;
   const lay = layouts.get(g.variant);
-  tr.replaceChildren(tr.firstChild,
+  replaceChanged(tr, h("td", {}, h("a", { href: `#/game/${g.game}` }, `#${g.game}`)),
     h("td", {}, lay && g.board ? thumbnail(lay, g.board) : ""),
     h("td", {}, g.variant),
     h("td", {}, g.players.join(" – ")),
