@@ -797,7 +797,7 @@ async fn a_lobby_link_keeps_the_keyboards_focus_as_its_game_goes_on() {
     let Some(browser) = Browser::start().await else {
         return;
     };
-    let (mut server, web) = TestServer::start_watched("traditional", "").await;
+    let (server, web) = TestServer::start_watched("traditional", "").await;
     let addr = server.addr();
     let bots: Vec<_> = ["1", "2"]
         .map(|seed| {
