@@ -68,6 +68,17 @@ pub struct Ledger {
     unannounced: bool,
 }
 
+/// How many times [`Ledger::count`] fits a game before it writes it unchecked.
+const FITS: usize = 5;
+
+/// A game and the ratings with it, fitted and not written yet ([`Ledger::fit`]).
+pub(crate) struct Fitted {
+    row: GameRow,
+    games: Games,
+    counts: BTreeMap<i64, u64>,
+    ratings: BTreeMap<i64, Rating>,
+}
+
 /// A game just counted.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Counted {
@@ -165,13 +176,35 @@ impl Ledger {
 
     /// Counts a finished game, once: `None` when it is not this ladder's, or already counted.
     ///
+    /// The ratings written with it are fitted over every game the database holds. Another
+    /// server sharing the database may count a game between this one's fit and its write:
+    /// the write is then refused (`Store::add_game_if_unchanged`), and the game is fitted
+    /// again over the database read anew, up to [`FITS`] times; the last write is not checked
+    /// (a game is never left out for it: its ratings are then a game behind, until the next).
+    ///
     /// # Errors
     /// When the database refuses the transaction (nothing of the game is counted then).
     pub fn count(&mut self, record: &GameRecord) -> Result<Option<Counted>, StoreError> {
-        // What other processes committed first (accounts; on a shared database, the other
-        // servers' games): the new ratings are then fitted over every game the database holds,
-        // and a player's account made a moment ago is known. Cheap when nothing changed.
-        self.reload_if_changed()?;
+        let mut fits = 0;
+        loop {
+            fits += 1;
+            // What other processes committed first (accounts; on a shared database, the other
+            // servers' games): the new ratings are then fitted over every game the database
+            // holds, and a player's account made a moment ago is known. Cheap when nothing
+            // changed.
+            self.reload_if_changed()?;
+            let Some(fitted) = self.fit(record)? else {
+                return Ok(None);
+            };
+            if let Some(counted) = self.write(fitted, fits < FITS)? {
+                return Ok(Some(counted));
+            }
+        }
+    }
+
+    /// The game of `record` and the ratings with it, fitted over the games as last read:
+    /// `None` when it is not this ladder's, or already counted.
+    pub(crate) fn fit(&self, record: &GameRecord) -> Result<Option<Fitted>, StoreError> {
         let Some(row) = self.row_of(record) else {
             return Ok(None);
         };
@@ -202,8 +235,38 @@ impl Ledger {
         } else {
             self.ratings.clone()
         };
+        Ok(Some(Fitted {
+            row,
+            games,
+            counts,
+            ratings,
+        }))
+    }
+
+    /// Writes a game [`Ledger::fit`] fitted: with `checked`, only if the database is as it
+    /// was read (`None`, nothing written, when another process wrote meanwhile).
+    pub(crate) fn write(
+        &mut self,
+        fitted: Fitted,
+        checked: bool,
+    ) -> Result<Option<Counted>, StoreError> {
+        let Fitted {
+            row,
+            games,
+            counts,
+            ratings,
+        } = fitted;
         let start = std::time::Instant::now();
-        self.store.add_game(&row, &ratings, &counts)?;
+        if checked {
+            let written =
+                self.store
+                    .add_game_if_unchanged(&row, &ratings, &counts, self.seen_version)?;
+            if written.is_none() {
+                return Ok(None);
+            }
+        } else {
+            self.store.add_game(&row, &ratings, &counts)?;
+        }
         let took = start.elapsed();
         // Only once the transaction is in: a failed one leaves the ledger as it was.
         self.games = games;

@@ -277,7 +277,25 @@ impl Store {
         ratings: &BTreeMap<i64, Rating>,
         games: &BTreeMap<i64, u64>,
     ) -> Result<i64, StoreError> {
-        each!(&mut self.backend, db => db.add_game(game, ratings, games))
+        let id = each!(&mut self.backend, db => db.add_game(game, ratings, games, None))?;
+        Ok(id.expect("a game written unchecked is written"))
+    }
+
+    /// Adds a game as [`Store::add_game`] does, if no other connection has written to the
+    /// database since its [`Store::data_version`] was `seen`, checked in the same transaction:
+    /// `None`, and nothing written, when one has. The ratings were fitted over the games read
+    /// at `seen`; another server's game counted since would be missing from them.
+    ///
+    /// # Errors
+    /// When the transaction fails (nothing is written then).
+    pub fn add_game_if_unchanged(
+        &mut self,
+        game: &GameRow,
+        ratings: &BTreeMap<i64, Rating>,
+        games: &BTreeMap<i64, u64>,
+        seen: i64,
+    ) -> Result<Option<i64>, StoreError> {
+        each!(&mut self.backend, db => db.add_game(game, ratings, games, Some(seen)))
     }
 
     /// Every game of a variant, in the order they were added.

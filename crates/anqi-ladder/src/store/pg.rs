@@ -120,13 +120,34 @@ impl Postgres {
         &self,
         f: impl FnOnce(&mut Transaction<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
+        let out = self.write_unless_changed(None, f)?;
+        Ok(out.expect("a write unchecked is written"))
+    }
+
+    /// Runs `f` in a write transaction, `changes` bumped first; with `seen`, only if
+    /// [`Postgres::data_version`] was still that when this write's turn came (`None`
+    /// otherwise, rolled back).
+    fn write_unless_changed<T>(
+        &self,
+        seen: Option<i64>,
+        f: impl FnOnce(&mut Transaction<'_>) -> Result<T, StoreError>,
+    ) -> Result<Option<T>, StoreError> {
         let mut client = self.client();
+        // This connection's own commits: none can come while its client is held.
+        let own = self.own.load(Ordering::Relaxed);
         let mut tx = client.transaction()?;
-        tx.execute("UPDATE changes SET n = n + 1", &[])?;
+        // The bump takes the row's lock (the writers' turns): the count read with it is every
+        // commit before this write's turn, and this one.
+        let all: i64 = tx
+            .query_one("UPDATE changes SET n = n + 1 RETURNING n", &[])?
+            .try_get(0)?;
+        if seen.is_some_and(|seen| all - 1 - own != seen) {
+            return Ok(None);
+        }
         let out = f(&mut tx)?;
         tx.commit()?;
         self.own.fetch_add(1, Ordering::Relaxed);
-        Ok(out)
+        Ok(Some(out))
     }
 
     fn query(
@@ -269,8 +290,9 @@ impl Postgres {
         game: &GameRow,
         ratings: &BTreeMap<i64, Rating>,
         games: &BTreeMap<i64, u64>,
-    ) -> Result<i64, StoreError> {
-        self.write(|tx| {
+        seen: Option<i64>,
+    ) -> Result<Option<i64>, StoreError> {
+        self.write_unless_changed(seen, |tx| {
             let id: i64 = tx
                 .query_one(
                     "INSERT INTO games (server, game_no, variant, records, started_unix_ms, first, second, score, termination, plies)

@@ -249,7 +249,8 @@ impl Sqlite {
 
     /// Adds a game to the index and sets the variant's ratings to `ratings` (its players'
     /// rows after it go to the history), all in one transaction: both are written, or
-    /// neither. `games` is each rated player's count of rated games.
+    /// neither. `games` is each rated player's count of rated games. With `seen`, only if
+    /// `data_version` is still that (`None` otherwise, nothing written).
     ///
     /// # Errors
     /// When the transaction fails (nothing is written then).
@@ -258,8 +259,19 @@ impl Sqlite {
         game: &GameRow,
         ratings: &BTreeMap<i64, Rating>,
         games: &BTreeMap<i64, u64>,
-    ) -> Result<i64, StoreError> {
-        let tx = self.conn.transaction()?;
+        seen: Option<i64>,
+    ) -> Result<Option<i64>, StoreError> {
+        // Write-locked from its start: no other connection commits between the check and
+        // the commit. (Returning early drops the transaction: rolled back.)
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if let Some(seen) = seen {
+            let now: i64 = tx.query_row("PRAGMA data_version", [], |r| r.get(0))?;
+            if now != seen {
+                return Ok(None);
+            }
+        }
         tx.execute(
             "INSERT INTO games (server, game_no, variant, records, started_unix_ms, first, second, score, termination, plies)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -296,7 +308,7 @@ impl Sqlite {
             }
         }
         tx.commit()?;
-        Ok(id)
+        Ok(Some(id))
     }
 
     /// Every game of a variant, in the order they were added.

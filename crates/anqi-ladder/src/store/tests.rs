@@ -63,6 +63,7 @@ on_both!(
     another_connections_commit_changes_the_data_version_and_its_own_does_not,
     copied_accounts_keep_their_numbers_and_new_ones_come_after,
     two_servers_share_one_database_and_each_counts_its_own_games,
+    a_game_fitted_while_another_server_counts_one_is_fitted_again_over_both,
     servers_of_two_variants_are_two_ladders_with_the_same_accounts,
 );
 
@@ -409,6 +410,47 @@ fn two_servers_share_one_database_and_each_counts_its_own_games(place: Place) {
         .map(|g| (g.server.as_str(), g.game_no))
         .collect();
     assert_eq!(ids, [("east", 1), ("east", 2), ("west", 1), ("east", 3)]);
+}
+
+/// East fits its game; west counts one of its own before east writes: east's write is
+/// refused, and counting the game fits it again over both, so the ratings written are those
+/// of every game (not one game behind).
+fn a_game_fitted_while_another_server_counts_one_is_fitted_again_over_both(place: Place) {
+    let mut east = Ledger::open(place.open(), "east", "standard", "east.jsonl").unwrap();
+    let mut west = Ledger::open(place.open(), "west", "standard", "west.jsonl").unwrap();
+    // Made by a third connection (`anqi ladder add`): both servers see them.
+    let admin = place.open();
+    admin.add_account("alpha", &[1; 32]).unwrap();
+    admin.add_account("beta", &[2; 32]).unwrap();
+    assert!(east.refresh().unwrap() && west.refresh().unwrap());
+    let mine = record("east", 1, "alpha", "beta");
+    let fitted = east.fit(&mine).unwrap().unwrap();
+    assert!(west
+        .count(&record("west", 1, "beta", "alpha"))
+        .unwrap()
+        .is_some());
+    assert!(east.write(fitted, true).unwrap().is_none(), "refused");
+    assert_eq!(east.store().games("standard").unwrap().len(), 1);
+    assert!(east.count(&mine).unwrap().is_some());
+    let id = |name: &str| east.store().account(name).unwrap().unwrap().id;
+    let mut both = crate::rating::Games::default();
+    both.add(id("beta"), id("alpha"), 1.0);
+    both.add(id("alpha"), id("beta"), 1.0);
+    let fit = crate::rating::fit(&both);
+    let stored = east.store().ratings("standard").unwrap();
+    for name in ["alpha", "beta"] {
+        let (rating, games) = &stored[&id(name)];
+        assert_eq!((rating, *games), (&fit[&id(name)], 2), "{name}");
+    }
+    // Unchecked, a write goes in whatever came meanwhile (the last of count's fits).
+    let later = record("east", 2, "alpha", "beta");
+    let fitted = east.fit(&later).unwrap().unwrap();
+    assert!(west
+        .count(&record("west", 2, "beta", "alpha"))
+        .unwrap()
+        .is_some());
+    assert!(east.write(fitted, false).unwrap().is_some());
+    assert_eq!(east.store().games("standard").unwrap().len(), 4);
 }
 
 /// Two servers of different variants on one database: the same accounts, two ladders; a game
