@@ -24,9 +24,35 @@ pub(crate) fn add(db: &Path, name: &str) -> String {
     secret
 }
 
-/// `anqi serve --ladder DB` on 127.0.0.1:0 with its pages: the child, the games' address
+/// A server started by [`serve`]: killed when dropped, so a test that fails before it stops
+/// the server leaves no process behind.
+pub(crate) struct Served(Child);
+
+impl std::ops::Deref for Served {
+    type Target = Child;
+
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Served {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        // Stopped already ([`stop`], or killed by the test): nothing left to end.
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `anqi serve --ladder DB` on 127.0.0.1:0 with its pages: the server, the games' address
 /// and the pages'.
-pub(crate) fn serve(dir: &Path, variant: &str, extra: &[&str]) -> (Child, String, String) {
+pub(crate) fn serve(dir: &Path, variant: &str, extra: &[&str]) -> (Served, String, String) {
     serve_on(dir.join("ladder.db").as_os_str(), dir, variant, extra)
 }
 
@@ -36,7 +62,7 @@ fn serve_on(
     dir: &Path,
     variant: &str,
     extra: &[&str],
-) -> (Child, String, String) {
+) -> (Served, String, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_anqi"));
     command
         .args(["serve", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"])
@@ -46,7 +72,7 @@ fn serve_on(
         .arg(dir.join("games.jsonl"))
         .args(extra)
         .stderr(Stdio::null());
-    let mut child = command.stdout(Stdio::piped()).spawn().unwrap();
+    let mut child = Served(command.stdout(Stdio::piped()).spawn().unwrap());
     // One reader for both lines: a reader dropped after the first may hold the second.
     let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut line = |prefix: &str| {
@@ -82,11 +108,11 @@ pub(crate) fn bot(addr: &str, secret: &str, strategy: &[&str], games: u32) -> Ch
 }
 
 /// Stops a server gracefully (SIGTERM) and waits for it.
-pub(crate) fn stop(mut child: Child) {
+pub(crate) fn stop(mut server: Served) {
     let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args(["-TERM", &server.id().to_string()])
         .status();
-    let _ = child.wait();
+    let _ = server.wait();
 }
 
 /// The ladder games of a records file, whole lines only.
