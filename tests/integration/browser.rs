@@ -799,17 +799,18 @@ async fn a_lobby_link_keeps_the_keyboards_focus_as_its_game_goes_on() {
     };
     let (server, web) = TestServer::start_watched("traditional", "").await;
     let addr = server.addr();
-    let bots: Vec<_> = ["1", "2"]
-        .map(|seed| {
+    // Killed when dropped (before the server stops, or where the test fails).
+    let bots = ["1", "2"].map(|seed| {
+        crate::common::Killed(
             std::process::Command::new(crate::common::anqi_bot())
                 .args(["--connect", &addr, "--strategy", "random", "--seed", seed])
                 .args(["--think-ms", "100"])
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())
                 .spawn()
-                .unwrap()
-        })
-        .into();
+                .unwrap(),
+        )
+    });
     until_running(&web, 1).await;
     open_lobby_listing_game_one(&browser, &web).await;
     let row = "document.querySelector('tr[data-game=\"1\"]')";
@@ -832,10 +833,7 @@ async fn a_lobby_link_keeps_the_keyboards_focus_as_its_game_goes_on() {
     browser
         .wait_for("return document.body.dataset.caughtUp", 20)
         .await;
-    for mut bot in bots {
-        let _ = bot.kill();
-        let _ = bot.wait();
-    }
+    drop(bots);
     browser.quit().await;
     server.stop().await;
 }

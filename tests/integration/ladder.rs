@@ -7,7 +7,7 @@
 //! ladder in PostgreSQL (skipped without `ANQI_POSTGRES_URL`; .ci/postgres.sh starts one).
 
 use crate::common::cli::anqi;
-use crate::common::{anqi_bot, RawClient, TempDir};
+use crate::common::{anqi_bot, Killed, RawClient, TempDir};
 use crate::web::get_json;
 use anqi_core::record::GameRecord;
 use std::path::{Path, PathBuf};
@@ -24,35 +24,10 @@ pub(crate) fn add(db: &Path, name: &str) -> String {
     secret
 }
 
-/// A server started by [`serve`]: killed when dropped, so a test that fails before it stops
-/// the server leaves no process behind.
-pub(crate) struct Served(Child);
-
-impl std::ops::Deref for Served {
-    type Target = Child;
-
-    fn deref(&self) -> &Child {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for Served {
-    fn deref_mut(&mut self) -> &mut Child {
-        &mut self.0
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        // Stopped already ([`stop`], or killed by the test): nothing left to end.
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// `anqi serve --ladder DB` on 127.0.0.1:0 with its pages: the server, the games' address
+/// `anqi serve --ladder DB` on 127.0.0.1:0 with its pages: the server (killed when dropped, so
+/// a test that fails before it stops the server leaves no process behind), the games' address
 /// and the pages'.
-pub(crate) fn serve(dir: &Path, variant: &str, extra: &[&str]) -> (Served, String, String) {
+pub(crate) fn serve(dir: &Path, variant: &str, extra: &[&str]) -> (Killed, String, String) {
     serve_on(dir.join("ladder.db").as_os_str(), dir, variant, extra)
 }
 
@@ -62,7 +37,7 @@ fn serve_on(
     dir: &Path,
     variant: &str,
     extra: &[&str],
-) -> (Served, String, String) {
+) -> (Killed, String, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_anqi"));
     command
         .args(["serve", "--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"])
@@ -72,9 +47,9 @@ fn serve_on(
         .arg(dir.join("games.jsonl"))
         .args(extra)
         .stderr(Stdio::null());
-    let mut child = Served(command.stdout(Stdio::piped()).spawn().unwrap());
+    let mut child = Killed(command.stdout(Stdio::piped()).spawn().unwrap());
     // One reader for both lines: a reader dropped after the first may hold the second.
-    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut out = std::io::BufReader::new(child.0.stdout.take().unwrap());
     let mut line = |prefix: &str| {
         let mut line = String::new();
         std::io::BufRead::read_line(&mut out, &mut line).unwrap();
@@ -108,11 +83,11 @@ pub(crate) fn bot(addr: &str, secret: &str, strategy: &[&str], games: u32) -> Ch
 }
 
 /// Stops a server gracefully (SIGTERM) and waits for it.
-pub(crate) fn stop(mut server: Served) {
+pub(crate) fn stop(mut server: Killed) {
     let _ = Command::new("kill")
-        .args(["-TERM", &server.id().to_string()])
+        .args(["-TERM", &server.0.id().to_string()])
         .status();
-    let _ = server.wait();
+    let _ = server.0.wait();
 }
 
 /// The ladder games of a records file, whole lines only.
@@ -368,8 +343,8 @@ async fn kill_9_loses_no_recorded_game_and_counts_none_twice() {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         tokio::time::sleep(Duration::from_millis(next() % 800)).await;
-        server.kill().unwrap();
-        server.wait().unwrap();
+        server.0.kill().unwrap();
+        server.0.wait().unwrap();
         for b in &mut bots {
             let _ = b.kill();
             let _ = b.wait();

@@ -19,7 +19,7 @@ async fn ask(web: &str, path: &str, body: Value) -> (u16, Value) {
 }
 
 /// A ladder server with `[ladder]` and `[http]` lines of its own.
-fn ladder_with(dir: &TempDir, config: &str) -> (crate::ladder::Served, String, String) {
+fn ladder_with(dir: &TempDir, config: &str) -> (crate::common::Killed, String, String) {
     let path = dir.0.join("config.toml");
     std::fs::write(&path, config).unwrap();
     serve(
